@@ -1,0 +1,3 @@
+module github.com/parley-acp/parley
+
+go 1.26
