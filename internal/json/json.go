@@ -10,8 +10,7 @@ package json
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
-	"strings"
+	"fmt"
 	"sync"
 )
 
@@ -27,7 +26,24 @@ type (
 
 // Marshal returns the compact JSON encoding of v. The output never contains a raw
 // newline, so it can be framed as one line.
-func Marshal(v any) ([]byte, error) { return json.Marshal(v) }
+//
+// Unlike encoding/json.Marshal it leaves <, > and & alone: protocol text is full of code,
+// escaping would make it bigger, and raw values forwarded for a peer must come out as
+// they went in.
+func Marshal(v any) ([]byte, error) {
+	buf := bufferPool.Get().(*bytes.Buffer)
+	defer bufferPool.Put(buf)
+	buf.Reset()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	out := buf.Bytes()
+	return append([]byte(nil), out[:len(out)-1]...), nil // without Encode's newline
+}
+
+var bufferPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // MarshalIndent is Marshal with indentation, for files meant for people.
 func MarshalIndent(v any, prefix, indent string) ([]byte, error) {
@@ -54,31 +70,10 @@ func Compact(data []byte) ([]byte, error) {
 // member name, with their raw values.
 type Extra map[string]RawMessage
 
-// UnmarshalObject decodes the JSON object data into v, a pointer to a struct (usually a
-// method-less alias of the real type, to avoid recursion), and returns the members that
-// v's type has no field for. A nil Extra means there were none.
-func UnmarshalObject(data []byte, v any) (Extra, error) {
-	if err := json.Unmarshal(data, v); err != nil {
-		return nil, err
-	}
-	known := knownFields(reflect.TypeOf(v).Elem())
-	var extra Extra
-	err := EachMember(data, func(name string, value []byte) bool {
-		if _, ok := known[name]; !ok {
-			if extra == nil {
-				extra = Extra{}
-			}
-			extra[name] = append(RawMessage(nil), value...)
-		}
-		return true
-	})
-	return extra, err
-}
-
 // MarshalObject encodes v (a struct, usually a method-less alias) and adds the members of
 // extra that the encoding does not already contain.
 func MarshalObject(v any, extra Extra) ([]byte, error) {
-	data, err := json.Marshal(v)
+	data, err := Marshal(v)
 	if err != nil || len(extra) == 0 {
 		return data, err
 	}
@@ -96,8 +91,7 @@ func MarshalObject(v any, extra Extra) ([]byte, error) {
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		key, _ := json.Marshal(name)
-		out = append(out, key...)
+		out = appendString(out, name)
 		out = append(out, ':')
 		out = append(out, value...)
 	}
@@ -118,43 +112,48 @@ func sortedKeys(m Extra) []string {
 	return keys
 }
 
-var knownCache sync.Map // reflect.Type -> map[string]struct{}
-
-// knownFields returns the JSON member names that encoding/json maps to fields of t.
-func knownFields(t reflect.Type) map[string]struct{} {
-	if m, ok := knownCache.Load(t); ok {
-		return m.(map[string]struct{})
+// MarshalVariant is MarshalObject for one variant of a tagged union: the encoding starts
+// with the discriminator member tag set to kind.
+func MarshalVariant(tag, kind string, v any, extra Extra) ([]byte, error) {
+	if _, ok := extra[tag]; ok {
+		trimmed := make(Extra, len(extra))
+		for name, value := range extra {
+			if name != tag {
+				trimmed[name] = value
+			}
+		}
+		extra = trimmed
 	}
-	m := map[string]struct{}{}
-	addFields(t, m)
-	knownCache.Store(t, m)
-	return m
+	data, err := MarshalObject(v, extra)
+	if err != nil {
+		return nil, err
+	}
+	if len(data) < 2 || data[0] != '{' {
+		return nil, fmt.Errorf("json: variant %q does not encode as an object", kind)
+	}
+	out := make([]byte, 0, len(data)+len(tag)+len(kind)+6)
+	out = append(out, '{')
+	out = appendString(out, tag)
+	out = append(out, ':')
+	out = appendString(out, kind)
+	if rest := data[1:]; rest[0] != '}' {
+		out = append(out, ',')
+		out = append(out, rest...)
+	} else {
+		out = append(out, '}')
+	}
+	return out, nil
 }
 
-func addFields(t reflect.Type, m map[string]struct{}) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		if tag == "-" {
-			continue
+// appendString appends s as a JSON string.
+func appendString(out []byte, s string) []byte {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			quoted, _ := Marshal(s)
+			return append(out, quoted...)
 		}
-		name, _, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" {
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				addFields(ft, m)
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		m[name] = struct{}{}
 	}
+	out = append(out, '"')
+	out = append(out, s...)
+	return append(out, '"')
 }

@@ -11,49 +11,65 @@ var errSyntax = errors.New("json: not a well-formed object")
 // an error at the point where the input ends or goes wrong, after reporting every member
 // it could read whole.
 func EachMember(data []byte, fn func(name string, value []byte) bool) error {
+	var nameErr error
+	_, err := scanObject(data, func(quotedName, value []byte) bool {
+		name, err := decodeName(quotedName)
+		if err != nil {
+			nameErr = err
+			return false
+		}
+		return fn(name, value)
+	})
+	if nameErr != nil {
+		return nameErr
+	}
+	return err
+}
+
+// scanObject calls fn for every top-level member of the JSON object data with the member
+// name still quoted and escaped, so that callers can look names up without allocating.
+// It returns the index just past the object's closing brace.
+func scanObject(data []byte, fn func(quotedName, value []byte) bool) (int, error) {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
-		return errSyntax
+		return 0, errSyntax
 	}
 	i = skipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
-		return nil
+		return i + 1, nil
 	}
 	for {
 		if i >= len(data) || data[i] != '"' {
-			return errSyntax
+			return 0, errSyntax
 		}
 		end, err := skipString(data, i)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		name, err := decodeName(data[i:end])
-		if err != nil {
-			return err
-		}
+		quotedName := data[i:end]
 		i = skipSpace(data, end)
 		if i >= len(data) || data[i] != ':' {
-			return errSyntax
+			return 0, errSyntax
 		}
 		start := skipSpace(data, i+1)
 		end, err = skipValue(data, start)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		if !fn(name, data[start:end]) {
-			return nil
+		if !fn(quotedName, data[start:end]) {
+			return end, nil
 		}
 		i = skipSpace(data, end)
 		if i >= len(data) {
-			return errSyntax
+			return 0, errSyntax
 		}
 		switch data[i] {
 		case ',':
 			i = skipSpace(data, i+1)
 		case '}':
-			return nil
+			return i + 1, nil
 		default:
-			return errSyntax
+			return 0, errSyntax
 		}
 	}
 }
@@ -62,27 +78,24 @@ func EachMember(data []byte, fn func(name string, value []byte) bool) error {
 // when there is none.
 func Member(data []byte, name string) []byte {
 	var found []byte
-	EachMember(data, func(n string, v []byte) bool {
-		if n == name {
-			found = v
-			return false
+	scanObject(data, func(quotedName, value []byte) bool {
+		inner := quotedName[1 : len(quotedName)-1]
+		if plainString(inner) {
+			if string(inner) != name {
+				return true
+			}
+		} else if decoded, err := decodeName(quotedName); err != nil || decoded != name {
+			return true
 		}
-		return true
+		found = value
+		return false
 	})
 	return found
 }
 
 func decodeName(quoted []byte) (string, error) {
-	// Fast path: no escapes.
-	plain := true
-	for _, c := range quoted[1 : len(quoted)-1] {
-		if c == '\\' {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return string(quoted[1 : len(quoted)-1]), nil
+	if inner := quoted[1 : len(quoted)-1]; plainString(inner) {
+		return string(inner), nil
 	}
 	var s string
 	if err := Unmarshal(quoted, &s); err != nil {

@@ -1,0 +1,327 @@
+package acp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/parley-acp/parley/internal/jsonrpc2"
+)
+
+// Client is what an ACP client implements: it receives session updates and answers
+// permission requests. The optional interfaces below add the capability-gated methods the
+// client advertises in initialize; a method the client does not implement is answered -32601.
+type Client interface {
+	// SessionUpdate handles one session/update. Updates are delivered one at a time, in
+	// the order the agent sent them, and all of a turn's updates before Prompt returns.
+	SessionUpdate(ctx context.Context, n *SessionNotification) error
+	// RequestPermission asks the user. ctx is cancelled when the agent withdraws the
+	// request; after session/cancel the answer must be the cancelled outcome.
+	RequestPermission(ctx context.Context, req *RequestPermissionRequest) (*RequestPermissionResponse, error)
+}
+
+// Optional client methods.
+type (
+	// FileSystem serves fs/* (advertise clientCapabilities.fs).
+	FileSystem interface {
+		ReadTextFile(ctx context.Context, req *ReadTextFileRequest) (*ReadTextFileResponse, error)
+		WriteTextFile(ctx context.Context, req *WriteTextFileRequest) (*WriteTextFileResponse, error)
+	}
+	// Terminals serves terminal/* (advertise clientCapabilities.terminal).
+	Terminals interface {
+		CreateTerminal(ctx context.Context, req *CreateTerminalRequest) (*CreateTerminalResponse, error)
+		TerminalOutput(ctx context.Context, req *TerminalOutputRequest) (*TerminalOutputResponse, error)
+		WaitForTerminalExit(ctx context.Context, req *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error)
+		KillTerminal(ctx context.Context, req *KillTerminalRequest) (*KillTerminalResponse, error)
+		ReleaseTerminal(ctx context.Context, req *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error)
+	}
+	// Elicitor serves elicitation/* (advertise clientCapabilities.elicitation).
+	Elicitor interface {
+		CreateElicitation(ctx context.Context, req *CreateElicitationRequest) (*CreateElicitationResponse, error)
+		CompleteElicitation(ctx context.Context, n *CompleteElicitationNotification) error
+	}
+)
+
+// Limits of the buffer for updates that arrive before their session id is known.
+const (
+	earlyUpdateLimit = 4096
+	earlyUpdateTTL   = 30 * time.Second
+)
+
+// CancelGrace is how long Prompt waits for the agent's answer after it sent
+// session/cancel because its context ended. A well-behaved agent answers at once.
+var CancelGrace = 10 * time.Second
+
+// ClientConn is the client's side of a connection: it serves a Client and calls the agent.
+//
+// Updates for a session id the client has not seen returned yet (agents in the wild send
+// them before the session/new response) are kept, in order, and delivered once the
+// response that introduces the id has been handled. They are kept only while a
+// session-opening request is in flight, at most earlyUpdateLimit of them; leftovers are
+// dropped with a warning.
+type ClientConn struct {
+	rpc    *jsonrpc2.Conn
+	client Client
+	logger *slog.Logger
+
+	// deliverMu serialises deliveries to client.SessionUpdate, so that a replay of early
+	// updates and the dispatcher's own deliveries never interleave.
+	deliverMu sync.Mutex
+	mu        sync.Mutex
+	known     map[SessionID]bool
+	opening   int // session-opening requests in flight
+	early     []earlyUpdate
+}
+
+type earlyUpdate struct {
+	n        *SessionNotification
+	received time.Time
+}
+
+// NewClientConn serves client over stream (usually an agent process's stdout and stdin).
+func NewClientConn(client Client, stream io.ReadWriteCloser, opts *ConnOptions) *ClientConn {
+	c := &ClientConn{client: client, known: map[SessionID]bool{}, logger: slog.New(slog.DiscardHandler)}
+	if opts != nil && opts.Logger != nil {
+		c.logger = opts.Logger
+	}
+	rt := &router{routes: map[string]route{
+		MethodSessionUpdate:            notificationOf(c.deliverUpdate),
+		MethodSessionRequestPermission: routeOf(client.RequestPermission),
+	}}
+	if fs, ok := client.(FileSystem); ok {
+		rt.routes[MethodFsReadTextFile] = routeOf(fs.ReadTextFile)
+		rt.routes[MethodFsWriteTextFile] = routeOf(fs.WriteTextFile)
+	}
+	if t, ok := client.(Terminals); ok {
+		rt.routes[MethodTerminalCreate] = routeOf(t.CreateTerminal)
+		rt.routes[MethodTerminalOutput] = routeOf(t.TerminalOutput)
+		rt.routes[MethodTerminalWaitForExit] = routeOf(t.WaitForTerminalExit)
+		rt.routes[MethodTerminalKill] = routeOf(t.KillTerminal)
+		rt.routes[MethodTerminalRelease] = routeOf(t.ReleaseTerminal)
+	}
+	if e, ok := client.(Elicitor); ok {
+		rt.routes[MethodElicitationCreate] = routeOf(e.CreateElicitation)
+		rt.routes[MethodElicitationComplete] = notificationOf(e.CompleteElicitation)
+	}
+	c.rpc = newRPC(stream, opts, rt)
+	return c
+}
+
+func (c *ClientConn) deliverUpdate(ctx context.Context, n *SessionNotification) error {
+	c.deliverMu.Lock()
+	defer c.deliverMu.Unlock()
+	c.mu.Lock()
+	if !c.known[n.SessionID] && c.opening > 0 {
+		c.keepEarly(n)
+		c.mu.Unlock()
+		return nil
+	}
+	c.mu.Unlock()
+	return c.client.SessionUpdate(ctx, n)
+}
+
+// keepEarly buffers an update for a session id not known yet. c.mu is held.
+func (c *ClientConn) keepEarly(n *SessionNotification) {
+	now := time.Now()
+	for len(c.early) > 0 && (len(c.early) >= earlyUpdateLimit || now.Sub(c.early[0].received) > earlyUpdateTTL) {
+		c.logger.Warn("acp: dropping an update for a session that never appeared", "session", c.early[0].n.SessionID)
+		c.early = c.early[1:]
+	}
+	c.early = append(c.early, earlyUpdate{n: n, received: now})
+}
+
+// opened records that a session-opening request completed: it marks id known (when the
+// request succeeded) and delivers the updates that were waiting for it.
+func (c *ClientConn) opened(ctx context.Context, id SessionID, ok bool) {
+	c.deliverMu.Lock()
+	defer c.deliverMu.Unlock()
+	c.mu.Lock()
+	c.opening--
+	if ok {
+		c.known[id] = true
+	}
+	var ready []*SessionNotification
+	kept := c.early[:0]
+	for _, e := range c.early {
+		switch {
+		case c.known[e.n.SessionID]:
+			ready = append(ready, e.n)
+		case c.opening == 0:
+			c.logger.Warn("acp: dropping an update for a session id no response introduced", "session", e.n.SessionID)
+		default:
+			kept = append(kept, e)
+		}
+	}
+	c.early = kept
+	c.mu.Unlock()
+	for _, n := range ready {
+		if err := c.client.SessionUpdate(ctx, n); err != nil {
+			c.logger.Warn("acp: session update handler failed", "error", err)
+		}
+	}
+}
+
+func (c *ClientConn) beginOpening(known SessionID) {
+	c.mu.Lock()
+	c.opening++
+	if known != "" {
+		// session/load replays history before its response: the id is known up front.
+		c.known[known] = true
+	}
+	c.mu.Unlock()
+}
+
+// Initialize negotiates the protocol version and capabilities. A zero ProtocolVersion
+// asks for CurrentProtocolVersion. It fails when the agent answers a version parley does
+// not speak.
+func (c *ClientConn) Initialize(ctx context.Context, req *InitializeRequest) (*InitializeResponse, error) {
+	if req.ProtocolVersion == 0 {
+		req.ProtocolVersion = CurrentProtocolVersion
+	}
+	resp, err := call[InitializeResponse](ctx, c.rpc, MethodInitialize, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.ProtocolVersion != CurrentProtocolVersion {
+		return resp, fmt.Errorf("the agent speaks ACP version %d; parley speaks version %d", resp.ProtocolVersion, CurrentProtocolVersion)
+	}
+	return resp, nil
+}
+
+// Authenticate runs an agent-side auth method.
+func (c *ClientConn) Authenticate(ctx context.Context, req *AuthenticateRequest) (*AuthenticateResponse, error) {
+	return call[AuthenticateResponse](ctx, c.rpc, MethodAuthenticate, req)
+}
+
+// Logout logs out (gate: agentCapabilities.auth.logout).
+func (c *ClientConn) Logout(ctx context.Context, req *LogoutRequest) (*LogoutResponse, error) {
+	return call[LogoutResponse](ctx, c.rpc, MethodLogout, req)
+}
+
+// NewSession opens a session. Updates the agent sends for it before this returns are
+// delivered first.
+func (c *ClientConn) NewSession(ctx context.Context, req *NewSessionRequest) (*NewSessionResponse, error) {
+	c.beginOpening("")
+	resp, err := call[NewSessionResponse](ctx, c.rpc, MethodSessionNew, req)
+	if err != nil {
+		c.opened(ctx, "", false)
+		return nil, err
+	}
+	c.opened(ctx, resp.SessionID, true)
+	return resp, nil
+}
+
+// LoadSession reopens a session; the agent replays it as updates before answering.
+func (c *ClientConn) LoadSession(ctx context.Context, req *LoadSessionRequest) (*LoadSessionResponse, error) {
+	c.beginOpening(req.SessionID)
+	resp, err := call[LoadSessionResponse](ctx, c.rpc, MethodSessionLoad, req)
+	c.opened(ctx, req.SessionID, err == nil)
+	return resp, err
+}
+
+// ResumeSession reopens a session without replay.
+func (c *ClientConn) ResumeSession(ctx context.Context, req *ResumeSessionRequest) (*ResumeSessionResponse, error) {
+	c.beginOpening(req.SessionID)
+	resp, err := call[ResumeSessionResponse](ctx, c.rpc, MethodSessionResume, req)
+	c.opened(ctx, req.SessionID, err == nil)
+	return resp, err
+}
+
+// ListSessions lists the agent's sessions (gate: sessionCapabilities.list).
+func (c *ClientConn) ListSessions(ctx context.Context, req *ListSessionsRequest) (*ListSessionsResponse, error) {
+	return call[ListSessionsResponse](ctx, c.rpc, MethodSessionList, req)
+}
+
+// DeleteSession removes a session from the list (gate: sessionCapabilities.delete).
+func (c *ClientConn) DeleteSession(ctx context.Context, req *DeleteSessionRequest) (*DeleteSessionResponse, error) {
+	return call[DeleteSessionResponse](ctx, c.rpc, MethodSessionDelete, req)
+}
+
+// CloseSession frees a session (gate: sessionCapabilities.close).
+func (c *ClientConn) CloseSession(ctx context.Context, req *CloseSessionRequest) (*CloseSessionResponse, error) {
+	resp, err := call[CloseSessionResponse](ctx, c.rpc, MethodSessionClose, req)
+	if err == nil {
+		c.mu.Lock()
+		delete(c.known, req.SessionID)
+		c.mu.Unlock()
+	}
+	return resp, err
+}
+
+// Prompt runs a turn. When ctx ends, Prompt sends session/cancel and keeps waiting (at
+// most CancelGrace) for the agent's answer, which should be StopReasonCancelled.
+func (c *ClientConn) Prompt(ctx context.Context, req *PromptRequest) (*PromptResponse, error) {
+	type result struct {
+		resp *PromptResponse
+		err  error
+	}
+	callCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	defer stop()
+	done := make(chan result, 1)
+	go func() {
+		resp, err := call[PromptResponse](callCtx, c.rpc, MethodSessionPrompt, req)
+		done <- result{resp, err}
+	}()
+	select {
+	case r := <-done:
+		return r.resp, r.err
+	case <-ctx.Done():
+	}
+	if err := c.Cancel(context.WithoutCancel(ctx), &CancelNotification{SessionID: req.SessionID}); err != nil {
+		stop()
+		<-done
+		return nil, fmt.Errorf("cancelling the turn: %w", err)
+	}
+	timer := time.NewTimer(CancelGrace)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.resp, r.err
+	case <-timer.C:
+		stop()
+		<-done
+		return nil, fmt.Errorf("the agent did not answer session/prompt within %v of session/cancel: %w", CancelGrace, context.Cause(ctx))
+	}
+}
+
+// Cancel sends session/cancel. The client must also answer its pending permission
+// requests for the session with the cancelled outcome.
+func (c *ClientConn) Cancel(ctx context.Context, n *CancelNotification) error {
+	return c.rpc.Notify(ctx, MethodSessionCancel, n)
+}
+
+// SetSessionMode switches the session's mode.
+func (c *ClientConn) SetSessionMode(ctx context.Context, req *SetSessionModeRequest) (*SetSessionModeResponse, error) {
+	return call[SetSessionModeResponse](ctx, c.rpc, MethodSessionSetMode, req)
+}
+
+// SetSessionConfigOption sets a config option; the response carries the complete list.
+func (c *ClientConn) SetSessionConfigOption(ctx context.Context, req *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
+	return call[SetSessionConfigOptionResponse](ctx, c.rpc, MethodSessionSetConfigOption, req)
+}
+
+// SetSessionModel is the legacy session/set_model, for agents that return models.
+func (c *ClientConn) SetSessionModel(ctx context.Context, req *SetSessionModelRequest) (*SetSessionModelResponse, error) {
+	return call[SetSessionModelResponse](ctx, c.rpc, MethodSessionSetModel, req)
+}
+
+// CallExtension sends an extension request and decodes its result into result.
+func (c *ClientConn) CallExtension(ctx context.Context, method string, params, result any) error {
+	return c.rpc.Call(ctx, method, params, result)
+}
+
+// Done is closed when the connection has ended (the agent exited or Close was called).
+func (c *ClientConn) Done() <-chan struct{} { return c.rpc.Done() }
+
+// Err tells why the connection ended (nil after Close).
+func (c *ClientConn) Err() error { return c.rpc.Err() }
+
+// Close ends the connection in order.
+func (c *ClientConn) Close() error { return c.rpc.Close() }
+
+// IsClosed reports whether err means the connection is gone.
+func IsClosed(err error) bool { return errors.Is(err, jsonrpc2.ErrClosed) }

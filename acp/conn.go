@@ -1,0 +1,117 @@
+package acp
+
+import (
+	"context"
+	"io"
+	"log/slog"
+
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/jsonrpc2"
+)
+
+// ConnOptions configure either side of a connection; nil means defaults.
+type ConnOptions struct {
+	// MaxLineBytes limits one incoming message (64 MiB when 0).
+	MaxLineBytes int
+	// Logger receives protocol problems nobody else can be told about.
+	Logger *slog.Logger
+	// Extensions answers methods this package does not know (names starting with "_",
+	// and non-standard ones such as "authentication/status"); nil answers -32601 to
+	// requests and ignores notifications.
+	Extensions ExtensionHandler
+	// OnBadInput is told of every line from the peer that was not a valid message.
+	OnBadInput func(err error)
+}
+
+// ExtensionHandler answers extension methods. params are raw so that nothing is lost.
+type ExtensionHandler interface {
+	HandleExtension(ctx context.Context, method string, params json.RawMessage, isNotification bool) (any, error)
+}
+
+// AfterResponse runs fn once the response to the request being handled in ctx has been
+// queued, so that what fn sends follows that response on the wire. An agent uses it to
+// send a session's setup updates after the session/new response (ACP's ordering rule).
+func AfterResponse(ctx context.Context, fn func()) { jsonrpc2.AfterResponse(ctx, fn) }
+
+// route is one method's decoder and handler.
+type route func(ctx context.Context, req *jsonrpc2.Request) (any, error)
+
+// routeOf decodes the params into Req and calls fn. A nil response becomes {}: every ACP
+// result is an object.
+func routeOf[Req, Resp any](fn func(context.Context, *Req) (*Resp, error)) route {
+	return func(ctx context.Context, r *jsonrpc2.Request) (any, error) {
+		var req Req
+		if err := jsonrpc2.DecodeParams(r, &req); err != nil {
+			return nil, err
+		}
+		resp, err := fn(ctx, &req)
+		if err != nil {
+			return nil, err
+		}
+		if resp == nil {
+			return struct{}{}, nil
+		}
+		return resp, nil
+	}
+}
+
+// notificationOf decodes the params into Req and calls fn.
+func notificationOf[Req any](fn func(context.Context, *Req) error) route {
+	return func(ctx context.Context, r *jsonrpc2.Request) (any, error) {
+		var req Req
+		if err := jsonrpc2.DecodeParams(r, &req); err != nil {
+			return nil, err
+		}
+		return nil, fn(ctx, &req)
+	}
+}
+
+// router dispatches by method name and hands the rest to the extension handler.
+type router struct {
+	routes     map[string]route
+	extensions ExtensionHandler
+}
+
+func (rt *router) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+	if r, ok := rt.routes[req.Method]; ok {
+		return r(ctx, req)
+	}
+	if rt.extensions != nil {
+		return rt.extensions.HandleExtension(ctx, req.Method, req.Params, !req.IsCall())
+	}
+	return nil, jsonrpc2.ErrMethodNotFound
+}
+
+// call is a typed request.
+func call[Resp any](ctx context.Context, c *jsonrpc2.Conn, method string, params any) (*Resp, error) {
+	resp := new(Resp)
+	if err := c.Call(ctx, method, params, resp); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+func newRPC(stream io.ReadWriteCloser, opts *ConnOptions, rt *router) *jsonrpc2.Conn {
+	if opts == nil {
+		opts = &ConnOptions{}
+	}
+	rt.extensions = opts.Extensions
+	return jsonrpc2.NewConn(stream, jsonrpc2.Options{
+		Handler:      rt,
+		MaxLineBytes: opts.MaxLineBytes,
+		Logger:       opts.Logger,
+		OnBadInput:   opts.OnBadInput,
+	})
+}
+
+// Error codes as errors, for handlers to return.
+
+// ErrSessionNotFound answers a request for a session id the agent does not know.
+func ErrSessionNotFound(id SessionID) error {
+	return jsonrpc2.Errorf(CodeResourceNotFound, "session %q not found", id)
+}
+
+// ErrInvalidParams answers a request whose params are well-formed but unacceptable.
+func ErrInvalidParams(format string, args ...any) error {
+	return jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, format, args...)
+}

@@ -1,0 +1,305 @@
+package acp
+
+import "github.com/parley-acp/parley/internal/json"
+
+// SessionId identifies a session. It is chosen by the agent.
+type SessionId string
+
+// NewSessionRequest is the params of session/new. Cwd is absolute and is the session's
+// working directory whatever the agent process's own; McpServers is required, even empty.
+type NewSessionRequest struct {
+	Cwd string `json:"cwd"`
+	// AdditionalDirectories are further absolute roots, only for agents that advertise
+	// SessionCapabilities.AdditionalDirectories.
+	AdditionalDirectories []string    `json:"additionalDirectories,omitzero"`
+	McpServers            []McpServer `json:"mcpServers"`
+	Meta                  Meta        `json:"_meta,omitzero"`
+	Extra                 json.Extra  `json:"-"`
+}
+
+// NewSessionResponse is the result of session/new.
+type NewSessionResponse struct {
+	SessionID     SessionId             `json:"sessionId"`
+	Modes         *SessionModeState     `json:"modes,omitempty"`
+	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
+	Models        *SessionModelState    `json:"models,omitempty"` // legacy, see SessionModelState
+	Meta          Meta                  `json:"_meta,omitzero"`
+	Extra         json.Extra            `json:"-"`
+}
+
+// LoadSessionRequest is the params of session/load, gated by AgentCapabilities.LoadSession.
+// The agent replays the conversation as session/update notifications before it answers.
+type LoadSessionRequest struct {
+	SessionID             SessionId   `json:"sessionId"`
+	Cwd                   string      `json:"cwd"`
+	AdditionalDirectories []string    `json:"additionalDirectories,omitzero"`
+	McpServers            []McpServer `json:"mcpServers"`
+	Meta                  Meta        `json:"_meta,omitzero"`
+	Extra                 json.Extra  `json:"-"`
+}
+
+// LoadSessionResponse is the result of session/load.
+type LoadSessionResponse struct {
+	Modes         *SessionModeState     `json:"modes,omitempty"`
+	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
+	Models        *SessionModelState    `json:"models,omitempty"` // legacy, see SessionModelState
+	Meta          Meta                  `json:"_meta,omitzero"`
+	Extra         json.Extra            `json:"-"`
+}
+
+// ResumeSessionRequest is the params of session/resume, gated by
+// SessionCapabilities.Resume: like session/load, without the replay.
+type ResumeSessionRequest struct {
+	SessionID             SessionId   `json:"sessionId"`
+	Cwd                   string      `json:"cwd"`
+	AdditionalDirectories []string    `json:"additionalDirectories,omitzero"`
+	McpServers            []McpServer `json:"mcpServers,omitzero"`
+	Meta                  Meta        `json:"_meta,omitzero"`
+	Extra                 json.Extra  `json:"-"`
+}
+
+// ResumeSessionResponse is the result of session/resume.
+type ResumeSessionResponse struct {
+	Modes         *SessionModeState     `json:"modes,omitempty"`
+	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
+	Models        *SessionModelState    `json:"models,omitempty"` // legacy, see SessionModelState
+	Meta          Meta                  `json:"_meta,omitzero"`
+	Extra         json.Extra            `json:"-"`
+}
+
+// ListSessionsRequest is the params of session/list, gated by SessionCapabilities.List.
+type ListSessionsRequest struct {
+	Cwd    string     `json:"cwd,omitempty"`    // only sessions with this working directory
+	Cursor string     `json:"cursor,omitempty"` // NextCursor of the previous page
+	Meta   Meta       `json:"_meta,omitzero"`
+	Extra  json.Extra `json:"-"`
+}
+
+// ListSessionsResponse is the result of session/list: one page of sessions.
+type ListSessionsResponse struct {
+	Sessions   []SessionInfo `json:"sessions"`
+	NextCursor string        `json:"nextCursor,omitempty"` // empty on the last page
+	Meta       Meta          `json:"_meta,omitzero"`
+	Extra      json.Extra    `json:"-"`
+}
+
+// SessionInfo describes a session in a session/list page.
+type SessionInfo struct {
+	SessionID             SessionId  `json:"sessionId"`
+	Cwd                   string     `json:"cwd"`
+	AdditionalDirectories []string   `json:"additionalDirectories,omitzero"`
+	Title                 string     `json:"title,omitempty"`
+	UpdatedAt             string     `json:"updatedAt,omitempty"` // ISO 8601
+	Meta                  Meta       `json:"_meta,omitzero"`
+	Extra                 json.Extra `json:"-"`
+}
+
+// DeleteSessionRequest is the params of session/delete, gated by SessionCapabilities.Delete.
+type DeleteSessionRequest struct {
+	SessionID SessionId  `json:"sessionId"`
+	Meta      Meta       `json:"_meta,omitzero"`
+	Extra     json.Extra `json:"-"`
+}
+
+// DeleteSessionResponse is the result of session/delete.
+type DeleteSessionResponse struct {
+	Meta  Meta       `json:"_meta,omitzero"`
+	Extra json.Extra `json:"-"`
+}
+
+// CloseSessionRequest is the params of session/close, gated by SessionCapabilities.Close:
+// the agent cancels running work as for session/cancel, then frees the session.
+type CloseSessionRequest struct {
+	SessionID SessionId  `json:"sessionId"`
+	Meta      Meta       `json:"_meta,omitzero"`
+	Extra     json.Extra `json:"-"`
+}
+
+// CloseSessionResponse is the result of session/close.
+type CloseSessionResponse struct {
+	Meta  Meta       `json:"_meta,omitzero"`
+	Extra json.Extra `json:"-"`
+}
+
+// McpServer is an MCP server the agent should connect to for the session. Exactly one
+// field is set. Stdio servers have no "type" on the wire; every agent supports them.
+type McpServer struct {
+	Stdio *McpServerStdio // no "type" (an explicit "stdio" is kept in its Extra)
+	HTTP  *McpServerHttp  // "type": "http", gated by McpCapabilities.HTTP
+	SSE   *McpServerSse   // "type": "sse", gated by McpCapabilities.SSE
+	// Unknown is any other type (such as the unstable "acp"): skipped for parley's own
+	// use, forwarded verbatim.
+	Unknown json.RawMessage
+}
+
+// Kind returns "stdio", "http", "sse", or the type of an unknown server.
+func (s McpServer) Kind() string {
+	switch {
+	case s.Stdio != nil:
+		return "stdio"
+	case s.HTTP != nil:
+		return "http"
+	case s.SSE != nil:
+		return "sse"
+	case s.Unknown != nil:
+		return unknownKind(s.Unknown, "type")
+	}
+	return ""
+}
+
+// IsZero reports whether no variant is set.
+func (s McpServer) IsZero() bool {
+	return s.Stdio == nil && s.HTTP == nil && s.SSE == nil && s.Unknown == nil
+}
+
+func (s McpServer) MarshalJSON() ([]byte, error) {
+	switch {
+	case s.Stdio != nil:
+		return s.Stdio.encodeMembers("", "")
+	case s.HTTP != nil:
+		return s.HTTP.encodeMembers("type", "http")
+	case s.SSE != nil:
+		return s.SSE.encodeMembers("type", "sse")
+	case s.Unknown != nil:
+		return s.Unknown, nil
+	}
+	return nil, errEmptyUnion("McpServer")
+}
+
+func (s *McpServer) UnmarshalJSON(data []byte) error {
+	kind, present, err := readKind("McpServer", data, "type")
+	if err != nil {
+		return err
+	}
+	*s = McpServer{}
+	switch {
+	case !present || kind == "stdio":
+		s.Stdio = new(McpServerStdio)
+		return s.Stdio.decodeMembers(data, "")
+	case kind == "http":
+		s.HTTP = new(McpServerHttp)
+		return s.HTTP.decodeMembers(data, "type")
+	case kind == "sse":
+		s.SSE = new(McpServerSse)
+		return s.SSE.decodeMembers(data, "type")
+	}
+	s.Unknown, err = unknownVariant(data)
+	return err
+}
+
+// McpServerStdio is an MCP server the agent starts as a subprocess. Args and Env are
+// required on the wire and are written as [] when empty.
+type McpServerStdio struct {
+	Name    string        `json:"name"`
+	Command string        `json:"command"` // absolute path
+	Args    []string      `json:"args"`
+	Env     []EnvVariable `json:"env"`
+	Meta    Meta          `json:"_meta,omitzero"`
+	Extra   json.Extra    `json:"-"`
+}
+
+// McpServerHttp is an MCP server reached over streamable HTTP.
+type McpServerHttp struct {
+	Name    string       `json:"name"`
+	URL     string       `json:"url"`
+	Headers []HttpHeader `json:"headers"`
+	Meta    Meta         `json:"_meta,omitzero"`
+	Extra   json.Extra   `json:"-"`
+}
+
+// McpServerSse is an MCP server reached over SSE, a transport MCP has deprecated.
+type McpServerSse struct {
+	Name    string       `json:"name"`
+	URL     string       `json:"url"`
+	Headers []HttpHeader `json:"headers"`
+	Meta    Meta         `json:"_meta,omitzero"`
+	Extra   json.Extra   `json:"-"`
+}
+
+// EnvVariable is one environment variable for a process.
+type EnvVariable struct {
+	Name  string     `json:"name"`
+	Value string     `json:"value"`
+	Meta  Meta       `json:"_meta,omitzero"`
+	Extra json.Extra `json:"-"`
+}
+
+// HttpHeader is one HTTP header for a request.
+type HttpHeader struct {
+	Name  string     `json:"name"`
+	Value string     `json:"value"`
+	Meta  Meta       `json:"_meta,omitzero"`
+	Extra json.Extra `json:"-"`
+}
+
+// SessionModeId identifies a session mode.
+type SessionModeId string
+
+// SessionModeState is the session's modes and the current one. Modes are superseded by
+// config options (and gone in v2); a client that understands config options ignores them.
+type SessionModeState struct {
+	CurrentModeID  SessionModeId `json:"currentModeId"`
+	AvailableModes []SessionMode `json:"availableModes"`
+	Meta           Meta          `json:"_meta,omitzero"`
+	Extra          json.Extra    `json:"-"`
+}
+
+// SessionMode is one mode a session can be in, such as "ask" or "code".
+type SessionMode struct {
+	ID          SessionModeId `json:"id"`
+	Name        string        `json:"name"`
+	Description string        `json:"description,omitempty"`
+	Meta        Meta          `json:"_meta,omitzero"`
+	Extra       json.Extra    `json:"-"`
+}
+
+// SetSessionModeRequest is the params of session/set_mode.
+type SetSessionModeRequest struct {
+	SessionID SessionId     `json:"sessionId"`
+	ModeID    SessionModeId `json:"modeId"`
+	Meta      Meta          `json:"_meta,omitzero"`
+	Extra     json.Extra    `json:"-"`
+}
+
+// SetSessionModeResponse is the result of session/set_mode.
+type SetSessionModeResponse struct {
+	Meta  Meta       `json:"_meta,omitzero"`
+	Extra json.Extra `json:"-"`
+}
+
+// SessionModelState is the legacy model selection ("models" in session responses). It was
+// removed from the protocol in favour of a config option with category "model", but real
+// agents still send it: a client falls back to it, with session/set_model, when no such
+// option exists. parley's own agent does not send it.
+type SessionModelState struct {
+	CurrentModelID  ModelId     `json:"currentModelId"`
+	AvailableModels []ModelInfo `json:"availableModels"`
+	Meta            Meta        `json:"_meta,omitzero"`
+	Extra           json.Extra  `json:"-"`
+}
+
+// ModelId identifies a model in the legacy model selection.
+type ModelId string
+
+// ModelInfo is one model of the legacy model selection.
+type ModelInfo struct {
+	ModelID     ModelId    `json:"modelId"`
+	Name        string     `json:"name"`
+	Description string     `json:"description,omitempty"`
+	Meta        Meta       `json:"_meta,omitzero"`
+	Extra       json.Extra `json:"-"`
+}
+
+// SetSessionModelRequest is the params of the legacy session/set_model.
+type SetSessionModelRequest struct {
+	SessionID SessionId  `json:"sessionId"`
+	ModelID   ModelId    `json:"modelId"`
+	Meta      Meta       `json:"_meta,omitzero"`
+	Extra     json.Extra `json:"-"`
+}
+
+// SetSessionModelResponse is the result of the legacy session/set_model.
+type SetSessionModelResponse struct {
+	Meta  Meta       `json:"_meta,omitzero"`
+	Extra json.Extra `json:"-"`
+}

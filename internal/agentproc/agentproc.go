@@ -1,0 +1,183 @@
+// Package agentproc starts and stops agent processes: the child's stdin and stdout become
+// the protocol stream, its stderr goes to a log (never into the stream) and the last of it
+// is kept for error messages, and stopping it ends its whole process group. Every
+// front-end that spawns an agent (run, chat, vscodelm) uses it.
+package agentproc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Spec says how to start an agent.
+type Spec struct {
+	Command string
+	Args    []string
+	Env     []string // added to (and overriding) the environment
+	Dir     string
+	// Stderr receives the agent's stderr as it comes (a log file); nil discards it. The
+	// last lines are kept either way for error messages.
+	Stderr io.Writer
+}
+
+// String is the command line, for messages.
+func (s Spec) String() string {
+	return strings.TrimSpace(s.Command + " " + strings.Join(s.Args, " "))
+}
+
+// Process is a running agent.
+type Process struct {
+	spec   Spec
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	tail   *tailBuffer
+
+	exited  chan struct{}
+	waitErr error // set before exited closes
+}
+
+// Start starts the agent in its own process group.
+func Start(spec Spec) (*Process, error) {
+	cmd := exec.Command(spec.Command, spec.Args...)
+	cmd.Dir = spec.Dir
+	if len(spec.Env) > 0 {
+		cmd.Env = append(os.Environ(), spec.Env...)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &Process{spec: spec, cmd: cmd, tail: &tailBuffer{max: 4 << 10}, exited: make(chan struct{})}
+	var stderr io.Writer = p.tail
+	if spec.Stderr != nil {
+		stderr = io.MultiWriter(p.tail, spec.Stderr)
+	}
+	cmd.Stderr = stderr
+	var err error
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", spec, err)
+	}
+	if p.stdout, err = cmd.StdoutPipe(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", spec, err)
+	}
+	if err := cmd.Start(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("cannot start agent %q: command not found (is it installed and on PATH?)", spec.Command)
+		}
+		return nil, fmt.Errorf("starting %s: %w", spec, err)
+	}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	return p, nil
+}
+
+// Stream is the protocol stream: writes go to the agent's stdin, reads come from its
+// stdout. Closing it closes both pipes (the agent sees end of input).
+func (p *Process) Stream() io.ReadWriteCloser { return stream{p} }
+
+type stream struct{ p *Process }
+
+func (s stream) Read(b []byte) (int, error)  { return s.p.stdout.Read(b) }
+func (s stream) Write(b []byte) (int, error) { return s.p.stdin.Write(b) }
+func (s stream) Close() error {
+	err := s.p.stdin.Close()
+	s.p.stdout.Close()
+	return err
+}
+
+// Exited is closed when the process has ended.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// ExitError describes how the process ended, with the end of its stderr; nil while it
+// runs or when it exited with status 0.
+func (p *Process) ExitError() error {
+	select {
+	case <-p.exited:
+	default:
+		return nil
+	}
+	if p.waitErr == nil {
+		return nil
+	}
+	msg := fmt.Sprintf("agent %q %v", p.spec.Command, p.waitErr)
+	if tail := p.StderrTail(); tail != "" {
+		msg += "; its last output on stderr:\n" + tail
+	}
+	return errors.New(msg)
+}
+
+// StderrTail returns the last lines the agent wrote to stderr.
+func (p *Process) StderrTail() string { return p.tail.String() }
+
+// Stop ends the agent: it closes its stdin, waits up to grace for it to exit, then sends
+// SIGTERM to its process group, and SIGKILL if that does not do.
+func (p *Process) Stop(grace time.Duration) error {
+	p.stdin.Close()
+	if p.waitFor(grace) {
+		return nil
+	}
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+	if p.waitFor(2 * time.Second) {
+		return nil
+	}
+	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.exited
+	return nil
+}
+
+func (p *Process) waitFor(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// WaitExited waits for the process to end or ctx to be done.
+func (p *Process) WaitExited(ctx context.Context) error {
+	select {
+	case <-p.exited:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// tailBuffer keeps the last max bytes written to it, cut at a line start.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if over := len(t.buf) - t.max; over > 0 {
+		cut := over
+		if i := bytes.IndexByte(t.buf[over:], '\n'); i >= 0 {
+			cut = over + i + 1
+		}
+		t.buf = append(t.buf[:0], t.buf[cut:]...)
+	}
+	return len(b), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.buf))
+}

@@ -1,0 +1,28 @@
+package cli
+
+import (
+	"github.com/parley-acp/parley/internal/eliza"
+	"github.com/spf13/cobra"
+)
+
+func newElizaCommand(g *globals) *cobra.Command {
+	var deterministic bool
+	cmd := &cobra.Command{
+		Use:   "eliza",
+		Short: "Run the built-in ACP agent (the 1966 DOCTOR) on stdin and stdout",
+		Long: `Run parley's built-in ACP agent on stdin and stdout. It answers with Weizenbaum's
+DOCTOR script, needs no model, and understands test commands, one per prompt line:
+
+` + eliza.Commands,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return eliza.Serve(cmd.Context(), commandStdio(cmd), eliza.Options{
+				Deterministic: deterministic,
+				Version:       version(),
+				Logger:        g.logger,
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&deterministic, "deterministic", false, "answer the same inputs identically in every fresh session")
+	return cmd
+}

@@ -1,0 +1,147 @@
+// Package cli is parley's command line: one file per subcommand, each a thin layer that
+// parses flags and hands the work to the package that owns it.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Version is parley's version, set at build time with -ldflags "-X ...cli.Version=v1.2.3";
+// otherwise it comes from the module's build info.
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
+}
+
+// exitError carries a process exit status out of a subcommand. Its message, if any, has
+// been printed already or is printed by Main.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// globals are the flags every subcommand shares.
+type globals struct {
+	logLevel string
+	logger   *slog.Logger
+}
+
+// Main runs parley with args and returns the process exit status.
+func Main(args []string) int {
+	return run(context.Background(), args, os.Stdin, os.Stdout, os.Stderr)
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "parley",
+		Short: "Connect ACP coding agents with editors and terminals",
+		Long: `parley connects coding agents that speak ACP (the Agent Client Protocol) with the
+places that want to use them.
+
+  parley run "prompt"       one prompt to an agent, the reply on stdout
+  parley eliza              the built-in ACP agent (the 1966 DOCTOR), for tests and demos`,
+		Version:       version(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return g.setup(stderr)
+		},
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.PersistentFlags().StringVar(&g.logLevel, "log", "warn", "log level on stderr: debug, info, warn or error")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
+	})
+	root.AddCommand(newElizaCommand(g), newRunCommand(g))
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "parley:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "parley:", err)
+	return 2
+}
+
+func (g *globals) setup(stderr io.Writer) error {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(g.logLevel)); err != nil {
+		return fmt.Errorf("--log: %q is not a level; use debug, info, warn or error", g.logLevel)
+	}
+	g.logger = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	return nil
+}
+
+// stdio is the process's stdin and stdout as one protocol stream.
+type stdio struct {
+	in  io.ReadCloser
+	out io.WriteCloser
+}
+
+func (s stdio) Read(b []byte) (int, error)  { return s.in.Read(b) }
+func (s stdio) Write(b []byte) (int, error) { return s.out.Write(b) }
+func (s stdio) Close() error {
+	s.in.Close()
+	return s.out.Close()
+}
+
+// nopCloser adapts the command's streams, which parley must not close itself in tests.
+type nopReadCloser struct{ io.Reader }
+
+func (nopReadCloser) Close() error { return nil }
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func commandStdio(cmd *cobra.Command) stdio {
+	var in io.ReadCloser = nopReadCloser{cmd.InOrStdin()}
+	if f, ok := cmd.InOrStdin().(*os.File); ok {
+		in = f
+	}
+	var out io.WriteCloser = nopWriteCloser{cmd.OutOrStdout()}
+	if f, ok := cmd.OutOrStdout().(*os.File); ok {
+		out = f
+	}
+	return stdio{in: in, out: out}
+}
+
+func joinArgs(args []string) string { return strings.Join(args, " ") }

@@ -1,0 +1,219 @@
+// Package eliza is parley's built-in ACP agent: Weizenbaum's 1966 DOCTOR script behind a
+// real ACP agent connection. It needs no model, answers deterministically when asked to,
+// and understands test commands (one per prompt line) that exercise every path a bridge
+// has to carry: MCP tools, permission requests, tool calls, thoughts, slow and flooding
+// streams. See Commands for the list.
+package eliza
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/parley-acp/parley/acp"
+)
+
+// Commands documents the test commands, one per line of a prompt.
+const Commands = `  list tools from <server>             list the tools of an MCP server given in session/new
+  use tool <server>::<tool> with <json>  call it; replies "OK: <text>" or "ERROR: <message>"
+                                       (several such lines run concurrently, reported in order)
+  request permission <title>           ask session/request_permission; replies "permission: <kind>"
+  tool call <title>                    report a tool call pending → in_progress → completed
+  think <text>                         send <text> as a thought
+  slowly <text>                        one chunk per word, 20 ms apart (honours cancel)
+  flood <n>                            n short chunks as fast as the connection takes them
+  anything else                        the DOCTOR answers`
+
+// Options configure the agent.
+type Options struct {
+	// Deterministic makes every fresh session answer the same inputs identically.
+	Deterministic bool
+	// Version is reported in agentInfo.
+	Version string
+	Logger  *slog.Logger
+}
+
+// Serve runs the agent on stream until the client goes away or ctx ends.
+func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
+	a := newAgent(opts)
+	conn := acp.NewAgentConn(a, stream, &acp.ConnOptions{Logger: a.logger})
+	a.conn = conn
+	select {
+	case <-conn.Done():
+	case <-ctx.Done():
+		conn.Close()
+	}
+	a.closeAll()
+	if err := conn.Err(); err != nil && err != io.EOF {
+		return fmt.Errorf("eliza: %w", err)
+	}
+	return nil
+}
+
+// agent implements acp.Agent. Its session table is guarded by mu; each session's own
+// state is guarded by that session's lock (one turn at a time per session).
+type agent struct {
+	opts   Options
+	logger *slog.Logger
+	conn   *acp.AgentConn
+
+	mu       sync.Mutex
+	sessions map[acp.SessionID]*session
+	next     int
+}
+
+func newAgent(opts Options) *agent {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	return &agent{opts: opts, logger: opts.Logger, sessions: map[acp.SessionID]*session{}}
+}
+
+func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	return &acp.InitializeResponse{
+		ProtocolVersion: acp.NegotiateVersion(req.ProtocolVersion),
+		AgentCapabilities: acp.AgentCapabilities{
+			LoadSession:         true,
+			PromptCapabilities:  acp.PromptCapabilities{EmbeddedContext: true},
+			McpCapabilities:     acp.McpCapabilities{HTTP: true},
+			SessionCapabilities: acp.SessionCapabilities{Close: &acp.SessionCloseCapabilities{}},
+		},
+		AgentInfo:   &acp.Implementation{Name: "parley-eliza", Title: "Eliza (DOCTOR)", Version: a.opts.Version},
+		AuthMethods: []acp.AuthMethod{},
+	}, nil
+}
+
+func (a *agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	if err := checkCwd(req.Cwd); err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.next++
+	id := acp.SessionID(fmt.Sprintf("eliza-%d", a.next))
+	s := newSession(id, req.Cwd, req.McpServers, NewTherapist(TherapistOptions{Deterministic: a.opts.Deterministic}))
+	a.sessions[id] = s
+	a.mu.Unlock()
+	acp.AfterResponse(ctx, func() {
+		// Setup updates go out after the response that introduces the session id.
+		a.conn.Update(context.Background(), id, acp.AvailableCommandsUpdate(availableCommands()))
+	})
+	return &acp.NewSessionResponse{SessionID: id}, nil
+}
+
+func checkCwd(cwd string) error {
+	if cwd == "" || !strings.HasPrefix(cwd, "/") && !(len(cwd) > 2 && cwd[1] == ':') {
+		return acp.ErrInvalidParams("cwd must be an absolute path, got %q", cwd)
+	}
+	return nil
+}
+
+func availableCommands() []acp.AvailableCommand {
+	return []acp.AvailableCommand{
+		{Name: "flood", Description: "send n short chunks as fast as possible", Input: &acp.AvailableCommandInput{Hint: "n"}},
+		{Name: "slowly", Description: "stream the text one word every 20 ms", Input: &acp.AvailableCommandInput{Hint: "text"}},
+		{Name: "think", Description: "send the text as a thought", Input: &acp.AvailableCommandInput{Hint: "text"}},
+	}
+}
+
+// LoadSession reopens a session of this process and replays its conversation.
+func (a *agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
+	if err := checkCwd(req.Cwd); err != nil {
+		return nil, err
+	}
+	s := a.session(req.SessionID)
+	if s == nil {
+		return nil, acp.ErrSessionNotFound(req.SessionID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.cwd, s.servers = req.Cwd, req.McpServers
+	s.closeMCP()
+	for _, t := range s.history {
+		a.conn.Update(ctx, s.id, acp.UserMessageChunk(acp.TextBlock(t.user)))
+		a.conn.Update(ctx, s.id, acp.AgentMessageChunk(acp.TextBlock(t.agent)))
+	}
+	return &acp.LoadSessionResponse{}, nil
+}
+
+// CloseSession cancels the session's turn and forgets it.
+func (a *agent) CloseSession(ctx context.Context, req *acp.CloseSessionRequest) (*acp.CloseSessionResponse, error) {
+	a.mu.Lock()
+	s := a.sessions[req.SessionID]
+	delete(a.sessions, req.SessionID)
+	a.mu.Unlock()
+	if s == nil {
+		return nil, acp.ErrSessionNotFound(req.SessionID)
+	}
+	s.cancelTurn()
+	s.mu.Lock()
+	s.closeMCP()
+	s.mu.Unlock()
+	return &acp.CloseSessionResponse{}, nil
+}
+
+func (a *agent) Cancel(ctx context.Context, req *acp.CancelNotification) error {
+	if s := a.session(req.SessionID); s != nil {
+		s.cancelTurn()
+	}
+	return nil
+}
+
+func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptResponse, error) {
+	s := a.session(req.SessionID)
+	if s == nil {
+		return nil, acp.ErrSessionNotFound(req.SessionID)
+	}
+	turnCtx, release := s.beginTurn(ctx)
+	defer release()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := &turn{agent: a, session: s, ctx: turnCtx}
+	text := promptText(req.Prompt)
+	t.run(text)
+	s.history = append(s.history, exchange{user: text, agent: t.said.String()})
+	if turnCtx.Err() != nil {
+		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
+	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+func (a *agent) session(id acp.SessionID) *session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sessions[id]
+}
+
+func (a *agent) closeAll() {
+	a.mu.Lock()
+	sessions := a.sessions
+	a.sessions = map[acp.SessionID]*session{}
+	a.mu.Unlock()
+	for _, s := range sessions {
+		s.cancelTurn()
+		s.mu.Lock()
+		s.closeMCP()
+		s.mu.Unlock()
+	}
+}
+
+// promptText joins the prompt's text blocks (and names resource links) into lines.
+func promptText(blocks []acp.ContentBlock) string {
+	var parts []string
+	for _, b := range blocks {
+		switch {
+		case b.Text != nil:
+			parts = append(parts, b.Text.Text)
+		case b.ResourceLink != nil:
+			parts = append(parts, b.ResourceLink.URI)
+		case b.Resource != nil && b.Resource.Resource.Text != nil:
+			parts = append(parts, b.Resource.Resource.Text.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}

@@ -1,0 +1,122 @@
+// Package host is parley's ACP client host: it starts an agent process, connects to it as
+// an ACP client and keeps the two together, so that a dead process or a peer that does not
+// speak ACP becomes a clear error instead of a hang.
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/agentproc"
+)
+
+// InitializeTimeout bounds the wait for an agent's answer to initialize; agents launched
+// through npx may first install themselves.
+var InitializeTimeout = 60 * time.Second
+
+// Agent is a running agent with its ACP connection.
+type Agent struct {
+	Conn *acp.ClientConn
+	Info *acp.InitializeResponse
+	proc *agentproc.Process
+
+	badMu    sync.Mutex
+	firstBad error // the first line the agent wrote that was not ACP
+}
+
+// LaunchOptions configure Launch.
+type LaunchOptions struct {
+	Client       acp.Client
+	Capabilities acp.ClientCapabilities
+	Logger       *slog.Logger
+	// Stderr receives the agent's stderr (a log file); nil keeps only its tail for errors.
+	Stderr io.Writer
+}
+
+// Launch starts the agent and initializes it.
+func Launch(ctx context.Context, spec agentproc.Spec, opts LaunchOptions) (*Agent, error) {
+	spec.Stderr = opts.Stderr
+	proc, err := agentproc.Start(spec)
+	if err != nil {
+		return nil, err
+	}
+	a := &Agent{proc: proc}
+	a.Conn = acp.NewClientConn(opts.Client, proc.Stream(), &acp.ConnOptions{
+		Logger: opts.Logger,
+		OnBadInput: func(err error) {
+			a.badMu.Lock()
+			if a.firstBad == nil {
+				a.firstBad = err
+			}
+			a.badMu.Unlock()
+			if opts.Logger != nil {
+				opts.Logger.Warn("the agent wrote something that is not ACP", "error", err)
+			}
+		},
+	})
+	initCtx, cancel := context.WithTimeout(ctx, InitializeTimeout)
+	defer cancel()
+	info, err := a.Conn.Initialize(initCtx, &acp.InitializeRequest{
+		ClientCapabilities: opts.Capabilities,
+		ClientInfo:         &acp.Implementation{Name: "parley", Version: "dev"},
+	})
+	if err != nil {
+		err = a.Explain(fmt.Errorf("initializing %s: %w", spec, err))
+		a.Close()
+		return nil, err
+	}
+	a.Info = info
+	return a, nil
+}
+
+// Explain adds what is known about the agent's state to an error from the connection:
+// that it exited (and how, with its last stderr), or that it wrote non-ACP output.
+func (a *Agent) Explain(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("%w (the agent did not answer in time)", err)
+	}
+	if acp.IsClosed(err) {
+		// The connection closes when the process's stdout does; give the exit a moment to
+		// be reaped so that its status can be told.
+		a.waitExit(time.Second)
+	}
+	if exitErr := a.proc.ExitError(); exitErr != nil {
+		return fmt.Errorf("%w\n%v", err, exitErr)
+	}
+	select {
+	case <-a.proc.Exited():
+		err = fmt.Errorf("%w (the agent exited)", err)
+	default:
+	}
+	a.badMu.Lock()
+	bad := a.firstBad
+	a.badMu.Unlock()
+	if bad != nil {
+		return fmt.Errorf("%w\nthe agent wrote output that is not ACP on stdout (is it an ACP agent? does it log to stdout?): %v", err, bad)
+	}
+	return err
+}
+
+func (a *Agent) waitExit(d time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	a.proc.WaitExited(ctx)
+}
+
+// Exited is closed when the agent process has ended.
+func (a *Agent) Exited() <-chan struct{} { return a.proc.Exited() }
+
+// Close ends the connection and the process (and its process group).
+func (a *Agent) Close() error {
+	a.Conn.Close()
+	return a.proc.Stop(2 * time.Second)
+}

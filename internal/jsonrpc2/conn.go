@@ -1,0 +1,625 @@
+package jsonrpc2
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/parley-acp/parley/internal/json"
+)
+
+// Handler answers incoming requests and notifications.
+//
+// For a request, Handle runs on its own goroutine and its result (or error) is the answer;
+// ctx is cancelled when the peer sends $/cancel_request for it or the connection closes.
+// For a notification (req.IsCall() false), Handle runs on the dispatcher goroutine, one at a
+// time in arrival order, and its result is ignored: a slow notification handler holds up
+// the connection's intake, which is the backpressure the caller asked for.
+type Handler interface {
+	Handle(ctx context.Context, req *Request) (result any, err error)
+}
+
+// HandlerFunc adapts a function to Handler.
+type HandlerFunc func(ctx context.Context, req *Request) (any, error)
+
+// Handle calls f.
+func (f HandlerFunc) Handle(ctx context.Context, req *Request) (any, error) { return f(ctx, req) }
+
+// Options configure a connection. The zero value is usable.
+type Options struct {
+	// Handler answers the peer; nil answers every request with -32601.
+	Handler Handler
+	// MaxLineBytes limits one incoming line (DefaultMaxLineBytes when 0).
+	MaxLineBytes int
+	// QueueLength bounds the messages read but not yet dispatched (1024 when 0).
+	QueueLength int
+	// Logger receives protocol problems that have no one to return an error to.
+	Logger *slog.Logger
+	// OnBadInput, when set, is told of every line that was not a valid message (after it
+	// was answered), so that a host can tell its user that a peer is misbehaving.
+	OnBadInput func(err error)
+}
+
+// Conn is a JSON-RPC 2.0 connection over a newline-delimited byte stream. See the package
+// comment for its ordering and delivery guarantees.
+type Conn struct {
+	handler    Handler
+	logger     *slog.Logger
+	onBadInput func(error)
+	stream     io.ReadWriteCloser
+	lines      *LineReader
+	queue      *orderedQueue
+
+	nextID atomic.Int64
+
+	baseCtx    context.Context // parent of every handler's context
+	cancelBase context.CancelFunc
+
+	mu       sync.Mutex
+	closing  bool
+	closeErr error                   // why the connection ended, once it has
+	pending  map[string]*pendingCall // our calls awaiting a response, by id
+	inflight map[string]*inflight    // the peer's requests being handled, by id
+
+	writes     chan []byte   // encoded lines for the writer; bounded, so writers wait
+	stopWriter chan struct{} // closed when no more lines will be written
+	writerDone chan struct{}
+
+	handlers     sync.WaitGroup // request handler goroutines
+	closeOnce    sync.Once
+	closeLocal   chan struct{} // closed by Close
+	readDone     chan struct{}
+	dispatchDone chan struct{}
+	done         chan struct{}
+}
+
+// pendingCall is one of our calls waiting for its response.
+type pendingCall struct {
+	method string
+	nested bool // made from inside a notification handler: exempt from the barrier
+	result chan callResult
+}
+
+type callResult struct {
+	result json.RawMessage
+	err    error
+}
+
+func (p *pendingCall) deliver(r callResult) {
+	select {
+	case p.result <- r:
+	default: // already answered (a duplicate response): keep the first
+	}
+}
+
+// inflight is one of the peer's requests being handled.
+type inflight struct {
+	cancel    context.CancelFunc // set when its handler starts
+	cancelled bool               // $/cancel_request arrived before the handler started
+	after     []func()           // AfterResponse hooks; touched only by the handler goroutine
+}
+
+// NewConn starts a connection over stream and returns it. The stream's Close must unblock
+// a Read in progress (pipes, sockets and child-process stdio do).
+func NewConn(stream io.ReadWriteCloser, opts Options) *Conn {
+	if opts.QueueLength <= 0 {
+		opts.QueueLength = 1024
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.OnBadInput == nil {
+		opts.OnBadInput = func(error) {}
+	}
+	if opts.Handler == nil {
+		opts.Handler = HandlerFunc(func(context.Context, *Request) (any, error) { return nil, ErrMethodNotFound })
+	}
+	c := &Conn{
+		handler:      opts.Handler,
+		onBadInput:   opts.OnBadInput,
+		logger:       opts.Logger,
+		stream:       stream,
+		lines:        NewLineReader(stream, opts.MaxLineBytes),
+		queue:        newOrderedQueue(opts.QueueLength),
+		pending:      map[string]*pendingCall{},
+		inflight:     map[string]*inflight{},
+		writes:       make(chan []byte, 256),
+		stopWriter:   make(chan struct{}),
+		writerDone:   make(chan struct{}),
+		closeLocal:   make(chan struct{}),
+		readDone:     make(chan struct{}),
+		dispatchDone: make(chan struct{}),
+		done:         make(chan struct{}),
+	}
+	c.baseCtx, c.cancelBase = context.WithCancel(context.Background())
+	go c.readLoop()
+	go c.dispatchLoop()
+	go c.writeLoop(stream)
+	go c.supervise()
+	return c
+}
+
+// Call sends a request and waits for its response, decoding the result into result (which
+// may be nil). A peer's error answer is returned as *Error. When ctx ends first, the peer
+// is sent $/cancel_request and Call returns ctx's error at once; the late answer is dropped.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	p, err := encodeValue(params)
+	if err != nil {
+		return fmt.Errorf("encoding %s params: %w", method, err)
+	}
+	id := Int64ID(c.nextID.Add(1))
+	call := &pendingCall{method: method, nested: isNested(ctx, c), result: make(chan callResult, 1)}
+	c.mu.Lock()
+	if c.closing {
+		err := c.closedError()
+		c.mu.Unlock()
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	c.pending[id.raw] = call
+	c.mu.Unlock()
+	if call.nested {
+		c.queue.addNested(1)
+		defer c.queue.addNested(-1)
+	}
+	if err := c.write(ctx, appendRequest(nil, id, method, p)); err != nil {
+		c.forget(id)
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	select {
+	case r := <-call.result:
+		if r.err != nil {
+			return r.err
+		}
+		if result != nil && len(r.result) > 0 {
+			if err := json.Unmarshal(r.result, result); err != nil {
+				return fmt.Errorf("decoding %s result: %w", method, err)
+			}
+		}
+		return nil
+	case <-ctx.Done():
+		c.forget(id)
+		cancel, _ := json.Marshal(map[string]ID{"requestId": id})
+		c.write(context.Background(), appendRequest(nil, ID{}, "$/cancel_request", cancel))
+		return fmt.Errorf("%s: %w", method, context.Cause(ctx))
+	}
+}
+
+func (c *Conn) forget(id ID) {
+	c.mu.Lock()
+	delete(c.pending, id.raw)
+	c.mu.Unlock()
+}
+
+// Notify sends a notification. It returns once the message is queued for writing, which
+// keeps the order of everything sent from one goroutine.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	p, err := encodeValue(params)
+	if err != nil {
+		return fmt.Errorf("encoding %s params: %w", method, err)
+	}
+	c.mu.Lock()
+	closing := c.closing
+	c.mu.Unlock()
+	if closing {
+		return fmt.Errorf("%s: %w", method, ErrClosed)
+	}
+	return c.write(ctx, appendRequest(nil, ID{}, method, p))
+}
+
+// write queues one encoded line, waiting while the writer is behind.
+func (c *Conn) write(ctx context.Context, line []byte) error {
+	select {
+	case c.writes <- line:
+		return nil
+	case <-c.writerDone:
+		return ErrClosed
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// AfterResponse arranges for fn to run right after the response to the request handled in
+// ctx has been queued for writing, so that whatever fn sends reaches the peer after that
+// response (ACP wants a session's setup updates after the session/new response). It must
+// be called from the handler's goroutine. Outside a request handler fn runs at once.
+func AfterResponse(ctx context.Context, fn func()) {
+	if in, ok := ctx.Value(inflightKey{}).(*inflight); ok {
+		in.after = append(in.after, fn)
+		return
+	}
+	fn()
+}
+
+type inflightKey struct{}
+type nestedKey struct{}
+
+func isNested(ctx context.Context, c *Conn) bool {
+	owner, _ := ctx.Value(nestedKey{}).(*Conn)
+	return owner == c
+}
+
+// Close ends the connection in order: it stops taking work, cancels the handlers' contexts
+// and waits for them, flushes what they wrote, then closes the stream. Calls still waiting
+// get ErrClosed. Close returns the reason the connection ended if it was not Close.
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() { close(c.closeLocal) })
+	<-c.done
+	return c.Err()
+}
+
+// Done is closed when the connection has ended and all its goroutines have returned.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection ended: nil while it runs or after Close, io.EOF or
+// another read error when the peer went away.
+func (c *Conn) Err() error {
+	select {
+	case <-c.done:
+	default:
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if errors.Is(c.closeErr, ErrClosed) {
+		return nil
+	}
+	return c.closeErr
+}
+
+func (c *Conn) closedError() error {
+	if c.closeErr == nil || errors.Is(c.closeErr, ErrClosed) {
+		return ErrClosed
+	}
+	return fmt.Errorf("%w: %v", ErrClosed, c.closeErr)
+}
+
+// supervise owns the shutdown: it waits for the peer to go away or for Close, then takes
+// the connection down in order.
+func (c *Conn) supervise() {
+	var reason error
+	local := false
+	select {
+	case <-c.readDone:
+		reason = c.readErr()
+	case <-c.closeLocal:
+		reason, local = ErrClosed, true
+	}
+	c.mu.Lock()
+	c.closing = true
+	c.closeErr = reason
+	c.mu.Unlock()
+	if local {
+		// Our own close: handlers stop first, then the rest drains.
+		c.cancelBase()
+	}
+	c.queue.close()
+	<-c.dispatchDone
+	c.failPending()
+	c.cancelBase()
+	c.handlers.Wait()
+	close(c.stopWriter)
+	<-c.writerDone
+	c.stream.Close()
+	<-c.readDone
+	close(c.done)
+}
+
+func (c *Conn) failPending() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	err := c.closedError()
+	for id, call := range c.pending {
+		call.deliver(callResult{err: fmt.Errorf("%s: %w", call.method, err)})
+		delete(c.pending, id)
+	}
+}
+
+// readErr returns the error the reader stopped on (it sets closeErr before readDone).
+func (c *Conn) readErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closeErr
+}
+
+func (c *Conn) readLoop() {
+	defer close(c.readDone)
+	for {
+		line, err := c.lines.ReadLine()
+		if err != nil {
+			if tooLong, ok := errors.AsType[*LineTooLongError](err); ok {
+				c.answerOversized(tooLong)
+				c.onBadInput(tooLong)
+				continue
+			}
+			c.mu.Lock()
+			if c.closeErr == nil {
+				c.closeErr = err
+			}
+			c.mu.Unlock()
+			return
+		}
+		m, err := decodeMessage(line)
+		if err != nil {
+			de := err.(*decodeError)
+			c.logger.Warn("jsonrpc2: bad message", "error", de.msg, "line", truncate(line, 200))
+			c.write(c.baseCtx, appendResponse(nil, de.id, nil, &Error{Code: de.code, Message: de.msg}))
+			c.onBadInput(fmt.Errorf("%s: %s", de.msg, truncate(line, 200)))
+			continue
+		}
+		if m.isResponse() {
+			c.mu.Lock()
+			call := c.pending[m.id.raw]
+			delete(c.pending, m.id.raw)
+			c.mu.Unlock()
+			if call == nil {
+				c.logger.Debug("jsonrpc2: response to no pending call", "id", m.id.raw)
+				continue
+			}
+			r := callResult{result: m.result}
+			if m.err != nil {
+				r.err = m.err
+			}
+			if call.nested {
+				call.deliver(r)
+			} else {
+				c.queue.deliverOrPush(item{call: call, resp: r})
+			}
+			continue
+		}
+		if m.method == "$/cancel_request" && !m.id.IsValid() {
+			c.cancelInflight(m.params)
+			continue
+		}
+		req := &Request{ID: m.id, Method: m.method, Params: m.params}
+		if req.IsCall() {
+			c.startInflight(req)
+		}
+		if !c.queue.push(item{req: req}) {
+			return
+		}
+	}
+}
+
+// startInflight registers a request as soon as it is read, so that a $/cancel_request
+// arriving while it still waits in the queue finds it.
+func (c *Conn) startInflight(req *Request) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, dup := c.inflight[req.ID.raw]; dup {
+		c.logger.Warn("jsonrpc2: the peer reused the id of a request still in flight", "id", req.ID.raw)
+	}
+	c.inflight[req.ID.raw] = &inflight{}
+}
+
+func (c *Conn) cancelInflight(params json.RawMessage) {
+	var p struct {
+		RequestID ID `json:"requestId"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || !p.RequestID.IsValid() {
+		c.logger.Warn("jsonrpc2: malformed $/cancel_request", "params", truncate(params, 200))
+		return
+	}
+	c.mu.Lock()
+	var cancel context.CancelFunc
+	if in := c.inflight[p.RequestID.raw]; in != nil {
+		in.cancelled = true
+		cancel = in.cancel
+	}
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// answerOversized answers a line over the limit: to its id when the prefix shows one, and
+// fails our call when it was a response to one.
+func (c *Conn) answerOversized(e *LineTooLongError) {
+	var rawID []byte
+	hasMethod := false
+	json.EachMember(e.Prefix, func(name string, value []byte) bool {
+		switch name {
+		case "id":
+			rawID = value
+		case "method":
+			hasMethod = true
+		}
+		return true
+	})
+	id, _ := parseID(rawID)
+	c.logger.Warn("jsonrpc2: oversized message skipped", "limit", e.Limit, "id", id.raw)
+	if !hasMethod && id.IsValid() {
+		c.mu.Lock()
+		call := c.pending[id.raw]
+		delete(c.pending, id.raw)
+		c.mu.Unlock()
+		if call != nil {
+			call.deliver(callResult{err: fmt.Errorf("%s: the response %w", call.method, e)})
+			return
+		}
+	}
+	if !hasMethod && rawID != nil {
+		return // a response nobody waits for: nothing to answer
+	}
+	c.write(c.baseCtx, appendResponse(nil, id, nil, &Error{
+		Code:    CodeInvalidRequest,
+		Message: fmt.Sprintf("invalid request: %v; the message was skipped", e),
+	}))
+}
+
+func (c *Conn) dispatchLoop() {
+	defer close(c.dispatchDone)
+	nctx := context.WithValue(c.baseCtx, nestedKey{}, c)
+	var spare []item
+	for {
+		batch, ok := c.queue.popAll(spare)
+		if !ok {
+			return
+		}
+		for i := range batch {
+			it := &batch[i]
+			switch {
+			case it.call != nil:
+				it.call.deliver(it.resp)
+			case it.req.IsCall():
+				c.serve(it.req)
+			default:
+				c.notify(nctx, it.req)
+			}
+			*it = item{}
+		}
+		spare = batch
+	}
+}
+
+func (c *Conn) notify(ctx context.Context, req *Request) {
+	_, err := c.safeHandle(ctx, req)
+	if err != nil && !errors.Is(err, ErrMethodNotFound) {
+		c.logger.Warn("jsonrpc2: notification handler failed", "method", req.Method, "error", err)
+	}
+}
+
+// serve starts the handler of a request on its own goroutine.
+func (c *Conn) serve(req *Request) {
+	ctx, cancel := context.WithCancel(c.baseCtx)
+	c.mu.Lock()
+	in := c.inflight[req.ID.raw]
+	if in == nil {
+		in = &inflight{}
+		c.inflight[req.ID.raw] = in
+	}
+	in.cancel = cancel
+	cancelledEarly := in.cancelled
+	c.mu.Unlock()
+	if cancelledEarly {
+		cancel()
+	}
+	ctx = context.WithValue(ctx, inflightKey{}, in)
+	c.handlers.Add(1)
+	go func() {
+		defer c.handlers.Done()
+		defer cancel()
+		var result any
+		var err error
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		} else {
+			result, err = c.safeHandle(ctx, req)
+		}
+		c.respond(ctx, req, result, err)
+		c.mu.Lock()
+		if c.inflight[req.ID.raw] == in {
+			delete(c.inflight, req.ID.raw)
+		}
+		c.mu.Unlock()
+		for _, fn := range in.after {
+			fn()
+		}
+	}()
+}
+
+// safeHandle runs the handler and turns a panic into an internal error, so that no panic
+// crosses to the peer as a dead connection.
+func (c *Conn) safeHandle(ctx context.Context, req *Request) (result any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.logger.Error("jsonrpc2: handler panicked", "method", req.Method, "panic", r, "stack", string(debug.Stack()))
+			result, err = nil, Errorf(CodeInternalError, "internal error: the %s handler failed", req.Method)
+		}
+	}()
+	return c.handler.Handle(ctx, req)
+}
+
+func (c *Conn) respond(ctx context.Context, req *Request, result any, err error) {
+	var rerr *Error
+	var raw json.RawMessage
+	if err == nil {
+		raw, err = encodeValue(result)
+		if err != nil {
+			err = fmt.Errorf("encoding the %s result: %w", req.Method, err)
+		}
+	}
+	if err != nil {
+		rerr = wireError(ctx, req, err)
+	}
+	if werr := c.write(context.Background(), appendResponse(nil, req.ID, raw, rerr)); werr != nil {
+		c.logger.Debug("jsonrpc2: response not sent", "method", req.Method, "error", werr)
+	}
+}
+
+// wireError chooses the code the peer sees for a handler's error.
+func wireError(ctx context.Context, req *Request, err error) *Error {
+	if e, ok := errors.AsType[*Error](err); ok {
+		if e == ErrMethodNotFound {
+			return &Error{Code: CodeMethodNotFound, Message: "method not found: " + req.Method}
+		}
+		return e
+	}
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		return &Error{Code: CodeRequestCancelled, Message: "request cancelled"}
+	}
+	return &Error{Code: CodeInternalError, Message: err.Error()}
+}
+
+// writeLoop writes queued lines, flushing whenever the queue runs dry so that a burst
+// goes out in few system calls and a lone message goes out at once.
+func (c *Conn) writeLoop(w io.Writer) {
+	defer close(c.writerDone)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var failed error
+	put := func(line []byte) {
+		if failed != nil {
+			return
+		}
+		if _, err := bw.Write(line); err != nil {
+			failed = err
+			c.logger.Warn("jsonrpc2: write failed; closing", "error", err)
+			go c.stream.Close() // unblocks the reader, which takes the connection down
+		}
+	}
+	flush := func() {
+		if failed == nil {
+			if err := bw.Flush(); err != nil {
+				failed = err
+				go c.stream.Close()
+			}
+		}
+	}
+	for {
+		select {
+		case line := <-c.writes:
+			put(line)
+			for more := true; more; {
+				select {
+				case line := <-c.writes:
+					put(line)
+				default:
+					more = false
+				}
+			}
+			flush()
+		case <-c.stopWriter:
+			for {
+				select {
+				case line := <-c.writes:
+					put(line)
+				default:
+					flush()
+					return
+				}
+			}
+		}
+	}
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}

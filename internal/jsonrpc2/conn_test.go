@@ -1,0 +1,406 @@
+package jsonrpc2
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/parley-acp/parley/internal/json"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// connPair returns two connected Conns.
+func connPair(t *testing.T, a, b Options) (*Conn, *Conn) {
+	t.Helper()
+	x, y := net.Pipe()
+	ca, cb := NewConn(x, a), NewConn(y, b)
+	t.Cleanup(func() { ca.Close(); cb.Close() })
+	return ca, cb
+}
+
+// rawPeer is the far end of a Conn, speaking bytes, so tests control the exact wire.
+type rawPeer struct {
+	t     *testing.T
+	conn  net.Conn
+	lines *LineReader
+}
+
+func newRawPeer(t *testing.T, opts Options) (*Conn, *rawPeer) {
+	t.Helper()
+	x, y := net.Pipe()
+	c := NewConn(x, opts)
+	p := &rawPeer{t: t, conn: y, lines: NewLineReader(y, 0)}
+	t.Cleanup(func() { y.Close(); c.Close() })
+	return c, p
+}
+
+func (p *rawPeer) send(lines ...string) {
+	p.t.Helper()
+	for _, l := range lines {
+		if _, err := io.WriteString(p.conn, l+"\n"); err != nil {
+			p.t.Fatalf("raw peer write: %v", err)
+		}
+	}
+}
+
+// recv reads one message and returns it decoded as a generic object.
+func (p *rawPeer) recv() map[string]any {
+	p.t.Helper()
+	line, err := p.lines.ReadLine()
+	if err != nil {
+		p.t.Fatalf("raw peer read: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(line, &m); err != nil {
+		p.t.Fatalf("raw peer got invalid JSON %q: %v", line, err)
+	}
+	return m
+}
+
+func errCode(m map[string]any) float64 {
+	e, _ := m["error"].(map[string]any)
+	code, _ := e["code"].(float64)
+	return code
+}
+
+type echoParams struct {
+	Text string `json:"text"`
+}
+
+var echo = HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+	switch req.Method {
+	case "echo":
+		var p echoParams
+		if err := DecodeParams(req, &p); err != nil {
+			return nil, err
+		}
+		return p, nil
+	case "panic":
+		panic("boom")
+	case "fail":
+		return nil, errors.New("it failed")
+	case "wait":
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return nil, ErrMethodNotFound
+})
+
+func TestCallBothDirections(t *testing.T) {
+	var b *Conn
+	a, bConn := connPair(t,
+		Options{Handler: echo},
+		Options{Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			// Answer by calling back the other side: requests cross in both directions.
+			var back echoParams
+			if err := b.Call(ctx, "echo", echoParams{Text: "back:" + string(req.Params)}, &back); err != nil {
+				return nil, err
+			}
+			return back, nil
+		})})
+	b = bConn
+	var got echoParams
+	if err := a.Call(t.Context(), "anything", map[string]int{"n": 1}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := `back:{"n":1}`; got.Text != want {
+		t.Errorf("got %q, want %q", got.Text, want)
+	}
+}
+
+func TestConcurrentCalls(t *testing.T) {
+	a, _ := connPair(t, Options{}, Options{Handler: echo})
+	var wg sync.WaitGroup
+	for i := range 50 {
+		wg.Go(func() {
+			var got echoParams
+			want := fmt.Sprint(i)
+			if err := a.Call(t.Context(), "echo", echoParams{Text: want}, &got); err != nil || got.Text != want {
+				t.Errorf("call %d: got %q, %v", i, got.Text, err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestNotificationsInOrder(t *testing.T) {
+	const n = 2000
+	var got []int
+	done := make(chan struct{})
+	a, _ := connPair(t, Options{}, Options{QueueLength: 8, Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		var p struct{ N int }
+		json.Unmarshal(req.Params, &p)
+		got = append(got, p.N) // notifications run one at a time: no lock needed
+		if len(got) == n {
+			close(done)
+		}
+		return nil, nil
+	})})
+	for i := range n {
+		if err := a.Notify(t.Context(), "n", map[string]int{"N": i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	<-done
+	for i, v := range got {
+		if v != i {
+			t.Fatalf("notification %d arrived as %d: order broken", i, v)
+		}
+	}
+}
+
+// A response must not reach its caller before the notifications sent ahead of it were
+// handled (the ACP prompt-response race).
+func TestResponseBarrier(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		handled := 0
+		c, peer := newRawPeer(t, Options{Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			<-release
+			handled++
+			return nil, nil
+		})})
+		returned := make(chan error, 1)
+		go func() { returned <- c.Call(context.Background(), "session/prompt", nil, nil) }()
+		req := peer.recv()
+		peer.send(`{"jsonrpc":"2.0","method":"session/update","params":{"n":1}}`,
+			`{"jsonrpc":"2.0","method":"session/update","params":{"n":2}}`,
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"result":{"stopReason":"end_turn"}}`, req["id"]))
+		synctest.Wait()
+		select {
+		case <-returned:
+			t.Fatal("Call returned before the preceding notifications were handled")
+		default:
+		}
+		close(release)
+		if err := <-returned; err != nil {
+			t.Fatal(err)
+		}
+		if handled != 2 {
+			t.Errorf("handled %d notifications before the response, want 2", handled)
+		}
+	})
+}
+
+// A notification handler that calls the peer must get its answer even though the
+// dispatcher is busy with that very handler.
+func TestNestedCallFromNotificationHandler(t *testing.T) {
+	done := make(chan error, 1)
+	var b *Conn
+	a, bConn := connPair(t, Options{Handler: echo}, Options{QueueLength: 1, Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		if req.Method == "first" {
+			var got echoParams
+			done <- b.Call(ctx, "echo", echoParams{Text: "x"}, &got)
+		}
+		return nil, nil
+	})})
+	b = bConn
+	a.Notify(t.Context(), "first", nil)
+	for range 20 { // more than the queue holds, while the handler waits on its call
+		a.Notify(t.Context(), "filler", nil)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestIDsKeepTheirType(t *testing.T) {
+	_, peer := newRawPeer(t, Options{Handler: echo})
+	peer.send(`{"jsonrpc":"2.0","id":"abc","method":"echo","params":{"text":"s"}}`)
+	if m := peer.recv(); m["id"] != "abc" {
+		t.Errorf("string id came back as %#v", m["id"])
+	}
+	peer.send(`{"jsonrpc":"2.0","id":7,"method":"echo","params":{"text":"n"}}`)
+	if m := peer.recv(); m["id"] != float64(7) {
+		t.Errorf("number id came back as %#v", m["id"])
+	}
+	peer.send(`{"jsonrpc":"2.0","id":null,"method":"echo","params":{"text":"n"}}`)
+	if m := peer.recv(); m["id"] != nil || m["result"] == nil {
+		t.Errorf("null id: got %v", m)
+	}
+}
+
+func TestBadInputIsAnsweredAndReadingGoesOn(t *testing.T) {
+	_, peer := newRawPeer(t, Options{Handler: echo})
+	cases := []struct {
+		name, line string
+		id         any
+		code       float64
+	}{
+		{"malformed JSON", `{"jsonrpc":"2.0","id":1,"method":`, nil, CodeParseError},
+		{"not an object", `[1,2,3]`, nil, CodeInvalidRequest},
+		{"no version", `{"id":2,"method":"echo"}`, float64(2), CodeInvalidRequest},
+		{"method not a string", `{"jsonrpc":"2.0","id":3,"method":5}`, float64(3), CodeInvalidRequest},
+		{"neither method nor id", `{"jsonrpc":"2.0","params":{}}`, nil, CodeInvalidRequest},
+		{"scalar params", `{"jsonrpc":"2.0","id":4,"method":"echo","params":5}`, float64(4), CodeInvalidRequest},
+		{"unknown method", `{"jsonrpc":"2.0","id":5,"method":"nope"}`, float64(5), CodeMethodNotFound},
+		{"bad params", `{"jsonrpc":"2.0","id":6,"method":"echo","params":{"text":5}}`, float64(6), CodeInvalidParams},
+		{"handler error", `{"jsonrpc":"2.0","id":7,"method":"fail"}`, float64(7), CodeInternalError},
+		{"handler panic", `{"jsonrpc":"2.0","id":8,"method":"panic"}`, float64(8), CodeInternalError},
+	}
+	for _, tc := range cases {
+		peer.send(tc.line)
+		m := peer.recv()
+		if m["id"] != tc.id || errCode(m) != tc.code {
+			t.Errorf("%s: got %v, want id %v code %v", tc.name, m, tc.id, tc.code)
+		}
+	}
+	// Unknown notifications are ignored, blank lines and \r are tolerated, and the
+	// connection still works.
+	peer.send(`{"jsonrpc":"2.0","method":"$/unknown"}`, "", "  ", `{"jsonrpc":"2.0","id":9,"method":"echo","params":{"text":"ok"}}`+"\r")
+	if m := peer.recv(); m["id"] != float64(9) || m["result"] == nil {
+		t.Errorf("after bad input: got %v", m)
+	}
+}
+
+func TestUnknownMethodMessageNamesIt(t *testing.T) {
+	_, peer := newRawPeer(t, Options{Handler: echo})
+	peer.send(`{"jsonrpc":"2.0","id":1,"method":"fs/frobnicate"}`)
+	m := peer.recv()
+	if msg := m["error"].(map[string]any)["message"].(string); !strings.Contains(msg, "fs/frobnicate") {
+		t.Errorf("message %q does not name the method", msg)
+	}
+}
+
+func TestOversizedLine(t *testing.T) {
+	c, peer := newRawPeer(t, Options{Handler: echo, MaxLineBytes: 1 << 10})
+	big := strings.Repeat("x", 4<<10)
+	peer.send(`{"jsonrpc":"2.0","id":41,"method":"echo","params":{"text":"` + big + `"}}`)
+	m := peer.recv()
+	if m["id"] != float64(41) || errCode(m) != CodeInvalidRequest ||
+		!strings.Contains(m["error"].(map[string]any)["message"].(string), "line limit") {
+		t.Errorf("oversized request: got %v", m)
+	}
+	// An oversized response to our own call fails that call, and only that call.
+	errc := make(chan error, 1)
+	go func() { errc <- c.Call(t.Context(), "get", nil, nil) }()
+	req := peer.recv()
+	peer.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"result":{"text":"%s"}}`, req["id"], big))
+	if err := <-errc; err == nil || !strings.Contains(err.Error(), "line limit") {
+		t.Errorf("oversized response: Call returned %v", err)
+	}
+	peer.send(`{"jsonrpc":"2.0","id":42,"method":"echo","params":{"text":"small"}}`)
+	if m := peer.recv(); m["id"] != float64(42) || m["result"] == nil {
+		t.Errorf("after an oversized line: got %v", m)
+	}
+}
+
+func TestPeerCancelsRequest(t *testing.T) {
+	_, peer := newRawPeer(t, Options{Handler: echo})
+	peer.send(`{"jsonrpc":"2.0","id":"w1","method":"wait"}`,
+		`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"w1"}}`)
+	m := peer.recv()
+	if m["id"] != "w1" || errCode(m) != CodeRequestCancelled {
+		t.Errorf("got %v, want -32800 for w1", m)
+	}
+}
+
+func TestCallerCancels(t *testing.T) {
+	c, peer := newRawPeer(t, Options{})
+	ctx, cancel := context.WithCancel(t.Context())
+	errc := make(chan error, 1)
+	go func() { errc <- c.Call(ctx, "slow", nil, nil) }()
+	req := peer.recv()
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("Call returned %v, want context.Canceled", err)
+	}
+	m := peer.recv()
+	params, _ := m["params"].(map[string]any)
+	if m["method"] != "$/cancel_request" || params["requestId"] != req["id"] {
+		t.Errorf("peer got %v, want $/cancel_request for %v", m, req["id"])
+	}
+	// The late answer is dropped quietly and the connection goes on.
+	peer.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"error":{"code":-32800,"message":"cancelled"}}`, req["id"]))
+	go func() { errc <- c.Call(t.Context(), "next", nil, nil) }()
+	next := peer.recv()
+	peer.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"result":{}}`, next["id"]))
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPeerErrorIsReturned(t *testing.T) {
+	a, _ := connPair(t, Options{}, Options{Handler: echo})
+	err := a.Call(t.Context(), "nope", nil, nil)
+	e, ok := errors.AsType[*Error](err)
+	if !ok || e.Code != CodeMethodNotFound {
+		t.Fatalf("got %v, want a -32601 *Error", err)
+	}
+}
+
+func TestEOFAnswersPendingCalls(t *testing.T) {
+	c, peer := newRawPeer(t, Options{})
+	errc := make(chan error, 2)
+	for range 2 {
+		go func() { errc <- c.Call(context.Background(), "never", nil, nil) }()
+	}
+	peer.recv()
+	peer.recv()
+	peer.conn.Close()
+	for range 2 {
+		if err := <-errc; !errors.Is(err, ErrClosed) {
+			t.Errorf("pending call returned %v, want ErrClosed", err)
+		}
+	}
+	<-c.Done()
+	if !errors.Is(c.Err(), io.EOF) {
+		t.Errorf("Err() = %v, want EOF", c.Err())
+	}
+	if err := c.Call(t.Context(), "after", nil, nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("call after close returned %v", err)
+	}
+}
+
+func TestCloseCancelsHandlersAndAnswers(t *testing.T) {
+	started := make(chan struct{})
+	c, peer := newRawPeer(t, Options{Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})})
+	peer.send(`{"jsonrpc":"2.0","id":1,"method":"wait"}`)
+	<-started
+	got := make(chan map[string]any, 1)
+	go func() { got <- peer.recv() }()
+	if err := c.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if m := <-got; errCode(m) != CodeRequestCancelled {
+		t.Errorf("in-flight request answered %v on close, want -32800", m)
+	}
+}
+
+func TestAfterResponseRunsAfterTheResponse(t *testing.T) {
+	var c *Conn
+	c, peer := newRawPeer(t, Options{Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		AfterResponse(ctx, func() { c.Notify(context.Background(), "setup", nil) })
+		return map[string]string{"sessionId": "s1"}, nil
+	})})
+	peer.send(`{"jsonrpc":"2.0","id":1,"method":"session/new"}`)
+	first, second := peer.recv(), peer.recv()
+	if first["id"] != float64(1) || second["method"] != "setup" {
+		t.Errorf("order: %v then %v; want the response first", first, second)
+	}
+}
+
+func TestWireEncoding(t *testing.T) {
+	got := string(appendRequest(nil, Int64ID(3), "a\"b", json.RawMessage(`{"x":1}`)))
+	want := `{"jsonrpc":"2.0","id":3,"method":"a\"b","params":{"x":1}}` + "\n"
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Error(diff)
+	}
+	raw, err := encodeValue(json.RawMessage("{\n\"a\": 1\n}"))
+	if err != nil || string(raw) != `{"a":1}` {
+		t.Errorf("raw params with newlines: %s, %v", raw, err)
+	}
+}

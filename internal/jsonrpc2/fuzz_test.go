@@ -1,0 +1,102 @@
+package jsonrpc2
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/parley-acp/parley/internal/json"
+)
+
+// FuzzDecodeMessage: any line either decodes or is reported as a decode error, never a
+// panic; what decodes survives an encode/decode round trip.
+func FuzzDecodeMessage(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[]}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"agent_message_chunk"}}}`,
+		`{"jsonrpc":"2.0","id":"x","result":{}}`,
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32601,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":1.5,"result":null}`,
+		`[]`, `{`, `{"a":"\u00e9\"}"}`, `null`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		m, err := decodeMessage(line)
+		if err != nil {
+			if _, ok := errors.AsType[*decodeError](err); !ok {
+				t.Fatalf("error of type %T", err)
+			}
+			return
+		}
+		var out []byte
+		if m.method != "" {
+			out = appendRequest(nil, m.id, m.method, compactOrNil(t, m.params))
+		} else {
+			out = appendResponse(nil, m.id, compactOrNil(t, m.result), m.err)
+		}
+		if bytes.Count(out, []byte("\n")) != 1 {
+			t.Fatalf("encoded message is not one line: %q", out)
+		}
+		m2, err := decodeMessage(out[:len(out)-1])
+		if err != nil {
+			t.Fatalf("re-decoding %q: %v", out, err)
+		}
+		if m2.id != m.id || m2.method != m.method || (m.err == nil) != (m2.err == nil) {
+			t.Fatalf("round trip changed the message: %+v -> %+v", m, m2)
+		}
+	})
+}
+
+func compactOrNil(t *testing.T, raw json.RawMessage) json.RawMessage {
+	if raw == nil {
+		return nil
+	}
+	c, err := json.Compact(raw)
+	if err != nil {
+		t.Fatalf("compacting a value of a valid message: %v", err)
+	}
+	return c
+}
+
+// FuzzLineReader: the framer returns exactly the non-blank lines of its input (without
+// \r\n), and reports lines over the limit instead of returning them.
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nb\r\n\n  \nccc"), 4)
+	f.Add([]byte("xxxxxxxx\nshort\n"), 3)
+	f.Fuzz(func(t *testing.T, input []byte, limit int) {
+		if limit <= 0 || limit > 1<<20 {
+			limit = 16
+		}
+		// Expected outcome per raw line: its text, or nil for "reported too long".
+		var want [][]byte
+		for raw := range bytes.SplitSeq(input, []byte("\n")) {
+			switch l := bytes.TrimRight(raw, "\r"); {
+			case len(raw) > limit: // raw has no newline: Split removed it
+				want = append(want, nil)
+			case len(bytes.TrimSpace(l)) > 0:
+				want = append(want, l)
+			}
+		}
+		lr := NewLineReader(bytes.NewReader(input), limit)
+		for i := 0; ; i++ {
+			line, err := lr.ReadLine()
+			if errors.Is(err, io.EOF) {
+				if i != len(want) {
+					t.Fatalf("got %d lines, want %d", i, len(want))
+				}
+				return
+			}
+			if i >= len(want) {
+				t.Fatalf("extra line %q (%v)", line, err)
+			}
+			if _, tooLong := errors.AsType[*LineTooLongError](err); tooLong != (want[i] == nil) {
+				t.Fatalf("line %d: got %q, %v; want %q", i, line, err, want[i])
+			}
+			if err == nil && !bytes.Equal(line, want[i]) {
+				t.Fatalf("line %d: got %q, want %q", i, line, want[i])
+			}
+		}
+	})
+}
