@@ -70,7 +70,7 @@ func NewAgentConn(agent Agent, stream io.ReadWriteCloser, opts *ConnOptions) *Ag
 			}
 			return resp, err
 		}),
-		MethodSessionNew:    routeOf(agent.NewSession),
+		MethodNewSession:    routeOf(agent.NewSession),
 		MethodSessionPrompt: routeOf(agent.Prompt),
 		MethodSessionCancel: notificationOf(agent.Cancel),
 	}}
@@ -81,39 +81,36 @@ func NewAgentConn(agent Agent, stream io.ReadWriteCloser, opts *ConnOptions) *Ag
 		rt.routes[MethodLogout] = routeOf(a.Logout)
 	}
 	if a, ok := agent.(SessionLoader); ok {
-		rt.routes[MethodSessionLoad] = routeOf(a.LoadSession)
+		rt.routes[MethodLoadSession] = routeOf(a.LoadSession)
 	}
 	if a, ok := agent.(SessionResumer); ok {
-		rt.routes[MethodSessionResume] = routeOf(a.ResumeSession)
+		rt.routes[MethodResumeSession] = routeOf(a.ResumeSession)
 	}
 	if a, ok := agent.(SessionLister); ok {
-		rt.routes[MethodSessionList] = routeOf(a.ListSessions)
+		rt.routes[MethodListSessions] = routeOf(a.ListSessions)
 	}
 	if a, ok := agent.(SessionDeleter); ok {
-		rt.routes[MethodSessionDelete] = routeOf(a.DeleteSession)
+		rt.routes[MethodDeleteSession] = routeOf(a.DeleteSession)
 	}
 	if a, ok := agent.(SessionCloser); ok {
-		rt.routes[MethodSessionClose] = routeOf(a.CloseSession)
+		rt.routes[MethodCloseSession] = routeOf(a.CloseSession)
 	}
 	if a, ok := agent.(ModeSetter); ok {
-		rt.routes[MethodSessionSetMode] = routeOf(a.SetSessionMode)
+		rt.routes[MethodSetSessionMode] = routeOf(a.SetSessionMode)
 	}
 	if a, ok := agent.(ConfigOptionSetter); ok {
-		rt.routes[MethodSessionSetConfigOption] = routeOf(a.SetSessionConfigOption)
+		rt.routes[MethodSetSessionConfigOption] = routeOf(a.SetSessionConfigOption)
 	}
 	if a, ok := agent.(ModelSetter); ok {
-		rt.routes[MethodSessionSetModel] = routeOf(a.SetSessionModel)
+		rt.routes[MethodSetSessionModel] = routeOf(a.SetSessionModel)
 	}
 	return &AgentConn{rpc: newRPC(stream, opts, rt)}
 }
 
 // NegotiateVersion is the version an agent answers to a client that asked for requested:
 // the same when parley speaks it, otherwise parley's own latest.
-func NegotiateVersion(requested ProtocolVersion) ProtocolVersion {
-	if requested == ProtocolVersion(CurrentProtocolVersion) {
-		return requested
-	}
-	return ProtocolVersion(CurrentProtocolVersion)
+func NegotiateVersion(requested uint16) uint16 {
+	return ProtocolVersion
 }
 
 // SessionUpdate sends a session/update notification.
@@ -122,28 +119,28 @@ func (c *AgentConn) SessionUpdate(ctx context.Context, n *SessionNotification) e
 }
 
 // Update sends one update for a session.
-func (c *AgentConn) Update(ctx context.Context, session SessionID, u SessionUpdate) error {
+func (c *AgentConn) Update(ctx context.Context, session SessionId, u SessionUpdate) error {
 	return c.SessionUpdate(ctx, &SessionNotification{SessionID: session, Update: u})
 }
 
 // RequestPermission asks the client to approve a tool call.
 func (c *AgentConn) RequestPermission(ctx context.Context, req *RequestPermissionRequest) (*RequestPermissionResponse, error) {
-	return call[RequestPermissionResponse](ctx, c.rpc, MethodSessionRequestPermission, req)
+	return call[RequestPermissionResponse](ctx, c.rpc, MethodRequestPermission, req)
 }
 
 // ReadTextFile reads a file through the client (gate: fs.readTextFile).
 func (c *AgentConn) ReadTextFile(ctx context.Context, req *ReadTextFileRequest) (*ReadTextFileResponse, error) {
-	return call[ReadTextFileResponse](ctx, c.rpc, MethodFsReadTextFile, req)
+	return call[ReadTextFileResponse](ctx, c.rpc, MethodReadTextFile, req)
 }
 
 // WriteTextFile writes a file through the client (gate: fs.writeTextFile).
 func (c *AgentConn) WriteTextFile(ctx context.Context, req *WriteTextFileRequest) (*WriteTextFileResponse, error) {
-	return call[WriteTextFileResponse](ctx, c.rpc, MethodFsWriteTextFile, req)
+	return call[WriteTextFileResponse](ctx, c.rpc, MethodWriteTextFile, req)
 }
 
 // CreateTerminal starts a command in the client (gate: terminal).
 func (c *AgentConn) CreateTerminal(ctx context.Context, req *CreateTerminalRequest) (*CreateTerminalResponse, error) {
-	return call[CreateTerminalResponse](ctx, c.rpc, MethodTerminalCreate, req)
+	return call[CreateTerminalResponse](ctx, c.rpc, MethodCreateTerminal, req)
 }
 
 // TerminalOutput reads a terminal's output so far.
@@ -153,17 +150,17 @@ func (c *AgentConn) TerminalOutput(ctx context.Context, req *TerminalOutputReque
 
 // WaitForTerminalExit waits for a terminal's command to end.
 func (c *AgentConn) WaitForTerminalExit(ctx context.Context, req *WaitForTerminalExitRequest) (*WaitForTerminalExitResponse, error) {
-	return call[WaitForTerminalExitResponse](ctx, c.rpc, MethodTerminalWaitForExit, req)
+	return call[WaitForTerminalExitResponse](ctx, c.rpc, MethodWaitForTerminalExit, req)
 }
 
 // KillTerminal stops a terminal's command; the terminal stays valid.
 func (c *AgentConn) KillTerminal(ctx context.Context, req *KillTerminalRequest) (*KillTerminalResponse, error) {
-	return call[KillTerminalResponse](ctx, c.rpc, MethodTerminalKill, req)
+	return call[KillTerminalResponse](ctx, c.rpc, MethodKillTerminal, req)
 }
 
 // ReleaseTerminal kills (if needed) and forgets a terminal.
 func (c *AgentConn) ReleaseTerminal(ctx context.Context, req *ReleaseTerminalRequest) (*ReleaseTerminalResponse, error) {
-	return call[ReleaseTerminalResponse](ctx, c.rpc, MethodTerminalRelease, req)
+	return call[ReleaseTerminalResponse](ctx, c.rpc, MethodReleaseTerminal, req)
 }
 
 // CallExtension sends an extension request and decodes its result into result.

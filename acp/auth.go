@@ -53,7 +53,7 @@ func (m *AuthMethod) UnmarshalJSON(data []byte) error {
 	case !present:
 		m.Agent = new(AuthMethodAgent)
 		return m.Agent.decodeMembers(data, "")
-	case kind == "terminal":
+	case string(kind) == "terminal":
 		m.Terminal = new(AuthMethodTerminal)
 		return m.Terminal.decodeMembers(data, "type")
 	}

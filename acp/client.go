@@ -72,10 +72,17 @@ type ClientConn struct {
 	// updates and the dispatcher's own deliveries never interleave.
 	deliverMu sync.Mutex
 	mu        sync.Mutex
-	known     map[SessionID]bool
+	known     map[SessionId]bool
 	opening   int // session-opening requests in flight
 	early     []earlyUpdate
+	// asking holds the permission requests being answered, by session, so that Cancel
+	// can withdraw them: ACP has the client answer them "cancelled" on session/cancel.
+	asking map[SessionId]map[*context.CancelCauseFunc]bool
 }
+
+// errTurnCancelled is the cause given to a permission request's context when its turn
+// was cancelled.
+var errTurnCancelled = errors.New("the turn was cancelled")
 
 type earlyUpdate struct {
 	n        *SessionNotification
@@ -84,31 +91,58 @@ type earlyUpdate struct {
 
 // NewClientConn serves client over stream (usually an agent process's stdout and stdin).
 func NewClientConn(client Client, stream io.ReadWriteCloser, opts *ConnOptions) *ClientConn {
-	c := &ClientConn{client: client, known: map[SessionID]bool{}, logger: slog.New(slog.DiscardHandler)}
+	c := &ClientConn{client: client, known: map[SessionId]bool{}, asking: map[SessionId]map[*context.CancelCauseFunc]bool{}, logger: slog.New(slog.DiscardHandler)}
 	if opts != nil && opts.Logger != nil {
 		c.logger = opts.Logger
 	}
 	rt := &router{routes: map[string]route{
-		MethodSessionUpdate:            notificationOf(c.deliverUpdate),
-		MethodSessionRequestPermission: routeOf(client.RequestPermission),
+		MethodSessionUpdate:     notificationOf(c.deliverUpdate),
+		MethodRequestPermission: routeOf(c.requestPermission),
 	}}
 	if fs, ok := client.(FileSystem); ok {
-		rt.routes[MethodFsReadTextFile] = routeOf(fs.ReadTextFile)
-		rt.routes[MethodFsWriteTextFile] = routeOf(fs.WriteTextFile)
+		rt.routes[MethodReadTextFile] = routeOf(fs.ReadTextFile)
+		rt.routes[MethodWriteTextFile] = routeOf(fs.WriteTextFile)
 	}
 	if t, ok := client.(Terminals); ok {
-		rt.routes[MethodTerminalCreate] = routeOf(t.CreateTerminal)
+		rt.routes[MethodCreateTerminal] = routeOf(t.CreateTerminal)
 		rt.routes[MethodTerminalOutput] = routeOf(t.TerminalOutput)
-		rt.routes[MethodTerminalWaitForExit] = routeOf(t.WaitForTerminalExit)
-		rt.routes[MethodTerminalKill] = routeOf(t.KillTerminal)
-		rt.routes[MethodTerminalRelease] = routeOf(t.ReleaseTerminal)
+		rt.routes[MethodWaitForTerminalExit] = routeOf(t.WaitForTerminalExit)
+		rt.routes[MethodKillTerminal] = routeOf(t.KillTerminal)
+		rt.routes[MethodReleaseTerminal] = routeOf(t.ReleaseTerminal)
 	}
 	if e, ok := client.(Elicitor); ok {
-		rt.routes[MethodElicitationCreate] = routeOf(e.CreateElicitation)
-		rt.routes[MethodElicitationComplete] = notificationOf(e.CompleteElicitation)
+		rt.routes[MethodCreateElicitation] = routeOf(e.CreateElicitation)
+		rt.routes[MethodCompleteElicitation] = notificationOf(e.CompleteElicitation)
 	}
 	c.rpc = newRPC(stream, opts, rt)
 	return c
+}
+
+// requestPermission asks the client, and answers "cancelled" when the turn is cancelled
+// while the user is still being asked, whatever the client's handler then returns.
+func (c *ClientConn) requestPermission(ctx context.Context, req *RequestPermissionRequest) (*RequestPermissionResponse, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	key := &cancel
+	c.mu.Lock()
+	if c.asking[req.SessionID] == nil {
+		c.asking[req.SessionID] = map[*context.CancelCauseFunc]bool{}
+	}
+	c.asking[req.SessionID][key] = true
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.asking[req.SessionID], key)
+		if len(c.asking[req.SessionID]) == 0 {
+			delete(c.asking, req.SessionID)
+		}
+		c.mu.Unlock()
+		cancel(nil)
+	}()
+	resp, err := c.client.RequestPermission(ctx, req)
+	if errors.Is(context.Cause(ctx), errTurnCancelled) {
+		return &RequestPermissionResponse{Outcome: CancelledOutcome()}, nil
+	}
+	return resp, err
 }
 
 func (c *ClientConn) deliverUpdate(ctx context.Context, n *SessionNotification) error {
@@ -136,7 +170,7 @@ func (c *ClientConn) keepEarly(n *SessionNotification) {
 
 // opened records that a session-opening request completed: it marks id known (when the
 // request succeeded) and delivers the updates that were waiting for it.
-func (c *ClientConn) opened(ctx context.Context, id SessionID, ok bool) {
+func (c *ClientConn) opened(ctx context.Context, id SessionId, ok bool) {
 	c.deliverMu.Lock()
 	defer c.deliverMu.Unlock()
 	c.mu.Lock()
@@ -165,7 +199,7 @@ func (c *ClientConn) opened(ctx context.Context, id SessionID, ok bool) {
 	}
 }
 
-func (c *ClientConn) beginOpening(known SessionID) {
+func (c *ClientConn) beginOpening(known SessionId) {
 	c.mu.Lock()
 	c.opening++
 	if known != "" {
@@ -176,18 +210,18 @@ func (c *ClientConn) beginOpening(known SessionID) {
 }
 
 // Initialize negotiates the protocol version and capabilities. A zero ProtocolVersion
-// asks for CurrentProtocolVersion. It fails when the agent answers a version parley does
+// asks for ProtocolVersion. It fails when the agent answers a version parley does
 // not speak.
 func (c *ClientConn) Initialize(ctx context.Context, req *InitializeRequest) (*InitializeResponse, error) {
 	if req.ProtocolVersion == 0 {
-		req.ProtocolVersion = CurrentProtocolVersion
+		req.ProtocolVersion = ProtocolVersion
 	}
 	resp, err := call[InitializeResponse](ctx, c.rpc, MethodInitialize, req)
 	if err != nil {
 		return nil, err
 	}
-	if resp.ProtocolVersion != CurrentProtocolVersion {
-		return resp, fmt.Errorf("the agent speaks ACP version %d; parley speaks version %d", resp.ProtocolVersion, CurrentProtocolVersion)
+	if resp.ProtocolVersion != ProtocolVersion {
+		return resp, fmt.Errorf("the agent speaks ACP version %d; parley speaks version %d", resp.ProtocolVersion, ProtocolVersion)
 	}
 	return resp, nil
 }
@@ -206,7 +240,7 @@ func (c *ClientConn) Logout(ctx context.Context, req *LogoutRequest) (*LogoutRes
 // delivered first.
 func (c *ClientConn) NewSession(ctx context.Context, req *NewSessionRequest) (*NewSessionResponse, error) {
 	c.beginOpening("")
-	resp, err := call[NewSessionResponse](ctx, c.rpc, MethodSessionNew, req)
+	resp, err := call[NewSessionResponse](ctx, c.rpc, MethodNewSession, req)
 	if err != nil {
 		c.opened(ctx, "", false)
 		return nil, err
@@ -218,7 +252,7 @@ func (c *ClientConn) NewSession(ctx context.Context, req *NewSessionRequest) (*N
 // LoadSession reopens a session; the agent replays it as updates before answering.
 func (c *ClientConn) LoadSession(ctx context.Context, req *LoadSessionRequest) (*LoadSessionResponse, error) {
 	c.beginOpening(req.SessionID)
-	resp, err := call[LoadSessionResponse](ctx, c.rpc, MethodSessionLoad, req)
+	resp, err := call[LoadSessionResponse](ctx, c.rpc, MethodLoadSession, req)
 	c.opened(ctx, req.SessionID, err == nil)
 	return resp, err
 }
@@ -226,24 +260,24 @@ func (c *ClientConn) LoadSession(ctx context.Context, req *LoadSessionRequest) (
 // ResumeSession reopens a session without replay.
 func (c *ClientConn) ResumeSession(ctx context.Context, req *ResumeSessionRequest) (*ResumeSessionResponse, error) {
 	c.beginOpening(req.SessionID)
-	resp, err := call[ResumeSessionResponse](ctx, c.rpc, MethodSessionResume, req)
+	resp, err := call[ResumeSessionResponse](ctx, c.rpc, MethodResumeSession, req)
 	c.opened(ctx, req.SessionID, err == nil)
 	return resp, err
 }
 
 // ListSessions lists the agent's sessions (gate: sessionCapabilities.list).
 func (c *ClientConn) ListSessions(ctx context.Context, req *ListSessionsRequest) (*ListSessionsResponse, error) {
-	return call[ListSessionsResponse](ctx, c.rpc, MethodSessionList, req)
+	return call[ListSessionsResponse](ctx, c.rpc, MethodListSessions, req)
 }
 
 // DeleteSession removes a session from the list (gate: sessionCapabilities.delete).
 func (c *ClientConn) DeleteSession(ctx context.Context, req *DeleteSessionRequest) (*DeleteSessionResponse, error) {
-	return call[DeleteSessionResponse](ctx, c.rpc, MethodSessionDelete, req)
+	return call[DeleteSessionResponse](ctx, c.rpc, MethodDeleteSession, req)
 }
 
 // CloseSession frees a session (gate: sessionCapabilities.close).
 func (c *ClientConn) CloseSession(ctx context.Context, req *CloseSessionRequest) (*CloseSessionResponse, error) {
-	resp, err := call[CloseSessionResponse](ctx, c.rpc, MethodSessionClose, req)
+	resp, err := call[CloseSessionResponse](ctx, c.rpc, MethodCloseSession, req)
 	if err == nil {
 		c.mu.Lock()
 		delete(c.known, req.SessionID)
@@ -288,25 +322,31 @@ func (c *ClientConn) Prompt(ctx context.Context, req *PromptRequest) (*PromptRes
 	}
 }
 
-// Cancel sends session/cancel. The client must also answer its pending permission
-// requests for the session with the cancelled outcome.
+// Cancel sends session/cancel. First it withdraws the session's pending permission
+// requests: their handlers' contexts end and the agent is answered "cancelled", as ACP
+// requires, before the agent answers the prompt.
 func (c *ClientConn) Cancel(ctx context.Context, n *CancelNotification) error {
+	c.mu.Lock()
+	for cancel := range c.asking[n.SessionID] {
+		(*cancel)(errTurnCancelled)
+	}
+	c.mu.Unlock()
 	return c.rpc.Notify(ctx, MethodSessionCancel, n)
 }
 
 // SetSessionMode switches the session's mode.
 func (c *ClientConn) SetSessionMode(ctx context.Context, req *SetSessionModeRequest) (*SetSessionModeResponse, error) {
-	return call[SetSessionModeResponse](ctx, c.rpc, MethodSessionSetMode, req)
+	return call[SetSessionModeResponse](ctx, c.rpc, MethodSetSessionMode, req)
 }
 
 // SetSessionConfigOption sets a config option; the response carries the complete list.
 func (c *ClientConn) SetSessionConfigOption(ctx context.Context, req *SetSessionConfigOptionRequest) (*SetSessionConfigOptionResponse, error) {
-	return call[SetSessionConfigOptionResponse](ctx, c.rpc, MethodSessionSetConfigOption, req)
+	return call[SetSessionConfigOptionResponse](ctx, c.rpc, MethodSetSessionConfigOption, req)
 }
 
 // SetSessionModel is the legacy session/set_model, for agents that return models.
 func (c *ClientConn) SetSessionModel(ctx context.Context, req *SetSessionModelRequest) (*SetSessionModelResponse, error) {
-	return call[SetSessionModelResponse](ctx, c.rpc, MethodSessionSetModel, req)
+	return call[SetSessionModelResponse](ctx, c.rpc, MethodSetSessionModel, req)
 }
 
 // CallExtension sends an extension request and decodes its result into result.
@@ -325,3 +365,13 @@ func (c *ClientConn) Close() error { return c.rpc.Close() }
 
 // IsClosed reports whether err means the connection is gone.
 func IsClosed(err error) bool { return errors.Is(err, jsonrpc2.ErrClosed) }
+
+// IsCancelled reports whether err means a request was cancelled: by the caller's context,
+// or by the peer answering -32800.
+func IsCancelled(err error) bool {
+	if errors.Is(err, context.Canceled) {
+		return true
+	}
+	e, ok := errors.AsType[*jsonrpc2.Error](err)
+	return ok && e.Code == jsonrpc2.CodeRequestCancelled
+}

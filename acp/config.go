@@ -77,7 +77,7 @@ func (o *SessionConfigOption) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*o = SessionConfigOption{}
-	switch kind {
+	switch string(kind) {
 	case "select":
 		o.Select = new(SessionConfigSelect)
 		o.Extra, err = json.UnmarshalVariant(data, &struct {

@@ -84,7 +84,7 @@ func (b *ContentBlock) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*b = ContentBlock{}
-	switch kind {
+	switch string(kind) {
 	case "text":
 		b.Text = new(TextContent)
 		return b.Text.decodeMembers(data, "type")

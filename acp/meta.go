@@ -17,7 +17,7 @@ func (m *Meta) UnmarshalJSON(data []byte) error {
 		return errMalformed
 	}
 	*m = nil
-	if len(data) == 0 || data[0] != '{' {
+	if !isObject(data) {
 		return nil
 	}
 	meta := Meta{}

@@ -1,10 +1,6 @@
 package acp
 
-import (
-	"fmt"
-
-	"github.com/parley-acp/parley/internal/json"
-)
+import "github.com/parley-acp/parley/internal/jsonrpc2"
 
 // ProtocolVersion is the ACP wire version this package speaks. New v1 features arrive as
 // capabilities, never as a new number; 2 is a separate protocol.
@@ -33,17 +29,17 @@ const (
 
 // Methods the client implements (agent → client).
 const (
-	MethodSessionUpdate        = "session/update" // a notification
-	MethodRequestPermission    = "session/request_permission"
-	MethodReadTextFile         = "fs/read_text_file"
-	MethodWriteTextFile        = "fs/write_text_file"
-	MethodCreateTerminal       = "terminal/create"
-	MethodTerminalOutput       = "terminal/output"
-	MethodWaitForTerminalExit  = "terminal/wait_for_exit"
-	MethodKillTerminal         = "terminal/kill"
-	MethodReleaseTerminal      = "terminal/release"
-	MethodCreateElicitation    = "elicitation/create"
-	MethodCompleteElicitation  = "elicitation/complete" // a notification
+	MethodSessionUpdate       = "session/update" // a notification
+	MethodRequestPermission   = "session/request_permission"
+	MethodReadTextFile        = "fs/read_text_file"
+	MethodWriteTextFile       = "fs/write_text_file"
+	MethodCreateTerminal      = "terminal/create"
+	MethodTerminalOutput      = "terminal/output"
+	MethodWaitForTerminalExit = "terminal/wait_for_exit"
+	MethodKillTerminal        = "terminal/kill"
+	MethodReleaseTerminal     = "terminal/release"
+	MethodCreateElicitation   = "elicitation/create"
+	MethodCompleteElicitation = "elicitation/complete" // a notification
 )
 
 // MethodCancelRequest is the notification either side sends to cancel a request it sent
@@ -62,15 +58,6 @@ const (
 	CodeResourceNotFound = -32002 // an unknown session, file or terminal
 )
 
-// ErrorCode is a JSON-RPC error code: one of the Code constants or any other int32.
-type ErrorCode int32
-
-// Error is the error object of a JSON-RPC response as the ACP schema describes it.
-type Error struct {
-	Code    ErrorCode       `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitzero"`
-	Extra   json.Extra      `json:"-"`
-}
-
-func (e *Error) Error() string { return fmt.Sprintf("acp error %d: %s", e.Code, e.Message) }
+// Error is the error of a JSON-RPC response: what a peer's failed request returns (use
+// errors.As), and what a handler returns to choose the code the peer sees.
+type Error = jsonrpc2.Error

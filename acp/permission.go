@@ -97,7 +97,7 @@ func (o *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*o = RequestPermissionOutcome{}
-	switch kind {
+	switch string(kind) {
 	case "cancelled":
 		o.Cancelled = new(CancelledPermissionOutcome)
 		return o.Cancelled.decodeMembers(data, "outcome")

@@ -57,10 +57,13 @@ type CancelNotification struct {
 	Extra     json.Extra `json:"-"`
 }
 
-// CancelRequestNotification is the params of $/cancel_request. RequestID is the raw JSON
-// id (a string, a number or null) of the request to cancel.
+// CancelRequestNotification is the params of $/cancel_request.
 type CancelRequestNotification struct {
-	RequestID json.RawMessage `json:"requestId"`
-	Meta      Meta            `json:"_meta,omitzero"`
-	Extra     json.Extra      `json:"-"`
+	RequestID RequestId  `json:"requestId"`
+	Meta      Meta       `json:"_meta,omitzero"`
+	Extra     json.Extra `json:"-"`
 }
+
+// RequestId is a JSON-RPC request id as it is on the wire: a string, a number or null.
+// It stays raw so that it is echoed with its original JSON type.
+type RequestId = json.RawMessage

@@ -132,6 +132,16 @@ type McpServer struct {
 	Unknown json.RawMessage
 }
 
+// StdioMcpServer returns a stdio MCP server. Nil args and env are written as [].
+func StdioMcpServer(name, command string, args []string, env []EnvVariable) McpServer {
+	return McpServer{Stdio: &McpServerStdio{Name: name, Command: command, Args: args, Env: env}}
+}
+
+// HTTPMcpServer returns an MCP server reached over streamable HTTP.
+func HTTPMcpServer(name, url string, headers []HttpHeader) McpServer {
+	return McpServer{HTTP: &McpServerHttp{Name: name, URL: url, Headers: headers}}
+}
+
 // Kind returns "stdio", "http", "sse", or the type of an unknown server.
 func (s McpServer) Kind() string {
 	switch {
@@ -173,13 +183,13 @@ func (s *McpServer) UnmarshalJSON(data []byte) error {
 	}
 	*s = McpServer{}
 	switch {
-	case !present || kind == "stdio":
+	case !present || string(kind) == "stdio":
 		s.Stdio = new(McpServerStdio)
 		return s.Stdio.decodeMembers(data, "")
-	case kind == "http":
+	case string(kind) == "http":
 		s.HTTP = new(McpServerHttp)
 		return s.HTTP.decodeMembers(data, "type")
-	case kind == "sse":
+	case string(kind) == "sse":
 		s.SSE = new(McpServerSse)
 		return s.SSE.decodeMembers(data, "type")
 	}

@@ -7,10 +7,10 @@ type ToolCallId string
 
 // ToolCall is a "tool_call" update: the agent started (or is about to start) a tool call.
 type ToolCall struct {
-	ToolCallID ToolCallId `json:"toolCallId"`
-	Title      string     `json:"title"`          // for people: "Reading main.go"
-	Name       string     `json:"name,omitempty"` // the agent's internal tool name
-	Kind       ToolKind   `json:"kind,omitempty"`
+	ToolCallID ToolCallId         `json:"toolCallId"`
+	Title      string             `json:"title"`          // for people: "Reading main.go"
+	Name       string             `json:"name,omitempty"` // the agent's internal tool name
+	Kind       ToolKind           `json:"kind,omitempty"`
 	Status     ToolCallStatus     `json:"status,omitempty"`
 	Content    []ToolCallContent  `json:"content,omitzero"`
 	Locations  []ToolCallLocation `json:"locations,omitzero"`
@@ -67,8 +67,8 @@ const (
 // ToolCallLocation is a file (and line, 1-based) a tool call works on, so the client can
 // follow the agent.
 type ToolCallLocation struct {
-	Path  string     `json:"path"` // absolute
-	Line  *uint32    `json:"line,omitempty"`
+	Path  string     `json:"path"`           // absolute
+	Line  uint32     `json:"line,omitempty"` // 1-based; 0 when absent
 	Meta  Meta       `json:"_meta,omitzero"`
 	Extra json.Extra `json:"-"`
 }
@@ -132,7 +132,7 @@ func (c *ToolCallContent) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*c = ToolCallContent{}
-	switch kind {
+	switch string(kind) {
 	case "content":
 		c.Content = new(Content)
 		return c.Content.decodeMembers(data, "type")

@@ -12,27 +12,29 @@ var errMalformed = errors.New("acp: malformed JSON")
 
 // readKind returns the discriminator of a union: the member tag of the object data, and
 // whether it is there at all. A tag that is not a string reads as the empty kind, which no
-// variant has, so the object is kept as an unknown variant.
-func readKind(union string, data []byte, tag string) (kind string, present bool, err error) {
+// variant has, so the object is kept as an unknown variant. The kind usually aliases
+// data; callers switch on string(kind), which does not allocate.
+func readKind(union string, data []byte, tag string) (kind []byte, present bool, err error) {
 	if !isObject(data) {
-		return "", false, errNotObject(union)
+		return nil, false, errNotObject(union)
 	}
 	raw := json.Member(data, tag)
 	if raw == nil {
-		return "", false, nil
+		return nil, false, nil
 	}
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
-		return "", true, nil
+		return nil, true, nil
 	}
 	if inner := raw[1 : len(raw)-1]; bytes.IndexByte(inner, '\\') < 0 {
 		// A kind that matches a known one is a plain string; anything stranger ends up
 		// in Unknown, which is validated whole.
-		return string(inner), true, nil
+		return inner, true, nil
 	}
-	if err := json.Unmarshal(raw, &kind); err != nil {
-		return "", true, err
+	var decoded string
+	if err := json.Unmarshal(raw, &decoded); err != nil {
+		return nil, true, err
 	}
-	return kind, true, nil
+	return []byte(decoded), true, nil
 }
 
 func isObject(data []byte) bool {

@@ -125,7 +125,7 @@ func (u *SessionUpdate) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	*u = SessionUpdate{}
-	switch kind {
+	switch string(kind) {
 	case "user_message_chunk":
 		u.UserMessageChunk = new(ContentChunk)
 		return u.UserMessageChunk.decodeMembers(data, tag)

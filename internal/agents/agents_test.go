@@ -37,6 +37,3 @@ func TestLookupUnknownNamesTheKnownOnes(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
-
-
-

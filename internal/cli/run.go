@@ -22,7 +22,7 @@ import (
 // Exit statuses of parley run, one per way a turn can end.
 const (
 	exitEndTurn         = 0
-	exitError           = 1
+	exitFailure         = 1
 	exitUsage           = 2
 	exitRefusal         = 3
 	exitMaxTokens       = 4
@@ -123,12 +123,12 @@ func runPrompt(ctx context.Context, g *globals, spec agentproc.Spec, dir, prompt
 	spec.Dir = dir
 	agent, err := host.Launch(ctx, spec, host.LaunchOptions{Client: client, Logger: g.logger})
 	if err != nil {
-		return &exitError{code: exitError, err: err}
+		return &exitError{code: exitFailure, err: err}
 	}
 	defer agent.Close()
 	sess, err := agent.Conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
 	if err != nil {
-		return &exitError{code: exitError, err: agent.Explain(fmt.Errorf("opening a session: %w", err))}
+		return &exitError{code: exitFailure, err: agent.Explain(fmt.Errorf("opening a session: %w", err))}
 	}
 	resp, err := agent.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock(prompt)}})
 	out.Close()
@@ -136,7 +136,7 @@ func runPrompt(ctx context.Context, g *globals, spec agentproc.Spec, dir, prompt
 		if ctx.Err() != nil {
 			return &exitError{code: exitCancelled, err: agent.Explain(err)}
 		}
-		return &exitError{code: exitError, err: agent.Explain(fmt.Errorf("the turn failed: %w", err))}
+		return &exitError{code: exitFailure, err: agent.Explain(fmt.Errorf("the turn failed: %w", err))}
 	}
 	if client.wroteText() {
 		out.EnsureNewline()
@@ -153,7 +153,7 @@ func runPrompt(ctx context.Context, g *globals, spec agentproc.Spec, dir, prompt
 	case acp.StopReasonMaxTurnRequests:
 		return &exitError{code: exitMaxTurnRequests, err: errors.New("the agent stopped: it reached its limit of model requests for one turn")}
 	default:
-		return &exitError{code: exitError, err: fmt.Errorf("the agent stopped for an unknown reason %q", resp.StopReason)}
+		return &exitError{code: exitFailure, err: fmt.Errorf("the agent stopped for an unknown reason %q", resp.StopReason)}
 	}
 }
 
@@ -186,9 +186,9 @@ func (c *printingClient) SessionUpdate(ctx context.Context, n *acp.SessionNotifi
 }
 
 func (c *printingClient) RequestPermission(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
-	title := "a tool call"
-	if req.ToolCall.Title != nil {
-		title = *req.ToolCall.Title
+	title := req.ToolCall.Title
+	if title == "" {
+		title = "a tool call"
 	}
 	for _, kind := range []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways} {
 		for _, o := range req.Options {

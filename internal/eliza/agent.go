@@ -61,7 +61,7 @@ type agent struct {
 	conn   *acp.AgentConn
 
 	mu       sync.Mutex
-	sessions map[acp.SessionID]*session
+	sessions map[acp.SessionId]*session
 	next     int
 }
 
@@ -72,7 +72,7 @@ func newAgent(opts Options) *agent {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	return &agent{opts: opts, logger: opts.Logger, sessions: map[acp.SessionID]*session{}}
+	return &agent{opts: opts, logger: opts.Logger, sessions: map[acp.SessionId]*session{}}
 }
 
 func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
@@ -95,13 +95,13 @@ func (a *agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*ac
 	}
 	a.mu.Lock()
 	a.next++
-	id := acp.SessionID(fmt.Sprintf("eliza-%d", a.next))
+	id := acp.SessionId(fmt.Sprintf("eliza-%d", a.next))
 	s := newSession(id, req.Cwd, req.McpServers, NewTherapist(TherapistOptions{Deterministic: a.opts.Deterministic}))
 	a.sessions[id] = s
 	a.mu.Unlock()
 	acp.AfterResponse(ctx, func() {
 		// Setup updates go out after the response that introduces the session id.
-		a.conn.Update(context.Background(), id, acp.AvailableCommandsUpdate(availableCommands()))
+		a.conn.Update(context.Background(), id, acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: availableCommands()}})
 	})
 	return &acp.NewSessionResponse{SessionID: id}, nil
 }
@@ -115,10 +115,14 @@ func checkCwd(cwd string) error {
 
 func availableCommands() []acp.AvailableCommand {
 	return []acp.AvailableCommand{
-		{Name: "flood", Description: "send n short chunks as fast as possible", Input: &acp.AvailableCommandInput{Hint: "n"}},
-		{Name: "slowly", Description: "stream the text one word every 20 ms", Input: &acp.AvailableCommandInput{Hint: "text"}},
-		{Name: "think", Description: "send the text as a thought", Input: &acp.AvailableCommandInput{Hint: "text"}},
+		{Name: "flood", Description: "send n short chunks as fast as possible", Input: hint("n")},
+		{Name: "slowly", Description: "stream the text one word every 20 ms", Input: hint("text")},
+		{Name: "think", Description: "send the text as a thought", Input: hint("text")},
 	}
+}
+
+func hint(h string) *acp.AvailableCommandInput {
+	return &acp.AvailableCommandInput{Unstructured: &acp.UnstructuredCommandInput{Hint: h}}
 }
 
 // LoadSession reopens a session of this process and replays its conversation.
@@ -183,7 +187,7 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
 
-func (a *agent) session(id acp.SessionID) *session {
+func (a *agent) session(id acp.SessionId) *session {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.sessions[id]
@@ -192,7 +196,7 @@ func (a *agent) session(id acp.SessionID) *session {
 func (a *agent) closeAll() {
 	a.mu.Lock()
 	sessions := a.sessions
-	a.sessions = map[acp.SessionID]*session{}
+	a.sessions = map[acp.SessionId]*session{}
 	a.mu.Unlock()
 	for _, s := range sessions {
 		s.cancelTurn()

@@ -17,7 +17,7 @@ import (
 // session is one ACP session: its DOCTOR, its MCP servers and its conversation. mu is held
 // for the whole of a turn, so turns of one session run one after another.
 type session struct {
-	id        acp.SessionID
+	id        acp.SessionId
 	therapist *Therapist
 
 	mu      sync.Mutex
@@ -33,7 +33,7 @@ type session struct {
 
 type exchange struct{ user, agent string }
 
-func newSession(id acp.SessionID, cwd string, servers []acp.McpServer, t *Therapist) *session {
+func newSession(id acp.SessionId, cwd string, servers []acp.McpServer, t *Therapist) *session {
 	return &session{id: id, cwd: cwd, servers: servers, therapist: t, mcp: map[string]*mcp.ClientSession{}}
 }
 
@@ -73,7 +73,7 @@ func (s *session) mcpSession(ctx context.Context, name string) (*mcp.ClientSessi
 		return c, nil
 	}
 	for _, srv := range s.servers {
-		if srv.Name() != name {
+		if serverName(srv) != name {
 			continue
 		}
 		c, err := mcpclient.Connect(ctx, mcpServer(srv))
@@ -86,8 +86,20 @@ func (s *session) mcpSession(ctx context.Context, name string) (*mcp.ClientSessi
 	return nil, fmt.Errorf("no MCP server named %q in this session", name)
 }
 
+func serverName(srv acp.McpServer) string {
+	switch {
+	case srv.Stdio != nil:
+		return srv.Stdio.Name
+	case srv.HTTP != nil:
+		return srv.HTTP.Name
+	case srv.SSE != nil:
+		return srv.SSE.Name
+	}
+	return ""
+}
+
 func mcpServer(srv acp.McpServer) mcpclient.Server {
-	out := mcpclient.Server{Name: srv.Name()}
+	out := mcpclient.Server{Name: serverName(srv)}
 	switch {
 	case srv.Stdio != nil:
 		out.Command, out.Args = srv.Stdio.Command, srv.Stdio.Args
@@ -245,20 +257,20 @@ func (t *turn) flood(arg string) {
 	t.said.WriteString(fmt.Sprintf("[%d chunks]", n))
 }
 
-func (t *turn) nextCallID() acp.ToolCallID {
+func (t *turn) nextCallID() acp.ToolCallId {
 	t.session.calls++
-	return acp.ToolCallID(fmt.Sprintf("call-%d", t.session.calls))
+	return acp.ToolCallId(fmt.Sprintf("call-%d", t.session.calls))
 }
 
 func (t *turn) toolCall(title string) {
 	id := t.nextCallID()
-	t.send(acp.ToolCallStarted(acp.ToolCall{ToolCallID: id, Title: title, Kind: acp.ToolKindOther, Status: acp.ToolCallStatusPending}))
-	t.send(acp.ToolCallUpdated(acp.ToolCallUpdate{ToolCallID: id, Status: acp.ToolCallStatusInProgress}))
-	t.send(acp.ToolCallUpdated(acp.ToolCallUpdate{
+	t.send(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: id, Title: title, Kind: acp.ToolKindOther, Status: acp.ToolCallStatusPending}})
+	t.send(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: id, Status: acp.ToolCallStatusInProgress}})
+	t.send(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{
 		ToolCallID: id,
 		Status:     acp.ToolCallStatusCompleted,
-		Content:    []acp.ToolCallContent{acp.ContentToolCallContent(acp.TextBlock(title + ": done"))},
-	}))
+		Content:    []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(title + ": done"))},
+	}})
 	t.say("tool call " + title + ": completed")
 }
 
@@ -268,7 +280,7 @@ const permissionGrace = 2 * time.Second
 
 func (t *turn) requestPermission(title string) {
 	id := t.nextCallID()
-	t.send(acp.ToolCallStarted(acp.ToolCall{ToolCallID: id, Title: title, Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending}))
+	t.send(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: id, Title: title, Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending}})
 	// The request outlives session/cancel for a moment so the client can answer it.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(t.ctx))
 	defer cancel()
@@ -276,7 +288,7 @@ func (t *turn) requestPermission(title string) {
 	defer stop()
 	resp, err := t.agent.conn.RequestPermission(ctx, &acp.RequestPermissionRequest{
 		SessionID: t.session.id,
-		ToolCall:  acp.ToolCallUpdate{ToolCallID: id, Title: acp.Ptr(title), Kind: acp.Ptr(acp.ToolKindExecute), Status: acp.Ptr(acp.ToolCallStatusPending)},
+		ToolCall:  acp.ToolCallUpdate{ToolCallID: id, Title: title, Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending},
 		Options: []acp.PermissionOption{
 			{OptionID: "allow-once", Name: "Allow once", Kind: acp.PermissionOptionKindAllowOnce},
 			{OptionID: "allow-always", Name: "Allow always", Kind: acp.PermissionOptionKindAllowAlways},
@@ -293,7 +305,7 @@ func (t *turn) requestPermission(title string) {
 			answer = "permission: error: " + err.Error()
 		}
 	case resp.Outcome.Selected != nil:
-		kind := optionKind(resp.Outcome.Selected.OptionID)
+		kind := optionKind(string(resp.Outcome.Selected.OptionID))
 		answer = "permission: " + kind
 		if strings.HasPrefix(kind, "allow") {
 			status = acp.ToolCallStatusCompleted
@@ -301,7 +313,7 @@ func (t *turn) requestPermission(title string) {
 	default:
 		answer = "permission: cancelled"
 	}
-	t.send(acp.ToolCallUpdated(acp.ToolCallUpdate{ToolCallID: id, Status: acp.Ptr(status)}))
+	t.send(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: id, Status: status}})
 	t.say(answer)
 }
 

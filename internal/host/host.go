@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -17,8 +18,15 @@ import (
 )
 
 // InitializeTimeout bounds the wait for an agent's answer to initialize; agents launched
-// through npx may first install themselves.
+// through npx may first install themselves. PARLEY_INIT_TIMEOUT (a Go duration) overrides it.
 var InitializeTimeout = 60 * time.Second
+
+func initializeTimeout() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("PARLEY_INIT_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return InitializeTimeout
+}
 
 // Agent is a running agent with its ACP connection.
 type Agent struct {
@@ -60,7 +68,7 @@ func Launch(ctx context.Context, spec agentproc.Spec, opts LaunchOptions) (*Agen
 			}
 		},
 	})
-	initCtx, cancel := context.WithTimeout(ctx, InitializeTimeout)
+	initCtx, cancel := context.WithTimeout(ctx, initializeTimeout())
 	defer cancel()
 	info, err := a.Conn.Initialize(initCtx, &acp.InitializeRequest{
 		ClientCapabilities: opts.Capabilities,

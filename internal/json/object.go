@@ -64,7 +64,7 @@ func unmarshalObject(data []byte, v any, skip string) (Extra, error) {
 			decodeErr = err
 			return false
 		}
-		if skip != "" && name == skip {
+		if skip != "" && string(name) == skip {
 			return true
 		}
 		if f == nil {
@@ -72,7 +72,7 @@ func unmarshalObject(data []byte, v any, skip string) (Extra, error) {
 				decodeErr = fmt.Errorf("json: member %q: malformed value", name)
 				return false
 			}
-			keep(name, value)
+			keep(string(name), value)
 			return true
 		}
 		fv, err := fieldByIndex(s, f.index)
@@ -82,7 +82,7 @@ func unmarshalObject(data []byte, v any, skip string) (Extra, error) {
 		if err != nil {
 			if f.optional && fv.CanSet() && json.Valid(value) {
 				fv.SetZero()
-				keep(name, value)
+				keep(string(name), value)
 				return true
 			}
 			decodeErr = fmt.Errorf("member %q: %w", name, err)
@@ -121,21 +121,19 @@ type field struct {
 // decodeFunc decodes one JSON value into v, which is addressable.
 type decodeFunc func(v reflect.Value, data []byte) error
 
-// lookup returns the field for a member name given with its quotes, and the decoded name.
-func (o *objectType) lookup(quoted []byte) (*field, string, error) {
+// lookup returns the field for a member name given with its quotes, and the decoded
+// name. The name aliases quoted when it needs no decoding, so that the common case,
+// a known member, allocates nothing.
+func (o *objectType) lookup(quoted []byte) (*field, []byte, error) {
 	inner := quoted[1 : len(quoted)-1]
 	if plainString(inner) {
-		// The map index with a converted []byte does not allocate.
-		if f, ok := o.fields[string(inner)]; ok {
-			return f, string(inner), nil
-		}
-		return nil, string(inner), nil
+		return o.fields[string(inner)], inner, nil
 	}
 	var name string
 	if err := json.Unmarshal(quoted, &name); err != nil {
-		return nil, "", err
+		return nil, nil, err
 	}
-	return o.fields[name], name, nil
+	return o.fields[name], []byte(name), nil
 }
 
 // plainString reports whether the inside of a JSON string needs no decoding: no escapes,

@@ -30,6 +30,12 @@
 //   --no-validate        skip frame checks (benchmarks)
 //   --timeout MS         give up after MS milliseconds (default 60000)
 //
+// Summary: per step, the stop reason, the text of agent_message_chunk,
+// user_message_chunk (load replay) and agent_thought_chunk updates, counts per
+// sessionUpdate kind and timings; session-level kinds (available commands,
+// mode, config options, session info, usage) are counted under
+// sessions.<alias>.setup; "violations" lists frames that broke the rules.
+//
 // Exit status: 0 on success, 1 when a step failed (or --strict and violations),
 // 2 on timeout.
 
@@ -130,19 +136,25 @@ setTimeout(() => {
 // Routing of updates: each session id points at the record (turn or load)
 // that is currently collecting its updates.
 const collecting = new Map();
+const setupRecords = new Map();
 
 function newRecord(fields) {
   return { ...fields, updates: {}, chunks: 0, text: "", userText: "", thoughtText: "" };
 }
 
+// Kinds that describe the session rather than a turn are counted in the
+// session's setup record: the SDK may run their handler after the next
+// turn's record is in place, so routing them by time would be a race.
+const SETUP_KINDS = new Set(["available_commands_update", "current_mode_update", "config_option_update", "session_info_update", "usage_update"]);
+
 function onUpdate({ params, agent: agentCtx }) {
-  const record = collecting.get(params.sessionId);
+  const u = params.update;
+  const kind = u.sessionUpdate;
+  const record = SETUP_KINDS.has(kind) ? setupRecords.get(params.sessionId) : collecting.get(params.sessionId);
   if (!record) {
     summary.orphanUpdates++;
     return;
   }
-  const u = params.update;
-  const kind = u.sessionUpdate;
   record.updates[kind] = (record.updates[kind] ?? 0) + 1;
   const text = u.content?.type === "text" ? u.content.text : "";
   if (kind === "agent_message_chunk") {
@@ -191,9 +203,10 @@ async function openSession(ctx, alias) {
   const started = performance.now();
   const response = await ctx.request(methods.agent.session.new, { cwd, mcpServers: [] });
   summary.sessions[alias] = { sessionId: response.sessionId, newMs: round(performance.now() - started) };
-  // Setup updates that follow the response land in a record of their own.
-  collecting.set(response.sessionId, newRecord({ op: "setup", session: alias }));
-  summary.sessions[alias].setup = collecting.get(response.sessionId);
+  const setup = newRecord({ op: "setup", session: alias });
+  setupRecords.set(response.sessionId, setup);
+  collecting.set(response.sessionId, setup);
+  summary.sessions[alias].setup = setup;
   return response.sessionId;
 }
 

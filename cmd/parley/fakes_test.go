@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/parley-acp/parley/acp"
+)
+
+// runFakeAgent is a misbehaving ACP agent, for the tests of how parley copes.
+func runFakeAgent(behaviour string) int {
+	switch behaviour {
+	case "crash-at-start":
+		fmt.Fprintln(os.Stderr, "the agent is broken")
+		return 3
+	case "garbage":
+		fmt.Println("Hello! I am not an ACP agent.")
+		return 0
+	case "garbage-forever":
+		fmt.Println("Hello! I am not an ACP agent, and I will wait for ever.")
+		select {}
+	}
+	a := &fakeAgent{behaviour: behaviour}
+	a.conn = acp.NewAgentConn(a, stdioStream{}, nil)
+	<-a.conn.Done()
+	return 0
+}
+
+type stdioStream struct{}
+
+func (stdioStream) Read(b []byte) (int, error)  { return os.Stdin.Read(b) }
+func (stdioStream) Write(b []byte) (int, error) { return os.Stdout.Write(b) }
+func (stdioStream) Close() error                { os.Stdin.Close(); return os.Stdout.Close() }
+
+type fakeAgent struct {
+	behaviour string
+	conn      *acp.AgentConn
+}
+
+func (a *fakeAgent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	return &acp.InitializeResponse{ProtocolVersion: acp.NegotiateVersion(req.ProtocolVersion)}, nil
+}
+
+func (a *fakeAgent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	if a.behaviour == "early-updates" {
+		// Wrong, but common in the wild: an update before the response that introduces the id.
+		a.conn.Update(ctx, "s1", acp.AgentMessageChunk(acp.TextBlock("early ")))
+	}
+	return &acp.NewSessionResponse{SessionID: "s1"}, nil
+}
+
+func (a *fakeAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptResponse, error) {
+	switch a.behaviour {
+	case "crash-mid-turn":
+		a.conn.Update(ctx, req.SessionID, acp.AgentMessageChunk(acp.TextBlock("partial ")))
+		fmt.Fprintln(os.Stderr, "the agent died mid-turn")
+		os.Exit(4)
+	case "refuse":
+		return &acp.PromptResponse{StopReason: acp.StopReasonRefusal}, nil
+	case "max-tokens":
+		return &acp.PromptResponse{StopReason: acp.StopReasonMaxTokens}, nil
+	case "early-updates":
+		a.conn.Update(ctx, req.SessionID, acp.AgentMessageChunk(acp.TextBlock("bird")))
+	}
+	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+func (a *fakeAgent) Cancel(ctx context.Context, req *acp.CancelNotification) error { return nil }
+
+// runMCPServer is a stdio MCP server with two tools, for eliza's tool commands.
+func runMCPServer() int {
+	s := newMCPServer()
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, "mcp server:", err)
+		return 1
+	}
+	return 0
+}
+
+type echoArgs struct {
+	Text string `json:"text" jsonschema:"the text to echo"`
+}
+
+type addArgs struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+
+// newMCPServer has "echo" (which waits for a second call when asked, to prove calls run
+// concurrently) and "add", and a tool that fails.
+func newMCPServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "test-tools", Version: "1"}, nil)
+	rendezvous := make(chan struct{})
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "echo the text"}, func(ctx context.Context, _ *mcp.CallToolRequest, in echoArgs) (*mcp.CallToolResult, any, error) {
+		switch in.Text {
+		case "meet":
+			// Returns only once "greet" has been called: proves the calls run at once.
+			select {
+			case <-rendezvous:
+			case <-ctx.Done():
+				return nil, nil, ctx.Err()
+			}
+		case "greet":
+			close(rendezvous)
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.ToUpper(in.Text)}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "add two numbers"}, func(ctx context.Context, _ *mcp.CallToolRequest, in addArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(in.A + in.B)}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "fail", Description: "always fails"}, func(ctx context.Context, _ *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+		return nil, nil, fmt.Errorf("this tool always fails")
+	})
+	return s
+}

@@ -1,0 +1,193 @@
+package main
+
+// Black-box tests: they drive the real parley command line over stdio, the way a user or
+// a peer does. The test binary doubles as parley (and as the fake agents and MCP servers
+// the tests need): TestMain switches on PARLEY_TEST_ROLE, the same re-exec trick gopls's
+// integration tests use, so no separate build is needed.
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parley-acp/parley/internal/cli"
+)
+
+func TestMain(m *testing.M) {
+	switch os.Getenv("PARLEY_TEST_ROLE") {
+	case "parley":
+		os.Exit(cli.Main(os.Args[1:]))
+	case "fake-agent":
+		os.Exit(runFakeAgent(os.Args[1]))
+	case "mcp-server":
+		os.Exit(runMCPServer())
+	}
+	os.Exit(m.Run())
+}
+
+// self is the test binary, which acts as parley under PARLEY_TEST_ROLE=parley.
+func self(t testing.TB) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// parley runs the parley command line with args and returns what it printed.
+func parley(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard, not a synchronisation
+	defer cancel()
+	cmd := exec.CommandContext(ctx, self(t), args...)
+	cmd.Env = append(os.Environ(), "PARLEY_TEST_ROLE=parley")
+	cmd.Dir = t.TempDir()
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running parley %v: %v", args, err)
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("parley %v hung; stderr:\n%s", args, errb.String())
+	}
+	return result{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+// fakeAgentCommand is an --agent-command that runs one of the fake agents.
+func fakeAgentCommand(t *testing.T, behaviour string) string {
+	return "env PARLEY_TEST_ROLE=fake-agent " + self(t) + " " + behaviour
+}
+
+func TestRunElizaAnswers(t *testing.T) {
+	r := parley(t, "", "run", "--agent", "eliza", "I am worried about my tests")
+	if r.code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "worried about your tests") || !strings.HasSuffix(r.stdout, "\n") {
+		t.Errorf("stdout %q: want the DOCTOR's reflection, ending in a newline", r.stdout)
+	}
+}
+
+func TestRunPromptFromStdin(t *testing.T) {
+	r := parley(t, "flood 5\n", "run", "-")
+	if r.code != 0 || r.stdout != "0 1 2 3 4 \n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestRunFloodLosesNothing(t *testing.T) {
+	const n = 20000
+	r := parley(t, "", "run", "flood 20000")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	fields := strings.Fields(r.stdout)
+	if len(fields) != n || fields[n-1] != "19999" {
+		t.Errorf("got %d chunks, want %d", len(fields), n)
+	}
+}
+
+func TestRunUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no prompt", []string{"run"}, "requires at least 1 arg"},
+		{"empty prompt", []string{"run", "  "}, "prompt is empty"},
+		{"unknown agent", []string{"run", "--agent", "nope", "hi"}, `unknown agent "nope"; known agents: eliza`},
+		{"both agent flags", []string{"run", "--agent", "eliza", "--agent-command", "x", "hi"}, "not both"},
+		{"wrong flag", []string{"run", "--frobnicate", "hi"}, "unknown flag: --frobnicate"},
+		{"bad cwd", []string{"run", "--cwd", "/nonexistent/dir", "hi"}, "--cwd"},
+		{"bad log level", []string{"--log", "loud", "run", "hi"}, "not a level"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := parley(t, "", tc.args...)
+			if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", r.code, r.stderr, tc.want)
+			}
+		})
+	}
+}
+
+func TestRunMissingAgentCommand(t *testing.T) {
+	r := parley(t, "", "run", "--agent-command", "no-such-agent-binary --acp", "hi")
+	if r.code != 1 || !strings.Contains(r.stderr, `"no-such-agent-binary": command not found`) {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestHelp(t *testing.T) {
+	r := parley(t, "", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "parley run") || !strings.Contains(r.stdout, "eliza") {
+		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+	}
+	r = parley(t, "", "run", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "Exit status") || !strings.Contains(r.stdout, "--agent-command") {
+		t.Errorf("run --help: exit %d, stdout %q", r.code, r.stdout)
+	}
+}
+
+func TestRunBrokenAgents(t *testing.T) {
+	for _, tc := range []struct {
+		behaviour string
+		code      int
+		want      []string
+	}{
+		{"crash-at-start", 1, []string{"exit status 3", "the agent is broken"}},
+		{"crash-mid-turn", 1, []string{"the turn failed", "exit status 4", "died mid-turn"}},
+		{"garbage", 1, []string{"not ACP", "Hello! I am not an ACP agent"}},
+		{"refuse", 3, []string{"refused"}},
+		{"max-tokens", 4, []string{"token limit"}},
+	} {
+		t.Run(tc.behaviour, func(t *testing.T) {
+			r := parley(t, "", "run", "--agent-command", fakeAgentCommand(t, tc.behaviour), "hi")
+			if r.code != tc.code {
+				t.Errorf("exit %d, want %d; stderr:\n%s", r.code, tc.code, r.stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.stderr, w) {
+					t.Errorf("stderr does not say %q:\n%s", w, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestRunGarbageAgentThatStaysAliveTimesOut(t *testing.T) {
+	cmd := exec.Command(self(t), "run", "--agent-command", fakeAgentCommand(t, "garbage-forever"), "hi")
+	cmd.Env = append(os.Environ(), "PARLEY_TEST_ROLE=parley", "PARLEY_INIT_TIMEOUT=500ms")
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !bytes.Contains(out, []byte("did not answer in time")) || !bytes.Contains(out, []byte("not ACP")) {
+		t.Errorf("err %v, output:\n%s", err, out)
+	}
+}
+
+func TestRunDeliversUpdatesSentBeforeTheSessionResponse(t *testing.T) {
+	r := parley(t, "", "run", "--agent-command", fakeAgentCommand(t, "early-updates"), "hi")
+	if r.code != 0 || r.stdout != "early bird\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestRunRefusesPermissionByKind(t *testing.T) {
+	r := parley(t, "", "run", "request permission deploy")
+	if r.code != 0 || r.stdout != "permission: reject_once\n" || !strings.Contains(r.stderr, `"deploy"`) {
+		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
