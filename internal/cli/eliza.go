@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"fmt"
+	"os"
+
 	"github.com/parley-acp/parley/internal/eliza"
 	"github.com/spf13/cobra"
 )
@@ -16,6 +19,9 @@ DOCTOR script, needs no model, and understands test commands, one per prompt lin
 ` + eliza.Commands,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f, ok := cmd.InOrStdin().(*os.File); ok && isTerminal(f) {
+				fmt.Fprintln(cmd.ErrOrStderr(), `parley eliza speaks ACP (JSON-RPC) on stdin and stdout; to talk to it, run: parley run "hello"`)
+			}
 			return eliza.Serve(cmd.Context(), commandStdio(cmd), eliza.Options{
 				Deterministic: deterministic,
 				Version:       version(),
@@ -25,4 +31,10 @@ DOCTOR script, needs no model, and understands test commands, one per prompt lin
 	}
 	cmd.Flags().BoolVar(&deterministic, "deterministic", false, "answer the same inputs identically in every fresh session")
 	return cmd
+}
+
+// isTerminal reports whether f is a character device (a terminal), not a pipe or file.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

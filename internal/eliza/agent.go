@@ -173,10 +173,10 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	if s == nil {
 		return nil, acp.ErrSessionNotFound(req.SessionID)
 	}
+	s.mu.Lock() // one turn at a time per session; a second prompt waits its turn
+	defer s.mu.Unlock()
 	turnCtx, release := s.beginTurn(ctx)
 	defer release()
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	t := &turn{agent: a, session: s, ctx: turnCtx}
 	text := promptText(req.Prompt)
 	t.run(text)
