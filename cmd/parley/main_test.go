@@ -10,6 +10,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +52,7 @@ func parley(t *testing.T, stdin string, args ...string) result {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self(t), args...)
 	cmd.Env = append(os.Environ(), "PARLEY_TEST_ROLE=parley")
+	cmd.Env = append(cmd.Env, isolatedXDG(t)...)
 	cmd.Dir = t.TempDir()
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
@@ -66,6 +68,17 @@ func parley(t *testing.T, stdin string, args ...string) result {
 		t.Fatalf("parley %v hung; stderr:\n%s", args, errb.String())
 	}
 	return result{stdout: out.String(), stderr: errb.String(), code: code}
+}
+
+// isolatedXDG points parley's configuration, data and logs at a fresh temp dir, so that
+// no test reads or writes the developer's own.
+func isolatedXDG(t *testing.T) []string {
+	root := t.TempDir()
+	var env []string
+	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
+		env = append(env, v+"="+filepath.Join(root, strings.ToLower(v)))
+	}
+	return env
 }
 
 // fakeAgentCommand is an --agent-command that runs one of the fake agents.
@@ -110,7 +123,7 @@ func TestRunUsageErrors(t *testing.T) {
 	}{
 		{"no prompt", []string{"run"}, "requires at least 1 arg"},
 		{"empty prompt", []string{"run", "  "}, "prompt is empty"},
-		{"unknown agent", []string{"run", "--agent", "nope", "hi"}, `unknown agent "nope"; known agents: eliza`},
+		{"unknown agent", []string{"run", "--agent", "nope", "hi"}, `unknown agent "nope"; known agents: claude, codex, eliza, gemini, parley`},
 		{"both agent flags", []string{"run", "--agent", "eliza", "--agent-command", "x", "hi"}, "not both"},
 		{"wrong flag", []string{"run", "--frobnicate", "hi"}, "unknown flag: --frobnicate"},
 		{"bad cwd", []string{"run", "--cwd", "/nonexistent/dir", "hi"}, "--cwd"},
@@ -189,5 +202,23 @@ func TestRunRefusesPermissionByKind(t *testing.T) {
 	r := parley(t, "", "run", "request permission deploy")
 	if r.code != 0 || r.stdout != "permission: reject_once\n" || !strings.Contains(r.stderr, `"deploy"`) {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestAgentsListsBuiltinsAndConfigured(t *testing.T) {
+	env := isolatedXDG(t)
+	cfgDir := filepath.Join(strings.TrimPrefix(env[0], "XDG_CONFIG_HOME="), "parley")
+	os.MkdirAll(cfgDir, 0o700)
+	os.WriteFile(filepath.Join(cfgDir, "config.json"), []byte(`{"agent_servers":{"mine":{"command":"no-such-agent-xyz","args":["--acp"]}}}`), 0o600)
+	cmd := exec.Command(self(t), "agents")
+	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	for _, want := range []string{"eliza", "codex", "claude", "gemini", "mine", "no-such-agent-xyz --acp", "no: no-such-agent-xyz is not installed"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("parley agents does not show %q:\n%s", want, out)
+		}
 	}
 }

@@ -1,45 +1,166 @@
 // Package agents knows which ACP agents parley can start and how: the built-in ones and
-// command lines given by the user.
+// the user's own, from the agent_servers section of parley's configuration file (the shape
+// editors already use: name → command, args, env).
 package agents
 
 import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/parley-acp/parley/internal/agentproc"
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/xdg"
 )
 
-// builtins are the agents parley knows by name. eliza runs this very binary.
-var builtins = map[string]func() (agentproc.Spec, error){
-	"eliza": func() (agentproc.Spec, error) {
-		self, err := os.Executable()
-		if err != nil {
-			return agentproc.Spec{}, fmt.Errorf("finding parley's own binary for eliza: %w", err)
-		}
-		return agentproc.Spec{Command: self, Args: []string{"eliza"}}, nil
-	},
+// Agent is one agent parley can start.
+type Agent struct {
+	Name   string
+	Source string // "built-in" or the configuration file it came from
+	Spec   agentproc.Spec
+	// NotRunnable is empty when the agent can be started here, else it says why not.
+	NotRunnable string
 }
 
-// Names lists the agents known by name.
-func Names() []string {
-	names := make([]string, 0, len(builtins))
-	for n := range builtins {
+// Registry is the set of known agents.
+type Registry struct {
+	agents map[string]Agent
+}
+
+// builtin describes a built-in agent: a command to look for on PATH, and the npm package
+// to run through npx when it is not installed.
+type builtin struct {
+	name    string
+	command string   // on PATH
+	args    []string // for both ways of starting it
+	npm     string   // package for npx, "" for none
+	self    []string // parley's own subcommand, instead of command
+}
+
+var builtins = []builtin{
+	{name: "eliza", self: []string{"eliza"}},
+	{name: "parley", self: []string{"agent"}},
+	{name: "codex", command: "codex-acp", npm: "@agentclientprotocol/codex-acp"},
+	{name: "claude", command: "claude-agent-acp", npm: "@agentclientprotocol/claude-agent-acp"},
+	{name: "gemini", command: "gemini", args: []string{"--acp"}, npm: "@google/gemini-cli"},
+}
+
+// ConfigPath is the configuration file: $XDG_CONFIG_HOME/parley/config.json.
+func ConfigPath() string { return filepath.Join(xdg.ConfigDir(), "config.json") }
+
+// config is the part of the configuration file this package reads.
+type config struct {
+	AgentServers map[string]struct {
+		Command string            `json:"command"`
+		Args    []string          `json:"args"`
+		Env     map[string]string `json:"env"`
+	} `json:"agent_servers"`
+}
+
+// Load returns the built-in agents plus those of the configuration file at path (which
+// may be missing). A user entry with a built-in's name replaces it.
+func Load(path string) (*Registry, error) {
+	r := &Registry{agents: map[string]Agent{}}
+	for _, b := range builtins {
+		r.agents[b.name] = b.resolve()
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return r, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	var cfg config
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for name, s := range cfg.AgentServers {
+		if s.Command == "" {
+			return nil, fmt.Errorf("%s: agent_servers.%s has no command", path, name)
+		}
+		a := Agent{Name: name, Source: path, Spec: agentproc.Spec{Command: s.Command, Args: s.Args}}
+		for k, v := range s.Env {
+			a.Spec.Env = append(a.Spec.Env, k+"="+v)
+		}
+		slices.Sort(a.Spec.Env)
+		if _, err := exec.LookPath(s.Command); err != nil {
+			a.NotRunnable = fmt.Sprintf("%s is not installed or not on PATH", s.Command)
+		}
+		r.agents[name] = a
+	}
+	return r, nil
+}
+
+func (b builtin) resolve() Agent {
+	a := Agent{Name: b.name, Source: "built-in"}
+	if b.self != nil {
+		self, err := os.Executable()
+		if err != nil {
+			a.NotRunnable = "cannot find parley's own binary: " + err.Error()
+		}
+		a.Spec = agentproc.Spec{Command: self, Args: b.self}
+		if b.name == "parley" {
+			a.NotRunnable = "parley's own coding agent is not built yet"
+		}
+		return a
+	}
+	if _, err := exec.LookPath(b.command); err == nil {
+		a.Spec = agentproc.Spec{Command: b.command, Args: b.args}
+		return a
+	}
+	a.Spec = agentproc.Spec{Command: "npx", Args: append([]string{"-y", b.npm}, b.args...)}
+	if b.name == "gemini" {
+		a.Spec.Args = append([]string{"-y", "-p", b.npm, "gemini"}, b.args...)
+	}
+	if _, err := exec.LookPath("npx"); err != nil {
+		a.NotRunnable = fmt.Sprintf("%s is not installed, and npx (to fetch %s) is not on PATH", b.command, b.npm)
+	}
+	return a
+}
+
+// Names lists the known agents, sorted.
+func (r *Registry) Names() []string {
+	names := make([]string, 0, len(r.agents))
+	for n := range r.agents {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	return names
 }
 
-// Lookup returns how to start the named agent.
-func Lookup(name string) (agentproc.Spec, error) {
-	start, ok := builtins[name]
-	if !ok {
-		return agentproc.Spec{}, fmt.Errorf("unknown agent %q; known agents: %s (or give a command with --agent-command)", name, strings.Join(Names(), ", "))
+// All lists the known agents, sorted by name.
+func (r *Registry) All() []Agent {
+	var out []Agent
+	for _, n := range r.Names() {
+		out = append(out, r.agents[n])
 	}
-	return start()
+	return out
+}
+
+// Lookup returns how to start the named agent.
+func (r *Registry) Lookup(name string) (Agent, error) {
+	a, ok := r.agents[name]
+	if !ok {
+		return Agent{}, fmt.Errorf("unknown agent %q; known agents: %s (see `parley agents`, or give a command with --agent-command)", name, strings.Join(r.Names(), ", "))
+	}
+	if a.NotRunnable != "" {
+		return a, fmt.Errorf("agent %q cannot run here: %s", name, a.NotRunnable)
+	}
+	return a, nil
+}
+
+// BuiltinNames lists the built-in agents, for help texts.
+func BuiltinNames() []string {
+	var names []string
+	for _, b := range builtins {
+		names = append(names, b.name)
+	}
+	return names
 }
 
 // ParseCommand splits a command line the way a POSIX shell splits words: blanks separate

@@ -1,6 +1,8 @@
 package agents
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -32,8 +34,48 @@ func TestParseCommand(t *testing.T) {
 }
 
 func TestLookupUnknownNamesTheKnownOnes(t *testing.T) {
-	_, err := Lookup("nope")
+	r, err := Load(filepath.Join(t.TempDir(), "missing.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Lookup("nope")
 	if err == nil || !strings.Contains(err.Error(), "eliza") {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestConfigAddsAndReplacesAgents(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(path, []byte(`{"agent_servers":{
+		"mine":{"command":"sh","args":["-c","exit 0"],"env":{"B":"2","A":"1"}},
+		"codex":{"command":"no-such-codex-binary"}}}`), 0o600)
+	r, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := r.Lookup("mine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mine.Spec.Command != "sh" || !slices.Equal(mine.Spec.Args, []string{"-c", "exit 0"}) || !slices.Equal(mine.Spec.Env, []string{"A=1", "B=2"}) || mine.Source != path {
+		t.Errorf("mine = %+v", mine)
+	}
+	if _, err := r.Lookup("codex"); err == nil || !strings.Contains(err.Error(), "not installed") {
+		t.Errorf("a configured agent that is not installed: %v", err)
+	}
+	if !slices.Contains(r.Names(), "eliza") {
+		t.Error("built-ins are gone")
+	}
+}
+
+func TestBadConfigIsAClearError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(path, []byte(`{"agent_servers":{"x":{}}}`), 0o600)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "agent_servers.x has no command") {
+		t.Errorf("got %v", err)
+	}
+	os.WriteFile(path, []byte(`{`), 0o600)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("got %v", err)
 	}
 }

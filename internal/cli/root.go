@@ -69,6 +69,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 places that want to use them.
 
   parley run "prompt"       one prompt to an agent, the reply on stdout
+  parley agents             the agents parley knows, and whether they can run here
   parley eliza              the built-in ACP agent (the 1966 DOCTOR), for tests and demos`,
 		Version:       version(),
 		SilenceUsage:  true,
@@ -84,7 +85,7 @@ places that want to use them.
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(newElizaCommand(g), newRunCommand(g))
+	root.AddCommand(newElizaCommand(g), newRunCommand(g), newAgentsCommand(g))
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -63,7 +63,7 @@ Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 			return runPrompt(cmd.Context(), g, spec, dir, prompt, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	cmd.Flags().StringVar(&agentName, "agent", "eliza", "the agent to run, by name (known: "+strings.Join(agents.Names(), ", ")+")")
+	cmd.Flags().StringVar(&agentName, "agent", "eliza", "the agent to run, by name (built-in: "+strings.Join(agents.BuiltinNames(), ", ")+"; see `parley agents`)")
 	cmd.Flags().StringVar(&agentCommand, "agent-command", "", `the agent's command line, e.g. "npx some-acp-agent --flag" (overrides --agent)`)
 	cmd.Flags().StringVar(&cwd, "cwd", "", "the session's working directory (default: the current directory)")
 	return cmd
@@ -76,7 +76,12 @@ func chooseAgent(cmd *cobra.Command, name, command string) (agentproc.Spec, erro
 		}
 		return agents.ParseCommand(command)
 	}
-	return agents.Lookup(name)
+	reg, err := agents.Load(agents.ConfigPath())
+	if err != nil {
+		return agentproc.Spec{}, err
+	}
+	a, err := reg.Lookup(name)
+	return a.Spec, err
 }
 
 func readPrompt(cmd *cobra.Command, args []string) (string, error) {
