@@ -54,6 +54,9 @@ func Start(spec Spec) (*Process, error) {
 		cmd.Env = append(os.Environ(), spec.Env...)
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// A child of the agent that keeps stderr open must not keep us from seeing the
+	// agent's own exit.
+	cmd.WaitDelay = time.Second
 	p := &Process{spec: spec, cmd: cmd, tail: &tailBuffer{max: 4 << 10}, exited: make(chan struct{})}
 	var stderr io.Writer = p.tail
 	if spec.Stderr != nil {
@@ -122,6 +125,8 @@ func (p *Process) StderrTail() string { return p.tail.String() }
 // SIGTERM to its process group, and SIGKILL if that does not do.
 func (p *Process) Stop(grace time.Duration) error {
 	p.stdin.Close()
+	// Whatever else runs in the agent's process group goes with it.
+	defer syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	if p.waitFor(grace) {
 		return nil
 	}

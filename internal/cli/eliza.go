@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/parley-acp/parley/internal/eliza"
 	"github.com/spf13/cobra"
@@ -19,10 +18,12 @@ DOCTOR script, needs no model, and understands test commands, one per prompt lin
 ` + eliza.Commands,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if f, ok := cmd.InOrStdin().(*os.File); ok && isTerminal(f) {
+			if isTerminal(cmd.InOrStdin()) {
 				fmt.Fprintln(cmd.ErrOrStderr(), `parley eliza speaks ACP (JSON-RPC) on stdin and stdout; to talk to it, run: parley run "hello"`)
 			}
-			return eliza.Serve(cmd.Context(), commandStdio(cmd), eliza.Options{
+			ctx, stop := interruptible(cmd.Context())
+			defer stop()
+			return eliza.Serve(ctx, commandStdio(cmd), eliza.Options{
 				Deterministic: deterministic,
 				Version:       version(),
 				Logger:        g.logger,
@@ -31,10 +32,4 @@ DOCTOR script, needs no model, and understands test commands, one per prompt lin
 	}
 	cmd.Flags().BoolVar(&deterministic, "deterministic", false, "answer the same inputs identically in every fresh session")
 	return cmd
-}
-
-// isTerminal reports whether f is a character device (a terminal), not a pipe or file.
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -59,8 +59,6 @@ func Main(args []string) int {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	g := &globals{}
 	root := &cobra.Command{
 		Use:   "parley",
@@ -68,8 +66,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Long: `parley connects coding agents that speak ACP (the Agent Client Protocol) with the
 places that want to use them.
 
+  parley chat               talk with an agent in the terminal
   parley run "prompt"       one prompt to an agent, the reply on stdout
   parley agents             the agents parley knows, and whether they can run here
+  parley permissions        the "always" decisions parley remembers, and resetting them
   parley eliza              the built-in ACP agent (the 1966 DOCTOR), for tests and demos`,
 		Version:       version(),
 		SilenceUsage:  true,
@@ -85,7 +85,7 @@ places that want to use them.
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(newElizaCommand(g), newRunCommand(g), newAgentsCommand(g))
+	root.AddCommand(newElizaCommand(g), newRunCommand(g), newChatCommand(g), newAgentsCommand(g), newPermissionsCommand(g))
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -146,3 +146,8 @@ func commandStdio(cmd *cobra.Command) stdio {
 }
 
 func joinArgs(args []string) string { return strings.Join(args, " ") }
+
+// interruptible is ctx ended by Ctrl-C or SIGTERM, for commands where that means stop.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,10 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/agents"
-	"github.com/parley-acp/parley/internal/host"
+	"github.com/parley-acp/parley/internal/xdg"
 	"github.com/spf13/cobra"
 )
 
@@ -30,8 +28,22 @@ const (
 	exitCancelled       = 130
 )
 
+// agentFlags choose the agent, for run and chat alike.
+type agentFlags struct {
+	name, command, cwd string
+	yolo               bool
+}
+
+func (f *agentFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.name, "agent", "eliza", "the agent to run, by name (built-in: "+strings.Join(agents.BuiltinNames(), ", ")+"; see `parley agents`)")
+	cmd.Flags().StringVar(&f.command, "agent-command", "", `the agent's command line, e.g. "npx some-acp-agent --flag" (overrides --agent)`)
+	cmd.Flags().StringVar(&f.cwd, "cwd", "", "the session's working directory (default: the current directory)")
+	cmd.Flags().BoolVar(&f.yolo, "yolo", false, "allow every tool call the agent asks about, without asking (rules configured as ask still ask)")
+}
+
 func newRunCommand(g *globals) *cobra.Command {
-	var agentName, agentCommand, cwd string
+	var af agentFlags
+	var jsonOut bool
 	cmd := &cobra.Command{
 		Use:   "run [flags] PROMPT...",
 		Short: "Send one prompt to an ACP agent and print its reply",
@@ -39,16 +51,21 @@ func newRunCommand(g *globals) *cobra.Command {
 
 The agent is started in its own process, initialized, given a new session in the working
 directory, and sent PROMPT (the arguments joined by spaces; "-" reads the prompt from
-stdin). Its reply text streams to stdout; errors go to stderr.
+stdin). The agent may read and write files and run commands inside that directory only.
+Its reply streams to stdout; tool calls, thoughts and plans go with it on a terminal and to
+stderr otherwise. When the agent asks permission, parley asks you if stdin is a terminal,
+allows with --yolo, and otherwise refuses. The agent's own stderr goes to a log file
+under ` + xdg.StateDir() + `.
 
 Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 5 max_turn_requests, 130 cancelled (Ctrl-C sends session/cancel).`,
 		Example: `  parley run "I am worried about my tests"
   parley run --agent-command "node my-agent.mjs --verbose" "hello"
-  echo "flood 1000" | parley run -`,
+  echo "flood 1000" | parley run -
+  parley run --json "tool call Build" | jq -c .`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, err := chooseAgent(cmd, agentName, agentCommand)
+			spec, agentName, err := chooseAgent(cmd, af.name, af.command)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
@@ -56,32 +73,50 @@ Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			dir, err := workspace(cwd)
+			dir, err := workspaceDir(af.cwd)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			return runPrompt(cmd.Context(), g, spec, dir, prompt, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			var ask *prompter
+			if args[0] != "-" && isTerminal(cmd.InOrStdin()) {
+				ask = newPrompter(cmd.InOrStdin(), cmd.ErrOrStderr())
+			}
+			con := newConsole(consoleOptions{
+				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(),
+				json: jsonOut, tty: isTerminal(cmd.OutOrStdout()), root: dir, prompter: ask,
+			})
+			defer con.close()
+			ctx, stop := interruptible(cmd.Context())
+			defer stop()
+			s, err := startSession(ctx, g, con, sessionOptions{spec: spec, agentName: agentName, dir: dir, yolo: af.yolo})
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			return s.prompt(ctx, prompt)
 		},
 	}
-	cmd.Flags().StringVar(&agentName, "agent", "eliza", "the agent to run, by name (built-in: "+strings.Join(agents.BuiltinNames(), ", ")+"; see `parley agents`)")
-	cmd.Flags().StringVar(&agentCommand, "agent-command", "", `the agent's command line, e.g. "npx some-acp-agent --flag" (overrides --agent)`)
-	cmd.Flags().StringVar(&cwd, "cwd", "", "the session's working directory (default: the current directory)")
+	af.register(cmd)
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON event per line (text, thought, plan, tool_call, permission, usage, stop) instead of text")
 	return cmd
 }
 
-func chooseAgent(cmd *cobra.Command, name, command string) (agentproc.Spec, error) {
+// chooseAgent returns how to start the agent, and the name its permissions and log are
+// kept under.
+func chooseAgent(cmd *cobra.Command, name, command string) (agentproc.Spec, string, error) {
 	if command != "" {
 		if cmd.Flags().Changed("agent") {
-			return agentproc.Spec{}, errors.New("give either --agent or --agent-command, not both")
+			return agentproc.Spec{}, "", errors.New("give either --agent or --agent-command, not both")
 		}
-		return agents.ParseCommand(command)
+		spec, err := agents.ParseCommand(command)
+		return spec, spec.String(), err
 	}
 	reg, err := agents.Load(agents.ConfigPath())
 	if err != nil {
-		return agentproc.Spec{}, err
+		return agentproc.Spec{}, "", err
 	}
 	a, err := reg.Lookup(name)
-	return a.Spec, err
+	return a.Spec, name, err
 }
 
 func readPrompt(cmd *cobra.Command, args []string) (string, error) {
@@ -99,8 +134,8 @@ func readPrompt(cmd *cobra.Command, args []string) (string, error) {
 	return prompt, nil
 }
 
-// workspace returns the absolute, symlink-resolved working directory.
-func workspace(dir string) (string, error) {
+// workspaceDir returns the absolute, symlink-resolved working directory.
+func workspaceDir(dir string) (string, error) {
 	if dir == "" {
 		var err error
 		if dir, err = os.Getwd(); err != nil {
@@ -119,92 +154,6 @@ func workspace(dir string) (string, error) {
 		return "", fmt.Errorf("--cwd: %s is not a directory", dir)
 	}
 	return real, nil
-}
-
-func runPrompt(ctx context.Context, g *globals, spec agentproc.Spec, dir, prompt string, stdout, stderr io.Writer) error {
-	out := newStreamWriter(stdout)
-	defer out.Close()
-	client := &printingClient{out: out, stderr: stderr}
-	spec.Dir = dir
-	agent, err := host.Launch(ctx, spec, host.LaunchOptions{Client: client, Logger: g.logger})
-	if err != nil {
-		return &exitError{code: exitFailure, err: err}
-	}
-	defer agent.Close()
-	sess, err := agent.Conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
-	if err != nil {
-		return &exitError{code: exitFailure, err: agent.Explain(fmt.Errorf("opening a session: %w", err))}
-	}
-	resp, err := agent.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock(prompt)}})
-	out.Close()
-	if err != nil {
-		if ctx.Err() != nil {
-			return &exitError{code: exitCancelled, err: agent.Explain(err)}
-		}
-		return &exitError{code: exitFailure, err: agent.Explain(fmt.Errorf("the turn failed: %w", err))}
-	}
-	if client.wroteText() {
-		out.EnsureNewline()
-	}
-	switch resp.StopReason {
-	case acp.StopReasonEndTurn:
-		return nil
-	case acp.StopReasonCancelled:
-		return &exitError{code: exitCancelled, err: errors.New("the turn was cancelled")}
-	case acp.StopReasonRefusal:
-		return &exitError{code: exitRefusal, err: errors.New("the agent refused the prompt")}
-	case acp.StopReasonMaxTokens:
-		return &exitError{code: exitMaxTokens, err: errors.New("the agent stopped: it reached its token limit")}
-	case acp.StopReasonMaxTurnRequests:
-		return &exitError{code: exitMaxTurnRequests, err: errors.New("the agent stopped: it reached its limit of model requests for one turn")}
-	default:
-		return &exitError{code: exitFailure, err: fmt.Errorf("the agent stopped for an unknown reason %q", resp.StopReason)}
-	}
-}
-
-// printingClient is parley run's minimal ACP client: reply text to stdout, nothing else
-// asked of the user. It cannot ask for permission yet, so it refuses (by kind, with a
-// reject option: a refusal is not a cancellation).
-type printingClient struct {
-	out    *streamWriter
-	stderr io.Writer
-	mu     sync.Mutex
-	text   bool
-}
-
-func (c *printingClient) wroteText() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.text
-}
-
-func (c *printingClient) SessionUpdate(ctx context.Context, n *acp.SessionNotification) error {
-	if chunk := n.Update.AgentMessageChunk; chunk != nil {
-		if text, ok := chunk.Content.AsText(); ok {
-			c.mu.Lock()
-			c.text = true
-			c.mu.Unlock()
-			c.out.WriteString(text)
-		}
-	}
-	return nil
-}
-
-func (c *printingClient) RequestPermission(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
-	title := req.ToolCall.Title
-	if title == "" {
-		title = "a tool call"
-	}
-	for _, kind := range []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways} {
-		for _, o := range req.Options {
-			if o.Kind == kind {
-				fmt.Fprintf(c.stderr, "parley: the agent asked permission for %q; refused (parley run does not ask yet)\n", title)
-				return &acp.RequestPermissionResponse{Outcome: acp.SelectedOutcome(o.OptionID)}, nil
-			}
-		}
-	}
-	fmt.Fprintf(c.stderr, "parley: the agent asked permission for %q and offered no way to refuse; cancelling\n", title)
-	return &acp.RequestPermissionResponse{Outcome: acp.CancelledOutcome()}, nil
 }
 
 // streamWriter buffers output and flushes it shortly after it was written, so a stream of
@@ -237,15 +186,25 @@ func (s *streamWriter) WriteString(text string) {
 	s.written = true
 	s.lastNL = strings.HasSuffix(text, "\n")
 	if s.timer == nil {
-		s.timer = time.AfterFunc(flushDelay, s.flush)
+		s.timer = time.AfterFunc(flushDelay, s.Flush)
 	}
 }
 
-func (s *streamWriter) flush() {
+// Flush writes out what is buffered.
+func (s *streamWriter) Flush() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.w.Flush()
-	s.timer = nil
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+}
+
+// Write makes the streamWriter an io.Writer, for the renderers.
+func (s *streamWriter) Write(b []byte) (int, error) {
+	s.WriteString(string(b))
+	return len(b), nil
 }
 
 // EnsureNewline ends the output with a newline if it does not already.

@@ -181,6 +181,7 @@ var verbs = []string{"list tools from", "use tool", "request permission", "tool 
 
 // command splits a line into a test command and its argument; verb is "" for plain talk.
 func command(line string) (verb, rest string) {
+	line = strings.TrimPrefix(line, "/") // the same commands, as slash commands
 	lower := strings.ToLower(line)
 	for _, v := range verbs {
 		if lower == v || strings.HasPrefix(lower, v+" ") {

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// terminal is parley running on a pseudo-terminal, typed at the way a person would.
+type terminal struct {
+	t    *testing.T
+	pty  *os.File
+	cmd  *exec.Cmd
+	mu   sync.Mutex
+	cond *sync.Cond
+	out  bytes.Buffer // everything parley wrote
+	seen int          // how much of out expect has consumed
+	done bool
+}
+
+func startTerminal(t *testing.T, args ...string) *terminal {
+	t.Helper()
+	cmd := exec.Command(self(t), args...)
+	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley", "TERM=dumb"), isolatedXDG(t)...)
+	cmd.Dir = t.TempDir()
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	term := &terminal{t: t, pty: f, cmd: cmd}
+	term.cond = sync.NewCond(&term.mu)
+	go func() {
+		buf := make([]byte, 4096)
+		for {
+			n, err := f.Read(buf)
+			term.mu.Lock()
+			term.out.Write(buf[:n])
+			if err != nil {
+				term.done = true
+			}
+			term.cond.Broadcast()
+			term.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		f.Close()
+	})
+	return term
+}
+
+func (term *terminal) typeLine(s string) {
+	term.t.Helper()
+	if _, err := term.pty.Write([]byte(s + "\r")); err != nil {
+		term.t.Fatal(err)
+	}
+}
+
+// expect waits until parley has written want (after what earlier expects consumed). The
+// timer is a hang guard: the wait itself is on the output, not on time.
+func (term *terminal) expect(want string) {
+	term.t.Helper()
+	deadline := time.AfterFunc(20*time.Second, func() {
+		term.mu.Lock()
+		term.done = true
+		term.cond.Broadcast()
+		term.mu.Unlock()
+	})
+	defer deadline.Stop()
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	for {
+		if i := strings.Index(term.out.String()[term.seen:], want); i >= 0 {
+			term.seen += i + len(want)
+			return
+		}
+		if term.done {
+			term.t.Fatalf("parley never wrote %q; the terminal shows:\n%s", want, term.out.String())
+		}
+		term.cond.Wait()
+	}
+}
+
+func TestChatOnATerminal(t *testing.T) {
+	term := startTerminal(t, "chat", "--agent", "eliza")
+	term.expect("is ready")
+	term.typeLine("I am worried about my tests")
+	term.expect("worried about your tests")
+
+	// A permission request is asked here, and the answer reaches the agent by kind.
+	term.typeLine("request permission deploy")
+	term.expect("The agent asks permission: deploy")
+	term.typeLine("y")
+	term.expect("permission: allow_once")
+
+	// Ctrl-C cancels a slow turn, and the chat goes on.
+	term.typeLine("slowly " + strings.Repeat("word ", 300))
+	term.expect("word word")
+	term.pty.Write([]byte{3}) // Ctrl-C
+	term.expect("cancelling")
+	term.expect("the turn was cancelled")
+	term.typeLine("/help")
+	term.expect("/flood")
+	term.typeLine("/flood 3")
+	term.expect("0 1 2")
+
+	// Ctrl-D quits.
+	term.pty.Write([]byte{4})
+	done := make(chan error, 1)
+	go func() { done <- term.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("parley chat exited with %v", err)
+		}
+	case <-time.After(20 * time.Second): // hang guard
+		t.Fatal("parley chat did not quit on Ctrl-D")
+	}
+}

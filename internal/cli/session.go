@@ -1,0 +1,279 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sync"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/agentproc"
+	"github.com/parley-acp/parley/internal/agents"
+	"github.com/parley-acp/parley/internal/host"
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/store"
+	"github.com/parley-acp/parley/internal/workspace"
+	"github.com/parley-acp/parley/internal/xdg"
+)
+
+type sessionOptions struct {
+	spec      agentproc.Spec
+	agentName string
+	dir       string
+	yolo      bool
+}
+
+// session is one agent process with one ACP session open in the workspace, as run and
+// chat use it: the agent is restarted (and the session reopened) when it dies.
+type session struct {
+	g      *globals
+	con    *console
+	opts   sessionOptions
+	client *host.Client
+	agent  *host.Agent
+	store  *store.Store
+	log    *os.File
+	roots  *workspace.Roots
+	id     acp.SessionId
+
+	// The session's settings as the agent last reported them; updates arrive on the
+	// connection's goroutine, so mu guards them.
+	mu                sync.Mutex
+	availableCommands []acp.AvailableCommand
+	configOptions     []acp.SessionConfigOption
+	modes             *acp.SessionModeState
+	models            *acp.SessionModelState
+}
+
+func startSession(ctx context.Context, g *globals, con *console, opts sessionOptions) (*session, error) {
+	roots, err := workspace.NewRoots(opts.dir)
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	s := &session{g: g, con: con, opts: opts, roots: roots}
+	if s.store, err = store.Open(store.DefaultPath()); err != nil {
+		con.say("parley: permission decisions will not be remembered: %v", err)
+	}
+	rules, err := permissionRules(agents.ConfigPath())
+	if err != nil {
+		s.close()
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	policy := &permission.Policy{Store: s.store, Agent: opts.agentName, Workspace: opts.dir, Yolo: opts.yolo, Rules: rules}
+	if con.prompter != nil {
+		policy.Ask = con.ask
+	}
+	s.client = host.NewClient(host.ClientOptions{Policy: policy, OnUpdate: s.onUpdate, OnPermission: s.onPermission})
+	if s.log, err = openAgentLog(opts.agentName); err != nil {
+		g.logger.Warn("the agent's stderr is not logged", "error", err)
+	}
+	if err := s.launch(ctx); err != nil {
+		s.close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// launch starts the agent and opens a session.
+func (s *session) launch(ctx context.Context) error {
+	spec := s.opts.spec
+	spec.Dir = s.opts.dir
+	var stderr io.Writer // the agent's stderr: its log file, if it could be opened
+	if s.log != nil {
+		stderr = s.log
+	}
+	agent, err := host.Launch(ctx, spec, host.LaunchOptions{
+		Client:       s.client,
+		Capabilities: s.client.Capabilities(),
+		Logger:       s.g.logger,
+		Stderr:       stderr,
+	})
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	s.agent = agent
+	return s.open(ctx)
+}
+
+// open starts a new session with the running agent.
+func (s *session) open(ctx context.Context) error {
+	resp, err := s.agent.Conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+	if err != nil {
+		return &exitError{code: exitFailure, err: s.agent.Explain(fmt.Errorf("opening a session: %w", err))}
+	}
+	s.id = resp.SessionID
+	s.client.AddSession(resp.SessionID, s.roots)
+	s.setSettings(resp.Modes, resp.ConfigOptions, resp.Models)
+	return nil
+}
+
+func (s *session) setSettings(modes *acp.SessionModeState, options []acp.SessionConfigOption, models *acp.SessionModelState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.modes, s.configOptions, s.models = modes, options, models
+}
+
+// onUpdate keeps the session's settings current, then shows the update.
+func (s *session) onUpdate(ctx context.Context, n *acp.SessionNotification) {
+	u := n.Update
+	s.mu.Lock()
+	switch {
+	case u.AvailableCommandsUpdate != nil:
+		s.availableCommands = u.AvailableCommandsUpdate.AvailableCommands
+	case u.ConfigOptionUpdate != nil:
+		s.configOptions = u.ConfigOptionUpdate.ConfigOptions
+	case u.CurrentModeUpdate != nil && s.modes != nil:
+		s.modes.CurrentModeID = u.CurrentModeUpdate.CurrentModeID
+	}
+	s.mu.Unlock()
+	s.con.onUpdate(ctx, n)
+}
+
+// ensureAlive restarts the agent, with a new session, if it died since the last turn.
+func (s *session) ensureAlive(ctx context.Context) error {
+	select {
+	case <-s.agent.Exited():
+	default:
+		return nil
+	}
+	s.con.say("parley: the agent exited (%v); restarting it with a new session", s.agent.Explain(errors.New("gone")))
+	s.agent.Close()
+	return s.launch(ctx)
+}
+
+// reopen starts a new session (/new).
+func (s *session) reopen(ctx context.Context) error {
+	if err := s.ensureAlive(ctx); err != nil {
+		return err
+	}
+	if err := s.open(ctx); err != nil {
+		return err
+	}
+	s.con.say("(new session %s)", s.id)
+	return nil
+}
+
+func (s *session) onPermission(req *acp.RequestPermissionRequest, resp *acp.RequestPermissionResponse, err error) {
+	s.con.onPermission(req, resp)
+	if err != nil {
+		s.con.say("parley: %v", err)
+	}
+	if s.con.prompter == nil && !s.opts.yolo && resp.Outcome.Selected != nil {
+		if o, ok := optionByID(req.Options, resp.Outcome.Selected.OptionID); ok && (o.Kind == acp.PermissionOptionKindRejectOnce || o.Kind == acp.PermissionOptionKindRejectAlways) {
+			s.con.say("parley: refused %q: there is no terminal to ask (--yolo allows)", req.ToolCall.Title)
+		}
+	}
+}
+
+func optionByID(options []acp.PermissionOption, id acp.PermissionOptionId) (acp.PermissionOption, bool) {
+	for _, o := range options {
+		if o.OptionID == id {
+			return o, true
+		}
+	}
+	return acp.PermissionOption{}, false
+}
+
+// turn sends one prompt and shows the turn. ctx ending cancels the turn.
+func (s *session) turn(ctx context.Context, text string) (acp.StopReason, error) {
+	s.con.newTurn()
+	resp, err := s.agent.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: s.id, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+	if ctx.Err() != nil {
+		s.con.cancelTurn()
+	}
+	if err != nil {
+		s.con.endTurn("")
+		return "", s.agent.Explain(err)
+	}
+	s.con.endTurn(resp.StopReason)
+	return resp.StopReason, nil
+}
+
+// prompt is parley run's one turn: its stop reason becomes the exit status.
+func (s *session) prompt(ctx context.Context, text string) error {
+	stop, err := s.turn(ctx, text)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &exitError{code: exitCancelled, err: err}
+		}
+		return &exitError{code: exitFailure, err: fmt.Errorf("the turn failed: %w", err)}
+	}
+	return stopError(stop)
+}
+
+func stopError(stop acp.StopReason) error {
+	switch stop {
+	case acp.StopReasonEndTurn:
+		return nil
+	case acp.StopReasonCancelled:
+		return &exitError{code: exitCancelled, err: errors.New("the turn was cancelled")}
+	case acp.StopReasonRefusal:
+		return &exitError{code: exitRefusal, err: errors.New("the agent refused the prompt")}
+	case acp.StopReasonMaxTokens:
+		return &exitError{code: exitMaxTokens, err: errors.New("the agent stopped: it reached its token limit")}
+	case acp.StopReasonMaxTurnRequests:
+		return &exitError{code: exitMaxTurnRequests, err: errors.New("the agent stopped: it reached its limit of model requests for one turn")}
+	}
+	return &exitError{code: exitFailure, err: fmt.Errorf("the agent stopped for an unknown reason %q", stop)}
+}
+
+func (s *session) close() {
+	if s.agent != nil {
+		s.agent.Close()
+	}
+	if s.client != nil {
+		s.client.Close()
+	}
+	if s.store != nil {
+		s.store.Close()
+	}
+	if s.log != nil {
+		s.log.Close()
+	}
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// openAgentLog opens the file the agent's stderr is appended to.
+func openAgentLog(agent string) (*os.File, error) {
+	name := unsafeName.ReplaceAllString(agent, "_")
+	if len(name) > 60 {
+		name = name[:60]
+	}
+	dir := filepath.Join(xdg.StateDir(), "logs")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(filepath.Join(dir, name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+}
+
+// permissionRules reads the user's configured permission rules: the "permissions" list
+// of the configuration file, e.g. [{"tool": "execute:*git push*", "action": "ask"}].
+func permissionRules(path string) ([]permission.Rule, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var cfg struct {
+		Permissions []permission.Rule `json:"permissions"`
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	for i, r := range cfg.Permissions {
+		switch r.Action {
+		case permission.ActionAsk, permission.ActionAllow, permission.ActionReject:
+		default:
+			return nil, fmt.Errorf("%s: permissions[%d]: action must be ask, allow or reject, not %q", path, i, r.Action)
+		}
+	}
+	return cfg.Permissions, nil
+}

@@ -1,0 +1,208 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"unicode/utf8"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/jsonrpc2"
+	"github.com/parley-acp/parley/internal/workspace"
+)
+
+// MaxReadBytes bounds what fs/read_text_file returns: a larger answer would not fit a
+// protocol line any peer accepts. Ask for fewer lines with line and limit.
+const MaxReadBytes = 50 << 20
+
+// FileSystem serves fs/read_text_file and fs/write_text_file from the disk, confined to each
+// session's workspace roots. (parley has no editor buffers: the disk is its view.)
+type FileSystem struct {
+	// RootsFor returns a session's roots, or an error for a session it does not know
+	// (answered -32002 unless it already is a *jsonrpc2.Error).
+	RootsFor func(acp.SessionId) (*workspace.Roots, error)
+}
+
+var _ acp.FileSystem = (*FileSystem)(nil)
+
+// ReadTextFile returns the file, or its lines from Line (1-based) on, at most Limit of them.
+func (f *FileSystem) ReadTextFile(ctx context.Context, req *acp.ReadTextFileRequest) (*acp.ReadTextFileResponse, error) {
+	roots, err := sessionRoots(f.RootsFor, req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	path, err := roots.Resolve(req.Path)
+	if err != nil {
+		return nil, pathError(err)
+	}
+	// O_NONBLOCK: opening a FIFO must not hang; what is opened is checked before reading.
+	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", req.Path, err)
+	}
+	defer file.Close()
+	if info, err := file.Stat(); err != nil {
+		return nil, fmt.Errorf("reading %s: %w", req.Path, err)
+	} else if !info.Mode().IsRegular() {
+		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%s is not a regular file (%s)", req.Path, info.Mode().Type())
+	}
+	content, err := readLines(ctx, file, req.Line, req.Limit)
+	if errors.Is(err, errTooLarge) {
+		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%s: %v", req.Path, err)
+	} else if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", req.Path, err)
+	}
+	if !utf8.Valid(content) || bytes.IndexByte(content, 0) >= 0 {
+		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%s is not UTF-8 text", req.Path)
+	}
+	return &acp.ReadTextFileResponse{Content: string(content)}, nil
+}
+
+// errTooLarge is returned when the text asked for is larger than MaxReadBytes.
+var errTooLarge = errors.New("the text asked for is larger than " + strconv.Itoa(MaxReadBytes>>20) + " MiB; read fewer lines at a time (line, limit)")
+
+// readLines returns the lines [line, line+limit) of r with their line ends; line 0 means
+// 1 and limit 0 means all. Skipped lines are never held in memory whole.
+func readLines(ctx context.Context, r io.Reader, line, limit uint32) ([]byte, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for n := uint32(1); n < line; n++ {
+		if err := skipLine(br); err == io.EOF {
+			return nil, nil
+		} else if err != nil {
+			return nil, err
+		}
+		if n%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	var out []byte
+	for n := uint32(0); limit == 0 || n < limit; n++ {
+		chunk, err := br.ReadSlice('\n')
+		for err == bufio.ErrBufferFull {
+			if len(out)+len(chunk) > MaxReadBytes {
+				return nil, errTooLarge
+			}
+			out = append(out, chunk...)
+			chunk, err = br.ReadSlice('\n')
+		}
+		if len(out)+len(chunk) > MaxReadBytes {
+			return nil, errTooLarge
+		}
+		out = append(out, chunk...)
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			return nil, err
+		}
+		if n%4096 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	return out, nil
+}
+
+func skipLine(br *bufio.Reader) error {
+	for {
+		_, err := br.ReadSlice('\n')
+		if err != bufio.ErrBufferFull {
+			return err
+		}
+	}
+}
+
+// WriteTextFile replaces the file's content, creating it and its missing parent directories
+// (inside the roots). The content goes to a temporary file beside it that is then renamed
+// over it, so a reader sees the old or the new content, never a mix; an existing file keeps
+// its permissions, and a symlink to it stays a symlink.
+func (f *FileSystem) WriteTextFile(ctx context.Context, req *acp.WriteTextFileRequest) (*acp.WriteTextFileResponse, error) {
+	roots, err := sessionRoots(f.RootsFor, req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	path, err := roots.ResolveForWrite(req.Path)
+	if err != nil {
+		return nil, pathError(err)
+	}
+	var keepMode *fs.FileMode // a new file gets 0666 less the umask
+	if info, err := os.Stat(path); err == nil {
+		if !info.Mode().IsRegular() {
+			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%s is not a regular file (%s)", req.Path, info.Mode().Type())
+		}
+		keepMode = new(info.Mode().Perm())
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("writing %s: %w", req.Path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", req.Path, err)
+	}
+	if err := writeAtomically(path, []byte(req.Content), keepMode); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", req.Path, err)
+	}
+	return &acp.WriteTextFileResponse{}, nil
+}
+
+func writeAtomically(path string, content []byte, keepMode *fs.FileMode) error {
+	tmp, file, err := createTemp(path)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp) // fails harmlessly once renamed
+	_, err = file.Write(content)
+	if err == nil && keepMode != nil {
+		err = file.Chmod(*keepMode)
+	}
+	if err == nil {
+		err = file.Sync()
+	}
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// createTemp creates a new file beside path. Unlike os.CreateTemp it creates it with mode
+// 0666 less the umask, which is what a new file should get.
+func createTemp(path string) (string, *os.File, error) {
+	for range 100 {
+		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".parley-"+strconv.FormatUint(rand.Uint64()%1e12, 36))
+		file, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return tmp, file, err
+	}
+	return "", nil, errors.New("cannot create a temporary file beside it")
+}
+
+// sessionRoots looks up a session's roots; an unknown session is -32002.
+func sessionRoots(rootsFor func(acp.SessionId) (*workspace.Roots, error), id acp.SessionId) (*workspace.Roots, error) {
+	roots, err := rootsFor(id)
+	if err == nil {
+		return roots, nil
+	}
+	if _, ok := errors.AsType[*jsonrpc2.Error](err); ok {
+		return nil, err
+	}
+	return nil, jsonrpc2.Errorf(acp.CodeResourceNotFound, "unknown session %q: %v", id, err)
+}
+
+// pathError gives a workspace error the code the agent sees: a missing file is -32002; a
+// relative path, a path outside the roots or one that cannot be resolved is invalid params.
+func pathError(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return jsonrpc2.Errorf(acp.CodeResourceNotFound, "%v", err)
+	}
+	return jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%v", err)
+}

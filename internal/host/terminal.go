@@ -1,0 +1,369 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/jsonrpc2"
+	"github.com/parley-acp/parley/internal/workspace"
+)
+
+// Output limits of a terminal: the default when the agent gives none, and the most parley
+// keeps whatever it asks (a larger terminal/output answer would not fit a protocol line).
+const (
+	DefaultOutputLimit = 1 << 20
+	MaxOutputLimit     = 32 << 20
+)
+
+// pipeGrace is how long a command's output is still read after it exited, for background
+// processes it left holding the pipe; then the pipe is closed and the exit reported.
+const pipeGrace = time.Second
+
+// Terminals serves terminal/*: each terminal runs one command (directly, no shell) in its
+// own process group, in a directory inside the session's roots, and keeps the tail of its
+// combined stdout and stderr.
+//
+// Every terminal has two goroutines at most (one waits for the command, one enforces
+// MaxRunTime); Close ends every command and waits for them.
+type Terminals struct {
+	// MaxRunTime kills a command that runs longer (0: no limit).
+	MaxRunTime time.Duration
+	// KillGrace is how long a command has to exit after SIGTERM before SIGKILL (default 2 s).
+	KillGrace time.Duration
+
+	rootsFor func(acp.SessionId) (*workspace.Roots, error)
+	wg       sync.WaitGroup // the terminals' goroutines
+
+	mu     sync.Mutex
+	terms  map[acp.TerminalId]*terminal
+	lastID uint64
+	closed bool
+}
+
+var _ acp.Terminals = (*Terminals)(nil)
+
+// NewTerminals serves terminals for the sessions rootsFor knows; for any other it returns an
+// error (answered -32002 unless it already is a *jsonrpc2.Error).
+func NewTerminals(rootsFor func(acp.SessionId) (*workspace.Roots, error)) *Terminals {
+	return &Terminals{rootsFor: rootsFor, terms: map[acp.TerminalId]*terminal{}}
+}
+
+type terminal struct {
+	session acp.SessionId
+	cmd     *exec.Cmd
+	out     *outputBuffer
+	done    chan struct{}           // closed once the command has exited and its output is read
+	status  *acp.TerminalExitStatus // set before done is closed
+}
+
+// CreateTerminal starts the command and answers at once with the terminal's id.
+func (t *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalRequest) (*acp.CreateTerminalResponse, error) {
+	roots, err := sessionRoots(t.rootsFor, req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if req.Command == "" {
+		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "terminal/create needs a command")
+	}
+	dir := roots.Dirs()[0]
+	if req.Cwd != "" {
+		if dir, err = roots.Resolve(req.Cwd); err != nil {
+			return nil, pathError(err)
+		}
+		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "cwd %s is not a directory", req.Cwd)
+		}
+	}
+	env := os.Environ()
+	for _, v := range req.Env {
+		if v.Name == "" || strings.ContainsAny(v.Name, "=\x00") || strings.ContainsRune(v.Value, 0) {
+			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "invalid environment variable %q", v.Name)
+		}
+		env = append(env, v.Name+"="+v.Value) // later entries win
+	}
+	limit := uint64(DefaultOutputLimit)
+	if req.OutputByteLimit != nil {
+		limit = min(*req.OutputByteLimit, MaxOutputLimit)
+	}
+
+	out := &outputBuffer{limit: int(limit)}
+	cmd := exec.Command(req.Command, req.Args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.Stdout, cmd.Stderr = out, out // the same writer: one pipe, interleaved as written
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.WaitDelay = pipeGrace
+
+	// Starting under the lock keeps Close from missing a terminal (or its goroutines).
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil, errors.New("the terminals are closed: parley is shutting down")
+	}
+	if err := cmd.Start(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "cannot run %q: command not found", req.Command)
+		}
+		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "cannot run %q: %v", req.Command, err)
+	}
+	term := &terminal{session: req.SessionID, cmd: cmd, out: out, done: make(chan struct{})}
+	t.lastID++
+	id := acp.TerminalId("term-" + strconv.FormatUint(t.lastID, 10))
+	t.terms[id] = term
+	t.wg.Go(term.wait)
+	if max := t.MaxRunTime; max > 0 {
+		grace := t.killGrace()
+		t.wg.Go(func() {
+			timer := time.NewTimer(max)
+			defer timer.Stop()
+			select {
+			case <-term.done:
+			case <-timer.C:
+				term.out.note(fmt.Sprintf("\n[parley: stopped after running longer than %v]\n", max))
+				term.stop(context.Background(), grace)
+			}
+		})
+	}
+	return &acp.CreateTerminalResponse{TerminalID: id}, nil
+}
+
+// TerminalOutput returns the output kept so far and, once the command has exited, how.
+func (t *Terminals) TerminalOutput(ctx context.Context, req *acp.TerminalOutputRequest) (*acp.TerminalOutputResponse, error) {
+	term, err := t.lookup(req.SessionID, req.TerminalID)
+	if err != nil {
+		return nil, err
+	}
+	var status *acp.TerminalExitStatus
+	select {
+	case <-term.done: // the output is complete
+		status = term.status
+	default:
+	}
+	output, truncated := term.out.snapshot(status != nil)
+	return &acp.TerminalOutputResponse{Output: output, Truncated: truncated, ExitStatus: status}, nil
+}
+
+// WaitForTerminalExit waits for the command to exit, or for ctx (the request cancelled).
+func (t *Terminals) WaitForTerminalExit(ctx context.Context, req *acp.WaitForTerminalExitRequest) (*acp.WaitForTerminalExitResponse, error) {
+	term, err := t.lookup(req.SessionID, req.TerminalID)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-term.done:
+		return &acp.WaitForTerminalExitResponse{ExitCode: term.status.ExitCode, Signal: term.status.Signal}, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// KillTerminal stops the command (its whole process group) and waits for it to end; the
+// terminal stays, with its output and exit status, until released.
+func (t *Terminals) KillTerminal(ctx context.Context, req *acp.KillTerminalRequest) (*acp.KillTerminalResponse, error) {
+	term, err := t.lookup(req.SessionID, req.TerminalID)
+	if err != nil {
+		return nil, err
+	}
+	if err := term.stop(ctx, t.killGrace()); err != nil {
+		return nil, err
+	}
+	return &acp.KillTerminalResponse{}, nil
+}
+
+// ReleaseTerminal forgets the terminal, killing its command if it still runs.
+func (t *Terminals) ReleaseTerminal(ctx context.Context, req *acp.ReleaseTerminalRequest) (*acp.ReleaseTerminalResponse, error) {
+	t.mu.Lock()
+	term, err := t.lookupLocked(req.SessionID, req.TerminalID)
+	if err == nil {
+		delete(t.terms, req.TerminalID)
+	}
+	t.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if err := term.stop(ctx, t.killGrace()); err != nil {
+		return nil, err
+	}
+	return &acp.ReleaseTerminalResponse{}, nil
+}
+
+// Close kills every command (SIGTERM, then SIGKILL after KillGrace), the processes they
+// left in their groups, and waits for all of it. Later terminal/create requests fail.
+func (t *Terminals) Close() error {
+	t.mu.Lock()
+	t.closed = true
+	terms := t.terms
+	t.terms = map[acp.TerminalId]*terminal{}
+	t.mu.Unlock()
+	var stopping sync.WaitGroup
+	for _, term := range terms {
+		stopping.Go(func() { term.stop(context.Background(), t.killGrace()) })
+	}
+	stopping.Wait()
+	t.wg.Wait()
+	return nil
+}
+
+func (t *Terminals) killGrace() time.Duration {
+	if t.KillGrace > 0 {
+		return t.KillGrace
+	}
+	return 2 * time.Second
+}
+
+func (t *Terminals) lookup(session acp.SessionId, id acp.TerminalId) (*terminal, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lookupLocked(session, id)
+}
+
+// lookupLocked finds a terminal of the session; another session's is not found either.
+func (t *Terminals) lookupLocked(session acp.SessionId, id acp.TerminalId) (*terminal, error) {
+	term := t.terms[id]
+	if term == nil || term.session != session {
+		return nil, jsonrpc2.Errorf(acp.CodeResourceNotFound, "unknown terminal %q (released, or never created in session %q)", id, session)
+	}
+	return term, nil
+}
+
+// wait reaps the command and records how it ended.
+func (term *terminal) wait() {
+	term.cmd.Wait() // an error says no more than ProcessState (or that pipeGrace ran out)
+	term.status = exitStatus(term.cmd.ProcessState)
+	close(term.done)
+}
+
+// stop ends the command's process group: SIGTERM, then SIGKILL when grace has passed or
+// ctx ended. It returns once the command has exited (and then kills what it left running
+// in its group), or with ctx's error.
+func (term *terminal) stop(ctx context.Context, grace time.Duration) error {
+	pgid := term.cmd.Process.Pid // the leader of its own group (Setpgid)
+	select {
+	case <-term.done:
+	default:
+		syscall.Kill(-pgid, syscall.SIGTERM)
+		timer := time.NewTimer(grace)
+		defer timer.Stop()
+		select {
+		case <-term.done:
+		case <-timer.C:
+		case <-ctx.Done():
+		}
+		syscall.Kill(-pgid, syscall.SIGKILL)
+		select {
+		case <-term.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	// Background processes the command left behind still hold its group id. The id cannot
+	// have been reused while any of them lives; once a new process has the leader's pid,
+	// the group is gone and the id must not be signalled.
+	if syscall.Kill(pgid, 0) == syscall.ESRCH {
+		syscall.Kill(-pgid, syscall.SIGKILL)
+	}
+	return nil
+}
+
+func exitStatus(ps *os.ProcessState) *acp.TerminalExitStatus {
+	if ps == nil { // not reaped by us (cannot happen unless SIGCHLD is ignored)
+		return &acp.TerminalExitStatus{}
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return &acp.TerminalExitStatus{Signal: signalName(ws.Signal())}
+	}
+	code := uint32(ps.ExitCode())
+	return &acp.TerminalExitStatus{ExitCode: &code}
+}
+
+var signalNames = map[syscall.Signal]string{
+	syscall.SIGABRT: "SIGABRT", syscall.SIGALRM: "SIGALRM", syscall.SIGBUS: "SIGBUS",
+	syscall.SIGCHLD: "SIGCHLD", syscall.SIGCONT: "SIGCONT", syscall.SIGFPE: "SIGFPE",
+	syscall.SIGHUP: "SIGHUP", syscall.SIGILL: "SIGILL", syscall.SIGINT: "SIGINT",
+	syscall.SIGKILL: "SIGKILL", syscall.SIGPIPE: "SIGPIPE", syscall.SIGPROF: "SIGPROF",
+	syscall.SIGQUIT: "SIGQUIT", syscall.SIGSEGV: "SIGSEGV", syscall.SIGSTOP: "SIGSTOP",
+	syscall.SIGSYS: "SIGSYS", syscall.SIGTERM: "SIGTERM", syscall.SIGTRAP: "SIGTRAP",
+	syscall.SIGTSTP: "SIGTSTP", syscall.SIGTTIN: "SIGTTIN", syscall.SIGTTOU: "SIGTTOU",
+	syscall.SIGURG: "SIGURG", syscall.SIGUSR1: "SIGUSR1", syscall.SIGUSR2: "SIGUSR2",
+	syscall.SIGVTALRM: "SIGVTALRM", syscall.SIGWINCH: "SIGWINCH", syscall.SIGXCPU: "SIGXCPU",
+	syscall.SIGXFSZ: "SIGXFSZ",
+}
+
+// signalName is the conventional name ("SIGKILL"); Signal.String gives "killed".
+func signalName(s syscall.Signal) string {
+	if name, ok := signalNames[s]; ok {
+		return name
+	}
+	return "SIG" + strconv.Itoa(int(s))
+}
+
+// outputBuffer keeps the last limit bytes written to it, cut at a UTF-8 character start.
+// Dropped bytes are left in front of start until they are worth moving, so that a command
+// that writes much costs amortised constant time per byte.
+type outputBuffer struct {
+	limit int
+
+	mu        sync.Mutex
+	buf       []byte
+	start     int // buf[start:] is kept
+	truncated bool
+}
+
+func (b *outputBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.start - b.limit; over > 0 {
+		b.start += over
+		b.truncated = true
+	}
+	if b.truncated {
+		// Drop the rest of a character whose start was dropped, now or by an earlier write
+		// (at most UTFMax-1 bytes; more is not UTF-8 anyway).
+		for i := 0; i < utf8.UTFMax-1 && b.start < len(b.buf) && !utf8.RuneStart(b.buf[b.start]); i++ {
+			b.start++
+		}
+	}
+	if b.start > b.limit || b.start == len(b.buf) {
+		b.buf = b.buf[:copy(b.buf, b.buf[b.start:])]
+		b.start = 0
+	}
+	return len(p), nil
+}
+
+// note adds parley's own line to the output.
+func (b *outputBuffer) note(s string) { b.Write([]byte(s)) }
+
+// snapshot returns the output kept. Until the command has exited (final), a character whose
+// last bytes have not arrived yet is held back rather than sent broken.
+func (b *outputBuffer) snapshot(final bool) (string, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	kept := b.buf[b.start:]
+	if !final {
+		kept = kept[:len(kept)-incompleteTail(kept)]
+	}
+	return strings.ToValidUTF8(string(kept), "\uFFFD"), b.truncated
+}
+
+// incompleteTail is the length of the unfinished character at the end of p, if any.
+func incompleteTail(p []byte) int {
+	for i := 1; i < utf8.UTFMax && i <= len(p); i++ {
+		if utf8.RuneStart(p[len(p)-i]) {
+			if !utf8.FullRune(p[len(p)-i:]) {
+				return i
+			}
+			return 0
+		}
+	}
+	return 0
+}

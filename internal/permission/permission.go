@@ -1,0 +1,250 @@
+// Package permission is parley's one permission policy: how every front-end (parley
+// run, parley chat, the VS Code bridge) answers an agent's session/request_permission.
+//
+// The rules it keeps, from ACP §10 and the pitfalls in §18 of parley's ACP reference:
+//
+//   - Options are chosen by kind, never by position, and only among those offered; an
+//     option of an unknown kind is never chosen.
+//   - Nothing is allowed without a decision: the user's answer, a rule the user
+//     configured, an "always" the user gave earlier, or --yolo.
+//   - A refusal, by the user or by policy (including "nobody to ask"), selects a reject
+//     option. The cancelled outcome means "the turn was cancelled"; it is sent when the
+//     turn was, or when the agent offered no reject option and a refusal has no other form.
+//   - An allow is never widened: "allow once" is not sent as allow_always.
+package permission
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/store"
+)
+
+// Answer is what the user chose when asked.
+type Answer int
+
+const (
+	AllowOnce Answer = iota + 1
+	AllowAlways
+	RejectOnce
+	RejectAlways
+	// Cancelled means the question was dismissed. While the turn goes on it is a
+	// refusal; the cancelled outcome is only sent when the turn itself was cancelled
+	// (Decide's context is done).
+	Cancelled
+)
+
+func (a Answer) String() string {
+	switch a {
+	case AllowOnce:
+		return "Allow once"
+	case AllowAlways:
+		return "Allow always"
+	case RejectOnce:
+		return "Reject once"
+	case RejectAlways:
+		return "Reject always"
+	case Cancelled:
+		return "Cancelled"
+	}
+	return fmt.Sprintf("Answer(%d)", int(a))
+}
+
+// Answers returns the answers worth offering for these options: AllowOnce only when the
+// agent offers allow_once (it is never sent as allow_always), AllowAlways when it offers
+// any allow (parley remembers it either way), and both rejections always (a refusal
+// has a form whatever is offered).
+func Answers(options []acp.PermissionOption) []Answer {
+	var out []Answer
+	if _, ok := ChooseOption(options, acp.PermissionOptionKindAllowOnce); ok {
+		out = append(out, AllowOnce)
+	}
+	if _, ok := firstOf(options, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce); ok {
+		out = append(out, AllowAlways)
+	}
+	return append(out, RejectOnce, RejectAlways)
+}
+
+// Action is what a rule the user configured does with a matching tool call.
+type Action string
+
+const (
+	ActionAsk    Action = "ask"    // always ask, whatever was remembered and even with --yolo
+	ActionAllow  Action = "allow"  // allow without asking
+	ActionReject Action = "reject" // refuse without asking
+)
+
+// Rule is a rule the user configured: Tool is a pattern over ToolKey, where * matches any
+// run of characters and ? one character ("execute:git *", "edit:*", "*"). A command line
+// with several commands has the whole line as its key ("execute:cd x && git push"), so a
+// rule meant to catch a command anywhere in a line starts with * ("execute:*git push*").
+type Rule struct {
+	Tool   string `json:"tool"`
+	Action Action `json:"action"`
+}
+
+// Policy decides permission requests for one agent in one workspace. Decide may be
+// called from several goroutines at once, as long as nobody changes the fields meanwhile.
+type Policy struct {
+	// Store keeps "always" answers per agent, workspace and tool key. Nil, or an empty
+	// Agent or Workspace, means nothing is remembered or looked up.
+	Store     *store.Store
+	Agent     string
+	Workspace string
+	// Yolo allows, without asking, what no rule or remembered decision refuses.
+	Yolo bool
+	// Rules are the user's configured rules; when several match, the last one wins.
+	Rules []Rule
+	// Ask asks the user. Nil means there is nobody to ask: requests that get this far are
+	// refused (fail closed). Ask must return when ctx is done.
+	Ask func(ctx context.Context, req *acp.RequestPermissionRequest) (Answer, error)
+}
+
+// Decide answers req. It goes through, in order:
+//
+//  1. the last configured rule that matches the ToolKey: ask goes straight to Ask (a
+//     remembered "always" and --yolo do not count); reject refuses; allow selects
+//     allow_once, else allow_always;
+//  2. a remembered "always": reject selects reject_always, else reject_once; allow
+//     selects allow_always, else allow_once (the user did say "always");
+//  3. --yolo: allow_once, else allow_always;
+//  4. Ask, whose "always" answers are remembered; without Ask, a refusal.
+//
+// An allow the offered options cannot express (no allow option) passes to the next step.
+// A refusal selects reject_once first (reject_always for a lasting one), the other
+// reject kind if that is all there is, and only with no reject option at all cancelled.
+// If ctx is done before or while asking (the turn was cancelled), the outcome is
+// cancelled, as ACP requires.
+//
+// The response is never nil and is always safe to send. A non-nil error reports a
+// problem the user should hear about (the store failed, asking failed, the answer could
+// not be expressed with the offered options); the response already fails closed for it.
+func (p *Policy) Decide(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	out, err := p.decide(ctx, req)
+	return &acp.RequestPermissionResponse{Outcome: out}, err
+}
+
+func (p *Policy) decide(ctx context.Context, req *acp.RequestPermissionRequest) (acp.RequestPermissionOutcome, error) {
+	if ctx.Err() != nil { // the turn was cancelled before the request was seen
+		return acp.CancelledOutcome(), nil
+	}
+	opts := req.Options
+	key := ToolKey(req.ToolCall)
+	// The allow that needs no further word from the user: a standing decision (a rule,
+	// --yolo) covers this call, so prefer allow_once; fall back to allow_always, which
+	// the rule or --yolo already implies for parley.
+	allow, canAllow := firstOf(opts, acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways)
+
+	switch p.configured(key) {
+	case ActionAsk:
+		return p.ask(ctx, req, key, nil)
+	case ActionReject:
+		return refusal(opts, false), nil
+	case ActionAllow:
+		if canAllow {
+			return acp.SelectedOutcome(allow.OptionID), nil
+		}
+	}
+
+	var errs []error
+	rule, remembered, err := p.lookup(ctx, key)
+	if err != nil {
+		errs = append(errs, err) // go on as if nothing were remembered
+	}
+	if remembered && rule.Decision == store.Reject {
+		return refusal(opts, true), errors.Join(errs...)
+	}
+	if remembered && rule.Decision == store.Allow {
+		// The user said "always": tell the agent so when it offers that.
+		if o, ok := firstOf(opts, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce); ok {
+			return acp.SelectedOutcome(o.OptionID), errors.Join(errs...)
+		}
+	}
+
+	if p.Yolo && canAllow {
+		return acp.SelectedOutcome(allow.OptionID), errors.Join(errs...)
+	}
+	return p.ask(ctx, req, key, errs)
+}
+
+// configured returns the action of the last configured rule that matches key, "" if
+// none does. A rule with an action parley does not know asks: it is no permission.
+func (p *Policy) configured(key string) Action {
+	for i := len(p.Rules) - 1; i >= 0; i-- {
+		if !matchKey(p.Rules[i].Tool, key) {
+			continue
+		}
+		switch a := p.Rules[i].Action; a {
+		case ActionAsk, ActionAllow, ActionReject:
+			return a
+		}
+		return ActionAsk
+	}
+	return ""
+}
+
+func (p *Policy) remembers() bool { return p.Store != nil && p.Agent != "" && p.Workspace != "" }
+
+func (p *Policy) lookup(ctx context.Context, key string) (store.Rule, bool, error) {
+	if !p.remembers() {
+		return store.Rule{}, false, nil
+	}
+	return p.Store.Lookup(ctx, p.Agent, p.Workspace, key)
+}
+
+func (p *Policy) remember(ctx context.Context, key string, d store.Decision) error {
+	if !p.remembers() {
+		return nil
+	}
+	return p.Store.Remember(ctx, store.Rule{Agent: p.Agent, Workspace: p.Workspace, ToolKey: key, Decision: d})
+}
+
+// ask asks the user, or refuses when there is nobody to ask. errs are problems met
+// before, reported with the outcome.
+func (p *Policy) ask(ctx context.Context, req *acp.RequestPermissionRequest, key string, errs []error) (acp.RequestPermissionOutcome, error) {
+	opts := req.Options
+	if p.Ask == nil {
+		return refusal(opts, false), errors.Join(errs...)
+	}
+	answer, err := p.Ask(ctx, req)
+	if ctx.Err() != nil { // the turn was cancelled while the user was being asked
+		return acp.CancelledOutcome(), nil
+	}
+	if err != nil {
+		errs = append(errs, fmt.Errorf("asking for permission: %w; refused", err))
+		return refusal(opts, false), errors.Join(errs...)
+	}
+	var out acp.RequestPermissionOutcome
+	switch answer {
+	case AllowOnce:
+		o, ok := ChooseOption(opts, acp.PermissionOptionKindAllowOnce)
+		if !ok {
+			errs = append(errs, errors.New("the agent offers no way to allow just once; refused"))
+			return refusal(opts, false), errors.Join(errs...)
+		}
+		out = acp.SelectedOutcome(o.OptionID)
+	case AllowAlways:
+		o, ok := firstOf(opts, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce)
+		if !ok {
+			errs = append(errs, errors.New("the agent offers no way to allow this; refused"))
+			return refusal(opts, false), errors.Join(errs...)
+		}
+		out = acp.SelectedOutcome(o.OptionID)
+		if err := p.remember(ctx, key, store.Allow); err != nil {
+			errs = append(errs, err)
+		}
+	case RejectAlways:
+		out = refusal(opts, true)
+		if err := p.remember(ctx, key, store.Reject); err != nil {
+			errs = append(errs, err)
+		}
+	case RejectOnce, Cancelled:
+		out = refusal(opts, false)
+	default:
+		errs = append(errs, fmt.Errorf("asking for permission: unknown answer %v; refused", answer))
+		out = refusal(opts, false)
+	}
+	return out, errors.Join(errs...)
+}

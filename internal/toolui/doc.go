@@ -1,0 +1,67 @@
+// Package toolui is how a turn of an ACP agent is presented, shared by every front-end
+// (parley run and chat, the VS Code bridge): the state model of a tool call, derived from
+// ACP session updates, and three ways to show a turn.
+//
+// The model follows VS Code's ChatToolInvocationPart. A ToolCall goes Streaming (ACP
+// "pending") → WaitingForConfirmation (a permission request is open) → Executing
+// ("in_progress") → Completed ("completed"; "failed" is Completed with IsError), or →
+// Cancelled, which the client sets itself because ACP v1 has no cancelled status. It
+// carries an invocation message in the present tense ("Reading `main.go`") and a
+// past-tense one ("Read `main.go`", "Ran `go test ./...`", "Edited `a.go` (+3 −1)"),
+// derived from the kind, title, locations, diffs and raw input when the agent's title is
+// terse; the error, the pending confirmation, the terminal command, terminals, diffs
+// with their line counts, locations, text content, the parent call and the presentation.
+// An unknown kind or status is shown as a neutral default ("other"; the state unchanged)
+// and kept verbatim in RawKind and RawStatus.
+//
+// A front-end owns one Turn per prompt and one Renderer, and feeds every update through
+// both, from the goroutine that receives the session's updates:
+//
+//	turn := toolui.NewTurn(&toolui.TurnOptions{Root: cwd})
+//	r := toolui.NewTextRenderer(os.Stdout, &toolui.TextOptions{Color: tty, Live: tty, Width: cols})
+//	// on session/update:
+//	for _, ev := range turn.Apply(n.Update) { r.Render(ev) }
+//	// on session/request_permission, before asking:
+//	r.Render(turn.AwaitConfirmation(req)); r.Detach()
+//	// once answered:
+//	r.Render(turn.ResolveConfirmation(req.ToolCall.ToolCallID, resp.Outcome))
+//	// on cancel: for _, ev := range turn.Cancel() { r.Render(ev) }
+//	// when session/prompt returns:
+//	r.EndTurn(resp.StopReason)
+//
+// # _meta keys
+//
+// ACP v1 has no member for sub-agent grouping or visibility, so they are read from the
+// tool call's _meta (a later update's _meta overrides members of an earlier one):
+//
+//   - parent call, the first of: _meta.parentToolCallId, _meta.claudeCode.parentToolUseId,
+//     _meta.claudeCode.parent_tool_use_id, _meta.parley.parentToolCallId (a string: the
+//     toolCallId of the call this one runs under, such as a sub-agent's task);
+//   - presentation: _meta.presentation or _meta.parley.presentation, "hidden" (never
+//     shown) or "hiddenAfterComplete" (shown until done); any other value is visible;
+//   - tool name, when the call has no "name": _meta.claudeCode.toolName.
+//
+// # JSON events
+//
+// JSONEncoder writes one object per line. Members marked ? are left out when empty.
+//
+//	{"type":"text","text":"…","messageId"?:"…"}         a piece of the reply (Markdown)
+//	{"type":"thought","text":"…","messageId"?:"…"}      a piece of the agent's reasoning
+//	{"type":"plan","entries":[{"content","priority"?,"status"}]}   the whole plan
+//	{"type":"tool_call", …the call…}                    a call started or changed
+//	{"type":"permission", …the call…}                   a call waits for a decision
+//	{"type":"usage","used":N,"size":N,"cost"?:{"amount","currency"}}
+//	{"type":"other","kind":"current_mode_update","update":{…}}  as received
+//	{"type":"unknown","kind":"…","update":{…}}          an update kind parley does not know
+//	{"type":"stop","stopReason":"end_turn"}             the end of the turn
+//
+// A call is its whole current state every time, so a script keeps the last object per
+// id: "id", "state" (streaming, waiting_for_confirmation, executing, completed,
+// cancelled), "isError"?, "title", "toolName"?, "kind", "rawKind"? (an unknown kind as
+// sent), "status"? (the last wire status), "invocationMessage"?, "pastTenseMessage"?,
+// "errorMessage"?, "terminalCommand"?, "terminals"?, "diffs"? ([{"path","added",
+// "removed","new"?}], without the texts), "locations"? ([{"path","line"?}]), "content"?
+// (the text content), "parentId"?, "presentation"?, and "confirmation"? ({"title",
+// "message"?, "options":[{"optionId","name","kind"}], "outcome"?: the kind of the option
+// chosen, "cancelled" or "unknown"}).
+package toolui

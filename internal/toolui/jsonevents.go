@@ -1,0 +1,195 @@
+package toolui
+
+import (
+	"io"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/json"
+)
+
+// JSONEncoder writes each event as one JSON object on a line, for scripts (--json). The
+// objects and their members are listed in the package documentation; they are a stable
+// interface: members may be added, never renamed or removed.
+type JSONEncoder struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+// NewJSONEncoder returns a JSONEncoder writing to w, one write per line.
+func NewJSONEncoder(w io.Writer) *JSONEncoder { return &JSONEncoder{w: w} }
+
+type jsonText struct {
+	Type      string        `json:"type"`
+	Text      string        `json:"text"`
+	MessageID acp.MessageId `json:"messageId,omitempty"`
+}
+
+type jsonPlanEntry struct {
+	Content  string                `json:"content"`
+	Priority acp.PlanEntryPriority `json:"priority,omitempty"`
+	Status   acp.PlanEntryStatus   `json:"status"`
+}
+
+type jsonPlan struct {
+	Type    string          `json:"type"`
+	Entries []jsonPlanEntry `json:"entries"`
+}
+
+type jsonUsage struct {
+	Type string    `json:"type"`
+	Used uint64    `json:"used"`
+	Size uint64    `json:"size"`
+	Cost *jsonCost `json:"cost,omitempty"`
+}
+
+type jsonCost struct {
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"`
+}
+
+type jsonUpdate struct {
+	Type   string          `json:"type"`
+	Kind   string          `json:"kind"`
+	Update json.RawMessage `json:"update"`
+}
+
+type jsonStop struct {
+	Type       string         `json:"type"`
+	StopReason acp.StopReason `json:"stopReason"`
+}
+
+type jsonToolCall struct {
+	Type         string             `json:"type"`
+	ID           acp.ToolCallId     `json:"id"`
+	State        string             `json:"state"`
+	IsError      bool               `json:"isError,omitempty"`
+	Title        string             `json:"title"`
+	ToolName     string             `json:"toolName,omitempty"`
+	Kind         acp.ToolKind       `json:"kind"`
+	RawKind      acp.ToolKind       `json:"rawKind,omitempty"`
+	Status       acp.ToolCallStatus `json:"status,omitempty"`
+	Invocation   string             `json:"invocationMessage,omitempty"`
+	PastTense    string             `json:"pastTenseMessage,omitempty"`
+	ErrorMessage string             `json:"errorMessage,omitempty"`
+	Command      string             `json:"terminalCommand,omitempty"`
+	Terminals    []acp.TerminalId   `json:"terminals,omitempty"`
+	Diffs        []jsonDiff         `json:"diffs,omitempty"`
+	Locations    []jsonLocation     `json:"locations,omitempty"`
+	Content      string             `json:"content,omitempty"`
+	ParentID     acp.ToolCallId     `json:"parentId,omitempty"`
+	Presentation Presentation       `json:"presentation,omitempty"`
+	Confirmation *jsonConfirmation  `json:"confirmation,omitempty"`
+}
+
+type jsonDiff struct {
+	Path    string `json:"path"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+	New     bool   `json:"new,omitempty"`
+}
+
+type jsonLocation struct {
+	Path string `json:"path"`
+	Line uint32 `json:"line,omitempty"`
+}
+
+type jsonConfirmation struct {
+	Title   string       `json:"title"`
+	Message string       `json:"message,omitempty"`
+	Options []jsonOption `json:"options"`
+	Outcome string       `json:"outcome,omitempty"`
+}
+
+type jsonOption struct {
+	OptionID acp.PermissionOptionId   `json:"optionId"`
+	Name     string                   `json:"name"`
+	Kind     acp.PermissionOptionKind `json:"kind"`
+}
+
+// Render writes the event's line; an event with nothing to say (NoEvent) writes none.
+func (e *JSONEncoder) Render(ev Event) error {
+	var v any
+	switch ev.Kind {
+	case TextDelta:
+		v = jsonText{"text", ev.Text, ev.MessageID}
+	case ThoughtDelta:
+		v = jsonText{"thought", ev.Text, ev.MessageID}
+	case PlanChanged:
+		p := jsonPlan{Type: "plan", Entries: make([]jsonPlanEntry, len(ev.Plan))}
+		for i, en := range ev.Plan {
+			p.Entries[i] = jsonPlanEntry{en.Content, en.Priority, en.Status}
+		}
+		v = p
+	case ToolStarted, ToolUpdated:
+		v = toolJSON("tool_call", ev.Tool)
+	case PermissionRequested:
+		v = toolJSON("permission", ev.Tool)
+	case UsageChanged:
+		u := jsonUsage{Type: "usage", Used: ev.Usage.Used, Size: ev.Usage.Size}
+		if c := ev.Usage.Cost; c != nil {
+			u.Cost = &jsonCost{c.Amount, c.Currency}
+		}
+		v = u
+	case Other, Unknown:
+		raw, err := json.Marshal(ev.Update)
+		if err != nil {
+			raw = []byte("null")
+		}
+		typ := "other"
+		if ev.Kind == Unknown {
+			typ = "unknown"
+		}
+		v = jsonUpdate{typ, ev.UpdateKind, raw}
+	default:
+		return e.err
+	}
+	return e.write(v)
+}
+
+// EndTurn writes the stop line: {"type":"stop","stopReason":"end_turn"}.
+func (e *JSONEncoder) EndTurn(reason acp.StopReason) error {
+	return e.write(jsonStop{"stop", reason})
+}
+
+func toolJSON(typ string, tc *ToolCall) jsonToolCall {
+	j := jsonToolCall{
+		Type: typ, ID: tc.ID, State: tc.State.String(), IsError: tc.IsError,
+		Title: tc.Title, ToolName: tc.ToolName, Kind: tc.Kind, Status: tc.RawStatus,
+		Invocation: tc.InvocationMessage, PastTense: tc.PastTenseMessage, ErrorMessage: tc.ErrorMessage,
+		Command: tc.TerminalCommand, Terminals: tc.Terminals, Content: tc.Content,
+		ParentID: tc.ParentID, Presentation: tc.Presentation,
+	}
+	if tc.RawKind != tc.Kind && tc.RawKind != "" {
+		j.RawKind = tc.RawKind
+	}
+	for _, d := range tc.Diffs {
+		j.Diffs = append(j.Diffs, jsonDiff{d.Path, d.Added, d.Removed, d.IsNew})
+	}
+	for _, l := range tc.Locations {
+		j.Locations = append(j.Locations, jsonLocation{l.Path, l.Line})
+	}
+	if c := tc.Confirmation; c != nil {
+		jc := &jsonConfirmation{Title: c.Title, Message: c.Message, Outcome: c.Outcome, Options: []jsonOption{}}
+		for _, o := range c.Options {
+			jc.Options = append(jc.Options, jsonOption{o.OptionID, o.Name, o.Kind})
+		}
+		j.Confirmation = jc
+	}
+	return j
+}
+
+func (e *JSONEncoder) write(v any) error {
+	if e.err != nil {
+		return e.err
+	}
+	line, err := json.Marshal(v)
+	if err != nil {
+		return err // a bug in this file, not the writer's: later lines may still go out
+	}
+	e.buf = append(append(e.buf[:0], line...), '\n')
+	if _, err := e.w.Write(e.buf); err != nil {
+		e.err = err
+	}
+	return e.err
+}
