@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -26,9 +27,14 @@ type terminal struct {
 
 func startTerminal(t *testing.T, args ...string) *terminal {
 	t.Helper()
+	return startTerminalIn(t, t.TempDir(), isolatedXDG(t), args...)
+}
+
+func startTerminalIn(t *testing.T, dir string, env []string, args ...string) *terminal {
+	t.Helper()
 	cmd := exec.Command(self(t), args...)
-	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley", "TERM=dumb"), isolatedXDG(t)...)
-	cmd.Dir = t.TempDir()
+	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley", "TERM=dumb"), env...)
+	cmd.Dir = dir
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
 	if err != nil {
 		t.Fatal(err)
@@ -104,8 +110,13 @@ func TestChatOnATerminal(t *testing.T) {
 	term.expect("permission: allow_once")
 
 	// Ctrl-C cancels a slow turn, and the chat goes on.
-	term.typeLine("slowly " + strings.Repeat("word ", 300))
-	term.expect("word word")
+	var words []string
+	for i := range 300 {
+		words = append(words, fmt.Sprintf("w%d", i))
+	}
+	term.typeLine("slowly " + strings.Join(words, " "))
+	term.expect("w299")       // the terminal's echo of the line
+	term.expect("w0 w1")      // the agent's first words
 	term.pty.Write([]byte{3}) // Ctrl-C
 	term.expect("cancelling")
 	term.expect("the turn was cancelled")
@@ -116,14 +127,26 @@ func TestChatOnATerminal(t *testing.T) {
 
 	// Ctrl-D quits.
 	term.pty.Write([]byte{4})
+	term.wait(t, 0)
+}
+
+// wait waits for parley to exit with code.
+func (term *terminal) wait(t *testing.T, code int) {
+	t.Helper()
 	done := make(chan error, 1)
 	go func() { done <- term.cmd.Wait() }()
 	select {
 	case err := <-done:
-		if err != nil {
-			t.Errorf("parley chat exited with %v", err)
+		got := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			got = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if got != code {
+			t.Errorf("exit %d, want %d; the terminal shows:\n%s", got, code, term.out.String())
 		}
 	case <-time.After(20 * time.Second): // hang guard
-		t.Fatal("parley chat did not quit on Ctrl-D")
+		t.Fatalf("parley did not exit; the terminal shows:\n%s", term.out.String())
 	}
 }

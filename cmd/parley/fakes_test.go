@@ -23,6 +23,12 @@ func runFakeAgent(behaviour string) int {
 		fmt.Println("Hello! I am not an ACP agent, and I will wait for ever.")
 		select {}
 	}
+	if behaviour == "scripted" {
+		a := &scriptedAgent{}
+		a.conn = acp.NewAgentConn(a, stdioStream{}, nil)
+		<-a.conn.Done()
+		return 0
+	}
 	a := &fakeAgent{behaviour: behaviour}
 	a.conn = acp.NewAgentConn(a, stdioStream{}, nil)
 	<-a.conn.Done()

@@ -45,15 +45,21 @@ type result struct {
 	code           int
 }
 
-// parley runs the parley command line with args and returns what it printed.
+// parley runs the parley command line with args in a fresh directory, with fresh XDG
+// directories, and returns what it printed.
 func parley(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	return parleyIn(t, t.TempDir(), isolatedXDG(t), stdin, args...)
+}
+
+// parleyIn runs parley in dir with env added.
+func parleyIn(t *testing.T, dir string, env []string, stdin string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard, not a synchronisation
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self(t), args...)
-	cmd.Env = append(os.Environ(), "PARLEY_TEST_ROLE=parley")
-	cmd.Env = append(cmd.Env, isolatedXDG(t)...)
-	cmd.Dir = t.TempDir()
+	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), env...)
+	cmd.Dir = dir
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

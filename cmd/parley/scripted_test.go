@@ -1,0 +1,211 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/parley-acp/parley/acp"
+)
+
+// scriptedAgent is a fake ACP agent that does, for each line of a prompt, what the line
+// says, against the client's fs/*, terminal/* and session/request_permission, and tells
+// the result as reply text:
+//
+//	read PATH                      fs/read_text_file
+//	write PATH TEXT                fs/write_text_file
+//	run LIMIT CMD ARGS...          terminal/create (outputByteLimit LIMIT), wait, output, release
+//	ask TITLE                      session/request_permission, the four kinds in a shuffled order
+//
+// It also has a mode config option, legacy models, and session/list, for parley chat.
+type scriptedAgent struct {
+	conn *acp.AgentConn
+
+	mu       sync.Mutex
+	sessions []acp.SessionId
+	mode     acp.SessionConfigValueId
+	cancels  map[acp.SessionId]context.CancelFunc
+}
+
+func (a *scriptedAgent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	if !req.ClientCapabilities.FS.ReadTextFile || !req.ClientCapabilities.Terminal {
+		return nil, fmt.Errorf("this agent needs a client with fs and terminal")
+	}
+	return &acp.InitializeResponse{
+		ProtocolVersion:   acp.ProtocolVersion,
+		AgentInfo:         &acp.Implementation{Name: "scripted", Version: "1"},
+		AgentCapabilities: acp.AgentCapabilities{SessionCapabilities: acp.SessionCapabilities{List: &acp.SessionListCapabilities{}}},
+	}, nil
+}
+
+func (a *scriptedAgent) configOptions() []acp.SessionConfigOption {
+	return []acp.SessionConfigOption{{
+		ID: "mode", Name: "Mode", Category: acp.SessionConfigOptionCategoryMode,
+		Select: &acp.SessionConfigSelect{CurrentValue: a.mode, Options: acp.SessionConfigSelectOptions{
+			Ungrouped: []acp.SessionConfigSelectOption{{Value: "ask", Name: "Ask first"}, {Value: "code", Name: "Write code"}},
+		}},
+	}}
+}
+
+func (a *scriptedAgent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	id := acp.SessionId(fmt.Sprintf("scripted-%d", len(a.sessions)+1))
+	a.sessions = append(a.sessions, id)
+	if a.mode == "" {
+		a.mode = "ask"
+	}
+	return &acp.NewSessionResponse{
+		SessionID:     id,
+		ConfigOptions: a.configOptions(),
+		Models: &acp.SessionModelState{CurrentModelID: "small", AvailableModels: []acp.ModelInfo{
+			{ModelID: "small", Name: "Small"}, {ModelID: "large", Name: "Large"},
+		}},
+	}, nil
+}
+
+func (a *scriptedAgent) SetSessionConfigOption(ctx context.Context, req *acp.SetSessionConfigOptionRequest) (*acp.SetSessionConfigOptionResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.mode = req.Value.ID
+	return &acp.SetSessionConfigOptionResponse{ConfigOptions: a.configOptions()}, nil
+}
+
+func (a *scriptedAgent) SetSessionModel(ctx context.Context, req *acp.SetSessionModelRequest) (*acp.SetSessionModelResponse, error) {
+	return &acp.SetSessionModelResponse{}, nil
+}
+
+func (a *scriptedAgent) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) (*acp.ListSessionsResponse, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	resp := &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
+	for _, id := range a.sessions {
+		resp.Sessions = append(resp.Sessions, acp.SessionInfo{SessionID: id, Cwd: req.Cwd, Title: "about " + string(id)})
+	}
+	return resp, nil
+}
+
+func (a *scriptedAgent) Cancel(ctx context.Context, req *acp.CancelNotification) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if cancel := a.cancels[req.SessionID]; cancel != nil {
+		cancel()
+	}
+	return nil
+}
+
+func (a *scriptedAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptResponse, error) {
+	turn, cancel := context.WithCancel(ctx)
+	defer cancel()
+	turn = context.WithValue(turn, cancelKey{}, cancel)
+	a.mu.Lock()
+	if a.cancels == nil {
+		a.cancels = map[acp.SessionId]context.CancelFunc{}
+	}
+	a.cancels[req.SessionID] = cancel
+	a.mu.Unlock()
+	var text string
+	for _, b := range req.Prompt {
+		if t, ok := b.AsText(); ok {
+			text += t
+		}
+	}
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, a.do(turn, req.SessionID, line))
+		}
+	}
+	a.conn.Update(ctx, req.SessionID, acp.AgentMessageChunk(acp.TextBlock(strings.Join(out, "\n"))))
+	if turn.Err() != nil {
+		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
+	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionId, line string) string {
+	verb, rest, _ := strings.Cut(line, " ")
+	switch verb {
+	case "mode?":
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return "mode: " + string(a.mode)
+	case "read":
+		resp, err := a.conn.ReadTextFile(ctx, &acp.ReadTextFileRequest{SessionID: sid, Path: rest})
+		if err != nil {
+			return "read error: " + err.Error()
+		}
+		return "read: " + resp.Content
+	case "write":
+		path, content, _ := strings.Cut(rest, " ")
+		if _, err := a.conn.WriteTextFile(ctx, &acp.WriteTextFileRequest{SessionID: sid, Path: path, Content: content}); err != nil {
+			return "write error: " + err.Error()
+		}
+		return "wrote " + path
+	case "run":
+		f := strings.Fields(rest)
+		limit, _ := strconv.ParseUint(f[0], 10, 64)
+		args := f[2:]
+		if f[1] == "sh" { // sh -c 'script': keep the script whole
+			args = []string{"-c", strings.TrimSuffix(strings.TrimPrefix(strings.SplitN(rest, "-c ", 2)[1], "'"), "'")}
+		}
+		term, err := a.conn.CreateTerminal(ctx, &acp.CreateTerminalRequest{SessionID: sid, Command: f[1], Args: args, OutputByteLimit: &limit})
+		if err != nil {
+			return "run error: " + err.Error()
+		}
+		defer a.conn.ReleaseTerminal(context.WithoutCancel(ctx), &acp.ReleaseTerminalRequest{SessionID: sid, TerminalID: term.TerminalID})
+		exit, err := a.conn.WaitForTerminalExit(ctx, &acp.WaitForTerminalExitRequest{SessionID: sid, TerminalID: term.TerminalID})
+		if err != nil {
+			return "wait error: " + err.Error()
+		}
+		out, err := a.conn.TerminalOutput(ctx, &acp.TerminalOutputRequest{SessionID: sid, TerminalID: term.TerminalID})
+		if err != nil {
+			return "output error: " + err.Error()
+		}
+		code := -1
+		if exit.ExitCode != nil {
+			code = int(*exit.ExitCode)
+		}
+		return fmt.Sprintf("exit %d truncated=%v output=%q", code, out.Truncated, out.Output)
+	case "ask":
+		opts := []acp.PermissionOption{
+			{OptionID: "opt-allow-once", Name: "Yes", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionID: "opt-allow-always", Name: "Always", Kind: acp.PermissionOptionKindAllowAlways},
+			{OptionID: "opt-reject-once", Name: "No", Kind: acp.PermissionOptionKindRejectOnce},
+			{OptionID: "opt-reject-always", Name: "Never", Kind: acp.PermissionOptionKindRejectAlways},
+		}
+		rand.Shuffle(len(opts), func(i, j int) { opts[i], opts[j] = opts[j], opts[i] })
+		resp, err := a.conn.RequestPermission(context.WithoutCancel(ctx), &acp.RequestPermissionRequest{
+			SessionID: sid,
+			ToolCall:  acp.ToolCallUpdate{ToolCallID: "call-ask", Title: rest, Kind: acp.ToolKindExecute, RawInput: []byte(fmt.Sprintf(`{"command":%q}`, rest))},
+			Options:   opts,
+		})
+		switch {
+		case err != nil:
+			return "ask error: " + err.Error()
+		case resp.Outcome.Cancelled != nil:
+			cancelTurn(ctx) // ACP: a cancelled outcome aborts the turn
+			return "outcome: cancelled"
+		case resp.Outcome.Selected != nil:
+			for _, o := range opts {
+				if o.OptionID == resp.Outcome.Selected.OptionID {
+					return "chose " + string(o.Kind)
+				}
+			}
+			return "chose an option that was not offered: " + string(resp.Outcome.Selected.OptionID)
+		}
+		return "no outcome"
+	}
+	return "unknown line: " + line
+}
+
+type cancelKey struct{}
+
+func cancelTurn(ctx context.Context) {
+	if cancel, ok := ctx.Value(cancelKey{}).(context.CancelFunc); ok {
+		cancel()
+	}
+}
