@@ -122,6 +122,13 @@ func TestChatOnATerminal(t *testing.T) {
 	term.expect("the turn was cancelled")
 	term.typeLine("/help")
 	term.expect("/flood")
+
+	// A new session, then back to the first one: session/load replays it.
+	term.typeLine("/new")
+	term.expect("new session eliza-2")
+	term.typeLine("/load eliza-1")
+	term.expect("I am worried about my tests")
+	term.expect("(session eliza-1)")
 	term.typeLine("/flood 3")
 	term.expect("0 1 2")
 
@@ -149,4 +156,16 @@ func (term *terminal) wait(t *testing.T, code int) {
 	case <-time.After(20 * time.Second): // hang guard
 		t.Fatalf("parley did not exit; the terminal shows:\n%s", term.out.String())
 	}
+}
+
+func TestChatRestartsACrashedAgent(t *testing.T) {
+	term := startTerminal(t, "chat", "--agent-command", fakeAgentCommand(t, "crash-mid-turn"))
+	term.expect("is ready")
+	term.typeLine("hi")
+	term.expect("died mid-turn") // the error names what the agent said on its way out
+	term.typeLine("hi again")
+	term.expect("restarting it with a new session")
+	term.expect("died mid-turn")
+	term.typeLine("/quit")
+	term.wait(t, 0)
 }

@@ -103,6 +103,15 @@ func (c *console) newTurn() {
 func (c *console) onUpdate(ctx context.Context, n *acp.SessionNotification) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if chunk := n.Update.UserMessageChunk; chunk != nil && c.live != nil {
+		// The user's own words come back only when session/load replays a
+		// conversation: show them as they were typed.
+		if text, ok := chunk.Content.AsText(); ok {
+			c.live.Detach()
+			fmt.Fprintf(c.flushers[0], "\n› %s\n", text)
+		}
+		return
+	}
 	c.render(c.turn.Apply(n.Update)...)
 }
 
