@@ -1,8 +1,8 @@
 // Command firstbyte measures how long a command takes to print its first byte on stdout,
 // over repeated runs: the latency a user of `parley run` feels before the reply starts.
 //
-//	go build -o /tmp/parley ./cmd/parley
-//	go run ./bench/firstbyte -n 50 -- /tmp/parley run --agent eliza "I am worried about my tests"
+//	go build -o bin/parley ./cmd/parley
+//	go run ./bench/firstbyte -n 50 -- bin/parley run --agent eliza "I am worried about my tests"
 //
 // It prints the median, the 90th percentile and the fastest run, and the same for the
 // whole run, so the two can be compared.

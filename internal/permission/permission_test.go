@@ -15,7 +15,7 @@ import (
 
 const (
 	agent     = "codex"
-	workspace = "/work/project"
+	workspace = "/srv/project"
 )
 
 var goTest = execute(`{"command":"go test ./..."}`, "Bash", "go test ./...")
@@ -264,7 +264,7 @@ func TestAlwaysPersistsAcrossStoreOpens(t *testing.T) {
 		}
 	}
 	// Another workspace of the same agent starts afresh.
-	other := &Policy{Store: s2, Agent: agent, Workspace: "/work/other"}
+	other := &Policy{Store: s2, Agent: agent, Workspace: "/srv/other"}
 	if resp, _ := other.Decide(t.Context(), &acp.RequestPermissionRequest{ToolCall: goTest, Options: codexLike}); outcome(resp) != "decline" {
 		t.Errorf("another workspace: %s, want decline", outcome(resp))
 	}

@@ -35,7 +35,7 @@ func helperLookup(path string) int {
 		return 1
 	}
 	defer s.Close()
-	r, ok, err := s.Lookup(context.Background(), "codex", "/work/a", "execute:go")
+	r, ok, err := s.Lookup(context.Background(), "codex", "/srv/a", "execute:go")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -51,7 +51,7 @@ func helperRemember(path string) int {
 		return 1
 	}
 	defer s.Close()
-	if err := s.Remember(context.Background(), Rule{Agent: "claude", Workspace: "/work/b", ToolKey: "edit:Write", Decision: Reject}); err != nil {
+	if err := s.Remember(context.Background(), Rule{Agent: "claude", Workspace: "/srv/b", ToolKey: "edit:Write", Decision: Reject}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
@@ -267,14 +267,14 @@ func TestPersistenceAcrossProcesses(t *testing.T) {
 	if got := helper(t, "lookup", path); got != "false" {
 		t.Fatalf("another process saw %q before anything was remembered", got)
 	}
-	if err := s.Remember(t.Context(), Rule{Agent: "codex", Workspace: "/work/a", ToolKey: "execute:go", Decision: Allow}); err != nil {
+	if err := s.Remember(t.Context(), Rule{Agent: "codex", Workspace: "/srv/a", ToolKey: "execute:go", Decision: Allow}); err != nil {
 		t.Fatal(err)
 	}
 	if got := helper(t, "lookup", path); got != "true allow" {
 		t.Errorf("another process, first still open: %q, want \"true allow\"", got)
 	}
 	helper(t, "remember", path)
-	if _, ok, err := s.Lookup(t.Context(), "claude", "/work/b", "edit:Write"); err != nil || !ok {
+	if _, ok, err := s.Lookup(t.Context(), "claude", "/srv/b", "edit:Write"); err != nil || !ok {
 		t.Errorf("the first process does not see the other's rule: %v, %v", ok, err)
 	}
 	if err := s.Close(); err != nil {
@@ -291,8 +291,8 @@ func TestPersistenceAcrossProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Rule{
-		{Agent: "claude", Workspace: "/work/b", ToolKey: "edit:Write", Decision: Reject},
-		{Agent: "codex", Workspace: "/work/a", ToolKey: "execute:go", Decision: Allow},
+		{Agent: "claude", Workspace: "/srv/b", ToolKey: "edit:Write", Decision: Reject},
+		{Agent: "codex", Workspace: "/srv/a", ToolKey: "execute:go", Decision: Allow},
 	}
 	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(Rule{}, "CreatedAt")); diff != "" {
 		t.Errorf("after reopening (-want +got):\n%s", diff)
