@@ -88,7 +88,7 @@ func (g goldenFile) String() string {
 	return b.String()
 }
 
-const goldenRoot = "/work/proj"
+const goldenRoot = "/srv/proj"
 
 // The renderer outputs a golden file holds, in order.
 var goldenOutputs = []string{"plain.txt", "live.txt", "screen.txt", "markdown.md", "events.jsonl"}

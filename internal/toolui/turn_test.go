@@ -27,12 +27,12 @@ func TestMessages(t *testing.T) {
 	}{
 		{
 			name:       "terse read with a location",
-			toolCall:   `{"toolCallId":"1","title":"Read","kind":"read","locations":[{"path":"/work/proj/cmd/main.go","line":3}]}`,
+			toolCall:   `{"toolCallId":"1","title":"Read","kind":"read","locations":[{"path":"/srv/proj/cmd/main.go","line":3}]}`,
 			invocation: "Reading `cmd/main.go`", past: "Read `cmd/main.go`", toolName: "read",
 		},
 		{
 			name:       "read named only in rawInput",
-			toolCall:   `{"toolCallId":"1","title":"","kind":"read","rawInput":{"file_path":"/work/proj/a.go"}}`,
+			toolCall:   `{"toolCallId":"1","title":"","kind":"read","rawInput":{"file_path":"/srv/proj/a.go"}}`,
 			invocation: "Reading `a.go`", past: "Read `a.go`", toolName: "read",
 		},
 		{
@@ -42,7 +42,7 @@ func TestMessages(t *testing.T) {
 		},
 		{
 			name:       "descriptive read title is kept while running",
-			toolCall:   `{"toolCallId":"1","title":"Reading lines 10-40 of main.go","kind":"read","locations":[{"path":"/work/proj/main.go"}]}`,
+			toolCall:   `{"toolCallId":"1","title":"Reading lines 10-40 of main.go","kind":"read","locations":[{"path":"/srv/proj/main.go"}]}`,
 			invocation: "Reading lines 10-40 of main.go", past: "Read `main.go`", toolName: "read",
 		},
 		{
@@ -77,7 +77,7 @@ func TestMessages(t *testing.T) {
 		},
 		{
 			name:       "edit of two files",
-			toolCall:   `{"toolCallId":"1","title":"Apply patch","kind":"edit","content":[{"type":"diff","path":"/work/proj/a","oldText":"x\n","newText":"y\n"},{"type":"diff","path":"/work/proj/b","oldText":"1\n2\n","newText":"1\n"}]}`,
+			toolCall:   `{"toolCallId":"1","title":"Apply patch","kind":"edit","content":[{"type":"diff","path":"/srv/proj/a","oldText":"x\n","newText":"y\n"},{"type":"diff","path":"/srv/proj/b","oldText":"1\n2\n","newText":"1\n"}]}`,
 			invocation: "Applying patch", past: "Edited 2 files (+1 −2)", toolName: "edit",
 		},
 		{
@@ -92,7 +92,7 @@ func TestMessages(t *testing.T) {
 		},
 		{
 			name:       "move",
-			toolCall:   `{"toolCallId":"1","title":"mv","kind":"move","rawInput":{"source":"/work/proj/a.go","destination":"/work/proj/b.go"}}`,
+			toolCall:   `{"toolCallId":"1","title":"mv","kind":"move","rawInput":{"source":"/srv/proj/a.go","destination":"/srv/proj/b.go"}}`,
 			invocation: "Moving `a.go` to `b.go`", past: "Moved `a.go` to `b.go`", toolName: "move",
 		},
 		{
@@ -118,7 +118,7 @@ func TestMessages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			turn := NewTurn(&TurnOptions{Root: "/work/proj"})
+			turn := NewTurn(&TurnOptions{Root: "/srv/proj"})
 			evs := turn.Apply(update(t, `{"sessionUpdate":"tool_call",`+tt.toolCall[1:]))
 			if len(evs) != 1 || evs[0].Kind != ToolStarted {
 				t.Fatalf("events = %v, want one ToolStarted", evs)
