@@ -119,7 +119,7 @@ func (r *Roots) check(path, resolved string) error {
 }
 
 // contains reports whether resolved is one of the roots or below one. It compares whole
-// components: /work/ab is not inside /work/a.
+// components: /srv/ab is not inside /srv/a.
 func (r *Roots) contains(resolved string) bool {
 	for _, d := range r.dirs {
 		if resolved == d {
