@@ -119,7 +119,7 @@ func (c *AgentConn) SessionUpdate(ctx context.Context, n *SessionNotification) e
 }
 
 // Update sends one update for a session.
-func (c *AgentConn) Update(ctx context.Context, session SessionId, u SessionUpdate) error {
+func (c *AgentConn) Update(ctx context.Context, session SessionID, u SessionUpdate) error {
 	return c.SessionUpdate(ctx, &SessionNotification{SessionID: session, Update: u})
 }
 

@@ -61,12 +61,12 @@ func (m *AuthMethod) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// AuthMethodId identifies an auth method.
-type AuthMethodId string
+// AuthMethodID identifies an auth method.
+type AuthMethodID string
 
 // AuthMethodAgent is an auth method the agent runs itself when the client calls authenticate.
 type AuthMethodAgent struct {
-	ID          AuthMethodId `json:"id"`
+	ID          AuthMethodID `json:"id"`
 	Name        string       `json:"name"`
 	Description string       `json:"description,omitempty"`
 	Meta        Meta         `json:"_meta,omitzero"`
@@ -75,7 +75,7 @@ type AuthMethodAgent struct {
 
 // AuthMethodTerminal is an auth method the client runs in a terminal.
 type AuthMethodTerminal struct {
-	ID          AuthMethodId      `json:"id"`
+	ID          AuthMethodID      `json:"id"`
 	Name        string            `json:"name"`
 	Description string            `json:"description,omitempty"`
 	Args        []string          `json:"args,omitzero"` // added to the agent's command line
@@ -86,7 +86,7 @@ type AuthMethodTerminal struct {
 
 // AuthenticateRequest is the params of authenticate, for an auth method without type.
 type AuthenticateRequest struct {
-	MethodID AuthMethodId `json:"methodId"`
+	MethodID AuthMethodID `json:"methodId"`
 	Meta     Meta         `json:"_meta,omitzero"`
 	Extra    json.Extra   `json:"-"`
 }

@@ -72,12 +72,12 @@ type ClientConn struct {
 	// updates and the dispatcher's own deliveries never interleave.
 	deliverMu sync.Mutex
 	mu        sync.Mutex
-	known     map[SessionId]bool
+	known     map[SessionID]bool
 	opening   int // session-opening requests in flight
 	early     []earlyUpdate
 	// asking holds the permission requests being answered, by session, so that Cancel
 	// can withdraw them: ACP has the client answer them "cancelled" on session/cancel.
-	asking map[SessionId]map[*context.CancelCauseFunc]bool
+	asking map[SessionID]map[*context.CancelCauseFunc]bool
 }
 
 // errTurnCancelled is the cause given to a permission request's context when its turn
@@ -91,7 +91,7 @@ type earlyUpdate struct {
 
 // NewClientConn serves client over stream (usually an agent process's stdout and stdin).
 func NewClientConn(client Client, stream io.ReadWriteCloser, opts *ConnOptions) *ClientConn {
-	c := &ClientConn{client: client, known: map[SessionId]bool{}, asking: map[SessionId]map[*context.CancelCauseFunc]bool{}, logger: slog.New(slog.DiscardHandler)}
+	c := &ClientConn{client: client, known: map[SessionID]bool{}, asking: map[SessionID]map[*context.CancelCauseFunc]bool{}, logger: slog.New(slog.DiscardHandler)}
 	if opts != nil && opts.Logger != nil {
 		c.logger = opts.Logger
 	}
@@ -170,7 +170,7 @@ func (c *ClientConn) keepEarly(n *SessionNotification) {
 
 // opened records that a session-opening request completed: it marks id known (when the
 // request succeeded) and delivers the updates that were waiting for it.
-func (c *ClientConn) opened(ctx context.Context, id SessionId, ok bool) {
+func (c *ClientConn) opened(ctx context.Context, id SessionID, ok bool) {
 	c.deliverMu.Lock()
 	defer c.deliverMu.Unlock()
 	c.mu.Lock()
@@ -199,7 +199,7 @@ func (c *ClientConn) opened(ctx context.Context, id SessionId, ok bool) {
 	}
 }
 
-func (c *ClientConn) beginOpening(known SessionId) {
+func (c *ClientConn) beginOpening(known SessionID) {
 	c.mu.Lock()
 	c.opening++
 	if known != "" {

@@ -4,14 +4,14 @@ import (
 	"github.com/parley-acp/parley/internal/json"
 )
 
-// SessionConfigId identifies a config option.
-type SessionConfigId string
+// SessionConfigID identifies a config option.
+type SessionConfigID string
 
-// SessionConfigValueId identifies one value of a select config option.
-type SessionConfigValueId string
+// SessionConfigValueID identifies one value of a select config option.
+type SessionConfigValueID string
 
-// SessionConfigGroupId identifies a group of select values.
-type SessionConfigGroupId string
+// SessionConfigGroupID identifies a group of select values.
+type SessionConfigGroupID string
 
 // SessionConfigOption is a session setting the user can change (model, mode, reasoning
 // effort...), the preferred mechanism over modes. It is discriminated by "type": exactly
@@ -20,7 +20,7 @@ type SessionConfigGroupId string
 //
 // Lists of options are ordered (earlier is more prominent) and always complete.
 type SessionConfigOption struct {
-	ID          SessionConfigId             `json:"id"`
+	ID          SessionConfigID             `json:"id"`
 	Name        string                      `json:"name"`
 	Description string                      `json:"description,omitempty"`
 	Category    SessionConfigOptionCategory `json:"category,omitempty"` // a UX hint only
@@ -99,7 +99,7 @@ func (o *SessionConfigOption) UnmarshalJSON(data []byte) error {
 
 // SessionConfigSelect is the part of a "select" config option that picks one value.
 type SessionConfigSelect struct {
-	CurrentValue SessionConfigValueId       `json:"currentValue"`
+	CurrentValue SessionConfigValueID       `json:"currentValue"`
 	Options      SessionConfigSelectOptions `json:"options"`
 }
 
@@ -139,7 +139,7 @@ func (o *SessionConfigSelectOptions) UnmarshalJSON(data []byte) error {
 
 // SessionConfigSelectOption is one value of a select option.
 type SessionConfigSelectOption struct {
-	Value       SessionConfigValueId `json:"value"`
+	Value       SessionConfigValueID `json:"value"`
 	Name        string               `json:"name"`
 	Description string               `json:"description,omitempty"`
 	Meta        Meta                 `json:"_meta,omitzero"`
@@ -148,7 +148,7 @@ type SessionConfigSelectOption struct {
 
 // SessionConfigSelectGroup is a named group of select values.
 type SessionConfigSelectGroup struct {
-	Group   SessionConfigGroupId        `json:"group"`
+	Group   SessionConfigGroupID        `json:"group"`
 	Name    string                      `json:"name"`
 	Options []SessionConfigSelectOption `json:"options"`
 	Meta    Meta                        `json:"_meta,omitzero"`
@@ -168,8 +168,8 @@ const (
 
 // SetSessionConfigOptionRequest is the params of session/set_config_option.
 type SetSessionConfigOptionRequest struct {
-	SessionID SessionId          `json:"sessionId"`
-	ConfigID  SessionConfigId    `json:"configId"`
+	SessionID SessionID          `json:"sessionId"`
+	ConfigID  SessionConfigID    `json:"configId"`
 	Value     SessionConfigValue `json:"-"` // "value", with "type" for non-select options
 	Meta      Meta               `json:"_meta,omitzero"`
 	Extra     json.Extra         `json:"-"`
@@ -179,13 +179,13 @@ type SetSessionConfigOptionRequest struct {
 // value, or a boolean. A value of a type this package does not know is kept raw.
 type SessionConfigValue struct {
 	Type    string               // "" for a select value id, "boolean", or an unknown type
-	ID      SessionConfigValueId // the select value, when Type is ""
+	ID      SessionConfigValueID // the select value, when Type is ""
 	Boolean bool                 // when Type is "boolean"
 	Raw     json.RawMessage      // the value as it came, when it is none of the above
 }
 
 // ConfigValueID returns the value that selects id.
-func ConfigValueID(id SessionConfigValueId) SessionConfigValue { return SessionConfigValue{ID: id} }
+func ConfigValueID(id SessionConfigValueID) SessionConfigValue { return SessionConfigValue{ID: id} }
 
 // ConfigValueBoolean returns a boolean value.
 func ConfigValueBoolean(b bool) SessionConfigValue {

@@ -107,7 +107,7 @@ func newRPC(stream io.ReadWriteCloser, opts *ConnOptions, rt *router) *jsonrpc2.
 // Error codes as errors, for handlers to return.
 
 // ErrSessionNotFound answers a request for a session id the agent does not know.
-func ErrSessionNotFound(id SessionId) error {
+func ErrSessionNotFound(id SessionID) error {
 	return jsonrpc2.Errorf(CodeResourceNotFound, "session %q not found", id)
 }
 

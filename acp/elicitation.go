@@ -2,8 +2,8 @@ package acp
 
 import "github.com/parley-acp/parley/internal/json"
 
-// ElicitationId identifies a URL elicitation until elicitation/complete.
-type ElicitationId string
+// ElicitationID identifies a URL elicitation until elicitation/complete.
+type ElicitationID string
 
 // CreateElicitationRequest is the params of elicitation/create: the agent asks the user
 // for input, in a form or on a web page, gated by ElicitationCapabilities. On the wire it
@@ -35,19 +35,19 @@ type ElicitationFormMode struct {
 // ElicitationUrlMode is the part of a URL elicitation: the page to open. The agent sends
 // elicitation/complete with the same id when the user is done.
 type ElicitationUrlMode struct {
-	ElicitationID ElicitationId `json:"elicitationId,omitempty"`
+	ElicitationID ElicitationID `json:"elicitationId,omitempty"`
 	URL           string        `json:"url,omitempty"`
 }
 
 // ElicitationSessionScope ties an elicitation to a session and maybe one of its tool calls.
 type ElicitationSessionScope struct {
-	SessionID  SessionId  `json:"sessionId,omitempty"`
-	ToolCallID ToolCallId `json:"toolCallId,omitempty"`
+	SessionID  SessionID  `json:"sessionId,omitempty"`
+	ToolCallID ToolCallID `json:"toolCallId,omitempty"`
 }
 
 // ElicitationRequestScope ties an elicitation to a request in flight, by its raw JSON id.
 type ElicitationRequestScope struct {
-	RequestID RequestId `json:"requestId,omitzero"`
+	RequestID RequestID `json:"requestId,omitzero"`
 }
 
 // CreateElicitationResponse is the result of elicitation/create.
@@ -80,7 +80,7 @@ type ElicitationContentValue = json.RawMessage
 // CompleteElicitationNotification is the params of elicitation/complete: the URL
 // elicitation with this id is done.
 type CompleteElicitationNotification struct {
-	ElicitationID ElicitationId `json:"elicitationId"`
+	ElicitationID ElicitationID `json:"elicitationId"`
 	Meta          Meta          `json:"_meta,omitzero"`
 	Extra         json.Extra    `json:"-"`
 }

@@ -6,7 +6,7 @@ import "github.com/parley-acp/parley/internal/json"
 // FileSystemCapabilities.ReadTextFile. The client answers with the editor's view of the
 // file, unsaved changes included.
 type ReadTextFileRequest struct {
-	SessionID SessionId  `json:"sessionId"`
+	SessionID SessionID  `json:"sessionId"`
 	Path      string     `json:"path"`            // absolute
 	Line      uint32     `json:"line,omitempty"`  // first line to read, 1-based; 0 when absent
 	Limit     uint32     `json:"limit,omitempty"` // most lines to read; 0 when absent
@@ -24,7 +24,7 @@ type ReadTextFileResponse struct {
 // WriteTextFileRequest is the params of fs/write_text_file, gated by
 // FileSystemCapabilities.WriteTextFile.
 type WriteTextFileRequest struct {
-	SessionID SessionId  `json:"sessionId"`
+	SessionID SessionID  `json:"sessionId"`
 	Path      string     `json:"path"` // absolute
 	Content   string     `json:"content"`
 	Meta      Meta       `json:"_meta,omitzero"`

@@ -5,7 +5,7 @@ import "github.com/parley-acp/parley/internal/json"
 // RequestPermissionRequest is the params of session/request_permission: the agent asks
 // the user to approve a tool call, offering options to choose from.
 type RequestPermissionRequest struct {
-	SessionID SessionId          `json:"sessionId"`
+	SessionID SessionID          `json:"sessionId"`
 	ToolCall  ToolCallUpdate     `json:"toolCall"`
 	Options   []PermissionOption `json:"options"`
 	Meta      Meta               `json:"_meta,omitzero"`
@@ -22,15 +22,15 @@ type RequestPermissionResponse struct {
 // PermissionOption is one choice offered to the user. Choose by Kind and answer with that
 // option's OptionID: ids are agent-defined and often differ from the kind.
 type PermissionOption struct {
-	OptionID PermissionOptionId   `json:"optionId"`
+	OptionID PermissionOptionID   `json:"optionId"`
 	Name     string               `json:"name"`
 	Kind     PermissionOptionKind `json:"kind"`
 	Meta     Meta                 `json:"_meta,omitzero"`
 	Extra    json.Extra           `json:"-"`
 }
 
-// PermissionOptionId identifies a permission option within one request.
-type PermissionOptionId string
+// PermissionOptionID identifies a permission option within one request.
+type PermissionOptionID string
 
 // PermissionOptionKind says what choosing an option means. An unknown kind is never an allow.
 type PermissionOptionKind string
@@ -52,7 +52,7 @@ type RequestPermissionOutcome struct {
 }
 
 // SelectedOutcome returns the outcome that selects the option id.
-func SelectedOutcome(id PermissionOptionId) RequestPermissionOutcome {
+func SelectedOutcome(id PermissionOptionID) RequestPermissionOutcome {
 	return RequestPermissionOutcome{Selected: &SelectedPermissionOutcome{OptionID: id}}
 }
 
@@ -118,7 +118,7 @@ type CancelledPermissionOutcome struct {
 
 // SelectedPermissionOutcome is the "selected" outcome: the option the user chose.
 type SelectedPermissionOutcome struct {
-	OptionID PermissionOptionId `json:"optionId"`
+	OptionID PermissionOptionID `json:"optionId"`
 	Meta     Meta               `json:"_meta,omitzero"`
 	Extra    json.Extra         `json:"-"`
 }

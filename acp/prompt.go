@@ -5,7 +5,7 @@ import "github.com/parley-acp/parley/internal/json"
 // PromptRequest is the params of session/prompt: a user turn. The blocks must stay within
 // the agent's PromptCapabilities.
 type PromptRequest struct {
-	SessionID SessionId      `json:"sessionId"`
+	SessionID SessionID      `json:"sessionId"`
 	Prompt    []ContentBlock `json:"prompt"`
 	Meta      Meta           `json:"_meta,omitzero"`
 	Extra     json.Extra     `json:"-"`
@@ -52,18 +52,18 @@ type Usage struct {
 // still answers the prompt, with StopReasonCancelled; the client answers its pending
 // permission requests with CancelledOutcome.
 type CancelNotification struct {
-	SessionID SessionId  `json:"sessionId"`
+	SessionID SessionID  `json:"sessionId"`
 	Meta      Meta       `json:"_meta,omitzero"`
 	Extra     json.Extra `json:"-"`
 }
 
 // CancelRequestNotification is the params of $/cancel_request.
 type CancelRequestNotification struct {
-	RequestID RequestId  `json:"requestId"`
+	RequestID RequestID  `json:"requestId"`
 	Meta      Meta       `json:"_meta,omitzero"`
 	Extra     json.Extra `json:"-"`
 }
 
-// RequestId is a JSON-RPC request id as it is on the wire: a string, a number or null.
+// RequestID is a JSON-RPC request id as it is on the wire: a string, a number or null.
 // It stays raw so that it is echoed with its original JSON type.
-type RequestId = json.RawMessage
+type RequestID = json.RawMessage

@@ -2,8 +2,8 @@ package acp
 
 import "github.com/parley-acp/parley/internal/json"
 
-// SessionId identifies a session. It is chosen by the agent.
-type SessionId string
+// SessionID identifies a session. It is chosen by the agent.
+type SessionID string
 
 // NewSessionRequest is the params of session/new. Cwd is absolute and is the session's
 // working directory whatever the agent process's own; McpServers is required, even empty.
@@ -19,7 +19,7 @@ type NewSessionRequest struct {
 
 // NewSessionResponse is the result of session/new.
 type NewSessionResponse struct {
-	SessionID     SessionId             `json:"sessionId"`
+	SessionID     SessionID             `json:"sessionId"`
 	Modes         *SessionModeState     `json:"modes,omitempty"`
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
 	Models        *SessionModelState    `json:"models,omitempty"` // legacy, see SessionModelState
@@ -30,7 +30,7 @@ type NewSessionResponse struct {
 // LoadSessionRequest is the params of session/load, gated by AgentCapabilities.LoadSession.
 // The agent replays the conversation as session/update notifications before it answers.
 type LoadSessionRequest struct {
-	SessionID             SessionId   `json:"sessionId"`
+	SessionID             SessionID   `json:"sessionId"`
 	Cwd                   string      `json:"cwd"`
 	AdditionalDirectories []string    `json:"additionalDirectories,omitzero"`
 	McpServers            []McpServer `json:"mcpServers"`
@@ -50,7 +50,7 @@ type LoadSessionResponse struct {
 // ResumeSessionRequest is the params of session/resume, gated by
 // SessionCapabilities.Resume: like session/load, without the replay.
 type ResumeSessionRequest struct {
-	SessionID             SessionId   `json:"sessionId"`
+	SessionID             SessionID   `json:"sessionId"`
 	Cwd                   string      `json:"cwd"`
 	AdditionalDirectories []string    `json:"additionalDirectories,omitzero"`
 	McpServers            []McpServer `json:"mcpServers,omitzero"`
@@ -85,7 +85,7 @@ type ListSessionsResponse struct {
 
 // SessionInfo describes a session in a session/list page.
 type SessionInfo struct {
-	SessionID             SessionId  `json:"sessionId"`
+	SessionID             SessionID  `json:"sessionId"`
 	Cwd                   string     `json:"cwd"`
 	AdditionalDirectories []string   `json:"additionalDirectories,omitzero"`
 	Title                 string     `json:"title,omitempty"`
@@ -96,7 +96,7 @@ type SessionInfo struct {
 
 // DeleteSessionRequest is the params of session/delete, gated by SessionCapabilities.Delete.
 type DeleteSessionRequest struct {
-	SessionID SessionId  `json:"sessionId"`
+	SessionID SessionID  `json:"sessionId"`
 	Meta      Meta       `json:"_meta,omitzero"`
 	Extra     json.Extra `json:"-"`
 }
@@ -110,7 +110,7 @@ type DeleteSessionResponse struct {
 // CloseSessionRequest is the params of session/close, gated by SessionCapabilities.Close:
 // the agent cancels running work as for session/cancel, then frees the session.
 type CloseSessionRequest struct {
-	SessionID SessionId  `json:"sessionId"`
+	SessionID SessionID  `json:"sessionId"`
 	Meta      Meta       `json:"_meta,omitzero"`
 	Extra     json.Extra `json:"-"`
 }
@@ -242,13 +242,13 @@ type HttpHeader struct {
 	Extra json.Extra `json:"-"`
 }
 
-// SessionModeId identifies a session mode.
-type SessionModeId string
+// SessionModeID identifies a session mode.
+type SessionModeID string
 
 // SessionModeState is the session's modes and the current one. Modes are superseded by
 // config options (and gone in v2); a client that understands config options ignores them.
 type SessionModeState struct {
-	CurrentModeID  SessionModeId `json:"currentModeId"`
+	CurrentModeID  SessionModeID `json:"currentModeId"`
 	AvailableModes []SessionMode `json:"availableModes"`
 	Meta           Meta          `json:"_meta,omitzero"`
 	Extra          json.Extra    `json:"-"`
@@ -256,7 +256,7 @@ type SessionModeState struct {
 
 // SessionMode is one mode a session can be in, such as "ask" or "code".
 type SessionMode struct {
-	ID          SessionModeId `json:"id"`
+	ID          SessionModeID `json:"id"`
 	Name        string        `json:"name"`
 	Description string        `json:"description,omitempty"`
 	Meta        Meta          `json:"_meta,omitzero"`
@@ -265,8 +265,8 @@ type SessionMode struct {
 
 // SetSessionModeRequest is the params of session/set_mode.
 type SetSessionModeRequest struct {
-	SessionID SessionId     `json:"sessionId"`
-	ModeID    SessionModeId `json:"modeId"`
+	SessionID SessionID     `json:"sessionId"`
+	ModeID    SessionModeID `json:"modeId"`
 	Meta      Meta          `json:"_meta,omitzero"`
 	Extra     json.Extra    `json:"-"`
 }
@@ -282,18 +282,18 @@ type SetSessionModeResponse struct {
 // agents still send it: a client falls back to it, with session/set_model, when no such
 // option exists. parley's own agent does not send it.
 type SessionModelState struct {
-	CurrentModelID  ModelId     `json:"currentModelId"`
+	CurrentModelID  ModelID     `json:"currentModelId"`
 	AvailableModels []ModelInfo `json:"availableModels"`
 	Meta            Meta        `json:"_meta,omitzero"`
 	Extra           json.Extra  `json:"-"`
 }
 
-// ModelId identifies a model in the legacy model selection.
-type ModelId string
+// ModelID identifies a model in the legacy model selection.
+type ModelID string
 
 // ModelInfo is one model of the legacy model selection.
 type ModelInfo struct {
-	ModelID     ModelId    `json:"modelId"`
+	ModelID     ModelID    `json:"modelId"`
 	Name        string     `json:"name"`
 	Description string     `json:"description,omitempty"`
 	Meta        Meta       `json:"_meta,omitzero"`
@@ -302,8 +302,8 @@ type ModelInfo struct {
 
 // SetSessionModelRequest is the params of the legacy session/set_model.
 type SetSessionModelRequest struct {
-	SessionID SessionId  `json:"sessionId"`
-	ModelID   ModelId    `json:"modelId"`
+	SessionID SessionID  `json:"sessionId"`
+	ModelID   ModelID    `json:"modelId"`
 	Meta      Meta       `json:"_meta,omitzero"`
 	Extra     json.Extra `json:"-"`
 }

@@ -2,15 +2,15 @@ package acp
 
 import "github.com/parley-acp/parley/internal/json"
 
-// TerminalId identifies a terminal created with terminal/create. It stays valid until
+// TerminalID identifies a terminal created with terminal/create. It stays valid until
 // terminal/release.
-type TerminalId string
+type TerminalID string
 
 // CreateTerminalRequest is the params of terminal/create, gated by
 // ClientCapabilities.Terminal. The client runs Command with Args directly (no shell) and
 // answers at once; the command runs in the background.
 type CreateTerminalRequest struct {
-	SessionID SessionId     `json:"sessionId"`
+	SessionID SessionID     `json:"sessionId"`
 	Command   string        `json:"command"`
 	Args      []string      `json:"args,omitzero"`
 	Env       []EnvVariable `json:"env,omitzero"`  // added to the client's environment
@@ -24,15 +24,15 @@ type CreateTerminalRequest struct {
 
 // CreateTerminalResponse is the result of terminal/create.
 type CreateTerminalResponse struct {
-	TerminalID TerminalId `json:"terminalId"`
+	TerminalID TerminalID `json:"terminalId"`
 	Meta       Meta       `json:"_meta,omitzero"`
 	Extra      json.Extra `json:"-"`
 }
 
 // TerminalOutputRequest is the params of terminal/output.
 type TerminalOutputRequest struct {
-	SessionID  SessionId  `json:"sessionId"`
-	TerminalID TerminalId `json:"terminalId"`
+	SessionID  SessionID  `json:"sessionId"`
+	TerminalID TerminalID `json:"terminalId"`
 	Meta       Meta       `json:"_meta,omitzero"`
 	Extra      json.Extra `json:"-"`
 }
@@ -57,8 +57,8 @@ type TerminalExitStatus struct {
 
 // WaitForTerminalExitRequest is the params of terminal/wait_for_exit.
 type WaitForTerminalExitRequest struct {
-	SessionID  SessionId  `json:"sessionId"`
-	TerminalID TerminalId `json:"terminalId"`
+	SessionID  SessionID  `json:"sessionId"`
+	TerminalID TerminalID `json:"terminalId"`
 	Meta       Meta       `json:"_meta,omitzero"`
 	Extra      json.Extra `json:"-"`
 }
@@ -75,8 +75,8 @@ type WaitForTerminalExitResponse struct {
 // KillTerminalRequest is the params of terminal/kill: stop the command but keep the
 // terminal, which the agent must still release.
 type KillTerminalRequest struct {
-	SessionID  SessionId  `json:"sessionId"`
-	TerminalID TerminalId `json:"terminalId"`
+	SessionID  SessionID  `json:"sessionId"`
+	TerminalID TerminalID `json:"terminalId"`
 	Meta       Meta       `json:"_meta,omitzero"`
 	Extra      json.Extra `json:"-"`
 }
@@ -90,8 +90,8 @@ type KillTerminalResponse struct {
 // ReleaseTerminalRequest is the params of terminal/release: kill the command if it runs
 // and free the terminal. The id is invalid afterwards.
 type ReleaseTerminalRequest struct {
-	SessionID  SessionId  `json:"sessionId"`
-	TerminalID TerminalId `json:"terminalId"`
+	SessionID  SessionID  `json:"sessionId"`
+	TerminalID TerminalID `json:"terminalId"`
 	Meta       Meta       `json:"_meta,omitzero"`
 	Extra      json.Extra `json:"-"`
 }

@@ -2,12 +2,12 @@ package acp
 
 import "github.com/parley-acp/parley/internal/json"
 
-// ToolCallId identifies a tool call within a session.
-type ToolCallId string
+// ToolCallID identifies a tool call within a session.
+type ToolCallID string
 
 // ToolCall is a "tool_call" update: the agent started (or is about to start) a tool call.
 type ToolCall struct {
-	ToolCallID ToolCallId         `json:"toolCallId"`
+	ToolCallID ToolCallID         `json:"toolCallId"`
 	Title      string             `json:"title"`          // for people: "Reading main.go"
 	Name       string             `json:"name,omitempty"` // the agent's internal tool name
 	Kind       ToolKind           `json:"kind,omitempty"`
@@ -24,7 +24,7 @@ type ToolCall struct {
 // is about. Only ToolCallID is required; a zero field is unchanged. Content and Locations
 // replace the old lists when non-nil, so an empty non-nil slice clears them.
 type ToolCallUpdate struct {
-	ToolCallID ToolCallId         `json:"toolCallId"`
+	ToolCallID ToolCallID         `json:"toolCallId"`
 	Title      string             `json:"title,omitempty"`
 	Name       string             `json:"name,omitempty"`
 	Kind       ToolKind           `json:"kind,omitempty"`
@@ -88,7 +88,7 @@ func ToolContent(block ContentBlock) ToolCallContent {
 
 // TerminalContent returns tool call content that shows a terminal. Attach it before the
 // terminal is released.
-func TerminalContent(id TerminalId) ToolCallContent {
+func TerminalContent(id TerminalID) ToolCallContent {
 	return ToolCallContent{Terminal: &Terminal{TerminalID: id}}
 }
 
@@ -167,7 +167,7 @@ type Diff struct {
 
 // Terminal is tool call content that shows a terminal created with terminal/create.
 type Terminal struct {
-	TerminalID TerminalId `json:"terminalId"`
+	TerminalID TerminalID `json:"terminalId"`
 	Meta       Meta       `json:"_meta,omitzero"`
 	Extra      json.Extra `json:"-"`
 }

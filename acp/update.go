@@ -5,7 +5,7 @@ import "github.com/parley-acp/parley/internal/json"
 // SessionNotification is the params of session/update: the agent reports progress of a
 // session (message chunks, tool calls, plans, mode and config changes...).
 type SessionNotification struct {
-	SessionID SessionId     `json:"sessionId"`
+	SessionID SessionID     `json:"sessionId"`
 	Update    SessionUpdate `json:"update"`
 	Meta      Meta          `json:"_meta,omitzero"`
 	Extra     json.Extra    `json:"-"`
@@ -169,13 +169,13 @@ type ContentChunk struct {
 	Content ContentBlock `json:"content"`
 	// MessageID groups chunks: the same id continues a message, a new id starts one.
 	// It is opaque, chosen by the agent, and optional in v1.
-	MessageID MessageId  `json:"messageId,omitempty"`
+	MessageID MessageID  `json:"messageId,omitempty"`
 	Meta      Meta       `json:"_meta,omitzero"`
 	Extra     json.Extra `json:"-"`
 }
 
-// MessageId identifies a message across its chunks.
-type MessageId string
+// MessageID identifies a message across its chunks.
+type MessageID string
 
 // Plan is the agent's execution plan. Each plan update replaces the whole plan.
 type Plan struct {
@@ -278,7 +278,7 @@ type UnstructuredCommandInput struct {
 
 // CurrentModeUpdate reports that the session switched mode.
 type CurrentModeUpdate struct {
-	CurrentModeID SessionModeId `json:"currentModeId"`
+	CurrentModeID SessionModeID `json:"currentModeId"`
 	Meta          Meta          `json:"_meta,omitzero"`
 	Extra         json.Extra    `json:"-"`
 }
@@ -341,7 +341,7 @@ const (
 // CompactionUpdate is a "compaction_update" update: progress of a context compaction,
 // gated by ClientSessionCapabilities.Compaction.
 type CompactionUpdate struct {
-	CompactionID CompactionId     `json:"compactionId"`
+	CompactionID CompactionID     `json:"compactionId"`
 	Status       CompactionStatus `json:"status"`
 	Summary      []ContentBlock   `json:"summary,omitzero"`
 	Error        string           `json:"error,omitempty"`
@@ -351,14 +351,14 @@ type CompactionUpdate struct {
 
 // CompactionSummaryChunk is a "compaction_summary_chunk" update: part of a compaction's summary.
 type CompactionSummaryChunk struct {
-	CompactionID CompactionId `json:"compactionId"`
+	CompactionID CompactionID `json:"compactionId"`
 	Content      ContentBlock `json:"content"`
 	Meta         Meta         `json:"_meta,omitzero"`
 	Extra        json.Extra   `json:"-"`
 }
 
-// CompactionId identifies one compaction.
-type CompactionId string
+// CompactionID identifies one compaction.
+type CompactionID string
 
 // CompactionStatus is how far a compaction has got.
 type CompactionStatus string

@@ -86,7 +86,7 @@ func startEliza(t *testing.T, r *recorder) *host.Agent {
 	return a
 }
 
-func newSession(t *testing.T, a *host.Agent, servers ...acp.McpServer) acp.SessionId {
+func newSession(t *testing.T, a *host.Agent, servers ...acp.McpServer) acp.SessionID {
 	t.Helper()
 	if servers == nil {
 		servers = []acp.McpServer{}
@@ -98,7 +98,7 @@ func newSession(t *testing.T, a *host.Agent, servers ...acp.McpServer) acp.Sessi
 	return s.SessionID
 }
 
-func prompt(t *testing.T, ctx context.Context, a *host.Agent, id acp.SessionId, text string) acp.StopReason {
+func prompt(t *testing.T, ctx context.Context, a *host.Agent, id acp.SessionID, text string) acp.StopReason {
 	t.Helper()
 	resp, err := a.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: id, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
 	if err != nil {

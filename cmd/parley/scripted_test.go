@@ -25,9 +25,9 @@ type scriptedAgent struct {
 	conn *acp.AgentConn
 
 	mu       sync.Mutex
-	sessions []acp.SessionId
-	mode     acp.SessionConfigValueId
-	cancels  map[acp.SessionId]context.CancelFunc
+	sessions []acp.SessionID
+	mode     acp.SessionConfigValueID
+	cancels  map[acp.SessionID]context.CancelFunc
 }
 
 func (a *scriptedAgent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
@@ -53,7 +53,7 @@ func (a *scriptedAgent) configOptions() []acp.SessionConfigOption {
 func (a *scriptedAgent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	id := acp.SessionId(fmt.Sprintf("scripted-%d", len(a.sessions)+1))
+	id := acp.SessionID(fmt.Sprintf("scripted-%d", len(a.sessions)+1))
 	a.sessions = append(a.sessions, id)
 	if a.mode == "" {
 		a.mode = "ask"
@@ -103,7 +103,7 @@ func (a *scriptedAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*ac
 	turn = context.WithValue(turn, cancelKey{}, cancel)
 	a.mu.Lock()
 	if a.cancels == nil {
-		a.cancels = map[acp.SessionId]context.CancelFunc{}
+		a.cancels = map[acp.SessionID]context.CancelFunc{}
 	}
 	a.cancels[req.SessionID] = cancel
 	a.mu.Unlock()
@@ -126,7 +126,7 @@ func (a *scriptedAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*ac
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
 
-func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionId, line string) string {
+func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionID, line string) string {
 	verb, rest, _ := strings.Cut(line, " ")
 	switch verb {
 	case "mode?":

@@ -257,7 +257,7 @@ func (s *session) setConfig(ctx context.Context, o acp.SessionConfigOption, arg 
 		return nil
 	}
 	resp, err := s.agent.Conn.SetSessionConfigOption(ctx, &acp.SetSessionConfigOptionRequest{
-		SessionID: s.id, ConfigID: o.ID, Value: acp.ConfigValueID(acp.SessionConfigValueId(arg)),
+		SessionID: s.id, ConfigID: o.ID, Value: acp.ConfigValueID(acp.SessionConfigValueID(arg)),
 	})
 	if err != nil {
 		return fmt.Errorf("setting %s: %w", o.Name, err)
@@ -296,11 +296,11 @@ func (s *session) setMode(ctx context.Context, arg string) error {
 		s.con.say("modes:\n%s", strings.Join(lines, "\n"))
 		return nil
 	}
-	if _, err := s.agent.Conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: s.id, ModeID: acp.SessionModeId(arg)}); err != nil {
+	if _, err := s.agent.Conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: s.id, ModeID: acp.SessionModeID(arg)}); err != nil {
 		return fmt.Errorf("setting the mode: %w", err)
 	}
 	s.mu.Lock()
-	s.modes.CurrentModeID = acp.SessionModeId(arg)
+	s.modes.CurrentModeID = acp.SessionModeID(arg)
 	s.mu.Unlock()
 	s.con.say("mode: %s", arg)
 	return nil
@@ -330,11 +330,11 @@ func (s *session) setModel(ctx context.Context, arg string) error {
 		s.con.say("models:\n%s", strings.Join(lines, "\n"))
 		return nil
 	}
-	if _, err := s.agent.Conn.SetSessionModel(ctx, &acp.SetSessionModelRequest{SessionID: s.id, ModelID: acp.ModelId(arg)}); err != nil {
+	if _, err := s.agent.Conn.SetSessionModel(ctx, &acp.SetSessionModelRequest{SessionID: s.id, ModelID: acp.ModelID(arg)}); err != nil {
 		return fmt.Errorf("setting the model: %w", err)
 	}
 	s.mu.Lock()
-	s.models.CurrentModelID = acp.ModelId(arg)
+	s.models.CurrentModelID = acp.ModelID(arg)
 	s.mu.Unlock()
 	s.con.say("model: %s", arg)
 	return nil
@@ -375,7 +375,7 @@ func (s *session) load(ctx context.Context, id string) error {
 		return errors.New("/load needs a session id (see /sessions)")
 	}
 	caps := s.agent.Info.AgentCapabilities
-	sid := acp.SessionId(id)
+	sid := acp.SessionID(id)
 	s.client.AddSession(sid, s.roots)
 	s.con.newTurn()
 	var err error

@@ -39,7 +39,7 @@ type session struct {
 	store  *store.Store
 	log    *os.File
 	roots  *workspace.Roots
-	id     acp.SessionId
+	id     acp.SessionID
 
 	// The session's settings as the agent last reported them; updates arrive on the
 	// connection's goroutine, so mu guards them.
@@ -170,7 +170,7 @@ func (s *session) onPermission(req *acp.RequestPermissionRequest, resp *acp.Requ
 	}
 }
 
-func optionByID(options []acp.PermissionOption, id acp.PermissionOptionId) (acp.PermissionOption, bool) {
+func optionByID(options []acp.PermissionOption, id acp.PermissionOptionID) (acp.PermissionOption, bool) {
 	for _, o := range options {
 		if o.OptionID == id {
 			return o, true

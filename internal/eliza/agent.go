@@ -61,7 +61,7 @@ type agent struct {
 	conn   *acp.AgentConn
 
 	mu       sync.Mutex
-	sessions map[acp.SessionId]*session
+	sessions map[acp.SessionID]*session
 	next     int
 }
 
@@ -72,7 +72,7 @@ func newAgent(opts Options) *agent {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	return &agent{opts: opts, logger: opts.Logger, sessions: map[acp.SessionId]*session{}}
+	return &agent{opts: opts, logger: opts.Logger, sessions: map[acp.SessionID]*session{}}
 }
 
 func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
@@ -95,7 +95,7 @@ func (a *agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*ac
 	}
 	a.mu.Lock()
 	a.next++
-	id := acp.SessionId(fmt.Sprintf("eliza-%d", a.next))
+	id := acp.SessionID(fmt.Sprintf("eliza-%d", a.next))
 	s := newSession(id, req.Cwd, req.McpServers, NewTherapist(TherapistOptions{Deterministic: a.opts.Deterministic}))
 	a.sessions[id] = s
 	a.mu.Unlock()
@@ -187,7 +187,7 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
 
-func (a *agent) session(id acp.SessionId) *session {
+func (a *agent) session(id acp.SessionID) *session {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.sessions[id]
@@ -196,7 +196,7 @@ func (a *agent) session(id acp.SessionId) *session {
 func (a *agent) closeAll() {
 	a.mu.Lock()
 	sessions := a.sessions
-	a.sessions = map[acp.SessionId]*session{}
+	a.sessions = map[acp.SessionID]*session{}
 	a.mu.Unlock()
 	for _, s := range sessions {
 		s.cancelTurn()

@@ -17,7 +17,7 @@ import (
 // session is one ACP session: its DOCTOR, its MCP servers and its conversation. mu is held
 // for the whole of a turn, so turns of one session run one after another.
 type session struct {
-	id        acp.SessionId
+	id        acp.SessionID
 	therapist *Therapist
 
 	mu      sync.Mutex
@@ -33,7 +33,7 @@ type session struct {
 
 type exchange struct{ user, agent string }
 
-func newSession(id acp.SessionId, cwd string, servers []acp.McpServer, t *Therapist) *session {
+func newSession(id acp.SessionID, cwd string, servers []acp.McpServer, t *Therapist) *session {
 	return &session{id: id, cwd: cwd, servers: servers, therapist: t, mcp: map[string]*mcp.ClientSession{}}
 }
 
@@ -258,9 +258,9 @@ func (t *turn) flood(arg string) {
 	t.said.WriteString(fmt.Sprintf("[%d chunks]", n))
 }
 
-func (t *turn) nextCallID() acp.ToolCallId {
+func (t *turn) nextCallID() acp.ToolCallID {
 	t.session.calls++
-	return acp.ToolCallId(fmt.Sprintf("call-%d", t.session.calls))
+	return acp.ToolCallID(fmt.Sprintf("call-%d", t.session.calls))
 }
 
 func (t *turn) toolCall(title string) {

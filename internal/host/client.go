@@ -20,7 +20,7 @@ type Client struct {
 	onAsk    func(req *acp.RequestPermissionRequest, resp *acp.RequestPermissionResponse, err error)
 
 	mu    sync.Mutex
-	roots map[acp.SessionId]*workspace.Roots
+	roots map[acp.SessionID]*workspace.Roots
 }
 
 // ClientOptions configure a Client.
@@ -35,7 +35,7 @@ type ClientOptions struct {
 
 // NewClient returns a client with no sessions yet; add each with AddSession.
 func NewClient(opts ClientOptions) *Client {
-	c := &Client{policy: opts.Policy, onUpdate: opts.OnUpdate, onAsk: opts.OnPermission, roots: map[acp.SessionId]*workspace.Roots{}}
+	c := &Client{policy: opts.Policy, onUpdate: opts.OnUpdate, onAsk: opts.OnPermission, roots: map[acp.SessionID]*workspace.Roots{}}
 	c.FileSystem = FileSystem{RootsFor: c.rootsFor}
 	c.Terminals = NewTerminals(c.rootsFor)
 	return c
@@ -50,13 +50,13 @@ func (c *Client) Capabilities() acp.ClientCapabilities {
 }
 
 // AddSession confines the session's file and terminal access to roots.
-func (c *Client) AddSession(id acp.SessionId, roots *workspace.Roots) {
+func (c *Client) AddSession(id acp.SessionID, roots *workspace.Roots) {
 	c.mu.Lock()
 	c.roots[id] = roots
 	c.mu.Unlock()
 }
 
-func (c *Client) rootsFor(id acp.SessionId) (*workspace.Roots, error) {
+func (c *Client) rootsFor(id acp.SessionID) (*workspace.Roots, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r, ok := c.roots[id]

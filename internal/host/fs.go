@@ -29,7 +29,7 @@ const MaxReadBytes = 50 << 20
 type FileSystem struct {
 	// RootsFor returns a session's roots, or an error for a session it does not know
 	// (answered -32002 unless it already is a *jsonrpc2.Error).
-	RootsFor func(acp.SessionId) (*workspace.Roots, error)
+	RootsFor func(acp.SessionID) (*workspace.Roots, error)
 }
 
 var _ acp.FileSystem = (*FileSystem)(nil)
@@ -187,7 +187,7 @@ func createTemp(path string) (string, *os.File, error) {
 }
 
 // sessionRoots looks up a session's roots; an unknown session is -32002.
-func sessionRoots(rootsFor func(acp.SessionId) (*workspace.Roots, error), id acp.SessionId) (*workspace.Roots, error) {
+func sessionRoots(rootsFor func(acp.SessionID) (*workspace.Roots, error), id acp.SessionID) (*workspace.Roots, error) {
 	roots, err := rootsFor(id)
 	if err == nil {
 		return roots, nil

@@ -18,7 +18,7 @@ import (
 
 // workspaceFixture makes sessions "s1" and "s2" whose roots are base/a and base/b, next to
 // base/outside, and returns base (its symlinks resolved) and the sessions' lookup.
-func workspaceFixture(t *testing.T) (string, func(acp.SessionId) (*workspace.Roots, error)) {
+func workspaceFixture(t *testing.T) (string, func(acp.SessionID) (*workspace.Roots, error)) {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -43,7 +43,7 @@ func workspaceFixture(t *testing.T) (string, func(acp.SessionId) (*workspace.Roo
 	if err != nil {
 		t.Fatal(err)
 	}
-	return base, func(id acp.SessionId) (*workspace.Roots, error) {
+	return base, func(id acp.SessionID) (*workspace.Roots, error) {
 		if id != "s1" && id != "s2" {
 			return nil, errors.New("no such session")
 		}
@@ -120,7 +120,7 @@ func TestReadTextFileRefused(t *testing.T) {
 	huge.Close()
 
 	tests := []struct {
-		session  acp.SessionId
+		session  acp.SessionID
 		path     string
 		wantCode int64
 		wantMsg  string

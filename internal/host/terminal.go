@@ -41,11 +41,11 @@ type Terminals struct {
 	// KillGrace is how long a command has to exit after SIGTERM before SIGKILL (default 2 s).
 	KillGrace time.Duration
 
-	rootsFor func(acp.SessionId) (*workspace.Roots, error)
+	rootsFor func(acp.SessionID) (*workspace.Roots, error)
 	wg       sync.WaitGroup // the terminals' goroutines
 
 	mu     sync.Mutex
-	terms  map[acp.TerminalId]*terminal
+	terms  map[acp.TerminalID]*terminal
 	lastID uint64
 	closed bool
 }
@@ -54,12 +54,12 @@ var _ acp.Terminals = (*Terminals)(nil)
 
 // NewTerminals serves terminals for the sessions rootsFor knows; for any other it returns an
 // error (answered -32002 unless it already is a *jsonrpc2.Error).
-func NewTerminals(rootsFor func(acp.SessionId) (*workspace.Roots, error)) *Terminals {
-	return &Terminals{rootsFor: rootsFor, terms: map[acp.TerminalId]*terminal{}}
+func NewTerminals(rootsFor func(acp.SessionID) (*workspace.Roots, error)) *Terminals {
+	return &Terminals{rootsFor: rootsFor, terms: map[acp.TerminalID]*terminal{}}
 }
 
 type terminal struct {
-	session acp.SessionId
+	session acp.SessionID
 	cmd     *exec.Cmd
 	out     *outputBuffer
 	done    chan struct{}           // closed once the command has exited and its output is read
@@ -117,7 +117,7 @@ func (t *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 	}
 	term := &terminal{session: req.SessionID, cmd: cmd, out: out, done: make(chan struct{})}
 	t.lastID++
-	id := acp.TerminalId("term-" + strconv.FormatUint(t.lastID, 10))
+	id := acp.TerminalID("term-" + strconv.FormatUint(t.lastID, 10))
 	t.terms[id] = term
 	t.wg.Go(term.wait)
 	if max := t.MaxRunTime; max > 0 {
@@ -202,7 +202,7 @@ func (t *Terminals) Close() error {
 	t.mu.Lock()
 	t.closed = true
 	terms := t.terms
-	t.terms = map[acp.TerminalId]*terminal{}
+	t.terms = map[acp.TerminalID]*terminal{}
 	t.mu.Unlock()
 	var stopping sync.WaitGroup
 	for _, term := range terms {
@@ -220,14 +220,14 @@ func (t *Terminals) killGrace() time.Duration {
 	return 2 * time.Second
 }
 
-func (t *Terminals) lookup(session acp.SessionId, id acp.TerminalId) (*terminal, error) {
+func (t *Terminals) lookup(session acp.SessionID, id acp.TerminalID) (*terminal, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.lookupLocked(session, id)
 }
 
 // lookupLocked finds a terminal of the session; another session's is not found either.
-func (t *Terminals) lookupLocked(session acp.SessionId, id acp.TerminalId) (*terminal, error) {
+func (t *Terminals) lookupLocked(session acp.SessionID, id acp.TerminalID) (*terminal, error) {
 	term := t.terms[id]
 	if term == nil || term.session != session {
 		return nil, jsonrpc2.Errorf(acp.CodeResourceNotFound, "unknown terminal %q (released, or never created in session %q)", id, session)

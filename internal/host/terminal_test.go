@@ -29,7 +29,7 @@ func newTerminals(t *testing.T) (*Terminals, string) {
 	return ts, base
 }
 
-func create(t *testing.T, ts *Terminals, req *acp.CreateTerminalRequest) acp.TerminalId {
+func create(t *testing.T, ts *Terminals, req *acp.CreateTerminalRequest) acp.TerminalID {
 	t.Helper()
 	if req.SessionID == "" {
 		req.SessionID = "s1"
@@ -46,7 +46,7 @@ func sh(script string, args ...string) *acp.CreateTerminalRequest {
 }
 
 // finish waits for the command to exit and returns terminal/output.
-func finish(t *testing.T, ts *Terminals, id acp.TerminalId) *acp.TerminalOutputResponse {
+func finish(t *testing.T, ts *Terminals, id acp.TerminalID) *acp.TerminalOutputResponse {
 	t.Helper()
 	if _, err := ts.WaitForTerminalExit(t.Context(), &acp.WaitForTerminalExitRequest{SessionID: "s1", TerminalID: id}); err != nil {
 		t.Fatalf("terminal/wait_for_exit: %v", err)
@@ -193,7 +193,7 @@ func TestTerminalRelease(t *testing.T) {
 	proc := ts.terms[running].cmd
 	done := create(t, ts, &acp.CreateTerminalRequest{Command: "true"})
 	finish(t, ts, done)
-	for _, id := range []acp.TerminalId{running, done} {
+	for _, id := range []acp.TerminalID{running, done} {
 		if _, err := ts.ReleaseTerminal(t.Context(), &acp.ReleaseTerminalRequest{SessionID: "s1", TerminalID: id}); err != nil {
 			t.Fatalf("terminal/release %s: %v", id, err)
 		}
@@ -205,7 +205,7 @@ func TestTerminalRelease(t *testing.T) {
 }
 
 // checkNotFound checks that every terminal/* method answers -32002 for id in session.
-func checkNotFound(t *testing.T, ts *Terminals, session acp.SessionId, id acp.TerminalId) {
+func checkNotFound(t *testing.T, ts *Terminals, session acp.SessionID, id acp.TerminalID) {
 	t.Helper()
 	ctx := t.Context()
 	_, err1 := ts.TerminalOutput(ctx, &acp.TerminalOutputRequest{SessionID: session, TerminalID: id})

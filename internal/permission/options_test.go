@@ -16,7 +16,7 @@ const (
 )
 
 func opt(id string, kind acp.PermissionOptionKind, name string) acp.PermissionOption {
-	return acp.PermissionOption{OptionID: acp.PermissionOptionId(id), Name: name, Kind: kind}
+	return acp.PermissionOption{OptionID: acp.PermissionOptionID(id), Name: name, Kind: kind}
 }
 
 // Option sets with agent-defined ids that say nothing about their kinds, as real agents

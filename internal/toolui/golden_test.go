@@ -158,7 +158,7 @@ type step struct {
 }
 
 type resolveStep struct {
-	ToolCallID acp.ToolCallId               `json:"toolCallId"`
+	ToolCallID acp.ToolCallID               `json:"toolCallId"`
 	Outcome    acp.RequestPermissionOutcome `json:"outcome"`
 }
 

@@ -22,7 +22,7 @@ func NewJSONEncoder(w io.Writer) *JSONEncoder { return &JSONEncoder{w: w} }
 type jsonText struct {
 	Type      string        `json:"type"`
 	Text      string        `json:"text"`
-	MessageID acp.MessageId `json:"messageId,omitempty"`
+	MessageID acp.MessageID `json:"messageId,omitempty"`
 }
 
 type jsonPlanEntry struct {
@@ -61,7 +61,7 @@ type jsonStop struct {
 
 type jsonToolCall struct {
 	Type         string             `json:"type"`
-	ID           acp.ToolCallId     `json:"id"`
+	ID           acp.ToolCallID     `json:"id"`
 	State        string             `json:"state"`
 	IsError      bool               `json:"isError,omitempty"`
 	Title        string             `json:"title"`
@@ -73,11 +73,11 @@ type jsonToolCall struct {
 	PastTense    string             `json:"pastTenseMessage,omitempty"`
 	ErrorMessage string             `json:"errorMessage,omitempty"`
 	Command      string             `json:"terminalCommand,omitempty"`
-	Terminals    []acp.TerminalId   `json:"terminals,omitempty"`
+	Terminals    []acp.TerminalID   `json:"terminals,omitempty"`
 	Diffs        []jsonDiff         `json:"diffs,omitempty"`
 	Locations    []jsonLocation     `json:"locations,omitempty"`
 	Content      string             `json:"content,omitempty"`
-	ParentID     acp.ToolCallId     `json:"parentId,omitempty"`
+	ParentID     acp.ToolCallID     `json:"parentId,omitempty"`
 	Presentation Presentation       `json:"presentation,omitempty"`
 	Confirmation *jsonConfirmation  `json:"confirmation,omitempty"`
 }
@@ -102,7 +102,7 @@ type jsonConfirmation struct {
 }
 
 type jsonOption struct {
-	OptionID acp.PermissionOptionId   `json:"optionId"`
+	OptionID acp.PermissionOptionID   `json:"optionId"`
 	Name     string                   `json:"name"`
 	Kind     acp.PermissionOptionKind `json:"kind"`
 }

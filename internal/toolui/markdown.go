@@ -18,14 +18,14 @@ type MarkdownRenderer struct {
 	buf      []byte
 	last     segment
 	newlines int // how many newlines the output ends with, up to 2
-	shown    map[acp.ToolCallId]*printed
+	shown    map[acp.ToolCallID]*printed
 	err      error
 }
 
 // NewMarkdownRenderer returns a MarkdownRenderer writing to w. Each Render that has
 // something to show writes to w once, so each write can be one delta.
 func NewMarkdownRenderer(w io.Writer) *MarkdownRenderer {
-	return &MarkdownRenderer{w: w, newlines: 2, shown: map[acp.ToolCallId]*printed{}}
+	return &MarkdownRenderer{w: w, newlines: 2, shown: map[acp.ToolCallID]*printed{}}
 }
 
 // Render shows one event.

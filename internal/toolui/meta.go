@@ -21,10 +21,10 @@ var (
 	}
 )
 
-func parentID(m acp.Meta) acp.ToolCallId {
+func parentID(m acp.Meta) acp.ToolCallID {
 	for _, path := range parentKeys {
 		if s := metaString(m, path...); s != "" {
-			return acp.ToolCallId(s)
+			return acp.ToolCallID(s)
 		}
 	}
 	return ""

@@ -44,7 +44,7 @@ type TextRenderer struct {
 	last      segment
 	lineStart bool // the output so far ends with a newline (or is empty)
 
-	shown     map[acp.ToolCallId]*shownCall
+	shown     map[acp.ToolCallID]*shownCall
 	block     []blockEntry // live: the rewritable lines at the bottom
 	drawn     []byte       // live: the block as last drawn
 	scratch   []byte
@@ -85,7 +85,7 @@ const thoughtPrefix = "│ "
 // NewTextRenderer returns a TextRenderer writing to w. Each Render writes at most once
 // to w, so w may be a line-buffered or timed writer.
 func NewTextRenderer(w io.Writer, opts *TextOptions) *TextRenderer {
-	r := &TextRenderer{w: w, lineStart: true, shown: map[acp.ToolCallId]*shownCall{}}
+	r := &TextRenderer{w: w, lineStart: true, shown: map[acp.ToolCallID]*shownCall{}}
 	if opts != nil {
 		r.color, r.live, r.width = opts.Color, opts.Live, opts.Width
 	}

@@ -45,7 +45,7 @@ const (
 // ToolCall is the presentation state of one tool call, derived from the ACP updates about
 // it. Front-ends read it; only a Turn changes it.
 type ToolCall struct {
-	ID acp.ToolCallId
+	ID acp.ToolCallID
 	// ToolName is the agent's internal tool name (the "name" member, or
 	// _meta.claudeCode.toolName), or else the kind.
 	ToolName string
@@ -66,7 +66,7 @@ type ToolCall struct {
 	Confirmation *Confirmation // the permission request about this call, if there was one
 
 	TerminalCommand string           // the command an execute tool runs, if known
-	Terminals       []acp.TerminalId // terminals attached to the call
+	Terminals       []acp.TerminalID // terminals attached to the call
 	Diffs           []Diff           // file edits
 	Locations       []acp.ToolCallLocation
 	Content         string // the text of the call's content blocks, joined by newlines
@@ -74,7 +74,7 @@ type ToolCall struct {
 	// ParentID is the tool call this one runs under (a sub-agent's task), from _meta; see
 	// the package documentation for the keys read. Depth is how many visible ancestors
 	// it has: the indentation a front-end gives it.
-	ParentID     acp.ToolCallId
+	ParentID     acp.ToolCallID
 	Depth        int
 	Presentation Presentation
 
@@ -248,7 +248,7 @@ func newDiff(d *acp.Diff) Diff {
 
 // derive recomputes everything that follows from the raw fields: names, messages, the
 // command, the error, grouping. root shortens paths.
-func (tc *ToolCall) derive(root string, parentOf func(acp.ToolCallId) *ToolCall) {
+func (tc *ToolCall) derive(root string, parentOf func(acp.ToolCallID) *ToolCall) {
 	tc.Kind = acp.ToolKindOther
 	if knownKinds[tc.RawKind] {
 		tc.Kind = tc.RawKind

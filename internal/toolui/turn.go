@@ -54,7 +54,7 @@ const (
 type Event struct {
 	Kind      EventKind
 	Text      string        // TextDelta, ThoughtDelta
-	MessageID acp.MessageId // TextDelta, ThoughtDelta: the agent's message id, if it sent one
+	MessageID acp.MessageID // TextDelta, ThoughtDelta: the agent's message id, if it sent one
 	Tool      *ToolCall     // ToolStarted, ToolUpdated, PermissionRequested
 	Changed   Change        // ToolUpdated
 	Plan      []acp.PlanEntry
@@ -71,7 +71,7 @@ type Event struct {
 // renderer). A front-end makes a new Turn for each prompt.
 type Turn struct {
 	root     string
-	calls    map[acp.ToolCallId]*ToolCall
+	calls    map[acp.ToolCallID]*ToolCall
 	order    []*ToolCall
 	plan     []acp.PlanEntry
 	usage    acp.UsageUpdate
@@ -87,7 +87,7 @@ type TurnOptions struct {
 
 // NewTurn returns an empty Turn.
 func NewTurn(opts *TurnOptions) *Turn {
-	t := &Turn{calls: map[acp.ToolCallId]*ToolCall{}, events: make([]Event, 0, 4)}
+	t := &Turn{calls: map[acp.ToolCallID]*ToolCall{}, events: make([]Event, 0, 4)}
 	if opts != nil {
 		t.root = opts.Root
 	}
@@ -158,7 +158,7 @@ func (t *Turn) applyTool(u *acp.ToolCallUpdate) {
 	t.report(tc, isNew, before)
 }
 
-func (t *Turn) call(id acp.ToolCallId) (tc *ToolCall, isNew bool) {
+func (t *Turn) call(id acp.ToolCallID) (tc *ToolCall, isNew bool) {
 	if tc = t.calls[id]; tc != nil {
 		return tc, false
 	}
@@ -208,7 +208,7 @@ func (t *Turn) AwaitConfirmation(req *acp.RequestPermissionRequest) Event {
 // ResolveConfirmation records the answer to a call's permission request: allowed, the
 // call goes on executing; rejected or cancelled, it is Cancelled. It returns the
 // ToolUpdated event, or the zero Event if the call has no pending request.
-func (t *Turn) ResolveConfirmation(id acp.ToolCallId, outcome acp.RequestPermissionOutcome) Event {
+func (t *Turn) ResolveConfirmation(id acp.ToolCallID, outcome acp.RequestPermissionOutcome) Event {
 	tc := t.calls[id]
 	if tc == nil || tc.Confirmation == nil || tc.Confirmation.Outcome != "" {
 		return Event{}
@@ -261,7 +261,7 @@ func (t *Turn) Cancel() []Event {
 }
 
 // Call returns the call with the id, or nil.
-func (t *Turn) Call(id acp.ToolCallId) *ToolCall { return t.calls[id] }
+func (t *Turn) Call(id acp.ToolCallID) *ToolCall { return t.calls[id] }
 
 // Calls returns the turn's calls in the order they started.
 func (t *Turn) Calls() []*ToolCall { return slices.Clone(t.order) }
@@ -298,10 +298,10 @@ type snapshot struct {
 	title, toolName, kind, invocation, past, errorMessage string
 	command, content                                      string
 	diffs                                                 []Diff
-	terminals                                             []acp.TerminalId
+	terminals                                             []acp.TerminalID
 	locations                                             []acp.ToolCallLocation
 	confirmation                                          *Confirmation
-	parent                                                acp.ToolCallId
+	parent                                                acp.ToolCallID
 	depth                                                 int
 	presentation                                          Presentation
 }

@@ -136,7 +136,7 @@ func TestMessages(t *testing.T) {
 func TestMetaKeys(t *testing.T) {
 	tests := []struct {
 		meta         string
-		parent       acp.ToolCallId
+		parent       acp.ToolCallID
 		presentation Presentation
 	}{
 		{`{"parentToolCallId":"p"}`, "p", Visible},
@@ -164,7 +164,7 @@ func TestDepthFollowsVisibleAncestors(t *testing.T) {
 	turn.Apply(update(t, `{"sessionUpdate":"tool_call","toolCallId":"h","title":"Hidden","_meta":{"parentToolCallId":"b","presentation":"hidden"}}`))
 	turn.Apply(update(t, `{"sessionUpdate":"tool_call","toolCallId":"c","title":"x","_meta":{"parentToolCallId":"h"}}`))
 	turn.Apply(update(t, `{"sessionUpdate":"tool_call","toolCallId":"o","title":"x","_meta":{"parentToolCallId":"never-seen"}}`))
-	for id, want := range map[acp.ToolCallId]int{"a": 0, "b": 1, "h": 2, "c": 2, "o": 1} {
+	for id, want := range map[acp.ToolCallID]int{"a": 0, "b": 1, "h": 2, "c": 2, "o": 1} {
 		if got := turn.Call(id).Depth; got != want {
 			t.Errorf("depth of %s = %d, want %d", id, got, want)
 		}
@@ -254,14 +254,14 @@ func TestCancel(t *testing.T) {
 	turn.Apply(update(t, `{"sessionUpdate":"tool_call","toolCallId":"running","title":"x","status":"in_progress"}`))
 	turn.Apply(update(t, `{"sessionUpdate":"tool_call","toolCallId":"pending","title":"x"}`))
 	evs := turn.Cancel()
-	var ids []acp.ToolCallId
+	var ids []acp.ToolCallID
 	for _, ev := range evs {
 		ids = append(ids, ev.Tool.ID)
 		if ev.Kind != ToolUpdated || ev.Tool.State != Cancelled {
 			t.Errorf("event %+v, want ToolUpdated to cancelled", ev)
 		}
 	}
-	if diff := cmp.Diff([]acp.ToolCallId{"running", "pending"}, ids); diff != "" {
+	if diff := cmp.Diff([]acp.ToolCallID{"running", "pending"}, ids); diff != "" {
 		t.Errorf("cancelled calls (-want +got):\n%s", diff)
 	}
 	// The agent reports the call failed afterwards: the user was told it was cancelled.
