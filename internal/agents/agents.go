@@ -104,9 +104,6 @@ func (b builtin) resolve() Agent {
 			a.NotRunnable = "cannot find parley's own binary: " + err.Error()
 		}
 		a.Spec = agentproc.Spec{Command: self, Args: b.self}
-		if b.name == "parley" {
-			a.NotRunnable = "parley's own coding agent is not built yet"
-		}
 		return a
 	}
 	if _, err := exec.LookPath(b.command); err == nil {

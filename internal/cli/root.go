@@ -70,6 +70,7 @@ places that want to use them.
   parley run "prompt"       one prompt to an agent, the reply on stdout
   parley agents             the agents parley knows, and whether they can run here
   parley permissions        the "always" decisions parley remembers, and resetting them
+  parley agent              parley's coding agent (Ollama or OpenAI-compatible models), as an ACP agent
   parley eliza              the built-in ACP agent (the 1966 DOCTOR), for tests and demos`,
 		Version:       version(),
 		SilenceUsage:  true,
@@ -85,7 +86,7 @@ places that want to use them.
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(newElizaCommand(g), newRunCommand(g), newChatCommand(g), newAgentsCommand(g), newPermissionsCommand(g))
+	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newAgentsCommand(g), newPermissionsCommand(g))
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -2,12 +2,14 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"fmt"
 	"io/fs"
 	"path"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // migrations are the schema's steps, NNNN_what.sql, applied in order. PRAGMA user_version
@@ -54,7 +56,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.beginMigration(ctx)
 	if err != nil {
 		return fmt.Errorf("starting the schema migration: %w", err)
 	}
@@ -82,4 +84,22 @@ func (s *Store) migrate(ctx context.Context) error {
 		return fmt.Errorf("committing the schema migration: %w", err)
 	}
 	return nil
+}
+
+// beginMigration begins the migration's transaction. SQLite answers SQLITE_BUSY without
+// waiting on the busy timeout while another process switches a new database to WAL, so
+// that case is retried here for a few seconds.
+func (s *Store) beginMigration(ctx context.Context) (*sql.Tx, error) {
+	deadline := time.Now().Add(5 * time.Second)
+	for delay := 5 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
+		tx, err := s.db.BeginTx(ctx, nil)
+		if err == nil || !strings.Contains(err.Error(), "SQLITE_BUSY") || time.Now().After(deadline) {
+			return tx, err
+		}
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }

@@ -81,11 +81,13 @@ func create(path string) error {
 func dsn(path string) string {
 	u := url.URL{Scheme: "file", OmitHost: true, Path: filepath.ToSlash(path)}
 	q := url.Values{}
-	q.Set("_busy_timeout", "5000")  // wait up to 5 s for another process's lock
-	q.Set("_journal_mode", "WAL")   // readers do not block the writer, nor it them
-	q.Set("_synchronous", "NORMAL") // durable at checkpoints; safe with WAL
-	q.Set("_foreign_keys", "on")    // for the tables that will reference each other
-	q.Set("_txlock", "immediate")   // BEGIN takes the write lock: no upgrade deadlocks
+	// modernc applies _pragma values in order, on every new connection: the busy timeout
+	// first, so that even switching to WAL waits for another process's lock.
+	q.Add("_pragma", "busy_timeout(5000)")  // wait up to 5 s for another process's lock
+	q.Add("_pragma", "journal_mode(WAL)")   // readers do not block the writer, nor it them
+	q.Add("_pragma", "synchronous(NORMAL)") // durable at checkpoints; safe with WAL
+	q.Add("_pragma", "foreign_keys(1)")     // for the tables that will reference each other
+	q.Set("_txlock", "immediate")           // BEGIN takes the write lock: no upgrade deadlocks
 	u.RawQuery = q.Encode()
 	return u.String()
 }

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package tools
+
+import "os/exec"
+
+func setProcessGroup(*exec.Cmd) {}

@@ -1,0 +1,143 @@
+package tools
+
+import (
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func makeTree(t *testing.T, root string) {
+	write(t, filepath.Join(root, ".gitignore"), "build/\n*.log\n")
+	write(t, filepath.Join(root, "main.go"), "package main\n// needle here\n")
+	write(t, filepath.Join(root, "pkg/a.go"), "package pkg\nvar Needle = 1\n")
+	write(t, filepath.Join(root, "pkg/.gitignore"), "gen.go\n")
+	write(t, filepath.Join(root, "pkg/gen.go"), "needle generated\n")
+	write(t, filepath.Join(root, "build/out.go"), "needle built\n")
+	write(t, filepath.Join(root, "debug.log"), "needle log\n")
+	write(t, filepath.Join(root, "bin.dat"), "needle\x00binary\n")
+}
+
+func TestListAndSearchIgnore(t *testing.T) {
+	for _, useGit := range []bool{false, true} {
+		t.Run(map[bool]string{false: "walk", true: "git"}[useGit], func(t *testing.T) {
+			s, root := newTestSession(t)
+			makeTree(t, root)
+			if useGit {
+				if _, err := exec.LookPath("git"); err != nil {
+					t.Skip("git not installed")
+				}
+				if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+					t.Fatalf("git init: %v\n%s", err, out)
+				}
+			}
+			r := call(t, s, "list_files", m{})
+			wantOK(t, r)
+			got := strings.Fields(r.Output)
+			want := []string{".gitignore", "bin.dat", "main.go", "pkg/.gitignore", "pkg/a.go"}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("list_files = %v, want %v", got, want)
+			}
+			wantOK(t, call(t, s, "ls", m{"pattern": "*.go"}), "main.go\npkg/a.go\n")
+			wantOK(t, call(t, s, "list_files", m{"path": "pkg", "pattern": "**/*.go"}), "pkg/a.go\n")
+			wantOK(t, call(t, s, "list_files", m{"max": 2}), "[3 more files not shown")
+
+			search := &searchWorkspace{forceGo: true}
+			res, err := search.Run(t.Context(), s, []byte(`{"pattern":"needle","case_insensitive":true}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantOK(t, res)
+			if res.Output != "main.go:2: // needle here\npkg/a.go:2: var Needle = 1\n" {
+				t.Errorf("search output:\n%s", res.Output)
+			}
+		})
+	}
+}
+
+func TestSearchWorkspace(t *testing.T) {
+	s, root := newTestSession(t)
+	makeTree(t, root)
+	search := &searchWorkspace{forceGo: true}
+	run := func(args string) Result {
+		r, err := search.Run(t.Context(), s, []byte(args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	wantOK(t, run(`{"pattern":"needle"}`), "main.go:2: // needle here\n")
+	if r := run(`{"pattern":"needle"}`); strings.Contains(r.Output, "Needle") {
+		t.Errorf("case-sensitive search matched Needle:\n%s", r.Output)
+	}
+	wantOK(t, run(`{"pattern":"package","glob":"pkg/*.go"}`), "pkg/a.go:1: package pkg\n")
+	wantOK(t, run(`{"pattern":"package","path":"pkg"}`), "pkg/a.go:1:")
+	wantOK(t, run(`{"pattern":"nothing-like-this"}`), "No matches found.")
+	wantOK(t, run(`{"pattern":"package","max_results":1}`), "[1 more matches not shown")
+	wantErr(t, run(`{"pattern":"a(b"}`), "invalid regular expression")
+	wantErr(t, run(`{}`), "pattern is required")
+	if rg, err := exec.LookPath("rg"); err == nil {
+		rs := &searchWorkspace{rg: rg}
+		r, err := rs.Run(t.Context(), s, []byte(`{"pattern":"needle","case_insensitive":true}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := run(`{"pattern":"needle","case_insensitive":true}`).Output; r.Output != want {
+			t.Errorf("rg and Go disagree:\nrg:\n%s\ngo:\n%s", r.Output, want)
+		}
+	}
+}
+
+func TestRunTerminalCommand(t *testing.T) {
+	s, root := newTestSession(t)
+	write(t, filepath.Join(root, "sub/f"), "")
+	r := call(t, s, "bash", m{"command": "printf '\\033[31mred\\033[0m\\n'; echo oops >&2; exit 3"})
+	wantErr(t, r, "Exit code: 3")
+	if !strings.Contains(r.Output, "red\n") || strings.Contains(r.Output, "\x1b") || !strings.Contains(r.Output, "oops") {
+		t.Errorf("output:\n%q", r.Output)
+	}
+	if r.Command == "" || r.Title == "" {
+		t.Errorf("result: %+v", r)
+	}
+	wantOK(t, call(t, s, "run_terminal_command", m{"command": "pwd", "cwd": "sub"}), filepath.Join(root, "sub")+"\n", "Exit code: 0")
+
+	r = call(t, s, "run_terminal_command", m{"command": "seq 1 300"})
+	lines := strings.Split(r.Output, "\n")
+	// "Command: ...", 15 head lines, the marker, 85 tail lines, "Exit code: 0".
+	if len(lines) != 1+15+1+85+1 || lines[15] != "15" || lines[16] != "... [200 lines truncated] ..." || lines[17] != "216" || lines[101] != "300" {
+		t.Errorf("truncation: %d lines\n%s", len(lines), r.Output)
+	}
+
+	start := time.Now()
+	r = call(t, s, "run_terminal_command", m{"command": "echo started; sleep 30", "timeout_seconds": 0.5})
+	wantErr(t, r, "Timed out")
+	wantErr(t, r, "started")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("timeout took %s", d)
+	}
+	wantErr(t, call(t, s, "run_terminal_command", m{"command": "true", "cwd": "/"}), "outside the workspace")
+	wantErr(t, call(t, s, "run_terminal_command", m{"command": "true", "cwd": "nope"}), "does not exist")
+	wantErr(t, call(t, s, "run_terminal_command", m{}), "command is required")
+}
+
+func TestCleanTerminal(t *testing.T) {
+	in := "\x1b[1;32mok\x1b[0m\x1b]0;title\x07 done\r\n10%\r50%\r100%\n\x1b]633;A\x07tab\there\x01\n"
+	if got, want := cleanTerminal(in), "ok done\n100%\ntab\there\n"; got != want {
+		t.Errorf("cleanTerminal = %q, want %q", got, want)
+	}
+}
+
+func TestGetDiagnostics(t *testing.T) {
+	s, root := newTestSession(t)
+	r := call(t, s, "diagnostics", m{})
+	wantOK(t, r, "No checker found")
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go not installed")
+	}
+	write(t, filepath.Join(root, "go.mod"), "module example.com/x\n\ngo 1.22\n")
+	write(t, filepath.Join(root, "x.go"), "package x\n\nimport \"fmt\"\n\nfunc F() { fmt.Printf(\"%d\", \"s\") }\n")
+	r = call(t, s, "get_diagnostics", m{"path": "x.go"})
+	wantErr(t, r, "go vet ./...")
+	wantErr(t, r, "Printf format %d has arg")
+}

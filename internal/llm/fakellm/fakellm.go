@@ -1,0 +1,288 @@
+// Package fakellm is a scripted model server for tests. One httptest server on 127.0.0.1
+// speaks both dialects, Ollama's native API (/api/chat, /api/show, /api/tags) and the
+// OpenAI-compatible one (/v1/chat/completions, /v1/models), from one script of Replies,
+// and records every request so tests can check what the client sent.
+package fakellm
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/llm"
+)
+
+// Reply is one scripted model reply.
+type Reply struct {
+	Content   []string       // content chunks, streamed in order
+	Thinking  []string       // thinking chunks, streamed before the content
+	ToolCalls []llm.ToolCall // native calls, after the content (Ollama: one line; OpenAI: split deltas)
+	Usage     *llm.Usage     // nil: {PromptTokens: len(messages), CompletionTokens: chunks}
+	Status    int            // not 0: answer with this error status instead
+	ErrorBody string         // the error message for Status
+	Delay     time.Duration  // between chunks
+	Raw       string         // not "": written verbatim after the chunks, and the stream ends there
+	Hold      chan struct{}  // not nil: after the chunks, wait until closed (or the request ends)
+	// Match, when set, selects this reply for the first request it accepts; replies
+	// without Match are consumed in order by requests no Match reply accepted.
+	Match func(*Recorded) bool
+	// Reuse keeps the reply in the script after use (benchmarks, endless loops).
+	Reuse bool
+}
+
+// Recorded is one request the server received.
+type Recorded struct {
+	Method, Path string
+	Dialect      string         // "ollama" or "openai"
+	Model        string         //
+	Body         map[string]any // the decoded JSON body; nil for GET
+	Messages     []llm.Message  // the chat messages, in llm's form
+}
+
+// DefaultModel is what /api/show reports for any model while SetModel was never called.
+var DefaultModel = llm.ModelInfo{ContextLength: 32768, Tools: true, Thinking: true}
+
+// Server is the fake model server.
+type Server struct {
+	t    testing.TB
+	srv  *httptest.Server
+	stop chan struct{}
+
+	mu          sync.Mutex
+	script      []*Reply
+	used        []bool
+	requests    []*Recorded
+	models      map[string]llm.ModelInfo
+	rejectThink map[string]bool
+	rejectTools map[string]bool
+}
+
+// New starts a server with script; it is closed at t's cleanup. Once the script runs
+// out, chat requests get HTTP 500 "script exhausted".
+func New(t testing.TB, script ...Reply) *Server {
+	s := &Server{t: t, stop: make(chan struct{}), models: map[string]llm.ModelInfo{},
+		rejectThink: map[string]bool{}, rejectTools: map[string]bool{}}
+	s.Add(script...)
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/chat", s.ollamaChat)
+	mux.HandleFunc("POST /api/show", s.ollamaShow)
+	mux.HandleFunc("GET /api/tags", s.ollamaTags)
+	mux.HandleFunc("POST /v1/chat/completions", s.openAIChat)
+	mux.HandleFunc("GET /v1/models", s.openAIModels)
+	s.srv = httptest.NewServer(mux)
+	t.Cleanup(func() {
+		close(s.stop) // releases held replies
+		s.srv.Close()
+	})
+	return s
+}
+
+// Add appends replies to the script.
+func (s *Server) Add(script ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range script {
+		s.script = append(s.script, &script[i])
+		s.used = append(s.used, false)
+	}
+}
+
+// URL is the base URL for the ollama provider.
+func (s *Server) URL() string { return s.srv.URL }
+
+// OpenAIURL is the base URL for the openai provider.
+func (s *Server) OpenAIURL() string { return s.srv.URL + "/v1" }
+
+// Requests returns the requests received so far.
+func (s *Server) Requests() []*Recorded {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+// SetModel declares a model. Once any model is declared, unknown models get 404.
+func (s *Server) SetModel(name string, info llm.ModelInfo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	info.Name = name
+	s.models[name] = info
+}
+
+// RejectThink makes chat requests for model with think:true fail with Ollama's 400.
+func (s *Server) RejectThink(model string) { s.mu.Lock(); s.rejectThink[model] = true; s.mu.Unlock() }
+
+// RejectTools makes chat requests for model with tools fail with Ollama's 400.
+func (s *Server) RejectTools(model string) { s.mu.Lock(); s.rejectTools[model] = true; s.mu.Unlock() }
+
+func (s *Server) model(name string) (llm.ModelInfo, bool) {
+	if len(s.models) == 0 {
+		info := DefaultModel
+		info.Name = name
+		return info, true
+	}
+	info, ok := s.models[name]
+	return info, ok
+}
+
+// record decodes and stores a request; it returns nil (having answered 400) when the
+// body is not JSON.
+func (s *Server) record(w http.ResponseWriter, r *http.Request, dialect string) *Recorded {
+	rec := &Recorded{Method: r.Method, Path: r.URL.Path, Dialect: dialect}
+	if r.Method == http.MethodPost {
+		var raw struct {
+			Model    string          `json:"model"`
+			Name     string          `json:"name"`
+			Messages json.RawMessage `json:"messages"`
+		}
+		data, err := readAll(r)
+		if err == nil {
+			err = json.Unmarshal(data, &rec.Body)
+		}
+		if err == nil {
+			err = json.Unmarshal(data, &raw)
+		}
+		if err == nil && len(raw.Messages) > 0 {
+			rec.Messages, err = decodeMessages(raw.Messages, dialect)
+		}
+		if err != nil {
+			writeError(w, dialect, http.StatusBadRequest, "fakellm: bad request body: "+err.Error())
+			return nil
+		}
+		rec.Model = raw.Model
+		if rec.Model == "" {
+			rec.Model = raw.Name
+		}
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, rec)
+	s.mu.Unlock()
+	return rec
+}
+
+// next picks the reply for rec: the first unused Match reply that accepts it, else the
+// first unused reply without Match.
+func (s *Server) next(rec *Recorded) *Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pick := -1
+	for i, r := range s.script {
+		if !s.used[i] && r.Match != nil && r.Match(rec) {
+			pick = i
+			break
+		}
+	}
+	if pick < 0 {
+		for i, r := range s.script {
+			if !s.used[i] && r.Match == nil {
+				pick = i
+				break
+			}
+		}
+	}
+	if pick < 0 {
+		return nil
+	}
+	if !s.script[pick].Reuse {
+		s.used[pick] = true
+	}
+	return s.script[pick]
+}
+
+// prepare runs the checks every chat request shares and returns the reply to stream,
+// or nil when the request has been answered already.
+func (s *Server) prepare(w http.ResponseWriter, r *http.Request, dialect string) (*Recorded, *Reply) {
+	rec := s.record(w, r, dialect)
+	if rec == nil {
+		return nil, nil
+	}
+	s.mu.Lock()
+	_, known := s.model(rec.Model)
+	think := s.rejectThink[rec.Model] && rec.Body["think"] == true
+	tools := s.rejectTools[rec.Model] && rec.Body["tools"] != nil
+	s.mu.Unlock()
+	switch {
+	case !known:
+		writeError(w, dialect, http.StatusNotFound, fmt.Sprintf("model '%s' not found", rec.Model))
+	case tools:
+		writeError(w, dialect, http.StatusBadRequest, fmt.Sprintf("registry.ollama.ai/library/%s does not support tools", rec.Model))
+	case think:
+		writeError(w, dialect, http.StatusBadRequest, fmt.Sprintf("\"%s\" does not support thinking", rec.Model))
+	default:
+		reply := s.next(rec)
+		if reply == nil {
+			writeError(w, dialect, http.StatusInternalServerError, "script exhausted")
+			return nil, nil
+		}
+		if reply.Status != 0 {
+			msg := reply.ErrorBody
+			if msg == "" {
+				msg = http.StatusText(reply.Status)
+			}
+			writeError(w, dialect, reply.Status, msg)
+			return nil, nil
+		}
+		return rec, reply
+	}
+	return nil, nil
+}
+
+// pause waits d, or until the request or the server ends; it reports whether to go on.
+func (s *Server) pause(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+	case <-s.stop:
+	}
+	return false
+}
+
+// hold waits for the reply's Hold channel, the request's end or the server's.
+func (s *Server) hold(ctx context.Context, reply *Reply) bool {
+	if reply.Hold == nil {
+		return true
+	}
+	select {
+	case <-reply.Hold:
+		return true
+	case <-ctx.Done():
+	case <-s.stop:
+	}
+	return false
+}
+
+func usage(rec *Recorded, reply *Reply) llm.Usage {
+	if reply.Usage != nil {
+		return *reply.Usage
+	}
+	return llm.Usage{PromptTokens: len(rec.Messages), CompletionTokens: len(reply.Content) + len(reply.Thinking)}
+}
+
+func writeError(w http.ResponseWriter, dialect string, status int, msg string) {
+	var body any = map[string]string{"error": msg}
+	if dialect == "openai" {
+		body = map[string]any{"error": map[string]string{"message": msg, "type": "fakellm"}}
+	}
+	writeJSON(w, status, body)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(data)
+}

@@ -1,0 +1,149 @@
+// Package llm holds parley's model clients: Ollama's native /api/chat and the
+// OpenAI-compatible /v1/chat/completions, behind one streaming Provider interface.
+//
+// Both clients are thin: they translate a Request to the server's dialect, stream the reply
+// back as Chunks, and turn the server's failures into errors that say what to do next
+// (ErrUnreachable, ErrModelNotFound). Tool calls parsed from model text are not handled
+// here (see internal/toolcall); this package only carries native tool calls.
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/parley-acp/parley/internal/json"
+)
+
+// Default base URLs, used when New is given an empty baseURL.
+const (
+	DefaultOllamaURL = "http://127.0.0.1:11434"
+	DefaultOpenAIURL = "http://127.0.0.1:8080/v1"
+)
+
+// Message is one entry of the conversation history, in a dialect-neutral form.
+type Message struct {
+	Role       string     // "system", "user", "assistant", "tool"
+	Content    string     //
+	Thinking   string     // assistant reasoning, sent back on the native (Ollama) path
+	ToolCalls  []ToolCall // assistant
+	ToolName   string     // role "tool": the tool's name (Ollama wants it)
+	ToolCallID string     // role "tool": the call answered (OpenAI wants it)
+}
+
+// ToolCall is one complete native tool call. Arguments is a JSON object; when a server
+// streams arguments that are not valid JSON, Arguments is that text as a JSON string, so
+// the caller can tell the model its call was malformed instead of dropping it.
+type ToolCall struct {
+	ID        string
+	Name      string
+	Arguments json.RawMessage
+}
+
+// Tool is a tool offered to the model natively.
+type Tool struct {
+	Name, Description string
+	Parameters        json.RawMessage // JSON Schema, type object
+}
+
+// Request is one chat completion request.
+type Request struct {
+	Model    string
+	Messages []Message
+	Tools    []Tool // nil: no native tools
+	Think    bool   // ask for reasoning where the model supports it (Ollama only)
+	NumCtx   int    // Ollama options.num_ctx; 0 = server default
+}
+
+// Chunk is one piece of a streamed reply.
+type Chunk struct {
+	Content   string
+	Thinking  string
+	ToolCalls []ToolCall // complete calls, as soon as each is complete
+	Done      bool       // the last chunk
+	Usage     *Usage     // on the last chunk when the server reports it
+}
+
+// Usage is the token count the server reports for one reply.
+type Usage struct{ PromptTokens, CompletionTokens int }
+
+// ModelInfo is what the server says about a model. ContextLength 0 means unknown.
+type ModelInfo struct {
+	Name          string
+	ContextLength int
+	Tools         bool
+	Thinking      bool
+}
+
+// Provider is a model server.
+type Provider interface {
+	// Chat streams the reply to fn, chunk by chunk, and returns when it is complete (after
+	// a Chunk with Done), when fn returns an error (that error), or when ctx ends (ctx's
+	// error). When the server rejects think or tools for the model (Ollama: HTTP 400
+	// "... does not support thinking/tools"), Chat retries once without the feature and
+	// remembers the downgrade for later requests; Dropper reports it.
+	Chat(ctx context.Context, req *Request, fn func(Chunk) error) error
+	// Info reports the model's capabilities; ErrModelNotFound when the server lacks it.
+	Info(ctx context.Context, model string) (ModelInfo, error)
+}
+
+// Dropper is implemented by both providers: Dropped lists the features ("think",
+// "tools") that Chat stopped sending for model after the server rejected them.
+type Dropper interface {
+	Dropped(model string) []string
+}
+
+// Sentinel errors, wrapped with a message that tells the user what to do.
+var (
+	ErrModelNotFound = errors.New("model not found")
+	ErrUnreachable   = errors.New("model server unreachable")
+)
+
+// New parses spec, "ollama:MODEL" or "openai:MODEL" (MODEL may itself contain ':', as in
+// qwen2.5-coder:7b), and returns the provider and the model name. An empty baseURL means
+// DefaultOllamaURL or DefaultOpenAIURL. apiKey is sent as a Bearer token on the openai
+// path when not empty; the caller reads it from the environment.
+func New(spec, baseURL, apiKey string) (Provider, string, error) {
+	kind, model, ok := strings.Cut(spec, ":")
+	if !ok || model == "" {
+		return nil, "", fmt.Errorf("model %q: want ollama:MODEL or openai:MODEL", spec)
+	}
+	switch kind {
+	case "ollama":
+		if baseURL == "" {
+			baseURL = DefaultOllamaURL
+		}
+		return newOllama(baseURL), model, nil
+	case "openai":
+		if baseURL == "" {
+			baseURL = DefaultOpenAIURL
+		}
+		return newOpenAI(baseURL, apiKey), model, nil
+	}
+	return nil, "", fmt.Errorf("model %q: unknown provider %q, want ollama or openai", spec, kind)
+}
+
+// serverError is an error with a user-facing message that also matches a sentinel.
+type serverError struct {
+	kind  error // ErrModelNotFound, ErrUnreachable or nil
+	msg   string
+	cause error
+}
+
+func (e *serverError) Error() string {
+	if e.cause != nil {
+		return e.msg + " (" + e.cause.Error() + ")"
+	}
+	return e.msg
+}
+
+func (e *serverError) Unwrap() []error {
+	var errs []error
+	for _, err := range []error{e.kind, e.cause} {
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
+}
