@@ -21,7 +21,7 @@ import (
 // harness is parley's agent on one end of a pipe and parley's own ACP client host on
 // the other (real fs/* and terminal/* in a temp workspace), with a fake model server.
 type harness struct {
-	t       *testing.T
+	t       testing.TB
 	dir     string
 	fake    *fakellm.Server
 	conn    *acp.ClientConn
@@ -37,7 +37,7 @@ func start(t *testing.T, dialect string, opts Options, script ...fakellm.Reply) 
 	return startModel(t, dialect, fakellm.DefaultModel, opts, script...)
 }
 
-func startModel(t *testing.T, dialect string, info llm.ModelInfo, opts Options, script ...fakellm.Reply) *harness {
+func startModel(t testing.TB, dialect string, info llm.ModelInfo, opts Options, script ...fakellm.Reply) *harness {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -74,10 +74,10 @@ func startModel(t *testing.T, dialect string, info llm.ModelInfo, opts Options, 
 		<-served
 		h.client.Close()
 	})
-	if _, err := h.conn.Initialize(t.Context(), &acp.InitializeRequest{ClientCapabilities: h.client.Capabilities()}); err != nil {
+	if _, err := h.conn.Initialize(context.Background(), &acp.InitializeRequest{ClientCapabilities: h.client.Capabilities()}); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := h.conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
+	resp, err := h.conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
