@@ -3,12 +3,15 @@ package agent
 import (
 	"context"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/json"
@@ -39,6 +42,14 @@ func start(t *testing.T, dialect string, opts Options, script ...fakellm.Reply) 
 
 func startModel(t testing.TB, dialect string, info llm.ModelInfo, opts Options, script ...fakellm.Reply) *harness {
 	t.Helper()
+	return startWith(t, dialect, info, nil, opts, script...)
+}
+
+func startWith(t testing.TB, dialect string, info llm.ModelInfo, servers []acp.McpServer, opts Options, script ...fakellm.Reply) *harness {
+	t.Helper()
+	if servers == nil {
+		servers = []acp.McpServer{}
+	}
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +88,7 @@ func startModel(t testing.TB, dialect string, info llm.ModelInfo, opts Options, 
 	if _, err := h.conn.Initialize(context.Background(), &acp.InitializeRequest{ClientCapabilities: h.client.Capabilities()}); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := h.conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
+	resp, err := h.conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: dir, McpServers: servers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,5 +331,39 @@ func TestMissingModelIsAClearError(t *testing.T) {
 	_, err := conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
 	if err == nil || !strings.Contains(err.Error(), "absent") {
 		t.Errorf("got %v, want an error naming the model", err)
+	}
+}
+
+func TestMCPServerToolsAreOffered(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "shouter", Version: "1"}, nil)
+	type shoutArgs struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(server, &mcp.Tool{Name: "shout", Description: "upper-case the text"}, func(ctx context.Context, _ *mcp.CallToolRequest, in shoutArgs) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.ToUpper(in.Text)}}}, nil, nil
+	})
+	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+	t.Cleanup(srv.Close)
+	servers := []acp.McpServer{acp.HTTPMcpServer("loud", srv.URL, nil)}
+	h := startWith(t, "ollama", fakellm.DefaultModel, servers, Options{},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{call("loud__shout", `{"text":"hello"}`)}},
+		fakellm.Reply{Content: []string{"Shouted."}},
+	)
+	if stop := h.prompt(t.Context(), "shout hello"); stop != acp.StopReasonEndTurn {
+		t.Fatalf("stop %q", stop)
+	}
+	reqs := h.fake.Requests()
+	first, last := reqs[0], reqs[len(reqs)-1]
+	for _, r := range reqs {
+		if strings.Contains(r.Path, "chat") {
+			first = r
+			break
+		}
+	}
+	if tools, _ := json.Marshal(first.Body["tools"]); !strings.Contains(string(tools), "loud__shout") {
+		t.Errorf("the MCP tool was not offered: %s", tools)
+	}
+	if msg := last.Messages[len(last.Messages)-1]; msg.Role != "tool" || msg.Content != "HELLO" {
+		t.Errorf("the MCP result came back as %+v", msg)
 	}
 }
