@@ -245,15 +245,11 @@ func selectValues(o acp.SessionConfigOption) []acp.SessionConfigSelectOption {
 // setConfig shows (arg "") or sets a select config option.
 func (s *session) setConfig(ctx context.Context, o acp.SessionConfigOption, arg string) error {
 	if arg == "" {
-		var lines []string
+		var cs []choice
 		for _, v := range selectValues(o) {
-			mark := "  "
-			if v.Value == o.Select.CurrentValue {
-				mark = "* "
-			}
-			lines = append(lines, fmt.Sprintf("%s%-24s %s", mark, v.Value, v.Name))
+			cs = append(cs, choice{string(v.Value), v.Name})
 		}
-		s.con.say("%s:\n%s", o.Name, strings.Join(lines, "\n"))
+		s.showChoices(o.Name, cs, string(o.Select.CurrentValue))
 		return nil
 	}
 	resp, err := s.agent.Conn.SetSessionConfigOption(ctx, &acp.SetSessionConfigOptionRequest{
@@ -274,6 +270,22 @@ func (s *session) setConfig(ctx context.Context, o acp.SessionConfigOption, arg 
 	return nil
 }
 
+// choice is one value of a mode, model or config option, for showing them.
+type choice struct{ id, name string }
+
+// showChoices lists the values with the current one starred.
+func (s *session) showChoices(title string, choices []choice, current string) {
+	var lines []string
+	for _, c := range choices {
+		mark := "  "
+		if c.id == current {
+			mark = "* "
+		}
+		lines = append(lines, fmt.Sprintf("%s%-24s %s", mark, c.id, c.name))
+	}
+	s.con.say("%s:\n%s", title, strings.Join(lines, "\n"))
+}
+
 func (s *session) setMode(ctx context.Context, arg string) error {
 	if o, ok := s.configOption(acp.SessionConfigOptionCategoryMode); ok {
 		return s.setConfig(ctx, o, arg)
@@ -285,15 +297,11 @@ func (s *session) setMode(ctx context.Context, arg string) error {
 		return errors.New("this agent has no modes")
 	}
 	if arg == "" {
-		var lines []string
+		var cs []choice
 		for _, m := range modes.AvailableModes {
-			mark := "  "
-			if m.ID == modes.CurrentModeID {
-				mark = "* "
-			}
-			lines = append(lines, fmt.Sprintf("%s%-24s %s", mark, m.ID, m.Name))
+			cs = append(cs, choice{string(m.ID), m.Name})
 		}
-		s.con.say("modes:\n%s", strings.Join(lines, "\n"))
+		s.showChoices("modes", cs, string(modes.CurrentModeID))
 		return nil
 	}
 	if _, err := s.agent.Conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: s.id, ModeID: acp.SessionModeID(arg)}); err != nil {
@@ -319,15 +327,11 @@ func (s *session) setModel(ctx context.Context, arg string) error {
 		return errors.New("this agent offers no choice of model")
 	}
 	if arg == "" {
-		var lines []string
+		var cs []choice
 		for _, m := range models.AvailableModels {
-			mark := "  "
-			if m.ModelID == models.CurrentModelID {
-				mark = "* "
-			}
-			lines = append(lines, fmt.Sprintf("%s%-24s %s", mark, m.ModelID, m.Name))
+			cs = append(cs, choice{string(m.ModelID), m.Name})
 		}
-		s.con.say("models:\n%s", strings.Join(lines, "\n"))
+		s.showChoices("models", cs, string(models.CurrentModelID))
 		return nil
 	}
 	if _, err := s.agent.Conn.SetSessionModel(ctx, &acp.SetSessionModelRequest{SessionID: s.id, ModelID: acp.ModelID(arg)}); err != nil {
