@@ -1,0 +1,284 @@
+package vscodelm
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/parley-acp/parley/internal/json"
+)
+
+var eliza = AgentKey{Kind: AgentEliza, Deterministic: true}
+
+func user(parts ...ContentPart) Message      { return Message{Role: RoleUser, Content: parts} }
+func assistant(parts ...ContentPart) Message { return Message{Role: RoleAssistant, Content: parts} }
+func u(s string) Message                     { return user(TextPart(s)) }
+func a(s string) Message                     { return assistant(TextPart(s)) }
+
+func toolCall(id, name, params string) ContentPart {
+	return ContentPart{Type: PartToolCall, ToolCallID: id, ToolName: name, Parameters: json.RawMessage(params)}
+}
+
+func toolResult(id, result string) ContentPart {
+	return ContentPart{Type: PartToolResult, ToolCallID: id, Result: json.RawMessage(result)}
+}
+
+// turn runs one request through the matcher as the router and worker would, streaming
+// reply (if any) and completing, and returns the match.
+func turn(t *testing.T, m *Matcher, key AgentKey, history []Message, reply ...ContentPart) (Match, *Conversation) {
+	t.Helper()
+	mt := m.Match(key, history)
+	c := mt.Conversation
+	if c == nil {
+		c = m.Start(key, mt)
+	} else {
+		c.Commit(mt)
+	}
+	for _, p := range reply {
+		c.AppendProvisional(p)
+	}
+	c.Complete()
+	return mt, c
+}
+
+func TestSingleTurn(t *testing.T) {
+	m := NewMatcher()
+	mt, c := turn(t, m, eliza, []Message{u("Hello")}, TextPart("How do"), TextPart(" you do."))
+	if mt.Conversation != nil || mt.Cancelled || len(mt.Prior) != 0 {
+		t.Errorf("first request: got %+v, want a new conversation without prior history", mt)
+	}
+	if diff := cmp.Diff([]Message{u("Hello")}, mt.New); diff != "" {
+		t.Errorf("New (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]Message{u("Hello"), a("How do you do.")}, c.Provisional()); diff != "" {
+		t.Errorf("provisional after Complete (-want +got):\n%s", diff)
+	}
+}
+
+func TestMultiTurnCommits(t *testing.T) {
+	m := NewMatcher()
+	_, c := turn(t, m, eliza, []Message{u("Hello")}, TextPart("Hi."))
+	mt, c2 := turn(t, m, eliza, []Message{u("Hello"), a("Hi."), u("Bye")}, TextPart("Bye."))
+	if c2 != c || mt.Cancelled {
+		t.Fatalf("second request: conversation %p cancelled %v, want %p continued", c2, mt.Cancelled, c)
+	}
+	if diff := cmp.Diff([]Message{u("Bye")}, mt.New); diff != "" {
+		t.Errorf("New (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]Message{u("Hello"), a("Hi.")}, c.Committed()); diff != "" {
+		t.Errorf("committed (-want +got):\n%s", diff)
+	}
+	mt, _ = turn(t, m, eliza, []Message{u("Hello"), a("Hi."), u("Bye"), a("Bye."), u("Again")})
+	if mt.Conversation != c || mt.Cancelled || len(c.Committed()) != 4 {
+		t.Errorf("third request: %+v, committed %d, want continuation with 4 committed", mt, len(c.Committed()))
+	}
+}
+
+func TestHistoryMismatchCancelsProvisional(t *testing.T) {
+	m := NewMatcher()
+	turn(t, m, eliza, []Message{u("Hello")}, TextPart("Hi."))
+	_, c := turn(t, m, eliza, []Message{u("Hello"), a("Hi."), u("Question")}, TextPart("Partial ans"))
+	// The user edits the last message while the answer streams.
+	mt := m.Match(eliza, []Message{u("Hello"), a("Hi."), u("Better question")})
+	if mt.Conversation != c || !mt.Cancelled {
+		t.Fatalf("got conversation %p cancelled %v, want %p cancelled", mt.Conversation, mt.Cancelled, c)
+	}
+	if diff := cmp.Diff([]Message{u("Better question")}, mt.New); diff != "" {
+		t.Errorf("New (-want +got):\n%s", diff)
+	}
+	c.Commit(mt)
+	if diff := cmp.Diff([]Message{u("Hello"), a("Hi.")}, c.Committed()); diff != "" {
+		t.Errorf("committed (-want +got):\n%s", diff)
+	}
+	c.AppendProvisional(TextPart("An answer."))
+	c.Complete()
+	// Regenerate: the same history without the last answer.
+	mt = m.Match(eliza, []Message{u("Hello"), a("Hi."), u("Better question")})
+	if mt.Conversation != c || !mt.Cancelled || len(mt.New) != 1 {
+		t.Errorf("regenerate: %+v, want a cancelled match of the same conversation", mt)
+	}
+}
+
+func TestInterleavedConversationsNeverCross(t *testing.T) {
+	m := NewMatcher()
+	// Two brand-new chats with different first messages, both still empty-committed.
+	_, c1 := turn(t, m, eliza, []Message{u("About cats")}, TextPart("Cats?"))
+	mt, c2 := turn(t, m, eliza, []Message{u("About dogs")}, TextPart("Dogs?"))
+	if mt.Conversation != nil || c1 == c2 {
+		t.Fatalf("a new chat matched the empty-committed conversation: %+v", mt)
+	}
+	// An auxiliary request (e.g. a title) must not land in either.
+	if mt := m.Match(eliza, []Message{u("Summarise this chat in 5 words")}); mt.Conversation != nil {
+		t.Errorf("auxiliary request matched %p", mt.Conversation)
+	}
+	// Interleaved follow-ups continue their own conversations.
+	mt, got := turn(t, m, eliza, []Message{u("About cats"), a("Cats?"), u("Yes")}, TextPart("Why?"))
+	if got != c1 || mt.Cancelled {
+		t.Errorf("cats follow-up: conversation %p cancelled %v, want %p", got, mt.Cancelled, c1)
+	}
+	mt, got = turn(t, m, eliza, []Message{u("About dogs"), a("Dogs?"), u("No")})
+	if got != c2 || mt.Cancelled {
+		t.Errorf("dogs follow-up: conversation %p cancelled %v, want %p", got, mt.Cancelled, c2)
+	}
+	// A different agent never shares conversations.
+	other := AgentKey{Kind: AgentEliza}
+	if mt := m.Match(other, []Message{u("About cats"), a("Cats?"), u("Yes"), a("Why?"), u("x")}); mt.Conversation != nil {
+		t.Errorf("request for another agent matched %p", mt.Conversation)
+	}
+}
+
+func TestRestartYieldsPrior(t *testing.T) {
+	m := NewMatcher() // a fresh backend: nothing known
+	history := []Message{u("Hello"), a("Hi."), u("Read a.go"),
+		assistant(toolCall("c1", "read_file", `{"path":"a.go"}`)),
+		user(toolResult("c1", `[{"value":"package a"}]`)), a("It is package a."), u("Thanks")}
+	mt, c := turn(t, m, eliza, history)
+	if mt.Conversation != nil {
+		t.Fatalf("matched %p in an empty matcher", mt.Conversation)
+	}
+	if diff := cmp.Diff(history[:6], mt.Prior); diff != "" {
+		t.Errorf("Prior (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(history[6:], mt.New); diff != "" {
+		t.Errorf("New (-want +got):\n%s", diff)
+	}
+	// The next request continues the conversation started with that context.
+	next := append(append([]Message(nil), history...), a("You're welcome."), u("Bye"))
+	c.AppendProvisional(TextPart("You're welcome."))
+	c.Complete()
+	if mt := m.Match(eliza, next); mt.Conversation != c || mt.Cancelled || len(mt.New) != 1 {
+		t.Errorf("after restart: %+v, want a continuation with one new message", mt)
+	}
+}
+
+func TestToolEchoMatches(t *testing.T) {
+	m := NewMatcher()
+	_, c := turn(t, m, eliza, []Message{u("list")}, TextPart("Let me look."), toolCall("c1", "ls", "null"))
+	// VS Code echoes {} for null parameters and adds $mid to parts and results.
+	var echo []Message
+	if err := json.Unmarshal([]byte(`[
+		{"role":"user","content":[{"type":"text","value":"list"}]},
+		{"role":"assistant","content":[{"type":"text","value":"Let me look.","$mid":21},
+			{"type":"tool_call","toolCallId":"c1","toolName":"ls","parameters":{},"$mid":20}]},
+		{"role":"user","content":[{"type":"tool_result","toolCallId":"c1","result":[{"$mid":22,"value":"a.go"}],"$mid":23}]}
+	]`), &echo); err != nil {
+		t.Fatal(err)
+	}
+	mt, _ := turn(t, m, eliza, echo, TextPart("Found a.go."))
+	if mt.Conversation != c || mt.Cancelled {
+		t.Fatalf("tool echo: conversation %p cancelled %v, want %p continued", mt.Conversation, mt.Cancelled, c)
+	}
+	if diff := cmp.Diff(echo[2:], mt.New); diff != "" {
+		t.Errorf("New (-want +got):\n%s", diff)
+	}
+	// Re-serialized parameters with reordered keys still match.
+	_, c = turn(t, m, eliza, []Message{u("read")}, toolCall("c2", "read", `{"path":"a","line":1}`))
+	mt = m.Match(eliza, []Message{u("read"), assistant(toolCall("c2", "read", `{"line":1, "path":"a"}`)), user(toolResult("c2", `"x"`))})
+	if mt.Conversation != c || mt.Cancelled {
+		t.Errorf("reordered parameters: %+v", mt)
+	}
+}
+
+func TestDisplayTextIsNotInTheMatchKey(t *testing.T) {
+	m := NewMatcher()
+	mt := m.Match(eliza, []Message{u("fix it")})
+	c := m.Start(eliza, mt)
+	c.AppendProvisional(TextPart("Looking at the code.\n\n"))
+	c.Emitted(TextPart("🔧 **Read file** `a.go`\n\n"))
+	c.AppendProvisional(TextPart("Done: fixed.\n"))
+	c.Emitted(TextPart("✅ **Edit** `a.go`\n"))
+	c.Complete()
+
+	for name, echo := range map[string]Message{
+		"verbatim":        a("Looking at the code.\n\n🔧 **Read file** `a.go`\n\nDone: fixed.\n✅ **Edit** `a.go`\n"),
+		"trimmed":         a("Looking at the code.\n\n🔧 **Read file** `a.go`\n\nDone: fixed.\n✅ **Edit** `a.go`"),
+		"display dropped": a("Looking at the code.\nDone: fixed."),
+		"display altered": assistant(TextPart("Looking at the code."), TextPart("\n\n🔧 **Read file** `a.go`   \nDone: fixed.")),
+	} {
+		mt := m.Match(eliza, []Message{u("fix it"), echo, u("thanks")})
+		if mt.Conversation != c || mt.Cancelled {
+			t.Errorf("%s: conversation %p cancelled %v, want %p continued", name, mt.Conversation, mt.Cancelled, c)
+		}
+	}
+	// Changing the agent's own words is a real mismatch.
+	if mt := m.Match(eliza, []Message{u("fix it"), a("Something else."), u("thanks")}); !mt.Cancelled {
+		t.Errorf("changed answer: %+v, want cancelled", mt)
+	}
+}
+
+func TestDisplayOnlyMessageDropped(t *testing.T) {
+	m := NewMatcher()
+	_, c := turn(t, m, eliza, []Message{u("go")})
+	c.Emitted(TextPart("⏳ **Running** `make`"))
+	c.Complete()
+	mt := m.Match(eliza, []Message{u("go"), u("and?")})
+	if mt.Conversation != c || mt.Cancelled {
+		t.Errorf("echo without the display-only answer: %+v, want continued", mt)
+	}
+}
+
+func TestNonCancelledBeatsCancelled(t *testing.T) {
+	m := NewMatcher()
+	_, older := turn(t, m, eliza, []Message{u("Hi")}, TextPart("Hello."))
+	turn(t, m, eliza, []Message{u("Hi"), a("Hello."), u("One")}, TextPart("1"))
+	// A second conversation with the same opening (a fork) is more recent.
+	newer := m.Start(eliza, Match{New: []Message{u("Hi")}})
+	newer.AppendProvisional(TextPart("Other."))
+	mt := m.Match(eliza, []Message{u("Hi"), a("Hello."), u("One"), a("1"), u("Two")})
+	if mt.Conversation != older || mt.Cancelled {
+		t.Errorf("got %p cancelled %v, want the continuing %p", mt.Conversation, mt.Cancelled, older)
+	}
+}
+
+func BenchmarkMatch10k(b *testing.B) {
+	m := NewMatcher()
+	var history []Message
+	for i := range 5000 {
+		history = append(history, u(fmt.Sprintf("question %d: %s", i, strings.Repeat("words ", 10))),
+			a(fmt.Sprintf("answer %d: %s", i, strings.Repeat("reply ", 20))))
+	}
+	c := m.Start(eliza, Match{Prior: history[:len(history)-2], New: history[len(history)-2 : len(history)-1]})
+	c.AppendProvisional(history[len(history)-1].Content[0])
+	c.Complete()
+	// The request as decoded from the wire: fresh strings, the whole history plus 2.
+	req := make([]Message, 0, len(history)+2)
+	for _, msg := range history {
+		req = append(req, Message{Role: strings.Clone(msg.Role), Content: []ContentPart{TextPart(strings.Clone(msg.Content[0].Value))}})
+	}
+	req = append(req, a("extra"), u("next question"))
+	for b.Loop() {
+		mt := m.Match(eliza, req)
+		if mt.Conversation != c || mt.Cancelled || len(mt.New) != 2 {
+			b.Fatalf("unexpected match %+v", mt.Cancelled)
+		}
+	}
+}
+
+func FuzzMatch(f *testing.F) {
+	f.Add("hi", "hello", "more", true, byte(0))
+	f.Add("a", "a b", "", false, byte(3))
+	f.Fuzz(func(t *testing.T, first, reply, next string, tool bool, shape byte) {
+		m := NewMatcher()
+		_, c := turn(t, m, eliza, []Message{u(first)}, TextPart(reply))
+		if tool {
+			c.AppendProvisional(toolCall("id", "t", "null"))
+		}
+		if shape&1 != 0 {
+			c.Emitted(TextPart(next))
+		}
+		if shape&2 == 0 {
+			c.Complete()
+		}
+		req := append(append([]Message(nil), c.Committed()...), c.Provisional()...)
+		req = append(req, user(TextPart(next), TextPart(reply)))
+		mt := m.Match(eliza, req)
+		if mt.Conversation != c || mt.Cancelled {
+			t.Fatalf("exact extension: conversation %p cancelled %v, want %p continued", mt.Conversation, mt.Cancelled, c)
+		}
+		// Arbitrary histories never panic.
+		m.Match(eliza, []Message{assistant(TextPart(reply)), user(), {Role: next}})
+		m.Match(eliza, nil)
+	})
+}

@@ -1,0 +1,266 @@
+// Package vscodelm is the core of `parley vscodelm`: a stdio JSON-RPC backend for a VS Code
+// extension's LanguageModelChatProvider that lets any ACP agent serve as a VS Code
+// language model.
+//
+// Data flows one way: the extension sends lm/provideLanguageModelChatResponse with the
+// whole conversation (VS Code's API is stateless); the history Matcher finds the ACP
+// session that conversation belongs to and the messages its agent has not seen; the
+// session worker prompts the agent and streams its output back as lm/responsePart
+// notifications, then lm/responseComplete and the result {}. The wire protocol is the one
+// of Symposium's vscodelm backend (see docs/ and the protocol reference), so an existing
+// client keeps working.
+//
+// This file holds the wire types, agentdef.go the decoding of params.agent into the key
+// that selects an agent process, and history.go the matcher. None of them does I/O.
+//
+// # Protocol additions
+//
+// parley accepts optional members in the chat request params that old clients never
+// send, and behaves exactly as Symposium did when they are absent:
+//
+//   - "cwd": the absolute workspace folder the agent works in (ACP's session cwd).
+//     Default: parley's own absolute working directory.
+//   - "additionalDirectories": further absolute workspace folders of a multi-root
+//     workspace, passed to agents that support them.
+//   - "capabilities": what the client can render beyond text and tool_call parts, e.g.
+//     {"parts":["thinking","tool_invocation"]}. Without it parley sends only the two part
+//     types of the original protocol and renders agent activity as Markdown text.
+package vscodelm
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/parley-acp/parley/internal/json"
+)
+
+// ErrInvalidParams marks errors in request parameters; the server answers them with
+// JSON-RPC -32602 for that request only and keeps the connection.
+var ErrInvalidParams = errors.New("invalid params")
+
+// Part types of the wire protocol.
+const (
+	PartText       = "text"
+	PartToolCall   = "tool_call"
+	PartToolResult = "tool_result"
+)
+
+// Roles. The client maps every VS Code role other than assistant to "user".
+const (
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+)
+
+// ContentPart is one part of a message or of a streamed response: a union tagged by
+// "type". Only the fields of its Type are meaningful. Members a part has no field for
+// (VS Code adds "$mid") are ignored on decode.
+type ContentPart struct {
+	Type       string
+	Value      string          // text
+	ToolCallID string          // tool_call, tool_result
+	ToolName   string          // tool_call
+	Parameters json.RawMessage // tool_call: any JSON; may be null
+	Result     json.RawMessage // tool_result: any JSON, usually [{"value": "..."}]
+}
+
+// TextPart returns a text part.
+func TextPart(s string) ContentPart { return ContentPart{Type: PartText, Value: s} }
+
+type textWire struct {
+	Value string `json:"value"`
+}
+
+type toolCallWire struct {
+	ToolCallID string          `json:"toolCallId"`
+	ToolName   string          `json:"toolName"`
+	Parameters json.RawMessage `json:"parameters"`
+}
+
+type toolResultWire struct {
+	ToolCallID string          `json:"toolCallId"`
+	Result     json.RawMessage `json:"result"`
+}
+
+func (p ContentPart) MarshalJSON() ([]byte, error) {
+	switch p.Type {
+	case PartText:
+		return json.MarshalVariant("type", p.Type, textWire{p.Value}, nil)
+	case PartToolCall:
+		params := p.Parameters
+		if len(params) == 0 {
+			params = json.RawMessage("{}") // §7: never null for a call without arguments
+		}
+		return json.MarshalVariant("type", p.Type, toolCallWire{p.ToolCallID, p.ToolName, params}, nil)
+	case PartToolResult:
+		result := p.Result
+		if len(result) == 0 {
+			result = json.RawMessage("null")
+		}
+		return json.MarshalVariant("type", p.Type, toolResultWire{p.ToolCallID, result}, nil)
+	}
+	return nil, fmt.Errorf("content part: unknown type %q", p.Type)
+}
+
+func (p *ContentPart) UnmarshalJSON(data []byte) error {
+	var kind string
+	raw := json.Member(data, "type")
+	if raw == nil {
+		return fmt.Errorf("content part without \"type\": %w", ErrInvalidParams)
+	}
+	if err := json.Unmarshal(raw, &kind); err != nil {
+		return fmt.Errorf("content part type: %v: %w", err, ErrInvalidParams)
+	}
+	*p = ContentPart{Type: kind}
+	var err error
+	switch kind {
+	case PartText:
+		var w textWire
+		_, err = json.UnmarshalVariant(data, &w, "type")
+		p.Value = w.Value
+	case PartToolCall:
+		var w toolCallWire
+		_, err = json.UnmarshalVariant(data, &w, "type")
+		p.ToolCallID, p.ToolName, p.Parameters = w.ToolCallID, w.ToolName, w.Parameters
+	case PartToolResult:
+		var w toolResultWire
+		_, err = json.UnmarshalVariant(data, &w, "type")
+		p.ToolCallID, p.Result = w.ToolCallID, w.Result
+	default:
+		return fmt.Errorf("unknown content part type %q (want text, tool_call or tool_result): %w", kind, ErrInvalidParams)
+	}
+	if err != nil {
+		return fmt.Errorf("%s part: %v: %w", kind, err, ErrInvalidParams)
+	}
+	return nil
+}
+
+// Message is one message of the conversation history.
+type Message struct {
+	Role    string        `json:"role"`
+	Content []ContentPart `json:"content"`
+}
+
+// ToolDefinition is a VS Code tool offered in options.tools. A missing description is
+// empty; inputSchema is often {} without a "type".
+type ToolDefinition struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"inputSchema,omitempty"`
+}
+
+// RequestOptions is params.options; absent and {} both mean no tools.
+type RequestOptions struct {
+	Tools    []ToolDefinition `json:"tools,omitempty"`
+	ToolMode string           `json:"toolMode,omitempty"` // "auto" or "required"
+}
+
+// ClientCapabilities is the parley addition params.capabilities.
+type ClientCapabilities struct {
+	// Parts names the extra part types the client renders, e.g. "thinking",
+	// "tool_invocation".
+	Parts []string `json:"parts,omitempty"`
+}
+
+// CanRender reports whether the client declared it renders parts of type kind.
+func (c *ClientCapabilities) CanRender(kind string) bool {
+	if c == nil {
+		return false
+	}
+	for _, p := range c.Parts {
+		if p == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// ChatRequestParams is the params of lm/provideLanguageModelChatResponse. Agent stays
+// raw: ParseAgent decodes it, so that a bad shape is an error for this request only.
+type ChatRequestParams struct {
+	ModelID  string          `json:"modelId"`
+	Messages []Message       `json:"messages"`
+	Agent    json.RawMessage `json:"agent"`
+	Options  *RequestOptions `json:"options,omitempty"`
+
+	// parley additions (see the package comment).
+	Cwd                   string              `json:"cwd,omitempty"`
+	AdditionalDirectories []string            `json:"additionalDirectories,omitempty"`
+	Capabilities          *ClientCapabilities `json:"capabilities,omitempty"`
+}
+
+// Validate checks what decoding cannot: the workspace folders must be absolute.
+func (p *ChatRequestParams) Validate() error {
+	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
+		return fmt.Errorf("cwd %q is not an absolute path: %w", p.Cwd, ErrInvalidParams)
+	}
+	for _, d := range p.AdditionalDirectories {
+		if !filepath.IsAbs(d) {
+			return fmt.Errorf("additional directory %q is not an absolute path: %w", d, ErrInvalidParams)
+		}
+	}
+	return nil
+}
+
+// Tools returns the offered tools, nil when options are absent.
+func (p *ChatRequestParams) Tools() []ToolDefinition {
+	if p.Options == nil {
+		return nil
+	}
+	return p.Options.Tools
+}
+
+// ResponsePartParams is the params of the lm/responsePart notification. RequestID is the
+// chat request's id exactly as received (the client looks it up by number).
+type ResponsePartParams struct {
+	RequestID json.RawMessage `json:"requestId"`
+	Part      ContentPart     `json:"part"`
+}
+
+// ResponseCompleteParams is the params of lm/responseComplete.
+type ResponseCompleteParams struct {
+	RequestID json.RawMessage `json:"requestId"`
+}
+
+// CancelParams is the params of the lm/cancel notification.
+type CancelParams struct {
+	RequestID json.RawMessage `json:"requestId"`
+}
+
+// TokenCountParams is the params of lm/provideTokenCount. The result is a bare integer.
+type TokenCountParams struct {
+	ModelID string `json:"modelId"`
+	Text    string `json:"text"`
+}
+
+// CountTokens is the reference's heuristic: a quarter of the UTF-8 byte length (the
+// length of a Go string), at least 1.
+func CountTokens(text string) int {
+	return max(len(text)/4, 1)
+}
+
+// ModelInfoParams is the params of lm/provideLanguageModelChatInformation.
+type ModelInfoParams struct {
+	Silent bool `json:"silent,omitempty"`
+}
+
+// ModelInfoResult is the result of lm/provideLanguageModelChatInformation.
+type ModelInfoResult struct {
+	Models []ModelInfo `json:"models"`
+}
+
+// ModelInfo describes one model (one configured agent) to VS Code.
+type ModelInfo struct {
+	ID              string            `json:"id"`
+	Name            string            `json:"name"`
+	Family          string            `json:"family"`
+	Version         string            `json:"version"`
+	MaxInputTokens  int               `json:"maxInputTokens"`
+	MaxOutputTokens int               `json:"maxOutputTokens"`
+	Capabilities    ModelCapabilities `json:"capabilities"`
+}
+
+// ModelCapabilities is ModelInfo.capabilities.
+type ModelCapabilities struct {
+	ToolCalling bool `json:"toolCalling"`
+}
