@@ -50,6 +50,7 @@ func (e *exitError) Unwrap() error { return e.err }
 // globals are the flags every subcommand shares.
 type globals struct {
 	logLevel string
+	traceDir string // vscodelm's --trace-dir, also accepted before the subcommand
 	logger   *slog.Logger
 }
 
@@ -70,6 +71,7 @@ places that want to use them.
   parley run "prompt"       one prompt to an agent, the reply on stdout
   parley agents             the agents parley knows, and whether they can run here
   parley permissions        the "always" decisions parley remembers, and resetting them
+  parley vscodelm           ACP agents as VS Code language models (the extension's backend)
   parley agent              parley's coding agent (Ollama or OpenAI-compatible models), as an ACP agent
   parley eliza              the built-in ACP agent (the 1966 DOCTOR), for tests and demos`,
 		Version:       version(),
@@ -83,10 +85,12 @@ places that want to use them.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&g.logLevel, "log", "warn", "log level on stderr: debug, info, warn or error")
+	root.PersistentFlags().StringVar(&g.traceDir, "trace-dir", "", "vscodelm: record the protocol traffic in this directory")
+	root.PersistentFlags().MarkHidden("trace-dir")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newMCPShimCommand(g))
+	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g))
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

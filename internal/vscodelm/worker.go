@@ -1,0 +1,471 @@
+package vscodelm
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/jsonrpc2"
+	"github.com/parley-acp/parley/internal/mcpbridge"
+	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/toolui"
+)
+
+// worker is the actor that owns one conversation: its ACP session, the request VS Code
+// has open, what the agent said while no request was open, and the tool calls and
+// permission requests that wait for VS Code. Everything reaches it as an event.
+type worker struct {
+	s      *Server
+	conv   *Conversation
+	key    AgentKey
+	events chan any
+	quit   chan struct{}
+
+	// Owned by run's goroutine.
+	open     *chatRequest
+	buffer   []ContentPart // parts said while no request was open, in order
+	agent    *pooled
+	session  acp.SessionID
+	bridge   *mcpbridge.Session
+	turn     context.CancelFunc // the running prompt's, nil between turns
+	draining bool               // the running prompt was cancelled: drop its output
+	queued   *chatRequest       // a prompt waiting for the cancelled one to end
+	perm     *permWait
+	calls    map[string]chan mcpbridge.Result
+	complete *time.Timer
+	view     *toolui.Turn
+	md       *toolui.MarkdownRenderer
+	mdOut    bytes.Buffer
+	tools    []ToolDefinition
+	action   string
+}
+
+type permWait struct {
+	id    acp.ToolCallID
+	req   *acp.RequestPermissionRequest
+	reply chan acp.RequestPermissionOutcome
+}
+
+// Events.
+type (
+	evRequest    struct{ req *chatRequest }
+	evCancel     struct{ req *chatRequest }
+	evUpdate     struct{ update acp.SessionUpdate }
+	evPermission struct {
+		req   *acp.RequestPermissionRequest
+		reply chan acp.RequestPermissionOutcome
+	}
+	evCall struct {
+		call  mcpbridge.Call
+		reply chan mcpbridge.Result
+	}
+	evPromptDone struct {
+		stop acp.StopReason
+		err  error
+	}
+	evCompleteNow struct{}
+)
+
+func newWorker(s *Server, conv *Conversation, key AgentKey) *worker {
+	w := &worker{s: s, conv: conv, key: key, events: make(chan any, 256), quit: make(chan struct{}), calls: map[string]chan mcpbridge.Result{}}
+	w.md = toolui.NewMarkdownRenderer(&w.mdOut)
+	w.view = toolui.NewTurn(nil)
+	return w
+}
+
+// post hands the worker an event; it gives up when ctx ends or the worker stopped.
+func (w *worker) post(ctx context.Context, ev any) {
+	select {
+	case w.events <- ev:
+	case <-ctx.Done():
+	case <-w.quit:
+	}
+}
+
+func (w *worker) stop() { close(w.quit) }
+
+func (w *worker) run() {
+	defer func() {
+		if w.bridge != nil {
+			w.bridge.Close()
+		}
+	}()
+	for {
+		select {
+		case ev := <-w.events:
+			w.handle(ev)
+		case <-w.quit:
+			if w.turn != nil {
+				w.turn()
+			}
+			if w.open != nil {
+				w.open.finish(errCancelled)
+			}
+			return
+		}
+	}
+}
+
+func (w *worker) handle(ev any) {
+	switch ev := ev.(type) {
+	case evRequest:
+		w.onRequest(ev.req)
+	case evCancel:
+		if w.open == ev.req {
+			w.open = nil
+			w.cancelTurn()
+		}
+	case evUpdate:
+		w.onUpdate(ev.update)
+	case evPermission:
+		w.onPermission(ev.req, ev.reply)
+	case evCall:
+		w.emit(ContentPart{Type: PartToolCall, ToolCallID: ev.call.ID, ToolName: ev.call.Tool, Parameters: ev.call.Arguments})
+		w.calls[ev.call.ID] = ev.reply
+		w.completeSoon()
+	case evCompleteNow:
+		if w.open != nil && (w.perm != nil || len(w.calls) > 0) {
+			w.finishOpen(nil) // VS Code now runs the tools; the turn goes on with the next request
+		}
+	case evPromptDone:
+		w.onPromptDone(ev)
+	}
+}
+
+// onRequest takes a new request of the conversation.
+func (w *worker) onRequest(r *chatRequest) {
+	if w.open != nil {
+		w.finishOpen(errCancelled) // one open request per conversation: the old one is superseded
+	}
+	w.tools, w.action = r.tools, r.action
+	if w.bridge != nil {
+		w.bridge.SetTools(bridgeTools(r.tools))
+	}
+	if r.match.Cancelled {
+		w.cancelTurn()
+		w.buffer = nil
+	}
+	results := toolResults(r.match.New)
+	resumed := false
+	if w.perm != nil {
+		approved := false
+		if _, ok := results[string(w.perm.id)]; ok && !r.match.Cancelled {
+			approved = true
+		}
+		w.answerPermission(approved)
+		resumed = approved
+		if !approved {
+			w.cancelTurn()
+		}
+	}
+	for id, reply := range w.calls {
+		if res, ok := results[id]; ok && !r.match.Cancelled {
+			reply <- mcpbridge.Result{Text: mcpbridge.ResultText(res)}
+			resumed = true
+		} else {
+			reply <- mcpbridge.Result{Text: "VS Code did not run the tool", IsError: true}
+			w.cancelTurn()
+		}
+		delete(w.calls, id)
+	}
+	if resumed && w.turn != nil && !w.draining {
+		w.open = r // this request carries the rest of the turn
+		w.flushBuffer()
+		return
+	}
+	if w.turn != nil {
+		w.queued = r // wait for the cancelled prompt to end first
+		return
+	}
+	w.startPrompt(r)
+}
+
+func toolResults(msgs []Message) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, m := range msgs {
+		for _, p := range m.Content {
+			if p.Type == PartToolResult {
+				out[p.ToolCallID] = p.Result
+			}
+		}
+	}
+	return out
+}
+
+func bridgeTools(tools []ToolDefinition) []mcpbridge.Tool {
+	var out []mcpbridge.Tool
+	for _, t := range tools {
+		out = append(out, mcpbridge.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+	}
+	return out
+}
+
+// startPrompt sends the request's new user text (with the earlier turns, for a session
+// that has not seen them) as a prompt.
+func (w *worker) startPrompt(r *chatRequest) {
+	w.open = r
+	w.buffer = nil
+	text := userText(r.match.New)
+	if err := w.ensureSession(r); err != nil {
+		w.finishOpen(jsonrpc2.Errorf(codeAgentFailure, "%v", err))
+		return
+	}
+	if len(r.match.Prior) > 0 && !w.promptedBefore() {
+		text = "Earlier in this conversation:\n" + transcript(r.match.Prior) + "\n" + text
+	}
+	if strings.TrimSpace(text) == "" {
+		w.finishOpen(nil)
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	w.turn, w.draining = cancel, false
+	w.view = toolui.NewTurn(&toolui.TurnOptions{Root: r.params.Cwd})
+	agent, session := w.agent, w.session
+	go func() {
+		resp, err := agent.agent.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: session, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+		ev := evPromptDone{err: err}
+		if err == nil {
+			ev.stop = resp.StopReason
+		} else {
+			ev.err = agent.agent.Explain(err)
+		}
+		w.post(context.Background(), ev)
+	}()
+}
+
+func (w *worker) promptedBefore() bool { return w.session != "" && len(w.conv.Committed()) > 0 }
+
+// ensureSession opens the ACP session (again, when the agent process was restarted),
+// with the vscode_tools MCP server.
+func (w *worker) ensureSession(r *chatRequest) error {
+	agent, err := w.s.pool.get(context.Background(), w.key)
+	if err != nil {
+		return err
+	}
+	if agent == w.agent && w.session != "" {
+		return nil
+	}
+	if w.bridge == nil {
+		w.bridge, err = w.s.bridge.AddSession(fmt.Sprintf("%p", w), w.onCall)
+		if err != nil {
+			return err
+		}
+		w.bridge.SetTools(bridgeTools(w.tools))
+	}
+	server := mcpServer(w.bridge, agent.agent.Info.AgentCapabilities.McpCapabilities.HTTP)
+	resp, err := agent.agent.Conn.NewSession(context.Background(), &acp.NewSessionRequest{
+		Cwd: r.params.Cwd, AdditionalDirectories: r.params.AdditionalDirectories, McpServers: []acp.McpServer{server},
+	})
+	if err != nil {
+		return agent.agent.Explain(fmt.Errorf("opening a session: %w", err))
+	}
+	w.agent, w.session = agent, resp.SessionID
+	agent.add(resp.SessionID, w)
+	return nil
+}
+
+func mcpServer(b *mcpbridge.Session, http bool) acp.McpServer {
+	if http {
+		url, headers := b.McpServerHTTP()
+		var hs []acp.HttpHeader
+		for k, v := range headers {
+			hs = append(hs, acp.HttpHeader{Name: k, Value: v})
+		}
+		return acp.HTTPMcpServer(mcpbridge.ServerName, url, hs)
+	}
+	cmd, args, env := b.McpServerStdio()
+	var es []acp.EnvVariable
+	for k, v := range env {
+		es = append(es, acp.EnvVariable{Name: k, Value: v})
+	}
+	return acp.StdioMcpServer(mcpbridge.ServerName, cmd, args, es)
+}
+
+// onCall is the bridge's callback for an agent's call of a VS Code tool: it waits until
+// a later request of the conversation carries the result.
+func (w *worker) onCall(ctx context.Context, call mcpbridge.Call) (mcpbridge.Result, error) {
+	reply := make(chan mcpbridge.Result, 1)
+	w.post(ctx, evCall{call: call, reply: reply})
+	select {
+	case res := <-reply:
+		return res, nil
+	case <-ctx.Done():
+		return mcpbridge.Result{}, ctx.Err()
+	case <-w.quit:
+		return mcpbridge.Result{}, fmt.Errorf("the conversation ended")
+	}
+}
+
+func userText(msgs []Message) string {
+	var parts []string
+	for _, m := range msgs {
+		if m.Role != RoleUser {
+			continue
+		}
+		for _, p := range m.Content {
+			if p.Type == PartText {
+				parts = append(parts, p.Value)
+			}
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// onUpdate turns agent output into parts: text as text, the agent's own tool calls and
+// plans as Markdown that shows each call once and then only its status changes.
+func (w *worker) onUpdate(u acp.SessionUpdate) {
+	if w.turn == nil || w.draining {
+		return // the output of a cancelled or finished turn
+	}
+	if c := u.AgentMessageChunk; c != nil {
+		if t, ok := c.Content.AsText(); ok {
+			w.emit(TextPart(t))
+		}
+		return
+	}
+	for _, ev := range w.view.Apply(u) {
+		w.mdOut.Reset()
+		w.md.Render(ev)
+		if w.mdOut.Len() > 0 {
+			w.emitDisplay(w.mdOut.String())
+		}
+	}
+}
+
+// emit sends a part to the open request, or keeps it for the next one.
+func (w *worker) emit(p ContentPart) {
+	w.conv.AppendProvisional(p)
+	w.sendOrBuffer(p)
+}
+
+// emitDisplay sends text parley made up for display; it is not part of the match key.
+func (w *worker) emitDisplay(text string) {
+	p := TextPart(text)
+	w.conv.Emitted(p)
+	w.sendOrBuffer(p)
+}
+
+func (w *worker) sendOrBuffer(p ContentPart) {
+	if w.open != nil {
+		w.s.send(w.open, p)
+		return
+	}
+	w.buffer = append(w.buffer, p)
+}
+
+func (w *worker) flushBuffer() {
+	for _, p := range w.buffer {
+		w.s.send(w.open, p)
+	}
+	w.buffer = nil
+}
+
+// onPermission decides an agent's permission request: calls of bridged VS Code tools
+// are allowed (VS Code confirms them itself); others become a call of the agent-action
+// tool that VS Code confirms; without that tool, the request is refused.
+func (w *worker) onPermission(req *acp.RequestPermissionRequest, reply chan acp.RequestPermissionOutcome) {
+	title := strings.TrimPrefix(req.ToolCall.Title, "mcp__"+mcpbridge.ServerName+"__")
+	for _, t := range w.tools {
+		if t.Name == title {
+			reply <- choose(req.Options, true)
+			return
+		}
+	}
+	if w.action == "" || w.turn == nil || w.draining {
+		reply <- choose(req.Options, false)
+		return
+	}
+	params, _ := json.Marshal(map[string]any{"kind": nullIfEmpty(string(req.ToolCall.Kind)), "title": nullIfEmpty(req.ToolCall.Title), "raw_input": req.ToolCall.RawInput})
+	w.perm = &permWait{id: req.ToolCall.ToolCallID, req: req, reply: reply}
+	w.emit(ContentPart{Type: PartToolCall, ToolCallID: string(req.ToolCall.ToolCallID), ToolName: w.action, Parameters: params})
+	w.completeSoon()
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// choose picks an allow_once or a reject_once option by kind (never by position).
+func choose(options []acp.PermissionOption, allow bool) acp.RequestPermissionOutcome {
+	kind := acp.PermissionOptionKindRejectOnce
+	if allow {
+		kind = acp.PermissionOptionKindAllowOnce
+	}
+	if o, ok := permission.ChooseOption(options, kind); ok {
+		return acp.SelectedOutcome(o.OptionID)
+	}
+	if !allow {
+		if o, ok := permission.ChooseOption(options, acp.PermissionOptionKindRejectAlways); ok {
+			return acp.SelectedOutcome(o.OptionID)
+		}
+	}
+	return acp.CancelledOutcome()
+}
+
+func (w *worker) answerPermission(approved bool) {
+	if w.perm == nil {
+		return
+	}
+	w.perm.reply <- choose(w.perm.req.Options, approved)
+	w.perm = nil
+}
+
+// completeSoon ends the open request shortly, so that calls the agent makes at the same
+// time go out together in one response.
+func (w *worker) completeSoon() {
+	if w.complete != nil {
+		w.complete.Stop()
+	}
+	w.complete = time.AfterFunc(50*time.Millisecond, func() { w.post(context.Background(), evCompleteNow{}) })
+}
+
+// cancelTurn stops the running prompt (session/cancel), refuses a pending permission,
+// and fails pending tool calls; the prompt's late output is dropped.
+func (w *worker) cancelTurn() {
+	w.answerPermission(false)
+	for id, reply := range w.calls {
+		reply <- mcpbridge.Result{Text: "the request was cancelled", IsError: true}
+		delete(w.calls, id)
+	}
+	if w.turn != nil && !w.draining {
+		w.turn()
+		w.draining = true
+	}
+}
+
+func (w *worker) onPromptDone(ev evPromptDone) {
+	w.turn = nil
+	if w.draining {
+		w.draining = false
+		if q := w.queued; q != nil {
+			w.queued = nil
+			w.startPrompt(q)
+		}
+		return
+	}
+	if ev.err != nil {
+		w.finishOpen(jsonrpc2.Errorf(codeAgentFailure, "the agent failed: %v", ev.err))
+		return
+	}
+	w.conv.Complete()
+	w.finishOpen(nil)
+	if q := w.queued; q != nil {
+		w.queued = nil
+		w.startPrompt(q)
+	}
+}
+
+func (w *worker) finishOpen(err error) {
+	if w.open == nil {
+		return
+	}
+	w.open.finish(err)
+	w.open = nil
+}
