@@ -13,6 +13,8 @@ import (
 )
 
 func newVSCodeLMCommand(g *globals) *cobra.Command {
+	var idle time.Duration
+	var maxConversations int
 	cmd := &cobra.Command{
 		Use:   "vscodelm",
 		Short: "Serve ACP agents as VS Code language models (the backend of parley's VS Code extension)",
@@ -36,10 +38,12 @@ permission requests come back as calls of the parley-agent-action tool.
 			}
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
-			return vscodelm.Serve(ctx, stream, vscodelm.Options{Logger: g.logger, Version: version()})
+			return vscodelm.Serve(ctx, stream, vscodelm.Options{Logger: g.logger, Version: version(), IdleTimeout: idle, MaxConversations: maxConversations})
 		},
 	}
 	cmd.Flags().StringVar(&g.traceDir, "trace-dir", g.traceDir, "record every line in and out in a file in this directory")
+	cmd.Flags().DurationVar(&idle, "idle-timeout", 30*time.Minute, "close a conversation's agent session after this long without activity; an agent left without sessions ends")
+	cmd.Flags().IntVar(&maxConversations, "max-conversations", 256, "the most conversations kept; past it the least recently used idle one is closed")
 	return cmd
 }
 

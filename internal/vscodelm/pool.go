@@ -113,3 +113,21 @@ func (a *pooled) RequestPermission(ctx context.Context, req *acp.RequestPermissi
 		return &acp.RequestPermissionResponse{Outcome: acp.CancelledOutcome()}, nil
 	}
 }
+
+// release forgets a closed session; an agent left with none is stopped (idle processes
+// end).
+func (p *pool) release(key AgentKey, a *pooled, id acp.SessionID) {
+	a.mu.Lock()
+	delete(a.workers, id)
+	empty := len(a.workers) == 0
+	a.mu.Unlock()
+	if !empty {
+		return
+	}
+	p.mu.Lock()
+	if p.agents[key] == a {
+		delete(p.agents, key)
+	}
+	p.mu.Unlock()
+	a.agent.Close()
+}

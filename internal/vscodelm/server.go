@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/parley-acp/parley/internal/agents"
 	"github.com/parley-acp/parley/internal/json"
@@ -24,6 +25,12 @@ const codeAgentFailure = -32000
 type Options struct {
 	Logger  *slog.Logger
 	Version string
+	// IdleTimeout closes a conversation's session after this long without activity
+	// (30 minutes when 0); an agent process left without sessions ends.
+	IdleTimeout time.Duration
+	// MaxConversations bounds the conversations kept; past it the least recently used
+	// idle one is closed (256 when 0).
+	MaxConversations int
 }
 
 // Server is the backend of the VS Code extension's LanguageModelChatProvider.
@@ -34,6 +41,8 @@ type Server struct {
 	bridge *mcpbridge.Bridge
 	cwd    string
 
+	idle     time.Duration
+	max      int
 	mu       sync.Mutex // guards matcher, workers and open (the router's state)
 	matcher  *Matcher
 	workers  map[*Conversation]*worker
@@ -52,15 +61,31 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 		return fmt.Errorf("starting the tool bridge: %w", err)
 	}
 	cwd, _ := os.Getwd()
+	if opts.IdleTimeout <= 0 {
+		opts.IdleTimeout = 30 * time.Minute
+	}
+	if opts.MaxConversations <= 0 {
+		opts.MaxConversations = 256
+	}
 	s := &Server{
 		logger: opts.Logger, pool: newPool(opts.Logger), bridge: bridge, cwd: cwd,
+		idle: opts.IdleTimeout, max: opts.MaxConversations,
 		matcher: NewMatcher(), workers: map[*Conversation]*worker{}, open: map[string]*chatRequest{},
 	}
 	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.Options{Handler: s, Logger: opts.Logger})
-	select {
-	case <-s.conn.Done():
-	case <-ctx.Done():
-		s.conn.Close()
+	janitor := time.NewTicker(min(s.idle/4, time.Minute))
+	defer janitor.Stop()
+loop:
+	for {
+		select {
+		case <-s.conn.Done():
+			break loop
+		case <-ctx.Done():
+			s.conn.Close()
+			break loop
+		case <-janitor.C:
+			s.evictIdle()
+		}
 	}
 	s.mu.Lock()
 	for _, w := range s.workers {
@@ -171,6 +196,9 @@ func (s *Server) chat(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 		s.workers[conv] = w
 		s.workerWG.Add(1)
 		go func() { defer s.workerWG.Done(); w.run() }()
+		if len(s.workers) > s.max {
+			s.evictOldest(conv)
+		}
 	}
 	r.w = w
 	s.open[string(r.id)] = r
@@ -194,6 +222,46 @@ func (s *Server) chat(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	}
 	s.conn.Notify(context.Background(), "lm/responseComplete", ResponseCompleteParams{RequestID: r.id})
 	return struct{}{}, nil
+}
+
+// evictIdle closes the conversations idle for longer than the idle timeout.
+func (s *Server) evictIdle() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cutoff := time.Now().Add(-s.idle).UnixNano()
+	for conv, w := range s.workers {
+		if !w.busy.Load() && w.lastActive.Load() < cutoff {
+			s.evict(conv, w)
+		}
+	}
+}
+
+// evictOldest closes the least recently active idle conversation other than keep.
+// s.mu is held.
+func (s *Server) evictOldest(keep *Conversation) {
+	var oldest *Conversation
+	for conv, w := range s.workers {
+		if conv == keep || w.busy.Load() {
+			continue
+		}
+		if oldest == nil || w.lastActive.Load() < s.workers[oldest].lastActive.Load() {
+			oldest = conv
+		}
+	}
+	if oldest != nil {
+		s.evict(oldest, s.workers[oldest])
+	}
+}
+
+// evict forgets a conversation and tells its worker to close its session. s.mu is held.
+func (s *Server) evict(conv *Conversation, w *worker) {
+	s.matcher.Remove(conv)
+	delete(s.workers, conv)
+	select {
+	case w.events <- evClose{}:
+	default:
+		go w.post(context.Background(), evClose{})
+	}
 }
 
 // cancel is lm/cancel: the request is answered -32800 and its worker stops the turn.

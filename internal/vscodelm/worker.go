@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
@@ -24,6 +25,10 @@ type worker struct {
 	key    AgentKey
 	events chan any
 	quit   chan struct{}
+	closed chan struct{} // closed once the worker no longer takes events
+	// lastActive (unix nanoseconds) and busy are read by the server's janitor.
+	lastActive atomic.Int64
+	busy       atomic.Bool
 
 	// Owned by run's goroutine.
 	open     *chatRequest
@@ -68,11 +73,13 @@ type (
 		err  error
 	}
 	evCompleteNow struct{}
+	evClose       struct{} // the conversation is evicted: close its session and end
 )
 
 func newWorker(s *Server, conv *Conversation, key AgentKey) *worker {
-	w := &worker{s: s, conv: conv, key: key, events: make(chan any, 256), quit: make(chan struct{}), calls: map[string]chan mcpbridge.Result{}}
+	w := &worker{s: s, conv: conv, key: key, events: make(chan any, 256), quit: make(chan struct{}), closed: make(chan struct{}), calls: map[string]chan mcpbridge.Result{}}
 	w.md = toolui.NewMarkdownRenderer(&w.mdOut)
+	w.lastActive.Store(time.Now().UnixNano())
 	w.view = toolui.NewTurn(nil)
 	return w
 }
@@ -83,13 +90,51 @@ func (w *worker) post(ctx context.Context, ev any) {
 	case w.events <- ev:
 	case <-ctx.Done():
 	case <-w.quit:
+	case <-w.closed:
+		if r, ok := ev.(evRequest); ok {
+			r.req.finish(errClosed)
+		}
 	}
 }
 
+var errClosed = jsonrpc2.Errorf(codeAgentFailure, "the conversation was closed while idle; send the request again")
+
 func (w *worker) stop() { close(w.quit) }
+
+// closeSession ends the conversation's ACP session (session/close where the agent
+// supports it) and forgets it in the pool; the pool ends an agent left without sessions.
+func (w *worker) closeSession() {
+	if w.turn != nil {
+		w.turn()
+	}
+	if w.open != nil {
+		w.open.finish(errCancelled)
+	}
+	if w.agent == nil || w.session == "" {
+		return
+	}
+	if w.agent.agent.Info.AgentCapabilities.SessionCapabilities.Close != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		w.agent.agent.Conn.CloseSession(ctx, &acp.CloseSessionRequest{SessionID: w.session})
+		cancel()
+	}
+	w.s.pool.release(w.key, w.agent, w.session)
+}
 
 func (w *worker) run() {
 	defer func() {
+		close(w.closed)
+		for { // answer what was posted before the worker stopped
+			select {
+			case ev := <-w.events:
+				if r, ok := ev.(evRequest); ok {
+					r.req.finish(errClosed)
+				}
+				continue
+			default:
+			}
+			break
+		}
 		if w.bridge != nil {
 			w.bridge.Close()
 		}
@@ -97,7 +142,13 @@ func (w *worker) run() {
 	for {
 		select {
 		case ev := <-w.events:
+			if _, ok := ev.(evClose); ok {
+				w.closeSession()
+				return
+			}
 			w.handle(ev)
+			w.lastActive.Store(time.Now().UnixNano())
+			w.busy.Store(w.open != nil || w.turn != nil || w.perm != nil || len(w.calls) > 0)
 		case <-w.quit:
 			if w.turn != nil {
 				w.turn()

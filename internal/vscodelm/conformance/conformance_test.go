@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/vscodelm"
@@ -550,5 +551,36 @@ func TestStdinCloseExits(t *testing.T) {
 	}
 	if left := waitNoAgents(); len(left) > 0 {
 		t.Errorf("processes outlive parley vscodelm: %v", left)
+	}
+}
+
+// An idle conversation's session is closed and the agent process, left without
+// sessions, ends; the conversation still goes on afterwards, in a new session that is
+// given the earlier turns.
+func TestIdleConversationsAreClosed(t *testing.T) {
+	c := start(t, "vscodelm", "--idle-timeout", "100ms")
+	cv := c.conversation(elizaTagged())
+	first := cv.turn("I am worried about my tests")
+	if first == "" {
+		t.Fatal("no reply")
+	}
+	if left := waitNoElizaChild(); len(left) > 0 {
+		t.Fatalf("the idle agent is still running: %v", left)
+	}
+	if again := cv.turn("I am worried about my tests"); again == "" {
+		t.Error("the conversation did not go on after its session was closed")
+	}
+}
+
+// waitNoElizaChild waits, under the hang guard, until no `parley eliza` process is left.
+// Process exit has no event to wait on, so this polls /proc.
+func waitNoElizaChild() map[int]int {
+	deadline := time.Now().Add(*hangGuard)
+	for {
+		left := parleyProcesses("eliza")
+		if len(left) == 0 || time.Now().After(deadline) {
+			return left
+		}
+		time.Sleep(10 * time.Millisecond) // polling the process table, not synchronising with parley
 	}
 }
