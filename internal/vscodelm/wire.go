@@ -62,6 +62,10 @@ type ContentPart struct {
 	ToolName   string          // tool_call
 	Parameters json.RawMessage // tool_call: any JSON; may be null
 	Result     json.RawMessage // tool_result: any JSON, usually [{"value": "..."}]
+	// Raw is a part of a type parley adds for clients that declared they render it
+	// (capabilities.parts: "thinking", "tool_invocation"), written verbatim. Such parts
+	// are for display only and never part of the history.
+	Raw json.RawMessage
 }
 
 // TextPart returns a text part.
@@ -98,6 +102,9 @@ func (p ContentPart) MarshalJSON() ([]byte, error) {
 			result = json.RawMessage("null")
 		}
 		return json.MarshalVariant("type", p.Type, toolResultWire{p.ToolCallID, result}, nil)
+	}
+	if len(p.Raw) > 0 {
+		return p.Raw, nil
 	}
 	return nil, fmt.Errorf("content part: unknown type %q", p.Type)
 }

@@ -47,6 +47,9 @@ type worker struct {
 	mdOut    bytes.Buffer
 	tools    []ToolDefinition
 	action   string
+	caps     *ClientCapabilities // of the latest request: which extra parts the client renders
+	jsonOut  bytes.Buffer
+	jsonEnc  *toolui.JSONEncoder
 }
 
 type permWait struct {
@@ -79,6 +82,7 @@ type (
 func newWorker(s *Server, conv *Conversation, key AgentKey) *worker {
 	w := &worker{s: s, conv: conv, key: key, events: make(chan any, 256), quit: make(chan struct{}), closed: make(chan struct{}), calls: map[string]chan mcpbridge.Result{}}
 	w.md = toolui.NewMarkdownRenderer(&w.mdOut)
+	w.jsonEnc = toolui.NewJSONEncoder(&w.jsonOut)
 	w.lastActive.Store(time.Now().UnixNano())
 	w.view = toolui.NewTurn(nil)
 	return w
@@ -146,6 +150,7 @@ func (w *worker) run() {
 				w.closeSession()
 				return
 			}
+			ev = w.coalesce(ev)
 			w.handle(ev)
 			w.lastActive.Store(time.Now().UnixNano())
 			w.busy.Store(w.open != nil || w.turn != nil || w.perm != nil || len(w.calls) > 0)
@@ -161,7 +166,52 @@ func (w *worker) run() {
 	}
 }
 
+// coalesce joins a run of agent text chunks already waiting in the queue into one, so
+// that a fast agent costs one part per batch instead of one per chunk. The first event
+// that is not such a chunk is handled right after, in order.
+func (w *worker) coalesce(ev any) any {
+	first, ok := textChunk(ev)
+	if !ok {
+		return ev
+	}
+	var joined strings.Builder
+	joined.WriteString(first)
+	for {
+		select {
+		case next := <-w.events:
+			if t, ok := textChunk(next); ok {
+				joined.WriteString(t)
+				continue
+			}
+			w.handle(evUpdate{update: acp.AgentMessageChunk(acp.TextBlock(joined.String()))})
+			if _, ok := next.(evClose); ok {
+				w.pushBack(next)
+				return nil
+			}
+			return next
+		default:
+			return evUpdate{update: acp.AgentMessageChunk(acp.TextBlock(joined.String()))}
+		}
+	}
+}
+
+func textChunk(ev any) (string, bool) {
+	u, ok := ev.(evUpdate)
+	if !ok || u.update.AgentMessageChunk == nil {
+		return "", false
+	}
+	return u.update.AgentMessageChunk.Content.AsText()
+}
+
+// pushBack returns an evClose taken while coalescing, so the run loop sees it.
+func (w *worker) pushBack(ev any) {
+	go w.post(context.Background(), ev)
+}
+
 func (w *worker) handle(ev any) {
+	if ev == nil {
+		return
+	}
 	switch ev := ev.(type) {
 	case evRequest:
 		w.onRequest(ev.req)
@@ -192,7 +242,7 @@ func (w *worker) onRequest(r *chatRequest) {
 	if w.open != nil {
 		w.finishOpen(errCancelled) // one open request per conversation: the old one is superseded
 	}
-	w.tools, w.action = r.tools, r.action
+	w.tools, w.action, w.caps = r.tools, r.action, r.params.Capabilities
 	if w.bridge != nil {
 		w.bridge.SetTools(bridgeTools(r.tools))
 	}
@@ -379,12 +429,51 @@ func (w *worker) onUpdate(u acp.SessionUpdate) {
 		return
 	}
 	for _, ev := range w.view.Apply(u) {
+		if p, ok := w.structured(ev); ok {
+			w.sendOrBuffer(p) // display only: not part of the history
+			continue
+		}
 		w.mdOut.Reset()
 		w.md.Render(ev)
 		if w.mdOut.Len() > 0 {
 			w.emitDisplay(w.mdOut.String())
 		}
 	}
+}
+
+// structured makes a thinking or tool_invocation part for a client that renders them:
+// the tool call's whole state (toolui's JSON form, the state model of VS Code's
+// ChatToolInvocationPart) each time it changes, keyed by toolCallId.
+func (w *worker) structured(ev toolui.Event) (ContentPart, bool) {
+	var kind string
+	switch ev.Kind {
+	case toolui.ThoughtDelta:
+		kind = "thinking"
+	case toolui.ToolStarted, toolui.ToolUpdated, toolui.PermissionRequested:
+		kind = "tool_invocation"
+	default:
+		return ContentPart{}, false
+	}
+	if !w.caps.CanRender(kind) {
+		return ContentPart{}, false
+	}
+	if kind == "thinking" {
+		raw, _ := json.Marshal(map[string]string{"type": "thinking", "value": ev.Text})
+		return ContentPart{Type: kind, Raw: raw}, true
+	}
+	w.jsonOut.Reset()
+	w.jsonEnc.Render(ev)
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(bytes.TrimSpace(w.jsonOut.Bytes()), &obj); err != nil {
+		return ContentPart{}, false
+	}
+	obj["type"] = json.RawMessage(`"tool_invocation"`)
+	if id, ok := obj["id"]; ok {
+		obj["toolCallId"] = id
+		delete(obj, "id")
+	}
+	raw, _ := json.Marshal(obj)
+	return ContentPart{Type: kind, Raw: raw}, true
 }
 
 // emit sends a part to the open request, or keeps it for the next one.

@@ -1,0 +1,614 @@
+// Package bench holds the benchmarks of `parley vscodelm` (issue 3, "Tests and figures").
+// Like the conformance suite, they build the real binary once (TestMain) and drive it
+// over stdio as a minimal fake VS Code client, with parley's built-in Eliza as the agent;
+// the baseline is a direct ACP client (acp.ClientConn through host.Launch) reading the
+// same `parley eliza --deterministic` in the same run.
+//
+//	go test -run '^$' -bench . ./internal/vscodelm/bench/
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/agentproc"
+	"github.com/parley-acp/parley/internal/host"
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/vscodelm"
+)
+
+const (
+	chatMethod   = "lm/provideLanguageModelChatResponse"
+	floodChunks  = 20000 // throughput benchmarks
+	gapChunks    = 2000  // inter-arrival benchmarks
+	idleSessions = 100
+	waitLimit    = 30 * time.Second // hang guard for any awaited answer
+)
+
+var (
+	parleyBin  string
+	tmpRoot    string
+	skipReason string
+)
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "parley-bench-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	tmpRoot = dir
+	parleyBin = filepath.Join(dir, "parley")
+	// Only build when a benchmark will run: `go test` without -bench stays fast.
+	if f := flagValue("test.bench"); f != "" {
+		skipReason = build(parleyBin)
+	} else {
+		skipReason = "parley not built (no -bench)"
+	}
+	return m.Run()
+}
+
+// flagValue reads a test flag before m.Run parses them.
+func flagValue(name string) string {
+	for i, a := range os.Args[1:] {
+		a = strings.TrimLeft(a, "-")
+		if v, ok := strings.CutPrefix(a, name+"="); ok {
+			return v
+		}
+		if a == name && i+2 < len(os.Args) {
+			return os.Args[i+2]
+		}
+	}
+	return ""
+}
+
+func build(out string) string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "cannot locate the repository root"
+	}
+	cmd := exec.Command("go", "build", "-o", out, "github.com/parley-acp/parley/cmd/parley")
+	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..", "..")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Sprintf("parley does not build (%v):\n%s", err, msg)
+	}
+	return ""
+}
+
+func requireBinary(b *testing.B) {
+	b.Helper()
+	if skipReason != "" {
+		b.Skip("benchmark skipped: " + skipReason)
+	}
+}
+
+// isolatedEnv is HOME and the XDG directories under home, so that no configuration of the
+// machine takes part.
+func isolatedEnv(home string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, homeEnv(home)...)
+}
+
+func homeEnv(home string) []string {
+	env := []string{"HOME=" + home}
+	for _, d := range []struct{ name, dir string }{
+		{"XDG_CONFIG_HOME", "config"}, {"XDG_DATA_HOME", "data"}, {"XDG_STATE_HOME", "state"},
+		{"XDG_CACHE_HOME", "cache"}, {"XDG_RUNTIME_DIR", "run"},
+	} {
+		path := filepath.Join(home, d.dir)
+		os.MkdirAll(path, 0o700)
+		env = append(env, d.name+"="+path)
+	}
+	return env
+}
+
+// ---- the bridge: a minimal fake VS Code client ----
+
+// reply collects what parley streams for one chat request.
+type reply struct {
+	words    int         // words of the text parts
+	arrivals []time.Time // arrival of each lm/responsePart line
+	err      string      // error response
+	done     chan struct{}
+}
+
+type bridge struct {
+	b      *testing.B
+	cmd    *exec.Cmd
+	stdin  *os.File
+	exited chan struct{}
+
+	mu      sync.Mutex
+	nextID  int64
+	pending map[string]*reply
+	stderr  strings.Builder
+	readErr error
+	eof     chan struct{}
+}
+
+func startBridge(b *testing.B) *bridge {
+	b.Helper()
+	requireBinary(b)
+	home := b.TempDir()
+	br := &bridge{b: b, pending: map[string]*reply{}, exited: make(chan struct{}), eof: make(chan struct{})}
+	br.cmd = exec.Command(parleyBin, "vscodelm")
+	br.cmd.Dir = b.TempDir()
+	br.cmd.Env = isolatedEnv(home)
+	stdin, err := br.cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := br.cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	br.cmd.Stderr = &lockedWriter{mu: &br.mu, w: &br.stderr}
+	if err := br.cmd.Start(); err != nil {
+		b.Fatalf("starting parley vscodelm: %v", err)
+	}
+	br.stdin = stdin.(*os.File)
+	go br.read(bufio.NewReaderSize(stdout, 1<<16))
+	go func() { br.cmd.Wait(); close(br.exited) }()
+	b.Cleanup(br.close)
+	return br
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  *strings.Builder
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.w.Len() < 1<<16 {
+		l.w.Write(p)
+	}
+	return len(p), nil
+}
+
+func (br *bridge) close() {
+	br.stdin.Close()
+	select {
+	case <-br.exited:
+	case <-time.After(5 * time.Second):
+		br.cmd.Process.Kill()
+		<-br.exited
+	}
+}
+
+type frame struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+type partParams struct {
+	RequestID json.RawMessage      `json:"requestId"`
+	Part      vscodelm.ContentPart `json:"part"`
+}
+
+func (br *bridge) read(r *bufio.Reader) {
+	defer close(br.eof)
+	for {
+		line, err := r.ReadBytes('\n')
+		now := time.Now()
+		if len(line) > 0 {
+			br.handle(line, now)
+		}
+		if err != nil {
+			br.mu.Lock()
+			br.readErr = err
+			br.mu.Unlock()
+			return
+		}
+	}
+}
+
+func (br *bridge) handle(line []byte, now time.Time) {
+	var f frame
+	if err := json.Unmarshal(line, &f); err != nil {
+		return
+	}
+	br.mu.Lock()
+	defer br.mu.Unlock()
+	switch {
+	case f.Method == "lm/responsePart":
+		var p partParams
+		if json.Unmarshal(f.Params, &p) != nil {
+			return
+		}
+		if r := br.pending[string(p.RequestID)]; r != nil {
+			r.arrivals = append(r.arrivals, now)
+			if p.Part.Type == vscodelm.PartText {
+				r.words += len(strings.Fields(p.Part.Value))
+			}
+		}
+	case f.Method == "" && len(f.ID) > 0:
+		if r := br.pending[string(f.ID)]; r != nil {
+			delete(br.pending, string(f.ID))
+			if f.Error != nil {
+				r.err = fmt.Sprintf("error %d: %s", f.Error.Code, f.Error.Message)
+			}
+			close(r.done)
+		}
+	}
+}
+
+// chat sends a chat request with messages and returns its reply, to be awaited.
+func (br *bridge) chat(messages []vscodelm.Message) *reply {
+	br.b.Helper()
+	br.mu.Lock()
+	br.nextID++
+	id := br.nextID
+	r := &reply{done: make(chan struct{})}
+	br.pending[strconv.FormatInt(id, 10)] = r
+	br.mu.Unlock()
+	line, err := json.Marshal(struct {
+		JSONRPC string                     `json:"jsonrpc"`
+		ID      int64                      `json:"id"`
+		Method  string                     `json:"method"`
+		Params  vscodelm.ChatRequestParams `json:"params"`
+	}{"2.0", id, chatMethod, vscodelm.ChatRequestParams{
+		ModelID:  "eliza",
+		Messages: messages,
+		Agent:    json.RawMessage(`{"eliza":{"deterministic":true}}`),
+	}})
+	if err != nil {
+		br.b.Fatal(err)
+	}
+	if _, err := br.stdin.Write(append(line, '\n')); err != nil {
+		br.b.Fatalf("writing to parley vscodelm: %v", err)
+	}
+	return r
+}
+
+func (br *bridge) await(r *reply) {
+	br.b.Helper()
+	select {
+	case <-r.done:
+	case <-br.eof:
+		br.mu.Lock()
+		defer br.mu.Unlock()
+		br.b.Fatalf("parley vscodelm closed stdout (%v); stderr:\n%s", br.readErr, br.stderr.String())
+	case <-time.After(waitLimit):
+		br.b.Fatalf("no answer from parley vscodelm within %v", waitLimit)
+	}
+	if r.err != "" {
+		br.b.Fatalf("chat request failed: %s", r.err)
+	}
+}
+
+// turn sends a one-message conversation and awaits its reply.
+func (br *bridge) turn(text string) *reply {
+	br.b.Helper()
+	r := br.chat([]vscodelm.Message{{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{vscodelm.TextPart(text)}}})
+	br.await(r)
+	return r
+}
+
+// floodPrompt is `flood n`, made unique per conversation by trailing empty lines (which
+// Eliza ignores), so that every request opens a new conversation and a new ACP session.
+func floodPrompt(n, seq int) string {
+	return fmt.Sprintf("flood %d", n) + strings.Repeat("\n", seq)
+}
+
+// ---- the direct ACP client ----
+
+type counter struct {
+	mu       sync.Mutex
+	chunks   int
+	arrivals []time.Time
+	record   bool
+}
+
+func (c *counter) SessionUpdate(ctx context.Context, n *acp.SessionNotification) error {
+	if n.Update.AgentMessageChunk == nil {
+		return nil
+	}
+	now := time.Now()
+	c.mu.Lock()
+	c.chunks++
+	if c.record {
+		c.arrivals = append(c.arrivals, now)
+	}
+	c.mu.Unlock()
+	return nil
+}
+
+func (c *counter) RequestPermission(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	return &acp.RequestPermissionResponse{Outcome: acp.CancelledOutcome()}, nil
+}
+
+type direct struct {
+	b     *testing.B
+	agent *host.Agent
+	cnt   *counter
+	cwd   string
+}
+
+func startDirect(b *testing.B) *direct {
+	b.Helper()
+	requireBinary(b)
+	d := &direct{b: b, cnt: &counter{}, cwd: b.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	agent, err := host.Launch(ctx, agentproc.Spec{
+		Command: parleyBin,
+		Args:    []string{"eliza", "--deterministic"},
+		Env:     homeEnv(b.TempDir()),
+		Dir:     d.cwd,
+	}, host.LaunchOptions{Client: d.cnt})
+	if err != nil {
+		b.Fatalf("launching parley eliza: %v", err)
+	}
+	d.agent = agent
+	b.Cleanup(func() { agent.Close() })
+	return d
+}
+
+// prompt opens a session, sends text and returns the agent_message_chunk count (and
+// arrival times when record is set).
+func (d *direct) prompt(text string, record bool) (int, []time.Time) {
+	d.b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	sess, err := d.agent.Conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: d.cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		d.b.Fatalf("session/new: %v", d.agent.Explain(err))
+	}
+	d.cnt.mu.Lock()
+	d.cnt.chunks, d.cnt.arrivals, d.cnt.record = 0, nil, record
+	d.cnt.mu.Unlock()
+	if _, err := d.agent.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock(text)}}); err != nil {
+		d.b.Fatalf("session/prompt: %v", d.agent.Explain(err))
+	}
+	d.cnt.mu.Lock()
+	defer d.cnt.mu.Unlock()
+	return d.cnt.chunks, d.cnt.arrivals
+}
+
+// ---- throughput ----
+
+// directRate runs n floods of floodChunks through a direct client and returns chunks/s.
+func directRate(b *testing.B, n int) float64 {
+	d := startDirect(b)
+	d.prompt("flood 10", false) // warm up
+	start := time.Now()
+	total := 0
+	for range n {
+		got, _ := d.prompt(fmt.Sprintf("flood %d", floodChunks), false)
+		if got != floodChunks {
+			b.Fatalf("direct client got %d chunks, want %d", got, floodChunks)
+		}
+		total += got
+	}
+	return float64(total) / time.Since(start).Seconds()
+}
+
+// BenchmarkDirectChunks is the baseline: a direct ACP client (acp.ClientConn over the
+// stdio of `parley eliza --deterministic`, started with host.Launch) counts the
+// agent_message_chunk updates of `flood 20000`, one new session per op.
+func BenchmarkDirectChunks(b *testing.B) {
+	d := startDirect(b)
+	d.prompt("flood 10", false)
+	b.ResetTimer()
+	total := 0
+	for range b.N {
+		got, _ := d.prompt(fmt.Sprintf("flood %d", floodChunks), false)
+		if got != floodChunks {
+			b.Fatalf("direct client got %d chunks, want %d", got, floodChunks)
+		}
+		total += got
+	}
+	b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "chunks/s")
+}
+
+// BenchmarkBridgeChunks measures chunk throughput through `parley vscodelm`: a new
+// conversation per op whose user message is `flood 20000`; the op ends with the {}
+// response, and a chunk is a word of the lm/responsePart text parts (the bridge may merge
+// chunks into fewer parts). After the timed loop it runs the same number of floods
+// through a direct ACP client (untimed) and reports bridge/direct as %-of-direct
+// (target ≥ 50%).
+func BenchmarkBridgeChunks(b *testing.B) {
+	br := startBridge(b)
+	br.turn("hello") // starts the agent process
+	b.ResetTimer()
+	total := 0
+	for i := range b.N {
+		r := br.turn(floodPrompt(floodChunks, i+1))
+		if r.words != floodChunks {
+			b.Fatalf("bridge delivered %d words, want %d", r.words, floodChunks)
+		}
+		total += r.words
+	}
+	b.StopTimer()
+	bridgeRate := float64(total) / b.Elapsed().Seconds()
+	directRate := directRate(b, b.N)
+	ratio := 100 * bridgeRate / directRate
+	b.ReportMetric(bridgeRate, "chunks/s")
+	b.ReportMetric(ratio, "%-of-direct")
+	b.Logf("N=%d bridge %.0f chunks/s, direct %.0f chunks/s: bridge/direct = %.1f%% (target ≥ 50%%)",
+		b.N, bridgeRate, directRate, ratio)
+}
+
+// ---- inter-arrival gaps ----
+
+// BenchmarkChunkGaps estimates the per-chunk overhead of the bridge. `slowly` paces its
+// chunks at 20 ms, which would measure the pacing, so instead each op floods 2000 chunks
+// and timestamps every arrival at the client: each lm/responsePart line as the fake VS
+// Code client reads it (bridge), each agent_message_chunk as acp.ClientConn delivers it
+// (direct). The gaps between consecutive arrivals (the first arrival of each op is not a
+// gap) are pooled over all ops and their p50 and p99 reported as ns/gap-p50 and
+// ns/gap-p99 for each path; the bridge minus the direct gap is what the bridge adds per
+// chunk in steady state. If the bridge merged chunks into fewer parts its gaps would grow
+// while per-chunk cost falls; parts/op reports how many parts it sent.
+func BenchmarkChunkGaps(b *testing.B) {
+	b.Run("bridge", func(b *testing.B) {
+		br := startBridge(b)
+		br.turn("hello")
+		b.ResetTimer()
+		var gaps []time.Duration
+		parts := 0
+		for i := range b.N {
+			r := br.turn(floodPrompt(gapChunks, i+1))
+			if r.words != gapChunks {
+				b.Fatalf("bridge delivered %d words, want %d", r.words, gapChunks)
+			}
+			parts += len(r.arrivals)
+			gaps = appendGaps(gaps, r.arrivals)
+		}
+		b.StopTimer()
+		reportGaps(b, gaps)
+		b.ReportMetric(float64(parts)/float64(b.N), "parts/op")
+	})
+	b.Run("direct", func(b *testing.B) {
+		d := startDirect(b)
+		d.prompt("flood 10", false)
+		b.ResetTimer()
+		var gaps []time.Duration
+		for range b.N {
+			n, arrivals := d.prompt(fmt.Sprintf("flood %d", gapChunks), true)
+			if n != gapChunks {
+				b.Fatalf("direct client got %d chunks, want %d", n, gapChunks)
+			}
+			gaps = appendGaps(gaps, arrivals)
+		}
+		b.StopTimer()
+		reportGaps(b, gaps)
+	})
+}
+
+func appendGaps(gaps []time.Duration, arrivals []time.Time) []time.Duration {
+	for i := 1; i < len(arrivals); i++ {
+		gaps = append(gaps, arrivals[i].Sub(arrivals[i-1]))
+	}
+	return gaps
+}
+
+func reportGaps(b *testing.B, gaps []time.Duration) {
+	if len(gaps) == 0 {
+		return
+	}
+	slices.Sort(gaps)
+	p := func(q float64) time.Duration { return gaps[min(len(gaps)-1, int(q*float64(len(gaps))))] }
+	b.ReportMetric(float64(p(0.50)), "ns/gap-p50")
+	b.ReportMetric(float64(p(0.99)), "ns/gap-p99")
+	b.Logf("%d gaps: p50 %v, p99 %v", len(gaps), p(0.50), p(0.99))
+}
+
+// ---- memory ----
+
+// BenchmarkIdleSessionsMemory opens 100 conversations with `parley vscodelm` (100
+// different first user messages, one short Eliza turn each, all completed), then reads
+// VmRSS from /proc of the backend (MiB-rss, target < 50 MiB) and of its agent child
+// (agent-MiB-rss). It checks that the backend has exactly one `parley eliza` child: one
+// process serves every session. Each op is a fresh backend.
+func BenchmarkIdleSessionsMemory(b *testing.B) {
+	requireBinary(b)
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		b.Skip("needs /proc")
+	}
+	var rss, agentRSS float64
+	for range b.N {
+		b.StopTimer()
+		br := startBridge(b)
+		b.StartTimer()
+		for i := range idleSessions {
+			r := br.turn(fmt.Sprintf("Hello, I am visitor number %d and I feel tired today.", i))
+			if r.words == 0 {
+				b.Fatalf("conversation %d: empty reply", i)
+			}
+		}
+		b.StopTimer()
+		pid := br.cmd.Process.Pid
+		kids := elizaChildren(b, pid)
+		if len(kids) != 1 {
+			b.Fatalf("backend %d has %d `parley eliza` children %v, want exactly 1", pid, len(kids), kids)
+		}
+		rss = vmRSS(b, pid)
+		agentRSS = vmRSS(b, kids[0])
+		br.close()
+		b.StartTimer()
+	}
+	b.ReportMetric(rss, "MiB-rss")
+	b.ReportMetric(agentRSS, "agent-MiB-rss")
+	b.Logf("%d idle sessions: backend VmRSS %.1f MiB (target < 50 MiB), its one eliza child %.1f MiB", idleSessions, rss, agentRSS)
+}
+
+// elizaChildren lists the children of pid (all its threads) running `parley eliza`.
+func elizaChildren(b *testing.B, pid int) []int {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	var kids []int
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(data)) {
+			kid, err := strconv.Atoi(f)
+			if err != nil {
+				continue
+			}
+			cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", kid))
+			if err != nil {
+				continue
+			}
+			args := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
+			if slices.Contains(args, "eliza") && !slices.Contains(kids, kid) {
+				kids = append(kids, kid)
+			}
+		}
+	}
+	if len(tasks) == 0 {
+		b.Fatalf("cannot read /proc/%d/task/*/children", pid)
+	}
+	return kids
+}
+
+// vmRSS returns the VmRSS of pid in MiB.
+func vmRSS(b *testing.B, pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(v) // "12345 kB"
+			kb, err := strconv.ParseFloat(f[0], 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb / 1024
+		}
+	}
+	b.Fatalf("no VmRSS in /proc/%d/status", pid)
+	return 0
+}
