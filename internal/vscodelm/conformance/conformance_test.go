@@ -584,3 +584,51 @@ func waitNoElizaChild() map[int]int {
 		time.Sleep(10 * time.Millisecond) // polling the process table, not synchronising with parley
 	}
 }
+
+// The agent's own activity: as Markdown shown once, then only status changes, for a
+// client that renders only text; as structured parts for one that declared it renders
+// them (capabilities.parts).
+func TestAgentActivity(t *testing.T) {
+	t.Run("markdown", func(t *testing.T) {
+		c := start(t)
+		parts := c.ok(c.conversation(elizaTagged()).send(user("tool call Build the project")))
+		text := textOf(parts)
+		if n := strings.Count(text, "Build the project"); n < 1 || n > 3 {
+			t.Errorf("the tool call shows %d times in %q; want it once, then short status lines", n, text)
+		}
+		if !strings.Contains(text, "completed") {
+			t.Errorf("reply %q lacks the agent's own words", text)
+		}
+		for _, p := range parts {
+			if p.Type != vscodelm.PartText {
+				t.Errorf("a %s part for a client that renders only text", p.Type)
+			}
+		}
+	})
+	t.Run("structured", func(t *testing.T) {
+		c := start(t)
+		id := c.request("lm/provideLanguageModelChatResponse", map[string]any{
+			"modelId": "eliza", "agent": elizaTagged(),
+			"messages":     []vscodelm.Message{user("think about it\ntool call Build the project")},
+			"capabilities": map[string]any{"parts": []string{"thinking", "tool_invocation"}},
+		})
+		parts := c.ok(id)
+		var thinking, invocations int
+		var last map[string]any
+		for _, p := range parts {
+			switch p.Type {
+			case "thinking":
+				thinking++
+			case "tool_invocation":
+				invocations++
+				json.Unmarshal(p.Raw, &last)
+			}
+		}
+		if thinking == 0 || invocations < 2 {
+			t.Fatalf("%d thinking and %d tool_invocation parts; want the thought and the call's states", thinking, invocations)
+		}
+		if last["toolCallId"] == nil || last["state"] != "completed" || last["pastTenseMessage"] == nil {
+			t.Errorf("the last tool_invocation part is %v; want the completed call with its past-tense message", last)
+		}
+	})
+}

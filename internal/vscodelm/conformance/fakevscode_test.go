@@ -308,9 +308,18 @@ func (c *client) notification(f frame) {
 			return
 		}
 		var part vscodelm.ContentPart
-		if err := json.Unmarshal(p.Part, &part); err != nil {
-			c.violate("lm/responsePart for %s: bad part: %v", call.id, err)
-			return
+		var kind struct {
+			Type string `json:"type"`
+		}
+		json.Unmarshal(p.Part, &kind)
+		switch kind.Type {
+		case "thinking", "tool_invocation": // parley's additions, for clients that ask for them
+			part = vscodelm.ContentPart{Type: kind.Type, Raw: append(json.RawMessage(nil), p.Part...)}
+		default:
+			if err := json.Unmarshal(p.Part, &part); err != nil {
+				c.violate("lm/responsePart for %s: bad part: %v", call.id, err)
+				return
+			}
 		}
 		if part.Type == vscodelm.PartToolResult {
 			c.violate("lm/responsePart for %s streams a tool_result part", call.id)
