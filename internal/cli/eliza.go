@@ -8,7 +8,7 @@ import (
 )
 
 func newElizaCommand(g *globals) *cobra.Command {
-	var deterministic bool
+	var deterministic, stdioMCP bool
 	cmd := &cobra.Command{
 		Use:   "eliza",
 		Short: "Run the built-in ACP agent (the 1966 DOCTOR) on stdin and stdout",
@@ -25,11 +25,14 @@ DOCTOR script, needs no model, and understands test commands, one per prompt lin
 			defer stop()
 			return eliza.Serve(ctx, commandStdio(cmd), eliza.Options{
 				Deterministic: deterministic,
+				StdioMCPOnly:  stdioMCP,
 				Version:       version(),
 				Logger:        g.logger,
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&deterministic, "deterministic", false, "answer the same inputs identically in every fresh session")
+	cmd.Flags().BoolVar(&stdioMCP, "stdio-mcp-only", false, "do not advertise HTTP MCP servers (clients must use stdio ones)")
+	cmd.Flags().MarkHidden("stdio-mcp-only")
 	return cmd
 }

@@ -31,6 +31,9 @@ const Commands = `  list tools from <server>             list the tools of an MC
 type Options struct {
 	// Deterministic makes every fresh session answer the same inputs identically.
 	Deterministic bool
+	// StdioMCPOnly leaves out mcpCapabilities.http, so clients must give stdio MCP
+	// servers (to test the paths that need them).
+	StdioMCPOnly bool
 	// Version is reported in agentInfo.
 	Version string
 	Logger  *slog.Logger
@@ -81,7 +84,7 @@ func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:         true,
 			PromptCapabilities:  acp.PromptCapabilities{EmbeddedContext: true},
-			McpCapabilities:     acp.McpCapabilities{HTTP: true},
+			McpCapabilities:     acp.McpCapabilities{HTTP: !a.opts.StdioMCPOnly},
 			SessionCapabilities: acp.SessionCapabilities{Close: &acp.SessionCloseCapabilities{}},
 		},
 		AgentInfo:   &acp.Implementation{Name: "parley-eliza", Title: "Eliza (DOCTOR)", Version: a.opts.Version},

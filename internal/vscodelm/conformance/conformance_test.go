@@ -632,3 +632,20 @@ func TestAgentActivity(t *testing.T) {
 		}
 	})
 }
+
+// An agent that speaks only stdio MCP gets vscode_tools through `parley mcp-shim`.
+func TestToolRoundTripThroughTheStdioShim(t *testing.T) {
+	agent := flatAgent("eliza-stdio", "Eliza (stdio MCP)", parleyBin, "eliza", "--deterministic", "--stdio-mcp-only")
+	c := start(t)
+	cv := c.conversation(agent, threeTools...)
+	parts := c.ok(cv.send(user(`use tool vscode_tools::b with {"y":2}`)))
+	calls := toolCalls(parts)
+	if len(calls) != 1 || calls[0].ToolName != "b" {
+		t.Fatalf("tool calls %+v, want one call of b", calls)
+	}
+	cv.record(parts)
+	got := textOf(c.ok(cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(calls[0].ToolCallID, "via the shim")}})))
+	if !strings.Contains(got, "OK: via the shim") {
+		t.Errorf("reply %q, want the tool's result", got)
+	}
+}
