@@ -216,6 +216,12 @@ func (s *Server) chat(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	case <-ctx.Done():
 		answer = errCancelled
 		w.post(context.Background(), evCancel{req: r})
+	case <-w.closed: // evicted as idle just as the request came: the client sends it again
+		select {
+		case answer = <-r.answered:
+		default:
+			answer = errClosed
+		}
 	}
 	if answer != nil {
 		return nil, answer
