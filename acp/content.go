@@ -1,6 +1,11 @@
 package acp
 
-import "github.com/parley-acp/parley/internal/json"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/parley-acp/parley/internal/json"
+)
 
 // ContentBlock is one piece of content in a prompt, a message chunk or a tool call,
 // discriminated by "type" and compatible with MCP content. Exactly one field is set.
@@ -241,3 +246,22 @@ const (
 	RoleAssistant Role = "assistant"
 	RoleUser      Role = "user"
 )
+
+// PromptText flattens prompt blocks into text, for agents that work on text: text as it
+// is, an embedded text resource with its URI and contents, a resource link as its URI.
+// Images, audio and binary resources are left out.
+func PromptText(blocks []ContentBlock) string {
+	var parts []string
+	for _, b := range blocks {
+		switch {
+		case b.Text != nil:
+			parts = append(parts, b.Text.Text)
+		case b.Resource != nil && b.Resource.Resource.Text != nil:
+			r := b.Resource.Resource.Text
+			parts = append(parts, fmt.Sprintf("<file uri=%q>\n%s\n</file>", r.URI, r.Text))
+		case b.ResourceLink != nil:
+			parts = append(parts, b.ResourceLink.URI)
+		}
+	}
+	return strings.Join(parts, "\n")
+}

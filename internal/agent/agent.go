@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -227,7 +226,7 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	if a.opts.NumCtx > 0 {
 		ex.ctxSize = a.opts.NumCtx
 	}
-	stop, err := ex.run(turnCtx, promptText(req.Prompt))
+	stop, err := ex.run(turnCtx, acp.PromptText(req.Prompt))
 	if err != nil {
 		if turnCtx.Err() != nil {
 			return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
@@ -235,23 +234,6 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "the model failed: %v", err)
 	}
 	return &acp.PromptResponse{StopReason: stop}, nil
-}
-
-// promptText flattens the prompt: text as is, resources with their contents, links by URI.
-func promptText(blocks []acp.ContentBlock) string {
-	var parts []string
-	for _, b := range blocks {
-		switch {
-		case b.Text != nil:
-			parts = append(parts, b.Text.Text)
-		case b.Resource != nil && b.Resource.Resource.Text != nil:
-			r := b.Resource.Resource.Text
-			parts = append(parts, fmt.Sprintf("<file uri=%q>\n%s\n</file>", r.URI, r.Text))
-		case b.ResourceLink != nil:
-			parts = append(parts, "(see "+b.ResourceLink.URI+")")
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 func (a *agent) Cancel(ctx context.Context, req *acp.CancelNotification) error {

@@ -181,7 +181,7 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	turnCtx, release := s.beginTurn(ctx)
 	defer release()
 	t := &turn{agent: a, session: s, ctx: turnCtx}
-	text := promptText(req.Prompt)
+	text := acp.PromptText(req.Prompt)
 	t.run(text)
 	s.history = append(s.history, exchange{user: text, agent: t.said.String()})
 	if turnCtx.Err() != nil {
@@ -207,20 +207,4 @@ func (a *agent) closeAll() {
 		s.closeMCP()
 		s.mu.Unlock()
 	}
-}
-
-// promptText joins the prompt's text blocks (and names resource links) into lines.
-func promptText(blocks []acp.ContentBlock) string {
-	var parts []string
-	for _, b := range blocks {
-		switch {
-		case b.Text != nil:
-			parts = append(parts, b.Text.Text)
-		case b.ResourceLink != nil:
-			parts = append(parts, b.ResourceLink.URI)
-		case b.Resource != nil && b.Resource.Resource.Text != nil:
-			parts = append(parts, b.Resource.Resource.Text.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }
