@@ -311,12 +311,15 @@ func (w *worker) startPrompt(r *chatRequest) {
 	w.open = r
 	w.buffer = nil
 	text := userText(r.match.New)
-	if err := w.ensureSession(r); err != nil {
+	fresh, err := w.ensureSession(r)
+	if err != nil {
 		w.finishOpen(jsonrpc2.Errorf(codeAgentFailure, "%v", err))
 		return
 	}
-	if len(r.match.Prior) > 0 && !w.promptedBefore() {
-		text = "Earlier in this conversation:\n" + transcript(r.match.Prior) + "\n" + text
+	if history := w.conv.Committed(); fresh && len(history) > 0 {
+		// A session that has not seen the earlier turns (a conversation VS Code kept while
+		// parley or its agent restarted) gets them as context.
+		text = "Earlier in this conversation:\n" + transcript(history) + "\n" + text
 	}
 	if strings.TrimSpace(text) == "" {
 		w.finishOpen(nil)
@@ -338,22 +341,20 @@ func (w *worker) startPrompt(r *chatRequest) {
 	}()
 }
 
-func (w *worker) promptedBefore() bool { return w.session != "" && len(w.conv.Committed()) > 0 }
-
 // ensureSession opens the ACP session (again, when the agent process was restarted),
-// with the vscode_tools MCP server.
-func (w *worker) ensureSession(r *chatRequest) error {
+// with the vscode_tools MCP server. fresh reports a session opened just now.
+func (w *worker) ensureSession(r *chatRequest) (fresh bool, err error) {
 	agent, err := w.s.pool.get(context.Background(), w.key)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if agent == w.agent && w.session != "" {
-		return nil
+		return false, nil
 	}
 	if w.bridge == nil {
 		w.bridge, err = w.s.bridge.AddSession(fmt.Sprintf("%p", w), w.onCall)
 		if err != nil {
-			return err
+			return false, err
 		}
 		w.bridge.SetTools(bridgeTools(w.tools))
 	}
@@ -362,11 +363,11 @@ func (w *worker) ensureSession(r *chatRequest) error {
 		Cwd: r.params.Cwd, AdditionalDirectories: r.params.AdditionalDirectories, McpServers: []acp.McpServer{server},
 	})
 	if err != nil {
-		return agent.agent.Explain(fmt.Errorf("opening a session: %w", err))
+		return false, agent.agent.Explain(fmt.Errorf("opening a session: %w", err))
 	}
 	w.agent, w.session = agent, resp.SessionID
 	agent.add(resp.SessionID, w)
-	return nil
+	return true, nil
 }
 
 func mcpServer(b *mcpbridge.Session, http bool) acp.McpServer {
