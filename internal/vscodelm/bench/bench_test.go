@@ -44,6 +44,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv("PARLEY_BENCH_ROLE") == "stamp-agent" {
+		os.Exit(runStampAgent())
+	}
 	os.Exit(run(m))
 }
 
@@ -128,10 +131,11 @@ func homeEnv(home string) []string {
 
 // reply collects what parley streams for one chat request.
 type reply struct {
-	words    int         // words of the text parts
-	arrivals []time.Time // arrival of each lm/responsePart line
-	err      string      // error response
-	done     chan struct{}
+	words     int             // words of the text parts
+	latencies []time.Duration // for stamped chunks: arrival minus the agent's send time
+	arrivals  []time.Time     // arrival of each lm/responsePart line
+	err       string          // error response
+	done      chan struct{}
 }
 
 type bridge struct {
@@ -249,6 +253,7 @@ func (br *bridge) handle(line []byte, now time.Time) {
 			r.arrivals = append(r.arrivals, now)
 			if p.Part.Type == vscodelm.PartText {
 				r.words += len(strings.Fields(p.Part.Value))
+				r.latencies = appendLatencies(r.latencies, p.Part.Value, now)
 			}
 		}
 	case f.Method == "" && len(f.ID) > 0:
@@ -264,6 +269,11 @@ func (br *bridge) handle(line []byte, now time.Time) {
 
 // chat sends a chat request with messages and returns its reply, to be awaited.
 func (br *bridge) chat(messages []vscodelm.Message) *reply {
+	return br.chatWith(json.RawMessage(`{"eliza":{"deterministic":true}}`), messages)
+}
+
+// chatWith sends a chat request for agent.
+func (br *bridge) chatWith(agent json.RawMessage, messages []vscodelm.Message) *reply {
 	br.b.Helper()
 	br.mu.Lock()
 	br.nextID++
@@ -279,7 +289,7 @@ func (br *bridge) chat(messages []vscodelm.Message) *reply {
 	}{"2.0", id, chatMethod, vscodelm.ChatRequestParams{
 		ModelID:  "eliza",
 		Messages: messages,
-		Agent:    json.RawMessage(`{"eliza":{"deterministic":true}}`),
+		Agent:    agent,
 	}})
 	if err != nil {
 		br.b.Fatal(err)
@@ -323,10 +333,11 @@ func floodPrompt(n, seq int) string {
 // ---- the direct ACP client ----
 
 type counter struct {
-	mu       sync.Mutex
-	chunks   int
-	arrivals []time.Time
-	record   bool
+	mu        sync.Mutex
+	chunks    int
+	arrivals  []time.Time
+	latencies []time.Duration
+	record    bool
 }
 
 func (c *counter) SessionUpdate(ctx context.Context, n *acp.SessionNotification) error {
@@ -338,6 +349,9 @@ func (c *counter) SessionUpdate(ctx context.Context, n *acp.SessionNotification)
 	c.chunks++
 	if c.record {
 		c.arrivals = append(c.arrivals, now)
+		if text, ok := n.Update.AgentMessageChunk.Content.AsText(); ok {
+			c.latencies = appendLatencies(c.latencies, text, now)
+		}
 	}
 	c.mu.Unlock()
 	return nil
