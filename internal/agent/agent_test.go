@@ -367,3 +367,19 @@ func TestMCPServerToolsAreOffered(t *testing.T) {
 		t.Errorf("the MCP result came back as %+v", msg)
 	}
 }
+
+func TestUsageIsReported(t *testing.T) {
+	h := start(t, "ollama", Options{}, fakellm.Reply{Content: []string{"Hello there."}, Usage: &llm.Usage{PromptTokens: 120, CompletionTokens: 5}})
+	h.prompt(t.Context(), "hi")
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, u := range h.updates {
+		if u.UsageUpdate != nil {
+			if u.UsageUpdate.Used != 125 || u.UsageUpdate.Size != uint64(fakellm.DefaultModel.ContextLength) {
+				t.Errorf("usage %+v, want 125 of %d", u.UsageUpdate, fakellm.DefaultModel.ContextLength)
+			}
+			return
+		}
+	}
+	t.Error("no usage_update")
+}
