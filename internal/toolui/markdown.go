@@ -14,18 +14,16 @@ import (
 // status change ("✓ Ran `go test ./...`"), never the whole call again. Sub-agent calls
 // are marked "↳" per level; hidden calls are not shown; usage is left to the client.
 type MarkdownRenderer struct {
-	w        io.Writer
-	buf      []byte
+	output
 	last     segment
 	newlines int // how many newlines the output ends with, up to 2
 	shown    map[acp.ToolCallID]*printed
-	err      error
 }
 
 // NewMarkdownRenderer returns a MarkdownRenderer writing to w. Each Render that has
 // something to show writes to w once, so each write can be one delta.
 func NewMarkdownRenderer(w io.Writer) *MarkdownRenderer {
-	return &MarkdownRenderer{w: w, newlines: 2, shown: map[acp.ToolCallID]*printed{}}
+	return &MarkdownRenderer{output: output{w: w}, newlines: 2, shown: map[acp.ToolCallID]*printed{}}
 }
 
 // Render shows one event.
@@ -166,18 +164,3 @@ func (r *MarkdownRenderer) write(s string) {
 	}
 }
 
-func (r *MarkdownRenderer) flush() error {
-	if len(r.buf) == 0 {
-		return nil
-	}
-	_, err := r.w.Write(r.buf)
-	if cap(r.buf) > 64<<10 {
-		r.buf = nil
-	} else {
-		r.buf = r.buf[:0]
-	}
-	if err != nil {
-		r.err = err
-	}
-	return err
-}

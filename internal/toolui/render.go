@@ -2,6 +2,7 @@ package toolui
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"unicode/utf8"
 
@@ -154,4 +155,29 @@ func tokens(n uint64) string {
 		return fmt.Sprintf("%dk", (n+500)/1000)
 	}
 	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e6), ".0") + "M"
+}
+
+// output is what the text and Markdown renderers share: the bytes of the event being
+// rendered, written to w at once (so that each event is one write, one delta), and the
+// first write error, after which rendering stops.
+type output struct {
+	w   io.Writer
+	buf []byte
+	err error
+}
+
+func (o *output) flush() error {
+	if len(o.buf) == 0 {
+		return nil
+	}
+	_, err := o.w.Write(o.buf)
+	if cap(o.buf) > 64<<10 {
+		o.buf = nil // do not keep a huge buffer for the small events that follow
+	} else {
+		o.buf = o.buf[:0]
+	}
+	if err != nil {
+		o.err = err
+	}
+	return err
 }

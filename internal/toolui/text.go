@@ -35,12 +35,11 @@ type TextOptions struct {
 // Sub-agent calls are indented under their parent, hidden calls are not shown, and the
 // usage is shown at the end of the turn.
 type TextRenderer struct {
-	w     io.Writer
+	output // buf: the output of the current call, written at once
 	color bool
 	live  bool
 	width int
 
-	buf       []byte // the output of the current call, written at once
 	last      segment
 	lineStart bool // the output so far ends with a newline (or is empty)
 
@@ -52,7 +51,6 @@ type TextRenderer struct {
 	frame     int
 	usage     string // the latest usage, shown at the end of the turn
 	usageDone string // the usage last shown
-	err       error
 }
 
 // segment is the kind of output written last: switching kinds starts a fresh line.
@@ -85,7 +83,7 @@ const thoughtPrefix = "│ "
 // NewTextRenderer returns a TextRenderer writing to w. Each Render writes at most once
 // to w, so w may be a line-buffered or timed writer.
 func NewTextRenderer(w io.Writer, opts *TextOptions) *TextRenderer {
-	r := &TextRenderer{w: w, lineStart: true, shown: map[acp.ToolCallID]*shownCall{}}
+	r := &TextRenderer{output: output{w: w}, lineStart: true, shown: map[acp.ToolCallID]*shownCall{}}
 	if opts != nil {
 		r.color, r.live, r.width = opts.Color, opts.Live, opts.Width
 	}
@@ -533,20 +531,5 @@ func (r *TextRenderer) appendPlan(dst []byte, entries []acp.PlanEntry) []byte {
 	return dst
 }
 
-func (r *TextRenderer) flush() error {
-	if len(r.buf) == 0 {
-		return nil
-	}
-	_, err := r.w.Write(r.buf)
-	if cap(r.buf) > 64<<10 {
-		r.buf = nil
-	} else {
-		r.buf = r.buf[:0]
-	}
-	if err != nil {
-		r.err = err
-	}
-	return err
-}
 
 var newline = []byte{'\n'}
