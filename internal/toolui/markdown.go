@@ -163,4 +163,3 @@ func (r *MarkdownRenderer) write(s string) {
 		r.newlines = min(trailing, 2)
 	}
 }
-

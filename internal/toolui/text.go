@@ -36,9 +36,9 @@ type TextOptions struct {
 // usage is shown at the end of the turn.
 type TextRenderer struct {
 	output // buf: the output of the current call, written at once
-	color bool
-	live  bool
-	width int
+	color  bool
+	live   bool
+	width  int
 
 	last      segment
 	lineStart bool // the output so far ends with a newline (or is empty)
@@ -530,6 +530,5 @@ func (r *TextRenderer) appendPlan(dst []byte, entries []acp.PlanEntry) []byte {
 	}
 	return dst
 }
-
 
 var newline = []byte{'\n'}
