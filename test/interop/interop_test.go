@@ -8,7 +8,6 @@ package interop
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -21,6 +20,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/testbin"
 )
 
 // peerTimeout bounds one peer run; it only guards against hangs.
@@ -46,8 +48,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// interopDir is the directory of this file; the repository root is the
-// nearest parent holding go.mod.
+// interopDir is the directory of this file.
 func interopDir(t *testing.T) string {
 	t.Helper()
 	_, file, _, ok := runtime.Caller(0)
@@ -55,18 +56,6 @@ func interopDir(t *testing.T) string {
 		t.Fatal("cannot locate interop_test.go")
 	}
 	return filepath.Dir(file)
-}
-
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	for dir := interopDir(t); ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		if filepath.Dir(dir) == dir {
-			t.Fatal("no go.mod above test/interop")
-		}
-	}
 }
 
 // requirePeers skips the test when the Node peers cannot run, or fails it
@@ -93,12 +82,7 @@ func requirePeers(t *testing.T) {
 func parleyBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		parleyPath = filepath.Join(tmpRoot, "parley")
-		cmd := exec.Command("go", "build", "-o", parleyPath, "github.com/parley-acp/parley/cmd/parley")
-		cmd.Dir = repoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/parley: %w\n%s", err, out)
-		}
+		parleyPath, buildErr = testbin.Build(tmpRoot)
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)

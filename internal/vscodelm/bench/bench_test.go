@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +25,7 @@ import (
 	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/testbin"
 	"github.com/parley-acp/parley/internal/vscodelm"
 )
 
@@ -58,10 +58,9 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	tmpRoot = dir
-	parleyBin = filepath.Join(dir, "parley")
 	// Only build when a benchmark will run: `go test` without -bench stays fast.
 	if f := flagValue("test.bench"); f != "" {
-		skipReason = build(parleyBin)
+		skipReason = build(dir)
 	} else {
 		skipReason = "parley not built (no -bench)"
 	}
@@ -82,49 +81,11 @@ func flagValue(name string) string {
 	return ""
 }
 
-func build(out string) string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "cannot locate the repository root"
-	}
-	cmd := exec.Command("go", "build", "-o", out, "github.com/parley-acp/parley/cmd/parley")
-	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..", "..")
-	if msg, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Sprintf("parley does not build (%v):\n%s", err, msg)
-	}
-	return ""
-}
-
 func requireBinary(b *testing.B) {
 	b.Helper()
 	if skipReason != "" {
 		b.Skip("benchmark skipped: " + skipReason)
 	}
-}
-
-// isolatedEnv is HOME and the XDG directories under home, so that no configuration of the
-// machine takes part.
-func isolatedEnv(home string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "HOME=") {
-			env = append(env, kv)
-		}
-	}
-	return append(env, homeEnv(home)...)
-}
-
-func homeEnv(home string) []string {
-	env := []string{"HOME=" + home}
-	for _, d := range []struct{ name, dir string }{
-		{"XDG_CONFIG_HOME", "config"}, {"XDG_DATA_HOME", "data"}, {"XDG_STATE_HOME", "state"},
-		{"XDG_CACHE_HOME", "cache"}, {"XDG_RUNTIME_DIR", "run"},
-	} {
-		path := filepath.Join(home, d.dir)
-		os.MkdirAll(path, 0o700)
-		env = append(env, d.name+"="+path)
-	}
-	return env
 }
 
 // ---- the bridge: a minimal fake VS Code client ----
@@ -159,7 +120,7 @@ func startBridge(b *testing.B) *bridge {
 	br := &bridge{b: b, pending: map[string]*reply{}, exited: make(chan struct{}), eof: make(chan struct{})}
 	br.cmd = exec.Command(parleyBin, "vscodelm")
 	br.cmd.Dir = b.TempDir()
-	br.cmd.Env = isolatedEnv(home)
+	br.cmd.Env = testbin.IsolatedEnv(home)
 	stdin, err := br.cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -377,7 +338,7 @@ func startDirect(b *testing.B) *direct {
 	agent, err := host.Launch(ctx, agentproc.Spec{
 		Command: parleyBin,
 		Args:    []string{"eliza", "--deterministic"},
-		Env:     homeEnv(b.TempDir()),
+		Env:     testbin.HomeEnv(b.TempDir()),
 		Dir:     d.cwd,
 	}, host.LaunchOptions{Client: d.cnt})
 	if err != nil {
@@ -625,4 +586,14 @@ func vmRSS(b *testing.B, pid int) float64 {
 	}
 	b.Fatalf("no VmRSS in /proc/%d/status", pid)
 	return 0
+}
+
+// build builds the binary into dir; it returns why the benchmarks cannot run, or "".
+func build(dir string) string {
+	bin, err := testbin.Build(dir)
+	if err != nil {
+		return err.Error()
+	}
+	parleyBin = bin
+	return ""
 }

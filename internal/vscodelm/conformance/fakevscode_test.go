@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,6 +29,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/testbin"
 	"github.com/parley-acp/parley/internal/vscodelm"
 )
 
@@ -55,8 +55,7 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	parleyBin = filepath.Join(dir, "parley")
-	skipReason = buildParley(parleyBin, dir)
+	skipReason = buildParley(dir)
 	code := m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
@@ -69,18 +68,14 @@ func runTests(m *testing.M) int {
 
 // buildParley builds the binary and checks that it has the vscodelm subcommand. It returns
 // why the suite cannot run, or "".
-func buildParley(out, home string) string {
-	_, file, _, ok := runtime.Caller(0)
-	if !ok {
-		return "server not ready: cannot locate the repository root"
+func buildParley(dir string) string {
+	bin, err := testbin.Build(dir)
+	if err != nil {
+		return "server not ready: " + err.Error()
 	}
-	build := exec.Command("go", "build", "-o", out, "github.com/parley-acp/parley/cmd/parley")
-	build.Dir = filepath.Join(filepath.Dir(file), "..", "..", "..")
-	if msg, err := build.CombinedOutput(); err != nil {
-		return fmt.Sprintf("server not ready: parley does not build (%v):\n%s", err, msg)
-	}
-	help := exec.Command(out, "vscodelm", "--help")
-	help.Env = isolatedEnv(home)
+	parleyBin = bin
+	help := exec.Command(bin, "vscodelm", "--help")
+	help.Env = testbin.IsolatedEnv(dir)
 	if msg, err := help.CombinedOutput(); err != nil {
 		return fmt.Sprintf("server not ready: `parley vscodelm --help` fails (%v): %s", err, bytes.TrimSpace(msg))
 	}
@@ -92,27 +87,6 @@ func requireServer(t *testing.T) {
 	if skipReason != "" {
 		t.Skip(skipReason)
 	}
-}
-
-// isolatedEnv is the environment with HOME and the XDG directories under home, so that
-// no configuration, permission store or log of the machine takes part.
-func isolatedEnv(home string) []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "HOME=") {
-			env = append(env, kv)
-		}
-	}
-	env = append(env, "HOME="+home)
-	for _, d := range []struct{ name, dir string }{
-		{"XDG_CONFIG_HOME", "config"}, {"XDG_DATA_HOME", "data"}, {"XDG_STATE_HOME", "state"},
-		{"XDG_CACHE_HOME", "cache"}, {"XDG_RUNTIME_DIR", "run"},
-	} {
-		path := filepath.Join(home, d.dir)
-		os.MkdirAll(path, 0o700)
-		env = append(env, d.name+"="+path)
-	}
-	return env
 }
 
 // rpcError is a JSON-RPC error object.
@@ -187,7 +161,7 @@ func start(t *testing.T, args ...string) *client {
 	}
 	c.cmd = exec.Command(parleyBin, args...)
 	c.cmd.Dir = t.TempDir()
-	c.cmd.Env = isolatedEnv(home)
+	c.cmd.Env = testbin.IsolatedEnv(home)
 	inR, inW, err1 := os.Pipe()
 	outR, outW, err2 := os.Pipe()
 	errR, errW, err3 := os.Pipe()

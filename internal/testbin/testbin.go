@@ -1,0 +1,54 @@
+// Package testbin is for tests that drive the real parley binary the way a user or a peer
+// does: it builds the binary and gives the child processes an environment in which no
+// configuration, permission store or log of the machine takes part. Only tests import it.
+package testbin
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// Build builds cmd/parley into dir and returns the binary's path.
+func Build(dir string) (string, error) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", fmt.Errorf("cannot locate the repository root")
+	}
+	out := filepath.Join(dir, "parley")
+	cmd := exec.Command("go", "build", "-o", out, "github.com/parley-acp/parley/cmd/parley")
+	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("parley does not build (%v):\n%s", err, msg)
+	}
+	return out, nil
+}
+
+// IsolatedEnv is this process's environment with HOME and the XDG directories moved
+// under home (created as needed).
+func IsolatedEnv(home string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "HOME=") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, HomeEnv(home)...)
+}
+
+// HomeEnv is only the variables IsolatedEnv sets: HOME and the XDG directories under home.
+func HomeEnv(home string) []string {
+	env := []string{"HOME=" + home}
+	for _, d := range []struct{ name, dir string }{
+		{"XDG_CONFIG_HOME", "config"}, {"XDG_DATA_HOME", "data"}, {"XDG_STATE_HOME", "state"},
+		{"XDG_CACHE_HOME", "cache"}, {"XDG_RUNTIME_DIR", "run"},
+	} {
+		path := filepath.Join(home, d.dir)
+		os.MkdirAll(path, 0o700)
+		env = append(env, d.name+"="+path)
+	}
+	return env
+}
