@@ -1,6 +1,6 @@
 // Package agents knows which ACP agents parley can start and how: the built-in ones and
-// the user's own, from the agent_servers section of parley's configuration file (the shape
-// editors already use: name → command, args, env).
+// the user's own, from the agent_servers section of parley's configuration file (read by
+// internal/config; the shape editors already use: name → command, args, env).
 package agents
 
 import (
@@ -8,13 +8,11 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/parley-acp/parley/internal/agentproc"
-	"github.com/parley-acp/parley/internal/json"
-	"github.com/parley-acp/parley/internal/xdg"
+	"github.com/parley-acp/parley/internal/config"
 )
 
 // Agent is one agent parley can start.
@@ -49,41 +47,15 @@ var builtins = []builtin{
 	{name: "gemini", command: "gemini", args: []string{"--acp"}, npm: "@google/gemini-cli"},
 }
 
-// ConfigPath is the configuration file: $XDG_CONFIG_HOME/parley/config.json.
-func ConfigPath() string { return filepath.Join(xdg.ConfigDir(), "config.json") }
-
-// config is the part of the configuration file this package reads.
-type config struct {
-	AgentServers map[string]struct {
-		Command string            `json:"command"`
-		Args    []string          `json:"args"`
-		Env     map[string]string `json:"env"`
-	} `json:"agent_servers"`
-}
-
-// Load returns the built-in agents plus those of the configuration file at path (which
-// may be missing). A user entry with a built-in's name replaces it.
-func Load(path string) (*Registry, error) {
+// New returns the built-in agents plus the configuration's agent_servers. A user entry
+// with a built-in's name replaces it.
+func New(cfg *config.File) *Registry {
 	r := &Registry{agents: map[string]Agent{}}
 	for _, b := range builtins {
 		r.agents[b.name] = b.resolve()
 	}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return r, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	var cfg config
-	if err := json.Unmarshal(data, &cfg); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	for name, s := range cfg.AgentServers {
-		if s.Command == "" {
-			return nil, fmt.Errorf("%s: agent_servers.%s has no command", path, name)
-		}
-		a := Agent{Name: name, Source: path, Spec: agentproc.Spec{Command: s.Command, Args: s.Args}}
+		a := Agent{Name: name, Source: cfg.Path, Spec: agentproc.Spec{Command: s.Command, Args: s.Args}}
 		for k, v := range s.Env {
 			a.Spec.Env = append(a.Spec.Env, k+"="+v)
 		}
@@ -93,7 +65,16 @@ func Load(path string) (*Registry, error) {
 		}
 		r.agents[name] = a
 	}
-	return r, nil
+	return r
+}
+
+// Load reads the configuration file at path and returns New of it.
+func Load(path string) (*Registry, error) {
+	cfg, err := config.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return New(cfg), nil
 }
 
 func (b builtin) resolve() Agent {

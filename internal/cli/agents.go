@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/parley-acp/parley/internal/agents"
+	"github.com/parley-acp/parley/internal/config"
 	"github.com/spf13/cobra"
 )
 
@@ -14,14 +15,14 @@ func newAgentsCommand(g *globals) *cobra.Command {
 		Use:   "agents",
 		Short: "List the ACP agents parley knows and whether they can run here",
 		Long: `List the ACP agents parley knows: the built-in ones and those of the agent_servers
-section of ` + agents.ConfigPath() + `, which has the shape editors use:
+section of ` + config.Path() + `, which has the shape editors use:
 
   {"agent_servers": {"mine": {"command": "my-agent", "args": ["--acp"], "env": {"KEY": "value"}}}}
 
 Built-in agents that are not installed are started through npx.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			reg, err := agents.Load(agents.ConfigPath())
+			reg, err := agents.Load(config.Path())
 			if err != nil {
 				return &exitError{code: exitFailure, err: err}
 			}

@@ -36,26 +36,22 @@ Commands:
 Any other /command is sent to the agent (agents advertise their own).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			spec, agentName, err := chooseAgent(cmd, af.name, af.command)
-			if err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-			dir, err := workspaceDir(af.cwd)
+			opts, err := af.sessionOptions(cmd)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
 			in := newPrompter(cmd.InOrStdin(), cmd.ErrOrStderr())
 			con := newConsole(consoleOptions{
 				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(),
-				tty: isTerminal(cmd.OutOrStdout()), root: dir, prompter: in,
+				tty: isTerminal(cmd.OutOrStdout()), root: opts.dir, prompter: in,
 			})
 			defer con.close()
 			// Ctrl-C belongs to the chat: it cancels a turn instead of ending parley.
 			sigs := make(chan os.Signal, 1)
 			signal.Notify(sigs, os.Interrupt)
 			defer signal.Stop(sigs)
-			con.say("parley chat: starting %s in %s …", agentName, dir)
-			s, err := startSession(cmd.Context(), g, con, sessionOptions{spec: spec, agentName: agentName, dir: dir, yolo: af.yolo})
+			con.say("parley chat: starting %s in %s …", opts.agentName, opts.dir)
+			s, err := startSession(cmd.Context(), g, con, opts)
 			if err != nil {
 				return err
 			}

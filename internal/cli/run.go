@@ -11,8 +11,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/agents"
+	"github.com/parley-acp/parley/internal/config"
+	"github.com/parley-acp/parley/internal/workspace"
 	"github.com/parley-acp/parley/internal/xdg"
 	"github.com/spf13/cobra"
 )
@@ -65,15 +66,11 @@ Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
   parley run --json "tool call Build" | jq -c .`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec, agentName, err := chooseAgent(cmd, af.name, af.command)
+			opts, err := af.sessionOptions(cmd)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
 			prompt, err := readPrompt(cmd, args)
-			if err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-			dir, err := workspaceDir(af.cwd)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
@@ -83,12 +80,12 @@ Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 			}
 			con := newConsole(consoleOptions{
 				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(),
-				json: jsonOut, tty: isTerminal(cmd.OutOrStdout()), root: dir, prompter: ask,
+				json: jsonOut, tty: isTerminal(cmd.OutOrStdout()), root: opts.dir, prompter: ask,
 			})
 			defer con.close()
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
-			s, err := startSession(ctx, g, con, sessionOptions{spec: spec, agentName: agentName, dir: dir, yolo: af.yolo})
+			s, err := startSession(ctx, g, con, opts)
 			if err != nil {
 				return err
 			}
@@ -101,22 +98,35 @@ Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 	return cmd
 }
 
-// chooseAgent returns how to start the agent, and the name its permissions and log are
-// kept under.
-func chooseAgent(cmd *cobra.Command, name, command string) (agentproc.Spec, string, error) {
-	if command != "" {
-		if cmd.Flags().Changed("agent") {
-			return agentproc.Spec{}, "", errors.New("give either --agent or --agent-command, not both")
-		}
-		spec, err := agents.ParseCommand(command)
-		return spec, spec.String(), err
-	}
-	reg, err := agents.Load(agents.ConfigPath())
+// sessionOptions reads the configuration once and works out, from the flags, which agent
+// to start (and the name its permissions and log are kept under), in which workspace, with
+// which permission rules.
+func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) {
+	cfg, err := config.Load(config.Path())
 	if err != nil {
-		return agentproc.Spec{}, "", err
+		return sessionOptions{}, err
 	}
-	a, err := reg.Lookup(name)
-	return a.Spec, name, err
+	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions}
+	switch {
+	case f.command != "" && cmd.Flags().Changed("agent"):
+		return opts, errors.New("give either --agent or --agent-command, not both")
+	case f.command != "":
+		if opts.spec, err = agents.ParseCommand(f.command); err != nil {
+			return opts, err
+		}
+		opts.agentName = opts.spec.String()
+	default:
+		a, err := agents.New(cfg).Lookup(f.name)
+		if err != nil {
+			return opts, err
+		}
+		opts.spec, opts.agentName = a.Spec, f.name
+	}
+	if opts.roots, err = workspaceRoots(f.cwd); err != nil {
+		return opts, err
+	}
+	opts.dir = opts.roots.Dirs()[0]
+	return opts, nil
 }
 
 func readPrompt(cmd *cobra.Command, args []string) (string, error) {
@@ -134,26 +144,24 @@ func readPrompt(cmd *cobra.Command, args []string) (string, error) {
 	return prompt, nil
 }
 
-// workspaceDir returns the absolute, symlink-resolved working directory.
-func workspaceDir(dir string) (string, error) {
+// workspaceRoots confines the session to dir (default: the current directory), resolved
+// by the one confinement check.
+func workspaceRoots(dir string) (*workspace.Roots, error) {
 	if dir == "" {
 		var err error
 		if dir, err = os.Getwd(); err != nil {
-			return "", err
+			return nil, err
 		}
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	roots, err := workspace.NewRoots(abs)
 	if err != nil {
-		return "", fmt.Errorf("--cwd: %w", err)
+		return nil, fmt.Errorf("--cwd: %w", err)
 	}
-	if st, err := os.Stat(real); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("--cwd: %s is not a directory", dir)
-	}
-	return real, nil
+	return roots, nil
 }
 
 // streamWriter buffers output and flushes it shortly after it was written, so a stream of

@@ -12,9 +12,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
-	"github.com/parley-acp/parley/internal/agents"
 	"github.com/parley-acp/parley/internal/host"
-	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/workspace"
@@ -24,8 +22,10 @@ import (
 type sessionOptions struct {
 	spec      agentproc.Spec
 	agentName string
-	dir       string
+	roots     *workspace.Roots
+	dir       string // the first of roots: the session's cwd
 	yolo      bool
+	rules     []permission.Rule // configured by the user
 }
 
 // session is one agent process with one ACP session open in the workspace, as run and
@@ -51,20 +51,12 @@ type session struct {
 }
 
 func startSession(ctx context.Context, g *globals, con *console, opts sessionOptions) (*session, error) {
-	roots, err := workspace.NewRoots(opts.dir)
-	if err != nil {
-		return nil, &exitError{code: exitUsage, err: err}
-	}
-	s := &session{g: g, con: con, opts: opts, roots: roots}
+	s := &session{g: g, con: con, opts: opts, roots: opts.roots}
+	var err error
 	if s.store, err = store.Open(store.DefaultPath()); err != nil {
 		con.say("parley: permission decisions will not be remembered: %v", err)
 	}
-	rules, err := permissionRules(agents.ConfigPath())
-	if err != nil {
-		s.close()
-		return nil, &exitError{code: exitUsage, err: err}
-	}
-	policy := &permission.Policy{Store: s.store, Agent: opts.agentName, Workspace: opts.dir, Yolo: opts.yolo, Rules: rules}
+	policy := &permission.Policy{Store: s.store, Agent: opts.agentName, Workspace: opts.dir, Yolo: opts.yolo, Rules: opts.rules}
 	if con.prompter != nil {
 		policy.Ask = con.ask
 	}
@@ -250,30 +242,4 @@ func openAgentLog(agent string) (*os.File, error) {
 		return nil, err
 	}
 	return os.OpenFile(filepath.Join(dir, name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-}
-
-// permissionRules reads the user's configured permission rules: the "permissions" list
-// of the configuration file, e.g. [{"tool": "execute:*git push*", "action": "ask"}].
-func permissionRules(path string) ([]permission.Rule, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var cfg struct {
-		Permissions []permission.Rule `json:"permissions"`
-	}
-	if err := json.Unmarshal(data, &cfg); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	for i, r := range cfg.Permissions {
-		switch r.Action {
-		case permission.ActionAsk, permission.ActionAllow, permission.ActionReject:
-		default:
-			return nil, fmt.Errorf("%s: permissions[%d]: action must be ask, allow or reject, not %q", path, i, r.Action)
-		}
-	}
-	return cfg.Permissions, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parley-acp/parley/internal/agents"
+	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"github.com/parley-acp/parley/internal/mcpbridge"
@@ -127,7 +128,7 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 // models is one model per agent parley knows.
 func (s *Server) models() ModelInfoResult {
 	res := ModelInfoResult{Models: []ModelInfo{}}
-	reg, err := agents.Load(agents.ConfigPath())
+	reg, err := agents.Load(config.Path())
 	if err != nil {
 		s.logger.Warn("reading the agents", "error", err)
 		return res

@@ -1,0 +1,29 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	missing, err := Load(filepath.Join(dir, "none.json"))
+	if err != nil || len(missing.AgentServers) != 0 || len(missing.Permissions) != 0 {
+		t.Errorf("a missing file: %+v, %v; want an empty configuration", missing, err)
+	}
+	path := filepath.Join(dir, "config.json")
+	for _, tc := range []struct{ body, wantErr string }{
+		{`{"agent_servers":{"a":{"command":"x"}},"permissions":[{"tool":"read:*","action":"allow"}]}`, ""},
+		{`{"agent_servers":{"a":{}}}`, "agent_servers.a has no command"},
+		{`{"permissions":[{"tool":"*","action":"maybe"}]}`, `permissions[0]: action must be ask, allow or reject, not "maybe"`},
+		{`{`, path},
+	} {
+		os.WriteFile(path, []byte(tc.body), 0o600)
+		_, err := Load(path)
+		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Errorf("%s: got %v, want %q", tc.body, err, tc.wantErr)
+		}
+	}
+}
