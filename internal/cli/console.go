@@ -273,3 +273,51 @@ func (p *prompter) askPermission(ctx context.Context, req *acp.RequestPermission
 		fmt.Fprintln(p.out, "Please answer y, a, n or r.")
 	}
 }
+
+// streamWriter buffers output and flushes it shortly after it was written, so a stream of
+// small chunks costs few system calls yet shows up at once for a reader.
+type streamWriter struct {
+	mu     sync.Mutex
+	w      *bufio.Writer
+	timer  *time.Timer
+	closed bool
+}
+
+const flushDelay = 15 * time.Millisecond
+
+func newStreamWriter(w io.Writer) *streamWriter {
+	return &streamWriter{w: bufio.NewWriterSize(w, 64<<10)}
+}
+
+// Write buffers b; it never fails (a write error of the terminal shows at Flush).
+func (s *streamWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || len(b) == 0 {
+		return len(b), nil
+	}
+	s.w.Write(b)
+	if s.timer == nil {
+		s.timer = time.AfterFunc(flushDelay, s.Flush)
+	}
+	return len(b), nil
+}
+
+// Flush writes out what is buffered.
+func (s *streamWriter) Flush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.w.Flush()
+	if s.timer != nil {
+		s.timer.Stop()
+		s.timer = nil
+	}
+}
+
+// Close flushes and stops taking writes. It may be called more than once.
+func (s *streamWriter) Close() {
+	s.Flush()
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+}

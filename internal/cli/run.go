@@ -1,15 +1,12 @@
 package cli
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/parley-acp/parley/internal/agents"
 	"github.com/parley-acp/parley/internal/config"
@@ -162,78 +159,4 @@ func workspaceRoots(dir string) (*workspace.Roots, error) {
 		return nil, fmt.Errorf("--cwd: %w", err)
 	}
 	return roots, nil
-}
-
-// streamWriter buffers output and flushes it shortly after it was written, so a stream of
-// small chunks costs few system calls yet shows up at once for a reader.
-type streamWriter struct {
-	mu      sync.Mutex
-	w       *bufio.Writer
-	timer   *time.Timer
-	lastNL  bool
-	written bool
-	closed  bool
-}
-
-const flushDelay = 15 * time.Millisecond
-
-func newStreamWriter(w io.Writer) *streamWriter {
-	return &streamWriter{w: bufio.NewWriterSize(w, 64<<10)}
-}
-
-func (s *streamWriter) WriteString(text string) {
-	if text == "" {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return
-	}
-	s.w.WriteString(text)
-	s.written = true
-	s.lastNL = strings.HasSuffix(text, "\n")
-	if s.timer == nil {
-		s.timer = time.AfterFunc(flushDelay, s.Flush)
-	}
-}
-
-// Flush writes out what is buffered.
-func (s *streamWriter) Flush() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.w.Flush()
-	if s.timer != nil {
-		s.timer.Stop()
-		s.timer = nil
-	}
-}
-
-// Write makes the streamWriter an io.Writer, for the renderers.
-func (s *streamWriter) Write(b []byte) (int, error) {
-	s.WriteString(string(b))
-	return len(b), nil
-}
-
-// EnsureNewline ends the output with a newline if it does not already.
-func (s *streamWriter) EnsureNewline() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.written && !s.lastNL {
-		s.w.WriteString("\n")
-		s.lastNL = true
-	}
-	s.w.Flush()
-}
-
-// Close flushes and stops taking writes. It may be called more than once.
-func (s *streamWriter) Close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.timer != nil {
-		s.timer.Stop()
-		s.timer = nil
-	}
-	s.closed = true
-	s.w.Flush()
 }
