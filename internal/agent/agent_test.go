@@ -31,8 +31,10 @@ type harness struct {
 	client  *host.Client
 	session acp.SessionID
 
-	mu      sync.Mutex
-	updates []acp.SessionUpdate
+	mu        sync.Mutex
+	updates   []acp.SessionUpdate
+	textOnce  sync.Once
+	firstText chan struct{} // closed when the first reply text reaches the client
 }
 
 func start(t *testing.T, dialect string, opts Options, script ...fakellm.Reply) *harness {
@@ -54,7 +56,7 @@ func startWith(t testing.TB, dialect string, info llm.ModelInfo, servers []acp.M
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, dir: dir, fake: fakellm.New(t, script...)}
+	h := &harness{t: t, dir: dir, fake: fakellm.New(t, script...), firstText: make(chan struct{})}
 	h.fake.SetModel("test-model", info)
 	base := h.fake.URL()
 	if dialect == "openai" {
@@ -290,14 +292,10 @@ func TestCancelMidStream(t *testing.T) {
 	done := make(chan acp.StopReason)
 	go func() { done <- h.prompt(ctx, "explain") }()
 	// Cancel once the first text has reached the client.
-	for h.text() == "" {
-		select {
-		case <-done:
-			t.Fatal("the turn ended early")
-		default:
-		}
-		h.mu.Lock()
-		h.mu.Unlock()
+	select {
+	case <-h.firstText:
+	case <-done:
+		t.Fatal("the turn ended early")
 	}
 	cancel()
 	if stop := <-done; stop != acp.StopReasonCancelled {

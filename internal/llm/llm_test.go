@@ -101,7 +101,7 @@ func TestHistoryRoundTrip(t *testing.T) {
 			if _, err := collect(t, provider(t, d, s), &llm.Request{Model: "m:7b", Messages: history}); err != nil {
 				t.Fatal(err)
 			}
-			want := history
+			var want []llm.Message
 			if d == "openai" { // no thinking and no tool_name on the wire
 				want = append([]llm.Message(nil), history...)
 				want[2].Thinking, want[3].ToolName = "", ""
