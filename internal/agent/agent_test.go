@@ -79,6 +79,9 @@ func startWith(t testing.TB, dialect string, info llm.ModelInfo, servers []acp.M
 			h.mu.Lock()
 			h.updates = append(h.updates, n.Update)
 			h.mu.Unlock()
+			if n.Update.AgentMessageChunk != nil {
+				h.textOnce.Do(func() { close(h.firstText) })
+			}
 		},
 	})
 	h.conn = acp.NewClientConn(h.client, x, nil)
