@@ -61,7 +61,8 @@ type jsonStop struct {
 
 type jsonToolCall struct {
 	Type         string             `json:"type"`
-	ID           acp.ToolCallID     `json:"id"`
+	ID           acp.ToolCallID     `json:"id,omitempty"`         // in JSON events
+	ToolCallID   acp.ToolCallID     `json:"toolCallId,omitempty"` // in ToolCallPart
 	State        string             `json:"state"`
 	IsError      bool               `json:"isError,omitempty"`
 	Title        string             `json:"title"`
@@ -150,6 +151,15 @@ func (e *JSONEncoder) Render(ev Event) error {
 // EndTurn writes the stop line: {"type":"stop","stopReason":"end_turn"}.
 func (e *JSONEncoder) EndTurn(reason acp.StopReason) error {
 	return e.write(jsonStop{"stop", reason})
+}
+
+// ToolCallPart is a tool call's whole current state as a JSON part of type typ, keyed by
+// "toolCallId": the members of the tool_call JSON event. The VS Code bridge sends it to
+// clients that render tool invocations themselves.
+func ToolCallPart(typ string, tc *ToolCall) ([]byte, error) {
+	j := toolJSON(typ, tc)
+	j.ID, j.ToolCallID = "", tc.ID
+	return json.Marshal(j)
 }
 
 func toolJSON(typ string, tc *ToolCall) jsonToolCall {

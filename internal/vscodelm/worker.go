@@ -48,8 +48,6 @@ type worker struct {
 	tools    []ToolDefinition
 	action   string
 	caps     *ClientCapabilities // of the latest request: which extra parts the client renders
-	jsonOut  bytes.Buffer
-	jsonEnc  *toolui.JSONEncoder
 }
 
 type permWait struct {
@@ -82,7 +80,6 @@ type (
 func newWorker(s *Server, conv *Conversation, key AgentKey) *worker {
 	w := &worker{s: s, conv: conv, key: key, events: make(chan any, 256), quit: make(chan struct{}), closed: make(chan struct{}), calls: map[string]chan mcpbridge.Result{}}
 	w.md = toolui.NewMarkdownRenderer(&w.mdOut)
-	w.jsonEnc = toolui.NewJSONEncoder(&w.jsonOut)
 	w.lastActive.Store(time.Now().UnixNano())
 	w.view = toolui.NewTurn(nil)
 	return w
@@ -443,7 +440,7 @@ func (w *worker) onUpdate(u acp.SessionUpdate) {
 }
 
 // structured makes a thinking or tool_invocation part for a client that renders them:
-// the tool call's whole state (toolui's JSON form, the state model of VS Code's
+// the tool call's whole state (toolui.ToolCallPart, the state model of VS Code's
 // ChatToolInvocationPart) each time it changes, keyed by toolCallId.
 func (w *worker) structured(ev toolui.Event) (ContentPart, bool) {
 	var kind string
@@ -462,18 +459,10 @@ func (w *worker) structured(ev toolui.Event) (ContentPart, bool) {
 		raw, _ := json.Marshal(map[string]string{"type": "thinking", "value": ev.Text})
 		return ContentPart{Type: kind, Raw: raw}, true
 	}
-	w.jsonOut.Reset()
-	w.jsonEnc.Render(ev)
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(bytes.TrimSpace(w.jsonOut.Bytes()), &obj); err != nil {
+	raw, err := toolui.ToolCallPart(kind, ev.Tool)
+	if err != nil {
 		return ContentPart{}, false
 	}
-	obj["type"] = json.RawMessage(`"tool_invocation"`)
-	if id, ok := obj["id"]; ok {
-		obj["toolCallId"] = id
-		delete(obj, "id")
-	}
-	raw, _ := json.Marshal(obj)
 	return ContentPart{Type: kind, Raw: raw}, true
 }
 
