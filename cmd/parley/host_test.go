@@ -113,7 +113,7 @@ func TestRunPermissionByKind(t *testing.T) {
 		}
 	}
 	// Configured rules: reject wins over --yolo; ask with nobody to ask refuses.
-	cfg := filepath.Join(strings.TrimPrefix(w.env[0], "XDG_CONFIG_HOME="), "parley")
+	cfg := parleyConfigDir(w.env)
 	os.MkdirAll(cfg, 0o700)
 	os.WriteFile(filepath.Join(cfg, "config.json"), []byte(`{"permissions":[{"tool":"execute:deploy*","action":"reject"},{"tool":"execute:ship*","action":"allow"}]}`), 0o600)
 	if r := w.run(t, "ask deploy", "--yolo"); r.stdout != "chose reject_once\n" {

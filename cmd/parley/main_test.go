@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/parley-acp/parley/internal/cli"
+	"github.com/parley-acp/parley/internal/testbin"
 )
 
 func TestMain(m *testing.M) {
@@ -76,15 +77,18 @@ func parleyIn(t *testing.T, dir string, env []string, stdin string, args ...stri
 	return result{stdout: out.String(), stderr: errb.String(), code: code}
 }
 
-// isolatedXDG points parley's configuration, data and logs at a fresh temp dir, so that
-// no test reads or writes the developer's own.
-func isolatedXDG(t *testing.T) []string {
-	root := t.TempDir()
-	var env []string
-	for _, v := range []string{"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
-		env = append(env, v+"="+filepath.Join(root, strings.ToLower(v)))
+// isolatedXDG points HOME and parley's configuration, data and logs at a fresh temp dir,
+// so that no test reads or writes the developer's own.
+func isolatedXDG(t *testing.T) []string { return testbin.HomeEnv(t.TempDir()) }
+
+// parleyConfigDir is where parley reads config.json in env.
+func parleyConfigDir(env []string) string {
+	for _, kv := range env {
+		if dir, ok := strings.CutPrefix(kv, "XDG_CONFIG_HOME="); ok {
+			return filepath.Join(dir, "parley")
+		}
 	}
-	return env
+	panic("no XDG_CONFIG_HOME in the test environment")
 }
 
 // fakeAgentCommand is an --agent-command that runs one of the fake agents.
@@ -213,7 +217,7 @@ func TestRunRefusesPermissionByKind(t *testing.T) {
 
 func TestAgentsListsBuiltinsAndConfigured(t *testing.T) {
 	env := isolatedXDG(t)
-	cfgDir := filepath.Join(strings.TrimPrefix(env[0], "XDG_CONFIG_HOME="), "parley")
+	cfgDir := parleyConfigDir(env)
 	os.MkdirAll(cfgDir, 0o700)
 	os.WriteFile(filepath.Join(cfgDir, "config.json"), []byte(`{"agent_servers":{"mine":{"command":"no-such-agent-xyz","args":["--acp"]}}}`), 0o600)
 	cmd := exec.Command(self(t), "agents")
