@@ -25,12 +25,12 @@ func runFakeAgent(behaviour string) int {
 	}
 	if behaviour == "scripted" {
 		a := &scriptedAgent{}
-		a.conn = acp.NewAgentConn(a, stdioStream{}, nil)
+		acp.NewAgentConn(stdioStream{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 		<-a.conn.Done()
 		return 0
 	}
 	a := &fakeAgent{behaviour: behaviour}
-	a.conn = acp.NewAgentConn(a, stdioStream{}, nil)
+	acp.NewAgentConn(stdioStream{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 	<-a.conn.Done()
 	return 0
 }
