@@ -17,7 +17,7 @@ import (
 
 func newVSCodeLMCommand(g *globals) *cobra.Command {
 	var idle, agentTimeout time.Duration
-	var maxConversations int
+	var maxConversations, spares int
 	cmd := &cobra.Command{
 		Use:   "vscodelm",
 		Short: "Serve ACP agents as VS Code language models (the backend of parley's VS Code extension)",
@@ -48,12 +48,15 @@ and direction, in DIR.`,
 				level.UnmarshalText([]byte(g.logLevel)) // checked by globals.setup
 				logger = slog.New(slog.NewTextHandler(io.MultiWriter(cmd.ErrOrStderr(), t.stderr()), &slog.HandlerOptions{Level: level}))
 			}
+			if spares == 0 {
+				spares = -1 // none; the option's zero value means the default
+			}
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
 			return vscodelm.Serve(ctx, stream, vscodelm.Options{
 				Logger: logger, Version: version(), IdleTimeout: idle, MaxConversations: maxConversations,
-				AgentTimeout: agentTimeout,
-				AgentLog:     func(name string) (io.WriteCloser, error) { return openAgentLog(name) },
+				AgentTimeout: agentTimeout, Spares: spares,
+				AgentLog: func(name string) (io.WriteCloser, error) { return openAgentLog(name) },
 			})
 		},
 	}
@@ -61,6 +64,7 @@ and direction, in DIR.`,
 	cmd.Flags().DurationVar(&idle, "idle-timeout", 30*time.Minute, "close a conversation's agent session after this long without activity; an agent left without sessions ends")
 	cmd.Flags().IntVar(&maxConversations, "max-conversations", 256, "the most conversations kept; past it the least recently used idle one is closed")
 	cmd.Flags().DurationVar(&agentTimeout, "agent-timeout", 60*time.Second, "how long an agent may take to start, or to open or close a session, before the request fails")
+	cmd.Flags().IntVar(&spares, "spares", 2, "sessions opened ahead of time (one per agent you configured or used) so that a new chat does not wait for its agent; 0 for none")
 	return cmd
 }
 

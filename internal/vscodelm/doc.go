@@ -89,8 +89,22 @@
 // presentation ("hidden", "hiddenAfterComplete") and confirmation — VS Code's
 // ChatToolInvocationPart model.
 //
-// Other additions: `parley vscodelm --idle-timeout D --max-conversations N` bound what is
-// kept; `--trace-dir` may stand before or after the subcommand.
+// lm/provideLanguageModelChatInformation takes optional "agentServers" (the client's own
+// agents, in the agent_servers shape, merged over the configuration file's), "cwd" and
+// "additionalDirectories" (where spare sessions open), and each model carries "detail"
+// (where the agent comes from) and "agent" (the flat definition to send back as
+// params.agent). An agent definition may carry labels beside its variant
+// ({"id":"x","name":"X","eliza":{…}}).
+//
+// Spare sessions: when the models are listed, each agent the user configured, and after a
+// new conversation starts, its agent, gets one session opened ahead of time (at most
+// Options.Spares in all, on the workspace of the latest request); the next new
+// conversation with that agent and workspace takes it instead of waiting for the agent to
+// start and for session/new. An unused spare closes after the idle timeout.
+//
+// Other additions: `parley vscodelm --idle-timeout D --max-conversations N --spares N
+// --agent-timeout D` bound what is kept and waited for; `--trace-dir` may stand before or
+// after the subcommand.
 //
 // # Files
 //

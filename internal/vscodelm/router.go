@@ -2,6 +2,8 @@ package vscodelm
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"time"
 )
 
@@ -15,6 +17,23 @@ type router struct {
 	// early holds lm/cancel ids that came before their request was routed (the client
 	// sends lm/cancel right after the request; the request's handler may not have run).
 	early []string
+	// spares are sessions opened ahead of the next new conversation, one per agent at
+	// most, only for agents the user configured or has used (eligible).
+	spares   map[AgentKey]*spare
+	eligible map[AgentKey]bool
+	workers  int // numbering
+	// Of the latest chat request: where a spare session opens, and the tools it offers.
+	lastCwd   string
+	lastDirs  []string
+	lastTools []ToolDefinition
+}
+
+// spare is a worker that has opened (or is opening) a session no conversation uses yet.
+type spare struct {
+	w     *worker
+	cwd   string
+	dirs  []string
+	since time.Time
 }
 
 // convState is what the router knows of a conversation besides its history.
@@ -30,7 +49,10 @@ type convState struct {
 const maxEarlyCancels = 64
 
 func newRouter() router {
-	return router{matcher: NewMatcher(), convs: map[string]*convState{}, open: map[string]*chatRequest{}}
+	return router{
+		matcher: NewMatcher(), convs: map[string]*convState{}, open: map[string]*chatRequest{},
+		spares: map[AgentKey]*spare{}, eligible: map[AgentKey]bool{},
+	}
 }
 
 // Messages to the router.
@@ -48,6 +70,11 @@ type (
 		conv string
 		busy bool
 		last *chatRequest // the latest request the worker had taken
+	}
+	routeListed struct { // the client listed the models: the agents the user configured
+		configured []AgentDef
+		cwd        string
+		dirs       []string
 	}
 )
 
@@ -101,6 +128,14 @@ func (s *Server) handleRoute(msg any) {
 		if cs := rt.convs[m.conv]; cs != nil && (m.busy || m.last == cs.current) {
 			cs.busy, cs.lastActive = m.busy, time.Now()
 		}
+	case routeListed:
+		if m.cwd != "" {
+			rt.lastCwd, rt.lastDirs = m.cwd, m.dirs
+		}
+		for _, def := range m.configured {
+			rt.eligible[def.Key] = true
+			s.prepareSpare(def)
+		}
 	}
 }
 
@@ -126,26 +161,74 @@ func (s *Server) routeChat(r *chatRequest) {
 	s.logger.Debug("chat request", "request", r.key, "conversation", conv.ID, "agent", r.def.Label(),
 		"messages", len(r.params.Messages), "shared", mt.Shared, "new", len(mt.New), "cancelled", mt.Cancelled, "fresh", fresh)
 
+	rt.lastCwd, rt.lastDirs, rt.lastTools = r.params.Cwd, r.params.AdditionalDirectories, r.tools
 	cs := rt.convs[conv.ID]
 	if cs == nil {
-		cs = &convState{conv: conv, w: newWorker(s, conv.ID, r.def)}
+		cs = &convState{conv: conv, w: s.takeSpare(r)}
 		rt.convs[conv.ID] = cs
-		s.goroutines.Go(cs.w.run)
 		if len(rt.convs) > s.max {
 			s.evictOldest(conv.ID)
 		}
+		rt.eligible[r.def.Key] = true // the user chose this agent
+		defer s.prepareSpare(r.def)   // for the next new conversation
 	}
 	cs.current, cs.busy, cs.lastActive = r, true, time.Now()
 	rt.open[r.key] = r
 	cs.w.mail.post(ctlRequest{req: r})
 }
 
-// evictIdle closes the conversations idle for longer than the idle timeout.
+// startWorker starts a worker for def.
+func (s *Server) startWorker(def AgentDef) *worker {
+	s.router.workers++
+	w := newWorker(s, fmt.Sprintf("w%d", s.router.workers), def)
+	s.goroutines.Go(w.run)
+	return w
+}
+
+// takeSpare returns the spare worker for the request's agent when its session opened
+// (or is opening) where the request works, else a new worker.
+func (s *Server) takeSpare(r *chatRequest) *worker {
+	sp := s.router.spares[r.def.Key]
+	if sp == nil || sp.cwd != r.params.Cwd || !slices.Equal(sp.dirs, r.params.AdditionalDirectories) {
+		return s.startWorker(r.def)
+	}
+	delete(s.router.spares, r.def.Key)
+	s.logger.Debug("took a spare session", "agent", r.def.Label(), "worker", sp.w.id)
+	return sp.w
+}
+
+// prepareSpare opens a spare session for an eligible agent that has none, within the
+// bound: the next new conversation with that agent takes it and does not wait for the
+// agent to start or for session/new.
+func (s *Server) prepareSpare(def AgentDef) {
+	rt := &s.router
+	if !rt.eligible[def.Key] || rt.spares[def.Key] != nil || len(rt.spares) >= s.spares {
+		return
+	}
+	cwd := rt.lastCwd
+	if cwd == "" {
+		cwd = s.cwd
+	}
+	w := s.startWorker(def)
+	rt.spares[def.Key] = &spare{w: w, cwd: cwd, dirs: rt.lastDirs, since: time.Now()}
+	s.logger.Debug("opening a spare session", "agent", def.Label(), "worker", w.id)
+	w.mail.post(ctlPrepare{cwd: cwd, dirs: rt.lastDirs, tools: rt.lastTools})
+}
+
+// evictIdle closes the conversations and spare sessions idle for longer than the idle
+// timeout.
 func (s *Server) evictIdle() {
 	cutoff := time.Now().Add(-s.idle)
 	for _, cs := range s.router.convs {
 		if !cs.busy && cs.lastActive.Before(cutoff) {
 			s.evict(cs)
+		}
+	}
+	for key, sp := range s.router.spares {
+		if sp.since.Before(cutoff) {
+			s.logger.Debug("closing an unused spare session", "agent", sp.w.def.Label(), "worker", sp.w.id)
+			delete(s.router.spares, key)
+			sp.w.mail.post(ctlClose{})
 		}
 	}
 }

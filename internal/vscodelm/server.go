@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -38,6 +39,10 @@ type Options struct {
 	// AgentLog opens the file an agent's stderr is appended to, by the agent's name; nil
 	// drops the stderr (its last lines still explain a failure).
 	AgentLog func(name string) (io.WriteCloser, error)
+	// Spares bounds the sessions opened ahead of time, one per agent, for agents the user
+	// configured (when the models are listed) or has used: a new conversation takes one
+	// and does not wait for the agent. 0 means 2; negative, none.
+	Spares int
 }
 
 // Server is the backend of the VS Code extension's LanguageModelChatProvider. Its
@@ -50,6 +55,7 @@ type Server struct {
 	cwd    string
 	idle   time.Duration
 	max    int
+	spares int
 
 	inbox      chan any      // the router's messages; bounded, posters wait
 	stopped    chan struct{} // closed when the router takes no more messages
@@ -75,13 +81,16 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 	if opts.AgentTimeout <= 0 {
 		opts.AgentTimeout = 60 * time.Second
 	}
+	if opts.Spares == 0 {
+		opts.Spares = 2
+	}
 	bridge, err := mcpbridge.New(mcpbridge.Options{Logger: opts.Logger})
 	if err != nil {
 		return fmt.Errorf("starting the tool bridge: %w", err)
 	}
 	cwd, _ := os.Getwd()
 	s := &Server{
-		logger: opts.Logger, bridge: bridge, cwd: cwd, idle: opts.IdleTimeout, max: opts.MaxConversations,
+		logger: opts.Logger, bridge: bridge, cwd: cwd, idle: opts.IdleTimeout, max: opts.MaxConversations, spares: opts.Spares,
 		pool:  newPool(opts.Logger, opts.AgentTimeout, opts.AgentLog),
 		inbox: make(chan any, 256), stopped: make(chan struct{}), quit: make(chan struct{}),
 		router: newRouter(),
@@ -151,30 +160,70 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		}
 		return CountTokens(p.Text), nil
 	case "lm/provideLanguageModelChatInformation":
-		return s.models(), nil
+		var p ModelInfoParams
+		if len(req.Params) > 0 {
+			if err := jsonrpc2.DecodeParams(req, &p); err != nil {
+				return nil, err
+			}
+		}
+		return s.models(ctx, p), nil
 	}
 	return nil, jsonrpc2.ErrMethodNotFound
 }
 
-// models is one model per agent parley knows.
-func (s *Server) models() ModelInfoResult {
+// models is one model per agent parley knows and can run here: the built-in ones, the
+// configuration file's agent_servers and the client's own (params.agentServers, which win
+// over the file's), each with the definition to send back as params.agent. The agents
+// the user configured get a spare session.
+func (s *Server) models(ctx context.Context, p ModelInfoParams) ModelInfoResult {
 	res := ModelInfoResult{Models: []ModelInfo{}}
-	reg, err := agents.Load(config.Path())
+	cfg, err := config.Load(config.Path())
 	if err != nil {
 		s.logger.Warn("reading the agents", "error", err)
-		return res
+		cfg = &config.File{}
 	}
-	for _, a := range reg.All() {
+	if cfg.AgentServers == nil {
+		cfg.AgentServers = map[string]config.AgentServer{}
+	}
+	for name, server := range p.AgentServers {
+		cfg.AgentServers[name] = server
+	}
+	listed := routeListed{cwd: p.Cwd, dirs: p.AdditionalDirectories}
+	for _, a := range agents.New(cfg).All() {
 		if a.NotRunnable != "" {
 			continue
 		}
+		display := a.Name
+		if d := builtinNames[a.Name]; d != "" && a.Source == "built-in" {
+			display = d
+		}
+		env := []map[string]string{}
+		for _, kv := range a.Spec.Env {
+			name, value, _ := strings.Cut(kv, "=")
+			env = append(env, map[string]string{"name": name, "value": value})
+		}
+		agent, _ := json.Marshal(map[string]any{"id": a.Name, "name": display, "command": a.Spec.Command, "args": append([]string{}, a.Spec.Args...), "env": env})
+		detail := a.Source
+		if _, ok := p.AgentServers[a.Name]; ok {
+			detail = "from the parley.agentServers setting"
+		}
 		res.Models = append(res.Models, ModelInfo{
-			ID: a.Name, Name: a.Name + " (ACP)", Family: "parley", Version: "1",
+			ID: a.Name, Name: display + " (parley)", Family: "parley", Version: "1", Detail: detail,
 			MaxInputTokens: 200000, MaxOutputTokens: 100000, Capabilities: ModelCapabilities{ToolCalling: true},
+			Agent: agent,
 		})
+		if a.Source != "built-in" {
+			if def, err := ParseAgent(agent); err == nil {
+				listed.configured = append(listed.configured, def)
+			}
+		}
 	}
+	s.post(ctx, listed)
 	return res
 }
+
+// builtinNames are the built-in agents' names as the model picker shows them.
+var builtinNames = map[string]string{"eliza": "Eliza", "parley": "parley agent", "codex": "Codex", "claude": "Claude", "gemini": "Gemini"}
 
 // chatRequest is one lm/provideLanguageModelChatResponse waiting for its answer. The
 // handler creates it; the router fills in the match before it hands it to the worker,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/json"
 )
 
@@ -221,9 +222,16 @@ func CountTokens(text string) int {
 	return max(len(text)/4, 1)
 }
 
-// ModelInfoParams is the params of lm/provideLanguageModelChatInformation.
+// ModelInfoParams is the params of lm/provideLanguageModelChatInformation. All but
+// Silent are parley additions.
 type ModelInfoParams struct {
 	Silent bool `json:"silent,omitempty"`
+	// AgentServers are the client's own agents (the agent_servers shape), merged over the
+	// configuration file's.
+	AgentServers map[string]config.AgentServer `json:"agentServers,omitempty"`
+	// Cwd and AdditionalDirectories are the workspace, where spare sessions open.
+	Cwd                   string   `json:"cwd,omitempty"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
 // ModelInfoResult is the result of lm/provideLanguageModelChatInformation.
@@ -240,6 +248,10 @@ type ModelInfo struct {
 	MaxInputTokens  int               `json:"maxInputTokens"`
 	MaxOutputTokens int               `json:"maxOutputTokens"`
 	Capabilities    ModelCapabilities `json:"capabilities"`
+	// parley additions: where the agent comes from, and the definition to send back as
+	// params.agent (the flat shape) to chat with it.
+	Detail string          `json:"detail,omitempty"`
+	Agent  json.RawMessage `json:"agent,omitempty"`
 }
 
 // ModelCapabilities is ModelInfo.capabilities.

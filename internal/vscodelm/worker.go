@@ -22,7 +22,7 @@ import (
 // router with messages. Nobody else reads or writes its fields.
 type worker struct {
 	s      *Server
-	convID string
+	id     string // names its vscode_tools server
 	def    AgentDef
 	logger *slog.Logger
 	mail   *mailbox
@@ -33,6 +33,7 @@ type worker struct {
 	cancel context.CancelFunc // ends ctx when run returns: every helper's calls end with it
 
 	// Owned by run's goroutine.
+	convID       string // the conversation it serves; "" for a spare not taken yet
 	agent        *pooled
 	session      acp.SessionID
 	needsContext bool // the session has not been given the conversation's earlier turns
@@ -81,6 +82,11 @@ type (
 	ctlRequest struct{ req *chatRequest }
 	ctlCancel  struct{ req *chatRequest }
 	ctlClose   struct{} // the conversation is evicted: close its session and end
+	ctlPrepare struct { // open a spare session ahead of the conversation that will take it
+		cwd   string
+		dirs  []string
+		tools []ToolDefinition
+	}
 )
 
 // Events from the agent, the bridge and the worker's own helpers.
@@ -107,10 +113,10 @@ type (
 	evCompleteNow struct{ gen int }
 )
 
-func newWorker(s *Server, convID string, def AgentDef) *worker {
+func newWorker(s *Server, id string, def AgentDef) *worker {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &worker{
-		s: s, convID: convID, def: def, logger: s.logger.With("conversation", convID),
+		s: s, id: id, def: def, logger: s.logger.With("worker", id),
 		mail: newMailbox(), events: make(chan any, 256), quit: s.quit, done: make(chan struct{}),
 		ctx: ctx, cancel: cancel,
 	}
@@ -192,6 +198,9 @@ func (w *worker) control(msg any) bool {
 	case ctlClose:
 		w.closeSession()
 		return false
+	case ctlPrepare:
+		w.tools = m.tools
+		w.openSession(m.cwd, m.dirs)
 	}
 	return true
 }
@@ -254,7 +263,7 @@ func textChunk(ev any) (string, bool) {
 func (w *worker) reportBusy() {
 	busy := w.open != nil || w.pending != nil || w.queued != nil || w.turn != nil || w.opening ||
 		len(w.calls) > 0 || len(w.perms) > 0
-	if busy != w.busy {
+	if busy != w.busy && w.convID != "" {
 		w.busy = busy
 		w.s.post(context.Background(), routeBusy{conv: w.convID, busy: busy, last: w.last})
 	}
@@ -262,6 +271,9 @@ func (w *worker) reportBusy() {
 
 // onRequest takes a request the router matched to this conversation.
 func (w *worker) onRequest(r *chatRequest) {
+	if w.convID != r.conv {
+		w.convID, w.logger = r.conv, w.s.logger.With("conversation", r.conv)
+	}
 	w.last = r
 	if w.open != nil {
 		// One open request per conversation: the old one is superseded, and with it the
@@ -311,7 +323,7 @@ func (w *worker) prompt(r *chatRequest) {
 	}
 	if w.agent == nil || w.session == "" || w.agentExited() {
 		w.pending = r
-		w.openSession(r)
+		w.openSession(r.params.Cwd, r.params.AdditionalDirectories)
 		return
 	}
 	w.startTurn(r)
@@ -447,7 +459,7 @@ func (w *worker) closeSession() {
 // openSession opens an ACP session (again, when the agent process was restarted) with
 // the vscode_tools MCP server, on a helper goroutine: the worker keeps answering cancels
 // and new requests meanwhile. The result comes back as evSessionOpened.
-func (w *worker) openSession(r *chatRequest) {
+func (w *worker) openSession(cwd string, dirs []string) {
 	if w.opening {
 		return
 	}
@@ -458,17 +470,15 @@ func (w *worker) openSession(r *chatRequest) {
 	}
 	if w.bridge == nil {
 		var err error
-		if w.bridge, err = w.s.bridge.AddSession(w.convID, w.onBridgeCall); err != nil {
-			w.pending = nil
-			w.report(r, nil, "failed")
-			r.finish(jsonrpc2.Errorf(codeAgentFailure, "serving VS Code's tools to the agent: %v", err))
+		if w.bridge, err = w.s.bridge.AddSession(w.id, w.onBridgeCall); err != nil {
+			w.onSessionOpened(evSessionOpened{err: fmt.Errorf("serving VS Code's tools to the agent: %w", err)})
 			return
 		}
 		w.bridge.SetTools(bridgeTools(w.tools))
 	}
 	w.opening = true
 	bridge, pool, def := w.bridge, w.s.pool, w.def
-	req := &acp.NewSessionRequest{Cwd: r.params.Cwd, AdditionalDirectories: r.params.AdditionalDirectories}
+	req := &acp.NewSessionRequest{Cwd: cwd, AdditionalDirectories: dirs}
 	w.s.goroutines.Go(func() {
 		agent, err := pool.get(w.ctx, def.Key, def.Label())
 		if err != nil {
@@ -504,6 +514,9 @@ func (w *worker) onSessionOpened(ev evSessionOpened) {
 		return
 	}
 	w.agent, w.session, w.needsContext = ev.agent, ev.id, true
+	if w.convID == "" {
+		w.logger.Debug("spare session ready", "agent", w.def.Label(), "session", ev.id)
+	}
 	if r := w.pending; r != nil {
 		w.pending = nil
 		w.startTurn(r)

@@ -547,6 +547,20 @@ func (c *client) awaitStderr(substrings ...string) string {
 	return found
 }
 
+// countStderr counts the lines of parley's stderr read so far that contain every one of
+// the substrings.
+func (c *client) countStderr(substrings ...string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, line := range c.logLines {
+		if containsAll(line, substrings) {
+			n++
+		}
+	}
+	return n
+}
+
 func containsAll(s string, substrings []string) bool {
 	for _, sub := range substrings {
 		if !strings.Contains(s, sub) {
