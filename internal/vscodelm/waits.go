@@ -40,6 +40,10 @@ type permAnswer struct {
 	after   func()
 }
 
+// rejectGrace is how long a declined turn waits for its rejection to be on its way to the
+// agent before it is cancelled anyway.
+const rejectGrace = 2 * time.Second
+
 // completeDelay is how long an open request stays open after a tool call was shown, so
 // that calls the agent makes at the same time go out in the same response.
 const completeDelay = 50 * time.Millisecond
@@ -201,6 +205,9 @@ func (w *worker) decline() {
 	}
 	if len(w.perms) == 0 {
 		cancel()
+	} else {
+		// The agent may have withdrawn its request meanwhile; then nobody runs after.
+		time.AfterFunc(rejectGrace, cancel)
 	}
 	w.calls, w.perms = nil, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
@@ -29,8 +30,9 @@ type worker struct {
 	events chan any      // from the agent and the bridge; bounded, posters wait
 	quit   chan struct{} // closed by the server when it shuts down
 	done   chan struct{} // closed when run has returned
-	ctx    context.Context
-	cancel context.CancelFunc // ends ctx when run returns: every helper's calls end with it
+	ctx     context.Context
+	cancel  context.CancelFunc // ends ctx when run returns: every helper's calls end with it
+	openers sync.WaitGroup     // session openers; end waits for them
 
 	// Owned by run's goroutine.
 	convID       string // the conversation it serves; "" for a spare not taken yet
@@ -174,6 +176,8 @@ func (w *worker) end() {
 	}
 	w.cancel()
 	close(w.done)
+	w.openers.Wait()
+	w.drain()
 	for _, msg := range w.mail.take() { // posted before the router knew
 		if m, ok := msg.(ctlRequest); ok {
 			m.req.finish(errClosed)
@@ -185,6 +189,29 @@ func (w *worker) end() {
 	if w.agent != nil {
 		w.agent.remove(w.session)
 		w.s.pool.release(w.agent)
+	}
+}
+
+// drain answers the events that got in as the worker ended: nothing may wait on them,
+// and a session opened meanwhile is given back.
+func (w *worker) drain() {
+	for {
+		select {
+		case ev := <-w.events:
+			switch ev := ev.(type) {
+			case evSessionOpened:
+				if ev.agent != nil {
+					ev.agent.remove(ev.id)
+					w.s.pool.release(ev.agent)
+				}
+			case evPermission:
+				ev.reply <- permAnswer{outcome: choose(ev.req.Options, false)}
+			case evCall:
+				ev.reply <- mcpbridge.Result{Text: "The conversation ended.", IsError: true}
+			}
+		default:
+			return
+		}
 	}
 }
 
@@ -479,7 +506,7 @@ func (w *worker) openSession(cwd string, dirs []string) {
 	w.opening = true
 	bridge, pool, def := w.bridge, w.s.pool, w.def
 	req := &acp.NewSessionRequest{Cwd: cwd, AdditionalDirectories: dirs}
-	w.s.goroutines.Go(func() {
+	w.openers.Go(func() {
 		agent, err := pool.get(w.ctx, def.Key, def.Label())
 		if err != nil {
 			w.post(context.Background(), evSessionOpened{err: err})
