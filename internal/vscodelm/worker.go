@@ -22,14 +22,14 @@ import (
 // mailbox, the agent and the tool bridge through its events channel; it reports to the
 // router with messages. Nobody else reads or writes its fields.
 type worker struct {
-	s      *Server
-	id     string // names its vscode_tools server
-	def    AgentDef
-	logger *slog.Logger
-	mail   *mailbox
-	events chan any      // from the agent and the bridge; bounded, posters wait
-	quit   chan struct{} // closed by the server when it shuts down
-	done   chan struct{} // closed when run has returned
+	s       *Server
+	id      string // names its vscode_tools server
+	def     AgentDef
+	logger  *slog.Logger
+	mail    *mailbox
+	events  chan any      // from the agent and the bridge; bounded, posters wait
+	quit    chan struct{} // closed by the server when it shuts down
+	done    chan struct{} // closed when run has returned
 	ctx     context.Context
 	cancel  context.CancelFunc // ends ctx when run returns: every helper's calls end with it
 	openers sync.WaitGroup     // session openers; end waits for them
