@@ -47,10 +47,11 @@ func TestAgentCallsHaveDeadlines(t *testing.T) {
 		{"stuck-session", "session/new"},
 	} {
 		t.Run(tt.mode, func(t *testing.T) {
-			c := start(t, "vscodelm", "--agent-timeout", "500ms")
+			// Long enough for Eliza to start on a busy machine under -race.
+			c := start(t, "vscodelm", "--agent-timeout", "2s")
 			err := c.fails(c.chat(fakeAgent(tt.mode), []vscodelm.Message{user("hello")}, nil), -32000)
-			if !strings.Contains(err.Message, tt.call) || !strings.Contains(err.Message, "500ms") {
-				t.Errorf("error %q, want it to name %s and the 500ms deadline", err.Message, tt.call)
+			if !strings.Contains(err.Message, tt.call) || !strings.Contains(err.Message, "2s") {
+				t.Errorf("error %q, want it to name %s and the 2s deadline", err.Message, tt.call)
 			}
 			if got := strings.TrimSpace(c.conversation(elizaTagged()).turn(alike)); got != alikeReplies[0] {
 				t.Errorf("Eliza afterwards: %q, want %q", got, alikeReplies[0])
