@@ -85,7 +85,7 @@ func TestSpareSessions(t *testing.T) {
 	t.Run("closed when idle", func(t *testing.T) {
 		c := start(t, "--log", "debug", "vscodelm", "--idle-timeout", "200ms")
 		c.listModels(map[string]any{"fake": fakeServer("ok")})
-		c.awaitStderr("spare session ready", "agent=fake")
+		c.awaitStderr("opening a spare session", "agent=fake")
 		c.awaitStderr("closing an unused spare session", "agent=fake")
 		if left := waitNoFakeAgent(); len(left) > 0 {
 			t.Errorf("the fake agent still runs with no session: %v", left)
