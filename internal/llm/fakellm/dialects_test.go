@@ -315,3 +315,23 @@ func TestSlowStreamAndUnknownEndpoint(t *testing.T) {
 		t.Errorf("status %d, recorded %d", r.StatusCode, len(s.RequestsTo("/v1/nothing")))
 	}
 }
+
+// An Answer reply is made from the request; entries that answer nil leave the request to
+// the next ones.
+func TestAnswerFromTheRequest(t *testing.T) {
+	s := fakellm.New(t,
+		fakellm.Reply{Answer: func(r *fakellm.Recorded) *fakellm.Reply {
+			if !strings.HasPrefix(r.LastUser(), "echo ") {
+				return nil
+			}
+			return &fakellm.Reply{Content: []string{strings.TrimPrefix(r.LastUser(), "echo ")}}
+		}, Reuse: true},
+		fakellm.Reply{Content: []string{"fallback"}, Reuse: true},
+	)
+	for prompt, want := range map[string]string{"echo one": "one", "echo two": "two", "other": "fallback"} {
+		msg := readJSON(t, post(t, s.URL()+"/v1/messages", `{"model":"m","messages":[{"role":"user","content":"`+prompt+`"}]}`))
+		if got := at(msg, "content", 0, "text"); got != want {
+			t.Errorf("%q: got %v, want %q", prompt, got, want)
+		}
+	}
+}

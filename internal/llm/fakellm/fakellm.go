@@ -36,8 +36,12 @@ type Reply struct {
 	Raw       string         // not "": written verbatim after the chunks, and the stream ends there
 	Hold      chan struct{}  // not nil: after the chunks, wait until closed (or the request ends)
 	// Match, when set, selects this reply for the first request it accepts; replies
-	// without Match are consumed in order by requests no Match reply accepted.
+	// without Match or Answer are consumed in order by requests no other reply accepted.
 	Match func(*Recorded) bool
+	// Answer, when set, makes the reply from the request: it returns what to stream, or
+	// nil when this entry does not answer the request. The rest of this entry is unused
+	// but Reuse.
+	Answer func(*Recorded) *Reply
 	// Reuse keeps the reply in the script after use (benchmarks, endless loops).
 	Reuse bool
 }
@@ -224,17 +228,26 @@ func (s *Server) recordWith(w http.ResponseWriter, r *http.Request, dialect stri
 func (s *Server) next(rec *Recorded) *Reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	pick := -1
+	pick, reply := -1, (*Reply)(nil)
 	for i, r := range s.script {
-		if !s.used[i] && r.Match != nil && r.Match(rec) {
-			pick = i
+		if s.used[i] {
+			continue
+		}
+		if r.Answer != nil {
+			if reply = r.Answer(rec); reply != nil {
+				pick = i
+				break
+			}
+		}
+		if r.Match != nil && r.Match(rec) {
+			pick, reply = i, r
 			break
 		}
 	}
 	if pick < 0 {
 		for i, r := range s.script {
-			if !s.used[i] && r.Match == nil {
-				pick = i
+			if !s.used[i] && r.Match == nil && r.Answer == nil {
+				pick, reply = i, r
 				break
 			}
 		}
@@ -245,7 +258,7 @@ func (s *Server) next(rec *Recorded) *Reply {
 	if !s.script[pick].Reuse {
 		s.used[pick] = true
 	}
-	return s.script[pick]
+	return reply
 }
 
 // prepare runs the checks every chat request shares and returns the reply to stream,
