@@ -44,3 +44,17 @@ func TestRunEndsAnAgentThatIgnoresEOFSoon(t *testing.T) {
 		t.Errorf("parley run took %v with an agent that ignores EOF; want it to end the agent well before %v", took, stopGraceBeforeTheFix)
 	}
 }
+
+// An agent that ends its turn cancelled because parley refused its request (codex-acp
+// does) did not get a Ctrl-C from the user: parley says what happened and does not exit
+// 130, the status of the user's cancel.
+func TestRunReportsAnAgentThatGivesUpAfterARefusal(t *testing.T) {
+	w := newWorkspace(t)
+	r := parleyIn(t, w.dir, w.env, "", "run", "--agent-command", fakeAgentCommand(t, "scripted"), "ask-or-give-up deploy")
+	if r.code == 130 || r.code == 0 {
+		t.Errorf("exit %d; want a failure that is not the user's cancel (130)", r.code)
+	}
+	if !strings.Contains(r.stderr, `after parley refused "deploy"`) || strings.Contains(r.stderr, "the turn was cancelled") {
+		t.Errorf("stderr %q: want the refusal named as the reason the turn ended", r.stderr)
+	}
+}

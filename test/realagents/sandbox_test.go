@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/llm/fakellm"
 )
 
@@ -74,7 +75,10 @@ func newSandbox(t testing.TB, a *agentDef, model *fakellm.Server) *sandbox {
 		sb.env = append(sb.env, "LANG=C.UTF-8")
 	}
 	sb.env = append(sb.env, a.setup(sb)...)
-	t.Cleanup(func() { sb.requireNoProcessLeft(t) })
+	t.Cleanup(func() {
+		sb.requireNoProcessLeft(t)
+		sb.saveModelRequests()
+	})
 	return sb
 }
 
@@ -163,4 +167,15 @@ func (sb *sandbox) requireNoProcessLeft(t testing.TB) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// saveModelRequests writes what the model server saw into the sandbox, for a look after
+// a failure (PARLEY_REALAGENTS_KEEP=1 keeps the sandboxes).
+func (sb *sandbox) saveModelRequests() {
+	var b bytes.Buffer
+	for _, r := range sb.model.Requests() {
+		data, _ := json.Marshal(map[string]any{"method": r.Method, "path": r.Path, "model": r.Model, "tools": r.ToolNames(), "body": r.Body})
+		b.Write(append(data, '\n'))
+	}
+	os.WriteFile(filepath.Join(sb.root, "model-requests.jsonl"), b.Bytes(), 0o600)
 }

@@ -202,6 +202,10 @@ func shellCall(r *fakellm.Recorded, command string) (llm.ToolCall, bool) {
 	default:
 		args["command"] = command
 	}
+	if t.Property("sandbox_permissions") { // codex: asking to run outside its sandbox is what asks the user
+		args["sandbox_permissions"] = "require_escalated"
+		args["justification"] = "The interop test asks for this."
+	}
 	return llm.ToolCall{ID: fmt.Sprintf("call_sh_%d", len(r.Messages)), Name: t.Name, Arguments: fill(t, args)}, true
 }
 
