@@ -57,7 +57,9 @@ func newModel(t testing.TB) *fakellm.Server {
 }
 
 func turnOf(mark string) func(*fakellm.Recorded) bool {
-	return func(r *fakellm.Recorded) bool { return strings.Contains(r.LastUser(), mark) || r.UserSaid(mark) && len(r.Tools) > 0 }
+	return func(r *fakellm.Recorded) bool {
+		return strings.Contains(r.LastUser(), mark) || r.UserSaid(mark) && len(r.Tools) > 0
+	}
 }
 
 // turn is the part of a request that belongs to the current turn: the calls made and the

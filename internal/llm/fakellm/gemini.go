@@ -35,7 +35,7 @@ type geminiContent struct {
 
 func geminiConversation(data []byte, rec *Recorded) error {
 	var req struct {
-		SystemInstruction *geminiContent `json:"systemInstruction"`
+		SystemInstruction *geminiContent  `json:"systemInstruction"`
 		Contents          []geminiContent `json:"contents"`
 		Tools             []struct {
 			FunctionDeclarations []struct {
