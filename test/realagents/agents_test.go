@@ -119,7 +119,8 @@ stream_max_retries = 0
 					"npm":     "@ai-sdk/openai-compatible",
 					"name":    "fake",
 					"options": map[string]any{"baseURL": sb.model.OpenAIURL(), "apiKey": "fake-key"},
-					"models":  map[string]any{fakeModel: map[string]any{"name": "Fake model", "tool_call": true}},
+					"models": map[string]any{fakeModel: map[string]any{"name": "Fake model", "tool_call": true},
+						fakeModel + "-2": map[string]any{"name": "Fake model 2", "tool_call": true}},
 				}},
 			})
 			sb.writeFile(filepath.Join(sb.xdg("XDG_CONFIG_HOME"), "opencode", "opencode.json"), string(cfg))

@@ -38,6 +38,8 @@ var scenarios = []scenario{
 	{"run/shell-yolo", runShellYolo},
 	{"run/read-edit", runReadEdit},
 	{"run/sigint", runSIGINT},
+	{"chat/message", chatMessage},
+	{"chat/model", chatModel},
 }
 
 func runPlain(t *testing.T, sb *sandbox) {
