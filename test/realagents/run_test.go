@@ -40,6 +40,11 @@ var scenarios = []scenario{
 	{"run/sigint", runSIGINT},
 	{"chat/message", chatMessage},
 	{"chat/model", chatModel},
+	{"vscode/reply", vscodeReply},
+	{"vscode/one-tool", vscodeTools(1)},
+	{"vscode/two-tools", vscodeTools(2)},
+	{"vscode/action-approved", vscodeAction(true)},
+	{"vscode/action-declined", vscodeAction(false)},
 }
 
 func runPlain(t *testing.T, sb *sandbox) {
