@@ -140,7 +140,7 @@ func TestResponses(t *testing.T) {
 		ev := readSSE(t, post(t, url, `{"model":"m","input":[{"role":"user","content":"CALL"}],"tools":[
 			{"type":"namespace","name":"mcp__x","tools":[{"type":"function","name":"shell","parameters":{"type":"object","properties":{"command":{}}}}]}],"stream":true}`))
 		item := at(ev[1].Data, "item").(map[string]any)
-		if item["type"] != "function_call" || item["call_id"] != "call_1" || item["name"] != "shell" || item["arguments"] != `{"command":"ls"}` {
+		if item["type"] != "function_call" || item["call_id"] != "call_1" || item["name"] != "shell" || item["arguments"] != `{"command":"ls"}` || item["namespace"] != "mcp__x" {
 			t.Errorf("call item %v", item)
 		}
 		rec := s.Requests()[len(s.Requests())-1]

@@ -170,7 +170,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request) {
 
 // responsesCall is a tool call as an output item: a custom_tool_call with text input when
 // the request offered the tool as a custom one, else a function_call with its arguments
-// as a string of JSON.
+// as a string of JSON (and the namespace the tool was offered in).
 func responsesCall(rec *Recorded, tc llm.ToolCall, fallbackID string) map[string]any {
 	id := tc.ID
 	if id == "" {
@@ -183,5 +183,9 @@ func responsesCall(rec *Recorded, tc llm.ToolCall, fallbackID string) map[string
 		}
 		return map[string]any{"type": "custom_tool_call", "id": "ctc_" + id, "call_id": id, "name": tc.Name, "input": input, "status": "completed"}
 	}
-	return map[string]any{"type": "function_call", "id": "fc_" + id, "call_id": id, "name": tc.Name, "arguments": string(args(tc.Arguments)), "status": "completed"}
+	item := map[string]any{"type": "function_call", "id": "fc_" + id, "call_id": id, "name": tc.Name, "arguments": string(args(tc.Arguments)), "status": "completed"}
+	if t, ok := rec.Tool(tc.Name); ok && t.Namespace != "" {
+		item["namespace"] = t.Namespace // a tool offered in a namespace is called in it
+	}
+	return item
 }
