@@ -135,7 +135,7 @@ func vscodeStep(tu *turn) *fakellm.Reply {
 		if done(tu, name) {
 			continue
 		}
-		call, ok := mcpCall(tu.rec, name, i)
+		call, ok := mcpCall(tu, name, i)
 		if !ok {
 			return nil
 		}
@@ -151,10 +151,21 @@ func vscodeStep(tu *turn) *fakellm.Reply {
 	return &fakellm.Reply{ToolCalls: calls}
 }
 
+// callsMCPTool reports whether c calls the vscode_tools tool name, directly or through a
+// deferred-tool proxy (tool_call {name, arguments}).
+func callsMCPTool(c llm.ToolCall, name string) bool {
+	if c.Name == "tool_call" {
+		var a struct{ Name string }
+		json.Unmarshal(c.Arguments, &a)
+		return isMCPName(a.Name, name)
+	}
+	return isMCPName(c.Name, name)
+}
+
 // done reports whether the turn called the MCP tool name already and got its result.
 func done(tu *turn, name string) bool {
 	for _, c := range tu.calls {
-		if isMCPName(c.Name, name) {
+		if callsMCPTool(c, name) {
 			for _, r := range tu.results {
 				if r.ToolCallID == c.ID || r.ToolCallID == c.Name {
 					return true
@@ -173,19 +184,27 @@ func isMCPName(offered, name string) bool {
 	return offered == name || strings.HasSuffix(offered, "__"+name) || strings.HasSuffix(offered, "vscode_tools_"+name)
 }
 
-func mcpCall(r *fakellm.Recorded, name string, i int) (llm.ToolCall, bool) {
+// mcpCall calls the vscode_tools tool name as the agent offers it: directly; through
+// tool_call once a search showed its full name (qwen-code); or, while it is deferred, a
+// search that selects it (Claude's ToolSearch, qwen-code's tool_search).
+func mcpCall(tu *turn, name string, i int) (llm.ToolCall, bool) {
+	r := tu.rec
 	id := fmt.Sprintf("call_vs_%d_%d", i, len(r.Messages))
 	for _, t := range r.Tools {
 		if isMCPName(t.Name, name) {
 			return llm.ToolCall{ID: id, Name: t.Name, Arguments: fill(t, map[string]any{})}, true
 		}
 	}
-	// Deferred MCP tools: the agent must look them up first.
-	if t, ok := r.Tool("ToolSearch"); ok {
-		return llm.ToolCall{ID: id, Name: t.Name, Arguments: fill(t, map[string]any{"query": "select:mcp__vscode_tools__" + name})}, true
+	full := "mcp__vscode_tools__" + name
+	if t, ok := r.Tool("tool_call"); ok {
+		for _, res := range tu.results {
+			if strings.Contains(res.Content, full) {
+				return llm.ToolCall{ID: id, Name: t.Name, Arguments: fill(t, map[string]any{"name": full, "arguments": map[string]any{}})}, true
+			}
+		}
 	}
-	if t, ok := r.Tool("tool_search"); ok {
-		return llm.ToolCall{ID: id, Name: t.Name, Arguments: fill(t, map[string]any{"query": name})}, true
+	if t, ok := r.Tool("ToolSearch", "tool_search"); ok {
+		return llm.ToolCall{ID: id, Name: t.Name, Arguments: fill(t, map[string]any{"query": "select:" + full})}, true
 	}
 	return llm.ToolCall{}, false
 }
