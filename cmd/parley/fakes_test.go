@@ -25,7 +25,7 @@ func runFakeAgent(behaviour string) int {
 	}
 	if behaviour == "scripted" || behaviour == "scripted-ignoring-eof" {
 		a := &scriptedAgent{}
-		a.conn = acp.NewAgentConn(a, stdioStream{}, nil)
+		acp.NewAgentConn(stdioStream{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 		<-a.conn.Done()
 		if behaviour == "scripted-ignoring-eof" {
 			select {} // like agents that only a signal ends
@@ -33,7 +33,7 @@ func runFakeAgent(behaviour string) int {
 		return 0
 	}
 	a := &fakeAgent{behaviour: behaviour}
-	a.conn = acp.NewAgentConn(a, stdioStream{}, nil)
+	acp.NewAgentConn(stdioStream{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 	<-a.conn.Done()
 	return 0
 }
