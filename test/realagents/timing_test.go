@@ -16,7 +16,7 @@ import (
 )
 
 // timingRounds is how often each way is measured per agent; the median is reported.
-const timingRounds = 5
+const timingRounds = 3
 
 // TestFirstReply measures, per agent, the time from spawning it to the first reply chunk:
 // driven directly by this suite's minimal ACP client, and under `parley run` (spawn of
