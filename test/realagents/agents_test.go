@@ -46,64 +46,9 @@ func (a *agentDef) argv() []string {
 	return append(append([]string{node22()}, modules(a.nodeArgs...)), a.args...)
 }
 
+// agentDefs, slowest first: parallel subtests start in this order, so the long ones do
+// not end up alone at the end of the run.
 var agentDefs = []*agentDef{
-	{
-		name: "codex", pkg: "@agentclientprotocol/codex-acp",
-		nodeArgs: []string{"@agentclientprotocol/codex-acp", "dist", "index.js"},
-		setup: func(sb *sandbox) []string {
-			sb.writeFile(filepath.Join(sb.agentHome, "config.toml"), `model = "`+fakeModel+`"
-model_provider = "fake"
-
-[model_providers.fake]
-name = "fake"
-base_url = "`+sb.model.OpenAIURL()+`"
-wire_api = "responses"
-env_key = "FAKE_API_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-`)
-			// workspace-write: permission requests reach the client (the default mode
-			// sends them to a reviewer model instead).
-			return []string{"CODEX_HOME=" + sb.agentHome, "FAKE_API_KEY=fake-key", "NO_BROWSER=1", "INITIAL_AGENT_MODE=workspace-write"}
-		},
-		cancelsOnRefusal: true, ignoresStdinEOF: true, offersModelChoice: true,
-	},
-	{
-		name: "claude", pkg: "@agentclientprotocol/claude-agent-acp",
-		nodeArgs: []string{"@agentclientprotocol/claude-agent-acp", "dist", "index.js"},
-		setup: func(sb *sandbox) []string {
-			env := []string{"ANTHROPIC_BASE_URL=" + sb.model.URL(), "ANTHROPIC_API_KEY=fake-key",
-				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CONFIG_DIR=" + sb.agentHome,
-				"CLAUDE_AGENT_ACP_PROTOCOL=v1", "IS_SANDBOX=1"}
-			for _, slot := range []string{"ANTHROPIC_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL", "ANTHROPIC_DEFAULT_SONNET_MODEL", "ANTHROPIC_DEFAULT_OPUS_MODEL"} {
-				env = append(env, slot+"="+fakeModel)
-			}
-			return env
-		},
-		offersModelChoice: true,
-	},
-	{
-		name: "gemini", pkg: "@google/gemini-cli",
-		nodeArgs: []string{"@google/gemini-cli", "bundle", "gemini.js"},
-		args:     []string{"--acp", "--model", fakeModel},
-		setup: func(sb *sandbox) []string {
-			return []string{"GOOGLE_GEMINI_BASE_URL=" + sb.model.URL(), "GEMINI_API_KEY=fake-key", "GEMINI_CLI_HOME=" + sb.agentHome,
-				"GEMINI_CLI_NO_RELAUNCH=true", "GEMINI_CLI_TRUST_WORKSPACE=true"}
-		},
-		writesThroughFS: true,
-	},
-	{
-		name: "qwen", pkg: "@qwen-code/qwen-code",
-		nodeArgs: []string{"@qwen-code", "qwen-code", "cli-entry.js"},
-		args:     []string{"--acp", "--approval-mode", "default"},
-		setup: func(sb *sandbox) []string {
-			settings, _ := json.Marshal(map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
-				"model": map[string]any{"name": fakeModel}})
-			sb.writeFile(filepath.Join(sb.home, ".qwen", "settings.json"), string(settings))
-			return []string{"OPENAI_BASE_URL=" + sb.model.OpenAIURL(), "OPENAI_API_KEY=fake-key", "OPENAI_MODEL=" + fakeModel}
-		},
-		writesThroughFS: true,
-	},
 	{
 		name: "opencode", pkg: "opencode-ai",
 		native: filepath.Join("opencode-linux-x64", "bin", "opencode"),
@@ -128,6 +73,63 @@ stream_max_retries = 0
 				"OPENCODE_DISABLE_DEFAULT_PLUGINS=1"}
 		},
 		writesThroughFS: true,
+	},
+	{
+		name: "qwen", pkg: "@qwen-code/qwen-code",
+		nodeArgs: []string{"@qwen-code", "qwen-code", "cli-entry.js"},
+		args:     []string{"--acp", "--approval-mode", "default"},
+		setup: func(sb *sandbox) []string {
+			settings, _ := json.Marshal(map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "openai"}},
+				"model": map[string]any{"name": fakeModel}})
+			sb.writeFile(filepath.Join(sb.home, ".qwen", "settings.json"), string(settings))
+			return []string{"OPENAI_BASE_URL=" + sb.model.OpenAIURL(), "OPENAI_API_KEY=fake-key", "OPENAI_MODEL=" + fakeModel}
+		},
+		writesThroughFS: true,
+	},
+	{
+		name: "gemini", pkg: "@google/gemini-cli",
+		nodeArgs: []string{"@google/gemini-cli", "bundle", "gemini.js"},
+		args:     []string{"--acp", "--model", fakeModel},
+		setup: func(sb *sandbox) []string {
+			return []string{"GOOGLE_GEMINI_BASE_URL=" + sb.model.URL(), "GEMINI_API_KEY=fake-key", "GEMINI_CLI_HOME=" + sb.agentHome,
+				"GEMINI_CLI_NO_RELAUNCH=true", "GEMINI_CLI_TRUST_WORKSPACE=true"}
+		},
+		writesThroughFS: true,
+	},
+	{
+		name: "claude", pkg: "@agentclientprotocol/claude-agent-acp",
+		nodeArgs: []string{"@agentclientprotocol/claude-agent-acp", "dist", "index.js"},
+		setup: func(sb *sandbox) []string {
+			env := []string{"ANTHROPIC_BASE_URL=" + sb.model.URL(), "ANTHROPIC_API_KEY=fake-key",
+				"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CLAUDE_CONFIG_DIR=" + sb.agentHome,
+				"CLAUDE_AGENT_ACP_PROTOCOL=v1", "IS_SANDBOX=1"}
+			for _, slot := range []string{"ANTHROPIC_MODEL", "ANTHROPIC_DEFAULT_HAIKU_MODEL", "ANTHROPIC_DEFAULT_SONNET_MODEL", "ANTHROPIC_DEFAULT_OPUS_MODEL"} {
+				env = append(env, slot+"="+fakeModel)
+			}
+			return env
+		},
+		offersModelChoice: true,
+	},
+	{
+		name: "codex", pkg: "@agentclientprotocol/codex-acp",
+		nodeArgs: []string{"@agentclientprotocol/codex-acp", "dist", "index.js"},
+		setup: func(sb *sandbox) []string {
+			sb.writeFile(filepath.Join(sb.agentHome, "config.toml"), `model = "`+fakeModel+`"
+model_provider = "fake"
+
+[model_providers.fake]
+name = "fake"
+base_url = "`+sb.model.OpenAIURL()+`"
+wire_api = "responses"
+env_key = "FAKE_API_KEY"
+request_max_retries = 0
+stream_max_retries = 0
+`)
+			// workspace-write: permission requests reach the client (the default mode
+			// sends them to a reviewer model instead).
+			return []string{"CODEX_HOME=" + sb.agentHome, "FAKE_API_KEY=fake-key", "NO_BROWSER=1", "INITIAL_AGENT_MODE=workspace-write"}
+		},
+		cancelsOnRefusal: true, ignoresStdinEOF: true, offersModelChoice: true,
 	},
 }
 

@@ -65,7 +65,6 @@ func median(ds []time.Duration) time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-
 // directFirstReply drives the agent with a minimal ACP client of its own (raw JSON-RPC,
 // nothing of parley's): initialize, session/new, session/prompt, and returns the time
 // from spawning the agent to its first agent_message_chunk. The agent's process group is
