@@ -3,7 +3,6 @@ package realagents
 import (
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -131,5 +130,3 @@ func (sb *sandbox) agentLog() string {
 	}
 	return b.String()
 }
-
-var _ = io.Discard
