@@ -74,12 +74,20 @@ func repoDir() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// installDir is where scripts/test-realagents installed the agents.
+// installDir is where scripts/test-realagents installed the agents (the same default as
+// the script's: outside the checkout, so that clones on one machine share it).
 func installDir() string {
 	if d := os.Getenv("PARLEY_REALAGENTS_DIR"); d != "" {
 		return d
 	}
-	return filepath.Join(repoDir(), ".cache", "realagents")
+	if d := os.Getenv("PARLEY_CI_CACHE"); d != "" {
+		return filepath.Join(d, "realagents")
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return filepath.Join(repoDir(), ".cache", "realagents")
+	}
+	return filepath.Join(cache, "parley-ci", "realagents")
 }
 
 // selfPath is the test binary, which is also the tee.
