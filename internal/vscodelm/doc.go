@@ -96,11 +96,13 @@
 // params.agent). An agent definition may carry labels beside its variant
 // ({"id":"x","name":"X","eliza":{…}}).
 //
-// Spare sessions: when the models are listed, each agent the user configured, and after a
-// new conversation starts, its agent, gets one session opened ahead of time (at most
-// Options.Spares in all, on the workspace of the latest request); the next new
-// conversation with that agent and workspace takes it instead of waiting for the agent to
-// start and for session/new. An unused spare closes after the idle timeout.
+// Spare sessions: when the models are listed, each agent the user configured or has used
+// gets one session opened ahead of time (at most Options.Spares in all, on the workspace
+// of the listing or of the latest request); the next new conversation with that agent and
+// workspace takes it instead of waiting for the agent to start and for session/new. None
+// is opened beside a live conversation of the same agent and workspace: opencode 1.18
+// keeps MCP servers per workspace, not per session, and a second session's vscode_tools
+// would take the first conversation's away. An unused spare closes after the idle timeout.
 //
 // Other additions: `parley vscodelm --idle-timeout D --max-conversations N --spares N
 // --agent-timeout D` bound what is kept and waited for; `--trace-dir` may stand before or

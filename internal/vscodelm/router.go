@@ -3,7 +3,9 @@ package vscodelm
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -18,9 +20,10 @@ type router struct {
 	// sends lm/cancel right after the request; the request's handler may not have run).
 	early []string
 	// spares are sessions opened ahead of the next new conversation, one per agent at
-	// most, only for agents the user configured or has used (eligible).
+	// most, only for agents the user configured or has used (eligible), and only while
+	// that agent has no conversation in that workspace (see prepareSpare).
 	spares   map[AgentKey]*spare
-	eligible map[AgentKey]bool
+	eligible map[AgentKey]AgentDef
 	workers  int // numbering
 	// Of the latest chat request: where a spare session opens, and the tools it offers.
 	lastCwd   string
@@ -40,6 +43,8 @@ type spare struct {
 type convState struct {
 	conv       *Conversation
 	w          *worker
+	key        AgentKey
+	cwd        string       // where its session works
 	current    *chatRequest // the latest request routed to it
 	busy       bool
 	lastActive time.Time
@@ -51,7 +56,7 @@ const maxEarlyCancels = 64
 func newRouter() router {
 	return router{
 		matcher: NewMatcher(), convs: map[string]*convState{}, open: map[string]*chatRequest{},
-		spares: map[AgentKey]*spare{}, eligible: map[AgentKey]bool{},
+		spares: map[AgentKey]*spare{}, eligible: map[AgentKey]AgentDef{},
 	}
 }
 
@@ -133,7 +138,11 @@ func (s *Server) handleRoute(msg any) {
 			rt.lastCwd, rt.lastDirs = m.cwd, m.dirs
 		}
 		for _, def := range m.configured {
-			rt.eligible[def.Key] = true
+			rt.eligible[def.Key] = def
+			s.prepareSpare(def)
+		}
+		used := slices.SortedFunc(maps.Values(rt.eligible), func(a, b AgentDef) int { return strings.Compare(a.Label(), b.Label()) })
+		for _, def := range used { // and the agents used before
 			s.prepareSpare(def)
 		}
 	}
@@ -164,13 +173,12 @@ func (s *Server) routeChat(r *chatRequest) {
 	rt.lastCwd, rt.lastDirs, rt.lastTools = r.params.Cwd, r.params.AdditionalDirectories, r.tools
 	cs := rt.convs[conv.ID]
 	if cs == nil {
-		cs = &convState{conv: conv, w: s.takeSpare(r)}
+		cs = &convState{conv: conv, w: s.takeSpare(r), key: r.def.Key, cwd: r.params.Cwd}
 		rt.convs[conv.ID] = cs
 		if len(rt.convs) > s.max {
 			s.evictOldest(conv.ID)
 		}
-		rt.eligible[r.def.Key] = true // the user chose this agent
-		defer s.prepareSpare(r.def)   // for the next new conversation
+		rt.eligible[r.def.Key] = r.def // the user chose this agent: it gets a spare next time
 	}
 	cs.current, cs.busy, cs.lastActive = r, true, time.Now()
 	rt.open[r.key] = r
@@ -200,14 +208,24 @@ func (s *Server) takeSpare(r *chatRequest) *worker {
 // prepareSpare opens a spare session for an eligible agent that has none, within the
 // bound: the next new conversation with that agent takes it and does not wait for the
 // agent to start or for session/new.
+//
+// Not while the agent has a conversation in that workspace: some agents (opencode 1.18)
+// keep MCP servers per workspace, not per session, so a second session's vscode_tools
+// replaces the first's and that conversation's calls of VS Code tools fail. A spare
+// therefore never adds a session the user did not ask for beside a live one.
 func (s *Server) prepareSpare(def AgentDef) {
 	rt := &s.router
-	if !rt.eligible[def.Key] || rt.spares[def.Key] != nil || len(rt.spares) >= s.spares {
+	if _, ok := rt.eligible[def.Key]; !ok || rt.spares[def.Key] != nil || len(rt.spares) >= s.spares {
 		return
 	}
 	cwd := rt.lastCwd
 	if cwd == "" {
 		cwd = s.cwd
+	}
+	for _, cs := range rt.convs {
+		if cs.key == def.Key && cs.cwd == cwd {
+			return
+		}
 	}
 	w := s.startWorker(def)
 	rt.spares[def.Key] = &spare{w: w, cwd: cwd, dirs: rt.lastDirs, since: time.Now()}

@@ -1,8 +1,8 @@
 package conformance
 
-// Issue 9, item 7: no waiting for start-up. When the models are listed, and after a spare
-// session is taken, the backend starts the agent and opens one session ahead of time,
-// bounded, closed when idle, and only for agents the user configured or chose; a new
+// Issue 9, item 7: no waiting for start-up. When the models are listed, the backend starts
+// each agent the user configured or chose and opens one session ahead of time, bounded,
+// closed when idle, never beside a live conversation of that agent and workspace; a new
 // conversation takes it.
 
 import (
@@ -55,22 +55,34 @@ func TestSpareSessions(t *testing.T) {
 			t.Fatalf("models %v, want the configured fake agent and the built-in eliza", models)
 		}
 		c.awaitStderr("spare session ready", "agent=fake", "session=fake-1")
+		if left := parleyProcesses("eliza"); len(left) > 0 {
+			t.Errorf("listing the models started eliza, which the user neither configured nor used: %v", left)
+		}
 
 		first := c.conversation(models["fake"]).fakeTurn("hello")
 		if first.session != "fake-1" || first.prompt != 1 {
 			t.Errorf("the first conversation got session %s prompt %d, want the spare fake-1", first.session, first.prompt)
 		}
 		c.awaitStderr("took a spare session", "agent=fake")
-		c.awaitStderr("spare session ready", "agent=fake", "session=fake-2")
+		// No spare beside a live conversation of the same agent and workspace: an agent
+		// that keeps MCP servers per workspace would lose the first one's vscode_tools.
 		second := c.conversation(models["fake"]).fakeTurn("hello again")
 		if second.session != "fake-2" || second.prompt != 1 {
-			t.Errorf("the second conversation got session %s prompt %d, want the new spare fake-2", second.session, second.prompt)
+			t.Errorf("the second conversation got session %s prompt %d, want a new session fake-2", second.session, second.prompt)
+		}
+		c.awaitStderr("exchange ended", "request=3")
+		if n := c.countStderr("opening a spare session", "agent=fake"); n != 1 {
+			t.Errorf("%d spare sessions opened for fake, want 1 (none beside a live conversation)", n)
+		}
+		// Listed again while the conversations are open: still no spare beside them.
+		c.listModels(map[string]any{"fake": fakeServer("ok")})
+		c.conversation(elizaTagged()).turn(alike)
+		c.awaitStderr("exchange ended", "request=5")
+		if n := c.countStderr("opening a spare session", "agent=fake"); n != 1 {
+			t.Errorf("%d spare sessions opened for fake after listing again, want still 1", n)
 		}
 		if n := c.countStderr("opening a spare session", "agent=eliza"); n > 0 {
 			t.Errorf("a spare was opened for the built-in eliza, which the user neither configured nor used")
-		}
-		if left := parleyProcesses("eliza"); len(left) > 0 {
-			t.Errorf("listing the models started eliza: %v", left)
 		}
 	})
 	t.Run("bounded", func(t *testing.T) {
@@ -90,6 +102,13 @@ func TestSpareSessions(t *testing.T) {
 		if left := waitNoFakeAgent(); len(left) > 0 {
 			t.Errorf("the fake agent still runs with no session: %v", left)
 		}
+	})
+	t.Run("a used agent, once its conversations are gone", func(t *testing.T) {
+		c := start(t, "--log", "debug", "vscodelm", "--idle-timeout", "300ms")
+		c.conversation(elizaTagged()).turn(alike)
+		c.awaitStderr("closing an idle conversation")
+		c.listModels(nil)
+		c.awaitStderr("opening a spare session", "agent=eliza")
 	})
 	t.Run("none when disabled", func(t *testing.T) {
 		c := start(t, "--log", "debug", "vscodelm", "--spares", "0")
