@@ -2,9 +2,9 @@ package agent
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
-	"crypto/rand"
 	"io"
 	"log/slog"
 	"strings"

@@ -21,7 +21,9 @@ type AutoApprove struct {
 }
 
 // Yolo approves everything but critical commands.
-func Yolo() AutoApprove { return AutoApprove{Commands: true, Edits: true, SensitiveEdits: true, MCP: true} }
+func Yolo() AutoApprove {
+	return AutoApprove{Commands: true, Edits: true, SensitiveEdits: true, MCP: true}
+}
 
 // storeAgent is the agent column of the decisions parley's agent remembers in the
 // shared permission_rules table, where `parley permissions` lists and resets them.

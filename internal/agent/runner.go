@@ -42,7 +42,7 @@ type toolRunner struct {
 	// them unguarded (tests of the loop alone).
 	guard func(pendingCall) *callGuard
 	send  func(acp.SessionUpdate)
-	ids      *atomic.Int64
+	ids   *atomic.Int64
 }
 
 // mcpTool is a tool of an MCP server the client gave the session.
