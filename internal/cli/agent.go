@@ -96,10 +96,11 @@ func runAgent(cmd *cobra.Command, g *globals, f agentCommandFlags) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	box, err := agentSandbox(f)
+	box, cleanup, err := agentSandbox(f)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
+	defer cleanup()
 	opts := agent.Options{
 		Provider:        provider,
 		Model:           name,
@@ -149,31 +150,37 @@ func parseAutoApprove(values []string, yolo bool) (agent.AutoApprove, error) {
 	return a, nil
 }
 
-// agentSandbox is the sandbox --sandbox asks for: nil when off or not offered.
-func agentSandbox(f agentCommandFlags) (*sandbox.Policy, error) {
+// agentSandbox is the sandbox --sandbox asks for: nil when off or not offered. cleanup
+// removes the commands' private temporary directory.
+func agentSandbox(f agentCommandFlags) (box *sandbox.Policy, cleanup func(), err error) {
+	cleanup = func() {}
 	switch f.sandboxMode {
 	case "off":
-		return nil, nil
+		return nil, cleanup, nil
 	case "auto":
 	default:
-		return nil, fmt.Errorf("--sandbox: %q is not auto or off", f.sandboxMode)
+		return nil, cleanup, fmt.Errorf("--sandbox: %q is not auto or off", f.sandboxMode)
 	}
 	if sandbox.ABI() == 0 {
-		return nil, nil
+		return nil, cleanup, nil
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("--sandbox: cannot find parley's own binary to confine commands with (%v); use --sandbox off", err)
+		return nil, cleanup, fmt.Errorf("--sandbox: cannot find parley's own binary to confine commands with (%v); use --sandbox off", err)
 	}
-	return sandbox.New(exe, f.sandboxWritable), nil
+	tmp, err := os.MkdirTemp("", "parley-agent-")
+	if err != nil {
+		return nil, cleanup, fmt.Errorf("--sandbox: a temporary directory for commands: %v; use --sandbox off", err)
+	}
+	return sandbox.New(exe, tmp, f.sandboxWritable), func() { os.RemoveAll(tmp) }, nil
 }
 
 // sandboxStatus says, for --help, whether commands are confined on this machine.
 func sandboxStatus() string {
 	if abi := sandbox.ABI(); abi > 0 {
 		return fmt.Sprintf(`on. This kernel offers Landlock (ABI %d): the commands the agent runs itself
-may write only in the session's workspace, the temporary directory, the user's cache
-directory and --sandbox-write directories (--sandbox off turns this off). Commands the
+may write only in the session's workspace, a temporary directory of their own (their
+TMPDIR), the user's cache directory and --sandbox-write directories (--sandbox off turns this off). Commands the
 client runs in its own terminals are the client's to confine.`, abi)
 	}
 	return `off. This kernel offers no Landlock, so the commands the agent runs can write

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -25,12 +27,13 @@ func ABI() int {
 var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/random", "/dev/urandom"}
 
 // Exec confines this process to writing only in writable (and the devices every program
-// needs), then replaces it with argv, found on PATH. It returns only on failure.
+// needs), then replaces it with argv, found on PATH, with TMPDIR set to tmp (when not
+// ""). It returns only on failure.
 //
 // Reading and running stay allowed everywhere. Writes include creating, deleting,
 // renaming and truncating; moving files between the writable directories is allowed
 // where the kernel can say so (Landlock ABI 2 and later).
-func Exec(writable []string, argv []string) error {
+func Exec(writable []string, tmp string, argv []string) error {
 	abi := ABI()
 	if abi == 0 {
 		return ErrUnavailable
@@ -61,5 +64,11 @@ func Exec(writable []string, argv []string) error {
 	if err := landlock.V8.BestEffort().RestrictPaths(rules...); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
-	return syscall.Exec(path, argv, os.Environ())
+	env := os.Environ()
+	if tmp != "" {
+		// getenv takes the first of duplicates, so the old value must go, not be shadowed.
+		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
+		env = append(env, "TMPDIR="+tmp)
+	}
+	return syscall.Exec(path, argv, env)
 }

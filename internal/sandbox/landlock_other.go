@@ -6,4 +6,4 @@ package sandbox
 func ABI() int { return 0 }
 
 // Exec fails: Landlock is Linux's.
-func Exec(writable []string, argv []string) error { return ErrUnavailable }
+func Exec(writable []string, tmp string, argv []string) error { return ErrUnavailable }

@@ -14,14 +14,19 @@ func TestMain(m *testing.M) {
 	if os.Getenv("PARLEY_SANDBOX_TEST") == "exec" {
 		args := os.Args[1:]
 		var writable []string
-		for len(args) >= 2 && args[0] == "--write" {
-			writable = append(writable, args[1])
+		tmp := ""
+		for len(args) >= 2 && (args[0] == "--write" || args[0] == "--tmp") {
+			if args[0] == "--tmp" {
+				tmp = args[1]
+			} else {
+				writable = append(writable, args[1])
+			}
 			args = args[2:]
 		}
 		if len(args) > 0 && args[0] == "--" {
 			args = args[1:]
 		}
-		err := Exec(writable, args)
+		err := Exec(writable, tmp, args)
 		os.Stderr.WriteString(err.Error() + "\n")
 		os.Exit(111)
 	}
@@ -37,12 +42,15 @@ func runConfined(t *testing.T, workspace, line string, extra ...string) (string,
 		t.Fatal(err)
 	}
 	p := &Policy{exe: exe, writable: extra}
+	if len(extra) > 0 {
+		p.tmp = extra[0]
+	}
 	name, args := p.Wrap([]string{workspace}, "sh", []string{"-c", line})
 	if args[0] != "sandbox-exec" {
 		t.Fatalf("Wrap gave %v", args)
 	}
 	cmd := exec.Command(name, args[1:]...) // the test binary has no subcommands
-	cmd.Env = append(os.Environ(), "PARLEY_SANDBOX_TEST=exec")
+	cmd.Env = append(os.Environ(), "PARLEY_SANDBOX_TEST=exec", "TMPDIR=/nonexistent")
 	cmd.Dir = workspace
 	out, err := cmd.CombinedOutput()
 	return string(out), err
@@ -71,21 +79,24 @@ func TestConfinedCommandWritesOnlyTheWorkspace(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(outside, "new")); err == nil {
 		t.Errorf("a confined command created a file outside the workspace")
 	}
-	if out, err := runConfined(t, workspace, "echo x > /dev/null && echo tmp > "+filepath.Join(tmp, "t"), tmp); err != nil {
-		t.Errorf("/dev/null and an extra directory: %v\n%s", err, out)
+	if out, err := runConfined(t, workspace, `echo x > /dev/null && echo tmp > "$TMPDIR/t"`, tmp); err != nil {
+		t.Errorf("/dev/null and the private temp dir: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, "t")); err != nil {
+		t.Errorf("TMPDIR was not the private temp dir: %v", err)
 	}
 }
 
-func TestPolicyLetsTempAndCacheBeWritten(t *testing.T) {
-	p := New("/usr/bin/parley", []string{"rel"})
+func TestPolicyLetsItsTempAndTheCacheBeWritten(t *testing.T) {
+	p := New("/usr/bin/parley", "/private-tmp", []string{"rel"})
 	w := p.Writable()
 	cache, _ := os.UserCacheDir()
 	abs, _ := filepath.Abs("rel")
-	if len(w) != 3 || w[0] != os.TempDir() || w[1] != cache || w[2] != abs {
+	if len(w) != 3 || w[0] != "/private-tmp" || w[1] != cache || w[2] != abs {
 		t.Errorf("writable %v", w)
 	}
 	name, args := p.Wrap([]string{"/ws"}, "sh", []string{"-c", "x"})
-	want := "sandbox-exec --write /ws --write " + os.TempDir() + " --write " + cache + " --write " + abs + " -- sh -c x"
+	want := "sandbox-exec --tmp /private-tmp --write /ws --write /private-tmp --write " + cache + " --write " + abs + " -- sh -c x"
 	if name != "/usr/bin/parley" || strings.Join(args, " ") != want {
 		t.Errorf("Wrap = %s %v", name, args)
 	}
