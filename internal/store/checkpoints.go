@@ -65,25 +65,35 @@ func (s *Store) NewCheckpoint(ctx context.Context, sessionID, label string) (Che
 // its first original; recorded reports whether this call stored it. written starts as
 // the original's hash, as if nothing were written yet.
 func (s *Store) RecordOriginal(ctx context.Context, checkpointID int64, path string, original []byte, written string) (recorded bool, err error) {
-	created := original == nil
-	res, err := s.db.ExecContext(ctx, `
-		INSERT INTO checkpoint_files (checkpoint_id, path, created, original, size, written, status)
-		VALUES (?, ?, ?, ?, ?, ?, 'pending')
-		ON CONFLICT (checkpoint_id, path) DO NOTHING`,
-		checkpointID, path, created, blob(original), len(original), nullable(written))
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, fmt.Errorf("recording the original of %s: %w", path, err)
 	}
-	n, err := res.RowsAffected()
-	return n == 1, err
-}
-
-// blob is original as SQL: NULL for nil, a (possibly empty) blob otherwise.
-func blob(b []byte) any {
-	if b == nil {
-		return nil
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `
+		INSERT INTO checkpoint_files (checkpoint_id, path, created, size, written, status)
+		VALUES (?, ?, ?, ?, ?, 'pending')
+		ON CONFLICT (checkpoint_id, path) DO NOTHING`,
+		checkpointID, path, original == nil, len(original), nullable(written))
+	if err != nil {
+		return false, fmt.Errorf("recording the original of %s: %w", path, err)
 	}
-	return b
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err
+	}
+	if original != nil {
+		id, err := res.LastInsertId()
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `INSERT INTO checkpoint_originals (file_id, content) VALUES (?, ?)`, id, original)
+		}
+		if err != nil {
+			return false, fmt.Errorf("recording the original of %s: %w", path, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("recording the original of %s: %w", path, err)
+	}
+	return true, nil
 }
 
 func nullable(s string) any {
@@ -147,12 +157,16 @@ var ErrNoOriginal = errors.New("the original is not kept")
 // Original returns the content path had before the checkpoint wrote it.
 func (s *Store) Original(ctx context.Context, checkpointID int64, path string) ([]byte, error) {
 	var original []byte
-	err := s.db.QueryRowContext(ctx, `SELECT original FROM checkpoint_files WHERE checkpoint_id = ? AND path = ?`, checkpointID, path).Scan(&original)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && original == nil {
+	err := s.db.QueryRowContext(ctx, `SELECT o.content FROM checkpoint_files f JOIN checkpoint_originals o ON o.file_id = f.id
+		WHERE f.checkpoint_id = ? AND f.path = ?`, checkpointID, path).Scan(&original)
+	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNoOriginal
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the original of %s: %w", path, err)
+	}
+	if original == nil {
+		original = []byte{} // an empty file, not a missing one
 	}
 	return original, nil
 }
@@ -160,11 +174,21 @@ func (s *Store) Original(ctx context.Context, checkpointID int64, path string) (
 // SetFileStatus moves a file of a checkpoint to status; kept and expired files lose
 // their original.
 func (s *Store) SetFileStatus(ctx context.Context, checkpointID int64, path string, status FileStatus) error {
-	q := `UPDATE checkpoint_files SET status = ? WHERE checkpoint_id = ? AND path = ?`
-	if status == FileKept || status == FileExpired {
-		q = `UPDATE checkpoint_files SET status = ?, original = NULL WHERE checkpoint_id = ? AND path = ?`
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("marking %s %s: %w", path, status, err)
 	}
-	if _, err := s.db.ExecContext(ctx, q, string(status), checkpointID, path); err != nil {
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `UPDATE checkpoint_files SET status = ? WHERE checkpoint_id = ? AND path = ?`, string(status), checkpointID, path); err != nil {
+		return fmt.Errorf("marking %s %s: %w", path, status, err)
+	}
+	if status == FileKept || status == FileExpired {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM checkpoint_originals WHERE file_id IN
+			(SELECT id FROM checkpoint_files WHERE checkpoint_id = ? AND path = ?)`, checkpointID, path); err != nil {
+			return fmt.Errorf("marking %s %s: %w", path, status, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("marking %s %s: %w", path, status, err)
 	}
 	return nil
@@ -181,10 +205,11 @@ func (s *Store) ExpireCheckpoints(ctx context.Context, sessionID string, budget 
 		return nil, fmt.Errorf("bounding the checkpoints: %w", err)
 	}
 	defer tx.Rollback()
+	// A pending file that was not created has its original.
 	rows, err := tx.QueryContext(ctx, `
-		SELECT c.id, c.number, sum(length(f.original))
+		SELECT c.id, c.number, sum(f.size)
 		FROM checkpoints c JOIN checkpoint_files f ON f.checkpoint_id = c.id
-		WHERE c.session_id = ? AND f.status = 'pending' AND f.original IS NOT NULL
+		WHERE c.session_id = ? AND f.status = 'pending' AND f.created = 0
 		GROUP BY c.id ORDER BY c.number`, sessionID)
 	if err != nil {
 		return nil, fmt.Errorf("bounding the checkpoints: %w", err)
@@ -211,7 +236,11 @@ func (s *Store) ExpireCheckpoints(ctx context.Context, sessionID string, budget 
 		if total <= budget || i == len(all)-1 {
 			break
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE checkpoint_files SET status = 'expired', original = NULL
+		if _, err := tx.ExecContext(ctx, `DELETE FROM checkpoint_originals WHERE file_id IN
+			(SELECT id FROM checkpoint_files WHERE checkpoint_id = ? AND status = 'pending')`, u.id); err != nil {
+			return nil, fmt.Errorf("bounding the checkpoints: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE checkpoint_files SET status = 'expired'
 			WHERE checkpoint_id = ? AND status = 'pending'`, u.id); err != nil {
 			return nil, fmt.Errorf("bounding the checkpoints: %w", err)
 		}

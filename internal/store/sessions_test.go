@@ -135,6 +135,12 @@ func TestCheckpointLifecycle(t *testing.T) {
 		t.Error("a second record replaced the first original")
 	}
 	s.RecordOriginal(ctx, cp1.ID, "/w/new", nil, "")
+	if ok, err := s.RecordOriginal(ctx, cp1.ID, "/w/empty", []byte{}, "h-empty"); !ok || err != nil {
+		t.Fatalf("an empty original: %v %v", ok, err)
+	}
+	if got, err := s.Original(ctx, cp1.ID, "/w/empty"); err != nil || got == nil || len(got) != 0 {
+		t.Errorf("an empty original came back as %q, %v: it must differ from a created file", got, err)
+	}
 	s.RecordWritten(ctx, cp1.ID, "/w/a", "h-1")
 	s.RecordWritten(ctx, cp1.ID, "/w/new", "h-2")
 	if got, err := s.Original(ctx, cp1.ID, "/w/a"); err != nil || string(got) != "old" {
@@ -150,6 +156,7 @@ func TestCheckpointLifecycle(t *testing.T) {
 	want := []Checkpoint{
 		{ID: cp1.ID, SessionID: "s", Number: 1, Label: "first", Files: []CheckpointFile{
 			{Path: "/w/a", Size: 3, Written: "h-1", Status: FilePending},
+			{Path: "/w/empty", Written: "h-empty", Status: FilePending},
 			{Path: "/w/new", Created: true, Written: "h-2", Status: FilePending},
 		}},
 		{ID: cp2.ID, SessionID: "s", Number: 2, Label: "second"},

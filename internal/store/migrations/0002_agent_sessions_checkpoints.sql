@@ -33,16 +33,23 @@ CREATE TABLE checkpoints (
 	UNIQUE (session_id, number)
 );
 
--- Each file a checkpoint wrote: its content before the checkpoint's first write to it
--- (original; NULL when the checkpoint created the file, or once the blob was dropped)
--- and the SHA-256 of what the checkpoint left (written; NULL when it left no file).
+-- Each file a checkpoint wrote: whether the checkpoint created it, the size of what it
+-- held before, and the SHA-256 of what the checkpoint left (written; NULL when it left
+-- no file). The content before is in checkpoint_originals while it is kept.
 CREATE TABLE checkpoint_files (
+	id            INTEGER PRIMARY KEY,
 	checkpoint_id INTEGER NOT NULL REFERENCES checkpoints (id) ON DELETE CASCADE,
 	path          TEXT    NOT NULL,
 	created       INTEGER NOT NULL CHECK (created IN (0, 1)),
-	original      BLOB,
 	size          INTEGER NOT NULL,
 	written       TEXT,
 	status        TEXT    NOT NULL CHECK (status IN ('pending', 'kept', 'undone', 'expired')),
 	UNIQUE (checkpoint_id, path)
+);
+
+-- The content a file held before its checkpoint first wrote it. A table of its own, so
+-- that updating a file's status or hash never rewrites a large blob.
+CREATE TABLE checkpoint_originals (
+	file_id INTEGER PRIMARY KEY REFERENCES checkpoint_files (id) ON DELETE CASCADE,
+	content BLOB    NOT NULL
 );
