@@ -1,12 +1,16 @@
 package agent
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/llm"
 	"github.com/parley-acp/parley/internal/llm/fakellm"
@@ -221,5 +225,37 @@ func TestAnOptionThatWasNotOfferedIsARefusal(t *testing.T) {
 	la.prompt("touch")
 	if _, err := os.Stat(filepath.Join(la.dir, "x")); err == nil {
 		t.Error("an unknown option id allowed the command")
+	}
+}
+
+func TestMCPToolCallsAskUnlessAutoApproved(t *testing.T) {
+	for _, auto := range []bool{false, true} {
+		t.Run(map[bool]string{false: "ask", true: "auto"}[auto], func(t *testing.T) {
+			server := mcp.NewServer(&mcp.Implementation{Name: "deployer", Version: "1"}, nil)
+			ran := make(chan struct{}, 1)
+			mcp.AddTool(server, &mcp.Tool{Name: "deploy", Description: "deploy"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+				ran <- struct{}{}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed"}}}, nil, nil
+			})
+			srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
+			t.Cleanup(srv.Close)
+			la := newLocalAgent(t, "", nil, Options{Auto: AutoApprove{MCP: auto}, judge: fakeJudge{}},
+				fakellm.Reply{ToolCalls: []llm.ToolCall{call("ops__deploy", `{}`)}},
+				fakellm.Reply{Content: []string{"ok"}},
+			)
+			resp, err := la.conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: la.dir, McpServers: []acp.McpServer{acp.HTTPMcpServer("ops", srv.URL, nil)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			la.id = resp.SessionID
+			la.prompt("deploy")
+			asked := len(la.client.questions())
+			if auto && (asked != 0 || len(ran) != 1) {
+				t.Errorf("auto-approved: asked %d times, ran %d", asked, len(ran))
+			}
+			if !auto && (asked != 1 || len(ran) != 0 || !strings.Contains(lastToolMessage(t, la.fake), "rejected")) {
+				t.Errorf("asked %d times, ran %d (the client rejected it)", asked, len(ran))
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
@@ -138,7 +139,11 @@ func (a *agent) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) 
 	if a.opts.Store == nil {
 		return &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}, nil
 	}
-	page, next, err := a.opts.Store.ListSessions(ctx, store.SessionPage{Cwd: req.Cwd, Cursor: req.Cursor})
+	cwd := req.Cwd
+	if real, err := filepath.EvalSymlinks(cwd); cwd != "" && err == nil {
+		cwd = real // sessions are kept under their resolved workspace
+	}
+	page, next, err := a.opts.Store.ListSessions(ctx, store.SessionPage{Cwd: cwd, Cursor: req.Cursor})
 	if errors.Is(err, store.ErrBadCursor) {
 		return nil, acp.ErrInvalidParams("cursor: %v", err)
 	}
