@@ -172,6 +172,7 @@ func (a *agent) openSession(ctx context.Context, id acp.SessionID, roots *worksp
 		auto:      a.opts.Auto,
 		store:     a.opts.Store,
 		workspace: roots.Dirs()[0],
+		logger:    a.opts.Logger,
 	}
 	if a.opts.Store != nil {
 		s.ckpts = &checkpoints{store: a.opts.Store, session: string(id), env: env, budget: checkpointBudget}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 
@@ -50,6 +51,7 @@ type approver struct {
 	auto      AutoApprove
 	store     *store.Store // nil: nothing is remembered beyond the session
 	workspace string       // the first root: the key of what is remembered
+	logger    *slog.Logger
 
 	mu     sync.Mutex
 	grants map[string]store.Decision // the session's "always" answers, by key
@@ -99,6 +101,9 @@ func (a *approver) remembered(ctx context.Context, key string) (store.Decision, 
 		return "", ""
 	}
 	r, ok, err := a.store.Lookup(ctx, storeAgent, a.workspace, key)
+	if err != nil {
+		a.logger.Warn("remembered answers cannot be read; asking", "key", key, "error", err)
+	}
 	if err != nil || !ok {
 		return "", "" // a database that fails remembers nothing: the user is asked
 	}
@@ -193,7 +198,9 @@ func (a *approver) rememberAnswer(ctx context.Context, q question, id string) {
 	a.grants[q.key] = d
 	a.mu.Unlock()
 	if (id == optAllowWorkspace || id == optRejectWorkspace) && a.store != nil {
-		a.store.Remember(ctx, store.Rule{Agent: storeAgent, Workspace: a.workspace, ToolKey: q.key, Decision: d})
+		if err := a.store.Remember(context.WithoutCancel(ctx), store.Rule{Agent: storeAgent, Workspace: a.workspace, ToolKey: q.key, Decision: d}); err != nil {
+			a.logger.Warn("an answer for the workspace is kept for the session only", "key", q.key, "error", err)
+		}
 	}
 }
 

@@ -74,7 +74,7 @@ func (a *agent) runCommand(ctx context.Context, s *session, c command, send func
 		}
 		path = filepath.Clean(abs)
 	}
-	display := (&callGuard{roots: s.roots}).display
+	display := func(path string) string { return displayPath(s.roots, path) }
 	switch c.name {
 	case "checkpoints":
 		text, err := s.ckpts.describe(ctx, display)

@@ -96,9 +96,11 @@ func (g *callGuard) outcome(err error) error {
 	return err
 }
 
-// display is path relative to the first root, with slashes, or absolute outside it.
-func (g *callGuard) display(path string) string {
-	root := g.roots.Dirs()[0]
+func (g *callGuard) display(path string) string { return displayPath(g.roots, path) }
+
+// displayPath is path relative to the first root, with slashes, or absolute outside it.
+func displayPath(roots *workspace.Roots, path string) string {
+	root := roots.Dirs()[0]
 	if rel, err := filepath.Rel(root, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return filepath.ToSlash(rel)
 	}
