@@ -144,15 +144,10 @@ func TestKeepDropsOriginalsAndCheckpointsLists(t *testing.T) {
 func TestSlashCommandsAreAnnounced(t *testing.T) {
 	la := newLocalAgent(t, "", openStore(t), Options{judge: fakeJudge{}})
 	la.newSession()
-	// The announcement follows the session/new response; a prompt's response comes after it.
-	la.prompt("/checkpoints")
+	u := la.client.waitFor(t, func(u acp.SessionUpdate) bool { return u.AvailableCommandsUpdate != nil })
 	var names []string
-	for _, n := range la.client.take() {
-		if u := n.Update.AvailableCommandsUpdate; u != nil {
-			for _, c := range u.AvailableCommands {
-				names = append(names, c.Name)
-			}
-		}
+	for _, c := range u.AvailableCommandsUpdate.AvailableCommands {
+		names = append(names, c.Name)
 	}
 	if strings.Join(names, " ") != "checkpoints undo keep" {
 		t.Errorf("commands %v", names)

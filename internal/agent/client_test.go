@@ -24,13 +24,41 @@ type permClient struct {
 	mu      sync.Mutex
 	updates []acp.SessionNotification
 	asked   []*acp.RequestPermissionRequest
+	all     []acp.SessionNotification // every update, never taken
+	changed chan struct{}             // signalled after each update
 }
 
 func (c *permClient) SessionUpdate(_ context.Context, n *acp.SessionNotification) error {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.updates = append(c.updates, *n)
+	c.all = append(c.all, *n)
+	c.mu.Unlock()
+	select {
+	case c.changed <- struct{}{}:
+	default:
+	}
 	return nil
+}
+
+// waitFor waits until an update satisfies ok (updates outside a turn, such as the
+// commands announced after session/new, may come after a later response).
+func (c *permClient) waitFor(t *testing.T, ok func(acp.SessionUpdate) bool) acp.SessionUpdate {
+	t.Helper()
+	for {
+		c.mu.Lock()
+		for _, n := range c.all {
+			if ok(n.Update) {
+				c.mu.Unlock()
+				return n.Update
+			}
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.changed:
+		case <-t.Context().Done():
+			t.Fatal("the update never came")
+		}
+	}
 }
 
 func (c *permClient) RequestPermission(_ context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
@@ -102,7 +130,7 @@ func newLocalAgent(t *testing.T, dir string, st *store.Store, opts Options, scri
 			t.Fatal(err)
 		}
 	}
-	la := &localAgent{t: t, dir: dir, fake: fakellm.New(t, script...), store: st, client: &permClient{}, done: make(chan struct{})}
+	la := &localAgent{t: t, dir: dir, fake: fakellm.New(t, script...), store: st, client: &permClient{changed: make(chan struct{}, 1)}, done: make(chan struct{})}
 	provider, model, err := llm.New("ollama:test-model", la.fake.URL(), "")
 	if err != nil {
 		t.Fatal(err)
