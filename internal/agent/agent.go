@@ -18,6 +18,7 @@ import (
 	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"github.com/parley-acp/parley/internal/llm"
 	"github.com/parley-acp/parley/internal/mcpclient"
+	"github.com/parley-acp/parley/internal/safety"
 	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/workspace"
 )
@@ -40,6 +41,9 @@ type Options struct {
 	Auto AutoApprove
 	// Sandbox confines the commands the agent runs; nil runs them unconfined.
 	Sandbox Sandbox
+	// SensitiveFiles decides which edits are of sensitive files; nil means safety's
+	// defaults.
+	SensitiveFiles *safety.FileRules
 
 	judge judge // tests only: the default is internal/safety
 }
@@ -53,7 +57,7 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	if opts.judge == nil {
-		opts.judge = safetyJudge{}
+		opts.judge = newSafetyJudge(opts.SensitiveFiles)
 	}
 	a := &agent{opts: opts, sessions: map[acp.SessionID]*session{}}
 	acp.NewAgentConn(stream, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, &acp.ConnOptions{Logger: opts.Logger})

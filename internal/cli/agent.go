@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/parley-acp/parley/internal/agent"
+	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/llm"
 	"github.com/parley-acp/parley/internal/sandbox"
 	"github.com/parley-acp/parley/internal/store"
@@ -45,7 +46,9 @@ key comes from OPENAI_API_KEY). PARLEY_MODEL sets the default model.
 
 Approvals: the agent asks the client (session/request_permission) before it runs a
 command that is not plainly harmless, edits a sensitive file (.env, keys, lockfiles, CI
-workflows...), or calls a tool of the session's MCP servers. --auto-approve lists what
+workflows...; "sensitive_files" in parley's config.json adds rules after the defaults,
+each {"pattern": GLOB, "action": "ask" or "allow"}, the last match winning), or calls a
+tool of the session's MCP servers. --auto-approve lists what
 runs without asking: commands, edits (of files that are not sensitive; the default),
 sensitive-edits, mcp, or none. --yolo approves all of them. A critical command (deleting
 outside the workspace, a downloaded script run by a shell...) always asks. "Always"
@@ -96,6 +99,14 @@ func runAgent(cmd *cobra.Command, g *globals, f agentCommandFlags) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
+	cfg, err := config.Load(config.Path())
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	files, err := cfg.FileRules()
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
 	box, cleanup, err := agentSandbox(f)
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
@@ -110,6 +121,7 @@ func runAgent(cmd *cobra.Command, g *globals, f agentCommandFlags) error {
 		Version:         version(),
 		Logger:          g.logger,
 		Auto:            auto,
+		SensitiveFiles:  files,
 	}
 	if box != nil {
 		opts.Sandbox = box
