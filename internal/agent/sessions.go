@@ -40,7 +40,7 @@ func (a *agent) persist(ctx context.Context, s *session, rec *transcript) {
 		entries = append(entries, store.Entry{Kind: store.EntryMessage, Body: body})
 	}
 	for _, u := range rec.take() {
-		body, err := json.Marshal(u)
+		body, err := json.Marshal(compact(u))
 		if err != nil {
 			continue
 		}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/parley-acp/parley/acp"
@@ -109,6 +110,39 @@ func merge(c *acp.ToolCall, u *acp.ToolCallUpdate) {
 	if u.RawOutput != nil {
 		c.RawOutput = u.RawOutput
 	}
+}
+
+// keptLimit bounds what one kept tool call carries for a replay: a larger diff is
+// replaced by a line saying so, and large raw inputs and outputs are left out (the
+// model's own history keeps everything it needs).
+const keptLimit = 256 << 10
+
+// compact returns u as it is worth keeping for a replay.
+func compact(u acp.SessionUpdate) acp.SessionUpdate {
+	if u.ToolCall == nil {
+		return u
+	}
+	c := *u.ToolCall
+	c.RawOutput = nil
+	if len(c.RawInput) > keptLimit/16 {
+		c.RawInput = nil
+	}
+	content := make([]acp.ToolCallContent, 0, len(c.Content))
+	for _, tc := range c.Content {
+		if d := tc.Diff; d != nil && len(d.NewText)+len(ptrString(d.OldText)) > keptLimit {
+			tc = acp.ToolContent(acp.TextBlock(fmt.Sprintf("(the diff of %s, %d bytes, is too large to keep)", d.Path, len(d.NewText)+len(ptrString(d.OldText)))))
+		}
+		content = append(content, tc)
+	}
+	c.Content = content
+	return acp.SessionUpdate{ToolCall: &c}
+}
+
+func ptrString(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // take returns what was recorded and starts afresh.
