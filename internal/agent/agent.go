@@ -156,19 +156,19 @@ func (a *agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*ac
 			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
 		}
 	}
-	s := a.openSession(ctx, id, roots, req.McpServers, nil)
+	s := a.openSession(ctx, id, roots, req.McpServers, nil, "")
 	a.announce(ctx, s)
 	return &acp.NewSessionResponse{SessionID: id}, nil
 }
 
 // openSession makes a session live in this process, with history from an earlier run,
 // and registers it.
-func (a *agent) openSession(ctx context.Context, id acp.SessionID, roots *workspace.Roots, servers []acp.McpServer, history []llm.Message) *session {
+func (a *agent) openSession(ctx context.Context, id acp.SessionID, roots *workspace.Roots, servers []acp.McpServer, history []llm.Message, title string) *session {
 	a.mu.Lock()
 	caps := a.caps
 	a.mu.Unlock()
 	env := newClientEnv(a.conn, id, caps, a.opts.Sandbox, roots)
-	s := &session{id: id, roots: roots, mcp: map[string]mcpTool{}, history: history, saved: len(history)}
+	s := &session{id: id, roots: roots, mcp: map[string]mcpTool{}, history: history, saved: len(history), title: title}
 	s.tools = tools.NewSession(env, roots)
 	s.approver = &approver{
 		ask:       a.conn.RequestPermission,

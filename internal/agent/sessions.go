@@ -130,9 +130,7 @@ func (a *agent) reopen(ctx context.Context, id acp.SessionID, cwd string, extra 
 	if err := a.opts.Store.SaveSession(ctx, storedSession(id, roots, "")); err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
 	}
-	s := a.openSession(ctx, id, roots, servers, history)
-	s.title = kept.Title
-	return s, nil
+	return a.openSession(ctx, id, roots, servers, history, kept.Title), nil
 }
 
 func (a *agent) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) (*acp.ListSessionsResponse, error) {
