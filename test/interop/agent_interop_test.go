@@ -17,10 +17,10 @@ import (
 // session/close.
 func TestClientDrivesParleyAgent(t *testing.T) {
 	requirePeers(t)
-	args, _ := json.Marshal(map[string]string{"command": "touch made-by-the-agent"})
+	args, _ := json.Marshal(map[string]string{"command": "rm -f build.log"})
 	fake := fakellm.New(t,
 		fakellm.Reply{ToolCalls: []llm.ToolCall{{Name: "run_terminal_command", Arguments: args}}},
-		fakellm.Reply{Content: []string{"I did not touch it."}},
+		fakellm.Reply{Content: []string{"I left build.log alone."}},
 	)
 	env := testbin.HomeEnv(tempDir(t))
 	agent := "env " + strings.Join(env, " ") + " " + parleyBinary(t) + " agent --model ollama:m --base-url " + fake.URL()
@@ -38,7 +38,7 @@ func TestClientDrivesParleyAgent(t *testing.T) {
 		t.Error("parley agent does not advertise loadSession")
 	}
 	turn, load := s.Steps[0], s.Steps[1]
-	if turn.StopReason != "end_turn" || turn.Text != "I did not touch it." {
+	if turn.StopReason != "end_turn" || turn.Text != "I left build.log alone." {
 		t.Errorf("turn: stopReason %q, text %q", turn.StopReason, turn.Text)
 	}
 	if len(turn.Permissions) != 1 {
