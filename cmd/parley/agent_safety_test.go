@@ -413,3 +413,34 @@ func TestAgentHelpSaysWhetherLandlockIsOn(t *testing.T) {
 		t.Errorf("exit %d; --help does not say %q:\n%s", r.code, want, r.stdout)
 	}
 }
+
+func TestAgentWorkspaceAnswersAreListedAndReset(t *testing.T) {
+	w := newWorkspace(t)
+	os.WriteFile(filepath.Join(w.dir, "build.log"), []byte("x"), 0o644)
+	fake := fakellm.New(t,
+		fakellm.Reply{ToolCalls: []llm.ToolCall{runTool("rm -f build.log")}},
+		fakellm.Reply{Content: []string{"removed"}},
+		fakellm.Reply{ToolCalls: []llm.ToolCall{runTool("rm -f build.log")}},
+		fakellm.Reply{Content: []string{"removed again"}},
+	)
+	first := startAgent(t, w.dir, w.env, fake)
+	first.client.answer = func(*acp.RequestPermissionRequest) string { return "allow_workspace" }
+	first.prompt(t, first.newSession(t, w.dir), "clean up the log")
+	first.stop()
+
+	r := parleyIn(t, w.dir, w.env, "", "permissions", "--agent", "parley-agent")
+	if r.code != 0 || !strings.Contains(r.stdout, "execute:medium rm -f build.log") || !strings.Contains(r.stdout, w.dir) {
+		t.Fatalf("parley permissions: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// A restarted agent does not ask again in this workspace.
+	second := startAgent(t, w.dir, w.env, fake)
+	second.prompt(t, second.newSession(t, w.dir), "clean up again")
+	if n := len(second.client.questions()); n != 0 {
+		t.Errorf("asked %d times after an 'always in this workspace'", n)
+	}
+	second.stop()
+	r = parleyIn(t, w.dir, w.env, "", "permissions", "reset", "--agent", "parley-agent")
+	if r.code != 0 || !strings.Contains(r.stdout, "Forgot 1") {
+		t.Errorf("reset: exit %d %s%s", r.code, r.stdout, r.stderr)
+	}
+}

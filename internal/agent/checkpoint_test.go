@@ -153,3 +153,23 @@ func TestSlashCommandsAreAnnounced(t *testing.T) {
 		t.Errorf("commands %v", names)
 	}
 }
+
+// TestUndoThroughTheClientsFiles: with a client that offers fs/*, edits and the undo's
+// restores go through the client (so an editor sees them); only the deletion of a created
+// file is done here, ACP having no way to delete.
+func TestUndoThroughTheClientsFiles(t *testing.T) {
+	h := start(t, "ollama", Options{Store: openStore(t), judge: fakeJudge{}}, editTurn()...)
+	a := filepath.Join(h.dir, "a.txt")
+	os.WriteFile(a, []byte("one\n"), 0o644)
+	h.prompt(t.Context(), "change one to two and add new.txt")
+	if got, _ := readFile(t, a); got != "two\n" {
+		t.Fatalf("a.txt = %q", got)
+	}
+	h.prompt(t.Context(), "/undo")
+	if got, _ := readFile(t, a); got != "one\n" {
+		t.Errorf("a.txt = %q after /undo; the agent said %q", got, h.text())
+	}
+	if _, ok := readFile(t, filepath.Join(h.dir, "new.txt")); ok {
+		t.Error("new.txt survived /undo")
+	}
+}
