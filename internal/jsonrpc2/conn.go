@@ -100,8 +100,8 @@ func (p *pendingCall) deliver(r callResult) {
 
 // inflight is one of the peer's requests being handled.
 type inflight struct {
-	cancel    context.CancelFunc // set when its handler starts
-	cancelled bool               // $/cancel_request arrived before the handler started
+	cancel    context.CancelFunc      // set when its handler starts
+	cancelled bool                    // $/cancel_request arrived before the handler started
 	after     []func(context.Context) // AfterResponse hooks; touched only by the handler goroutine
 }
 
