@@ -29,6 +29,11 @@ workspace and the tool (for commands, the program and its subcommand, such as "g
 a command line with pipes, redirections or several commands only as a whole) and
 answers the same way next time without asking.
 
+parley's own coding agent (parley agent) keeps its "always ... in this workspace"
+answers here too, under the agent name "parley-agent": for commands the exact command
+(or, for harmless ones, the command with other files of the workspace), for edits the
+file, for MCP tools the tool. A remembered allow never covers a critical command.
+
 Rules you configure yourself are not listed here; a configured "ask" rule always asks,
 whatever was remembered. Forget remembered decisions with "parley permissions reset".`,
 		Example: `  parley permissions
