@@ -237,9 +237,9 @@ func (a *pooled) SessionUpdate(ctx context.Context, n *acp.SessionNotification) 
 }
 
 // RequestPermission asks the conversation's worker, which may ask VS Code. An answer
-// that ends the turn (a declined agent action) comes with the turn's cancel, run only
-// once the answer has been queued for the agent: it must see the rejection before
-// session/cancel, or it reads the request as cancelled.
+// that ends the turn (a declined agent action) comes with the session/cancel to send,
+// which goes out in the same write right behind the answer: the agent must see the
+// rejection before session/cancel, or it reads the request as cancelled.
 func (a *pooled) RequestPermission(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 	w := a.worker(req.SessionID)
 	if w == nil {

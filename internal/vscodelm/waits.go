@@ -33,15 +33,16 @@ type waitingPerm struct {
 	shown bool
 }
 
-// permAnswer is the outcome for the agent and, when the answer ends the turn, the turn's
-// cancel, to run once the answer is on its way (see pooled.RequestPermission).
+// permAnswer is the outcome for the agent and, when the answer ends the turn, the
+// session/cancel to send right behind it (see pooled.RequestPermission).
 type permAnswer struct {
 	outcome acp.RequestPermissionOutcome
-	after   func()
+	after   func(ctx context.Context)
 }
 
-// rejectGrace is how long a declined turn waits for its rejection to be on its way to the
-// agent before it is cancelled anyway.
+// rejectGrace is how long a declined turn waits for the agent to end it after
+// session/cancel before its context is cancelled too (which sends session/cancel again and
+// gives up on the turn after acp.CancelGrace).
 const rejectGrace = 2 * time.Second
 
 // completeDelay is how long an open request stays open after a tool call was shown, so
@@ -186,28 +187,32 @@ func (w *worker) resume(r *chatRequest) bool {
 }
 
 // decline refuses everything the turn waits for and cancels it. A permission request is
-// answered with the agent's reject option, and the turn is cancelled only once that
-// answer is on its way to the agent: a session/cancel first would make it "cancelled",
-// which some agents read as "stop everything".
+// answered with the agent's reject option, and session/cancel goes out right behind that
+// answer, in the same write: a session/cancel first would make the answer "cancelled",
+// which some agents read as "stop everything". The turn's own context is cancelled only
+// after a grace, for an agent that ignores session/cancel.
 func (w *worker) decline() {
 	w.buffer = nil
 	if w.turn == nil || w.turn.draining {
 		w.refuseWaits()
 		return
 	}
-	cancel := sync.OnceFunc(w.turn.cancel)
 	w.turn.draining = true
 	for _, c := range w.calls {
 		c.reply <- mcpbridge.Result{Text: "The user declined to run the tool.", IsError: true}
 	}
-	for _, p := range w.perms {
-		p.reply <- permAnswer{outcome: choose(p.req.Options, false), after: cancel}
-	}
 	if len(w.perms) == 0 {
-		cancel()
+		w.turn.cancel()
 	} else {
-		// The agent may have withdrawn its request meanwhile; then nobody runs after.
-		time.AfterFunc(rejectGrace, cancel)
+		conn, session := w.agent.agent.Conn, w.session
+		var once sync.Once
+		sendCancel := func(ctx context.Context) {
+			once.Do(func() { conn.Cancel(ctx, &acp.CancelNotification{SessionID: session}) })
+		}
+		for _, p := range w.perms {
+			p.reply <- permAnswer{outcome: choose(p.req.Options, false), after: sendCancel}
+		}
+		time.AfterFunc(rejectGrace, w.turn.cancel)
 	}
 	w.calls, w.perms = nil, nil
 }
