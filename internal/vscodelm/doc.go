@@ -38,8 +38,9 @@
 // held and shown in the next response (the one that carries the first results); only a
 // call VS Code was shown and did not answer counts as declined. A declined tool call
 // fails the MCP call; a declined agent action is answered with the agent's reject_once
-// option, and only once that answer is on its way is the turn cancelled (a session/cancel
-// first would make the answer "cancelled", which some agents take as "stop everything").
+// option, and session/cancel follows right behind that answer, in the same write (a
+// session/cancel first would make the answer "cancelled", which some agents take as "stop
+// everything").
 // lm/cancel cancels the turn, and ACP answers its pending permission requests "cancelled".
 // A permission request for one of parley's own bridged tools is allowed in every agent's
 // form (bridged.go); nothing else is allowed by name.
