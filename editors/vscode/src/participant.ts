@@ -125,39 +125,41 @@ export class ParleyParticipant {
     if (typeof model === 'string') return { errorDetails: { message: model } };
     this.ctx.onChosen(model);
 
-    const prompt = user(promptText(request));
-    const turn: WireMessage[] = [prompt];
+    const turn: WireMessage[] = [user(promptText(request))];
     const history = historyMessages(context);
     const renderer = new TurnRenderer(stream, this.ctx.log, this.ctx.useProposedApi());
     const tools = this.tools(request);
-    // A turn that did not finish leaves only its prompt in the history, as VS Code does
-    // for a cancelled or declined turn: the backend then knows the agent's pending
-    // request was refused.
-    const unfinished = (): vscode.ChatResult => ({ metadata: { parley: { model: model.id, messages: [prompt] } } });
+    // The turn as VS Code showed it, for the next turn's history. A turn that did not
+    // finish keeps what was shown (a declined call without its result, a cancelled reply
+    // as far as it got): the backend reads that as a refusal or a cancel.
+    const result = (): vscode.ChatResult => ({ metadata: { parley: { model: model.id, messages: turn } } satisfies TurnMetadata });
     try {
       for (let round = 0; round < MAX_ROUNDS; round++) {
-        const reply = await this.round(model, [...history, ...turn], tools, renderer, token);
-        if (reply.content.length > 0) turn.push(reply);
+        const reply: WireMessage = { role: 'assistant', content: [] };
+        try {
+          await this.round(model, [...history, ...turn], tools, renderer, token, reply);
+        } finally {
+          if (reply.content.length > 0) turn.push(reply);
+        }
         const calls = reply.content.filter((p): p is ToolCall => p.type === 'tool_call');
-        if (calls.length === 0) return { metadata: { parley: { model: model.id, messages: turn } } };
+        if (calls.length === 0) return result();
         const outcome = await this.runTools(calls, request, renderer, token);
         if ('declined' in outcome) {
           renderer.declined(outcome.declined);
-          return unfinished();
+          return result();
         }
         turn.push({ role: 'user', content: outcome.results });
       }
       stream.markdown(`\n\nStopped after ${MAX_ROUNDS} tool round trips in one turn.`);
-      return { metadata: { parley: { model: model.id, messages: turn } } };
+      return result();
     } catch (err) {
-      if (token.isCancellationRequested || err instanceof RequestCancelledError || (err instanceof BackendError && err.cancelled)) return unfinished();
-      return { ...unfinished(), errorDetails: { message: errorText(err) } };
+      if (token.isCancellationRequested || err instanceof RequestCancelledError || (err instanceof BackendError && err.cancelled)) return result();
+      return { ...result(), errorDetails: { message: errorText(err) } };
     }
   }
 
-  /** One chat request: streams the reply into the renderer and returns it as a message. */
-  private async round(model: ParleyModel, messages: WireMessage[], tools: ToolDefinition[], renderer: TurnRenderer, token: vscode.CancellationToken): Promise<WireMessage> {
-    const reply: WireMessage = { role: 'assistant', content: [] };
+  /** One chat request: streams the reply into the renderer and into reply. */
+  private async round(model: ParleyModel, messages: WireMessage[], tools: ToolDefinition[], renderer: TurnRenderer, token: vscode.CancellationToken, reply: WireMessage): Promise<void> {
     const params: ChatRequestParams = {
       modelId: model.id,
       messages,
@@ -188,7 +190,6 @@ export class ParleyParticipant {
         }
       },
     });
-    return reply;
   }
 
   /** Runs the calls VS Code has to run: an agent action asks the user; other tools run through VS Code. */
