@@ -28,6 +28,7 @@ export function vscodeError(err: unknown): Error {
 
 export class ParleyChatProvider implements vscode.LanguageModelChatProvider<ParleyModel> {
   private readonly changed = new vscode.EventEmitter<void>();
+  private lastListingError = '';
   readonly onDidChangeLanguageModelChatInformation = this.changed.event;
 
   constructor(private readonly ctx: ProviderContext) {}
@@ -47,11 +48,14 @@ export class ParleyChatProvider implements vscode.LanguageModelChatProvider<Parl
       if (unresolved.length > 0) {
         this.ctx.log.appendLine(`[client] left out ${unresolved.join(', ')}: this parley does not say how to start them from VS Code (update parley)`);
       }
+      this.lastListingError = '';
       this.ctx.onListed(models);
       return models;
     } catch (err) {
       if (err instanceof RequestCancelledError) return [];
-      this.ctx.log.appendLine(`[client] listing the models: ${err instanceof Error ? err.message : String(err)}`);
+      const message = `[client] listing the models: ${err instanceof Error ? err.message : String(err)}`;
+      if (message !== this.lastListingError) this.ctx.log.appendLine(message); // VS Code asks often
+      this.lastListingError = message;
       if (!options.silent) this.ctx.reportStartFailure(err);
       return [];
     }
