@@ -45,7 +45,7 @@ node out/test/unit/run.js
 took
 
 phase "package"
-npm run --silent package >"$work/package.log" || { cat "$work/package.log"; exit 1; }
+npm run --silent vsix >"$work/package.log" || { cat "$work/package.log"; exit 1; }
 export PARLEY_VSIX=$here/parley.vsix
 ls -l "$PARLEY_VSIX"
 took

@@ -23,6 +23,16 @@ function shellQuote(word: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * A fenced code block that shows code exactly, whatever it holds: the fence is longer
+ * than any run of backticks inside, so the agent's text cannot close it early.
+ */
+export function codeBlock(code: string, language: string): string {
+  const longest = Math.max(0, ...(code.match(/`+/g) ?? []).map((r) => r.length));
+  const fence = '`'.repeat(Math.max(3, longest + 1));
+  return `${fence}${language}\n${code}\n${fence}\n`;
+}
+
 /** The files the agent's raw input names. */
 export function filesOf(raw: unknown): string[] {
   const r = raw as Record<string, unknown> | null;
@@ -58,15 +68,12 @@ export function confirmationMarkdown(input: AgentActionInput): vscode.MarkdownSt
     md.appendText(input.kind);
   }
   const command = commandOf(input.raw_input);
-  if (command) {
-    md.appendMarkdown('\n\nCommand:\n');
-    md.appendCodeblock(command, 'sh');
-  }
+  if (command) md.appendMarkdown('\n\nCommand:\n\n' + codeBlock(command, 'sh'));
   const files = filesOf(input.raw_input);
-  if (files.length > 0) {
-    md.appendMarkdown(files.length === 1 ? '\n\nFile: ' : '\n\nFiles:\n');
-    if (files.length === 1) md.appendMarkdown('`' + files[0].replace(/`/g, '') + '`');
-    else for (const f of files) md.appendMarkdown('\n- `' + f.replace(/`/g, '') + '`');
+  if (files.length === 1) md.appendMarkdown('\n\nFile: ').appendText(files[0]);
+  if (files.length > 1) {
+    md.appendMarkdown('\n\nFiles:\n');
+    for (const f of files) md.appendMarkdown('\n- ').appendText(f.replace(/[\r\n]+/g, ' '));
   }
   const description = (input.raw_input as { description?: unknown } | null)?.description;
   if (typeof description === 'string' && description.trim()) {

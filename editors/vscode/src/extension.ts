@@ -32,6 +32,7 @@ export function activate(context: vscode.ExtensionContext): void {
       return trace ? [...args, '--trace-dir', trace] : args;
     },
     log,
+    stopGraceMs: 1500, // VS Code gives deactivate a few seconds
   });
   const be = backend;
 
@@ -56,12 +57,20 @@ export function activate(context: vscode.ExtensionContext): void {
   };
 
   // The agents the user chose, so that the backend can get one ready before it is needed.
+  // VS Code lists the models often: ask once per backend process and agent.
   let listed: ParleyModel[] = [];
+  let prepared = '';
+  be.onDidStart(() => (prepared = ''));
   const onChosen = (model: ParleyModel) => void context.workspaceState.update(LAST_MODEL_KEY, model.id);
   const onListed = (models: ParleyModel[]) => {
     listed = models;
     const last = models.find((m) => m.id === context.workspaceState.get<string>(LAST_MODEL_KEY));
-    if (last) be.notify('lm/prepareSession', { modelId: last.id, agent: last.agent, ...workspaceRoots() });
+    if (!last) return;
+    const params = { modelId: last.id, agent: last.agent, ...workspaceRoots() };
+    const key = JSON.stringify(params);
+    if (key === prepared) return;
+    prepared = key;
+    be.notify('lm/prepareSession', params);
   };
 
   const provider = new ParleyChatProvider({ models: modelContext, log, reportStartFailure, onChosen, onListed });

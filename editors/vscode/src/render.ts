@@ -5,6 +5,7 @@
 // one Markdown line when it ends.
 
 import * as vscode from 'vscode';
+import { codeBlock } from './agentAction';
 import type { LogSink } from './backend';
 import type { ToolInvocation } from './wire';
 
@@ -140,7 +141,7 @@ export class TurnRenderer {
     const indent = inv.parentId ? '    ' : '';
     const mark = inv.isError ? '✗' : inv.state === 'cancelled' ? '⊘' : '✓';
     const md = new vscode.MarkdownString(`\n\n${indent}${mark} `).appendText(done).appendMarkdown('\n');
-    if (inv.terminalCommand) md.appendMarkdown('\n').appendCodeblock(inv.terminalCommand, 'sh');
+    if (inv.terminalCommand) md.appendMarkdown('\n' + codeBlock(inv.terminalCommand, 'sh'));
     this.stream.markdown(md);
   }
 }

@@ -138,3 +138,20 @@ export async function gone(pid: number, timeoutMs = 10000): Promise<boolean> {
   }
   return !alive(pid);
 }
+
+/** The `parley vscodelm` processes this test process started and that still run. */
+export function childBackends(): number[] {
+  const pids: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] !== 'Z' && Number(fields[1]) === process.pid && argv.includes('vscodelm')) pids.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}

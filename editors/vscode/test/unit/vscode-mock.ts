@@ -105,6 +105,10 @@ export class Uri {
   }
 }
 
+export class ThemeIcon {
+  constructor(public id: string) {}
+}
+
 export class ChatResponseMarkdownPart {
   value: MarkdownString;
   constructor(value: string | MarkdownString) {
