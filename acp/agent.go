@@ -60,8 +60,21 @@ type AgentConn struct {
 	rpc *jsonrpc2.Conn
 }
 
-// NewAgentConn serves agent over stream (usually the process's stdin and stdout).
-func NewAgentConn(agent Agent, stream io.ReadWriteCloser, opts *ConnOptions) *AgentConn {
+// NewAgentConn serves an agent over stream (usually the process's stdin and stdout). bind
+// makes the agent, given the connection it will call the client through; it runs before
+// the first message is read.
+func NewAgentConn(stream io.ReadWriteCloser, bind func(conn *AgentConn) Agent, opts *ConnOptions) *AgentConn {
+	c := &AgentConn{}
+	newRPC(stream, opts, func(rpc *jsonrpc2.Conn) *router {
+		c.rpc = rpc
+		return agentRoutes(bind(c))
+	})
+	return c
+}
+
+// agentRoutes are the methods an agent answers: the baseline, and those its optional
+// interfaces implement.
+func agentRoutes(agent Agent) *router {
 	rt := &router{routes: map[string]route{
 		MethodInitialize: routeOf(func(ctx context.Context, req *InitializeRequest) (*InitializeResponse, error) {
 			resp, err := agent.Initialize(ctx, req)
@@ -104,7 +117,7 @@ func NewAgentConn(agent Agent, stream io.ReadWriteCloser, opts *ConnOptions) *Ag
 	if a, ok := agent.(ModelSetter); ok {
 		rt.routes[MethodSetSessionModel] = routeOf(a.SetSessionModel)
 	}
-	return &AgentConn{rpc: newRPC(stream, opts, rt)}
+	return rt
 }
 
 // NegotiateVersion is the version an agent answers to a client that asked for requested:

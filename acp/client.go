@@ -89,12 +89,26 @@ type earlyUpdate struct {
 	received time.Time
 }
 
-// NewClientConn serves client over stream (usually an agent process's stdout and stdin).
-func NewClientConn(client Client, stream io.ReadWriteCloser, opts *ConnOptions) *ClientConn {
-	c := &ClientConn{client: client, known: map[SessionID]bool{}, asking: map[SessionID]map[*context.CancelCauseFunc]bool{}, logger: slog.New(slog.DiscardHandler)}
+// NewClientConn serves a client over stream (usually an agent process's stdout and stdin).
+// bind makes the client, given the connection it will call the agent through; it runs
+// before the first message is read.
+func NewClientConn(stream io.ReadWriteCloser, bind func(conn *ClientConn) Client, opts *ConnOptions) *ClientConn {
+	c := &ClientConn{known: map[SessionID]bool{}, asking: map[SessionID]map[*context.CancelCauseFunc]bool{}, logger: slog.New(slog.DiscardHandler)}
 	if opts != nil && opts.Logger != nil {
 		c.logger = opts.Logger
 	}
+	newRPC(stream, opts, func(rpc *jsonrpc2.Conn) *router {
+		c.rpc = rpc
+		c.client = bind(c)
+		return c.routes()
+	})
+	return c
+}
+
+// routes are the methods a client answers: the baseline, and those its optional
+// interfaces implement.
+func (c *ClientConn) routes() *router {
+	client := c.client
 	rt := &router{routes: map[string]route{
 		MethodSessionUpdate:     notificationOf(c.deliverUpdate),
 		MethodRequestPermission: routeOf(c.requestPermission),
@@ -114,8 +128,7 @@ func NewClientConn(client Client, stream io.ReadWriteCloser, opts *ConnOptions) 
 		rt.routes[MethodCreateElicitation] = routeOf(e.CreateElicitation)
 		rt.routes[MethodCompleteElicitation] = notificationOf(e.CompleteElicitation)
 	}
-	c.rpc = newRPC(stream, opts, rt)
-	return c
+	return rt
 }
 
 // requestPermission asks the client, and answers "cancelled" when the turn is cancelled

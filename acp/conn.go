@@ -91,17 +91,23 @@ func call[Resp any](ctx context.Context, c *jsonrpc2.Conn, method string, params
 	return resp, nil
 }
 
-func newRPC(stream io.ReadWriteCloser, opts *ConnOptions, rt *router) *jsonrpc2.Conn {
+// newRPC starts the JSON-RPC connection under an ACP connection. bind runs before the
+// connection reads anything: it stores rpc in its owner and returns the routes, so no
+// handler can run against a half-built connection.
+func newRPC(stream io.ReadWriteCloser, opts *ConnOptions, bind func(rpc *jsonrpc2.Conn) *router) {
 	if opts == nil {
 		opts = &ConnOptions{}
 	}
-	rt.extensions = opts.Extensions
-	return jsonrpc2.NewConn(stream, jsonrpc2.Options{
-		Handler:      rt,
-		MaxLineBytes: opts.MaxLineBytes,
-		Logger:       opts.Logger,
-		OnBadInput:   opts.OnBadInput,
-	})
+	jsonrpc2.NewConn(stream, jsonrpc2.BinderFunc(func(rpc *jsonrpc2.Conn) jsonrpc2.Options {
+		rt := bind(rpc)
+		rt.extensions = opts.Extensions
+		return jsonrpc2.Options{
+			Handler:      rt,
+			MaxLineBytes: opts.MaxLineBytes,
+			Logger:       opts.Logger,
+			OnBadInput:   opts.OnBadInput,
+		}
+	}))
 }
 
 // Error codes as errors, for handlers to return.

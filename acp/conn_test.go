@@ -85,9 +85,9 @@ func connect(t *testing.T) (*ClientConn, *testClient) {
 	t.Helper()
 	x, y := net.Pipe()
 	a := &testAgent{}
-	a.conn = NewAgentConn(a, y, nil)
+	NewAgentConn(y, func(conn *AgentConn) Agent { a.conn = conn; return a }, nil)
 	c := &testClient{asked: make(chan struct{})}
-	conn := NewClientConn(c, x, nil)
+	conn := NewClientConn(x, func(*ClientConn) Client { return c }, nil)
 	t.Cleanup(func() { conn.Close(); a.conn.Close() })
 	resp, err := conn.Initialize(t.Context(), &InitializeRequest{})
 	if err != nil || resp.ProtocolVersion != ProtocolVersion {

@@ -23,14 +23,17 @@ func runFakeAgent(behaviour string) int {
 		fmt.Println("Hello! I am not an ACP agent, and I will wait for ever.")
 		select {}
 	}
-	if behaviour == "scripted" {
+	if behaviour == "scripted" || behaviour == "scripted-ignoring-eof" {
 		a := &scriptedAgent{}
-		a.conn = acp.NewAgentConn(a, stdioStream{}, nil)
+		acp.NewAgentConn(stdioStream{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 		<-a.conn.Done()
+		if behaviour == "scripted-ignoring-eof" {
+			select {} // like agents that only a signal ends
+		}
 		return 0
 	}
 	a := &fakeAgent{behaviour: behaviour}
-	a.conn = acp.NewAgentConn(a, stdioStream{}, nil)
+	acp.NewAgentConn(stdioStream{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 	<-a.conn.Done()
 	return 0
 }

@@ -45,7 +45,7 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 		opts.Gate = allowAll{}
 	}
 	a := &agent{opts: opts, sessions: map[acp.SessionID]*session{}}
-	a.conn = acp.NewAgentConn(a, stream, &acp.ConnOptions{Logger: opts.Logger})
+	acp.NewAgentConn(stream, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, &acp.ConnOptions{Logger: opts.Logger})
 	select {
 	case <-a.conn.Done():
 	case <-ctx.Done():

@@ -84,7 +84,7 @@ func startWith(t testing.TB, dialect string, info llm.ModelInfo, servers []acp.M
 			}
 		},
 	})
-	h.conn = acp.NewClientConn(h.client, x, nil)
+	h.conn = acp.NewClientConn(x, func(*acp.ClientConn) acp.Client { return h.client }, nil)
 	t.Cleanup(func() {
 		h.conn.Close()
 		<-served
@@ -326,7 +326,9 @@ func TestMissingModelIsAClearError(t *testing.T) {
 	provider, _, _ := llm.New("ollama:absent", fake.URL(), "")
 	x, y := net.Pipe()
 	go Serve(context.Background(), y, Options{Provider: provider, Model: "absent"})
-	conn := acp.NewClientConn(host.NewClient(host.ClientOptions{Policy: &permission.Policy{}}), x, nil)
+	conn := acp.NewClientConn(x, func(*acp.ClientConn) acp.Client {
+		return host.NewClient(host.ClientOptions{Policy: &permission.Policy{}})
+	}, nil)
 	defer conn.Close()
 	conn.Initialize(t.Context(), &acp.InitializeRequest{})
 	_, err := conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{}})

@@ -42,8 +42,7 @@ type Options struct {
 // Serve runs the agent on stream until the client goes away or ctx ends.
 func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 	a := newAgent(opts)
-	conn := acp.NewAgentConn(a, stream, &acp.ConnOptions{Logger: a.logger})
-	a.conn = conn
+	conn := acp.NewAgentConn(stream, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, &acp.ConnOptions{Logger: a.logger})
 	select {
 	case <-conn.Done():
 	case <-ctx.Done():

@@ -55,7 +55,7 @@ func Launch(ctx context.Context, spec agentproc.Spec, opts LaunchOptions) (*Agen
 		return nil, err
 	}
 	a := &Agent{proc: proc}
-	a.Conn = acp.NewClientConn(opts.Client, proc.Stream(), &acp.ConnOptions{
+	acp.NewClientConn(proc.Stream(), func(conn *acp.ClientConn) acp.Client { a.Conn = conn; return opts.Client }, &acp.ConnOptions{
 		Logger: opts.Logger,
 		OnBadInput: func(err error) {
 			a.badMu.Lock()

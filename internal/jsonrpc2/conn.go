@@ -105,9 +105,28 @@ type inflight struct {
 	after     []func()           // AfterResponse hooks; touched only by the handler goroutine
 }
 
-// NewConn starts a connection over stream and returns it. The stream's Close must unblock
-// a Read in progress (pipes, sockets and child-process stdio do).
-func NewConn(stream io.ReadWriteCloser, opts Options) *Conn {
+// Binder gives a new connection its options. NewConn calls Bind before the connection
+// reads or writes anything, so a handler that needs the connection (to call or notify the
+// peer) is handed it here and never sees it half-built: there is no window in which the
+// peer's first message can reach a handler whose owner has not stored the connection yet.
+type Binder interface {
+	Bind(conn *Conn) Options
+}
+
+// BinderFunc adapts a function to Binder.
+type BinderFunc func(conn *Conn) Options
+
+// Bind calls f.
+func (f BinderFunc) Bind(conn *Conn) Options { return f(conn) }
+
+// Bind makes fixed options a Binder, for handlers that never need the connection.
+func (o Options) Bind(*Conn) Options { return o }
+
+// NewConn binds a connection over stream to its handler, then starts it. The stream's
+// Close must unblock a Read in progress (pipes, sockets and child-process stdio do).
+func NewConn(stream io.ReadWriteCloser, binder Binder) *Conn {
+	c := &Conn{}
+	opts := binder.Bind(c)
 	if opts.QueueLength <= 0 {
 		opts.QueueLength = 1024
 	}
@@ -120,7 +139,7 @@ func NewConn(stream io.ReadWriteCloser, opts Options) *Conn {
 	if opts.Handler == nil {
 		opts.Handler = HandlerFunc(func(context.Context, *Request) (any, error) { return nil, ErrMethodNotFound })
 	}
-	c := &Conn{
+	*c = Conn{
 		handler:      opts.Handler,
 		onBadInput:   opts.OnBadInput,
 		logger:       opts.Logger,

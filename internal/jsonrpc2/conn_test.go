@@ -404,3 +404,36 @@ func TestWireEncoding(t *testing.T) {
 		t.Errorf("raw params with newlines: %s, %v", raw, err)
 	}
 }
+
+// TestBoundHandlerSeesItsConn: a handler that answers the peer's very first message by
+// calling back through its own connection gets that connection from Bind, before the
+// connection reads anything. Under -race this is the test that the owner never stores the
+// connection while its handlers already run.
+func TestBoundHandlerSeesItsConn(t *testing.T) {
+	x, y := net.Pipe()
+	type owner struct{ conn *Conn }
+	o := &owner{}
+	server := NewConn(x, BinderFunc(func(c *Conn) Options {
+		o.conn = c
+		return Options{Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			return nil, o.conn.Notify(ctx, "seen", map[string]string{"method": req.Method})
+		})}
+	}))
+	if server != o.conn {
+		t.Fatal("NewConn returned another connection than the one it bound")
+	}
+	seen := make(chan string, 1)
+	client := NewConn(y, Options{Handler: HandlerFunc(func(_ context.Context, req *Request) (any, error) {
+		var p struct{ Method string }
+		DecodeParams(req, &p)
+		seen <- p.Method
+		return nil, nil
+	})})
+	t.Cleanup(func() { client.Close(); server.Close() })
+	if err := client.Call(t.Context(), "hello", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-seen; got != "hello" {
+		t.Errorf("the handler reported %q, want hello", got)
+	}
+}

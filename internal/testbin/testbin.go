@@ -12,14 +12,19 @@ import (
 	"strings"
 )
 
-// Build builds cmd/parley into dir and returns the binary's path.
+// Build builds cmd/parley into dir and returns the binary's path; with -race when the
+// calling test was built with -race.
 func Build(dir string) (string, error) {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		return "", fmt.Errorf("cannot locate the repository root")
 	}
 	out := filepath.Join(dir, "parley")
-	cmd := exec.Command("go", "build", "-o", out, "github.com/parley-acp/parley/cmd/parley")
+	args := []string{"build", "-o", out}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, "github.com/parley-acp/parley/cmd/parley")...)
 	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("parley does not build (%v):\n%s", err, msg)
@@ -39,9 +44,15 @@ func IsolatedEnv(home string) []string {
 	return append(env, HomeEnv(home)...)
 }
 
-// HomeEnv is only the variables IsolatedEnv sets: HOME and the XDG directories under home.
+// HomeEnv is only the variables IsolatedEnv sets: HOME and the XDG directories under home
+// (and, under -race, GORACE).
 func HomeEnv(home string) []string {
 	env := []string{"HOME=" + home}
+	if raceEnabled {
+		// A data race in the binary ends it at once, loudly, instead of a report in a
+		// stderr that the test may never read.
+		env = append(env, "GORACE=halt_on_error=1")
+	}
 	for _, d := range []struct{ name, dir string }{
 		{"XDG_CONFIG_HOME", "config"}, {"XDG_DATA_HOME", "data"}, {"XDG_STATE_HOME", "state"},
 		{"XDG_CACHE_HOME", "cache"}, {"XDG_RUNTIME_DIR", "run"},

@@ -73,7 +73,10 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 		idle: opts.IdleTimeout, max: opts.MaxConversations,
 		matcher: NewMatcher(), workers: map[*Conversation]*worker{}, open: map[string]*chatRequest{},
 	}
-	s.conn = jsonrpc2.NewConn(stream, jsonrpc2.Options{Handler: s, Logger: opts.Logger})
+	jsonrpc2.NewConn(stream, jsonrpc2.BinderFunc(func(conn *jsonrpc2.Conn) jsonrpc2.Options {
+		s.conn = conn
+		return jsonrpc2.Options{Handler: s, Logger: opts.Logger}
+	}))
 	janitor := time.NewTicker(min(s.idle/4, time.Minute))
 	defer janitor.Stop()
 loop:

@@ -112,7 +112,7 @@ func appendLatencies(lat []time.Duration, text string, now time.Time) []time.Dur
 // runStampAgent is the stamping ACP agent, on this process's stdio.
 func runStampAgent() int {
 	a := &stampAgent{}
-	a.conn = acp.NewAgentConn(a, stdio{}, nil)
+	acp.NewAgentConn(stdio{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 	<-a.conn.Done()
 	return 0
 }
