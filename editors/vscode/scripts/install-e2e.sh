@@ -11,7 +11,7 @@ set -euo pipefail
 
 NODE_VERSION=24.21.0
 CODE_SERVER_VERSION=4.139.1
-CACHE=${PARLEY_VSCODE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/parley/vscode-e2e}
+CACHE=${PARLEY_VSCODE_CACHE:-${PARLEY_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/parley-ci}/vscode-e2e}
 log() { echo "install-e2e: $*" >&2; }
 
 # Debian packages: chromium for the browser; libkrb5-dev and pkg-config for code-server's

@@ -160,6 +160,9 @@ describe('parley in a real VS Code', { timeout: 10 * 60_000 }, () => {
     const first2 = await waitForResponseText(/and/);
     await waitForResponseText(/and once more/);
     timings['@parley first words, second turn (ms from Enter)'] = first2 - sent2;
+    // A slash command parley's package.json does not declare reaches the agent as typed.
+    await send('@parley /slowly via a slash command');
+    await waitForResponseText(/via a slash command/);
     await shot('03-parley-reply');
   });
 
