@@ -56,9 +56,14 @@ export function toolMessages(inv: ToolInvocation): { running: string; done: stri
   return { running, done };
 }
 
-/** Renders one turn into a chat response stream. One renderer per turn. */
+/**
+ * Renders one turn into a chat response stream. One renderer per turn. Each proposed
+ * method is tried on its own: VS Code checks some (thinkingProgress) and not others
+ * (pushing a ChatToolInvocationPart), and one refused must not switch off the other.
+ */
 export class TurnRenderer {
-  private proposed: boolean;
+  private toolParts: boolean;
+  private thinkingParts: boolean;
   private thinkingShown = false;
   private readonly fallbackShown = new Map<string, string>(); // toolCallId → last state shown
 
@@ -67,12 +72,13 @@ export class TurnRenderer {
     private readonly log: LogSink,
     useProposed: boolean,
   ) {
-    this.proposed = useProposed && proposedPartCtor() !== undefined;
+    this.toolParts = useProposed && proposedPartCtor() !== undefined;
+    this.thinkingParts = useProposed && typeof (stream as unknown as ProposedStream).thinkingProgress === 'function';
   }
 
   /** Whether tool calls are shown as ChatToolInvocationPart (for tests and the log). */
   get usesToolInvocationParts(): boolean {
-    return this.proposed;
+    return this.toolParts;
   }
 
   text(value: string): void {
@@ -82,8 +88,9 @@ export class TurnRenderer {
 
   thinking(value: string): void {
     const s = this.stream as unknown as ProposedStream;
-    if (this.proposed && s.thinkingProgress) {
-      if (this.tryProposed(() => s.thinkingProgress!({ text: value }))) return;
+    if (this.thinkingParts) {
+      if (this.tryProposed('thinkingProgress', () => s.thinkingProgress!({ text: value }))) return;
+      this.thinkingParts = false;
     }
     if (!this.thinkingShown) this.stream.progress('Thinking…');
     this.thinkingShown = true;
@@ -91,7 +98,10 @@ export class TurnRenderer {
 
   tool(inv: ToolInvocation): void {
     if (inv.presentation === 'hidden') return;
-    if (this.proposed && inv.presentation !== 'hiddenAfterComplete' && this.tryProposed(() => this.pushPart(inv))) return;
+    if (this.toolParts && inv.presentation !== 'hiddenAfterComplete') {
+      if (this.tryProposed('ChatToolInvocationPart', () => this.pushPart(inv))) return;
+      this.toolParts = false;
+    }
     this.fallback(inv);
   }
 
@@ -100,14 +110,13 @@ export class TurnRenderer {
     this.stream.markdown(new vscode.MarkdownString('\n\n**Declined:** the agent was not allowed to ').appendText(title).appendMarkdown('.\n'));
   }
 
-  /** Runs f with the proposed API; on failure (not enabled for this extension) switches to the fallback for good. */
-  private tryProposed(f: () => unknown): boolean {
+  /** Runs f, a use of the proposed API; false (and a note in the log) when VS Code refuses it. */
+  private tryProposed(what: string, f: () => unknown): boolean {
     try {
       f();
       return true;
     } catch (err) {
-      this.proposed = false;
-      this.log.appendLine(`[client] the proposed chat API is not available (${err instanceof Error ? err.message : String(err)}); tool calls are shown as progress and Markdown`);
+      this.log.appendLine(`[client] VS Code refuses the proposed ${what} (${err instanceof Error ? err.message : String(err)}); shown as progress and Markdown instead`);
       return false;
     }
   }

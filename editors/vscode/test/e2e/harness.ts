@@ -45,11 +45,13 @@ export interface VSCode {
   page: Page;
   browser: Browser;
   log(): string;
+  /** The workbench's console errors and warnings, for failures. */
+  console: string[];
   stop(): Promise<void>;
 }
 
 /** Starts code-server and opens its workbench in Chromium; resolves once the workbench shows. */
-export async function startVSCode(inst: Installs, opts: { settings?: Record<string, unknown> } = {}): Promise<VSCode> {
+export async function startVSCode(inst: Installs, opts: { settings?: Record<string, unknown>; proposedApi?: boolean } = {}): Promise<VSCode> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-vscode-e2e-'));
   const dirs = Object.fromEntries(['home', 'config', 'data', 'state', 'cache', 'run', 'tmp', 'userdata', 'extensions', 'workspace'].map((d) => [d, path.join(root, d)]));
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
@@ -106,7 +108,7 @@ export async function startVSCode(inst: Installs, opts: { settings?: Record<stri
   const proc = spawn(inst.node24, [
     ...codeServerArgs, '--config', config,
     '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--ignore-last-opened',
-    '--disable-getting-started-override', '--enable-proposed-api', 'parley-acp.parley',
+    '--disable-getting-started-override', ...(opts.proposedApi === false ? [] : ['--enable-proposed-api', 'parley-acp.parley']),
   ], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`code-server did not start within 60 s:\n${logLines.join('')}`)), 60_000);
@@ -126,15 +128,20 @@ export async function startVSCode(inst: Installs, opts: { settings?: Record<stri
 
   const browser = await chromium.launch({ executablePath: inst.chromium, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  const consoleLines: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') consoleLines.push(`${m.type()}: ${m.text()}`);
+  });
   await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(dirs.workspace)}`);
   await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
 
   return {
-    root, workspace: dirs.workspace, resultsFile, page, browser,
+    root, workspace: dirs.workspace, resultsFile, page, browser, console: consoleLines,
     log: () => logLines.join(''),
     async stop() {
       await browser.close().catch(() => undefined);
       await stopGroup(proc);
+      if (!process.env.PARLEY_E2E_KEEP) fs.rmSync(root, { recursive: true, force: true });
     },
   };
 }

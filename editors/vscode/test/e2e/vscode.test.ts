@@ -40,7 +40,11 @@ async function send(text: string): Promise<number> {
   await input().click();
   await page.keyboard.press('Control+A');
   await page.keyboard.press('Backspace');
-  await page.keyboard.type(text, { delay: 5 });
+  const lines = text.split('\n'); // typed one by one, Shift+Enter between them
+  for (const [i, line] of lines.entries()) {
+    if (i > 0) await page.keyboard.press('Shift+Enter');
+    await page.keyboard.type(line, { delay: 5 });
+  }
   const sent = Date.now();
   await page.keyboard.press('Enter');
   return sent;
@@ -72,6 +76,15 @@ async function waitForResponseDone(): Promise<void> {
   }, undefined, { timeout: PATIENCE });
 }
 
+/** Opens the folded groups of finished steps in the last response (they nest). */
+async function expandSteps(): Promise<void> {
+  for (let i = 0; i < 5; i++) {
+    const folded = lastResponse().locator('summary[aria-expanded="false"], .chat-used-context-label a[aria-expanded="false"]').filter({ hasText: /step/i });
+    if ((await folded.count()) === 0) return;
+    await folded.first().click();
+  }
+}
+
 /** Chooses a model in the chat input's model picker, by searching for it. */
 async function pickModel(name: string): Promise<void> {
   await page.locator('.model-picker-item a.model-picker-name').click();
@@ -87,6 +100,23 @@ async function pickModel(name: string): Promise<void> {
 /** The confirmation widget of a tool call waiting for the user. */
 const confirmation = () => page.locator('.chat-confirmation-widget-container').filter({ has: page.locator('.chat-confirmation-widget-buttons') }).last();
 
+/**
+ * What the test extension saw. It runs once the extensions are active, so waiting for it
+ * also waits for the parley extension's activation.
+ */
+async function testExtensionResults(): Promise<{ done: boolean; error?: string; steps: Record<string, any> } | undefined> {
+  const end = Date.now() + PATIENCE * 2;
+  let results: { done: boolean; error?: string; steps: Record<string, any> } | undefined;
+  while (Date.now() < end) {
+    if (fs.existsSync(vs.resultsFile)) {
+      results = JSON.parse(fs.readFileSync(vs.resultsFile, 'utf8')); // written whole (renamed into place)
+      if (results?.done) break;
+    }
+    await new Promise((r) => setTimeout(r, 200)); // the test extension writes a file; nothing to wait on
+  }
+  return results;
+}
+
 /** A test that leaves a screenshot of the page when it fails. */
 function uiTest(name: string, body: () => Promise<void>): void {
   test(name, async () => {
@@ -94,6 +124,8 @@ function uiTest(name: string, body: () => Promise<void>): void {
       await body();
     } catch (err) {
       await page.screenshot({ path: path.join(shots, `failed-${name.replace(/[^a-z0-9]+/gi, '-')}.png`) }).catch(() => undefined);
+      const parley = vs.console.filter((l) => /parley/i.test(l));
+      if (parley.length) process.stderr.write(`workbench console (parley):\n${parley.join('\n')}\n`);
       throw err;
     }
   });
@@ -112,15 +144,7 @@ describe('parley in a real VS Code', { timeout: 10 * 60_000 }, () => {
   });
 
   uiTest('another extension: selectChatModels, a streamed reply, a round trip with two tools', async () => {
-    const end = Date.now() + PATIENCE * 2;
-    let results: { done: boolean; error?: string; steps: Record<string, any> } | undefined;
-    while (Date.now() < end) {
-      if (fs.existsSync(vs.resultsFile)) {
-        results = JSON.parse(fs.readFileSync(vs.resultsFile, 'utf8'));
-        if (results?.done) break;
-      }
-      await new Promise((r) => setTimeout(r, 200)); // the test extension writes a file; nothing to wait on
-    }
+    const results = await testExtensionResults();
     assert.ok(results?.done, `the test extension did not finish: ${JSON.stringify(results)}\n${vs.log()}`);
     assert.equal(results.error, undefined);
     const s = results.steps;
@@ -171,9 +195,7 @@ describe('parley in a real VS Code', { timeout: 10 * 60_000 }, () => {
     await send('@parley tool call Build the project');
     await waitForResponseText(/tool call Build the project: completed/);
     await waitForResponseDone();
-    // The finished steps fold into a summary; open it to see the call.
-    const summary = lastResponse().locator('summary.completed-response-summary, .chat-used-context-label a').first();
-    if (await summary.count()) await summary.click();
+    await expandSteps();
     const call = lastResponse().locator('.chat-tool-invocation-part').filter({ hasText: /Built.the.project/ }).first();
     await call.waitFor({ state: 'visible', timeout: PATIENCE });
     await shot('04-parley-tool-call');
@@ -219,5 +241,25 @@ describe('parley in a real VS Code', { timeout: 10 * 60_000 }, () => {
     }
     await done;
     await shot('09-agent-mode-tool-result');
+  });
+});
+
+describe('parley in a real VS Code that does not grant the proposed API', { timeout: 5 * 60_000 }, () => {
+  before(async () => {
+    vs = await startVSCode(installsFromEnv(), { proposedApi: false, settings: { 'chat.allowAnonymousAccess': true } });
+    page = vs.page;
+    await testExtensionResults();
+  });
+  after(async () => {
+    await vs?.stop();
+  });
+
+  uiTest('@parley: the thought and the tool entry still show', async () => {
+    await send('@parley think it over\ntool call Build the project');
+    await waitForResponseText(/tool call Build the project: completed/);
+    await waitForResponseDone();
+    await expandSteps();
+    await lastResponse().locator('.chat-tool-invocation-part').filter({ hasText: /Built.the.project/ }).first().waitFor({ state: 'visible', timeout: PATIENCE });
+    await shot('10-no-proposed-api-tool-call');
   });
 });

@@ -110,13 +110,23 @@ describe('@parley participant', () => {
     assert.match(stream.text(), /tool call Build the project: completed/);
   });
 
+  test('VS Code refusing thinking parts does not switch off tool entries', async () => {
+    const stream = new StreamRecorder();
+    stream.thinkingProgress = () => {
+      throw new Error('CANNOT use API proposal: chatParticipantAdditions');
+    };
+    await run('think it over\ntool call Build the project', [], stream);
+    assert.ok(stream.of<string>('progress').includes('Thinking…'));
+    assert.ok(stream.of('push').length >= 2, 'the tool call is still a tool entry');
+  });
+
   test('without the proposed API: progress while running, Markdown when done', async () => {
     const stream = new StreamRecorder();
     stream.proposed = false;
     await run('tool call Build the project', [], stream);
     assert.ok(stream.of<string>('progress').includes('Building the project'));
     assert.match(stream.text(), /✓ Built the project/);
-    assert.ok(h.log.lines.some((l) => l.includes('proposed chat API is not available')));
+    assert.ok(h.log.lines.some((l) => l.includes('refuses the proposed ChatToolInvocationPart')));
   });
 
   test('a permission confirmed in the chat: the agent gets allow_once', async () => {

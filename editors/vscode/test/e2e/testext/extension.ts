@@ -30,7 +30,10 @@ interface Results {
 
 async function selfTest(out: string): Promise<void> {
   const results: Results = { done: false, steps: {} };
-  const save = () => fs.writeFileSync(out, JSON.stringify(results, null, 2));
+  const save = () => {
+    fs.writeFileSync(`${out}.tmp`, JSON.stringify(results, null, 2));
+    fs.renameSync(`${out}.tmp`, out); // the test reads it whole or not at all
+  };
   const step = (name: string, value: unknown) => {
     results.steps[name] = value;
     save();
