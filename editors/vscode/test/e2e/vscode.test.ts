@@ -86,13 +86,14 @@ async function expandSteps(): Promise<void> {
 }
 
 /** Chooses a model in the chat input's model picker, by searching for it. */
-async function pickModel(name: string): Promise<void> {
+async function pickModel(name: string, screenshot?: string): Promise<void> {
   await page.locator('.model-picker-item a.model-picker-name').click();
   const filter = page.locator('.context-view input.action-list-filter-input');
   await filter.waitFor({ timeout: PATIENCE });
   await filter.fill(name);
   const item = page.locator('.context-view .monaco-list-row[role="option"]').filter({ hasText: name }).first();
   await item.waitFor({ timeout: PATIENCE });
+  if (screenshot) await shot(screenshot);
   await item.click();
   await page.waitForFunction((n) => !!document.querySelector(`.model-picker-item a.model-picker-name[aria-label*="${n}"]`), name, { timeout: PATIENCE });
 }
@@ -164,8 +165,7 @@ describe('parley in a real VS Code', { timeout: 10 * 60_000 }, () => {
 
   uiTest('Chat view: a parley model chosen in the picker answers', async () => {
     await newChat();
-    await pickModel('eliza');
-    await shot('01-model-picker');
+    await pickModel('eliza', '01-model-picker');
     const sent = await send('slowly hello from the chat view');
     const first = await waitForResponseText(/hello/);
     await waitForResponseText(/hello from the chat view/);
