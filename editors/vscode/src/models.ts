@@ -113,7 +113,7 @@ export async function listModels(ctx: ModelContext, silent: boolean, token?: Can
   for (const [name, server] of Object.entries(ctx.agentServers)) {
     if (seen.has(name)) continue;
     const info: ModelInfo = {
-      id: name, name: `${name} (parley)`, family: 'parley', version: '1',
+      id: name, name: `${name} (ACP)`, family: 'parley', version: '1',
       maxInputTokens: 200000, maxOutputTokens: 100000, capabilities: { toolCalling: true },
       detail: 'from the parley.agentServers setting',
     };

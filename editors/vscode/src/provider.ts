@@ -100,8 +100,9 @@ export class ParleyChatProvider implements vscode.LanguageModelChatProvider<Parl
   async provideTokenCount(model: ParleyModel, text: string | vscode.LanguageModelChatRequestMessage, token: vscode.CancellationToken): Promise<number> {
     const { backend } = this.ctx.models();
     try {
-      const n = await backend.request<number>('lm/provideTokenCount', { modelId: model.id, text: tokenCountText(text, this.ctx.log) }, { token });
-      return typeof n === 'number' ? n : Number((n as { count?: number })?.count ?? 0);
+      const n = await backend.request<unknown>('lm/provideTokenCount', { modelId: model.id, text: tokenCountText(text, this.ctx.log) }, { token });
+      if (typeof n !== 'number') throw new Error(`parley answered a token count with ${JSON.stringify(n)}, not a number`);
+      return n;
     } catch (err) {
       throw vscodeError(err);
     }
