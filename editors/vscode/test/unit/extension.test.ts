@@ -40,6 +40,8 @@ before(() => {
 });
 after(async () => {
   await deactivate();
+  fs.rmSync(process.env.HOME!, { recursive: true, force: true });
+  fs.rmSync(traceDir, { recursive: true, force: true });
 });
 
 test('registers the provider, the agent-action tool, @parley and the commands', () => {

@@ -54,11 +54,12 @@ export function harness(opts: { bin?: string; agentServers?: AgentServers; stopG
   const failures: unknown[] = [];
   const chosen: string[] = [];
   const bin = opts.bin ?? parleyBin();
+  const env = isolatedEnv();
   const backend = new Backend({
     locate: async () => bin,
     globalArgs: () => ['--log', 'info'],
     log,
-    env: isolatedEnv(),
+    env,
     stopGraceMs: opts.stopGraceMs ?? 3000,
   });
   const agentServers = opts.agentServers ?? {};
@@ -78,7 +79,10 @@ export function harness(opts: { bin?: string; agentServers?: AgentServers; stopG
       if (!m) throw new Error(`no model ${id} in ${models.map((x) => x.id).join(', ')}`);
       return m;
     },
-    dispose: () => backend.dispose(),
+    async dispose() {
+      await backend.dispose();
+      fs.rmSync(env.HOME!, { recursive: true, force: true });
+    },
   };
 }
 

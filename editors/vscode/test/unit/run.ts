@@ -7,8 +7,9 @@ import * as path from 'node:path';
 
 const repo = path.resolve(__dirname, '../../../../..');
 let bin = process.env.PARLEY_BIN;
+let built: string | undefined;
 if (!bin) {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-vscode-unit-'));
+  const dir = (built = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-vscode-unit-')));
   bin = path.join(dir, 'parley');
   process.stderr.write(`building ${bin}\n`);
   execFileSync('go', ['build', '-o', bin, './cmd/parley'], { cwd: repo, stdio: 'inherit' });
@@ -20,4 +21,5 @@ const res = spawnSync(process.execPath, ['--require', path.join(dir, 'setup.js')
   stdio: 'inherit',
   env: { ...process.env, PARLEY_BIN: bin },
 });
+if (built) fs.rmSync(built, { recursive: true, force: true });
 process.exit(res.status ?? 1);
