@@ -184,6 +184,7 @@ describe('backend process', () => {
     await h.dispose();
     assert.ok(await gone(pid));
     assert.ok(h.log.lines.some((l) => l.includes('exited on SIGTERM')), h.log.lines.join('\n'));
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   test('restart fails the open request with a message and serves the next', async () => {
