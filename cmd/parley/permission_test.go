@@ -146,17 +146,17 @@ func TestRulesMatchWhatRuns(t *testing.T) {
 		return `askjson {"toolCall":{"toolCallId":"c","title":"x","kind":"execute","rawInput":{"command":["` + strings.Join(args, `","`) + `"]}},"options":` + allKinds + `}`
 	}
 	for script, want := range map[string]string{
-		"ask git push":                "chose reject_once",
-		"ask git -C . push":           "chose reject_once",
-		"ask git --no-pager push":     "chose reject_once",
-		"ask env git push":            "chose reject_once",
-		"ask timeout 60 git push":     "chose reject_once",
-		"ask sh -c 'git push origin'": "chose reject_once",
+		"ask git push":                          "chose reject_once",
+		"ask git -C . push":                     "chose reject_once",
+		"ask git --no-pager push":               "chose reject_once",
+		"ask env git push":                      "chose reject_once",
+		"ask timeout 60 git push":               "chose reject_once",
+		"ask sh -c 'git push origin'":           "chose reject_once",
 		argv("bash", "-lc", "git push --force"): "chose reject_once",
 		"ask env curl http://x":                 "chose reject_once",
 		"ask nice curl -s http://x | jq .":      "chose reject_once",
 		"ask git status":                        "chose allow_once",
-		"ask echo git push":                     "chose allow_once",
+		"ask echo hello":                        "chose allow_once",
 	} {
 		if r := w.run(t, script, "--yolo"); strings.TrimSpace(r.stdout) != want {
 			t.Errorf("%s with --yolo: stdout %q, want %q; stderr:\n%s", script, r.stdout, want, r.stderr)
@@ -212,8 +212,8 @@ func TestChatAsksOneQuestionAtATime(t *testing.T) {
 	term.typeLine("ask rm -rf build")
 	term.answer("rm -rf build", "/quit")
 	term.wait(t, 0)
-	if strings.Contains(term.out.String(), "Please answer") {
-		t.Errorf("/quit was taken for an invalid answer:\n%s", term.out.String())
+	if strings.Contains(term.since(0), "Please answer") {
+		t.Errorf("/quit was taken for an invalid answer:\n%s", term.since(0))
 	}
 }
 
@@ -273,7 +273,7 @@ func TestAgentTextCannotRewriteTheScreen(t *testing.T) {
 	}
 	term.typeLine("/quit")
 	term.wait(t, 0)
-	check("parley chat", term.out.String())
+	check("parley chat", term.since(0))
 }
 
 // 12.7: duplicate option ids fail closed; requests and updates for sessions parley

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -71,17 +72,24 @@ Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			var ask *prompter
-			if args[0] != "-" && isTerminal(cmd.InOrStdin()) {
-				ask = newPrompter(cmd.InOrStdin(), cmd.ErrOrStderr())
-			}
+			canAsk := args[0] != "-" && isTerminal(cmd.InOrStdin())
 			con := newConsole(consoleOptions{
 				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(),
-				json: jsonOut, tty: isTerminal(cmd.OutOrStdout()), root: opts.dir, prompter: ask,
+				json: jsonOut, tty: isTerminal(cmd.OutOrStdout()), root: opts.dir, ask: canAsk,
 			})
 			defer con.close()
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
+			if canAsk {
+				in := newPrompter(cmd.InOrStdin())
+				serving, stopServing := context.WithCancel(ctx)
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					con.serveQuestions(serving, in)
+				}()
+				defer func() { stopServing(); <-done }()
+			}
 			s, err := startSession(ctx, g, con, opts)
 			if err != nil {
 				return err

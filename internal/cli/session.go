@@ -15,6 +15,7 @@ import (
 	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/store"
+	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/parley-acp/parley/internal/workspace"
 	"github.com/parley-acp/parley/internal/xdg"
 )
@@ -56,8 +57,12 @@ func startSession(ctx context.Context, g *globals, con *console, opts sessionOpt
 	if s.store, err = store.Open(store.DefaultPath()); err != nil {
 		con.say("parley: permission decisions will not be remembered: %v", err)
 	}
-	policy := &permission.Policy{Store: s.store, Agent: opts.agentName, Workspace: opts.dir, Yolo: opts.yolo, Rules: opts.rules}
-	if con.prompter != nil {
+	home, _ := os.UserHomeDir()
+	policy := &permission.Policy{
+		Store: s.store, Agent: opts.agentName, Workspace: opts.dir, Roots: opts.roots.Dirs(), Home: home,
+		Yolo: opts.yolo, Rules: opts.rules,
+	}
+	if con.canAsk() {
 		policy.Ask = con.ask
 	}
 	s.client = host.NewClient(host.ClientOptions{Policy: policy, OnUpdate: s.onUpdate, OnPermission: s.onPermission})
@@ -153,11 +158,11 @@ func (s *session) reopen(ctx context.Context) error {
 func (s *session) onPermission(req *acp.RequestPermissionRequest, resp *acp.RequestPermissionResponse, err error) {
 	s.con.onPermission(req, resp)
 	if err != nil {
-		s.con.say("parley: %v", err)
+		s.con.say("parley: %s", toolui.SafeText(err.Error()))
 	}
-	if s.con.prompter == nil && !s.opts.yolo && resp.Outcome.Selected != nil {
+	if !s.con.canAsk() && resp.Outcome.Selected != nil {
 		if o, ok := optionByID(req.Options, resp.Outcome.Selected.OptionID); ok && (o.Kind == acp.PermissionOptionKindRejectOnce || o.Kind == acp.PermissionOptionKindRejectAlways) {
-			s.con.say("parley: refused %q: there is no terminal to ask (--yolo allows)", req.ToolCall.Title)
+			s.con.say("parley: refused %s: there is no terminal to ask (--yolo allows all but critical commands)", oneLineSafe(req.ToolCall.Title))
 		}
 	}
 }

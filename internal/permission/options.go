@@ -90,3 +90,45 @@ func refusal(options []acp.PermissionOption, lasting bool) acp.RequestPermission
 	}
 	return acp.CancelledOutcome()
 }
+
+// duplicateID returns an option id offered more than once, if any: an answer with it
+// could not say which option it means.
+func duplicateID(options []acp.PermissionOption) (acp.PermissionOptionID, bool) {
+	seen := map[acp.PermissionOptionID]bool{}
+	for _, o := range options {
+		if seen[o.OptionID] {
+			return o.OptionID, true
+		}
+		seen[o.OptionID] = true
+	}
+	return "", false
+}
+
+// distinctRefusal refuses when ids are shared: a reject option whose id no other option
+// has (reject_once first), else the cancelled outcome.
+func distinctRefusal(options []acp.PermissionOption) acp.RequestPermissionOutcome {
+	count := map[acp.PermissionOptionID]int{}
+	for _, o := range options {
+		count[o.OptionID]++
+	}
+	var unique []acp.PermissionOption
+	for _, o := range options {
+		if count[o.OptionID] == 1 {
+			unique = append(unique, o)
+		}
+	}
+	return refusal(unique, false)
+}
+
+// allowed reports whether out selects an allow option.
+func allowed(options []acp.PermissionOption, out acp.RequestPermissionOutcome) bool {
+	if out.Selected == nil {
+		return false
+	}
+	for _, o := range options {
+		if o.OptionID == out.Selected.OptionID {
+			return o.Kind == acp.PermissionOptionKindAllowOnce || o.Kind == acp.PermissionOptionKindAllowAlways
+		}
+	}
+	return false
+}

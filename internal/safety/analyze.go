@@ -41,6 +41,9 @@ type Command struct {
 	// not (so that $f reads as a variable, not as the text "$f").
 	shown          []string
 	dynamicProgram bool
+	// carrier is set when the command only runs code given in its arguments (sh -c,
+	// eval), whose commands are listed after it.
+	carrier bool
 }
 
 // shownWord is how a word appears in Command.String.
@@ -119,6 +122,25 @@ func (a *Analysis) Reason() string {
 
 // Shape is what an "always" answer about this command covers (see the package comment).
 func (a *Analysis) Shape() Shape { return a.shape }
+
+// Runs lists what runs, one command per line with its assignments and wrappers, leaving
+// out the shells that only carry code (sh -c, eval): "git push" and
+// "bash -lc 'git push'" run the same. Two lines with the same Runs (and the same tier)
+// do the same thing. A line that cannot be parsed runs itself.
+func (a *Analysis) Runs() string {
+	if a.Err != nil || len(a.Commands) == 0 {
+		return strings.TrimSpace(a.Line)
+	}
+	var b strings.Builder
+	for _, c := range a.Commands {
+		if c.carrier {
+			continue
+		}
+		b.WriteString(c.Full())
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
 
 // maxDepth bounds how deep code hidden in strings (sh -c "sh -c '…'") is followed.
 const maxDepth = 6

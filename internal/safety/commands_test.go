@@ -57,6 +57,26 @@ func TestCommandForms(t *testing.T) {
 	}
 }
 
+func TestRuns(t *testing.T) {
+	same := [][]string{
+		{"git push", "bash -lc 'git push'", `sh -c "git push"`, "eval git push"},
+		{"rm -f build.log", "rm -f 'build.log'", `\rm -f build.log`},
+	}
+	for _, group := range same {
+		want := Analyze(group[0], tableContext).Runs()
+		for _, line := range group[1:] {
+			if got := Analyze(line, tableContext).Runs(); got != want {
+				t.Errorf("Runs(%q) = %q, want %q (that of %q)", line, got, want, group[0])
+			}
+		}
+	}
+	for _, pair := range [][2]string{{"git push", "git push --force"}, {"git push", "sudo git push"}, {"rm x", "rm x; rm y"}, {"sh -c \"$X\"", "sh -c \"$Y\""}} {
+		if Analyze(pair[0], tableContext).Runs() == Analyze(pair[1], tableContext).Runs() {
+			t.Errorf("%q and %q run the same", pair[0], pair[1])
+		}
+	}
+}
+
 func TestAnalyzeArgv(t *testing.T) {
 	for _, tc := range []struct {
 		argv []string

@@ -74,6 +74,8 @@ func (a *analyzer) deletes(cmd string, w word, dir string, recursive bool) {
 	loc := a.locate(w, dir)
 	if recursive {
 		switch {
+		case loc.place != placeInside && loc.place != placeUnknown && a.vital(loc.path):
+			a.add(Critical, cmd, "deletes "+loc.describe()+" and everything in it")
 		case loc.place == placeInside && loc.whole:
 			a.add(High, cmd, "deletes everything in "+loc.shown)
 		case loc.place == placeInside:

@@ -65,9 +65,9 @@ func (a *analyzer) shapeOf(out *Analysis, file *syntax.File) Shape {
 }
 
 // canonicalWords rewrites every literal word as one literal, quoted only as needed, so
-// that 'ls' and ls, or "a b" and 'a b', print alike.
+// that 'ls' and ls, or "a b" and 'a b', print alike. ~, $HOME and $PWD stay as written.
 func (a *analyzer) canonicalWords(file *syntax.File) {
-	e := evaluator{home: a.ctx.Home, pwd: a.ctx.Dir}
+	var e evaluator
 	programs := map[*syntax.Word]bool{}
 	syntax.Walk(file, func(n syntax.Node) bool {
 		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 {
