@@ -21,7 +21,10 @@ func newChatCommand(g *globals) *cobra.Command {
 		Short: "Talk with an ACP agent in the terminal",
 		Long: `Talk with an ACP agent in the terminal. Type a prompt and press Enter; the reply
 streams, tool calls show their progress in place, and the agent's permission requests are
-asked here (allow once, allow always, reject once, reject always).
+asked here, one at a time, showing the command that runs and its risk (allow once, allow
+always, reject once, reject always; /quit refuses and leaves). Without a terminal on stdin
+nothing is asked: requests are refused (--yolo allows all but critical commands), and
+every line is a prompt.
 
 Ctrl-C cancels the running turn (session/cancel); a second Ctrl-C, or Ctrl-D, quits.
 

@@ -37,7 +37,7 @@ func (f *agentFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.name, "agent", "eliza", "the agent to run, by name (built-in: "+strings.Join(agents.BuiltinNames(), ", ")+"; see `parley agents`)")
 	cmd.Flags().StringVar(&f.command, "agent-command", "", `the agent's command line, e.g. "npx some-acp-agent --flag" (overrides --agent)`)
 	cmd.Flags().StringVar(&f.cwd, "cwd", "", "the session's working directory (default: the current directory)")
-	cmd.Flags().BoolVar(&f.yolo, "yolo", false, "allow every tool call the agent asks about, without asking (rules configured as ask still ask)")
+	cmd.Flags().BoolVar(&f.yolo, "yolo", false, "allow every tool call the agent asks about, without asking (critical commands and rules configured as ask still ask)")
 }
 
 func newRunCommand(g *globals) *cobra.Command {
@@ -50,11 +50,12 @@ func newRunCommand(g *globals) *cobra.Command {
 
 The agent is started in its own process, initialized, given a new session in the working
 directory, and sent PROMPT (the arguments joined by spaces; "-" reads the prompt from
-stdin). The agent may read and write files and run commands inside that directory only.
+stdin). The agent's file requests reach only files inside that directory; commands it runs
+through parley start there and are judged before they start, but are not sandboxed.
 Its reply streams to stdout; tool calls, thoughts and plans go with it on a terminal and to
-stderr otherwise. When the agent asks permission, parley asks you if stdin is a terminal,
-allows with --yolo, and otherwise refuses. The agent's own stderr goes to a log file
-under ` + xdg.StateDir() + `.
+stderr otherwise. When the agent asks permission, parley applies your rules, asks you if
+stdin is a terminal, allows with --yolo (except critical commands), and otherwise refuses.
+The agent's own stderr goes to a log file under ` + xdg.StateDir() + `.
 
 Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 5 max_turn_requests, 130 cancelled (Ctrl-C sends session/cancel).`,
