@@ -1,11 +1,15 @@
-// Package workspace is the one confinement check of parley: whether a path an agent or a
-// model names lies inside a session's workspace roots. The ACP client host uses it for
-// fs/* and terminal/create, the coding agent's tools for every path they touch.
+// Package workspace is parley's one confinement of file access: whether a path an agent or
+// a model names lies inside a session's workspace roots, and the only way to read, write,
+// list, or start a command in what it names. The ACP client host uses it for fs/* and
+// terminal/create, the coding agent's tools for every path they touch.
 //
 // A path is accepted only when it is absolute and, once `..` is cleaned away and every
 // symlink in it is resolved (intermediate ones, chains, and a dangling final one), it lies
-// inside one of the roots. Callers then use the resolved path, never the one they were
-// given, so what is checked is what is opened.
+// inside one of the roots. The access methods (Open, ReadFile, WriteFile, Stat, Cwd,
+// OpenTree) then reach it through an os.Root at that root, which refuses to leave the root
+// at every step: a symlink swapped in after the check cannot lead outside. parley's own
+// configuration, data and state directories are never written to nor used as a command's
+// working directory, whatever the roots.
 package workspace
 
 import (
@@ -22,7 +26,8 @@ import (
 // Roots is a session's workspace: the directories paths must stay inside. It is immutable
 // and safe for concurrent use.
 type Roots struct {
-	dirs []string // absolute, symlinks resolved, no duplicates, in the order given
+	dirs    []string // absolute, symlinks resolved, no duplicates, in the order given
+	protect protection
 }
 
 // NewRoots checks dirs (absolute, existing directories) and resolves their symlinks, so that
@@ -31,7 +36,7 @@ func NewRoots(dirs ...string) (*Roots, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("a workspace needs at least one root directory")
 	}
-	r := &Roots{}
+	r := &Roots{protect: parleyDirs()}
 	for _, d := range dirs {
 		if !filepath.IsAbs(d) {
 			return nil, fmt.Errorf("workspace root %q is not an absolute path", d)
@@ -121,19 +126,7 @@ func (r *Roots) check(path, resolved string) error {
 // contains reports whether resolved is one of the roots or below one. It compares whole
 // components: /srv/ab is not inside /srv/a.
 func (r *Roots) contains(resolved string) bool {
-	for _, d := range r.dirs {
-		if resolved == d {
-			return true
-		}
-		prefix := d
-		if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-			prefix += string(filepath.Separator)
-		}
-		if strings.HasPrefix(resolved, prefix) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.dirs, func(d string) bool { return within(d, resolved) })
 }
 
 // maxLinks bounds the dangling symlinks resolveMissing follows by hand (Linux allows 40 in

@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package workspace
+
+const oPath = 0
