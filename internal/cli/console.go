@@ -197,7 +197,8 @@ func (c *console) prompt(p string) {
 	}
 }
 
-// say prints a line of parley's own (not the agent's) to the user.
+// say prints a line of parley's own to the user. What it quotes of the agent's (names,
+// titles, errors, its stderr) is made safe to print with the rest.
 func (c *console) say(format string, args ...any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -205,7 +206,7 @@ func (c *console) say(format string, args ...any) {
 		c.live.Detach()
 	}
 	c.flush()
-	fmt.Fprintf(c.stderr, format+"\n", args...)
+	fmt.Fprintln(c.stderr, toolui.SafeText(fmt.Sprintf(format, args...)))
 }
 
 func (c *console) flush() {
