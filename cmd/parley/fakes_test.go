@@ -27,6 +27,7 @@ func runFakeAgent(behaviour string) int {
 		a := &scriptedAgent{}
 		acp.NewAgentConn(stdioStream{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 		<-a.conn.Done()
+		a.later.Wait() // they end at once: their calls fail on the closed connection
 		return 0
 	}
 	a := &fakeAgent{behaviour: behaviour}

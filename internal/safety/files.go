@@ -8,6 +8,9 @@ import (
 // there: ~/.ssh, ~/.aws).
 func (a *analyzer) reads(cmd string, w word, dir string) {
 	loc := a.locate(w, dir)
+	if harmlessDevices[loc.path] {
+		return
+	}
 	switch loc.place {
 	case placeOutside, placeUnknown:
 		a.add(Medium, cmd, "reads "+loc.describe())
@@ -211,11 +214,9 @@ func copyMove(a *analyzer, c *call) {
 			}
 		}
 	}
-	if c.name == "cp" && p.has("r", "R", "a", "recursive", "archive") {
+	if c.name != "mv" {
 		for _, w := range operands {
-			if loc := a.locate(w, a.dir); loc.place == placeRoot || loc.outside() {
-				a.reads(c.text, w, a.dir)
-			}
+			a.reads(c.text, w, a.dir) // copying a secret in is reading it
 		}
 	}
 }
