@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/json"
 )
 
 var (
@@ -355,5 +356,32 @@ func BenchmarkToolUpdate(b *testing.B) {
 		for _, ev := range turn.Apply(pending) {
 			r.Render(ev)
 		}
+	}
+}
+
+// The messages of a structured tool part (VS Code shows them) are made safe too; the
+// agent's own title stays as sent.
+func TestToolCallPartMessagesAreSafe(t *testing.T) {
+	turn := NewTurn(nil)
+	evs := turn.Apply(update(t, `{"sessionUpdate":"tool_call","toolCallId":"1","title":"Run \u202e\u001b[2J","kind":"execute"}`))
+	if len(evs) == 0 || evs[len(evs)-1].Tool == nil {
+		t.Fatalf("no tool event: %+v", evs)
+	}
+	b, err := ToolCallPart("tool_invocation", evs[len(evs)-1].Tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var part struct {
+		Title      string `json:"title"`
+		Invocation string `json:"invocationMessage"`
+	}
+	if err := json.Unmarshal(b, &part); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(part.Invocation, "\u202e\x1b") || !strings.Contains(part.Invocation, "<U+202E>␛[2J") {
+		t.Errorf("invocation message %q", part.Invocation)
+	}
+	if part.Title != "Run \u202e\x1b[2J" {
+		t.Errorf("title %q: the agent's data changed", part.Title)
 	}
 }
