@@ -158,7 +158,7 @@ func (p *Policy) Decide(ctx context.Context, req *acp.RequestPermissionRequest) 
 	}
 	if id, dup := duplicateID(req.Options); dup {
 		err := fmt.Errorf("refused %q: the agent offered two options with the same id %q, so no answer could say which", req.ToolCall.Title, id)
-		return &acp.RequestPermissionResponse{Outcome: distinctRefusal(req.Options)}, err
+		return &acp.RequestPermissionResponse{Outcome: refusal(req.Options, false)}, err
 	}
 	s := p.Subject(req.ToolCall)
 	out, err := p.decide(ctx, req, s)
