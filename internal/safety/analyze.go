@@ -293,7 +293,7 @@ func (a *analyzer) stmts(list []*syntax.Stmt) {
 
 func (a *analyzer) stmt(s *syntax.Stmt) {
 	saved := a.stdin
-	redirs := a.redirects(s)
+	a.redirects(s)
 	if s.Background {
 		a.add(Medium, "", "runs a command in the background, where it keeps running")
 	}
@@ -338,7 +338,6 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 	default: // arithmetic, [[ ]], let: only their substitutions run commands
 		a.substitutions(c)
 	}
-	_ = redirs
 	a.stdin = saved
 }
 
@@ -426,30 +425,14 @@ func (a *analyzer) word(w *syntax.Word) word {
 	start := len(a.commands)
 	a.substitutions(w)
 	out := a.eval.word(w)
-	if out.subst && a.downloads(start) {
-		out.subst = true
-		a.markDownload(&out)
-	}
+	out.download = out.subst && a.downloads(start)
 	for _, p := range out.params {
-		if a.tainted[p] {
-			a.markDownload(&out)
-		}
+		out.download = out.download || a.tainted[p]
 	}
 	return out
 }
 
-// markDownload records that a word's value comes from the network, in its params (the
-// one place words carry such a mark).
-func (a *analyzer) markDownload(w *word) {
-	if !slices.Contains(w.params, downloadMark) {
-		w.params = append(w.params, downloadMark)
-	}
-}
-
-// downloadMark stands, in a word's params, for text fetched from the network.
-const downloadMark = "\x00download"
-
-func fromNetwork(w word) bool { return slices.Contains(w.params, downloadMark) }
+func fromNetwork(w word) bool { return w.download }
 
 // substitutions walks the commands of every $(...), `...` and <(...) in n, in order.
 func (a *analyzer) substitutions(n syntax.Node) {
@@ -500,7 +483,7 @@ func (a *analyzer) assign(as *syntax.Assign, judge bool) string {
 }
 
 // redirects judges a statement's redirections and sets what feeds its input.
-func (a *analyzer) redirects(s *syntax.Stmt) []*syntax.Redirect {
+func (a *analyzer) redirects(s *syntax.Stmt) {
 	for _, r := range s.Redirs {
 		if r.Hdoc != nil {
 			w := a.word(r.Hdoc)
@@ -535,7 +518,6 @@ func (a *analyzer) redirects(s *syntax.Stmt) []*syntax.Redirect {
 			a.writes("", w, a.dir, "writes to")
 		}
 	}
-	return s.Redirs
 }
 
 func isNumber(s string) bool {

@@ -24,6 +24,9 @@ type word struct {
 	split  bool     // an unquoted expansion: may become any number of words
 	params []string // the parameters it expands ($HOME, $f...)
 	subst  bool     // a command or process substitution
+	// download is set when the value comes from the network: a substitution that
+	// downloads, or a variable assigned one.
+	download bool
 }
 
 // canBeFlag reports whether the word may start with a dash when the command runs.
