@@ -2,6 +2,7 @@ package safety
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -124,9 +125,14 @@ func isOpenPlaceholder(w *syntax.Word) bool {
 	return ok && l.Value == openFiles
 }
 
+// printers are reused: a new one allocates its buffers.
+var printers = sync.Pool{New: func() any { return syntax.NewPrinter(syntax.SingleLine(true)) }}
+
 func printSingleLine(file *syntax.File) string {
+	p := printers.Get().(*syntax.Printer)
+	defer printers.Put(p)
 	var b strings.Builder
-	if err := syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, file); err != nil {
+	if err := p.Print(&b, file); err != nil {
 		return ""
 	}
 	return strings.TrimRight(b.String(), "\n")
