@@ -23,10 +23,13 @@ func runFakeAgent(behaviour string) int {
 		fmt.Println("Hello! I am not an ACP agent, and I will wait for ever.")
 		select {}
 	}
-	if behaviour == "scripted" {
+	if behaviour == "scripted" || behaviour == "scripted-ignoring-eof" {
 		a := &scriptedAgent{}
 		acp.NewAgentConn(stdioStream{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 		<-a.conn.Done()
+		if behaviour == "scripted-ignoring-eof" {
+			select {} // like agents that only a signal ends
+		}
 		a.later.Wait() // they end at once: their calls fail on the closed connection
 		return 0
 	}

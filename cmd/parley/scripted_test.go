@@ -20,6 +20,7 @@ import (
 //	write PATH TEXT                fs/write_text_file
 //	run LIMIT CMD ARGS...          terminal/create (outputByteLimit LIMIT), wait, output, release
 //	ask TITLE                      session/request_permission, the four kinds in a shuffled order
+//	ask-or-give-up TITLE           the same, and a rejection ends the turn cancelled (as codex-acp does)
 //
 // and, to play a hostile agent:
 //
@@ -142,6 +143,12 @@ func (a *scriptedAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*ac
 func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionID, line string) string {
 	verb, rest, _ := strings.Cut(line, " ")
 	switch verb {
+	case "ask-or-give-up":
+		result := a.do(ctx, sid, "ask "+rest)
+		if strings.HasPrefix(result, "chose reject") {
+			cancelTurn(ctx)
+		}
+		return result
 	case "mode?":
 		a.mu.Lock()
 		defer a.mu.Unlock()

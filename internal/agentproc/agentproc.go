@@ -27,6 +27,11 @@ type Spec struct {
 	// Stderr receives the agent's stderr as it comes (a log file); nil discards it. The
 	// last lines are kept either way for error messages.
 	Stderr io.Writer
+	// ExitGrace, when positive, caps how long Stop waits for the agent to exit on its own
+	// after its stdin closed. A front-end that has nothing more to ask of the agent (parley
+	// run after its turn) sets it short, since some agents ignore the end of their input
+	// and only a signal ends them.
+	ExitGrace time.Duration
 }
 
 // String is the command line, for messages.
@@ -121,9 +126,13 @@ func (p *Process) ExitError() error {
 // StderrTail returns the last lines the agent wrote to stderr.
 func (p *Process) StderrTail() string { return p.tail.String() }
 
-// Stop ends the agent: it closes its stdin, waits up to grace for it to exit, then sends
-// SIGTERM to its process group, and SIGKILL if that does not do.
+// Stop ends the agent: it closes its stdin, waits up to grace (or the Spec's shorter
+// ExitGrace) for it to exit, then sends SIGTERM to its process group, and SIGKILL if that
+// does not do.
 func (p *Process) Stop(grace time.Duration) error {
+	if p.spec.ExitGrace > 0 {
+		grace = min(grace, p.spec.ExitGrace)
+	}
 	p.stdin.Close()
 	// Whatever else runs in the agent's process group goes with it.
 	defer syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)

@@ -13,6 +13,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/toolui"
+	"golang.org/x/sys/unix"
 )
 
 // console shows turns to a person (or a script, with --json) and asks them for
@@ -236,13 +237,23 @@ func terminalWidth() int {
 }
 
 // isTerminal reports whether f is a character device (a terminal), not a pipe or file.
+// isTerminal reports whether f is a terminal. Being a character device is not enough:
+// /dev/null is one too, and a run with its input from there has nobody to ask.
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
 	if !ok {
 		return false
 	}
-	st, err := file.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	// Through SyscallConn, not Fd, which would put the file into blocking mode.
+	raw, err := file.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var ioctlErr error
+	if err := raw.Control(func(fd uintptr) { _, ioctlErr = unix.IoctlGetTermios(int(fd), unix.TCGETS) }); err != nil {
+		return false
+	}
+	return ioctlErr == nil
 }
 
 // prompter reads the user's lines: one goroutine reads the input, and the one goroutine

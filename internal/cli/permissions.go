@@ -37,6 +37,11 @@ what it covers, in the words the question used:
     never covers a critical command: those are asked about every time;
   - another tool is remembered by its kind and name ("edit:Write"): every call of it.
 
+parley's own coding agent (parley agent) keeps its "always ... in this workspace"
+answers here too, under the agent name "parley-agent": for commands the exact command
+(or, for harmless ones, the command with other files of the workspace), for edits the
+file, for MCP tools the tool. A remembered allow never covers a critical command.
+
 Rules you configure yourself are not listed here; a configured "ask" rule always asks,
 whatever was remembered. Forget remembered decisions with "parley permissions reset".`,
 		Example: `  parley permissions

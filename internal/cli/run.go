@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/parley-acp/parley/internal/agents"
 	"github.com/parley-acp/parley/internal/config"
@@ -26,6 +27,11 @@ const (
 	exitMaxTurnRequests = 5
 	exitCancelled       = 130
 )
+
+// runExitGrace is how long parley run, its one turn over, lets the agent exit on its own
+// once its stdin is closed before it signals it: agents that honour the end of their
+// input are gone by then, and some (codex-acp) ignore it and would hold the exit up.
+const runExitGrace = 300 * time.Millisecond
 
 // agentFlags choose the agent, for run and chat alike.
 type agentFlags struct {
@@ -69,6 +75,7 @@ Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
+			opts.spec.ExitGrace = runExitGrace
 			prompt, err := readPrompt(cmd, args)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}

@@ -49,6 +49,7 @@ type session struct {
 	configOptions     []acp.SessionConfigOption
 	modes             *acp.SessionModeState
 	models            *acp.SessionModelState
+	refused           string // the title of what parley refused in this turn, for want of someone to ask
 }
 
 func startSession(ctx context.Context, g *globals, con *console, opts sessionOptions) (*session, error) {
@@ -163,6 +164,9 @@ func (s *session) onPermission(req *acp.RequestPermissionRequest, resp *acp.Requ
 	if !s.con.canAsk() && resp.Outcome.Selected != nil {
 		if o, ok := optionByID(req.Options, resp.Outcome.Selected.OptionID); ok && (o.Kind == acp.PermissionOptionKindRejectOnce || o.Kind == acp.PermissionOptionKindRejectAlways) {
 			s.con.say("parley: refused %s: there is no terminal to ask (--yolo allows all but critical commands)", oneLineSafe(req.ToolCall.Title))
+			s.mu.Lock()
+			s.refused = req.ToolCall.Title
+			s.mu.Unlock()
 		}
 	}
 }
@@ -178,6 +182,9 @@ func optionByID(options []acp.PermissionOption, id acp.PermissionOptionID) (acp.
 
 // turn sends one prompt and shows the turn. ctx ending cancels the turn.
 func (s *session) turn(ctx context.Context, text string) (acp.StopReason, error) {
+	s.mu.Lock()
+	s.refused = ""
+	s.mu.Unlock()
 	s.con.newTurn()
 	resp, err := s.agent.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: s.id, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
 	if ctx.Err() != nil {
@@ -199,6 +206,17 @@ func (s *session) prompt(ctx context.Context, text string) error {
 			return &exitError{code: exitCancelled, err: err}
 		}
 		return &exitError{code: exitFailure, err: fmt.Errorf("the turn failed: %w", err)}
+	}
+	if stop == acp.StopReasonCancelled && ctx.Err() == nil {
+		// Nobody pressed Ctrl-C: the agent ended its turn itself, as some do when a
+		// permission is refused. That is not the user's cancel (exit 130).
+		s.mu.Lock()
+		refused := s.refused
+		s.mu.Unlock()
+		if refused != "" {
+			return &exitError{code: exitFailure, err: fmt.Errorf("the agent ended its turn (cancelled) after parley refused %q; run on a terminal to answer, or allow with --yolo", refused)}
+		}
+		return &exitError{code: exitFailure, err: errors.New("the agent cancelled its turn by itself")}
 	}
 	return stopError(stop)
 }

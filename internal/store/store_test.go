@@ -114,7 +114,7 @@ func TestConnectionSettings(t *testing.T) {
 		"synchronous":  "1", // NORMAL
 		"busy_timeout": "5000",
 		"foreign_keys": "1",
-		"user_version": "2",
+		"user_version": fmt.Sprint(len(mustMigrations(t))),
 	} {
 		var got string
 		if err := s.db.QueryRowContext(t.Context(), "PRAGMA "+pragma).Scan(&got); err != nil {
@@ -374,8 +374,8 @@ func TestMigrationsAreIdempotent(t *testing.T) {
 	db.QueryRow("PRAGMA user_version").Scan(&version)
 	db.QueryRow("SELECT count(*) FROM sqlite_schema WHERE type = 'table'").Scan(&tables)
 	db.QueryRow("SELECT count(*) FROM permission_rules").Scan(&rules)
-	all, _ := loadMigrations()
-	if version != len(all) || tables != 1 || rules != 1 {
+	all := mustMigrations(t)
+	if version != len(all) || tables != schemaTables || rules != 1 {
 		t.Errorf("after three opens: user_version %d (want %d), %d tables, %d rules", version, len(all), tables, rules)
 	}
 }
@@ -421,7 +421,19 @@ func TestDefaultPath(t *testing.T) {
 	}
 }
 
-// Migration 2 forgets the command decisions kept under the old, too wide keys
+// schemaTables is how many tables the migrations make.
+const schemaTables = 6
+
+func mustMigrations(t *testing.T) []migration {
+	t.Helper()
+	all, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// Migration 3 forgets the command decisions kept under the old, too wide keys
 // ("execute:rm" covered every rm) and keeps the others.
 func TestMigrationForgetsProgramWideCommandDecisions(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "parley.db")
