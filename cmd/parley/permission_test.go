@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/parley-acp/parley/internal/sandbox"
 )
 
 // allKinds are the four option kinds, as askjson params.
@@ -344,5 +346,30 @@ func TestTerminalCreateObeysRules(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(w.dir, "c.txt")); err != nil {
 		t.Error("c.txt was deleted though the user said no")
+	}
+}
+
+// 12.8, what is confined: where the kernel offers Landlock, the commands of parley's
+// terminals write only inside the workspace (and their own temporary directory and the
+// user's cache); --sandbox off lifts that. Reading is not confined (the README says so).
+func TestTerminalCommandsWriteOnlyInTheWorkspace(t *testing.T) {
+	if sandbox.ABI() == 0 {
+		t.Skip("this kernel offers no Landlock: terminal commands are not confined here")
+	}
+	w := newWorkspace(t)
+	script := "run 100 sh -c 'echo in > inside.txt'\nrun 100 sh -c 'echo out > ../outside/planted.txt'"
+	r := w.run(t, script)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "exit 0") || strings.HasPrefix(lines[1], "exit 0") {
+		t.Errorf("stdout %q: want the write inside to succeed and the one outside to fail; stderr:\n%s", r.stdout, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.dir, "inside.txt")); string(b) != "in\n" {
+		t.Errorf("inside.txt: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(w.outside, "planted.txt")); err == nil {
+		t.Error("a terminal command wrote outside the workspace")
+	}
+	if r := w.run(t, script, "--sandbox", "off"); !strings.Contains(r.stdout, "exit 0 truncated=false output=\"\"\nexit 0") {
+		t.Errorf("--sandbox off: stdout %q, stderr %q", r.stdout, r.stderr)
 	}
 }

@@ -37,12 +37,16 @@ const runExitGrace = 300 * time.Millisecond
 type agentFlags struct {
 	name, command, cwd string
 	yolo               bool
+	sandboxMode        string
+	sandboxWritable    []string
 }
 
 func (f *agentFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.name, "agent", "eliza", "the agent to run, by name (built-in: "+strings.Join(agents.BuiltinNames(), ", ")+"; see `parley agents`)")
 	cmd.Flags().StringVar(&f.command, "agent-command", "", `the agent's command line, e.g. "npx some-acp-agent --flag" (overrides --agent)`)
 	cmd.Flags().StringVar(&f.cwd, "cwd", "", "the session's working directory (default: the current directory)")
+	cmd.Flags().StringVar(&f.sandboxMode, "sandbox", "auto", "confine the commands the agent runs in parley's terminals (terminal/create) with Landlock: auto (where the kernel offers it) or off")
+	cmd.Flags().StringArrayVar(&f.sandboxWritable, "sandbox-write", nil, "a further directory those commands may write (repeatable)")
 	cmd.Flags().BoolVar(&f.yolo, "yolo", false, "allow every tool call the agent asks about, without asking (critical commands and rules configured as ask still ask)")
 }
 
@@ -57,7 +61,9 @@ func newRunCommand(g *globals) *cobra.Command {
 The agent is started in its own process, initialized, given a new session in the working
 directory, and sent PROMPT (the arguments joined by spaces; "-" reads the prompt from
 stdin). The agent's file requests reach only files inside that directory; commands it runs
-through parley start there and are judged before they start, but are not sandboxed.
+through parley start there, are judged before they start, and (where the kernel offers
+Landlock, unless --sandbox off) may write only there, in their own TMPDIR, the user's
+cache directory and --sandbox-write directories; they may read what the user can.
 Its reply streams to stdout; tool calls, thoughts and plans go with it on a terminal and to
 stderr otherwise. When the agent asks permission, parley applies your rules, asks you if
 stdin is a terminal, allows with --yolo (except critical commands), and otherwise refuses.
@@ -119,7 +125,7 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 	if err != nil {
 		return sessionOptions{}, err
 	}
-	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions}
+	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, sandboxMode: f.sandboxMode, sandboxWritable: f.sandboxWritable}
 	switch {
 	case f.command != "" && cmd.Flags().Changed("agent"):
 		return opts, errors.New("give either --agent or --agent-command, not both")

@@ -27,6 +27,10 @@ type sessionOptions struct {
 	dir       string // the first of roots: the session's cwd
 	yolo      bool
 	rules     []permission.Rule // configured by the user
+	// sandboxMode and sandboxWritable say how terminal/create's commands are
+	// confined (see commandSandbox).
+	sandboxMode     string
+	sandboxWritable []string
 }
 
 // session is one agent process with one ACP session open in the workspace, as run and
@@ -41,6 +45,8 @@ type session struct {
 	log    *os.File
 	roots  *workspace.Roots
 	id     acp.SessionID
+	// sandboxCleanup removes the confined commands' temporary directory.
+	sandboxCleanup func()
 
 	// The session's settings as the agent last reported them; updates arrive on the
 	// connection's goroutine, so mu guards them.
@@ -66,7 +72,12 @@ func startSession(ctx context.Context, g *globals, con *console, opts sessionOpt
 	if con.canAsk() {
 		policy.Ask = con.ask
 	}
-	s.client = host.NewClient(host.ClientOptions{Policy: policy, OnUpdate: s.onUpdate, OnPermission: s.onPermission})
+	box, cleanup, err := commandSandbox(opts.sandboxMode, opts.sandboxWritable, "parley-terminal-")
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	s.sandboxCleanup = cleanup
+	s.client = host.NewClient(host.ClientOptions{Policy: policy, Sandbox: box, OnUpdate: s.onUpdate, OnPermission: s.onPermission})
 	if s.log, err = openAgentLog(opts.agentName); err != nil {
 		g.logger.Warn("the agent's stderr is not logged", "error", err)
 	}
@@ -249,6 +260,9 @@ func (s *session) close() {
 	}
 	if s.log != nil {
 		s.log.Close()
+	}
+	if s.sandboxCleanup != nil {
+		s.sandboxCleanup() // after the terminals: their commands are gone
 	}
 }
 

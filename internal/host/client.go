@@ -7,6 +7,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/sandbox"
 	"github.com/parley-acp/parley/internal/workspace"
 )
 
@@ -17,6 +18,7 @@ type Client struct {
 	FileSystem
 	*Terminals
 	policy   *permission.Policy
+	sandbox  *sandbox.Policy // nil: terminal commands are not confined
 	onUpdate func(ctx context.Context, n *acp.SessionNotification)
 	onAsk    func(req *acp.RequestPermissionRequest, resp *acp.RequestPermissionResponse, err error)
 
@@ -37,6 +39,9 @@ const maxHeld = 1024
 // ClientOptions configure a Client.
 type ClientOptions struct {
 	Policy *permission.Policy
+	// Sandbox, when set, confines every terminal/create command to writing inside the
+	// session's roots and the sandbox's own directories (Landlock).
+	Sandbox *sandbox.Policy
 	// OnUpdate receives every session update, one at a time, in order.
 	OnUpdate func(ctx context.Context, n *acp.SessionNotification)
 	// OnPermission is told of every permission request, how it was answered, and any
@@ -46,7 +51,7 @@ type ClientOptions struct {
 
 // NewClient returns a client with no sessions yet; add each with AddSession.
 func NewClient(opts ClientOptions) *Client {
-	c := &Client{policy: opts.Policy, onUpdate: opts.OnUpdate, onAsk: opts.OnPermission, roots: map[acp.SessionID]*workspace.Roots{}}
+	c := &Client{policy: opts.Policy, sandbox: opts.Sandbox, onUpdate: opts.OnUpdate, onAsk: opts.OnPermission, roots: map[acp.SessionID]*workspace.Roots{}}
 	c.FileSystem = FileSystem{RootsFor: c.rootsFor}
 	c.Terminals = NewTerminals(c.rootsFor)
 	return c
@@ -152,6 +157,11 @@ func (c *Client) CreateTerminal(ctx context.Context, req *acp.CreateTerminalRequ
 	}
 	if !d.Allowed {
 		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%s", d.Reason)
+	}
+	if c.sandbox != nil {
+		confined := *req
+		confined.Command, confined.Args = c.sandbox.Wrap(roots.Dirs(), req.Command, req.Args)
+		req = &confined
 	}
 	return c.Terminals.CreateTerminal(ctx, req)
 }
