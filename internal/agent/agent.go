@@ -195,8 +195,8 @@ func (a *agent) openSession(ctx context.Context, id acp.SessionID, roots *worksp
 // announce tells the client the session's slash commands, once the response that
 // introduces the session has gone out.
 func (a *agent) announce(ctx context.Context, s *session) {
-	acp.AfterResponse(ctx, func() {
-		a.conn.Update(context.Background(), s.id, acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: availableCommands(s.ckpts != nil)}})
+	acp.AfterResponse(ctx, func(ctx context.Context) {
+		a.conn.Update(ctx, s.id, acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: availableCommands(s.ckpts != nil)}})
 	})
 }
 
