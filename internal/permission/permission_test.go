@@ -47,6 +47,7 @@ func openStore(t *testing.T, path string) *store.Store {
 }
 
 func TestDecide(t *testing.T) {
+	s := openStore(t, filepath.Join(t.TempDir(), "parley.db"))
 	const unasked = Answer(-1) // Ask is nil: nobody to ask
 	for _, tc := range []struct {
 		name       string
@@ -142,7 +143,11 @@ func TestDecide(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for i, options := range shuffles(tc.options) {
-				s := openStore(t, filepath.Join(t.TempDir(), "parley.db"))
+				// One database for every case (opening one runs the migrations, slow
+				// under -race), emptied before each.
+				if _, err := s.ResetRules(t.Context(), store.RuleFilter{}); err != nil {
+					t.Fatal(err)
+				}
 				if tc.remembered != nil {
 					if err := s.Remember(t.Context(), *tc.remembered); err != nil {
 						t.Fatal(err)
