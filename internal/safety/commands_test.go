@@ -121,3 +121,22 @@ func TestTierStrings(t *testing.T) {
 		t.Error("ParseTier accepted severe")
 	}
 }
+
+// A temporary directory is scratch space only when the user's files are not in it: with
+// the workspace (or home) under /tmp, a recursive delete beside it is as critical as
+// anywhere else (black-box tests, and users who work in /tmp, have exactly that).
+func TestTempDirHoldingTheWorkspaceIsNotScratch(t *testing.T) {
+	for _, tc := range []struct {
+		ctx  Context
+		line string
+		want Tier
+	}{
+		{Context{Workspace: []string{"/tmp/t1/ws"}, Home: "/home/u"}, "rm -rf ../outside/victim", Critical},
+		{Context{Workspace: []string{"/home/u/ws"}, Home: "/tmp/t1/home"}, "rm -rf ~/x", Critical},
+		{Context{Workspace: []string{"/home/u/ws"}, Home: "/home/u"}, "rm -rf /tmp/scratch", High},
+	} {
+		if got := Analyze(tc.line, tc.ctx).Tier; got != tc.want {
+			t.Errorf("%s with %+v: %v, want %v", tc.line, tc.ctx, got, tc.want)
+		}
+	}
+}

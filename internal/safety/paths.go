@@ -241,11 +241,23 @@ func (a *analyzer) placeOf(path string) (place, string) {
 		return placeDevice, ""
 	}
 	for _, t := range tempDirs {
-		if rel := relativeTo(t, path); rel != "" && rel != "." {
+		if rel := relativeTo(t, path); rel != "" && rel != "." && !a.ctx.holdsUserFiles(t) {
 			return placeTemp, ""
 		}
 	}
 	return placeOutside, ""
+}
+
+// holdsUserFiles reports whether the temporary directory t holds the workspace or the
+// home directory: then what lies beside them there is not scratch space (a workspace in
+// /tmp/x makes /tmp/x/../victim as much the user's as any other directory).
+func (c Context) holdsUserFiles(t string) bool {
+	for _, p := range append([]string{c.Home}, c.Workspace...) {
+		if p != "" && relativeTo(t, p) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // relativeTo returns path relative to root when it lies inside it ("." for root
