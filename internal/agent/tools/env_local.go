@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +31,13 @@ func (localEnv) WriteFile(_ context.Context, path, content string) error {
 		return err
 	}
 	return os.WriteFile(path, []byte(content), mode)
+}
+
+func (localEnv) Remove(_ context.Context, path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // maxCapture bounds what Run keeps of a command's output: the head and the tail, each this
