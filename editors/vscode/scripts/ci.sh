@@ -7,13 +7,20 @@
 #
 #   editors/vscode/scripts/ci.sh            everything
 #   editors/vscode/scripts/ci.sh --unit     only the unit tests and the .vsix (no browser)
+#   editors/vscode/scripts/ci.sh --e2e      only the end-to-end tests (after ./scripts/test,
+#                                           which runs the unit tests and builds the .vsix)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 repo=$(cd "$here/../.." && pwd)
 cd "$here"
 
-unit_only=false
-[ "${1:-}" = --unit ] && unit_only=true
+unit_only=false e2e_only=false
+case "${1:-}" in
+  --unit) unit_only=true ;;
+  --e2e) e2e_only=true ;;
+  "") ;;
+  *) echo "usage: $0 [--unit | --e2e]" >&2; exit 2 ;;
+esac
 
 phase() { echo "== vscode: $*"; phase_start=$(date +%s); }
 took() { echo "   ($(( $(date +%s) - phase_start )) s)"; }
@@ -40,9 +47,11 @@ export PARLEY_BIN=$work/parley
 npm run --silent compile
 took
 
-phase "unit tests (Node's test runner, the real parley)"
-node out/test/unit/run.js
-took
+if ! $e2e_only; then
+  phase "unit tests (Node's test runner, the real parley)"
+  node out/test/unit/run.js
+  took
+fi
 
 phase "package"
 npm run --silent vsix >"$work/package.log" || { cat "$work/package.log"; exit 1; }
