@@ -30,6 +30,7 @@ func runFakeAgent(behaviour string) int {
 		if behaviour == "scripted-ignoring-eof" {
 			select {} // like agents that only a signal ends
 		}
+		a.later.Wait() // they end at once: their calls fail on the closed connection
 		return 0
 	}
 	a := &fakeAgent{behaviour: behaviour}

@@ -218,7 +218,7 @@ func TestRunDeliversUpdatesSentBeforeTheSessionResponse(t *testing.T) {
 
 func TestRunRefusesPermissionByKind(t *testing.T) {
 	r := parley(t, "", "run", "request permission deploy")
-	if r.code != 0 || r.stdout != "permission: reject_once\n" || !strings.Contains(r.stderr, `"deploy"`) {
+	if r.code != 0 || r.stdout != "permission: reject_once\n" || !strings.Contains(r.stderr, "refused deploy") {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }

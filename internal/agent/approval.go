@@ -198,7 +198,7 @@ func (a *approver) rememberAnswer(ctx context.Context, q question, id string) {
 	a.grants[q.key] = d
 	a.mu.Unlock()
 	if (id == optAllowWorkspace || id == optRejectWorkspace) && a.store != nil {
-		if err := a.store.Remember(context.WithoutCancel(ctx), store.Rule{Agent: storeAgent, Workspace: a.workspace, ToolKey: q.key, Decision: d}); err != nil {
+		if err := a.store.Remember(context.WithoutCancel(ctx), store.Rule{Agent: storeAgent, Workspace: a.workspace, ToolKey: q.key, Description: q.covers, Decision: d}); err != nil {
 			a.logger.Warn("an answer for the workspace is kept for the session only", "key", q.key, "error", err)
 		}
 	}

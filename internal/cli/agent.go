@@ -107,7 +107,7 @@ func runAgent(cmd *cobra.Command, g *globals, f agentCommandFlags) error {
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
-	box, cleanup, err := agentSandbox(f)
+	box, cleanup, err := commandSandbox(f.sandboxMode, f.sandboxWritable, "parley-agent-")
 	if err != nil {
 		return &exitError{code: exitUsage, err: err}
 	}
@@ -162,16 +162,17 @@ func parseAutoApprove(values []string, yolo bool) (agent.AutoApprove, error) {
 	return a, nil
 }
 
-// agentSandbox is the sandbox --sandbox asks for: nil when off or not offered. cleanup
-// removes the commands' private temporary directory.
-func agentSandbox(f agentCommandFlags) (box *sandbox.Policy, cleanup func(), err error) {
+// commandSandbox is the sandbox --sandbox asks for (mode auto or off), for parley
+// agent's commands and for run's and chat's terminal/create: nil when off or not
+// offered. cleanup removes the commands' private temporary directory, named with prefix.
+func commandSandbox(mode string, writable []string, prefix string) (box *sandbox.Policy, cleanup func(), err error) {
 	cleanup = func() {}
-	switch f.sandboxMode {
+	switch mode {
 	case "off":
 		return nil, cleanup, nil
 	case "auto":
 	default:
-		return nil, cleanup, fmt.Errorf("--sandbox: %q is not auto or off", f.sandboxMode)
+		return nil, cleanup, fmt.Errorf("--sandbox: %q is not auto or off", mode)
 	}
 	if sandbox.ABI() == 0 {
 		return nil, cleanup, nil
@@ -180,11 +181,11 @@ func agentSandbox(f agentCommandFlags) (box *sandbox.Policy, cleanup func(), err
 	if err != nil {
 		return nil, cleanup, fmt.Errorf("--sandbox: cannot find parley's own binary to confine commands with (%v); use --sandbox off", err)
 	}
-	tmp, err := os.MkdirTemp("", "parley-agent-")
+	tmp, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		return nil, cleanup, fmt.Errorf("--sandbox: a temporary directory for commands: %v; use --sandbox off", err)
 	}
-	return sandbox.New(exe, tmp, f.sandboxWritable), func() { os.RemoveAll(tmp) }, nil
+	return sandbox.New(exe, tmp, writable), func() { os.RemoveAll(tmp) }, nil
 }
 
 // sandboxStatus says, for --help, whether commands are confined on this machine.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/spf13/cobra"
 )
 
@@ -99,11 +100,11 @@ places that want to use them.
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "parley:", ee.err)
+			fmt.Fprintln(stderr, "parley:", toolui.SafeText(ee.err.Error())) // errors quote agents
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "parley:", err)
+	fmt.Fprintln(stderr, "parley:", toolui.SafeText(err.Error()))
 	return 2
 }
 

@@ -432,3 +432,54 @@ func mustMigrations(t *testing.T) []migration {
 	}
 	return all
 }
+
+// Migration 3 forgets the command decisions kept under the old, too wide keys
+// ("execute:rm" covered every rm) and keeps the others.
+func TestMigrationForgetsProgramWideCommandDecisions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "parley.db")
+	if err := create(path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1, err := migrations.ReadFile("migrations/0001_permission_rules.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		string(v1), "PRAGMA user_version = 1",
+		`INSERT INTO permission_rules VALUES ('codex', '/w', 'execute:rm', 'allow', 1)`,
+		`INSERT INTO permission_rules VALUES ('codex', '/w', 'edit:Write', 'reject', 1)`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rules, err := s.ListRules(t.Context(), RuleFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rules) != 1 || rules[0].ToolKey != "edit:Write" || rules[0].Decision != Reject || rules[0].Description != "" {
+		t.Errorf("after the migration: %+v, want only edit:Write", rules)
+	}
+}
+
+func TestRememberKeepsTheDescription(t *testing.T) {
+	s, _ := openTemp(t)
+	r := Rule{Agent: "a", Workspace: "/w", ToolKey: "execute:medium rm -f x", Description: "exactly `rm -f x`", Decision: Allow}
+	if err := s.Remember(t.Context(), r); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := s.Lookup(t.Context(), "a", "/w", r.ToolKey)
+	if err != nil || !ok || got.Description != r.Description {
+		t.Errorf("Lookup: %+v %v %v", got, ok, err)
+	}
+}

@@ -13,13 +13,14 @@
 // # Which conversation a request continues
 //
 // The router (router.go, Serve's goroutine) owns every conversation's history and asks the
-// Matcher (history.go). The conversation that shares the longest history with the request
-// wins (its committed history, then as much of its last exchange as the request repeats);
-// a tie goes to one whose last answer the request repeats, then to the most recently used.
-// Its session takes the request only if the request repeats every user message that
-// session was sent and adds something after them; the agent is prompted with only that.
-// Otherwise the request gets a new session, given the shared earlier turns as context (a
-// transcript before its first prompt). So:
+// Matcher (history.go). A conversation's session can take a request only if the request
+// repeats every user message that session was sent and adds something after them; the
+// agent is prompted with only that. Of the conversations that can, the one that shares
+// the longest history with the request wins (its committed history, then as much of its
+// last exchange as the request repeats); a tie goes to one whose last answer the request
+// repeats, then to the most recently used. When none can, the request gets a new
+// session, given the shared earlier turns as context (a transcript before its first
+// prompt). So:
 //
 //   - A retry or regenerate ([..., U2] again, without the answer) and a second chat opened
 //     with the same first message never reach a session that has seen that message: the

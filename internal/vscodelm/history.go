@@ -19,16 +19,16 @@ import (
 //   - A conversation is a candidate when its committed history is a prefix of the
 //     request. One whose committed history is empty must also have the request's first
 //     user message (affinity), never just because it is empty.
-//   - The candidate that shares the longest history with the request wins: its committed
-//     history, then as much of its provisional exchange as the request repeats. Among
-//     equals, one whose whole provisional exchange is repeated wins, then the most
-//     recently used.
-//   - The winner's session takes the request only if the request repeats every user
-//     message the agent was sent (VS Code drops a cancelled or declined answer, never
-//     the user's message) and adds at least one message after them: those are New.
-//     Otherwise (a regenerate, a second chat opened with the same first message, an
-//     edited message) the request starts a new conversation whose agent is given the
-//     earlier turns as context.
+//   - A candidate's session can take the request only if the request repeats every user
+//     message its agent was sent (VS Code drops a cancelled or declined answer, never the
+//     user's message) and adds at least one message after them: those are New.
+//   - Among the candidates that can take it, the one that shares the longest history
+//     with the request wins: its committed history, then as much of its provisional
+//     exchange as the request repeats. Among equals, one whose whole provisional
+//     exchange is repeated wins, then the most recently used.
+//   - When none can (a regenerate, a second chat opened with the same first message, an
+//     edited message: the session has seen the message, or one it replaces), the request
+//     starts a new conversation whose agent is given the earlier turns as context.
 //   - Text that parley synthesised for display is not part of the match key, and
 //     assistant text compares with whitespace collapsed, so a consumer that trims or drops
 //     it still matches. tool_call and tool_result parts compare by id and payload, with
@@ -83,15 +83,15 @@ type Match struct {
 func (m *Matcher) Match(key AgentKey, messages []Message) Match {
 	messages = normalizeAll(messages)
 	var best Match
-	usable, found := false, false
+	found := false
 	convs := m.conversations[key]
 	for i := len(convs) - 1; i >= 0; i-- { // most recently used first: it wins ties
-		mt, ok, takes := convs[i].match(messages)
-		if ok && (!found || mt.Shared > best.Shared || mt.Shared == best.Shared && best.Cancelled && !mt.Cancelled) {
-			best, usable, found = mt, takes, true
+		mt, takes := convs[i].match(messages)
+		if takes && (!found || mt.Shared > best.Shared || mt.Shared == best.Shared && best.Cancelled && !mt.Cancelled) {
+			best, found = mt, true
 		}
 	}
-	if usable {
+	if found {
 		return best
 	}
 	split := len(messages)
@@ -184,9 +184,9 @@ func (c *Conversation) Committed() []Message   { return c.committed }
 func (c *Conversation) Provisional() []Message { return c.provisional }
 
 // match compares messages with c's committed history, then with as much of its
-// provisional exchange as they repeat. ok reports a candidate; takes reports that c's
-// session can take the request (see Matcher).
-func (c *Conversation) match(messages []Message) (mt Match, ok, takes bool) {
+// provisional exchange as they repeat, and reports whether c's session can take the
+// request (see Matcher).
+func (c *Conversation) match(messages []Message) (mt Match, takes bool) {
 	if len(c.committed) == 0 {
 		// Affinity: the first user message must be ours.
 		first := -1
@@ -197,7 +197,7 @@ func (c *Conversation) match(messages []Message) (mt Match, ok, takes bool) {
 			}
 		}
 		if first < 0 || !c.same(messages[first], c.first) {
-			return Match{}, false, false
+			return Match{}, false
 		}
 	}
 	keys := func(i int) *string {
@@ -211,7 +211,7 @@ func (c *Conversation) match(messages []Message) (mt Match, ok, takes bool) {
 	}
 	i, k := c.walk(messages, 0, c.committed, keys)
 	if k < len(c.committed) {
-		return Match{}, false, false
+		return Match{}, false
 	}
 	j, k := c.walk(messages, i, c.provisional, nil)
 	mt = Match{
@@ -220,7 +220,7 @@ func (c *Conversation) match(messages []Message) (mt Match, ok, takes bool) {
 	}
 	unseen := slices.ContainsFunc(c.provisional[k:], func(m Message) bool { return m.Role == RoleUser })
 	fresh := slices.ContainsFunc(mt.New, func(m Message) bool { return m.Role == RoleUser })
-	return mt, true, !unseen && fresh
+	return mt, !unseen && fresh
 }
 
 // walk matches stored against messages[from:] for as long as they agree, skipping

@@ -2,6 +2,7 @@ package vscodelm
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -270,6 +271,24 @@ func TestLongestHistoryWins(t *testing.T) {
 	mt = m.Match(eliza, []Message{u("Hi"), a("Hello."), u("Other")})
 	if mt.Conversation != cb || mt.Cancelled {
 		t.Errorf("B's request: %+v, want B, which shares as much and continues", mt)
+	}
+}
+
+// Two chats with the same history so far (a deterministic agent, the same ids): a request
+// that one of them has already answered (its retry) and the other can continue goes to
+// the one that can take it, whose agent has not seen the message.
+func TestATakerBeatsALongerRetry(t *testing.T) {
+	m := NewMatcher()
+	first := []Message{u("ask"), assistant(toolCall("call-1", "act", `{}`))}
+	_, ca := turn(t, m, eliza, first[:1], toolCall("call-1", "act", `{}`))
+	turn(t, m, eliza, append(slices.Clone(first), u("go on")), TextPart("went on"))
+	_, cb := turn(t, m, eliza, first[:1], toolCall("call-1", "act", `{}`))
+	if cb == ca {
+		t.Fatal("the second chat took the first chat's session")
+	}
+	mt := m.Match(eliza, append(slices.Clone(first), u("go on")))
+	if mt.Conversation != cb || len(mt.New) != 1 {
+		t.Errorf("got %+v, want B (A has seen \"go on\"; B can take it)", mt)
 	}
 }
 
