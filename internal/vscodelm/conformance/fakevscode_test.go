@@ -41,7 +41,7 @@ const chatMethod = "lm/provideLanguageModelChatResponse"
 var (
 	testBin    string // this test binary, which also serves as the fake agent
 	parleyBin  string // built by TestMain
-	skipReason string // non-empty: the server cannot be tested; every test skips with it
+	skipReason string // non-empty: the server cannot be tested; every test fails with it
 )
 
 func TestMain(m *testing.M) {
@@ -87,10 +87,13 @@ func buildParley(dir string) string {
 	return ""
 }
 
+// requireServer fails a test when the binary could not be built or does not serve
+// vscodelm: the suite never passes by skipping.
 func requireServer(t *testing.T) {
 	t.Helper()
+	testbin.NoteSources()
 	if skipReason != "" {
-		t.Skip(skipReason)
+		t.Fatal(skipReason)
 	}
 }
 
