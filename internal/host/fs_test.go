@@ -134,7 +134,7 @@ func TestReadTextFileRefused(t *testing.T) {
 		{"s1", "a/dir-out/secret.txt", jsonrpc2.CodeInvalidParams, "outside the workspace"},
 		{"s1", "a/nul.bin", jsonrpc2.CodeInvalidParams, "not UTF-8 text"},
 		{"s1", "a/latin1.txt", jsonrpc2.CodeInvalidParams, "not UTF-8 text"},
-		{"s1", "a/sub", jsonrpc2.CodeInvalidParams, "not a regular file"},
+		{"s1", "a/sub", jsonrpc2.CodeInvalidParams, "is a directory"},
 		{"s1", "a/fifo", jsonrpc2.CodeInvalidParams, "not a regular file"},
 		{"s1", "a/huge.txt", jsonrpc2.CodeInvalidParams, "larger than 50 MiB"},
 	}
@@ -199,7 +199,7 @@ func TestWriteTextFile(t *testing.T) {
 		{"outside/secret.txt", jsonrpc2.CodeInvalidParams},
 		{"a/link-out", jsonrpc2.CodeInvalidParams},
 		{"a/sub", jsonrpc2.CodeInvalidParams},
-		{"a/new/deep/file.txt/x", jsonrpc2.CodeInternalError}, // its parent is a file
+		{"a/new/deep/file.txt/x", jsonrpc2.CodeInvalidParams}, // its parent is a file
 	} {
 		if err := write(base+"/"+tt.path, "pwned"); wireCode(err) != tt.wantCode {
 			t.Errorf("write %s: %v; want code %d", tt.path, err, tt.wantCode)

@@ -75,15 +75,17 @@ func (t *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 	if req.Command == "" {
 		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "terminal/create needs a command")
 	}
-	dir := roots.Dirs()[0]
-	if req.Cwd != "" {
-		if dir, err = roots.Resolve(req.Cwd); err != nil {
-			return nil, pathError(err)
-		}
-		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "cwd %s is not a directory", req.Cwd)
-		}
+	cwd := req.Cwd
+	if cwd == "" {
+		cwd = roots.Dirs()[0]
 	}
+	// The directory is opened, and the command started in the open directory: a symlink
+	// swapped in after the check cannot move it outside.
+	dir, err := roots.Cwd(cwd)
+	if err != nil {
+		return nil, pathError(err)
+	}
+	defer dir.Close() // once the command has started
 	env := os.Environ()
 	for _, v := range req.Env {
 		if v.Name == "" || strings.ContainsAny(v.Name, "=\x00") || strings.ContainsRune(v.Value, 0) {
@@ -91,6 +93,7 @@ func (t *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 		}
 		env = append(env, v.Name+"="+v.Value) // later entries win
 	}
+	env = append(env, "PWD="+dir.Path())
 	limit := uint64(DefaultOutputLimit)
 	if req.OutputByteLimit != nil {
 		limit = min(*req.OutputByteLimit, MaxOutputLimit)
@@ -98,7 +101,7 @@ func (t *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 
 	out := &outputBuffer{limit: int(limit)}
 	cmd := exec.Command(req.Command, req.Args...)
-	cmd.Dir, cmd.Env = dir, env
+	cmd.Dir, cmd.Env = dir.ChdirPath(), env
 	cmd.Stdout, cmd.Stderr = out, out // the same writer: one pipe, interleaved as written
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = pipeGrace

@@ -101,6 +101,9 @@ func (r *Roots) WriteFile(path string, content []byte) error {
 	}
 	parent, name := filepath.Dir(rel), filepath.Base(rel)
 	if err := root.MkdirAll(parent, 0o777); err != nil {
+		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
+			return &NotDirError{Path: filepath.Dir(path), Parent: true}
+		}
 		return r.changed(path, err)
 	}
 	dir, err := root.OpenRoot(parent)
