@@ -130,7 +130,7 @@ func (a *agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*ac
 	caps := a.caps
 	a.mu.Unlock()
 	s := &session{id: id, roots: roots, mcp: map[string]mcpTool{}}
-	s.tools = tools.NewSession(newClientEnv(a.conn, id, caps), roots)
+	s.tools = tools.NewSession(newClientEnv(a.conn, id, caps, roots), roots)
 	a.connectMCP(ctx, s, req.McpServers)
 	a.mu.Lock()
 	a.sessions[id] = s

@@ -9,6 +9,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agent/tools"
+	"github.com/parley-acp/parley/internal/workspace"
 )
 
 // clientEnv makes the tools act through the ACP client where it offered to (so that an
@@ -21,8 +22,8 @@ type clientEnv struct {
 	local   tools.Env
 }
 
-func newClientEnv(conn *acp.AgentConn, session acp.SessionID, caps acp.ClientCapabilities) *clientEnv {
-	return &clientEnv{conn: conn, session: session, caps: caps, local: tools.LocalEnv()}
+func newClientEnv(conn *acp.AgentConn, session acp.SessionID, caps acp.ClientCapabilities, roots *workspace.Roots) *clientEnv {
+	return &clientEnv{conn: conn, session: session, caps: caps, local: tools.LocalEnv(roots)}
 }
 
 func (e *clientEnv) ReadFile(ctx context.Context, path string) (string, error) {

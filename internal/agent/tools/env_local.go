@@ -6,46 +6,48 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"time"
+
+	"github.com/parley-acp/parley/internal/workspace"
 )
 
-// LocalEnv returns an Env acting on the local machine.
-func LocalEnv() Env { return localEnv{} }
+// LocalEnv returns an Env acting on the local machine, confined to roots: every read,
+// write and command's working directory goes through the workspace's confined access.
+func LocalEnv(roots *workspace.Roots) Env { return localEnv{roots: roots} }
 
-type localEnv struct{}
+type localEnv struct{ roots *workspace.Roots }
 
-func (localEnv) ReadFile(_ context.Context, path string) (string, error) {
-	data, err := os.ReadFile(path)
+// ReadFile reads a regular file of at most workspace.MaxReadBytes.
+func (e localEnv) ReadFile(_ context.Context, path string) (string, error) {
+	data, err := e.roots.ReadFile(path, workspace.MaxReadBytes)
 	return string(data), err
 }
 
-// WriteFile keeps an existing file's mode; new files get 0644.
-func (localEnv) WriteFile(_ context.Context, path, content string) error {
-	mode := os.FileMode(0o644)
-	if info, err := os.Stat(path); err == nil {
-		mode = info.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, []byte(content), mode)
+// WriteFile replaces the file atomically, keeping an existing file's mode.
+func (e localEnv) WriteFile(_ context.Context, path, content string) error {
+	return e.roots.WriteFile(path, []byte(content))
 }
 
 // maxCapture bounds what Run keeps of a command's output: the head and the tail, each this
 // long, are kept; the middle of a flood is dropped before anyone counts its lines.
 const maxCapture = 1 << 20
 
-func (localEnv) Run(ctx context.Context, command string, args []string, cwd string, timeout time.Duration) (string, int, error) {
+func (e localEnv) Run(ctx context.Context, command string, args []string, cwd string, timeout time.Duration) (string, int, error) {
+	dir, err := e.roots.Cwd(cwd)
+	if err != nil {
+		return "", -1, err
+	}
+	defer dir.Close() // once the command has started
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(runCtx, command, args...)
-	cmd.Dir = cwd
+	cmd.Dir = dir.ChdirPath()
+	cmd.Env = append(os.Environ(), "PWD="+dir.Path())
 	setProcessGroup(cmd) // so a timeout kills the whole pipeline, not just sh
 	cmd.WaitDelay = 2 * time.Second
 	out := &headTail{limit: maxCapture}
 	cmd.Stdout, cmd.Stderr = out, out // one pipe: exec serialises writes to an == writer
-	err := cmd.Run()
+	err = cmd.Run()
 	switch {
 	case ctx.Err() != nil:
 		return out.String(), -1, ctx.Err()
@@ -61,7 +63,6 @@ func (localEnv) Run(ctx context.Context, command string, args []string, cwd stri
 	}
 	return out.String(), 0, nil
 }
-
 // headTail keeps the first and last limit bytes written to it.
 type headTail struct {
 	limit   int
