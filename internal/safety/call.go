@@ -1,0 +1,220 @@
+package safety
+
+import (
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// call is one simple command being judged, after its wrappers were stripped.
+type call struct {
+	cmd  *Command // its record in the analysis
+	name string   // programName of the program
+	args []word   // the arguments (the program not included)
+	text string   // cmd.String(), for findings
+	// extraInput is set when more arguments come at run time (xargs).
+	extraInput bool
+}
+
+func (c *call) argValues() []string {
+	out := make([]string, len(c.args))
+	for i, w := range c.args {
+		out[i] = w.val
+	}
+	return out
+}
+
+func (a *analyzer) callExpr(ce *syntax.CallExpr) {
+	var env []string
+	for _, as := range ce.Assigns {
+		// Assignments before a command are judged with it (in program); alone, they
+		// set the variable for the rest of the line.
+		if e := a.assign(as, len(ce.Args) == 0); e != "" {
+			env = append(env, e)
+		}
+	}
+	if len(ce.Args) == 0 {
+		return
+	}
+	a.run(env, nil, a.words(ce.Args), false)
+}
+
+// unwrapped is what a wrapper (env, sudo, timeout...) starts.
+type unwrapped struct {
+	inner []word   // the command it runs; nil when it runs none (it is then the program)
+	text  string   // the wrapper's own words as shell text ("timeout 60")
+	env   []string // NAME=value assignments it makes (env)
+	// extraInput is set when the wrapper adds arguments read at run time (xargs).
+	extraInput bool
+	// handled is set when the wrapper judged everything itself (watch "cmd").
+	handled bool
+	// chdir is set when the command runs in dir ("" when only known at run time).
+	chdir bool
+	dir   string
+}
+
+// wrapper strips one wrapper off words (words[0] is the wrapper).
+type wrapper func(a *analyzer, words []word) unwrapped
+
+// run judges words as a command: wrappers are stripped (each adding its own findings)
+// until the program they start is reached, which is recorded and judged.
+func (a *analyzer) run(env, wrappers []string, words []word, extraInput bool) {
+	savedDir, moved := a.dir, false
+	defer func() {
+		if moved {
+			a.dir = savedDir
+		}
+	}()
+	for len(words) > 0 {
+		prog := words[0]
+		if !prog.lit {
+			a.dynamicProgram(env, wrappers, words)
+			return
+		}
+		w, ok := wrapperTable[programName(prog.val)]
+		if !ok {
+			break
+		}
+		u := w(a, words)
+		if u.handled {
+			return
+		}
+		if u.inner == nil {
+			break // the wrapper runs nothing else: judge it as a program
+		}
+		env = append(env, u.env...)
+		if u.text != "" {
+			wrappers = append(wrappers, u.text)
+		}
+		extraInput = extraInput || u.extraInput
+		if u.chdir {
+			a.dir, moved = u.dir, true
+		}
+		words = u.inner
+	}
+	if len(words) == 0 {
+		return
+	}
+	a.program(env, wrappers, words, extraInput)
+}
+
+// program records and judges the program words[0] with its arguments.
+func (a *analyzer) program(env, wrappers []string, words []word, extraInput bool) {
+	cmd := Command{Env: env, Wrappers: wrappers, Program: words[0].val, Literal: true, Nested: a.nested}
+	for _, w := range words[1:] {
+		cmd.Args = append(cmd.Args, w.val)
+		cmd.shown = append(cmd.shown, shownWord(w))
+		if !w.lit {
+			cmd.Literal = false
+		}
+	}
+	if extraInput {
+		cmd.Literal = false
+	}
+	a.commands = append(a.commands, cmd)
+	c := &call{cmd: &a.commands[len(a.commands)-1], name: programName(words[0].val), args: words[1:], extraInput: extraInput}
+	c.text = c.cmd.String()
+	for _, e := range env {
+		name, value, _ := strings.Cut(e, "=")
+		a.judgeVariable(c.text, name, value)
+	}
+	if slices.Contains(a.funcs, words[0].val) {
+		a.add(Critical, c.text, "defines a function that runs itself (a fork bomb)")
+		return
+	}
+	if j, ok := programTable[c.name]; ok {
+		j(a, c)
+		return
+	}
+	if strings.HasPrefix(c.name, "mkfs.") || strings.HasPrefix(c.name, "mkfs_") {
+		a.add(Critical, c.text, "formats a disk ("+c.name+")")
+		return
+	}
+	if _, ok := interpreterFor(c.name); ok {
+		runInterpreter(a, c)
+		return
+	}
+	a.unknownProgram(c)
+}
+
+// dynamicProgram records a command whose program is only known when it runs.
+func (a *analyzer) dynamicProgram(env, wrappers []string, words []word) {
+	cmd := Command{Env: env, Wrappers: wrappers, Program: words[0].src, Nested: a.nested, dynamicProgram: true}
+	for _, w := range words[1:] {
+		cmd.Args = append(cmd.Args, w.val)
+		cmd.shown = append(cmd.shown, shownWord(w))
+	}
+	a.commands = append(a.commands, cmd)
+	if fromNetwork(words[0]) {
+		a.add(Critical, cmd.String(), "runs a command downloaded from the network")
+		return
+	}
+	a.add(High, cmd.String(), "runs a command only known when it runs ("+words[0].src+")")
+}
+
+// unknownProgram judges a program parley has no entry for.
+func (a *analyzer) unknownProgram(c *call) {
+	if versionQuery(c.args) {
+		return
+	}
+	prog := c.cmd.Program
+	if strings.Contains(prog, "/") {
+		loc := a.locate(literalWord(prog), a.dir)
+		if loc.place == placeInside || loc.place == placeRoot {
+			a.add(Medium, c.text, "runs "+prog+", a program from the workspace")
+			return
+		}
+	}
+	a.add(Medium, c.text, "runs "+prog+", a program parley does not know")
+}
+
+// versionQuery reports whether args only ask a program for its version or help.
+func versionQuery(args []word) bool {
+	if len(args) != 1 || !args[0].lit {
+		return false
+	}
+	switch args[0].val {
+	case "--version", "-version", "--help", "-help", "-h", "-V", "version":
+		return true
+	}
+	return false
+}
+
+// dangerousVariables change what later programs run or load.
+var dangerousVariables = map[string]string{
+	"LD_PRELOAD": "loads a library into every program", "LD_LIBRARY_PATH": "changes which libraries programs load",
+	"LD_AUDIT": "loads a library into every program", "DYLD_INSERT_LIBRARIES": "loads a library into every program",
+	"BASH_ENV": "runs a file in every bash started", "ENV": "runs a file in every shell started",
+	"PROMPT_COMMAND": "runs a command at every prompt", "PS4": "can run commands when tracing",
+	"GIT_SSH_COMMAND": "makes git run a program", "GIT_SSH": "makes git run a program",
+	"GIT_EXTERNAL_DIFF": "makes git run a program", "GIT_PAGER": "makes git run a program",
+	"GIT_EDITOR": "makes git run a program", "GIT_ASKPASS": "makes git run a program",
+	"GIT_PROXY_COMMAND": "makes git run a program", "GIT_EXEC_PATH": "makes git run programs from elsewhere",
+	"GIT_CONFIG_GLOBAL": "makes git read another configuration", "GIT_CONFIG_SYSTEM": "makes git read another configuration",
+	"GIT_CONFIG_PARAMETERS": "sets git configuration that can run programs", "GIT_CONFIG_COUNT": "sets git configuration that can run programs",
+	"GIT_DIR": "points git at another repository", "GIT_WORK_TREE": "points git at another working tree",
+	"PAGER": "makes programs run a pager of its choice", "EDITOR": "makes programs run an editor of its choice",
+	"VISUAL": "makes programs run an editor of its choice", "SSH_ASKPASS": "makes ssh run a program",
+	"NODE_OPTIONS": "changes what node loads", "PYTHONSTARTUP": "runs a file in every python started",
+	"PYTHONPATH": "changes what python imports", "PERL5OPT": "changes what perl loads", "RUBYOPT": "changes what ruby loads",
+}
+
+// judgeVariable judges NAME=value set for a command or the rest of the line.
+func (a *analyzer) judgeVariable(cmd, name, value string) {
+	if name == "PATH" {
+		if !strings.Contains(value, "$PATH") && !strings.Contains(value, "${PATH}") {
+			a.add(Medium, cmd, "replaces PATH, which changes which programs run")
+		} else {
+			a.add(Medium, cmd, "changes PATH, which changes which programs run")
+		}
+		return
+	}
+	if name == "GOFLAGS" && strings.Contains(value, "exec") {
+		a.add(High, cmd, "sets GOFLAGS with -exec or -toolexec, which makes go run a program")
+		return
+	}
+	if why, ok := dangerousVariables[name]; ok {
+		a.add(High, cmd, "sets "+name+", which "+why)
+	}
+}

@@ -1,0 +1,30 @@
+package safety_test
+
+import (
+	"fmt"
+
+	"github.com/parley-acp/parley/internal/safety"
+)
+
+func ExampleAnalyze() {
+	ctx := safety.Context{Workspace: []string{"/work/proj"}, Home: "/home/u"}
+	for _, line := range []string{
+		"go test ./...",
+		"rm -f build.log",
+		"timeout 60 git -C . push --force",
+		`bash -lc "rm -rf ~"`,
+	} {
+		a := safety.Analyze(line, ctx)
+		fmt.Printf("%s: %s (%s)\n", line, a.Tier, a.Reason())
+		fmt.Printf("  always allow: %s\n", a.Shape().Describe())
+	}
+	// Output:
+	// go test ./...: none ()
+	//   always allow: `go test ./...` and the same command with other files in the workspace
+	// rm -f build.log: medium (deletes build.log)
+	//   always allow: exactly `rm -f build.log`
+	// timeout 60 git -C . push --force: high (force-pushes, which can overwrite commits on the remote (git push --force))
+	//   always allow: exactly `timeout 60 git -C . push --force`
+	// bash -lc "rm -rf ~": critical (deletes ~ (/home/u, outside the workspace) and everything in it)
+	//   always allow: exactly `bash -lc 'rm -rf ~'`
+}

@@ -1,0 +1,151 @@
+package safety
+
+// judge adds a program's findings for one call.
+type judge func(a *analyzer, c *call)
+
+// programTable maps a program's name (see programName) to its judge. A program that
+// is not here is Medium ("a program parley does not know"), except a language runtime
+// (see interpreterFor).
+var programTable map[string]judge
+
+func init() {
+	programTable = map[string]judge{
+		// Files.
+		"rm": rm, "unlink": rmdir, "rmdir": rmdir, "shred": shred, "srm": shred, "wipe": shred,
+		"mv": copyMove, "cp": copyMove, "ln": copyMove, "install": copyMove,
+		"touch": touchMkdir, "mkdir": touchMkdir, "mkfifo": touchMkdir, "mktemp": harmless,
+		"chmod": chmod, "chown": chown, "chgrp": chown, "chattr": fixed(High, "changes file attributes (chattr)"),
+		"setfacl": fixed(Medium, "changes file access lists (setfacl)"),
+		"dd":      dd, "tee": tee, "truncate": truncate, "sed": sed, "gsed": sed, "awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
+		"tar": archive, "bsdtar": archive, "gtar": archive, "unzip": archive, "zip": archive, "gzip": archive, "gunzip": archive,
+		"bzip2": archive, "bunzip2": archive, "xz": archive, "unxz": archive, "7z": archive, "zstd": archive,
+		"sort": sortProgram, "find": find, "fd": fd, "fdfind": fd,
+		"cd": cd, "pushd": cd, "popd": func(a *analyzer, _ *call) { a.dir = "" },
+		// Disks, the machine, processes.
+		"mkfs": fixed(Critical, "formats a disk (mkfs)"), "mke2fs": fixed(Critical, "formats a disk (mke2fs)"),
+		"mkswap": fixed(Critical, "formats a disk as swap (mkswap)"), "wipefs": fixed(Critical, "erases disk signatures (wipefs)"),
+		"fdisk": fixed(Critical, "partitions a disk (fdisk)"), "sfdisk": fixed(Critical, "partitions a disk (sfdisk)"),
+		"cfdisk": fixed(Critical, "partitions a disk (cfdisk)"), "gdisk": fixed(Critical, "partitions a disk (gdisk)"),
+		"sgdisk": fixed(Critical, "partitions a disk (sgdisk)"), "parted": fixed(Critical, "partitions a disk (parted)"),
+		"blkdiscard": fixed(Critical, "erases a disk (blkdiscard)"), "hdparm": fixed(Critical, "changes disk settings (hdparm)"),
+		"shutdown": fixed(Critical, "shuts down or restarts the machine"), "reboot": fixed(Critical, "restarts the machine"),
+		"halt": fixed(Critical, "stops the machine"), "poweroff": fixed(Critical, "turns the machine off"),
+		"init": initProgram, "telinit": initProgram, "systemctl": systemctl, "service": service, "rc-service": service,
+		"launchctl": fixed(High, "changes services (launchctl)"),
+		"kill":      kill, "pkill": killByName, "killall": killByName, "killall5": killByName, "skill": killByName, "slay": killByName,
+		"xkill":   killByName,
+		"crontab": crontab, "at": fixed(High, "schedules commands to run later (at)"), "batch": fixed(High, "schedules commands to run later (batch)"),
+		"iptables": firewall, "ip6tables": firewall, "nft": firewall, "ufw": firewall, "firewall-cmd": firewall, "pfctl": firewall,
+		"mount": mount, "umount": mount, "swapoff": fixed(High, "turns swap off (swapoff)"), "swapon": fixed(Medium, "turns swap on"),
+		"sysctl": func(a *analyzer, c *call) {
+			if hasWord(c.args, "-w", "--write", "-p", "--load", "--system") {
+				a.add(High, c.text, "changes kernel settings (sysctl)")
+			}
+		},
+		"modprobe": fixed(High, "loads or unloads kernel modules"), "insmod": fixed(High, "loads a kernel module"),
+		"rmmod":   fixed(High, "unloads a kernel module"),
+		"useradd": fixed(High, "changes user accounts"), "userdel": fixed(High, "deletes a user account"),
+		"usermod": fixed(High, "changes user accounts"), "groupadd": fixed(High, "changes groups"), "groupdel": fixed(High, "deletes a group"),
+		"passwd": fixed(High, "changes a password"), "chpasswd": fixed(High, "changes passwords"), "visudo": fixed(High, "changes who may use sudo"),
+		"chsh": fixed(High, "changes a login shell"), "chroot": fixed(High, "runs a command in another root directory (chroot)"),
+		"hostname": hostname, "date": date, "timedatectl": fixed(Medium, "changes the clock settings"),
+		"history": history, "fc": fc, "enable": enable,
+		// Shells and code.
+		"su": su, "eval": eval, "source": source, ".": source, "trap": trap, "alias": alias,
+		// Network.
+		"curl": curl, "wget": wget, "fetch": fixed(Medium, "fetches from the network (fetch)"),
+		"aria2c": fixed(Medium, "fetches from the network (aria2c)"), "http": fixed(Medium, "fetches from the network (http)"),
+		"https": fixed(Medium, "fetches from the network (https)"), "xh": fixed(Medium, "fetches from the network (xh)"),
+		"nc": netcat, "ncat": netcat, "netcat": netcat, "socat": netcat, "telnet": fixed(Medium, "opens a network connection (telnet)"),
+		"ftp": fixed(Medium, "opens a network connection (ftp)"), "tftp": fixed(Medium, "opens a network connection (tftp)"),
+		"ssh": ssh, "scp": remoteCopy, "sftp": remoteCopy, "rsync": remoteCopy,
+		// Version control.
+		"git": git,
+		// Packages and publishing.
+		"npm": nodePackages, "pnpm": nodePackages, "yarn": nodePackages, "bun": bunProgram,
+		"npx": npx, "pnpx": npx, "bunx": npx, "uvx": npx, "pipx": npx,
+		"pip": pip, "pip3": pip, "uv": uv, "cargo": cargo, "go": goTool,
+		"twine": publisher("upload", "register"), "gem": publisher("push", "yank", "owner"),
+		"poetry": publisher("publish"), "flit": publisher("publish"), "hatch": publisher("publish"),
+		"dotnet": publisher(), "mvn": publisher(), "mvnw": publisher(), "gradle": publisher("publish"), "gradlew": publisher("publish"),
+		"helm": kubectl, "kubectl": kubectl, "oc": kubectl, "terraform": terraform, "tofu": terraform, "pulumi": terraform,
+		"docker": docker, "podman": docker, "nerdctl": docker,
+		"apt": osPackages, "apt-get": osPackages, "aptitude": osPackages, "yum": osPackages, "dnf": osPackages,
+		"zypper": osPackages, "apk": osPackages, "brew": osPackages, "port": osPackages, "snap": osPackages,
+		"flatpak": osPackages, "pacman": osPackages, "dpkg": osPackages, "rpm": osPackages, "nix-env": osPackages,
+		// Formatters rewrite files when told to.
+		"gofmt": formatter("w"), "goimports": formatter("w"), "rustfmt": formatter(""), "clang-format": formatter("i"),
+		"prettier": formatter("write"), "black": formatter(""), "isort": formatter(""), "eslint": formatter("fix"),
+		"ruff": formatter("fix"), "autopep8": formatter("i"), "shfmt": formatter("w"),
+	}
+	for _, name := range shellNames {
+		programTable[name] = shell
+	}
+	for name := range readerTable {
+		programTable[name] = reader
+	}
+	for _, name := range harmlessPrograms {
+		if _, ok := programTable[name]; !ok {
+			programTable[name] = harmless
+		}
+	}
+	for name := range interpreters {
+		programTable[name] = runInterpreter
+	}
+	programTable["nodejs"] = runInterpreter
+	programTable["powershell"] = runInterpreter
+}
+
+// harmlessPrograms change nothing, or only build and test the project.
+var harmlessPrograms = []string{
+	// Shell builtins and utilities that only print or compute.
+	"echo", "printf", "true", "false", "test", "[", ":", "pwd", "whoami", "id", "uname", "uptime", "nproc", "free",
+	"df", "ps", "pgrep", "top", "htop", "lsof", "who", "w", "last", "groups", "locale", "tput", "clear", "man", "help",
+	"info", "jobs", "wait", "exit", "return", "shift", "unset", "hash", "type", "which", "whereis", "getopts",
+	"mapfile", "readarray", "read", "set", "shopt", "ulimit", "umask", "sleep", "seq", "yes", "expr", "bc", "dc",
+	"base64", "cal", "env", "printenv", "local", "declare", "export", "readonly", "typeset", "let", "dirs", "disown",
+	"bg", "fg", "times", "caller", "compgen", "complete", "logname", "tty", "arch", "getconf", "lscpu", "lsblk",
+	"lsusb", "lspci", "dmesg", "tr", "command", "builtin", "nohup", "time", "nice", "timeout", "stdbuf", "setsid",
+	"xargs", "watch", "break", "continue", "shellcheck", "diffstat", "colordiff", "tsort", "numfmt", "factor",
+	"iconv", "dos2unix", "unix2dos", "envsubst", "netstat", "ss", "ip", "ifconfig", "ping", "dig", "nslookup",
+	"host", "traceroute", "whois", "openssl", "gpg", "sha", "tldr", "fzf", "vmstat", "iostat", "uuidgen",
+	// The project's own builds and tests.
+	"make", "gmake", "cmake", "ninja", "meson", "ctest", "bazel", "bazelisk", "pytest", "tox", "nox", "jest", "vitest",
+	"mocha", "tsc", "rustc", "gcc", "g++", "cc", "c++", "clang", "clang++", "javac", "kotlinc", "swiftc", "zig",
+	"rake", "mix", "stack", "cabal", "ghc", "dune", "sbt", "lein", "mypy", "pyright", "golangci-lint", "staticcheck",
+	"cargo-clippy", "pre-commit", "tsx", "ts-node", "webpack", "vite", "esbuild", "rollup", "turbo", "nx",
+}
+
+// bunProgram is both a package manager and a runtime.
+func bunProgram(a *analyzer, c *call) {
+	switch firstOperand(c.args) {
+	case "", "install", "i", "add", "remove", "rm", "update", "publish", "link", "unlink", "pm", "x", "create", "init":
+		nodePackages(a, c)
+	default:
+		runInterpreter(a, c)
+	}
+}
+
+// formatter judges a formatter: with its write option (or, when write is "", always)
+// it rewrites files in the workspace, which is Medium.
+func formatter(write string) judge {
+	return func(a *analyzer, c *call) {
+		if versionQuery(c.args) {
+			return
+		}
+		p := parseArgs(c.args, flagSpec{})
+		if write != "" && !p.has(write) && !(c.name == "ruff" && firstOperand(c.args) == "format") {
+			for _, w := range p.operandWords(c.args) {
+				a.reads(c.text, w, a.dir)
+			}
+			return
+		}
+		for _, w := range p.operandWords(c.args) {
+			if loc := a.locate(w, a.dir); loc.outside() && w.val != "check" && w.val != "format" {
+				a.add(High, c.text, "rewrites "+loc.describe())
+				return
+			}
+		}
+		a.add(Medium, c.text, "rewrites files in the workspace ("+c.name+")")
+	}
+}

@@ -1,0 +1,266 @@
+package safety
+
+import (
+	"strings"
+)
+
+// fixed returns a judge that always gives the same finding.
+func fixed(t Tier, reason string) judge {
+	return func(a *analyzer, c *call) {
+		if versionQuery(c.args) {
+			return
+		}
+		a.add(t, c.text, reason)
+	}
+}
+
+// harmless judges a program that changes nothing.
+func harmless(*analyzer, *call) {}
+
+// kill judges kill: signalling every process (-1) or init (1) is Critical, others High.
+func kill(a *analyzer, c *call) {
+	args := c.args
+	if len(args) > 0 && args[0].lit {
+		switch v := args[0].val; {
+		case v == "-l" || v == "-L" || v == "--list" || v == "--table":
+			return
+		case v == "-s" || v == "-n" || v == "--signal":
+			args = args[min(2, len(args)):]
+		case strings.HasPrefix(v, "-") && v != "--" && len(args) > 1:
+			args = args[1:] // -9, -KILL, -SIGTERM, and -1 when a target follows
+		}
+	}
+	for _, w := range args {
+		switch w.val {
+		case "-1":
+			a.add(Critical, c.text, "signals every process you may signal (kill -1)")
+			return
+		case "1":
+			a.add(Critical, c.text, "signals init, the machine's first process")
+			return
+		}
+	}
+	a.add(High, c.text, "stops or signals processes (kill)")
+}
+
+// killByName judges pkill, killall and their kind.
+func killByName(a *analyzer, c *call) {
+	switch c.name {
+	case "killall5":
+		a.add(Critical, c.text, "signals every process on the machine (killall5)")
+	default:
+		a.add(High, c.text, "stops every process that matches by name ("+c.name+")")
+	}
+}
+
+// systemctl judges service management: status is harmless, stopping or disabling is
+// High, power actions Critical.
+func systemctl(a *analyzer, c *call) {
+	p := parseArgs(c.args, flagSpec{short: "tpHMnoS", long: []string{"type", "property", "host", "machine", "lines", "output", "signal", "kill-whom", "state", "root", "job-mode"}})
+	if len(p.operands) == 0 {
+		return
+	}
+	verb := c.args[p.operands[0]].val
+	switch verb {
+	case "status", "show", "cat", "list-units", "list-unit-files", "list-timers", "list-sockets", "list-jobs", "is-active", "is-enabled", "is-failed", "list-dependencies", "help", "get-default":
+	case "poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep", "suspend-then-hibernate", "rescue", "emergency", "soft-reboot":
+		a.add(Critical, c.text, "shuts down, restarts or suspends the machine (systemctl "+verb+")")
+	case "start", "restart", "reload", "try-restart", "reload-or-restart", "daemon-reload":
+		a.add(Medium, c.text, "starts or restarts services (systemctl "+verb+")")
+	default:
+		a.add(High, c.text, "changes services (systemctl "+verb+")")
+	}
+}
+
+func service(a *analyzer, c *call) {
+	if len(c.args) < 2 || c.args[1].val == "status" {
+		return
+	}
+	a.add(High, c.text, "starts, stops or changes a service ("+c.name+" "+c.args[1].val+")")
+}
+
+// initProgram judges init/telinit: runlevels 0 and 6 stop or restart the machine.
+func initProgram(a *analyzer, c *call) {
+	for _, w := range c.args {
+		if w.val == "0" || w.val == "6" {
+			a.add(Critical, c.text, "shuts down or restarts the machine ("+c.name+" "+w.val+")")
+			return
+		}
+	}
+	a.add(High, c.text, "changes the machine's run level ("+c.name+")")
+}
+
+func crontab(a *analyzer, c *call) {
+	p := parseArgs(c.args, flagSpec{short: "u"})
+	switch {
+	case p.has("l"):
+	case p.has("r"):
+		a.add(High, c.text, "deletes your scheduled commands (crontab -r)")
+	default:
+		a.add(High, c.text, "schedules commands to run later (crontab)")
+	}
+}
+
+// firewall judges firewall tools: listing is harmless, anything else changes it.
+func firewall(a *analyzer, c *call) {
+	for _, w := range c.args {
+		switch w.val {
+		case "-L", "--list", "-S", "--list-rules", "status", "list", "--list-all", "--state", "-n", "-v", "ruleset":
+			continue
+		}
+		a.add(High, c.text, "changes the firewall ("+c.name+")")
+		return
+	}
+}
+
+func mount(a *analyzer, c *call) {
+	if len(c.args) == 0 || c.name == "mount" && len(c.args) == 1 && c.args[0].val == "-l" {
+		return
+	}
+	a.add(High, c.text, "mounts or unmounts file systems ("+c.name+")")
+}
+
+func hostname(a *analyzer, c *call) {
+	p := parseArgs(c.args, flagSpec{short: "F", long: []string{"file"}})
+	if len(p.operands) > 0 || p.has("F", "file", "b", "boot") {
+		a.add(High, c.text, "changes the machine's name")
+	}
+}
+
+func date(a *analyzer, c *call) {
+	p := parseArgs(c.args, flagSpec{short: "dfrIs", long: []string{"date", "file", "reference", "set"}})
+	if p.has("s", "set") {
+		a.add(High, c.text, "sets the system clock")
+	}
+}
+
+// history: clearing it hides what ran.
+func history(a *analyzer, c *call) {
+	p := parseArgs(c.args, flagSpec{short: "danrw"})
+	if p.has("c", "d") {
+		a.add(Medium, c.text, "erases the shell's history")
+	}
+}
+
+// fc -s re-runs earlier commands, which the analysis cannot see.
+func fc(a *analyzer, c *call) {
+	a.add(High, c.text, "runs commands from the shell's history, which parley cannot see")
+}
+
+// enable -f loads a shared object into the shell.
+func enable(a *analyzer, c *call) {
+	p := parseArgs(c.args, flagSpec{short: "fd"})
+	if p.has("f") {
+		a.add(High, c.text, "loads a library into the shell (enable -f)")
+	}
+}
+
+// docker judges container commands by verb.
+func docker(a *analyzer, c *call) {
+	p := parseArgs(c.args, flagSpec{short: "HcDl", long: []string{"host", "context", "config", "log-level", "tlscacert", "tlscert", "tlskey"}, stopAtOperand: true})
+	if len(p.operands) == 0 {
+		return
+	}
+	rest := c.args[p.operands[0]:]
+	verb := rest[0].val
+	if verb == "container" || verb == "image" || verb == "system" || verb == "volume" || verb == "network" || verb == "compose" || verb == "builder" {
+		if len(rest) > 1 {
+			verb += " " + rest[1].val
+		}
+	}
+	all := strings.Join(valuesOf(rest), " ")
+	switch {
+	case strings.HasPrefix(verb, "ps") || verb == "images" || verb == "version" || verb == "info" || verb == "logs" || verb == "inspect" ||
+		strings.HasSuffix(verb, " ls") || strings.HasSuffix(verb, " ps") || strings.HasSuffix(verb, " logs") || strings.HasSuffix(verb, " inspect") || verb == "compose config":
+	case verb == "push" || strings.HasSuffix(verb, " push"):
+		a.add(High, c.text, "publishes an image ("+c.name+" push)")
+	case strings.Contains(verb, "prune") || verb == "rmi" || verb == "rm" || strings.HasSuffix(verb, " rm") || verb == "volume rm" || verb == "compose down" && strings.Contains(all, "-v"):
+		a.add(High, c.text, "deletes containers, images or volumes ("+c.name+" "+verb+")")
+	case verb == "run" || verb == "exec" || verb == "create" || verb == "container run" || verb == "compose up" || verb == "compose run":
+		if strings.Contains(all, "--privileged") || strings.Contains(all, "-v /:") || strings.Contains(all, "--volume /:") ||
+			strings.Contains(all, "--pid=host") || strings.Contains(all, "--net=host") || strings.Contains(all, "--network=host") ||
+			strings.Contains(all, "docker.sock") || strings.Contains(all, "--cap-add") {
+			a.add(High, c.text, "runs a container with access to the host ("+c.name+" "+verb+")")
+			return
+		}
+		a.add(Medium, c.text, "runs a container ("+c.name+" "+verb+")")
+	default:
+		a.add(Medium, c.text, "manages containers ("+c.name+" "+verb+")")
+	}
+}
+
+func valuesOf(ws []word) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = w.val
+	}
+	return out
+}
+
+// kubectl and its kind: reads are harmless, deletes High, other changes Medium.
+func kubectl(a *analyzer, c *call) {
+	verb := firstOperand(c.args)
+	switch verb {
+	case "", "get", "describe", "logs", "explain", "version", "api-resources", "api-versions", "top", "config", "cluster-info", "diff", "auth", "status", "list", "show", "history", "template", "search", "lint":
+	case "delete", "drain", "cordon", "uninstall", "destroy", "taint", "replace", "rollback":
+		a.add(High, c.text, "deletes or disrupts cluster resources ("+c.name+" "+verb+")")
+	case "exec", "run", "debug", "port-forward", "proxy", "cp", "attach":
+		a.add(Medium, c.text, "runs or reaches into a cluster ("+c.name+" "+verb+")")
+	default:
+		a.add(Medium, c.text, "changes cluster resources ("+c.name+" "+verb+")")
+	}
+}
+
+func terraform(a *analyzer, c *call) {
+	verb := firstOperand(c.args)
+	switch verb {
+	case "", "plan", "validate", "fmt", "show", "output", "version", "providers", "graph", "init":
+	case "destroy":
+		a.add(High, c.text, "destroys infrastructure ("+c.name+" destroy)")
+	case "apply", "import", "state", "taint", "force-unlock", "workspace":
+		a.add(High, c.text, "changes infrastructure ("+c.name+" "+verb+")")
+	default:
+		a.add(Medium, c.text, "runs "+c.name+" "+verb)
+	}
+}
+
+// firstOperand returns the first argument that does not look like an option.
+func firstOperand(args []word) string {
+	for _, w := range args {
+		if !strings.HasPrefix(w.val, "-") {
+			return w.val
+		}
+	}
+	return ""
+}
+
+// osPackages judges system package managers: queries are harmless, installs and
+// removals change the machine.
+func osPackages(a *analyzer, c *call) {
+	verb := firstOperand(c.args)
+	switch {
+	case c.name == "pacman":
+		all := strings.Join(valuesOf(c.args), " ")
+		if strings.Contains(all, "-R") {
+			a.add(High, c.text, "removes system packages (pacman -R)")
+		} else if strings.Contains(all, "-S") || strings.Contains(all, "-U") {
+			a.add(High, c.text, "installs system packages (pacman)")
+		}
+		return
+	case c.name == "dpkg" || c.name == "rpm":
+		all := strings.Join(valuesOf(c.args), " ")
+		if strings.Contains(all, "-i") || strings.Contains(all, "-r") || strings.Contains(all, "-P") || strings.Contains(all, "-e") || strings.Contains(all, "-U") {
+			a.add(High, c.text, "installs or removes system packages ("+c.name+")")
+		}
+		return
+	}
+	switch verb {
+	case "", "search", "show", "info", "list", "policy", "madison", "depends", "rdepends", "list-installed", "--version", "help", "query", "provides", "whatprovides", "outdated", "leaves", "deps", "uses", "desc", "home", "doctor", "config":
+	case "remove", "purge", "autoremove", "uninstall", "erase", "del", "rm", "reinstall", "zap", "untap":
+		a.add(High, c.text, "removes system packages ("+c.name+" "+verb+")")
+	case "update", "check":
+		a.add(Medium, c.text, "updates the package lists ("+c.name+" "+verb+")")
+	default:
+		a.add(High, c.text, "installs or changes system packages ("+c.name+" "+verb+")")
+	}
+}
