@@ -63,6 +63,7 @@ func (e localEnv) Run(ctx context.Context, command string, args []string, cwd st
 	}
 	return out.String(), 0, nil
 }
+
 // headTail keeps the first and last limit bytes written to it.
 type headTail struct {
 	limit   int

@@ -67,7 +67,7 @@ const maxIgnoreFile = 1 << 20
 func walkTree(ctx context.Context, s *Session, base string, tree *workspace.Tree) ([]treeFile, error) {
 	dir := tree.Path()
 	var patterns []gitignore.Pattern
-	prefix := ""                                    // dir relative to base, with a slash, for the patterns
+	prefix := "" // dir relative to base, with a slash, for the patterns
 	if rel, err := filepath.Rel(base, dir); err == nil && !strings.HasPrefix(rel, "..") {
 		// .gitignore files of dir's ancestors inside the workspace apply too.
 		d := base

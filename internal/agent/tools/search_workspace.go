@@ -209,4 +209,3 @@ func searchFile(s *Session, tree *workspace.Tree, f treeFile, re *regexp.Regexp,
 	}
 	return out
 }
-
