@@ -84,13 +84,3 @@ func TestRunSymlinkSwapRaceNeverEscapes(t *testing.T) {
 		t.Errorf("no read or terminal got through at all (%d, %d): the attack did not test anything", readsInside, termsInside)
 	}
 }
-
-func mustWrite(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}

@@ -249,3 +249,13 @@ func TestRunAgentCannotRewriteParleysOwnFiles(t *testing.T) {
 		t.Errorf("the configuration was rewritten: %s", b)
 	}
 }
+
+func mustWrite(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
