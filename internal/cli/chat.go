@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
@@ -46,16 +47,21 @@ Any other /command is sent to the agent (agents advertise their own).`,
 				tty: isTerminal(cmd.OutOrStdout()), root: opts.dir, prompter: in,
 			})
 			defer con.close()
-			// Ctrl-C belongs to the chat: it cancels a turn instead of ending parley.
-			sigs := make(chan os.Signal, 1)
-			signal.Notify(sigs, os.Interrupt)
+			// Ctrl-C belongs to the chat: it cancels a turn instead of ending parley. SIGTERM
+			// quits. Once the chat is leaving, one more signal ends parley at once.
+			sigs := make(chan os.Signal, 4)
+			signal.Notify(sigs, stopSignals...)
 			defer signal.Stop(sigs)
 			con.say("parley chat: starting %s in %s …", opts.agentName, opts.dir)
 			s, err := startSession(cmd.Context(), g, con, opts)
 			if err != nil {
 				return err
 			}
+			release := func() {}
+			defer func() { release() }()
 			defer s.close()
+			// From here on, leaving is in order; a signal meanwhile ends parley at once.
+			defer func() { release = forceExitOnSignal(sigs, nil) }()
 			c := &chat{s: s, con: con, in: in, sigs: sigs}
 			con.say("%s is ready. /help for commands; Ctrl-C cancels a turn, twice quits; Ctrl-D quits.", s.agentTitle())
 			return c.loop(cmd.Context())
@@ -90,8 +96,8 @@ func (c *chat) loop(ctx context.Context) error {
 		case <-c.in.eof:
 			c.con.say("")
 			return nil
-		case <-c.sigs:
-			if time.Since(lastInterrupt) < quitWindow {
+		case sig := <-c.sigs:
+			if sig == syscall.SIGTERM || time.Since(lastInterrupt) < quitWindow {
 				c.con.say("")
 				return nil
 			}
@@ -167,13 +173,16 @@ func (c *chat) turn(ctx context.Context, text string) (quit bool, err error) {
 				c.con.say("(%s)", stopMessage(r.stop))
 			}
 			return quit, nil
-		case <-c.sigs:
-			if turnCtx.Err() != nil {
+		case sig := <-c.sigs:
+			switch {
+			case quit:
+				forceExit(sig) // a third: the turn would not end
+			case turnCtx.Err() != nil || sig == syscall.SIGTERM:
 				quit = true // a second Ctrl-C while cancelling: leave once the turn ends
 				c.con.say("(quitting)")
-				continue
+			default:
+				c.con.say("\n(cancelling; Ctrl-C again to quit)")
 			}
-			c.con.say("\n(cancelling; Ctrl-C again to quit)")
 			cancel()
 		}
 	}

@@ -9,10 +9,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -151,8 +149,3 @@ func commandStdio(cmd *cobra.Command) stdio {
 }
 
 func joinArgs(args []string) string { return strings.Join(args, " ") }
-
-// interruptible is ctx ended by Ctrl-C or SIGTERM, for commands where that means stop.
-func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-}

@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/parley-acp/parley/internal/json"
 )
@@ -44,7 +45,19 @@ type Options struct {
 	// OnBadInput, when set, is told of every line that was not a valid message (after it
 	// was answered), so that a host can tell its user that a peer is misbehaving.
 	OnBadInput func(err error)
+	// CloseTimeout bounds the orderly end of the connection (DefaultCloseTimeout when 0):
+	// once it has passed, lines not written yet are abandoned and the stream is closed
+	// under the writer, so that a peer that stopped reading cannot hold parley.
+	CloseTimeout time.Duration
 }
+
+// DefaultCloseTimeout is how long an ending connection waits for its handlers and for its
+// queued lines to be written.
+const DefaultCloseTimeout = 3 * time.Second
+
+// cancelSendWait bounds how long a cancelled Call tries to queue its $/cancel_request:
+// when the writer is that far behind, the peer will not read it in time anyway.
+const cancelSendWait = time.Second
 
 // Conn is a JSON-RPC 2.0 connection over a newline-delimited byte stream. See the package
 // comment for its ordering and delivery guarantees.
@@ -74,6 +87,9 @@ type Conn struct {
 	handlers     sync.WaitGroup // request handler goroutines
 	closeOnce    sync.Once
 	closeLocal   chan struct{} // closed by Close
+	closeTimeout time.Duration
+	abandonOnce  sync.Once
+	abandoned    chan struct{} // closed when the close deadline has passed
 	readDone     chan struct{}
 	dispatchDone chan struct{}
 	done         chan struct{}
@@ -139,6 +155,9 @@ func NewConn(stream io.ReadWriteCloser, binder Binder) *Conn {
 	if opts.Handler == nil {
 		opts.Handler = HandlerFunc(func(context.Context, *Request) (any, error) { return nil, ErrMethodNotFound })
 	}
+	if opts.CloseTimeout <= 0 {
+		opts.CloseTimeout = DefaultCloseTimeout
+	}
 	*c = Conn{
 		handler:      opts.Handler,
 		onBadInput:   opts.OnBadInput,
@@ -152,6 +171,8 @@ func NewConn(stream io.ReadWriteCloser, binder Binder) *Conn {
 		stopWriter:   make(chan struct{}),
 		writerDone:   make(chan struct{}),
 		closeLocal:   make(chan struct{}),
+		closeTimeout: opts.CloseTimeout,
+		abandoned:    make(chan struct{}),
 		readDone:     make(chan struct{}),
 		dispatchDone: make(chan struct{}),
 		done:         make(chan struct{}),
@@ -204,7 +225,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	case <-ctx.Done():
 		c.forget(id)
 		cancel, _ := json.Marshal(map[string]ID{"requestId": id})
-		c.write(context.Background(), appendRequest(nil, ID{}, "$/cancel_request", cancel))
+		sendCtx, stop := context.WithTimeout(context.Background(), cancelSendWait)
+		defer stop()
+		c.write(sendCtx, appendRequest(nil, ID{}, "$/cancel_request", cancel))
 		return fmt.Errorf("%s: %w", method, context.Cause(ctx))
 	}
 }
@@ -238,6 +261,8 @@ func (c *Conn) write(ctx context.Context, line []byte) error {
 		return nil
 	case <-c.writerDone:
 		return ErrClosed
+	case <-c.abandoned:
+		return ErrClosed
 	case <-ctx.Done():
 		return context.Cause(ctx)
 	}
@@ -265,11 +290,28 @@ func isNested(ctx context.Context, c *Conn) bool {
 
 // Close ends the connection in order: it stops taking work, cancels the handlers' contexts
 // and waits for them, flushes what they wrote, then closes the stream. Calls still waiting
-// get ErrClosed. Close returns the reason the connection ended if it was not Close.
+// get ErrClosed. All of that is bounded by CloseTimeout: then what is not written yet is
+// abandoned and the stream closed. Close returns the reason the connection ended if it was
+// not Close, or an error when a handler still had not returned at twice CloseTimeout.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() { close(c.closeLocal) })
-	<-c.done
-	return c.Err()
+	timer := time.NewTimer(2 * c.closeTimeout)
+	defer timer.Stop()
+	select {
+	case <-c.done:
+		return c.Err()
+	case <-timer.C:
+		return fmt.Errorf("jsonrpc2: the connection did not end within %v: a handler ignores its context", 2*c.closeTimeout)
+	}
+}
+
+// abandon gives up on the orderly end: pending and future writes fail, and the stream is
+// closed under the writer and the reader.
+func (c *Conn) abandon() {
+	c.abandonOnce.Do(func() {
+		close(c.abandoned)
+		c.stream.Close()
+	})
 }
 
 // Done is closed when the connection has ended and all its goroutines have returned.
@@ -301,6 +343,7 @@ func (c *Conn) closedError() error {
 // supervise owns the shutdown: it waits for the peer to go away or for Close, then takes
 // the connection down in order.
 func (c *Conn) supervise() {
+	defer close(c.done) // after the deadline's timer is settled
 	var reason error
 	local := false
 	select {
@@ -313,6 +356,12 @@ func (c *Conn) supervise() {
 	c.closing = true
 	c.closeErr = reason
 	c.mu.Unlock()
+	deadline := time.AfterFunc(c.closeTimeout, c.abandon)
+	defer func() {
+		if !deadline.Stop() {
+			c.abandon() // returns once the timer's call has (sync.Once)
+		}
+	}()
 	if local {
 		// Our own close: handlers stop first, then the rest drains.
 		c.cancelBase()
@@ -326,7 +375,6 @@ func (c *Conn) supervise() {
 	<-c.writerDone
 	c.stream.Close()
 	<-c.readDone
-	close(c.done)
 }
 
 func (c *Conn) failPending() {
@@ -597,7 +645,11 @@ func (c *Conn) writeLoop(w io.Writer) {
 		}
 		if _, err := bw.Write(line); err != nil {
 			failed = err
-			c.logger.Warn("jsonrpc2: write failed; closing", "error", err)
+			select {
+			case <-c.abandoned: // the close deadline passed: the failure was ours
+			default:
+				c.logger.Warn("jsonrpc2: write failed; closing", "error", err)
+			}
 			go c.stream.Close() // unblocks the reader, which takes the connection down
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/parley-acp/parley/internal/json"
@@ -436,4 +437,32 @@ func TestBoundHandlerSeesItsConn(t *testing.T) {
 	if got := <-seen; got != "hello" {
 		t.Errorf("the handler reported %q, want hello", got)
 	}
+}
+
+// TestCloseDoesNotWaitForAPeerThatStoppedReading: the peer sends requests and never reads
+// the answers, so the writer is stuck on the stream. A call cancelled meanwhile returns at
+// once, and Close gives up on the orderly flush after CloseTimeout instead of hanging.
+func TestCloseDoesNotWaitForAPeerThatStoppedReading(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ours, peer := net.Pipe()
+		defer peer.Close()
+		c := NewConn(ours, Options{Handler: echo, CloseTimeout: 3 * time.Second})
+		for i := range 400 { // the answers fill the writer's queue; the peer reads nothing
+			fmt.Fprintf(peer, `{"jsonrpc":"2.0","id":%d,"method":"echo","params":{"text":"%s"}}`+"\n", i, strings.Repeat("x", 100))
+		}
+		synctest.Wait()
+		ctx, cancel := context.WithCancel(t.Context())
+		called := make(chan error, 1)
+		go func() { called <- c.Call(ctx, "never", nil, nil) }()
+		synctest.Wait()
+		cancel()
+		if err := <-called; !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled call: %v", err)
+		}
+		start := time.Now()
+		c.Close()
+		if took := time.Since(start); took != 3*time.Second {
+			t.Errorf("Close took %v, want the CloseTimeout (3s)", took)
+		}
+	})
 }

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestRunEndsOnSignalWhenTheAgentStopsReading: the agent floods parley with requests and
+// stops reading its stdin, so parley's answers jam the pipe. A SIGINT still ends parley
+// (in order, within its deadlines), two end it at once; the agent is ended either way.
+func TestRunEndsOnSignalWhenTheAgentStopsReading(t *testing.T) {
+	for _, signals := range []int{1, 2} {
+		t.Run(strconv.Itoa(signals), func(t *testing.T) {
+			w := newWorkspace(t)
+			file := filepath.Join(w.dir, "big.txt")
+			mustWrite(t, file, strings.Repeat("x", 10<<10))
+			fifo := filepath.Join(t.TempDir(), "asked")
+			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(self(t), "run", "--agent-command", fakeAgentCommand(t, "hostile-deaf"), file+" "+fifo)
+			cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), w.env...)
+			cmd.Dir = w.dir
+			stderrPipe, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cmd.Process.Kill() })
+			data, err := os.ReadFile(fifo) // once the agent has asked and stopped reading
+			if err != nil {
+				t.Fatal(err)
+			}
+			agentPid, _ := strconv.Atoi(string(data))
+			t.Cleanup(func() { syscall.Kill(agentPid, syscall.SIGKILL) })
+
+			start := time.Now()
+			cmd.Process.Signal(os.Interrupt)
+			stderr := bufio.NewReader(stderrPipe)
+			var said strings.Builder
+			for !strings.Contains(said.String(), "parley: stopping") {
+				line, err := stderr.ReadString('\n')
+				said.WriteString(line)
+				if err != nil {
+					t.Fatalf("parley did not say it is stopping: %v\n%s", err, said.String())
+				}
+			}
+			if signals == 2 {
+				cmd.Process.Signal(os.Interrupt)
+			}
+			rest := make(chan string, 1)
+			go func() { b, _ := io.ReadAll(stderr); rest <- string(b) }()
+			exited := make(chan error, 1)
+			go func() { s := <-rest; exited <- cmd.Wait(); said.WriteString(s) }()
+			select {
+			case <-exited:
+			case <-time.After(30 * time.Second): // a hang guard
+				cmd.Process.Kill()
+				<-exited
+				t.Fatalf("parley did not end after %d SIGINT; stderr:\n%s", signals, said.String())
+			}
+			took := time.Since(start)
+			t.Logf("%d SIGINT: parley ended in %v with status %d", signals, took.Round(time.Millisecond), cmd.ProcessState.ExitCode())
+			if code := cmd.ProcessState.ExitCode(); code != exitCancelled {
+				t.Errorf("exit status %d, want %d; stderr:\n%s", code, exitCancelled, said.String())
+			}
+			if signals == 2 && took > 10*time.Second {
+				t.Errorf("a second SIGINT took %v to end parley", took)
+			}
+			if !waitProcessEnd(t, agentPid, 10*time.Second) {
+				t.Errorf("the agent (pid %d) outlived parley", agentPid)
+			}
+		})
+	}
+}
+
+const exitCancelled = 130
