@@ -15,6 +15,9 @@ import (
 //	deaf FILE FIFO   asks for FILE 200 times and stops reading its stdin, so that parley's
 //	                 answers jam the pipe; writes its pid to FIFO once it has asked; waits
 //	                 for ever
+//	mute-new         never answers session/new
+//	mute-set         has modes, and never answers session/set_mode (or any other
+//	                 session/* request but new and prompt)
 func runHostileAgent(behaviour string) int {
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriter(os.Stdout)
@@ -45,7 +48,11 @@ func runHostileAgent(behaviour string) int {
 		case "initialize":
 			reply(map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{}})
 		case "session/new":
-			reply(map[string]any{"sessionId": "s1"})
+			if behaviour == "mute-new" {
+				continue
+			}
+			reply(map[string]any{"sessionId": "s1", "modes": map[string]any{"currentModeId": "a",
+				"availableModes": []any{map[string]any{"id": "a", "name": "A"}, map[string]any{"id": "b", "name": "B"}}}})
 		case "session/prompt":
 			var args []string
 			for _, b := range msg.Params.Prompt {
@@ -60,7 +67,11 @@ func runHostileAgent(behaviour string) int {
 				os.WriteFile(args[1], []byte(fmt.Sprint(os.Getpid())), 0)
 				select {} // never reads again
 			}
+			reply(map[string]any{"stopReason": "end_turn"})
 		default:
+			if behaviour == "mute-set" && strings.HasPrefix(msg.Method, "session/") {
+				continue
+			}
 			send(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32601, "message": "no"}})
 		}
 	}

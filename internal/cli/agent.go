@@ -5,6 +5,7 @@ import (
 
 	"github.com/parley-acp/parley/internal/agent"
 	"github.com/parley-acp/parley/internal/llm"
+	"github.com/parley-acp/parley/internal/version"
 	"github.com/spf13/cobra"
 )
 
@@ -49,7 +50,7 @@ key comes from OPENAI_API_KEY). PARLEY_MODEL sets the default model.`,
 				MaxTurnRequests: maxTurns,
 				NumCtx:          numCtx,
 				NoThink:         noThink,
-				Version:         version(),
+				Version:         version.String(),
 				Logger:          g.logger,
 			})
 		},

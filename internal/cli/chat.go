@@ -257,8 +257,12 @@ func (s *session) setConfig(ctx context.Context, o acp.SessionConfigOption, arg 
 		s.showChoices(o.Name, cs, string(o.Select.CurrentValue))
 		return nil
 	}
-	resp, err := s.agent.Conn.SetSessionConfigOption(ctx, &acp.SetSessionConfigOptionRequest{
-		SessionID: s.id, ConfigID: o.ID, Value: acp.ConfigValueID(acp.SessionConfigValueID(arg)),
+	var resp *acp.SetSessionConfigOptionResponse
+	err := s.setup(ctx, acp.MethodSetSessionConfigOption, func(ctx context.Context) (err error) {
+		resp, err = s.agent.Conn.SetSessionConfigOption(ctx, &acp.SetSessionConfigOptionRequest{
+			SessionID: s.id, ConfigID: o.ID, Value: acp.ConfigValueID(acp.SessionConfigValueID(arg)),
+		})
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("setting %s: %w", o.Name, err)
@@ -309,7 +313,10 @@ func (s *session) setMode(ctx context.Context, arg string) error {
 		s.showChoices("modes", cs, string(modes.CurrentModeID))
 		return nil
 	}
-	if _, err := s.agent.Conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: s.id, ModeID: acp.SessionModeID(arg)}); err != nil {
+	if err := s.setup(ctx, acp.MethodSetSessionMode, func(ctx context.Context) error {
+		_, err := s.agent.Conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: s.id, ModeID: acp.SessionModeID(arg)})
+		return err
+	}); err != nil {
 		return fmt.Errorf("setting the mode: %w", err)
 	}
 	s.mu.Lock()
@@ -339,7 +346,10 @@ func (s *session) setModel(ctx context.Context, arg string) error {
 		s.showChoices("models", cs, string(models.CurrentModelID))
 		return nil
 	}
-	if _, err := s.agent.Conn.SetSessionModel(ctx, &acp.SetSessionModelRequest{SessionID: s.id, ModelID: acp.ModelID(arg)}); err != nil {
+	if err := s.setup(ctx, acp.MethodSetSessionModel, func(ctx context.Context) error {
+		_, err := s.agent.Conn.SetSessionModel(ctx, &acp.SetSessionModelRequest{SessionID: s.id, ModelID: acp.ModelID(arg)})
+		return err
+	}); err != nil {
 		return fmt.Errorf("setting the model: %w", err)
 	}
 	s.mu.Lock()
@@ -356,7 +366,11 @@ func (s *session) listSessions(ctx context.Context) error {
 	var all []acp.SessionInfo
 	cursor := ""
 	for range 20 { // pages; a bound against an agent that never ends its list
-		resp, err := s.agent.Conn.ListSessions(ctx, &acp.ListSessionsRequest{Cwd: s.opts.dir, Cursor: cursor})
+		var resp *acp.ListSessionsResponse
+		err := s.setup(ctx, acp.MethodListSessions, func(ctx context.Context) (err error) {
+			resp, err = s.agent.Conn.ListSessions(ctx, &acp.ListSessionsRequest{Cwd: s.opts.dir, Cursor: cursor})
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("listing sessions: %w", err)
 		}
@@ -391,13 +405,19 @@ func (s *session) load(ctx context.Context, id string) error {
 	switch {
 	case caps.LoadSession:
 		var resp *acp.LoadSessionResponse
-		resp, err = s.agent.Conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+		err = s.setup(ctx, acp.MethodLoadSession, func(ctx context.Context) (err error) {
+			resp, err = s.agent.Conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+			return err
+		})
 		if err == nil {
 			s.setSettings(resp.Modes, resp.ConfigOptions, resp.Models)
 		}
 	case caps.SessionCapabilities.Resume != nil:
 		var resp *acp.ResumeSessionResponse
-		resp, err = s.agent.Conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: sid, Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+		err = s.setup(ctx, acp.MethodResumeSession, func(ctx context.Context) (err error) {
+			resp, err = s.agent.Conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: sid, Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+			return err
+		})
 		if err == nil {
 			s.setSettings(resp.Modes, resp.ConfigOptions, resp.Models)
 		}

@@ -7,9 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/parley-acp/parley/internal/agents"
 	"github.com/parley-acp/parley/internal/config"
+	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/workspace"
 	"github.com/parley-acp/parley/internal/xdg"
 	"github.com/spf13/cobra"
@@ -30,6 +32,7 @@ const (
 type agentFlags struct {
 	name, command, cwd string
 	yolo               bool
+	timeout            time.Duration
 }
 
 func (f *agentFlags) register(cmd *cobra.Command) {
@@ -37,6 +40,16 @@ func (f *agentFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.command, "agent-command", "", `the agent's command line, e.g. "npx some-acp-agent --flag" (overrides --agent)`)
 	cmd.Flags().StringVar(&f.cwd, "cwd", "", "the session's working directory (default: the current directory)")
 	cmd.Flags().BoolVar(&f.yolo, "yolo", false, "allow every tool call the agent asks about, without asking (rules configured as ask still ask)")
+	cmd.Flags().DurationVar(&f.timeout, "agent-timeout", defaultAgentTimeout(), "how long to wait for the agent to start and to answer each session request (new, load, mode, model...) before giving up; $PARLEY_INIT_TIMEOUT sets the default")
+}
+
+// defaultAgentTimeout is $PARLEY_INIT_TIMEOUT (a Go duration), or a minute: agents
+// launched through npx may first install themselves.
+func defaultAgentTimeout() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("PARLEY_INIT_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return host.DefaultInitializeTimeout
 }
 
 func newRunCommand(g *globals) *cobra.Command {
@@ -103,7 +116,10 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 	if err != nil {
 		return sessionOptions{}, err
 	}
-	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions}
+	if f.timeout <= 0 {
+		return sessionOptions{}, errors.New("--agent-timeout must be positive")
+	}
+	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, agentTimeout: f.timeout}
 	switch {
 	case f.command != "" && cmd.Flags().Changed("agent"):
 		return opts, errors.New("give either --agent or --agent-command, not both")

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sync"
+	"time"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
@@ -26,6 +27,8 @@ type sessionOptions struct {
 	dir       string // the first of roots: the session's cwd
 	yolo      bool
 	rules     []permission.Rule // configured by the user
+	// agentTimeout bounds initialize and every session request but prompt.
+	agentTimeout time.Duration
 }
 
 // session is one agent process with one ACP session open in the workspace, as run and
@@ -80,10 +83,11 @@ func (s *session) launch(ctx context.Context) error {
 		stderr = s.log
 	}
 	agent, err := host.Launch(ctx, spec, host.LaunchOptions{
-		Client:       s.client,
-		Capabilities: s.client.Capabilities(),
-		Logger:       s.g.logger,
-		Stderr:       stderr,
+		Client:            s.client,
+		Capabilities:      s.client.Capabilities(),
+		Logger:            s.g.logger,
+		Stderr:            stderr,
+		InitializeTimeout: s.opts.agentTimeout,
 	})
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}
@@ -94,14 +98,44 @@ func (s *session) launch(ctx context.Context) error {
 
 // open starts a new session with the running agent.
 func (s *session) open(ctx context.Context) error {
-	resp, err := s.agent.Conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+	var resp *acp.NewSessionResponse
+	err := s.setup(ctx, acp.MethodNewSession, func(ctx context.Context) (err error) {
+		resp, err = s.agent.Conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+		return err
+	})
 	if err != nil {
-		return &exitError{code: exitFailure, err: s.agent.Explain(fmt.Errorf("opening a session: %w", err))}
+		return &exitError{code: exitFailure, err: fmt.Errorf("opening a session: %w", err)}
 	}
 	s.id = resp.SessionID
 	s.client.AddSession(resp.SessionID, s.roots)
 	s.setSettings(resp.Modes, resp.ConfigOptions, resp.Models)
 	return nil
+}
+
+// setup makes one of the requests that set a session up (new, load, resume, list,
+// set_mode, set_model, set_config_option), bounded by --agent-timeout: an agent that
+// works answers them quickly, and without a deadline one that never does would hang parley
+// without a word.
+func (s *session) setup(ctx context.Context, method string, call func(context.Context) error) error {
+	callCtx, cancel := context.WithTimeout(ctx, s.opts.agentTimeout)
+	defer cancel()
+	err := call(callCtx)
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return fmt.Errorf("%s did not answer %s within %v: it may be stuck, or still busy starting up (its log: %s); to wait longer, run parley again with --agent-timeout",
+			s.opts.agentName, method, s.opts.agentTimeout, s.logName())
+	}
+	if err != nil {
+		return s.agent.Explain(fmt.Errorf("%s: %w", method, err))
+	}
+	return nil
+}
+
+// logName is where the agent's stderr goes, for messages.
+func (s *session) logName() string {
+	if s.log == nil {
+		return "none"
+	}
+	return s.log.Name()
 }
 
 func (s *session) setSettings(modes *acp.SessionModeState, options []acp.SessionConfigOption, models *acp.SessionModelState) {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parley-acp/parley/internal/version"
 	"github.com/parley-acp/parley/internal/vscodelm"
 	"github.com/spf13/cobra"
 )
@@ -38,7 +39,7 @@ permission requests come back as calls of the parley-agent-action tool.
 			}
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
-			return vscodelm.Serve(ctx, stream, vscodelm.Options{Logger: g.logger, Version: version(), IdleTimeout: idle, MaxConversations: maxConversations})
+			return vscodelm.Serve(ctx, stream, vscodelm.Options{Logger: g.logger, Version: version.String(), IdleTimeout: idle, MaxConversations: maxConversations})
 		},
 	}
 	cmd.Flags().StringVar(&g.traceDir, "trace-dir", g.traceDir, "record every line in and out in a file in this directory")
