@@ -415,7 +415,11 @@ func (c *Conn) readLoop() {
 		if err != nil {
 			de := err.(*decodeError)
 			c.logger.Warn("jsonrpc2: bad message", "error", de.msg, "line", truncate(line, 200))
-			c.write(c.baseCtx, appendResponse(nil, de.id, nil, &Error{Code: de.code, Message: de.msg}))
+			if de.code == CodeParseError {
+				c.answerUnreadable(de.prefix, &Error{Code: de.code, Message: de.msg})
+			} else {
+				c.write(c.baseCtx, appendResponse(nil, de.id, nil, &Error{Code: de.code, Message: de.msg}))
+			}
 			c.onBadInput(fmt.Errorf("%s: %s", de.msg, truncate(line, 200)))
 			continue
 		}
@@ -484,39 +488,32 @@ func (c *Conn) cancelInflight(params json.RawMessage) {
 	}
 }
 
-// answerOversized answers a line over the limit: to its id when the prefix shows one, and
-// fails our call when it was a response to one.
+// answerOversized answers a line over the limit, as any line that cannot be read.
 func (c *Conn) answerOversized(e *LineTooLongError) {
-	var rawID []byte
-	hasMethod := false
-	json.EachMember(e.Prefix, func(name string, value []byte) bool {
-		switch name {
-		case "id":
-			rawID = value
-		case "method":
-			hasMethod = true
-		}
-		return true
-	})
-	id, _ := parseID(rawID)
-	c.logger.Warn("jsonrpc2: oversized message skipped", "limit", e.Limit, "id", id.raw)
-	if !hasMethod && id.IsValid() {
-		c.mu.Lock()
-		call := c.pending[id.raw]
-		delete(c.pending, id.raw)
-		c.mu.Unlock()
-		if call != nil {
-			call.deliver(callResult{err: fmt.Errorf("%s: the response %w", call.method, e)})
-			return
-		}
-	}
-	if !hasMethod && rawID != nil {
-		return // a response nobody waits for: nothing to answer
-	}
-	c.write(c.baseCtx, appendResponse(nil, id, nil, &Error{
+	p := readPrefix(e.Prefix)
+	c.logger.Warn("jsonrpc2: oversized message skipped", "limit", e.Limit, "id", p.id.raw)
+	c.answerUnreadable(p, &Error{
 		Code:    CodeInvalidRequest,
 		Message: fmt.Sprintf("invalid request: %v; the message was skipped", e),
-	}))
+	})
+}
+
+// answerUnreadable answers a line that could not be read, from what its prefix showed, so
+// that every request is answered and no call waits for ever: a line with an id and no
+// method is a response, which fails the call it answers (if any) and is never answered;
+// anything else is answered with rerr, to the id the prefix showed (or null).
+func (c *Conn) answerUnreadable(p prefixInfo, rerr *Error) {
+	if !p.hasMethod && p.id.IsValid() {
+		c.mu.Lock()
+		call := c.pending[p.id.raw]
+		delete(c.pending, p.id.raw)
+		c.mu.Unlock()
+		if call != nil {
+			call.deliver(callResult{err: fmt.Errorf("%s: the response could not be read: %w", call.method, rerr)})
+		}
+		return // a response: never answered
+	}
+	c.write(c.baseCtx, appendResponse(nil, p.id, nil, rerr))
 }
 
 func (c *Conn) dispatchLoop() {

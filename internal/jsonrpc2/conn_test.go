@@ -237,7 +237,8 @@ func TestBadInputIsAnsweredAndReadingGoesOn(t *testing.T) {
 		id         any
 		code       float64
 	}{
-		{"malformed JSON", `{"jsonrpc":"2.0","id":1,"method":`, nil, CodeParseError},
+		{"malformed JSON", `{"jsonrpc":"2.0","id":1,"method":`, float64(1), CodeParseError},
+		{"malformed JSON, no id", `{"jsonrpc":"2.0","method":"x",}`, nil, CodeParseError},
 		{"not an object", `[1,2,3]`, nil, CodeInvalidRequest},
 		{"no version", `{"id":2,"method":"echo"}`, float64(2), CodeInvalidRequest},
 		{"method not a string", `{"jsonrpc":"2.0","id":3,"method":5}`, float64(3), CodeInvalidRequest},
@@ -260,6 +261,25 @@ func TestBadInputIsAnsweredAndReadingGoesOn(t *testing.T) {
 	peer.send(`{"jsonrpc":"2.0","method":"$/unknown"}`, "", "  ", `{"jsonrpc":"2.0","id":9,"method":"echo","params":{"text":"ok"}}`+"\r")
 	if m := peer.recv(); m["id"] != float64(9) || m["result"] == nil {
 		t.Errorf("after bad input: got %v", m)
+	}
+}
+
+// TestDeeplyNestedLines: JSON nested deeper than the decoder accepts (10,000 levels) is a
+// parse error answered to the id the line starts with, and a response like that fails the
+// call it answers instead of leaving it waiting.
+func TestDeeplyNestedLines(t *testing.T) {
+	c, peer := newRawPeer(t, Options{Handler: echo})
+	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
+	peer.send(`{"jsonrpc":"2.0","id":77,"method":"echo","params":{"text":` + deep + `}}`)
+	if m := peer.recv(); m["id"] != float64(77) || errCode(m) != CodeParseError {
+		t.Errorf("deeply nested request: got %v, want a parse error to id 77", m)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- c.Call(t.Context(), "get", nil, nil) }()
+	req := peer.recv()
+	peer.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"result":%s}`, req["id"], deep))
+	if err := <-errc; err == nil || !strings.Contains(err.Error(), "parse error") {
+		t.Errorf("deeply nested response: Call returned %v", err)
 	}
 }
 
