@@ -85,3 +85,43 @@ func TestRunEndsOnSignalWhenTheAgentStopsReading(t *testing.T) {
 }
 
 const exitCancelled = 130
+
+// TestRunNoticesAClosedStdout: when the reader of parley's stdout goes away mid-reply,
+// parley stops the turn and says why at once, instead of dying of SIGPIPE (leaving the
+// agent behind) or streaming on into nothing.
+func TestRunNoticesAClosedStdout(t *testing.T) {
+	cmd := exec.Command(self(t), "run", "slowly "+strings.Repeat("word ", 500))
+	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), isolatedXDG(t)...)
+	cmd.Dir = t.TempDir()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	if _, err := stdout.Read(make([]byte, 4)); err != nil { // the reply has begun
+		t.Fatal(err)
+	}
+	stdout.Close()
+	start := time.Now()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second): // a hang guard; the reply alone takes 10 s
+		cmd.Process.Kill()
+		<-exited
+		t.Fatalf("parley did not stop; stderr:\n%s", stderr.String())
+	}
+	t.Logf("parley ended %v after its stdout closed, status %v", time.Since(start).Round(time.Millisecond), cmd.ProcessState)
+	if code := cmd.ProcessState.ExitCode(); code != 1 || !strings.Contains(stderr.String(), "output") {
+		t.Errorf("status %v, want exit 1 and a message about the output; stderr:\n%s", cmd.ProcessState, stderr.String())
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("parley took %v to notice", took)
+	}
+}

@@ -206,7 +206,11 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	if err != nil {
 		return nil, err
 	}
-	send := func(u acp.SessionUpdate) { a.conn.Update(ctx, s.id, u) }
+	send := func(u acp.SessionUpdate) {
+		if err := a.conn.Update(ctx, s.id, u); err != nil {
+			cancel() // nothing reaches the client: the turn ends here, not after the model's next replies
+		}
+	}
 	runner := &toolRunner{registry: tools.DefaultRegistry(), session: s.tools, mcp: s.mcp, gate: a.opts.Gate, send: send, ids: &a.callIDs}
 	llmTools := runner.llmTools()
 	ex := &executor{

@@ -83,8 +83,8 @@ func (e *clientEnv) Run(ctx context.Context, command string, args []string, cwd 
 	if err != nil {
 		return "", -1, fmt.Errorf("reading the output of %s: %w", command, err)
 	}
-	if timedOut {
-		return out.Output + fmt.Sprintf("\n[killed after %v]", timeout), -1, nil
+	if timedOut { // the Env contract: the output so far, and ErrTimeout
+		return out.Output, -1, fmt.Errorf("%w after %s", tools.ErrTimeout, timeout)
 	}
 	code := -1
 	if exit.ExitCode != nil {

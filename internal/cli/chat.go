@@ -52,6 +52,7 @@ Any other /command is sent to the agent (agents advertise their own).`,
 			sigs := make(chan os.Signal, 4)
 			signal.Notify(sigs, stopSignals...)
 			defer signal.Stop(sigs)
+			defer catchBrokenPipe()()
 			con.say("parley chat: starting %s in %s …", opts.agentName, opts.dir)
 			s, err := startSession(cmd.Context(), g, con, opts)
 			if err != nil {
@@ -112,6 +113,9 @@ func (c *chat) loop(ctx context.Context) error {
 			continue
 		}
 		quit, err := c.handle(ctx, line)
+		if outErr := c.con.outputErr(); outErr != nil {
+			return outErr // nobody can see the chat any more
+		}
 		if err != nil {
 			c.con.say("parley: %v", err)
 		}

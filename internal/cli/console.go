@@ -32,6 +32,10 @@ type console struct {
 	stderr   io.Writer
 	ticker   *time.Ticker
 	stopTick chan struct{}
+
+	failOnce sync.Once
+	failed   chan struct{} // closed on the first write error of the output
+	failErr  error         // set before failed is closed
 }
 
 type consoleOptions struct {
@@ -43,8 +47,8 @@ type consoleOptions struct {
 }
 
 func newConsole(o consoleOptions) *console {
-	c := &console{root: o.root, prompter: o.prompter, stderr: o.stderr}
-	out := newStreamWriter(o.stdout)
+	c := &console{root: o.root, prompter: o.prompter, stderr: o.stderr, failed: make(chan struct{})}
+	out := newStreamWriter(o.stdout, c.fail)
 	c.flushers = append(c.flushers, out)
 	switch {
 	case o.json:
@@ -55,7 +59,7 @@ func newConsole(o consoleOptions) *console {
 		c.text, c.rest, c.live = r, r, r
 	default:
 		// A pipe: the reply alone on stdout; tool calls, thoughts and plans on stderr.
-		errw := newStreamWriter(o.stderr)
+		errw := newStreamWriter(o.stderr, c.fail)
 		c.flushers = append(c.flushers, errw)
 		c.text = toolui.NewTextRenderer(out, &toolui.TextOptions{})
 		c.rest = toolui.NewTextRenderer(errw, &toolui.TextOptions{})
@@ -67,6 +71,27 @@ func newConsole(o consoleOptions) *console {
 	}
 	c.turn = toolui.NewTurn(&toolui.TurnOptions{Root: o.root})
 	return c
+}
+
+// fail records the first error writing the output (stdout closed, terminal gone), which
+// ends the turn: nobody can see it any more.
+func (c *console) fail(err error) {
+	c.failOnce.Do(func() {
+		c.failErr = fmt.Errorf("writing the output: %w", err)
+		close(c.failed)
+	})
+}
+
+// outputFailed is closed once writing the output has failed; outputErr then says how.
+func (c *console) outputFailed() <-chan struct{} { return c.failed }
+
+func (c *console) outputErr() error {
+	select {
+	case <-c.failed:
+		return c.failErr
+	default:
+		return nil
+	}
 }
 
 func (c *console) tick() {
@@ -275,28 +300,37 @@ func (p *prompter) askPermission(ctx context.Context, req *acp.RequestPermission
 }
 
 // streamWriter buffers output and flushes it shortly after it was written, so a stream of
-// small chunks costs few system calls yet shows up at once for a reader.
+// small chunks costs few system calls yet shows up at once for a reader. The first write
+// error goes to onErr (within flushDelay of the write that met it) and fails later writes.
 type streamWriter struct {
 	mu     sync.Mutex
 	w      *bufio.Writer
 	timer  *time.Timer
 	closed bool
+	err    error
+	onErr  func(error)
 }
 
 const flushDelay = 15 * time.Millisecond
 
-func newStreamWriter(w io.Writer) *streamWriter {
-	return &streamWriter{w: bufio.NewWriterSize(w, 64<<10)}
+func newStreamWriter(w io.Writer, onErr func(error)) *streamWriter {
+	return &streamWriter{w: bufio.NewWriterSize(w, 64<<10), onErr: onErr}
 }
 
-// Write buffers b; it never fails (a write error of the terminal shows at Flush).
+// Write buffers b; it fails once writing out has failed.
 func (s *streamWriter) Write(b []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.err != nil {
+		return 0, s.err
+	}
 	if s.closed || len(b) == 0 {
 		return len(b), nil
 	}
-	s.w.Write(b)
+	if _, err := s.w.Write(b); err != nil {
+		s.failed(err)
+		return 0, err
+	}
 	if s.timer == nil {
 		s.timer = time.AfterFunc(flushDelay, s.Flush)
 	}
@@ -307,10 +341,22 @@ func (s *streamWriter) Write(b []byte) (int, error) {
 func (s *streamWriter) Flush() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.w.Flush()
+	if err := s.w.Flush(); err != nil {
+		s.failed(err)
+	}
 	if s.timer != nil {
 		s.timer.Stop()
 		s.timer = nil
+	}
+}
+
+// failed records the first error; s.mu is held.
+func (s *streamWriter) failed(err error) {
+	if s.err == nil {
+		s.err = err
+		if s.onErr != nil {
+			s.onErr(err)
+		}
 	}
 }
 

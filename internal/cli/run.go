@@ -95,6 +95,7 @@ Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 			defer con.close()
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
+			defer catchBrokenPipe()()
 			s, err := startSession(ctx, g, con, opts)
 			if err != nil {
 				return err

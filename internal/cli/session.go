@@ -205,10 +205,25 @@ func optionByID(options []acp.PermissionOption, id acp.PermissionOptionID) (acp.
 	return acp.PermissionOption{}, false
 }
 
-// turn sends one prompt and shows the turn. ctx ending cancels the turn.
+// turn sends one prompt and shows the turn. ctx ending cancels the turn, and so does the
+// output failing (nobody sees the turn any more): that is the turn's error.
 func (s *session) turn(ctx context.Context, text string) (acp.StopReason, error) {
 	s.con.newTurn()
+	ctx, cancel := context.WithCancel(ctx)
+	var watch sync.WaitGroup
+	watch.Go(func() {
+		select {
+		case <-s.con.outputFailed():
+			cancel()
+		case <-ctx.Done():
+		}
+	})
+	defer watch.Wait()
+	defer cancel() // runs first: it ends the watch
 	resp, err := s.agent.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: s.id, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+	if outErr := s.con.outputErr(); outErr != nil {
+		return "", outErr
+	}
 	if ctx.Err() != nil {
 		s.con.cancelTurn()
 	}

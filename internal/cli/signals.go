@@ -69,3 +69,13 @@ func forceExit(sig os.Signal) {
 	proc.KillAll()
 	os.Exit(exitCancelled)
 }
+
+// catchBrokenPipe makes a write to a stdout whose reader went away fail with EPIPE instead
+// of killing parley with SIGPIPE (which would leave the agent running and explain
+// nothing): the console notices the error and ends the turn. The signal is caught, not
+// ignored, so that the commands parley starts still get SIGPIPE as usual.
+func catchBrokenPipe() (release func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGPIPE)
+	return func() { signal.Stop(sigs) }
+}

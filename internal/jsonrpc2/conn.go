@@ -80,9 +80,12 @@ type Conn struct {
 	pending  map[string]*pendingCall // our calls awaiting a response, by id
 	inflight map[string]*inflight    // the peer's requests being handled, by id
 
-	writes     chan []byte   // encoded lines for the writer; bounded, so writers wait
-	stopWriter chan struct{} // closed when no more lines will be written
-	writerDone chan struct{}
+	writes      chan []byte   // encoded lines for the writer; bounded, so writers wait
+	stopWriter  chan struct{} // closed when no more lines will be written
+	writerDone  chan struct{}
+	writeOnce   sync.Once
+	writeFailed chan struct{} // closed when writing to the stream has failed
+	writeErr    error         // why; set before writeFailed is closed
 
 	handlers     sync.WaitGroup // request handler goroutines
 	closeOnce    sync.Once
@@ -170,6 +173,7 @@ func NewConn(stream io.ReadWriteCloser, binder Binder) *Conn {
 		writes:       make(chan []byte, 256),
 		stopWriter:   make(chan struct{}),
 		writerDone:   make(chan struct{}),
+		writeFailed:  make(chan struct{}),
 		closeLocal:   make(chan struct{}),
 		closeTimeout: opts.CloseTimeout,
 		abandoned:    make(chan struct{}),
@@ -256,11 +260,18 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 
 // write queues one encoded line, waiting while the writer is behind.
 func (c *Conn) write(ctx context.Context, line []byte) error {
+	select { // a stream that failed fails every write, even when the queue has room
+	case <-c.writeFailed:
+		return fmt.Errorf("%w: %v", ErrClosed, c.writeErr)
+	default:
+	}
 	select {
 	case c.writes <- line:
 		return nil
 	case <-c.writerDone:
 		return ErrClosed
+	case <-c.writeFailed:
+		return fmt.Errorf("%w: %v", ErrClosed, c.writeErr)
 	case <-c.abandoned:
 		return ErrClosed
 	case <-ctx.Done():
@@ -349,6 +360,10 @@ func (c *Conn) supervise() {
 	select {
 	case <-c.readDone:
 		reason = c.readErr()
+	case <-c.writeFailed:
+		// The peer no longer takes what we send (a reader that Close cannot interrupt may
+		// never report it gone): nothing can be answered, so everything stops now.
+		reason = fmt.Errorf("writing: %w", c.writeErr)
 	case <-c.closeLocal:
 		reason, local = ErrClosed, true
 	}
@@ -636,25 +651,31 @@ func (c *Conn) writeLoop(w io.Writer) {
 	defer close(c.writerDone)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var failed error
+	fail := func(err error) {
+		failed = err
+		select {
+		case <-c.abandoned: // the close deadline passed: the failure was ours
+		default:
+			c.logger.Warn("jsonrpc2: write failed; closing", "error", err)
+		}
+		c.writeOnce.Do(func() {
+			c.writeErr = err
+			close(c.writeFailed) // writers fail from now on, and supervise takes the connection down
+		})
+		go c.stream.Close() // unblocks the reader (where Close can)
+	}
 	put := func(line []byte) {
 		if failed != nil {
 			return
 		}
 		if _, err := bw.Write(line); err != nil {
-			failed = err
-			select {
-			case <-c.abandoned: // the close deadline passed: the failure was ours
-			default:
-				c.logger.Warn("jsonrpc2: write failed; closing", "error", err)
-			}
-			go c.stream.Close() // unblocks the reader, which takes the connection down
+			fail(err)
 		}
 	}
 	flush := func() {
 		if failed == nil {
 			if err := bw.Flush(); err != nil {
-				failed = err
-				go c.stream.Close()
+				fail(err)
 			}
 		}
 	}

@@ -486,3 +486,43 @@ func TestCloseDoesNotWaitForAPeerThatStoppedReading(t *testing.T) {
 		}
 	})
 }
+
+// deafStream delivers lines, then blocks reads until released (as a blocking stdin does,
+// whatever Close says); every write fails.
+type deafStream struct {
+	lines   chan string
+	release chan struct{}
+}
+
+func (d *deafStream) Read(b []byte) (int, error) {
+	select {
+	case l := <-d.lines:
+		return copy(b, l), nil
+	case <-d.release:
+		return 0, io.EOF
+	}
+}
+func (d *deafStream) Write(b []byte) (int, error) { return 0, errors.New("broken pipe") }
+func (d *deafStream) Close() error                { return nil }
+
+// TestWriteFailureEndsTheWork: when nothing can be written any more, handlers are
+// cancelled and sending fails, even though the reader never learns that the peer is gone.
+func TestWriteFailureEndsTheWork(t *testing.T) {
+	stream := &deafStream{lines: make(chan string, 1), release: make(chan struct{})}
+	cancelled := make(chan error, 1)
+	var c *Conn
+	c = NewConn(stream, BinderFunc(func(conn *Conn) Options {
+		return Options{Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			conn.Notify(ctx, "progress", nil) // its write fails
+			<-ctx.Done()
+			cancelled <- conn.Notify(context.Background(), "more", nil)
+			return nil, ctx.Err()
+		})}
+	}))
+	defer c.Close()
+	defer close(stream.release) // first: the reader ends, so Close need not wait
+	stream.lines <- `{"jsonrpc":"2.0","id":1,"method":"work"}` + "\n"
+	if err := <-cancelled; !errors.Is(err, ErrClosed) {
+		t.Errorf("Notify after the write failure: %v, want ErrClosed", err)
+	}
+}
