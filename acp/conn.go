@@ -38,10 +38,13 @@ type ExtensionHandler interface {
 	HandleExtension(ctx context.Context, method string, params json.RawMessage, isNotification bool) (any, error)
 }
 
-// AfterResponse runs fn once the response to the request being handled in ctx has been
-// queued, so that what fn sends follows that response on the wire. An agent uses it to
-// send a session's setup updates after the session/new response (ACP's ordering rule).
-func AfterResponse(ctx context.Context, fn func()) { jsonrpc2.AfterResponse(ctx, fn) }
+// AfterResponse has fn's notifications follow the response to the request being handled
+// in ctx on the wire, right behind it, before anything the client sends in reaction. An
+// agent uses it to send a session's setup updates after the session/new response (ACP's
+// ordering rule). fn must send with the ctx it is given, and only notifications.
+func AfterResponse(ctx context.Context, fn func(ctx context.Context)) {
+	jsonrpc2.AfterResponse(ctx, fn)
+}
 
 // route is one method's decoder and handler.
 type route func(ctx context.Context, req *jsonrpc2.Request) (any, error)

@@ -26,10 +26,14 @@ func runFakeAgent(behaviour string) int {
 	if strings.HasPrefix(behaviour, "hostile-") {
 		return runHostileAgent(strings.TrimPrefix(behaviour, "hostile-"))
 	}
-	if behaviour == "scripted" {
+	if behaviour == "scripted" || behaviour == "scripted-ignoring-eof" {
 		a := &scriptedAgent{}
 		acp.NewAgentConn(stdioStream{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 		<-a.conn.Done()
+		if behaviour == "scripted-ignoring-eof" {
+			select {} // like agents that only a signal ends
+		}
+		a.later.Wait() // they end at once: their calls fail on the closed connection
 		return 0
 	}
 	a := &fakeAgent{behaviour: behaviour}

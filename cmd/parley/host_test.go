@@ -143,7 +143,7 @@ func TestPermissionAlwaysIsRememberedAcrossRuns(t *testing.T) {
 		t.Errorf("another tool: stdout %q", r.stdout)
 	}
 	r := parleyIn(t, w.dir, w.env, "", "permissions")
-	if r.code != 0 || !strings.Contains(r.stdout, "execute:make release") || !strings.Contains(r.stdout, w.dir) {
+	if r.code != 0 || !strings.Contains(r.stdout, "exactly `make release`") || !strings.Contains(r.stdout, w.dir) {
 		t.Errorf("parley permissions: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := parleyIn(t, w.dir, w.env, "", "permissions", "reset", "--all"); r.code != 0 {

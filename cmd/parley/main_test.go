@@ -8,6 +8,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,12 +57,19 @@ func parley(t *testing.T, stdin string, args ...string) result {
 // parleyIn runs parley in dir with env added.
 func parleyIn(t *testing.T, dir string, env []string, stdin string, args ...string) result {
 	t.Helper()
+	return parleyFrom(t, dir, env, strings.NewReader(stdin), args...)
+}
+
+// parleyFrom is parleyIn with any stdin, an *os.File included (then parley's stdin is that
+// file itself, not a pipe).
+func parleyFrom(t *testing.T, dir string, env []string, stdin io.Reader, args ...string) result {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard, not a synchronisation
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self(t), args...)
 	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), env...)
 	cmd.Dir = dir
-	cmd.Stdin = strings.NewReader(stdin)
+	cmd.Stdin = stdin
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -210,7 +218,7 @@ func TestRunDeliversUpdatesSentBeforeTheSessionResponse(t *testing.T) {
 
 func TestRunRefusesPermissionByKind(t *testing.T) {
 	r := parley(t, "", "run", "request permission deploy")
-	if r.code != 0 || r.stdout != "permission: reject_once\n" || !strings.Contains(r.stderr, `"deploy"`) {
+	if r.code != 0 || r.stdout != "permission: reject_once\n" || !strings.Contains(r.stderr, "refused deploy") {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/json"
 )
 
 // scriptedAgent is a fake ACP agent that does, for each line of a prompt, what the line
@@ -20,10 +21,23 @@ import (
 //	run LIMIT CMD ARGS...          terminal/create (outputByteLimit LIMIT), wait, output, release
 //	runin CWD CMD ARGS...          the same in the working directory CWD (1 MiB limit)
 //	ask TITLE                      session/request_permission, the four kinds in a shuffled order
+//	ask-or-give-up TITLE           the same, and a rejection ends the turn cancelled (as codex-acp does)
+//
+// and, to play a hostile agent:
+//
+//	askjson PARAMS                 session/request_permission with these params (JSON; the
+//	                               session id defaults to the prompt's); tells the kind chosen
+//	together LINE ;; LINE ...      the lines at the same time; their results joined with " | "
+//	later LINE                     LINE after the turn has ended; its result as a message then
+//	say "TEXT"                     an agent_message_chunk (a Go-quoted string: escapes allowed)
+//	usersay "TEXT"                 a user_message_chunk
+//	sayto SESSION "TEXT"           an agent_message_chunk for another session id
 //
 // It also has a mode config option, legacy models, and session/list, for parley chat.
 type scriptedAgent struct {
 	conn *acp.AgentConn
+
+	later sync.WaitGroup // the "later" lines still running
 
 	mu       sync.Mutex
 	sessions []acp.SessionID
@@ -130,6 +144,12 @@ func (a *scriptedAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*ac
 func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionID, line string) string {
 	verb, rest, _ := strings.Cut(line, " ")
 	switch verb {
+	case "ask-or-give-up":
+		result := a.do(ctx, sid, "ask "+rest)
+		if strings.HasPrefix(result, "chose reject") {
+			cancelTurn(ctx)
+		}
+		return result
 	case "mode?":
 		a.mu.Lock()
 		defer a.mu.Unlock()
@@ -177,6 +197,50 @@ func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionID, line string) 
 			code = int(*exit.ExitCode)
 		}
 		return fmt.Sprintf("exit %d truncated=%v output=%q", code, out.Truncated, out.Output)
+	case "askjson":
+		var req acp.RequestPermissionRequest
+		if err := json.Unmarshal([]byte(rest), &req); err != nil {
+			return "askjson: " + err.Error()
+		}
+		if req.SessionID == "" {
+			req.SessionID = sid
+		}
+		resp, err := a.conn.RequestPermission(context.WithoutCancel(ctx), &req)
+		return outcomeOf(ctx, req.Options, resp, err)
+	case "together":
+		parts := strings.Split(rest, " ;; ")
+		results := make([]string, len(parts))
+		var wg sync.WaitGroup
+		for i, part := range parts {
+			wg.Go(func() { results[i] = a.do(ctx, sid, strings.TrimSpace(part)) })
+		}
+		wg.Wait()
+		return strings.Join(results, " | ")
+	case "later":
+		a.later.Go(func() {
+			result := a.do(context.WithoutCancel(ctx), sid, rest)
+			a.conn.Update(context.Background(), sid, acp.AgentMessageChunk(acp.TextBlock("later: "+result+"\n")))
+		})
+		return "later"
+	case "say", "usersay":
+		text, err := strconv.Unquote(rest)
+		if err != nil {
+			return verb + ": " + err.Error()
+		}
+		u := acp.AgentMessageChunk(acp.TextBlock(text))
+		if verb == "usersay" {
+			u = acp.UserMessageChunk(acp.TextBlock(text))
+		}
+		a.conn.Update(ctx, sid, u)
+		return "said"
+	case "sayto":
+		other, quoted, _ := strings.Cut(rest, " ")
+		text, err := strconv.Unquote(quoted)
+		if err != nil {
+			return "sayto: " + err.Error()
+		}
+		a.conn.Update(ctx, acp.SessionID(other), acp.AgentMessageChunk(acp.TextBlock(text)))
+		return "said to " + other
 	case "ask":
 		opts := []acp.PermissionOption{
 			{OptionID: "opt-allow-once", Name: "Yes", Kind: acp.PermissionOptionKindAllowOnce},
@@ -185,28 +249,39 @@ func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionID, line string) 
 			{OptionID: "opt-reject-always", Name: "Never", Kind: acp.PermissionOptionKindRejectAlways},
 		}
 		rand.Shuffle(len(opts), func(i, j int) { opts[i], opts[j] = opts[j], opts[i] })
+		command, _ := json.Marshal(rest)
 		resp, err := a.conn.RequestPermission(context.WithoutCancel(ctx), &acp.RequestPermissionRequest{
 			SessionID: sid,
-			ToolCall:  acp.ToolCallUpdate{ToolCallID: "call-ask", Title: rest, Kind: acp.ToolKindExecute, RawInput: []byte(fmt.Sprintf(`{"command":%q}`, rest))},
+			ToolCall:  acp.ToolCallUpdate{ToolCallID: acp.ToolCallID("call-" + rest), Title: rest, Kind: acp.ToolKindExecute, RawInput: []byte(`{"command":` + string(command) + `}`)},
 			Options:   opts,
 		})
-		switch {
-		case err != nil:
-			return "ask error: " + err.Error()
-		case resp.Outcome.Cancelled != nil:
-			cancelTurn(ctx) // ACP: a cancelled outcome aborts the turn
-			return "outcome: cancelled"
-		case resp.Outcome.Selected != nil:
-			for _, o := range opts {
-				if o.OptionID == resp.Outcome.Selected.OptionID {
-					return "chose " + string(o.Kind)
-				}
-			}
-			return "chose an option that was not offered: " + string(resp.Outcome.Selected.OptionID)
-		}
-		return "no outcome"
+		return outcomeOf(ctx, opts, resp, err)
 	}
 	return "unknown line: " + line
+}
+
+// outcomeOf tells how a permission request was answered: the kind of the option
+// chosen (every kind, when options share the id), or why there is none.
+func outcomeOf(ctx context.Context, opts []acp.PermissionOption, resp *acp.RequestPermissionResponse, err error) string {
+	switch {
+	case err != nil:
+		return "ask error: " + err.Error()
+	case resp.Outcome.Cancelled != nil:
+		cancelTurn(ctx) // ACP: a cancelled outcome aborts the turn
+		return "outcome: cancelled"
+	case resp.Outcome.Selected != nil:
+		var kinds []string
+		for _, o := range opts {
+			if o.OptionID == resp.Outcome.Selected.OptionID {
+				kinds = append(kinds, string(o.Kind))
+			}
+		}
+		if len(kinds) == 0 {
+			return "chose an option that was not offered: " + string(resp.Outcome.Selected.OptionID)
+		}
+		return "chose " + strings.Join(kinds, "/")
+	}
+	return "no outcome"
 }
 
 type cancelKey struct{}

@@ -2,10 +2,12 @@ package agent
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,6 +18,8 @@ import (
 	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"github.com/parley-acp/parley/internal/llm"
 	"github.com/parley-acp/parley/internal/mcpclient"
+	"github.com/parley-acp/parley/internal/safety"
+	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/workspace"
 )
 
@@ -29,8 +33,19 @@ type Options struct {
 	NoThink         bool // never ask for reasoning
 	Version         string
 	Logger          *slog.Logger
-	// Gate decides each tool call; nil allows all (approvals come with the next issue).
-	Gate Gate
+	// Store keeps sessions, checkpoints and the approvals a user chose to remember for a
+	// workspace. Nil keeps nothing: sessions cannot be listed, loaded or resumed, and
+	// turns cannot be undone.
+	Store *store.Store
+	// Auto says what runs without asking the user; critical commands always ask.
+	Auto AutoApprove
+	// Sandbox confines the commands the agent runs; nil runs them unconfined.
+	Sandbox Sandbox
+	// SensitiveFiles decides which edits are of sensitive files; nil means safety's
+	// defaults.
+	SensitiveFiles *safety.FileRules
+
+	judge judge // tests only: the default is internal/safety
 }
 
 // Serve runs the agent on stream until the client goes away or ctx ends.
@@ -41,8 +56,8 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if opts.Gate == nil {
-		opts.Gate = allowAll{}
+	if opts.judge == nil {
+		opts.judge = newSafetyJudge(opts.SensitiveFiles)
 	}
 	a := &agent{opts: opts, sessions: map[acp.SessionID]*session{}}
 	acp.NewAgentConn(stream, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, &acp.ConnOptions{Logger: opts.Logger})
@@ -66,21 +81,25 @@ type agent struct {
 	caps     acp.ClientCapabilities
 	info     *llm.ModelInfo // fetched once, at the first session
 	sessions map[acp.SessionID]*session
-	next     int
 	callIDs  atomic.Int64
 }
 
 // session is one conversation: its workspace, history and MCP servers. turnMu holds a
 // turn at a time.
 type session struct {
-	id      acp.SessionID
-	roots   *workspace.Roots
-	tools   *tools.Session
-	mcp     map[string]mcpTool
-	clients []*mcp.ClientSession
-	history []llm.Message
+	id       acp.SessionID
+	roots    *workspace.Roots
+	tools    *tools.Session
+	mcp      map[string]mcpTool
+	clients  []*mcp.ClientSession
+	approver *approver
+	ckpts    *checkpoints // nil without a store
 
-	turnMu sync.Mutex
+	turnMu  sync.Mutex // one turn at a time; it guards what follows
+	history []llm.Message
+	saved   int    // history[:saved] is in the store
+	title   string // the first prompt, once there was one
+
 	cancel atomic.Pointer[context.CancelFunc]
 }
 
@@ -88,12 +107,19 @@ func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 	a.mu.Lock()
 	a.caps = req.ClientCapabilities
 	a.mu.Unlock()
+	sessions := acp.SessionCapabilities{Close: &acp.SessionCloseCapabilities{}}
+	kept := a.opts.Store != nil
+	if kept {
+		sessions.List = &acp.SessionListCapabilities{}
+		sessions.Resume = &acp.SessionResumeCapabilities{}
+	}
 	return &acp.InitializeResponse{
 		ProtocolVersion: acp.NegotiateVersion(req.ProtocolVersion),
 		AgentCapabilities: acp.AgentCapabilities{
+			LoadSession:         kept,
 			PromptCapabilities:  acp.PromptCapabilities{EmbeddedContext: true},
 			McpCapabilities:     acp.McpCapabilities{HTTP: true},
-			SessionCapabilities: acp.SessionCapabilities{Close: &acp.SessionCloseCapabilities{}},
+			SessionCapabilities: sessions,
 		},
 		AgentInfo: &acp.Implementation{Name: "parley-agent", Title: "parley (" + a.opts.Model + ")", Version: a.opts.Version},
 	}, nil
@@ -124,18 +150,54 @@ func (a *agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*ac
 	if _, err := a.modelInfo(ctx); err != nil {
 		return nil, err
 	}
+	id := acp.SessionID("parley-" + strings.ToLower(rand.Text()))
+	if a.opts.Store != nil {
+		if err := a.opts.Store.SaveSession(ctx, storedSession(id, roots, "")); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+		}
+	}
+	s := a.openSession(ctx, id, roots, req.McpServers, nil, "")
+	a.announce(ctx, s)
+	return &acp.NewSessionResponse{SessionID: id}, nil
+}
+
+// openSession makes a session live in this process, with history from an earlier run,
+// and registers it.
+func (a *agent) openSession(ctx context.Context, id acp.SessionID, roots *workspace.Roots, servers []acp.McpServer, history []llm.Message, title string) *session {
 	a.mu.Lock()
-	a.next++
-	id := acp.SessionID(fmt.Sprintf("parley-%d-%d", time.Now().Unix(), a.next))
 	caps := a.caps
 	a.mu.Unlock()
-	s := &session{id: id, roots: roots, mcp: map[string]mcpTool{}}
-	s.tools = tools.NewSession(newClientEnv(a.conn, id, caps, roots), roots)
-	a.connectMCP(ctx, s, req.McpServers)
+	env := newClientEnv(a.conn, id, caps, a.opts.Sandbox, roots)
+	s := &session{id: id, roots: roots, mcp: map[string]mcpTool{}, history: history, saved: len(history), title: title}
+	s.tools = tools.NewSession(env, roots)
+	s.approver = &approver{
+		ask:       a.conn.RequestPermission,
+		session:   id,
+		auto:      a.opts.Auto,
+		store:     a.opts.Store,
+		workspace: roots.Dirs()[0],
+		logger:    a.opts.Logger,
+	}
+	if a.opts.Store != nil {
+		s.ckpts = &checkpoints{store: a.opts.Store, session: string(id), env: env, budget: checkpointBudget}
+	}
+	a.connectMCP(ctx, s, servers)
 	a.mu.Lock()
+	old := a.sessions[id]
 	a.sessions[id] = s
 	a.mu.Unlock()
-	return &acp.NewSessionResponse{SessionID: id}, nil
+	if old != nil {
+		old.close() // loaded again: the new one replaces it
+	}
+	return s
+}
+
+// announce tells the client the session's slash commands, once the response that
+// introduces the session has gone out.
+func (a *agent) announce(ctx context.Context, s *session) {
+	acp.AfterResponse(ctx, func(ctx context.Context) {
+		a.conn.Update(ctx, s.id, acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: availableCommands(s.ckpts != nil)}})
+	})
 }
 
 // connectMCP connects the session's MCP servers and offers their tools as
@@ -202,16 +264,47 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	s.cancel.Store(&cancel)
 	defer s.cancel.Store(nil)
 
-	info, err := a.modelInfo(ctx)
-	if err != nil {
-		return nil, err
+	rec := &transcript{}
+	for _, b := range req.Prompt {
+		rec.record(acp.UserMessageChunk(b))
 	}
 	send := func(u acp.SessionUpdate) {
+		rec.record(u)
 		if err := a.conn.Update(ctx, s.id, u); err != nil {
 			cancel() // nothing reaches the client: the turn ends here, not after the model's next replies
 		}
 	}
-	runner := &toolRunner{registry: tools.DefaultRegistry(), session: s.tools, mcp: s.mcp, gate: a.opts.Gate, send: send, ids: &a.callIDs}
+	text := acp.PromptText(req.Prompt)
+	if s.title == "" {
+		s.title = oneLine(text, 80)
+	}
+	defer a.persist(context.WithoutCancel(ctx), s, rec)
+	if cmd, ok := parseCommand(text); ok {
+		return &acp.PromptResponse{StopReason: a.runCommand(turnCtx, s, cmd, send)}, nil
+	}
+	stop, err := a.modelTurn(turnCtx, s, text, send, cancel)
+	if err != nil {
+		if turnCtx.Err() != nil {
+			return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+		}
+		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "the model failed: %v", err)
+	}
+	return &acp.PromptResponse{StopReason: stop}, nil
+}
+
+// modelTurn runs one turn of the model on text: the executor's loop, its tool calls
+// guarded and their writes kept in the turn's checkpoint.
+func (a *agent) modelTurn(ctx context.Context, s *session, text string, send func(acp.SessionUpdate), cancel func()) (acp.StopReason, error) {
+	info, err := a.modelInfo(ctx)
+	if err != nil {
+		return "", err
+	}
+	turn := s.ckpts.begin(text)
+	defer turn.end(context.WithoutCancel(ctx))
+	runner := &toolRunner{registry: tools.DefaultRegistry(), session: s.tools, mcp: s.mcp, send: send, ids: &a.callIDs}
+	runner.guard = func(c pendingCall) *callGuard {
+		return &callGuard{call: c, approver: s.approver, judge: a.opts.judge, roots: s.roots, turn: turn, cancel: cancel}
+	}
 	llmTools := runner.llmTools()
 	ex := &executor{
 		model:    a.opts.Model,
@@ -230,14 +323,7 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	if a.opts.NumCtx > 0 {
 		ex.ctxSize = a.opts.NumCtx
 	}
-	stop, err := ex.run(turnCtx, acp.PromptText(req.Prompt))
-	if err != nil {
-		if turnCtx.Err() != nil {
-			return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
-		}
-		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "the model failed: %v", err)
-	}
-	return &acp.PromptResponse{StopReason: stop}, nil
+	return ex.run(ctx, text)
 }
 
 func (a *agent) Cancel(ctx context.Context, req *acp.CancelNotification) error {
@@ -254,11 +340,14 @@ func (a *agent) CloseSession(ctx context.Context, req *acp.CloseSessionRequest) 
 	s := a.sessions[req.SessionID]
 	delete(a.sessions, req.SessionID)
 	a.mu.Unlock()
-	if s == nil {
-		return nil, acp.ErrSessionNotFound(req.SessionID)
+	if s != nil {
+		s.close()
+		return &acp.CloseSessionResponse{}, nil
 	}
-	s.close()
-	return &acp.CloseSessionResponse{}, nil
+	if _, ok, _ := a.stored(ctx, req.SessionID); ok {
+		return &acp.CloseSessionResponse{}, nil // kept, but not open in this process: nothing to free
+	}
+	return nil, acp.ErrSessionNotFound(req.SessionID)
 }
 
 func (s *session) close() {

@@ -12,9 +12,20 @@
 //	runner.go    one batch of tool calls: tool_call / tool_call_update reports, results
 //	             in the history format of the path in use
 //	env.go       where tools act: the client's fs/* and terminal/*, or this machine
+//	             (commands confined by a Sandbox where the kernel offers Landlock)
 //	prompt.go    the system prompt, with tool descriptions for the text fallback
 //	loop.go      loop detection
+//	guard.go     each call's tools.Guard: commands and edits judged, asked about, and
+//	             every write kept in the turn's checkpoint
+//	approval.go  the approver: what needs the user's word, the question through
+//	             session/request_permission, the "always" answers it remembers
+//	judge*.go    the approvals' view of internal/safety (command tiers, sensitive files)
+//	checkpoint.go, undo.go  what each turn's writes replaced; undo, keep, the listing
+//	commands.go  the slash commands /checkpoints, /undo, /keep
+//	sessions.go, transcript.go  sessions kept in the store: session/list, load, resume
 //
-// Approvals, command safety and checkpoints (the next issue) slot in as a Gate the tool
-// runner consults before each call; today's Gate allows everything.
+// Who decides: a critical command always asks; a remembered "reject" refuses; then a
+// remembered "allow" or the auto-approve settings let a call through; everything else
+// asks. A refusal is the tool's result, so the model reads why and takes another way;
+// only a cancelled question ends the turn.
 package agent

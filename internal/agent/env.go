@@ -20,10 +20,19 @@ type clientEnv struct {
 	session acp.SessionID
 	caps    acp.ClientCapabilities
 	local   tools.Env
+	sandbox Sandbox // confines what runs here; nil runs it unconfined
+	roots   *workspace.Roots
 }
 
-func newClientEnv(conn *acp.AgentConn, session acp.SessionID, caps acp.ClientCapabilities, roots *workspace.Roots) *clientEnv {
-	return &clientEnv{conn: conn, session: session, caps: caps, local: tools.LocalEnv(roots)}
+// Sandbox confines the commands the agent runs on this machine: Wrap returns the
+// command that runs command with args, able to write only in writable (and a temp
+// directory). Commands the client runs in its own terminals are the client's to confine.
+type Sandbox interface {
+	Wrap(writable []string, command string, args []string) (string, []string)
+}
+
+func newClientEnv(conn *acp.AgentConn, session acp.SessionID, caps acp.ClientCapabilities, sandbox Sandbox, roots *workspace.Roots) *clientEnv {
+	return &clientEnv{conn: conn, session: session, caps: caps, local: tools.LocalEnv(roots), sandbox: sandbox, roots: roots}
 }
 
 func (e *clientEnv) ReadFile(ctx context.Context, path string) (string, error) {
@@ -50,11 +59,17 @@ func (e *clientEnv) WriteFile(ctx context.Context, path, content string) error {
 	return nil
 }
 
+// Remove deletes locally: ACP has no way to delete a file through the client.
+func (e *clientEnv) Remove(ctx context.Context, path string) error { return e.local.Remove(ctx, path) }
+
 // outputLimit bounds what a client terminal keeps of a command's output.
 const outputLimit = 1 << 20
 
 func (e *clientEnv) Run(ctx context.Context, command string, args []string, cwd string, timeout time.Duration) (string, int, error) {
 	if !e.caps.Terminal {
+		if e.sandbox != nil {
+			command, args = e.sandbox.Wrap(e.roots.Dirs(), command, args)
+		}
 		return e.local.Run(ctx, command, args, cwd, timeout)
 	}
 	limit := uint64(outputLimit)

@@ -59,7 +59,7 @@ func envs(t *testing.T) map[string]func() (tools.Env, string) {
 			cc := acp.NewClientConn(x, func(*acp.ClientConn) acp.Client { return client }, nil)
 			ac := acp.NewAgentConn(y, func(*acp.AgentConn) acp.Agent { return idleAgent{} }, nil)
 			t.Cleanup(func() { cc.Close(); ac.Close(); client.Close() })
-			return newClientEnv(ac, "s1", client.Capabilities(), roots), dir
+			return newClientEnv(ac, "s1", client.Capabilities(), nil, roots), dir
 		},
 	}
 }

@@ -2,8 +2,10 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -13,16 +15,6 @@ import (
 	"github.com/parley-acp/parley/internal/llm"
 	"github.com/parley-acp/parley/internal/mcpclient"
 )
-
-// Gate decides whether a tool call may run: the place where approvals, command safety
-// and file sensitivity (the next issue) plug in. allowAll is today's gate.
-type Gate interface {
-	Allow(ctx context.Context, call pendingCall) (ok bool, reason string)
-}
-
-type allowAll struct{}
-
-func (allowAll) Allow(context.Context, pendingCall) (bool, string) { return true, "" }
 
 // pendingCall is one tool call the model asked for, before it runs.
 type pendingCall struct {
@@ -46,9 +38,11 @@ type toolRunner struct {
 	registry *tools.Registry
 	session  *tools.Session
 	mcp      map[string]mcpTool // offered MCP tools by the name the model sees
-	gate     Gate
-	send     func(acp.SessionUpdate)
-	ids      *atomic.Int64
+	// guard gives each call the tools.Guard its commands and writes go through; nil runs
+	// them unguarded (tests of the loop alone).
+	guard func(pendingCall) *callGuard
+	send  func(acp.SessionUpdate)
+	ids   *atomic.Int64
 }
 
 // mcpTool is a tool of an MCP server the client gave the session.
@@ -115,29 +109,47 @@ func (r *toolRunner) runOne(ctx context.Context, c pendingCall) callResult {
 		ToolCallID: c.ID, Title: title, Name: c.Name, Kind: c.Kind,
 		Status: acp.ToolCallStatusPending, RawInput: c.Args,
 	}})
-	if ok, reason := r.gate.Allow(ctx, c); !ok {
-		r.finish(c, tools.Result{Output: "The user did not allow this call: " + reason, IsError: true})
-		return callResult{call: c, output: "The user did not allow this call: " + reason, isError: true}
+	started := sync.OnceFunc(func() {
+		r.send(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: c.ID, Status: acp.ToolCallStatusInProgress}})
+	})
+	var guard *callGuard
+	sess := r.session
+	if r.guard != nil {
+		guard = r.guard(c)
+		guard.started = started
+		sess = sess.WithGuard(guard)
 	}
-	r.send(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: c.ID, Status: acp.ToolCallStatusInProgress}})
 	var res tools.Result
 	if t, ok := r.registry.Lookup(c.Name); ok {
+		if guard == nil || (c.Kind != acp.ToolKindEdit && c.Kind != acp.ToolKindExecute) {
+			started() // a call that may ask the user is in progress once it was allowed
+		}
 		var err error
-		res, err = t.Run(ctx, r.session, c.Args)
+		res, err = t.Run(ctx, sess, c.Args)
 		if err != nil {
 			res = tools.Result{Output: "The tool failed: " + err.Error(), IsError: true}
 		}
 	} else {
-		res = r.runMCP(ctx, c)
+		res = r.runMCP(ctx, c, guard)
 	}
 	r.finish(c, res)
 	return callResult{call: c, output: res.Output, isError: res.IsError, wrote: res.Diff != nil && !res.IsError}
 }
 
-func (r *toolRunner) runMCP(ctx context.Context, c pendingCall) tools.Result {
+func (r *toolRunner) runMCP(ctx context.Context, c pendingCall, guard *callGuard) tools.Result {
 	t, ok := r.mcp[c.Name]
 	if !ok {
 		return tools.Result{Output: "There is no tool named " + c.Name, IsError: true}
+	}
+	if guard != nil {
+		err := guard.outcome(guard.approver.approveMCP(ctx, c))
+		if r, ok := errors.AsType[*tools.Refusal](err); ok {
+			return tools.Result{Output: r.Message, IsError: true}
+		}
+		if err != nil {
+			return tools.Result{Output: "The tool did not run: " + err.Error(), IsError: true}
+		}
+		guard.started()
 	}
 	var args map[string]any
 	if len(strings.TrimSpace(string(c.Args))) > 0 && string(c.Args) != "null" {

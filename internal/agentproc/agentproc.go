@@ -27,6 +27,11 @@ type Spec struct {
 	// Stderr receives the agent's stderr as it comes (a log file); nil discards it. The
 	// last lines are kept either way for error messages.
 	Stderr io.Writer
+	// ExitGrace, when positive, caps how long Stop waits for the agent to exit on its own
+	// after its stdin closed. A front-end that has nothing more to ask of the agent (parley
+	// run after its turn) sets it short, since some agents ignore the end of their input
+	// and only a signal ends them.
+	ExitGrace time.Duration
 }
 
 // String is the command line, for messages.
@@ -120,9 +125,13 @@ func (p *Process) StderrTail() string {
 	return strings.TrimSpace(string(tail))
 }
 
-// Stop ends the agent: it closes its stdin, waits up to grace for it to exit, then stops
-// its process group (SIGTERM, SIGKILL after two seconds) and ends what it left running.
+// Stop ends the agent: it closes its stdin, waits up to grace (or the Spec's shorter
+// ExitGrace) for it to exit, then stops its process group (SIGTERM, SIGKILL after two
+// seconds) and ends what it left running.
 func (p *Process) Stop(grace time.Duration) error {
+	if p.spec.ExitGrace > 0 {
+		grace = min(grace, p.spec.ExitGrace)
+	}
 	p.stdin.Close()
 	timer := time.NewTimer(grace)
 	select {

@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"fmt"
 	"os"
+	"strings"
 
 	"github.com/parley-acp/parley/internal/agent"
+	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/llm"
+	"github.com/parley-acp/parley/internal/sandbox"
+	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/version"
 	"github.com/spf13/cobra"
 )
@@ -13,10 +18,21 @@ import (
 // says otherwise.
 const defaultModel = "ollama:qwen2.5-coder:7b"
 
+// agentCommandFlags are parley agent's flags.
+type agentCommandFlags struct {
+	model, baseURL  string
+	maxTurns        int
+	numCtx          int
+	noThink         bool
+	autoApprove     []string
+	yolo            bool
+	dbPath          string
+	sandboxMode     string
+	sandboxWritable []string
+}
+
 func newAgentCommand(g *globals) *cobra.Command {
-	var model, baseURL string
-	var maxTurns, numCtx int
-	var noThink bool
+	var f agentCommandFlags
 	cmd := &cobra.Command{
 		Use:   "agent [flags]",
 		Short: "Run parley's coding agent (Ollama or OpenAI-compatible) as an ACP agent on stdin and stdout",
@@ -27,38 +43,160 @@ terminal access.
 
 Models: --model ollama:NAME (Ollama's /api/chat, default server http://127.0.0.1:11434)
 or --model openai:NAME --base-url URL (any OpenAI-compatible /v1/chat/completions; the API
-key comes from OPENAI_API_KEY). PARLEY_MODEL sets the default model.`,
+key comes from OPENAI_API_KEY). PARLEY_MODEL sets the default model.
+
+Approvals: the agent asks the client (session/request_permission) before it runs a
+command that is not plainly harmless, edits a sensitive file (.env, keys, lockfiles, CI
+workflows...; "sensitive_files" in parley's config.json adds rules after the defaults,
+each {"pattern": GLOB, "action": "ask" or "allow"}, the last match winning), or calls a
+tool of the session's MCP servers. --auto-approve lists what
+runs without asking: commands, edits (of files that are not sensitive; the default),
+sensitive-edits, mcp, or none. --yolo approves all of them. A critical command (deleting
+outside the workspace, a downloaded script run by a shell...) always asks. "Always"
+answers hold for the session, or for the workspace when the user picks that option
+(listed and reset with parley permissions).
+
+Checkpoints: every turn that changes files is a checkpoint; /checkpoints lists them,
+/undo restores the last one (or checkpoint N, or one file), /keep accepts them. Sessions
+and checkpoints are kept in parley's database and survive a restart (session/list,
+session/load, session/resume).
+
+Sandbox: ` + sandboxStatus() + `
+
+Read-only tools (list_files, search_workspace) run git with the workspace's fsmonitor
+and hooks turned off, so listing a checkout never runs a program it configures.`,
 		Example: `  parley chat --agent-command "parley agent --model ollama:qwen2.5-coder:7b"
-  parley run --agent-command "parley agent --model openai:gpt-4o-mini --base-url http://127.0.0.1:8080/v1" "fix the failing test"`,
+  parley run --agent-command "parley agent --model openai:gpt-4o-mini --base-url http://127.0.0.1:8080/v1" "fix the failing test"
+  parley agent --auto-approve edits,commands`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if model == "" {
-				model = os.Getenv("PARLEY_MODEL")
-			}
-			if model == "" {
-				model = defaultModel
-			}
-			provider, name, err := llm.New(model, baseURL, os.Getenv("OPENAI_API_KEY"))
-			if err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-			ctx, stop := interruptible(cmd.Context())
-			defer stop()
-			return agent.Serve(ctx, commandStdio(cmd), agent.Options{
-				Provider:        provider,
-				Model:           name,
-				MaxTurnRequests: maxTurns,
-				NumCtx:          numCtx,
-				NoThink:         noThink,
-				Version:         version.String(),
-				Logger:          g.logger,
-			})
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runAgent(cmd, g, f) },
 	}
-	cmd.Flags().StringVar(&model, "model", "", "the model: ollama:NAME or openai:NAME (default $PARLEY_MODEL, else "+defaultModel+")")
-	cmd.Flags().StringVar(&baseURL, "base-url", "", "the model server's URL (default: Ollama's local address; required for most openai: servers)")
-	cmd.Flags().IntVar(&maxTurns, "max-turn-requests", 25, "the most model requests in one turn")
-	cmd.Flags().IntVar(&numCtx, "num-ctx", 0, "Ollama's context size (options.num_ctx); 0 keeps the server's default")
-	cmd.Flags().BoolVar(&noThink, "no-think", false, "never ask the model for its reasoning")
+	fl := cmd.Flags()
+	fl.StringVar(&f.model, "model", "", "the model: ollama:NAME or openai:NAME (default $PARLEY_MODEL, else "+defaultModel+")")
+	fl.StringVar(&f.baseURL, "base-url", "", "the model server's URL (default: Ollama's local address; required for most openai: servers)")
+	fl.IntVar(&f.maxTurns, "max-turn-requests", 25, "the most model requests in one turn")
+	fl.IntVar(&f.numCtx, "num-ctx", 0, "Ollama's context size (options.num_ctx); 0 keeps the server's default")
+	fl.BoolVar(&f.noThink, "no-think", false, "never ask the model for its reasoning")
+	fl.StringSliceVar(&f.autoApprove, "auto-approve", []string{"edits"}, "what runs without asking: commands, edits, sensitive-edits, mcp, or none (critical commands always ask)")
+	fl.BoolVar(&f.yolo, "yolo", false, "approve everything without asking, except critical commands")
+	fl.StringVar(&f.dbPath, "db", store.DefaultPath(), "the parley database (sessions, checkpoints, remembered approvals)")
+	fl.StringVar(&f.sandboxMode, "sandbox", "auto", "confine the commands the agent runs itself with Landlock: auto (where the kernel offers it) or off")
+	fl.StringArrayVar(&f.sandboxWritable, "sandbox-write", nil, "a further directory confined commands may write (repeatable)")
 	return cmd
+}
+
+func runAgent(cmd *cobra.Command, g *globals, f agentCommandFlags) error {
+	if f.model == "" {
+		f.model = os.Getenv("PARLEY_MODEL")
+	}
+	if f.model == "" {
+		f.model = defaultModel
+	}
+	provider, name, err := llm.New(f.model, f.baseURL, os.Getenv("OPENAI_API_KEY"))
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	auto, err := parseAutoApprove(f.autoApprove, f.yolo)
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	cfg, err := config.Load(config.Path())
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	files, err := cfg.FileRules()
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	box, cleanup, err := commandSandbox(f.sandboxMode, f.sandboxWritable, "parley-agent-")
+	if err != nil {
+		return &exitError{code: exitUsage, err: err}
+	}
+	defer cleanup()
+	opts := agent.Options{
+		Provider:        provider,
+		Model:           name,
+		MaxTurnRequests: f.maxTurns,
+		NumCtx:          f.numCtx,
+		NoThink:         f.noThink,
+		Version:         version.String(),
+		Logger:          g.logger,
+		Auto:            auto,
+		SensitiveFiles:  files,
+	}
+	if box != nil {
+		opts.Sandbox = box
+	}
+	// Without its database the agent still works, but keeps nothing: say so in its log.
+	if st, err := store.Open(f.dbPath); err != nil {
+		g.logger.Warn("sessions, checkpoints and remembered approvals are off", "error", err)
+	} else {
+		defer st.Close()
+		opts.Store = st
+	}
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	return agent.Serve(ctx, commandStdio(cmd), opts)
+}
+
+// parseAutoApprove reads --auto-approve and --yolo.
+func parseAutoApprove(values []string, yolo bool) (agent.AutoApprove, error) {
+	if yolo {
+		return agent.Yolo(), nil
+	}
+	var a agent.AutoApprove
+	for _, v := range values {
+		switch strings.TrimSpace(strings.ToLower(v)) {
+		case "commands":
+			a.Commands = true
+		case "edits":
+			a.Edits = true
+		case "sensitive-edits":
+			a.SensitiveEdits = true
+		case "mcp":
+			a.MCP = true
+		case "none", "":
+		default:
+			return a, fmt.Errorf("--auto-approve: %q is not one of commands, edits, sensitive-edits, mcp, none", v)
+		}
+	}
+	return a, nil
+}
+
+// commandSandbox is the sandbox --sandbox asks for (mode auto or off), for parley
+// agent's commands and for run's and chat's terminal/create: nil when off or not
+// offered. cleanup removes the commands' private temporary directory, named with prefix.
+func commandSandbox(mode string, writable []string, prefix string) (box *sandbox.Policy, cleanup func(), err error) {
+	cleanup = func() {}
+	switch mode {
+	case "off":
+		return nil, cleanup, nil
+	case "auto":
+	default:
+		return nil, cleanup, fmt.Errorf("--sandbox: %q is not auto or off", mode)
+	}
+	if sandbox.ABI() == 0 {
+		return nil, cleanup, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, cleanup, fmt.Errorf("--sandbox: cannot find parley's own binary to confine commands with (%v); use --sandbox off", err)
+	}
+	tmp, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return nil, cleanup, fmt.Errorf("--sandbox: a temporary directory for commands: %v; use --sandbox off", err)
+	}
+	return sandbox.New(exe, tmp, writable), func() { os.RemoveAll(tmp) }, nil
+}
+
+// sandboxStatus says, for --help, whether commands are confined on this machine.
+func sandboxStatus() string {
+	if abi := sandbox.ABI(); abi > 0 {
+		return fmt.Sprintf(`on. This kernel offers Landlock (ABI %d): the commands the agent runs itself
+may write only in the session's workspace, a temporary directory of their own (their
+TMPDIR), the user's cache directory and --sandbox-write directories (--sandbox off turns this off). Commands the
+client runs in its own terminals are the client's to confine.`, abi)
+	}
+	return `off. This kernel offers no Landlock, so the commands the agent runs can write
+wherever the user can; the approvals above are the only guard.`
 }

@@ -22,7 +22,10 @@ func newChatCommand(g *globals) *cobra.Command {
 		Short: "Talk with an ACP agent in the terminal",
 		Long: `Talk with an ACP agent in the terminal. Type a prompt and press Enter; the reply
 streams, tool calls show their progress in place, and the agent's permission requests are
-asked here (allow once, allow always, reject once, reject always).
+asked here, one at a time, showing the command that runs and its risk (allow once, allow
+always, reject once, reject always; /quit refuses and leaves). Without a terminal on stdin
+nothing is asked: requests are refused (--yolo allows all but critical commands), and
+every line is a prompt.
 
 Ctrl-C cancels the running turn (session/cancel); a second Ctrl-C, or Ctrl-D, quits.
 
@@ -41,10 +44,12 @@ Any other /command is sent to the agent (agents advertise their own).`,
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			in := newPrompter(cmd.InOrStdin(), cmd.ErrOrStderr())
+			in := newPrompter(cmd.InOrStdin())
+			// Questions are asked only on a terminal: a script's next line is a prompt,
+			// never an answer (without a terminal, requests are refused; --yolo allows).
 			con := newConsole(consoleOptions{
 				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(),
-				tty: isTerminal(cmd.OutOrStdout()), root: opts.dir, prompter: in,
+				tty: isTerminal(cmd.OutOrStdout()), root: opts.dir, ask: isTerminal(cmd.InOrStdin()),
 			})
 			defer con.close()
 			// Ctrl-C belongs to the chat: it cancels a turn instead of ending parley. SIGTERM
@@ -104,6 +109,12 @@ func (c *chat) loop(ctx context.Context) error {
 			}
 			lastInterrupt = time.Now()
 			c.con.say("\n(Ctrl-C again or Ctrl-D to quit)")
+			continue
+		case pq := <-c.con.questions:
+			// A question between turns: the next line answers it, not the prompt.
+			if c.question(pq) == quitAsked {
+				return nil
+			}
 			continue
 		case <-ctx.Done():
 			return nil
@@ -188,8 +199,35 @@ func (c *chat) turn(ctx context.Context, text string) (quit bool, err error) {
 				c.con.say("\n(cancelling; Ctrl-C again to quit)")
 			}
 			cancel()
+		case pq := <-c.con.questions:
+			switch c.question(pq) {
+			case quitAsked:
+				quit = true
+				cancel()
+			case interrupted:
+				c.con.say("(cancelling; Ctrl-C again to quit)")
+				cancel()
+			}
 		}
 	}
+}
+
+// question shows a permission question and reads the user's answer from the chat's
+// input, the one reader of it: Ctrl-C refuses (and cancels the turn), /quit and the end
+// of the input refuse and quit.
+func (c *chat) question(pq *pendingQuestion) questionEnd {
+	return c.con.answer(pq, func(ctx context.Context) (string, error) {
+		select {
+		case l := <-c.in.lines:
+			return l, nil
+		case <-c.in.eof:
+			return "", errEOF
+		case <-c.sigs:
+			return "", errInterrupted
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	})
 }
 
 func stopMessage(stop acp.StopReason) string {

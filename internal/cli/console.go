@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/toolui"
+	"golang.org/x/sys/unix"
 )
 
 // console shows turns to a person (or a script, with --json) and asks them for
@@ -28,7 +28,6 @@ type console struct {
 	rest     toolui.Renderer // everything else (the same renderer when both go to one place)
 	live     *toolui.TextRenderer
 	flushers []*streamWriter
-	prompter *prompter // nil: nobody to ask
 	stderr   io.Writer
 	ticker   *time.Ticker
 	stopTick chan struct{}
@@ -36,6 +35,11 @@ type console struct {
 	failOnce sync.Once
 	failed   chan struct{} // closed on the first write error of the output
 	failErr  error         // set before failed is closed
+	// questions carries permission questions to the goroutine that reads the user's
+	// input (see question.go); nil when there is nobody to ask. Unbuffered: one question
+	// at a time, in the order they came.
+	questions chan *pendingQuestion
+	closed    chan struct{} // closed by close: nobody will answer any more
 }
 
 type consoleOptions struct {
@@ -43,11 +47,15 @@ type consoleOptions struct {
 	json           bool
 	tty            bool // stdout is a terminal
 	root           string
-	prompter       *prompter
+	// ask is set when a person can answer questions: the input is a terminal.
+	ask bool
 }
 
 func newConsole(o consoleOptions) *console {
-	c := &console{root: o.root, prompter: o.prompter, stderr: o.stderr, failed: make(chan struct{})}
+	c := &console{root: o.root, stderr: o.stderr, closed: make(chan struct{}), failed: make(chan struct{})}
+	if o.ask {
+		c.questions = make(chan *pendingQuestion)
+	}
 	out := newStreamWriter(o.stdout, c.fail)
 	c.flushers = append(c.flushers, out)
 	switch {
@@ -130,26 +138,53 @@ func (c *console) onUpdate(ctx context.Context, n *acp.SessionNotification) {
 	defer c.mu.Unlock()
 	if chunk := n.Update.UserMessageChunk; chunk != nil && c.live != nil {
 		// The user's own words come back only when session/load replays a
-		// conversation: show them as they were typed.
+		// conversation: show them as they were typed (the agent sends them, so they
+		// are made safe to print like everything else it sends).
 		if text, ok := chunk.Content.AsText(); ok {
 			c.live.Detach()
-			fmt.Fprintf(c.flushers[0], "\n› %s\n", text)
+			fmt.Fprintf(c.flushers[0], "\n› %s\n", toolui.SafeText(text))
 		}
 		return
 	}
 	c.render(c.turn.Apply(n.Update)...)
 }
 
-// ask is the permission policy's question to the user; nil when nobody can answer.
-func (c *console) ask(ctx context.Context, req *acp.RequestPermissionRequest) (permission.Answer, error) {
+// canAsk reports whether a person can answer permission questions.
+func (c *console) canAsk() bool { return c.questions != nil }
+
+// ask is the permission policy's question to the user (only when canAsk): it waits its
+// turn, then for the answer from the goroutine that reads the input.
+func (c *console) ask(ctx context.Context, q *permission.Question) (permission.Answer, error) {
 	c.mu.Lock()
-	c.render(c.turn.AwaitConfirmation(req))
-	if c.live != nil {
-		c.live.Detach()
-	}
-	c.flush()
+	c.render(c.turn.AwaitConfirmation(q.Request))
 	c.mu.Unlock()
-	return c.prompter.askPermission(ctx, req)
+	pq := &pendingQuestion{ctx: ctx, q: q, answer: make(chan permission.Answer, 1)}
+	select {
+	case c.questions <- pq:
+	case <-ctx.Done():
+		return permission.Cancelled, ctx.Err()
+	case <-c.closed:
+		return permission.Cancelled, errors.New("parley is quitting")
+	}
+	select {
+	case a := <-pq.answer:
+		return a, nil
+	case <-ctx.Done():
+		return permission.Cancelled, ctx.Err()
+	}
+}
+
+// serveQuestions answers questions from in until ctx is done: parley run's question
+// server (chat answers them in its own loop, which also reads the prompts).
+func (c *console) serveQuestions(ctx context.Context, in *prompter) {
+	for {
+		select {
+		case pq := <-c.questions:
+			c.answer(pq, in.readLine)
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 func (c *console) onPermission(req *acp.RequestPermissionRequest, resp *acp.RequestPermissionResponse) {
@@ -188,7 +223,8 @@ func (c *console) prompt(p string) {
 	}
 }
 
-// say prints a line of parley's own (not the agent's) to the user.
+// say prints a line of parley's own to the user. What it quotes of the agent's (names,
+// titles, errors, its stderr) is made safe to print with the rest.
 func (c *console) say(format string, args ...any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -196,7 +232,7 @@ func (c *console) say(format string, args ...any) {
 		c.live.Detach()
 	}
 	c.flush()
-	fmt.Fprintf(c.stderr, format+"\n", args...)
+	fmt.Fprintln(c.stderr, toolui.SafeText(fmt.Sprintf(format, args...)))
 }
 
 func (c *console) flush() {
@@ -206,6 +242,7 @@ func (c *console) flush() {
 }
 
 func (c *console) close() {
+	close(c.closed)
 	if c.ticker != nil {
 		c.ticker.Stop()
 		close(c.stopTick)
@@ -225,26 +262,34 @@ func terminalWidth() int {
 }
 
 // isTerminal reports whether f is a character device (a terminal), not a pipe or file.
+// isTerminal reports whether f is a terminal. Being a character device is not enough:
+// /dev/null is one too, and a run with its input from there has nobody to ask.
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
 	if !ok {
 		return false
 	}
-	st, err := file.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	// Through SyscallConn, not Fd, which would put the file into blocking mode.
+	raw, err := file.SyscallConn()
+	if err != nil {
+		return false
+	}
+	var ioctlErr error
+	if err := raw.Control(func(fd uintptr) { _, ioctlErr = unix.IoctlGetTermios(int(fd), unix.TCGETS) }); err != nil {
+		return false
+	}
+	return ioctlErr == nil
 }
 
-// prompter reads the user's lines. One goroutine reads the input; whoever needs a line
-// (the chat loop, a permission question) takes it from lines, so the two never compete
-// for the terminal.
+// prompter reads the user's lines: one goroutine reads the input, and the one goroutine
+// that owns it (the chat loop, or run's question server) takes them from lines.
 type prompter struct {
-	out   io.Writer
 	lines chan string
 	eof   chan struct{}
 }
 
-func newPrompter(in io.Reader, out io.Writer) *prompter {
-	p := &prompter{out: out, lines: make(chan string), eof: make(chan struct{})}
+func newPrompter(in io.Reader) *prompter {
+	p := &prompter{lines: make(chan string), eof: make(chan struct{})}
 	go func() {
 		defer close(p.eof)
 		sc := bufio.NewScanner(in)
@@ -256,8 +301,6 @@ func newPrompter(in io.Reader, out io.Writer) *prompter {
 	return p
 }
 
-var errEOF = errors.New("end of input")
-
 // readLine waits for the next line.
 func (p *prompter) readLine(ctx context.Context) (string, error) {
 	select {
@@ -267,35 +310,6 @@ func (p *prompter) readLine(ctx context.Context) (string, error) {
 		return "", errEOF
 	case <-ctx.Done():
 		return "", ctx.Err()
-	}
-}
-
-func (p *prompter) askPermission(ctx context.Context, req *acp.RequestPermissionRequest) (permission.Answer, error) {
-	title := req.ToolCall.Title
-	if title == "" {
-		title = string(req.ToolCall.ToolCallID)
-	}
-	for {
-		fmt.Fprintf(p.out, "\nThe agent asks permission: %s\n  [y] allow once  [a] allow always  [n] reject once  [r] reject always\n? ", title)
-		line, err := p.readLine(ctx)
-		if err != nil {
-			fmt.Fprintln(p.out)
-			if errors.Is(err, errEOF) {
-				return permission.RejectOnce, nil
-			}
-			return permission.Cancelled, err
-		}
-		switch strings.ToLower(strings.TrimSpace(line)) {
-		case "y", "yes", "allow", "once":
-			return permission.AllowOnce, nil
-		case "a", "always":
-			return permission.AllowAlways, nil
-		case "n", "no", "reject":
-			return permission.RejectOnce, nil
-		case "r", "never":
-			return permission.RejectAlways, nil
-		}
-		fmt.Fprintln(p.out, "Please answer y, a, n or r.")
 	}
 }
 

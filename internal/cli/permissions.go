@@ -8,11 +8,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/store"
+	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/spf13/cobra"
 )
 
@@ -24,10 +26,21 @@ func newPermissionsCommand(g *globals) *cobra.Command {
 		Use:   "permissions",
 		Short: `List the permission decisions parley remembers ("always allow", "always reject")`,
 		Long: `List the permission decisions parley remembers. When an agent asks permission for a
-tool call and you answer "always", parley remembers that answer for the agent, the
-workspace and the tool (for commands, the program and its subcommand, such as "go test";
-a command line with pipes, redirections or several commands only as a whole) and
-answers the same way next time without asking.
+tool call and you answer "always", parley remembers that answer for the agent and the
+workspace, and answers the same way next time without asking. The COVERS column says
+what it covers, in the words the question used:
+
+  - a command is remembered exactly as it was shown ("exactly ` + "`rm -f build.log`" + `"), up to
+    quoting and spacing; a command that only reads (risk none) is remembered with its
+    file arguments open ("` + "`cat README.md`" + ` and the same command with other files in the
+    workspace"). A decision only covers commands of the same risk, and an "always allow"
+    never covers a critical command: those are asked about every time;
+  - another tool is remembered by its kind and name ("edit:Write"): every call of it.
+
+parley's own coding agent (parley agent) keeps its "always ... in this workspace"
+answers here too, under the agent name "parley-agent": for commands the exact command
+(or, for harmless ones, the command with other files of the workspace), for edits the
+file, for MCP tools the tool. A remembered allow never covers a critical command.
 
 Rules you configure yourself are not listed here; a configured "ask" rule always asks,
 whatever was remembered. Forget remembered decisions with "parley permissions reset".`,
@@ -163,31 +176,49 @@ func printRules(w io.Writer, rules []store.Rule) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "AGENT\tWORKSPACE\tTOOL\tDECISION\tWHEN")
+	fmt.Fprintln(tw, "AGENT\tWORKSPACE\tDECISION\tCOVERS\tWHEN")
 	for _, r := range rules {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Agent, r.Workspace, r.ToolKey, r.Decision, r.CreatedAt.Local().Format("2006-01-02 15:04"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", toolui.SafeText(r.Agent), toolui.SafeText(r.Workspace), r.Decision,
+			toolui.SafeText(covers(r)), r.CreatedAt.Local().Format("2006-01-02 15:04"))
 	}
 	return tw.Flush()
 }
 
+// covers says what a remembered decision covers: the question's words, with the risk
+// for a command (a decision only covers commands of that risk); the key when there
+// are no words.
+func covers(r store.Rule) string {
+	if r.Description == "" {
+		return r.ToolKey
+	}
+	if rest, ok := strings.CutPrefix(r.ToolKey, "execute:"); ok {
+		if tier, _, ok := strings.Cut(rest, " "); ok {
+			return r.Description + " (risk " + tier + ")"
+		}
+	}
+	return r.Description
+}
+
 // ruleJSON is a remembered decision as parley permissions --json prints it.
 type ruleJSON struct {
-	Agent     string `json:"agent"`
-	Workspace string `json:"workspace"`
-	Tool      string `json:"tool"`
-	Decision  string `json:"decision"`
-	CreatedAt string `json:"createdAt"` // RFC 3339, UTC
+	Agent       string `json:"agent"`
+	Workspace   string `json:"workspace"`
+	Tool        string `json:"tool"`        // the key: "execute:<risk> <command>" or kind:tool
+	Description string `json:"description"` // what it covers, in the question's words
+	Decision    string `json:"decision"`
+	CreatedAt   string `json:"createdAt"` // RFC 3339, UTC
 }
 
 func printRulesJSON(w io.Writer, rules []store.Rule) error {
 	out := make([]ruleJSON, 0, len(rules))
 	for _, r := range rules {
 		out = append(out, ruleJSON{
-			Agent:     r.Agent,
-			Workspace: r.Workspace,
-			Tool:      r.ToolKey,
-			Decision:  string(r.Decision),
-			CreatedAt: r.CreatedAt.UTC().Format(time.RFC3339),
+			Agent:       r.Agent,
+			Workspace:   r.Workspace,
+			Tool:        r.ToolKey,
+			Description: r.Description,
+			Decision:    string(r.Decision),
+			CreatedAt:   r.CreatedAt.UTC().Format(time.RFC3339),
 		})
 	}
 	b, err := json.MarshalIndent(out, "", "  ")

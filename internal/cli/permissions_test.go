@@ -47,8 +47,8 @@ func rememberedDB(t *testing.T) (db, ws, other string) {
 	defer s.Close()
 	at := time.Date(2026, 5, 4, 12, 30, 0, 0, time.UTC)
 	for _, r := range []store.Rule{
-		{Agent: "codex", Workspace: ws, ToolKey: "execute:go test", Decision: store.Allow, CreatedAt: at},
-		{Agent: "codex", Workspace: other, ToolKey: "execute:rm", Decision: store.Reject, CreatedAt: at},
+		{Agent: "codex", Workspace: ws, ToolKey: "execute:none go test <files>", Description: "`go test ./...` and the same command with other files in the workspace", Decision: store.Allow, CreatedAt: at},
+		{Agent: "codex", Workspace: other, ToolKey: "execute:high rm -rf build", Description: "exactly `rm -rf build`", Decision: store.Reject, CreatedAt: at},
 		{Agent: "claude", Workspace: ws, ToolKey: "edit:Write", Decision: store.Allow, CreatedAt: at},
 	} {
 		if err := s.Remember(t.Context(), r); err != nil {
@@ -68,7 +68,11 @@ func TestPermissionsList(t *testing.T) {
 	if len(lines) != 4 || !strings.HasPrefix(lines[0], "AGENT") || !strings.Contains(lines[0], "WHEN") {
 		t.Fatalf("table:\n%s", out)
 	}
-	for i, want := range []string{"claude " + ws + " edit:Write allow", "codex " + other + " execute:rm reject", "codex " + ws + " execute:go test allow"} {
+	for i, want := range []string{
+		"claude " + ws + " allow edit:Write",
+		"codex " + other + " reject exactly `rm -rf build` (risk high)",
+		"codex " + ws + " allow `go test ./...` and the same command with other files in the workspace (risk none)",
+	} {
 		if got := strings.Join(strings.Fields(lines[i+1]), " "); !strings.HasPrefix(got, want) {
 			t.Errorf("row %d: %q, want it to start %q", i+1, got, want)
 		}
@@ -82,7 +86,8 @@ func TestPermissionsList(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("--json output is not JSON: %v\n%s", err, out)
 	}
-	want := []ruleJSON{{Agent: "codex", Workspace: ws, Tool: "execute:go test", Decision: "allow", CreatedAt: "2026-05-04T12:30:00Z"}}
+	want := []ruleJSON{{Agent: "codex", Workspace: ws, Tool: "execute:none go test <files>",
+		Description: "`go test ./...` and the same command with other files in the workspace", Decision: "allow", CreatedAt: "2026-05-04T12:30:00Z"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("--json (-want +got):\n%s", diff)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/parley-acp/parley/internal/version"
 	"github.com/spf13/cobra"
 )
@@ -74,7 +75,7 @@ places that want to use them.
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g))
+	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g), newSandboxExecCommand())
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -83,11 +84,11 @@ places that want to use them.
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "parley:", ee.err)
+			fmt.Fprintln(stderr, "parley:", toolui.SafeText(ee.err.Error())) // errors quote agents
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "parley:", err)
+	fmt.Fprintln(stderr, "parley:", toolui.SafeText(err.Error()))
 	return 2
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,18 +29,27 @@ const (
 	exitCancelled       = 130
 )
 
+// runExitGrace is how long parley run, its one turn over, lets the agent exit on its own
+// once its stdin is closed before it signals it: agents that honour the end of their
+// input are gone by then, and some (codex-acp) ignore it and would hold the exit up.
+const runExitGrace = 300 * time.Millisecond
+
 // agentFlags choose the agent, for run and chat alike.
 type agentFlags struct {
 	name, command, cwd string
 	yolo               bool
 	timeout            time.Duration
+	sandboxMode        string
+	sandboxWritable    []string
 }
 
 func (f *agentFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.name, "agent", "eliza", "the agent to run, by name (built-in: "+strings.Join(agents.BuiltinNames(), ", ")+"; see `parley agents`)")
 	cmd.Flags().StringVar(&f.command, "agent-command", "", `the agent's command line, e.g. "npx some-acp-agent --flag" (overrides --agent)`)
 	cmd.Flags().StringVar(&f.cwd, "cwd", "", "the session's working directory (default: the current directory)")
-	cmd.Flags().BoolVar(&f.yolo, "yolo", false, "allow every tool call the agent asks about, without asking (rules configured as ask still ask)")
+	cmd.Flags().StringVar(&f.sandboxMode, "sandbox", "auto", "confine the commands the agent runs in parley's terminals (terminal/create) with Landlock: auto (where the kernel offers it) or off")
+	cmd.Flags().StringArrayVar(&f.sandboxWritable, "sandbox-write", nil, "a further directory those commands may write (repeatable)")
+	cmd.Flags().BoolVar(&f.yolo, "yolo", false, "allow every tool call the agent asks about, without asking (critical commands and rules configured as ask still ask)")
 	cmd.Flags().DurationVar(&f.timeout, "agent-timeout", defaultAgentTimeout(), "how long to wait for the agent to start and to answer each session request (new, load, mode, model...) before giving up; $PARLEY_INIT_TIMEOUT sets the default")
 }
 
@@ -62,11 +72,14 @@ func newRunCommand(g *globals) *cobra.Command {
 
 The agent is started in its own process, initialized, given a new session in the working
 directory, and sent PROMPT (the arguments joined by spaces; "-" reads the prompt from
-stdin). The agent may read and write files and run commands inside that directory only.
+stdin). The agent's file requests reach only files inside that directory; commands it runs
+through parley start there, are judged before they start, and (where the kernel offers
+Landlock, unless --sandbox off) may write only there, in their own TMPDIR, the user's
+cache directory and --sandbox-write directories; they may read what the user can.
 Its reply streams to stdout; tool calls, thoughts and plans go with it on a terminal and to
-stderr otherwise. When the agent asks permission, parley asks you if stdin is a terminal,
-allows with --yolo, and otherwise refuses. The agent's own stderr goes to a log file
-under ` + xdg.StateDir() + `.
+stderr otherwise. When the agent asks permission, parley applies your rules, asks you if
+stdin is a terminal, allows with --yolo (except critical commands), and otherwise refuses.
+The agent's own stderr goes to a log file under ` + xdg.StateDir() + `.
 
 Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 5 max_turn_requests, 130 cancelled (Ctrl-C sends session/cancel).`,
@@ -80,22 +93,30 @@ Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
+			opts.spec.ExitGrace = runExitGrace
 			prompt, err := readPrompt(cmd, args)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			var ask *prompter
-			if args[0] != "-" && isTerminal(cmd.InOrStdin()) {
-				ask = newPrompter(cmd.InOrStdin(), cmd.ErrOrStderr())
-			}
+			canAsk := args[0] != "-" && isTerminal(cmd.InOrStdin())
 			con := newConsole(consoleOptions{
 				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(),
-				json: jsonOut, tty: isTerminal(cmd.OutOrStdout()), root: opts.dir, prompter: ask,
+				json: jsonOut, tty: isTerminal(cmd.OutOrStdout()), root: opts.dir, ask: canAsk,
 			})
 			defer con.close()
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
 			defer catchBrokenPipe()()
+			if canAsk {
+				in := newPrompter(cmd.InOrStdin())
+				serving, stopServing := context.WithCancel(ctx)
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					con.serveQuestions(serving, in)
+				}()
+				defer func() { stopServing(); <-done }()
+			}
 			s, err := startSession(ctx, g, con, opts)
 			if err != nil {
 				return err
@@ -117,10 +138,7 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 	if err != nil {
 		return sessionOptions{}, err
 	}
-	if f.timeout <= 0 {
-		return sessionOptions{}, errors.New("--agent-timeout must be positive")
-	}
-	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, agentTimeout: f.timeout}
+	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, sandboxMode: f.sandboxMode, sandboxWritable: f.sandboxWritable}
 	switch {
 	case f.command != "" && cmd.Flags().Changed("agent"):
 		return opts, errors.New("give either --agent or --agent-command, not both")

@@ -16,6 +16,7 @@ import (
 	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/store"
+	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/parley-acp/parley/internal/workspace"
 	"github.com/parley-acp/parley/internal/xdg"
 )
@@ -29,6 +30,10 @@ type sessionOptions struct {
 	rules     []permission.Rule // configured by the user
 	// agentTimeout bounds initialize and every session request but prompt.
 	agentTimeout time.Duration
+	// sandboxMode and sandboxWritable say how terminal/create's commands are
+	// confined (see commandSandbox).
+	sandboxMode     string
+	sandboxWritable []string
 }
 
 // session is one agent process with one ACP session open in the workspace, as run and
@@ -43,6 +48,8 @@ type session struct {
 	log    *os.File
 	roots  *workspace.Roots
 	id     acp.SessionID
+	// sandboxCleanup removes the confined commands' temporary directory.
+	sandboxCleanup func()
 
 	// The session's settings as the agent last reported them; updates arrive on the
 	// connection's goroutine, so mu guards them.
@@ -51,6 +58,7 @@ type session struct {
 	configOptions     []acp.SessionConfigOption
 	modes             *acp.SessionModeState
 	models            *acp.SessionModelState
+	refused           string // the title of what parley refused in this turn, for want of someone to ask
 }
 
 func startSession(ctx context.Context, g *globals, con *console, opts sessionOptions) (*session, error) {
@@ -59,11 +67,20 @@ func startSession(ctx context.Context, g *globals, con *console, opts sessionOpt
 	if s.store, err = store.Open(store.DefaultPath()); err != nil {
 		con.say("parley: permission decisions will not be remembered: %v", err)
 	}
-	policy := &permission.Policy{Store: s.store, Agent: opts.agentName, Workspace: opts.dir, Yolo: opts.yolo, Rules: opts.rules}
-	if con.prompter != nil {
+	home, _ := os.UserHomeDir()
+	policy := &permission.Policy{
+		Store: s.store, Agent: opts.agentName, Workspace: opts.dir, Roots: opts.roots.Dirs(), Home: home,
+		Yolo: opts.yolo, Rules: opts.rules,
+	}
+	if con.canAsk() {
 		policy.Ask = con.ask
 	}
-	s.client = host.NewClient(host.ClientOptions{Policy: policy, OnUpdate: s.onUpdate, OnPermission: s.onPermission})
+	box, cleanup, err := commandSandbox(opts.sandboxMode, opts.sandboxWritable, "parley-terminal-")
+	if err != nil {
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	s.sandboxCleanup = cleanup
+	s.client = host.NewClient(host.ClientOptions{Policy: policy, Sandbox: box, OnUpdate: s.onUpdate, OnPermission: s.onPermission})
 	if s.log, err = openAgentLog(opts.agentName); err != nil {
 		g.logger.Warn("the agent's stderr is not logged", "error", err)
 	}
@@ -187,11 +204,14 @@ func (s *session) reopen(ctx context.Context) error {
 func (s *session) onPermission(req *acp.RequestPermissionRequest, resp *acp.RequestPermissionResponse, err error) {
 	s.con.onPermission(req, resp)
 	if err != nil {
-		s.con.say("parley: %v", err)
+		s.con.say("parley: %s", toolui.SafeText(err.Error()))
 	}
-	if s.con.prompter == nil && !s.opts.yolo && resp.Outcome.Selected != nil {
+	if !s.con.canAsk() && resp.Outcome.Selected != nil {
 		if o, ok := optionByID(req.Options, resp.Outcome.Selected.OptionID); ok && (o.Kind == acp.PermissionOptionKindRejectOnce || o.Kind == acp.PermissionOptionKindRejectAlways) {
-			s.con.say("parley: refused %q: there is no terminal to ask (--yolo allows)", req.ToolCall.Title)
+			s.con.say("parley: refused %s: there is no terminal to ask (--yolo allows all but critical commands)", oneLineSafe(req.ToolCall.Title))
+			s.mu.Lock()
+			s.refused = req.ToolCall.Title
+			s.mu.Unlock()
 		}
 	}
 }
@@ -208,6 +228,9 @@ func optionByID(options []acp.PermissionOption, id acp.PermissionOptionID) (acp.
 // turn sends one prompt and shows the turn. ctx ending cancels the turn, and so does the
 // output failing (nobody sees the turn any more): that is the turn's error.
 func (s *session) turn(ctx context.Context, text string) (acp.StopReason, error) {
+	s.mu.Lock()
+	s.refused = ""
+	s.mu.Unlock()
 	s.con.newTurn()
 	ctx, cancel := context.WithCancel(ctx)
 	var watch sync.WaitGroup
@@ -244,6 +267,17 @@ func (s *session) prompt(ctx context.Context, text string) error {
 		}
 		return &exitError{code: exitFailure, err: fmt.Errorf("the turn failed: %w", err)}
 	}
+	if stop == acp.StopReasonCancelled && ctx.Err() == nil {
+		// Nobody pressed Ctrl-C: the agent ended its turn itself, as some do when a
+		// permission is refused. That is not the user's cancel (exit 130).
+		s.mu.Lock()
+		refused := s.refused
+		s.mu.Unlock()
+		if refused != "" {
+			return &exitError{code: exitFailure, err: fmt.Errorf("the agent ended its turn (cancelled) after parley refused %q; run on a terminal to answer, or allow with --yolo", refused)}
+		}
+		return &exitError{code: exitFailure, err: errors.New("the agent cancelled its turn by itself")}
+	}
 	return stopError(stop)
 }
 
@@ -275,6 +309,9 @@ func (s *session) close() {
 	}
 	if s.log != nil {
 		s.log.Close()
+	}
+	if s.sandboxCleanup != nil {
+		s.sandboxCleanup() // after the terminals: their commands are gone
 	}
 }
 

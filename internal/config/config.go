@@ -1,6 +1,7 @@
 // Package config reads parley's configuration file, $XDG_CONFIG_HOME/parley/config.json,
-// in one place: the agents the user added (agent_servers, in the shape editors use) and
-// the permission rules they configured. A missing file is an empty configuration.
+// in one place: the agents the user added (agent_servers, in the shape editors use), the
+// permission rules they configured, and the sensitive-file rules parley's agent asks
+// about. A missing file is an empty configuration.
 package config
 
 import (
@@ -11,6 +12,7 @@ import (
 
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/safety"
 	"github.com/parley-acp/parley/internal/xdg"
 )
 
@@ -22,6 +24,19 @@ type File struct {
 	AgentServers map[string]AgentServer `json:"agent_servers"`
 	// Permissions are the user's rules, e.g. {"tool": "execute:*git push*", "action": "ask"}.
 	Permissions []permission.Rule `json:"permissions"`
+	// SensitiveFiles are the user's sensitive-file rules, added after parley's defaults
+	// (the last match wins), e.g. {"pattern": "**/secrets/**", "action": "ask"} or
+	// {"pattern": "**/package.json", "action": "allow"}.
+	SensitiveFiles []safety.FileRule `json:"sensitive_files"`
+}
+
+// FileRules are the sensitive-file rules in force: parley's defaults, then the user's.
+func (f *File) FileRules() (*safety.FileRules, error) {
+	rules, err := safety.WithDefaults(f.SensitiveFiles)
+	if err != nil {
+		return nil, fmt.Errorf("%s: sensitive_files: %w", f.Path, err)
+	}
+	return rules, nil
 }
 
 // AgentServer is how to start one of the user's agents.
@@ -58,6 +73,9 @@ func Load(path string) (*File, error) {
 		default:
 			return nil, fmt.Errorf("%s: permissions[%d]: action must be ask, allow or reject, not %q", path, i, r.Action)
 		}
+	}
+	if _, err := f.FileRules(); err != nil {
+		return nil, err
 	}
 	return f, nil
 }

@@ -19,11 +19,32 @@ func TestLoad(t *testing.T) {
 		{`{"agent_servers":{"a":{}}}`, "agent_servers.a has no command"},
 		{`{"permissions":[{"tool":"*","action":"maybe"}]}`, `permissions[0]: action must be ask, allow or reject, not "maybe"`},
 		{`{`, path},
+		{`{"sensitive_files":[{"pattern":"**/secrets/**","action":"ask"},{"pattern":"**/package.json","action":"allow"}]}`, ""},
+		{`{"sensitive_files":[{"pattern":"**/.env","action":true}]}`, "sensitive_files"},
+		{`{"sensitive_files":[{"pattern":"**/.env","action":"sensitive"}]}`, `write "ask" or "allow"`},
 	} {
 		os.WriteFile(path, []byte(tc.body), 0o600)
 		_, err := Load(path)
 		if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)) {
 			t.Errorf("%s: got %v, want %q", tc.body, err, tc.wantErr)
+		}
+	}
+}
+
+func TestSensitiveFilesComeAfterTheDefaults(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(path, []byte(`{"sensitive_files":[{"pattern":"**/secrets/**","action":"ask"},{"pattern":"**/package.json","action":"allow"}]}`), 0o600)
+	f, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := f.FileRules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{".env": true, "src/secrets/key.txt": true, "package.json": false, "main.go": false} {
+		if got, _ := rules.Sensitive(path); got != want {
+			t.Errorf("%s sensitive = %v, want %v", path, got, want)
 		}
 	}
 }

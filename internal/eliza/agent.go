@@ -101,9 +101,9 @@ func (a *agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*ac
 	s := newSession(id, req.Cwd, req.McpServers, NewTherapist(TherapistOptions{Deterministic: a.opts.Deterministic}))
 	a.sessions[id] = s
 	a.mu.Unlock()
-	acp.AfterResponse(ctx, func() {
+	acp.AfterResponse(ctx, func(ctx context.Context) {
 		// Setup updates go out after the response that introduces the session id.
-		a.conn.Update(context.Background(), id, acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: availableCommands()}})
+		a.conn.Update(ctx, id, acp.SessionUpdate{AvailableCommandsUpdate: &acp.AvailableCommandsUpdate{AvailableCommands: availableCommands()}})
 	})
 	return &acp.NewSessionResponse{SessionID: id}, nil
 }

@@ -119,9 +119,9 @@ func (p *pendingCall) deliver(r callResult) {
 
 // inflight is one of the peer's requests being handled.
 type inflight struct {
-	cancel    context.CancelFunc // set when its handler starts
-	cancelled bool               // $/cancel_request arrived before the handler started
-	after     []func()           // AfterResponse hooks; touched only by the handler goroutine
+	cancel    context.CancelFunc      // set when its handler starts
+	cancelled bool                    // $/cancel_request arrived before the handler started
+	after     []func(context.Context) // AfterResponse hooks; touched only by the handler goroutine
 }
 
 // Binder gives a new connection its options. NewConn calls Bind before the connection
@@ -197,6 +197,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if err != nil {
 		return fmt.Errorf("encoding %s params: %w", method, err)
 	}
+	if c.inHook(ctx) {
+		return fmt.Errorf("%s: an AfterResponse hook may only send notifications", method)
+	}
 	id := Int64ID(c.nextID.Add(1))
 	call := &pendingCall{method: method, nested: isNested(ctx, c), result: make(chan callResult, 1)}
 	c.mu.Lock()
@@ -265,6 +268,9 @@ func (c *Conn) write(ctx context.Context, line []byte) error {
 		return fmt.Errorf("%w: %v", ErrClosed, c.writeErr)
 	default:
 	}
+	if c.hold(ctx, line) {
+		return nil
+	}
 	select {
 	case c.writes <- line:
 		return nil
@@ -279,18 +285,55 @@ func (c *Conn) write(ctx context.Context, line []byte) error {
 	}
 }
 
-// AfterResponse arranges for fn to run right after the response to the request handled in
-// ctx has been queued for writing, so that whatever fn sends reaches the peer after that
-// response (ACP wants a session's setup updates after the session/new response). It must
-// be called from the handler's goroutine. Outside a request handler fn runs at once.
-func AfterResponse(ctx context.Context, fn func()) {
+// AfterResponse arranges for fn to run when the request handled in ctx has its answer,
+// so that what fn sends reaches the peer right behind that response: fn runs before the
+// response is written, its notifications are held, and the response and they go out as
+// one write. Nothing the peer sends in reaction to the response (a session/prompt right
+// after session/new) can come between them. fn may only send notifications, with the ctx
+// it is given (a call would wait for an answer to a request the peer has not seen). It
+// must be called from the handler's goroutine. Outside a request handler fn runs at once.
+func AfterResponse(ctx context.Context, fn func(ctx context.Context)) {
 	if in, ok := ctx.Value(inflightKey{}).(*inflight); ok {
 		in.after = append(in.after, fn)
 		return
 	}
-	fn()
+	fn(ctx)
 }
 
+// held collects the lines an AfterResponse hook writes, to go out behind its response.
+type held struct {
+	conn  *Conn
+	mu    sync.Mutex
+	lines []byte
+	done  bool // the response went out: later writes with this ctx are ordinary
+}
+
+// hold keeps line if ctx belongs to an AfterResponse hook of c that is still running.
+func (c *Conn) hold(ctx context.Context, line []byte) bool {
+	h, ok := ctx.Value(heldKey{}).(*held)
+	if !ok || h.conn != c {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done {
+		return false
+	}
+	h.lines = append(h.lines, line...)
+	return true
+}
+
+func (c *Conn) inHook(ctx context.Context) bool {
+	h, ok := ctx.Value(heldKey{}).(*held)
+	if !ok || h.conn != c {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return !h.done
+}
+
+type heldKey struct{}
 type inflightKey struct{}
 type nestedKey struct{}
 
@@ -590,15 +633,25 @@ func (c *Conn) serve(req *Request) {
 		} else {
 			result, err = c.safeHandle(ctx, req)
 		}
-		c.respond(ctx, req, result, err)
+		line := c.response(ctx, req, result, err)
+		if len(in.after) > 0 {
+			h := &held{conn: c}
+			hctx := context.WithValue(context.WithoutCancel(ctx), heldKey{}, h)
+			for _, fn := range in.after {
+				fn(hctx)
+			}
+			h.mu.Lock()
+			line, h.done = append(line, h.lines...), true
+			h.mu.Unlock()
+		}
+		if werr := c.write(context.Background(), line); werr != nil {
+			c.logger.Debug("jsonrpc2: response not sent", "method", req.Method, "error", werr)
+		}
 		c.mu.Lock()
 		if c.inflight[req.ID.raw] == in {
 			delete(c.inflight, req.ID.raw)
 		}
 		c.mu.Unlock()
-		for _, fn := range in.after {
-			fn()
-		}
 	}()
 }
 
@@ -614,7 +667,8 @@ func (c *Conn) safeHandle(ctx context.Context, req *Request) (result any, err er
 	return c.handler.Handle(ctx, req)
 }
 
-func (c *Conn) respond(ctx context.Context, req *Request, result any, err error) {
+// response encodes the answer to req: its result, or the error the peer should see.
+func (c *Conn) response(ctx context.Context, req *Request, result any, err error) []byte {
 	var rerr *Error
 	var raw json.RawMessage
 	if err == nil {
@@ -626,9 +680,7 @@ func (c *Conn) respond(ctx context.Context, req *Request, result any, err error)
 	if err != nil {
 		rerr = wireError(ctx, req, err)
 	}
-	if werr := c.write(context.Background(), appendResponse(nil, req.ID, raw, rerr)); werr != nil {
-		c.logger.Debug("jsonrpc2: response not sent", "method", req.Method, "error", werr)
-	}
+	return appendResponse(nil, req.ID, raw, rerr)
 }
 
 // wireError chooses the code the peer sees for a handler's error.

@@ -404,7 +404,7 @@ func TestCloseCancelsHandlersAndAnswers(t *testing.T) {
 func TestAfterResponseRunsAfterTheResponse(t *testing.T) {
 	var c *Conn
 	c, peer := newRawPeer(t, Options{Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
-		AfterResponse(ctx, func() { c.Notify(context.Background(), "setup", nil) })
+		AfterResponse(ctx, func(ctx context.Context) { c.Notify(ctx, "setup", nil) })
 		return map[string]string{"sessionId": "s1"}, nil
 	})})
 	peer.send(`{"jsonrpc":"2.0","id":1,"method":"session/new"}`)
@@ -412,6 +412,55 @@ func TestAfterResponseRunsAfterTheResponse(t *testing.T) {
 	if first["id"] != float64(1) || second["method"] != "setup" {
 		t.Errorf("order: %v then %v; want the response first", first, second)
 	}
+}
+
+// The peer may react to a response at once (session/prompt right after session/new); a
+// hook's notifications must still come before anything sent in that reaction. Here the
+// hook waits for the reaction's handler (or, in the bubble's fake time, gives up once
+// everything else is blocked): were the response on the wire before the hook's
+// notification, the reaction's "late" would come first.
+func TestAfterResponseHoldsItsNotificationsWithTheResponse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reacted := make(chan struct{})
+		var c *Conn
+		c, peer := newRawPeer(t, Options{Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			switch req.Method {
+			case "session/new":
+				AfterResponse(ctx, func(ctx context.Context) {
+					select {
+					case <-reacted:
+					case <-time.After(time.Second):
+					}
+					c.Notify(ctx, "setup", nil)
+					if err := c.Call(ctx, "nope", nil, nil); err == nil {
+						t.Error("a hook's call was sent")
+					}
+				})
+				return map[string]string{"sessionId": "s1"}, nil
+			default:
+				c.Notify(ctx, "late", nil)
+				close(reacted)
+				return nil, nil
+			}
+		})})
+		peer.send(`{"jsonrpc":"2.0","id":1,"method":"session/new"}`)
+		if m := peer.recv(); m["id"] != float64(1) {
+			t.Fatalf("first %v, want the response", m)
+		}
+		peer.send(`{"jsonrpc":"2.0","id":2,"method":"session/prompt"}`)
+		var order []any
+		for range 3 {
+			m := peer.recv()
+			if m["method"] != nil {
+				order = append(order, m["method"])
+			} else {
+				order = append(order, m["id"])
+			}
+		}
+		if diff := cmp.Diff([]any{"setup", "late", float64(2)}, order); diff != "" {
+			t.Errorf("after the response (-want +got):\n%s", diff)
+		}
+	})
 }
 
 func TestWireEncoding(t *testing.T) {

@@ -17,6 +17,9 @@ import (
 // they end the turn wins (codex-acp has offered two reject_once options, "decline" and
 // "cancel", the second of which interrupts the turn); if all of them look alike, the
 // first of them.
+//
+// An option whose id another option shares is never chosen: an answer with that id
+// could be read as either of them (the same id for a reject and an allow).
 func ChooseOption(options []acp.PermissionOption, kind acp.PermissionOptionKind) (acp.PermissionOption, bool) {
 	if !knownKind(kind) {
 		return acp.PermissionOption{}, false
@@ -24,7 +27,7 @@ func ChooseOption(options []acp.PermissionOption, kind acp.PermissionOptionKind)
 	var first *acp.PermissionOption
 	for i := range options {
 		o := &options[i]
-		if o.Kind != kind {
+		if o.Kind != kind || sharesID(options, i) {
 			continue
 		}
 		if !looksLikeAbort(o) {
@@ -89,4 +92,40 @@ func refusal(options []acp.PermissionOption, lasting bool) acp.RequestPermission
 		return acp.SelectedOutcome(o.OptionID)
 	}
 	return acp.CancelledOutcome()
+}
+
+// sharesID reports whether another option has the id of options[i].
+func sharesID(options []acp.PermissionOption, i int) bool {
+	for j := range options {
+		if j != i && options[j].OptionID == options[i].OptionID {
+			return true
+		}
+	}
+	return false
+}
+
+// duplicateID returns an option id offered more than once, if any: an answer with it
+// could not say which option it means.
+func duplicateID(options []acp.PermissionOption) (acp.PermissionOptionID, bool) {
+	seen := map[acp.PermissionOptionID]bool{}
+	for _, o := range options {
+		if seen[o.OptionID] {
+			return o.OptionID, true
+		}
+		seen[o.OptionID] = true
+	}
+	return "", false
+}
+
+// allowed reports whether out selects an allow option.
+func allowed(options []acp.PermissionOption, out acp.RequestPermissionOutcome) bool {
+	if out.Selected == nil {
+		return false
+	}
+	for _, o := range options {
+		if o.OptionID == out.Selected.OptionID {
+			return o.Kind == acp.PermissionOptionKindAllowOnce || o.Kind == acp.PermissionOptionKindAllowAlways
+		}
+	}
+	return false
 }

@@ -133,6 +133,19 @@ func TestChooseOptionDuplicates(t *testing.T) {
 	}
 }
 
+// An id two options share is never chosen, whatever the kind asked for.
+func TestChooseOptionSharedIDs(t *testing.T) {
+	options := []acp.PermissionOption{opt("x", allowOnce, "Yes"), opt("x", rejectOnce, "No"), opt("n", rejectAlways, "Never")}
+	for _, kind := range []acp.PermissionOptionKind{allowOnce, rejectOnce} {
+		if got, ok := ChooseOption(options, kind); ok {
+			t.Errorf("%s: chose %s, which two options share", kind, got.OptionID)
+		}
+	}
+	if got, ok := ChooseOption(options, rejectAlways); !ok || got.OptionID != "n" {
+		t.Errorf("reject_always: %s %v, want n", got.OptionID, ok)
+	}
+}
+
 func ids(options []acp.PermissionOption) []string {
 	var out []string
 	for _, o := range options {

@@ -1,22 +1,29 @@
 // Package permission is parley's one permission policy: how every front-end (parley
-// run, parley chat, the VS Code bridge) answers an agent's session/request_permission.
+// run, parley chat, the VS Code bridge) answers an agent's session/request_permission,
+// and whether a terminal/create the agent sends may run.
 //
 // The rules it keeps, from ACP §10 and the pitfalls in §18 of parley's ACP reference:
 //
 //   - Options are chosen by kind, never by position, and only among those offered; an
-//     option of an unknown kind is never chosen.
+//     option of an unknown kind is never chosen. Options that share an id cannot be
+//     told apart: such a request is refused without asking.
 //   - Nothing is allowed without a decision: the user's answer, a rule the user
 //     configured, an "always" the user gave earlier, or --yolo.
+//   - A critical command (internal/safety) is always asked about: no configured allow,
+//     remembered "always" or --yolo covers it.
 //   - A refusal, by the user or by policy (including "nobody to ask"), selects a reject
 //     option. The cancelled outcome means "the turn was cancelled"; it is sent when the
 //     turn was, or when the agent offered no reject option and a refusal has no other form.
-//   - An allow is never widened: "allow once" is not sent as allow_always.
+//   - An allow is never widened: "allow once" is not sent as allow_always; "always"
+//     covers the command's shape (the same command up to harmless differences), never
+//     the program.
 package permission
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/store"
@@ -67,50 +74,73 @@ func Answers(options []acp.PermissionOption) []Answer {
 	return append(out, RejectOnce, RejectAlways)
 }
 
+// Question is what the user is asked: the request, what parley made of it, and the
+// answers that may be given.
+type Question struct {
+	Request *acp.RequestPermissionRequest
+	Subject Subject
+	Answers []Answer
+}
+
 // Action is what a rule the user configured does with a matching tool call.
 type Action string
 
 const (
 	ActionAsk    Action = "ask"    // always ask, whatever was remembered and even with --yolo
-	ActionAllow  Action = "allow"  // allow without asking
+	ActionAllow  Action = "allow"  // allow without asking (never a critical command)
 	ActionReject Action = "reject" // refuse without asking
 )
 
-// Rule is a rule the user configured: Tool is a pattern over ToolKey, where * matches any
-// run of characters and ? one character ("execute:git *", "edit:*", "*"). A command line
-// with several commands has the whole line as its key ("execute:cd x && git push"), so a
-// rule meant to catch a command anywhere in a line starts with * ("execute:*git push*").
+// Rule is a rule the user configured. Tool is a pattern where * matches any run of
+// characters and ? one character, over "kind:what": for commands "execute:" and each
+// command that runs, as parsed (see Policy.configured); for other calls the ToolKey
+// ("edit:Write", "read:*", "*").
 type Rule struct {
 	Tool   string `json:"tool"`
 	Action Action `json:"action"`
 }
 
-// Policy decides permission requests for one agent in one workspace. Decide may be
-// called from several goroutines at once, as long as nobody changes the fields meanwhile.
+// Policy decides permission requests for one agent in one workspace. Decide and
+// DecideTerminal may be called from several goroutines at once, as long as nobody
+// changes the exported fields meanwhile. A Policy must not be copied after first use.
 type Policy struct {
-	// Store keeps "always" answers per agent, workspace and tool key. Nil, or an empty
-	// Agent or Workspace, means nothing is remembered or looked up.
+	// Store keeps "always" answers per agent, workspace and key. Nil, or an empty Agent
+	// or Workspace, means nothing is remembered or looked up.
 	Store     *store.Store
 	Agent     string
-	Workspace string
-	// Yolo allows, without asking, what no rule or remembered decision refuses.
+	Workspace string // the first root: where decisions are remembered
+	// Roots are the workspace roots and Home the user's home directory, against which
+	// commands are judged (Roots defaults to Workspace).
+	Roots []string
+	Home  string
+	// Yolo allows, without asking, what no rule or remembered decision refuses, except
+	// critical commands.
 	Yolo bool
 	// Rules are the user's configured rules; when several match, the last one wins.
 	Rules []Rule
 	// Ask asks the user. Nil means there is nobody to ask: requests that get this far are
 	// refused (fail closed). Ask must return when ctx is done.
-	Ask func(ctx context.Context, req *acp.RequestPermissionRequest) (Answer, error)
+	Ask func(ctx context.Context, q *Question) (Answer, error)
+
+	mu sync.Mutex
+	// approved holds, per session, what the commands just allowed through
+	// session/request_permission run (safety.Analysis.Runs), so that their
+	// terminal/create is not asked about a second time. Each is used once.
+	approved map[acp.SessionID][]string
 }
 
 // Decide answers req. It goes through, in order:
 //
-//  1. the last configured rule that matches the ToolKey: ask goes straight to Ask (a
-//     remembered "always" and --yolo do not count); reject refuses; allow selects
-//     allow_once, else allow_always;
-//  2. a remembered "always": reject selects reject_always, else reject_once; allow
-//     selects allow_always, else allow_once (the user did say "always");
-//  3. --yolo: allow_once, else allow_always;
-//  4. Ask, whose "always" answers are remembered; without Ask, a refusal.
+//  0. options that share an id: refused, nothing asked (an answer could not say which);
+//  1. the configured rules (see configured): reject refuses; ask goes straight to Ask
+//     (a remembered "always" and --yolo do not count); allow selects allow_once, else
+//     allow_always, unless the command is critical;
+//  2. a remembered "always" for the call's key: reject selects reject_always, else
+//     reject_once; allow (never for a critical command) selects allow_always, else
+//     allow_once (the user did say "always");
+//  3. a critical command is asked about;
+//  4. --yolo: allow_once, else allow_always;
+//  5. Ask, whose "always" answers are remembered; without Ask, a refusal.
 //
 // An allow the offered options cannot express (no allow option) passes to the next step.
 // A refusal selects reject_once first (reject_always for a lasting one), the other
@@ -120,41 +150,52 @@ type Policy struct {
 //
 // The response is never nil and is always safe to send. A non-nil error reports a
 // problem the user should hear about (the store failed, asking failed, the answer could
-// not be expressed with the offered options); the response already fails closed for it.
+// not be expressed with the offered options, the options were ambiguous); the response
+// already fails closed for it.
 func (p *Policy) Decide(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
-	out, err := p.decide(ctx, req)
+	if ctx.Err() != nil { // the turn was cancelled before the request was seen
+		return &acp.RequestPermissionResponse{Outcome: acp.CancelledOutcome()}, nil
+	}
+	if id, dup := duplicateID(req.Options); dup {
+		err := fmt.Errorf("refused %q: the agent offered two options with the same id %q, so no answer could say which", req.ToolCall.Title, id)
+		return &acp.RequestPermissionResponse{Outcome: refusal(req.Options, false)}, err
+	}
+	s := p.Subject(req.ToolCall)
+	out, err := p.decide(ctx, req, s)
+	if allowed(req.Options, out) && s.Command != "" {
+		p.approve(req.SessionID, s.Analysis.Runs())
+	}
 	return &acp.RequestPermissionResponse{Outcome: out}, err
 }
 
-func (p *Policy) decide(ctx context.Context, req *acp.RequestPermissionRequest) (acp.RequestPermissionOutcome, error) {
-	if ctx.Err() != nil { // the turn was cancelled before the request was seen
-		return acp.CancelledOutcome(), nil
-	}
+func (p *Policy) decide(ctx context.Context, req *acp.RequestPermissionRequest, s Subject) (acp.RequestPermissionOutcome, error) {
 	opts := req.Options
-	key := ToolKey(req.ToolCall)
 	// The allow that needs no further word from the user: a standing decision (a rule,
 	// --yolo) covers this call, so prefer allow_once; fall back to allow_always, which
 	// the rule or --yolo already implies for parley.
 	allow, canAllow := firstOf(opts, acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways)
 
-	switch p.configured(key) {
+	switch p.configured(s) {
 	case ActionAsk:
-		return p.ask(ctx, req, key, nil)
+		return p.ask(ctx, req, s, nil)
 	case ActionReject:
 		return refusal(opts, false), nil
 	case ActionAllow:
-		if canAllow {
+		if canAllow && !s.Critical() {
 			return acp.SelectedOutcome(allow.OptionID), nil
 		}
 	}
 
 	var errs []error
-	rule, remembered, err := p.lookup(ctx, key)
+	rule, remembered, err := p.lookup(ctx, s)
 	if err != nil {
 		errs = append(errs, err) // go on as if nothing were remembered
 	}
 	if remembered && rule.Decision == store.Reject {
 		return refusal(opts, true), errors.Join(errs...)
+	}
+	if s.Critical() {
+		return p.ask(ctx, req, s, errs)
 	}
 	if remembered && rule.Decision == store.Allow {
 		// The user said "always": tell the agent so when it offers that.
@@ -166,54 +207,61 @@ func (p *Policy) decide(ctx context.Context, req *acp.RequestPermissionRequest) 
 	if p.Yolo && canAllow {
 		return acp.SelectedOutcome(allow.OptionID), errors.Join(errs...)
 	}
-	return p.ask(ctx, req, key, errs)
-}
-
-// configured returns the action of the last configured rule that matches key, "" if
-// none does. A rule with an action parley does not know asks: it is no permission.
-func (p *Policy) configured(key string) Action {
-	for i := len(p.Rules) - 1; i >= 0; i-- {
-		if !matchKey(p.Rules[i].Tool, key) {
-			continue
-		}
-		switch a := p.Rules[i].Action; a {
-		case ActionAsk, ActionAllow, ActionReject:
-			return a
-		}
-		return ActionAsk
-	}
-	return ""
+	return p.ask(ctx, req, s, errs)
 }
 
 func (p *Policy) remembers() bool { return p.Store != nil && p.Agent != "" && p.Workspace != "" }
 
-func (p *Policy) lookup(ctx context.Context, key string) (store.Rule, bool, error) {
-	if !p.remembers() {
+// rememberable reports whether an "always" about s can be stored: it has a key and
+// words for it (a command the agent did not show has neither).
+func rememberable(s Subject) bool { return s.Always != "" }
+
+func (p *Policy) lookup(ctx context.Context, s Subject) (store.Rule, bool, error) {
+	if !p.remembers() || !rememberable(s) {
 		return store.Rule{}, false, nil
 	}
-	return p.Store.Lookup(ctx, p.Agent, p.Workspace, key)
+	return p.Store.Lookup(ctx, p.Agent, p.Workspace, s.Key)
 }
 
-func (p *Policy) remember(ctx context.Context, key string, d store.Decision) error {
-	if !p.remembers() {
+func (p *Policy) remember(ctx context.Context, s Subject, d store.Decision) error {
+	if !p.remembers() || !rememberable(s) {
 		return nil
 	}
-	return p.Store.Remember(ctx, store.Rule{Agent: p.Agent, Workspace: p.Workspace, ToolKey: key, Decision: d})
+	return p.Store.Remember(ctx, store.Rule{Agent: p.Agent, Workspace: p.Workspace, ToolKey: s.Key, Description: s.Always, Decision: d})
+}
+
+// answersFor are the answers offered for a request about s.
+func answersFor(options []acp.PermissionOption, s Subject) []Answer {
+	var out []Answer
+	for _, a := range Answers(options) {
+		switch {
+		case a == AllowAlways && (s.NoAlwaysAllow || !rememberable(s)):
+		case a == RejectAlways && !rememberable(s):
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // ask asks the user, or refuses when there is nobody to ask. errs are problems met
 // before, reported with the outcome.
-func (p *Policy) ask(ctx context.Context, req *acp.RequestPermissionRequest, key string, errs []error) (acp.RequestPermissionOutcome, error) {
+func (p *Policy) ask(ctx context.Context, req *acp.RequestPermissionRequest, s Subject, errs []error) (acp.RequestPermissionOutcome, error) {
 	opts := req.Options
 	if p.Ask == nil {
 		return refusal(opts, false), errors.Join(errs...)
 	}
-	answer, err := p.Ask(ctx, req)
+	q := &Question{Request: req, Subject: s, Answers: answersFor(opts, s)}
+	answer, err := p.Ask(ctx, q)
 	if ctx.Err() != nil { // the turn was cancelled while the user was being asked
 		return acp.CancelledOutcome(), nil
 	}
 	if err != nil {
 		errs = append(errs, fmt.Errorf("asking for permission: %w; refused", err))
+		return refusal(opts, false), errors.Join(errs...)
+	}
+	if answer != Cancelled && !containsAnswer(q.Answers, answer) {
+		errs = append(errs, fmt.Errorf("asking for permission: %v was not offered; refused", answer))
 		return refusal(opts, false), errors.Join(errs...)
 	}
 	var out acp.RequestPermissionOutcome
@@ -232,12 +280,12 @@ func (p *Policy) ask(ctx context.Context, req *acp.RequestPermissionRequest, key
 			return refusal(opts, false), errors.Join(errs...)
 		}
 		out = acp.SelectedOutcome(o.OptionID)
-		if err := p.remember(ctx, key, store.Allow); err != nil {
+		if err := p.remember(ctx, s, store.Allow); err != nil {
 			errs = append(errs, err)
 		}
 	case RejectAlways:
 		out = refusal(opts, true)
-		if err := p.remember(ctx, key, store.Reject); err != nil {
+		if err := p.remember(ctx, s, store.Reject); err != nil {
 			errs = append(errs, err)
 		}
 	case RejectOnce, Cancelled:
@@ -247,4 +295,13 @@ func (p *Policy) ask(ctx context.Context, req *acp.RequestPermissionRequest, key
 		out = refusal(opts, false)
 	}
 	return out, errors.Join(errs...)
+}
+
+func containsAnswer(answers []Answer, a Answer) bool {
+	for _, x := range answers {
+		if x == a {
+			return true
+		}
+	}
+	return false
 }

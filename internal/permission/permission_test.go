@@ -20,6 +20,9 @@ const (
 
 var goTest = execute(`{"command":"go test ./..."}`, "Bash", "go test ./...")
 
+// goTestKey is what a decision about goTest is remembered under.
+var goTestKey = (&Policy{Workspace: workspace}).Subject(goTest).Key
+
 // outcome is a response as a short string: the selected option id, or "cancelled".
 func outcome(resp *acp.RequestPermissionResponse) string {
 	switch {
@@ -44,6 +47,7 @@ func openStore(t *testing.T, path string) *store.Store {
 }
 
 func TestDecide(t *testing.T) {
+	s := openStore(t, filepath.Join(t.TempDir(), "parley.db"))
 	const unasked = Answer(-1) // Ask is nil: nobody to ask
 	for _, tc := range []struct {
 		name       string
@@ -89,30 +93,30 @@ func TestDecide(t *testing.T) {
 		{name: "yolo never takes an unknown kind", options: unknownAllows, yolo: true, answer: unasked, want: "reject_once"},
 		{name: "yolo with nothing to allow asks", options: unknownAllows, yolo: true, answer: RejectOnce, want: "reject_once", wantAsked: true},
 		{name: "yolo does not beat a remembered reject", options: codexLike, yolo: true, answer: unasked,
-			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: "execute:go test", Decision: store.Reject},
+			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: goTestKey, Decision: store.Reject},
 			want:       "reject_permissions", wantStored: store.Reject},
 
 		// Remembered decisions.
 		{name: "remembered allow", options: codexLike, answer: unasked,
-			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: "execute:go test", Decision: store.Allow},
+			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: goTestKey, Decision: store.Allow},
 			want:       "accept_execpolicy_amendment", wantStored: store.Allow},
 		{name: "remembered allow, allow_once only", options: onceOnly, answer: unasked,
-			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: "execute:go test", Decision: store.Allow},
+			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: goTestKey, Decision: store.Allow},
 			want:       "ok", wantStored: store.Allow},
 		{name: "remembered allow with nothing to allow asks", options: unknownAllows, answer: RejectOnce,
-			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: "execute:go test", Decision: store.Allow},
+			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: goTestKey, Decision: store.Allow},
 			want:       "reject_once", wantAsked: true, wantStored: store.Allow},
 		{name: "remembered reject, reject_once only", options: onceOnly, answer: unasked,
-			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: "execute:go test", Decision: store.Reject},
+			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: goTestKey, Decision: store.Reject},
 			want:       "nope", wantStored: store.Reject},
 		{name: "remembered for another command", options: codexLike, answer: RejectOnce,
 			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: "execute:go", Decision: store.Allow},
 			want:       "decline", wantAsked: true},
 		{name: "remembered for another workspace", options: codexLike, answer: RejectOnce,
-			remembered: &store.Rule{Agent: agent, Workspace: "/elsewhere", ToolKey: "execute:go test", Decision: store.Allow},
+			remembered: &store.Rule{Agent: agent, Workspace: "/elsewhere", ToolKey: goTestKey, Decision: store.Allow},
 			want:       "decline", wantAsked: true},
 		{name: "remembered for another agent", options: codexLike, answer: RejectOnce,
-			remembered: &store.Rule{Agent: "claude", Workspace: workspace, ToolKey: "execute:go test", Decision: store.Allow},
+			remembered: &store.Rule{Agent: "claude", Workspace: workspace, ToolKey: goTestKey, Decision: store.Allow},
 			want:       "decline", wantAsked: true},
 
 		// Configured rules.
@@ -121,17 +125,17 @@ func TestDecide(t *testing.T) {
 		{name: "configured allow with nothing to allow falls through", options: unknownAllows, answer: unasked, rules: []Rule{{"*", ActionAllow}}, want: "reject_once"},
 		{name: "configured reject beats yolo", options: codexLike, yolo: true, answer: AllowOnce, rules: []Rule{{"execute:*", ActionReject}}, want: "decline"},
 		{name: "configured reject beats a remembered allow", options: codexLike, answer: unasked, rules: []Rule{{"execute:*", ActionReject}},
-			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: "execute:go test", Decision: store.Allow},
+			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: goTestKey, Decision: store.Allow},
 			want:       "decline", wantStored: store.Allow},
-		{name: "configured ask beats a remembered allow", options: codexLike, answer: RejectOnce, rules: []Rule{{"execute:go test", ActionAsk}},
-			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: "execute:go test", Decision: store.Allow},
+		{name: "configured ask beats a remembered allow", options: codexLike, answer: RejectOnce, rules: []Rule{{"execute:go test *", ActionAsk}},
+			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: goTestKey, Decision: store.Allow},
 			want:       "decline", wantAsked: true, wantStored: store.Allow},
 		{name: "configured ask beats yolo", options: codexLike, yolo: true, answer: RejectOnce, rules: []Rule{{"*", ActionAsk}}, want: "decline", wantAsked: true},
 		{name: "configured ask with nobody to ask fails closed", options: codexLike, yolo: true, answer: unasked, rules: []Rule{{"*", ActionAsk}},
-			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: "execute:go test", Decision: store.Allow},
+			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: goTestKey, Decision: store.Allow},
 			want:       "decline", wantStored: store.Allow},
 		{name: "the last matching rule wins", options: codexLike, answer: unasked,
-			rules: []Rule{{"execute:*", ActionReject}, {"execute:go test", ActionAllow}, {"edit:*", ActionReject}}, want: "approved"},
+			rules: []Rule{{"execute:*", ActionReject}, {"execute:go test ./...", ActionAllow}, {"edit:*", ActionReject}}, want: "approved"},
 		{name: "a rule for other tools does not apply", options: codexLike, answer: RejectOnce, rules: []Rule{{"edit:*", ActionAllow}}, want: "decline", wantAsked: true},
 		{name: "an unknown action asks", options: codexLike, answer: RejectOnce, rules: []Rule{{"*", "maybe"}}, want: "decline", wantAsked: true},
 		{name: "ask then always: remembered under the narrow key", options: codexLike, answer: AllowAlways, rules: []Rule{{"*", ActionAsk}},
@@ -139,7 +143,11 @@ func TestDecide(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for i, options := range shuffles(tc.options) {
-				s := openStore(t, filepath.Join(t.TempDir(), "parley.db"))
+				// One database for every case (opening one runs the migrations, slow
+				// under -race), emptied before each.
+				if _, err := s.ResetRules(t.Context(), store.RuleFilter{}); err != nil {
+					t.Fatal(err)
+				}
 				if tc.remembered != nil {
 					if err := s.Remember(t.Context(), *tc.remembered); err != nil {
 						t.Fatal(err)
@@ -148,7 +156,7 @@ func TestDecide(t *testing.T) {
 				asked := false
 				p := &Policy{Store: s, Agent: agent, Workspace: workspace, Yolo: tc.yolo, Rules: tc.rules}
 				if tc.answer != unasked {
-					p.Ask = func(ctx context.Context, req *acp.RequestPermissionRequest) (Answer, error) {
+					p.Ask = func(ctx context.Context, q *Question) (Answer, error) {
 						asked = true
 						return tc.answer, tc.askErr
 					}
@@ -167,7 +175,7 @@ func TestDecide(t *testing.T) {
 				if (err != nil) != tc.wantErr {
 					t.Errorf("order %d: err = %v, want an error: %v", i, err, tc.wantErr)
 				}
-				rule, ok, err := s.Lookup(t.Context(), agent, workspace, ToolKey(tool))
+				rule, ok, err := s.Lookup(t.Context(), agent, workspace, p.Subject(tool).Key)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -198,8 +206,8 @@ func TestNeverAllowsWithoutADecision(t *testing.T) {
 			{}, // nobody to ask
 			{Rules: []Rule{{"*", ActionReject}}},
 			{Rules: []Rule{{"*", ActionAsk}}, Yolo: true},
-			{Ask: func(context.Context, *acp.RequestPermissionRequest) (Answer, error) { return answer, nil }},
-			{Ask: func(context.Context, *acp.RequestPermissionRequest) (Answer, error) {
+			{Ask: func(context.Context, *Question) (Answer, error) { return answer, nil }},
+			{Ask: func(context.Context, *Question) (Answer, error) {
 				return AllowOnce, errors.New("broken")
 			}},
 		}
@@ -232,8 +240,8 @@ func TestAlwaysPersistsAcrossStoreOpens(t *testing.T) {
 		t.Fatal(err)
 	}
 	first := &Policy{Store: s1, Agent: agent, Workspace: workspace,
-		Ask: func(ctx context.Context, req *acp.RequestPermissionRequest) (Answer, error) {
-			if req.ToolCall.Kind == acp.ToolKindEdit {
+		Ask: func(ctx context.Context, q *Question) (Answer, error) {
+			if q.Request.ToolCall.Kind == acp.ToolKindEdit {
 				return RejectAlways, nil
 			}
 			return AllowAlways, nil
@@ -259,7 +267,7 @@ func TestAlwaysPersistsAcrossStoreOpens(t *testing.T) {
 		for _, options := range shuffles(codexLike) {
 			resp, err := later.Decide(t.Context(), &acp.RequestPermissionRequest{ToolCall: tc.tool, Options: options})
 			if got := outcome(resp); got != tc.want || err != nil {
-				t.Errorf("%s: %s, %v; want %s", ToolKey(tc.tool), got, err, tc.want)
+				t.Errorf("%s: %s, %v; want %s", later.Subject(tc.tool).Key, got, err, tc.want)
 			}
 		}
 	}
@@ -276,7 +284,7 @@ func TestStoreFailureStillAnswers(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close() // every call now fails
-	p := &Policy{Store: s, Agent: agent, Workspace: workspace, Ask: func(context.Context, *acp.RequestPermissionRequest) (Answer, error) {
+	p := &Policy{Store: s, Agent: agent, Workspace: workspace, Ask: func(context.Context, *Question) (Answer, error) {
 		return AllowAlways, nil
 	}}
 	resp, err := p.Decide(t.Context(), &acp.RequestPermissionRequest{ToolCall: goTest, Options: codexLike})
@@ -295,7 +303,7 @@ func TestCancellation(t *testing.T) {
 	t.Run("while asking", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		asking := make(chan struct{})
-		p := &Policy{Ask: func(ctx context.Context, _ *acp.RequestPermissionRequest) (Answer, error) {
+		p := &Policy{Ask: func(ctx context.Context, _ *Question) (Answer, error) {
 			close(asking)
 			<-ctx.Done()
 			return 0, ctx.Err()
@@ -325,7 +333,7 @@ func TestCancellation(t *testing.T) {
 	})
 	t.Run("an answer that races the cancellation", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
-		p := &Policy{Ask: func(context.Context, *acp.RequestPermissionRequest) (Answer, error) {
+		p := &Policy{Ask: func(context.Context, *Question) (Answer, error) {
 			cancel()
 			return AllowOnce, nil
 		}}
@@ -336,7 +344,7 @@ func TestCancellation(t *testing.T) {
 	t.Run("before the request", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		p := &Policy{Yolo: true, Ask: func(context.Context, *acp.RequestPermissionRequest) (Answer, error) {
+		p := &Policy{Yolo: true, Ask: func(context.Context, *Question) (Answer, error) {
 			t.Error("asked during a cancelled turn")
 			return AllowOnce, nil
 		}}

@@ -3,122 +3,12 @@ package safety
 import (
 	"cmp"
 	"fmt"
-	"path"
 	"slices"
 	"strings"
 	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
-
-// Finding is one reason a command is risky.
-type Finding struct {
-	Tier   Tier
-	Reason string // for a user: "deletes / and everything in it"
-	// Command is the simple command the finding is about, as shell text ("" when it is
-	// about the line as a whole).
-	Command string
-}
-
-// Command is one simple command that runs, with the wrappers that start it stripped:
-// what a permission rule matches.
-type Command struct {
-	Env      []string // NAME=value assignments that precede it, env's included
-	Wrappers []string // the wrappers it runs through, outermost first ("sudo", "timeout 60")
-	Program  string   // the program as written, a name or a path
-	Args     []string // its arguments: the value of a literal word, others as written
-	// Literal is set when every word is known before the command runs (no expansion,
-	// substitution or glob).
-	Literal bool
-	// Nested is set when another program runs it from a string or its input (sh -c,
-	// eval, su -c, xargs, find -exec, a heredoc fed to a shell) rather than the line's
-	// own shell.
-	Nested bool
-	// core holds the indices of the arguments that only say where or how the program
-	// runs (git -C dir -c k=v --no-pager), left out of Core.
-	core []int
-	// shown is each argument as String shows it: quoted when literal, as written when
-	// not (so that $f reads as a variable, not as the text "$f").
-	shown          []string
-	dynamicProgram bool
-}
-
-// shownWord is how a word appears in Command.String.
-func shownWord(w word) string {
-	if w.lit {
-		return quoteWord(w.val)
-	}
-	if w.src != "" {
-		return w.src
-	}
-	return w.val
-}
-
-// Name is the program's name: the last element of its path, lower-cased, without .exe.
-func (c Command) Name() string { return programName(c.Program) }
-
-// Argv is the program followed by its arguments.
-func (c Command) Argv() []string { return append([]string{c.Program}, c.Args...) }
-
-// Core is Argv without the options that only say where or how the program runs (git's
-// -C, -c, --no-pager...), so that "git -C . --no-pager push" reads as "git push". A
-// permission rule that asks or refuses matches it as well as the full form.
-func (c Command) Core() []string {
-	out := []string{c.Program}
-	for i, a := range c.Args {
-		if !slices.Contains(c.core, i) {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// String is the command as shell text, without its wrappers and assignments: literal
-// words quoted as needed, the others as written.
-func (c Command) String() string {
-	if len(c.shown) != len(c.Args) {
-		return JoinArgv(c.Argv())
-	}
-	prog := JoinArgv([]string{c.Program})
-	if c.dynamicProgram {
-		prog = c.Program
-	}
-	return strings.Join(append([]string{prog}, c.shown...), " ")
-}
-
-// Full is the command as shell text with its assignments and wrappers.
-func (c Command) Full() string {
-	parts := append([]string(nil), c.Env...)
-	parts = append(parts, c.Wrappers...)
-	return strings.Join(append(parts, c.String()), " ")
-}
-
-func programName(p string) string {
-	name := strings.ToLower(path.Base(p))
-	return strings.TrimSuffix(name, ".exe")
-}
-
-// Analysis is what Analyze found in one command line.
-type Analysis struct {
-	Line     string
-	Tier     Tier      // the highest tier of the findings, None without any
-	Findings []Finding // highest tier first, each reason once
-	Commands []Command // every simple command that runs, in the order met
-	// Err is set when the line cannot be parsed; the tier is then at least High.
-	Err   error
-	shape Shape
-}
-
-// Reason is the first (highest) finding's reason, "" when there is none.
-func (a *Analysis) Reason() string {
-	if len(a.Findings) == 0 {
-		return ""
-	}
-	return a.Findings[0].Reason
-}
-
-// Shape is what an "always" answer about this command covers (see the package comment).
-func (a *Analysis) Shape() Shape { return a.shape }
 
 // maxDepth bounds how deep code hidden in strings (sh -c "sh -c '…'") is followed.
 const maxDepth = 6
@@ -271,7 +161,7 @@ func (a *analyzer) stmts(list []*syntax.Stmt) {
 
 func (a *analyzer) stmt(s *syntax.Stmt) {
 	saved := a.stdin
-	redirs := a.redirects(s)
+	a.redirects(s)
 	if s.Background {
 		a.add(Medium, "", "runs a command in the background, where it keeps running")
 	}
@@ -316,7 +206,6 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 	default: // arithmetic, [[ ]], let: only their substitutions run commands
 		a.substitutions(c)
 	}
-	_ = redirs
 	a.stdin = saved
 }
 
@@ -404,30 +293,14 @@ func (a *analyzer) word(w *syntax.Word) word {
 	start := len(a.commands)
 	a.substitutions(w)
 	out := a.eval.word(w)
-	if out.subst && a.downloads(start) {
-		out.subst = true
-		a.markDownload(&out)
-	}
+	out.download = out.subst && a.downloads(start)
 	for _, p := range out.params {
-		if a.tainted[p] {
-			a.markDownload(&out)
-		}
+		out.download = out.download || a.tainted[p]
 	}
 	return out
 }
 
-// markDownload records that a word's value comes from the network, in its params (the
-// one place words carry such a mark).
-func (a *analyzer) markDownload(w *word) {
-	if !slices.Contains(w.params, downloadMark) {
-		w.params = append(w.params, downloadMark)
-	}
-}
-
-// downloadMark stands, in a word's params, for text fetched from the network.
-const downloadMark = "\x00download"
-
-func fromNetwork(w word) bool { return slices.Contains(w.params, downloadMark) }
+func fromNetwork(w word) bool { return w.download }
 
 // substitutions walks the commands of every $(...), `...` and <(...) in n, in order.
 func (a *analyzer) substitutions(n syntax.Node) {
@@ -478,7 +351,7 @@ func (a *analyzer) assign(as *syntax.Assign, judge bool) string {
 }
 
 // redirects judges a statement's redirections and sets what feeds its input.
-func (a *analyzer) redirects(s *syntax.Stmt) []*syntax.Redirect {
+func (a *analyzer) redirects(s *syntax.Stmt) {
 	for _, r := range s.Redirs {
 		if r.Hdoc != nil {
 			w := a.word(r.Hdoc)
@@ -513,7 +386,6 @@ func (a *analyzer) redirects(s *syntax.Stmt) []*syntax.Redirect {
 			a.writes("", w, a.dir, "writes to")
 		}
 	}
-	return s.Redirs
 }
 
 func isNumber(s string) bool {

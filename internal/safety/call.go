@@ -150,6 +150,15 @@ func (a *analyzer) dynamicProgram(env, wrappers []string, words []word) {
 		a.add(Critical, cmd.String(), "runs a command downloaded from the network")
 		return
 	}
+	// The program may be rm: arguments that would make rm critical make this critical.
+	probe := &analyzer{ctx: a.ctx, dir: a.dir, open: map[*syntax.Word]bool{}}
+	rm(probe, &call{cmd: &Command{}, name: "rm", args: words[1:], text: cmd.String()})
+	for _, f := range probe.findings {
+		if f.Tier == Critical {
+			a.add(Critical, cmd.String(), "runs a command only known when it runs ("+words[0].src+"), with arguments that, given to rm, "+f.Reason)
+			return
+		}
+	}
 	a.add(High, cmd.String(), "runs a command only known when it runs ("+words[0].src+")")
 }
 

@@ -57,6 +57,26 @@ func TestCommandForms(t *testing.T) {
 	}
 }
 
+func TestRuns(t *testing.T) {
+	same := [][]string{
+		{"git push", "bash -lc 'git push'", `sh -c "git push"`, "eval git push"},
+		{"rm -f build.log", "rm -f 'build.log'", `\rm -f build.log`},
+	}
+	for _, group := range same {
+		want := Analyze(group[0], tableContext).Runs()
+		for _, line := range group[1:] {
+			if got := Analyze(line, tableContext).Runs(); got != want {
+				t.Errorf("Runs(%q) = %q, want %q (that of %q)", line, got, want, group[0])
+			}
+		}
+	}
+	for _, pair := range [][2]string{{"git push", "git push --force"}, {"git push", "sudo git push"}, {"rm x", "rm x; rm y"}, {"sh -c \"$X\"", "sh -c \"$Y\""}} {
+		if Analyze(pair[0], tableContext).Runs() == Analyze(pair[1], tableContext).Runs() {
+			t.Errorf("%q and %q run the same", pair[0], pair[1])
+		}
+	}
+}
+
 func TestAnalyzeArgv(t *testing.T) {
 	for _, tc := range []struct {
 		argv []string
@@ -99,5 +119,24 @@ func TestTierStrings(t *testing.T) {
 	}
 	if _, err := ParseTier("severe"); err == nil {
 		t.Error("ParseTier accepted severe")
+	}
+}
+
+// A temporary directory is scratch space only when the user's files are not in it: with
+// the workspace (or home) under /tmp, a recursive delete beside it is as critical as
+// anywhere else (black-box tests, and users who work in /tmp, have exactly that).
+func TestTempDirHoldingTheWorkspaceIsNotScratch(t *testing.T) {
+	for _, tc := range []struct {
+		ctx  Context
+		line string
+		want Tier
+	}{
+		{Context{Workspace: []string{"/tmp/t1/ws"}, Home: "/home/u"}, "rm -rf ../outside/victim", Critical},
+		{Context{Workspace: []string{"/home/u/ws"}, Home: "/tmp/t1/home"}, "rm -rf ~/x", Critical},
+		{Context{Workspace: []string{"/home/u/ws"}, Home: "/home/u"}, "rm -rf /tmp/scratch", High},
+	} {
+		if got := Analyze(tc.line, tc.ctx).Tier; got != tc.want {
+			t.Errorf("%s with %+v: %v, want %v", tc.line, tc.ctx, got, tc.want)
+		}
 	}
 }

@@ -100,6 +100,9 @@ func (a *analyzer) locate(w word, dir string) location {
 			loc.place = placeUnknown
 			return loc
 		}
+		if w.brace {
+			return a.locateBraces(w, dir)
+		}
 		// A glob expands inside the directory its literal part names; a component
 		// starting with a dot may match "..", which climbs one level.
 		value, loc.whole = globDir(w.prefix, w.val)
@@ -114,6 +117,95 @@ func (a *analyzer) locate(w word, dir string) location {
 	loc.path = filepath.Clean(value)
 	loc.place, loc.rel = a.placeOf(loc.path)
 	return loc
+}
+
+// maxBraceWords bounds how many words a brace expansion is judged as; more are unknown.
+const maxBraceWords = 64
+
+// locateBraces judges each word a brace expansion makes ({build,/} is build and /) and
+// returns the one that reaches furthest.
+func (a *analyzer) locateBraces(w word, dir string) location {
+	words, ok := expandBraces(w.val, maxBraceWords)
+	if !ok {
+		return location{place: placeUnknown, shown: w.src}
+	}
+	var worst location
+	for i, v := range words {
+		alt := literalWord(v)
+		if _, globAt, _ := unescapeUnquoted(v); globAt >= 0 {
+			alt = word{val: v, prefix: v[:globAt], glob: true}
+		}
+		alt.src = w.src
+		loc := a.locate(alt, dir)
+		if i == 0 || reach(loc) > reach(worst) {
+			worst = loc
+		}
+	}
+	return worst
+}
+
+// reach orders places by how far they are from the workspace.
+func reach(l location) int {
+	r := map[place]int{placeInside: 0, placeTemp: 1, placeRoot: 2, placeOutside: 3, placeUnknown: 4, placeDevice: 5}[l.place]
+	if l.whole {
+		r = r*2 + 1
+	} else {
+		r *= 2
+	}
+	return r
+}
+
+// expandBraces expands Bash brace expansions in s: {a,b} lists (nested too) and {x..y}
+// sequences (whose words, digits or letters, stand in as one). ok is false past max words.
+func expandBraces(s string, max int) (words []string, ok bool) {
+	open := -1
+	for i := 0; i < len(s); i++ {
+		if s[i] == '{' && braceExpands(s[i:]) {
+			open = i
+			break
+		}
+	}
+	if open < 0 {
+		return []string{s}, true
+	}
+	depth, end := 0, -1
+	var commas []int
+	for i := open; i < len(s) && end < 0; i++ {
+		switch s[i] {
+		case '{':
+			depth++
+		case '}':
+			depth--
+			if depth == 0 {
+				end = i
+			}
+		case ',':
+			if depth == 1 {
+				commas = append(commas, i)
+			}
+		}
+	}
+	if end < 0 {
+		return []string{s}, true
+	}
+	var alts []string
+	if len(commas) == 0 { // a sequence: one word stands for all
+		alts = []string{strings.SplitN(s[open+1:end], "..", 2)[0]}
+	} else {
+		start := open + 1
+		for _, c := range append(commas, end) {
+			alts = append(alts, s[start:c])
+			start = c + 1
+		}
+	}
+	for _, alt := range alts {
+		more, ok := expandBraces(s[:open]+alt+s[end+1:], max-len(words))
+		if !ok || len(words)+len(more) > max {
+			return nil, false
+		}
+		words = append(words, more...)
+	}
+	return words, true
 }
 
 // globDir returns the directory a glob expands in, and whether the glob covers all of it.
@@ -149,11 +241,23 @@ func (a *analyzer) placeOf(path string) (place, string) {
 		return placeDevice, ""
 	}
 	for _, t := range tempDirs {
-		if rel := relativeTo(t, path); rel != "" && rel != "." {
+		if rel := relativeTo(t, path); rel != "" && rel != "." && !a.ctx.holdsUserFiles(t) {
 			return placeTemp, ""
 		}
 	}
 	return placeOutside, ""
+}
+
+// holdsUserFiles reports whether the temporary directory t holds the workspace or the
+// home directory: then what lies beside them there is not scratch space (a workspace in
+// /tmp/x makes /tmp/x/../victim as much the user's as any other directory).
+func (c Context) holdsUserFiles(t string) bool {
+	for _, p := range append([]string{c.Home}, c.Workspace...) {
+		if p != "" && relativeTo(t, p) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // relativeTo returns path relative to root when it lies inside it ("." for root

@@ -105,7 +105,7 @@ var harmlessPrograms = []string{
 	"mapfile", "readarray", "read", "set", "shopt", "ulimit", "umask", "sleep", "seq", "yes", "expr", "bc", "dc",
 	"base64", "cal", "env", "printenv", "local", "declare", "export", "readonly", "typeset", "let", "dirs", "disown",
 	"bg", "fg", "times", "caller", "compgen", "complete", "logname", "tty", "arch", "getconf", "lscpu", "lsblk",
-	"lsusb", "lspci", "dmesg", "tr", "command", "builtin", "nohup", "time", "nice", "timeout", "stdbuf", "setsid",
+	"lsusb", "lspci", "dmesg", "tr", "command", "builtin", "exec", "nohup", "time", "nice", "timeout", "stdbuf", "setsid",
 	"xargs", "watch", "break", "continue", "shellcheck", "diffstat", "colordiff", "tsort", "numfmt", "factor",
 	"iconv", "dos2unix", "unix2dos", "envsubst", "netstat", "ss", "ip", "ifconfig", "ping", "dig", "nslookup",
 	"host", "traceroute", "whois", "openssl", "gpg", "sha", "tldr", "fzf", "vmstat", "iostat", "uuidgen",

@@ -2,6 +2,7 @@ package safety
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -65,9 +66,9 @@ func (a *analyzer) shapeOf(out *Analysis, file *syntax.File) Shape {
 }
 
 // canonicalWords rewrites every literal word as one literal, quoted only as needed, so
-// that 'ls' and ls, or "a b" and 'a b', print alike.
+// that 'ls' and ls, or "a b" and 'a b', print alike. ~, $HOME and $PWD stay as written.
 func (a *analyzer) canonicalWords(file *syntax.File) {
-	e := evaluator{home: a.ctx.Home, pwd: a.ctx.Dir}
+	var e evaluator
 	programs := map[*syntax.Word]bool{}
 	syntax.Walk(file, func(n syntax.Node) bool {
 		if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 {
@@ -124,9 +125,14 @@ func isOpenPlaceholder(w *syntax.Word) bool {
 	return ok && l.Value == openFiles
 }
 
+// printers are reused: a new one allocates its buffers.
+var printers = sync.Pool{New: func() any { return syntax.NewPrinter(syntax.SingleLine(true)) }}
+
 func printSingleLine(file *syntax.File) string {
+	p := printers.Get().(*syntax.Printer)
+	defer printers.Put(p)
 	var b strings.Builder
-	if err := syntax.NewPrinter(syntax.SingleLine(true)).Print(&b, file); err != nil {
+	if err := p.Print(&b, file); err != nil {
 		return ""
 	}
 	return strings.TrimRight(b.String(), "\n")

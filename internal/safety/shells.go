@@ -54,6 +54,7 @@ func shell(a *analyzer, c *call) {
 
 // shellCode judges w, a string a shell runs as code.
 func (a *analyzer) shellCode(c *call, w word) {
+	c.cmd.carrier = w.lit
 	switch {
 	case w.lit:
 		a.code(c.text, w.val)

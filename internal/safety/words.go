@@ -20,9 +20,13 @@ type word struct {
 	// prefix is the literal value before the first expansion or glob (val when lit).
 	prefix string
 	glob   bool     // an unquoted glob or brace expansion: may become several paths
+	brace  bool     // an unquoted brace expansion: val holds it, to expand
 	split  bool     // an unquoted expansion: may become any number of words
 	params []string // the parameters it expands ($HOME, $f...)
 	subst  bool     // a command or process substitution
+	// download is set when the value comes from the network: a substitution that
+	// downloads, or a variable assigned one.
+	download bool
 }
 
 // canBeFlag reports whether the word may start with a dash when the command runs.
@@ -71,12 +75,15 @@ func (e *evaluator) word(w *syntax.Word) word {
 					continue
 				}
 			}
-			s, glob := unescapeUnquoted(v)
-			literal(s)
-			if glob {
-				out.glob = true
-				out.lit = false
+			s, globAt, brace := unescapeUnquoted(v)
+			if globAt < 0 {
+				literal(s)
+				continue
 			}
+			literal(s[:globAt])
+			val.WriteString(s[globAt:])
+			out.glob, out.lit = true, false
+			out.brace = out.brace || brace
 		case *syntax.SglQuoted:
 			if p.Dollar {
 				s, ok := decodeANSIC(p.Value)
@@ -170,16 +177,18 @@ func (e *evaluator) text(n syntax.Node) string {
 	return e.src[start:end]
 }
 
-// unescapeUnquoted removes the backslashes of an unquoted literal and reports whether
-// it holds an unescaped glob (* ? [) or brace expansion ({a,b} {1..3}).
-func unescapeUnquoted(s string) (string, bool) {
+// unescapeUnquoted removes the backslashes of an unquoted literal. globAt is where, in
+// the result, the first unescaped glob (* ? [...]) or brace expansion ({a,b} {1..3})
+// starts (-1 without one); brace reports a brace expansion.
+func unescapeUnquoted(s string) (out string, globAt int, brace bool) {
+	globAt = -1
 	if !strings.ContainsAny(s, `\*?[{`) {
-		return s, false
+		return s, -1, false
 	}
 	var b strings.Builder
-	glob := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		meta := false
 		switch {
 		case c == '\\' && i+1 < len(s):
 			i++
@@ -188,13 +197,16 @@ func unescapeUnquoted(s string) (string, bool) {
 			}
 			continue
 		case c == '*' || c == '?' || c == '[' && strings.IndexByte(s[i+1:], ']') >= 0:
-			glob = true
+			meta = true
 		case c == '{' && braceExpands(s[i:]):
-			glob = true
+			meta, brace = true, true
+		}
+		if meta && globAt < 0 {
+			globAt = b.Len()
 		}
 		b.WriteByte(c)
 	}
-	return b.String(), glob
+	return b.String(), globAt, brace
 }
 
 // braceExpands reports whether s, starting with {, opens a brace expansion: a closing }

@@ -18,13 +18,15 @@ const (
 )
 
 // Rule is a permission decision the user chose to remember ("always"), for one agent,
-// one workspace and one tool key (see permission.ToolKey).
+// one workspace and one key (see permission.Subject: a command's shape, or kind:tool).
 type Rule struct {
 	Agent     string
 	Workspace string
 	ToolKey   string
-	Decision  Decision
-	CreatedAt time.Time
+	// Description says in words what the decision covers, as the question showed it.
+	Description string
+	Decision    Decision
+	CreatedAt   time.Time
 }
 
 // RuleFilter narrows ListRules and ResetRules. An empty field matches every value.
@@ -64,11 +66,11 @@ func (s *Store) Remember(ctx context.Context, r Rule) error {
 		r.CreatedAt = time.Now()
 	}
 	_, err := s.db.ExecContext(ctx, `
-		INSERT INTO permission_rules (agent, workspace, tool_key, decision, created_at)
-		VALUES (?, ?, ?, ?, ?)
+		INSERT INTO permission_rules (agent, workspace, tool_key, description, decision, created_at)
+		VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (agent, workspace, tool_key)
-		DO UPDATE SET decision = excluded.decision, created_at = excluded.created_at`,
-		r.Agent, r.Workspace, r.ToolKey, string(r.Decision), r.CreatedAt.UnixMilli())
+		DO UPDATE SET decision = excluded.decision, description = excluded.description, created_at = excluded.created_at`,
+		r.Agent, r.Workspace, r.ToolKey, r.Description, string(r.Decision), r.CreatedAt.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("remembering the decision for %s in %s: %w", r.ToolKey, r.Workspace, err)
 	}
@@ -81,9 +83,9 @@ func (s *Store) Lookup(ctx context.Context, agent, workspace, toolKey string) (R
 	r := Rule{Agent: agent, Workspace: workspace, ToolKey: toolKey}
 	var created int64
 	err := s.db.QueryRowContext(ctx, `
-		SELECT decision, created_at FROM permission_rules
+		SELECT description, decision, created_at FROM permission_rules
 		WHERE agent = ? AND workspace = ? AND tool_key = ?`,
-		agent, workspace, toolKey).Scan(&r.Decision, &created)
+		agent, workspace, toolKey).Scan(&r.Description, &r.Decision, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Rule{}, false, nil
 	}
@@ -98,7 +100,7 @@ func (s *Store) Lookup(ctx context.Context, agent, workspace, toolKey string) (R
 func (s *Store) ListRules(ctx context.Context, f RuleFilter) ([]Rule, error) {
 	where, args := f.where()
 	rows, err := s.db.QueryContext(ctx, `
-		SELECT agent, workspace, tool_key, decision, created_at FROM permission_rules`+where+`
+		SELECT agent, workspace, tool_key, description, decision, created_at FROM permission_rules`+where+`
 		ORDER BY agent, workspace, tool_key`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing permission decisions: %w", err)
@@ -108,7 +110,7 @@ func (s *Store) ListRules(ctx context.Context, f RuleFilter) ([]Rule, error) {
 	for rows.Next() {
 		var r Rule
 		var created int64
-		if err := rows.Scan(&r.Agent, &r.Workspace, &r.ToolKey, &r.Decision, &created); err != nil {
+		if err := rows.Scan(&r.Agent, &r.Workspace, &r.ToolKey, &r.Description, &r.Decision, &created); err != nil {
 			return nil, fmt.Errorf("listing permission decisions: %w", err)
 		}
 		r.CreatedAt = time.UnixMilli(created)

@@ -114,7 +114,7 @@ func TestConnectionSettings(t *testing.T) {
 		"synchronous":  "1", // NORMAL
 		"busy_timeout": "5000",
 		"foreign_keys": "1",
-		"user_version": "1",
+		"user_version": fmt.Sprint(len(mustMigrations(t))),
 	} {
 		var got string
 		if err := s.db.QueryRowContext(t.Context(), "PRAGMA "+pragma).Scan(&got); err != nil {
@@ -374,8 +374,8 @@ func TestMigrationsAreIdempotent(t *testing.T) {
 	db.QueryRow("PRAGMA user_version").Scan(&version)
 	db.QueryRow("SELECT count(*) FROM sqlite_schema WHERE type = 'table'").Scan(&tables)
 	db.QueryRow("SELECT count(*) FROM permission_rules").Scan(&rules)
-	all, _ := loadMigrations()
-	if version != len(all) || tables != 1 || rules != 1 {
+	all := mustMigrations(t)
+	if version != len(all) || tables != schemaTables || rules != 1 {
 		t.Errorf("after three opens: user_version %d (want %d), %d tables, %d rules", version, len(all), tables, rules)
 	}
 }
@@ -418,5 +418,68 @@ func TestDefaultPath(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", "/xdg/data")
 	if got := DefaultPath(); got != "/xdg/data/parley/parley.db" {
 		t.Errorf("DefaultPath() = %s", got)
+	}
+}
+
+// schemaTables is how many tables the migrations make.
+const schemaTables = 6
+
+func mustMigrations(t *testing.T) []migration {
+	t.Helper()
+	all, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+// Migration 3 forgets the command decisions kept under the old, too wide keys
+// ("execute:rm" covered every rm) and keeps the others.
+func TestMigrationForgetsProgramWideCommandDecisions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "parley.db")
+	if err := create(path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1, err := migrations.ReadFile("migrations/0001_permission_rules.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		string(v1), "PRAGMA user_version = 1",
+		`INSERT INTO permission_rules VALUES ('codex', '/w', 'execute:rm', 'allow', 1)`,
+		`INSERT INTO permission_rules VALUES ('codex', '/w', 'edit:Write', 'reject', 1)`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rules, err := s.ListRules(t.Context(), RuleFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rules) != 1 || rules[0].ToolKey != "edit:Write" || rules[0].Decision != Reject || rules[0].Description != "" {
+		t.Errorf("after the migration: %+v, want only edit:Write", rules)
+	}
+}
+
+func TestRememberKeepsTheDescription(t *testing.T) {
+	s, _ := openTemp(t)
+	r := Rule{Agent: "a", Workspace: "/w", ToolKey: "execute:medium rm -f x", Description: "exactly `rm -f x`", Decision: Allow}
+	if err := s.Remember(t.Context(), r); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := s.Lookup(t.Context(), "a", "/w", r.ToolKey)
+	if err != nil || !ok || got.Description != r.Description {
+		t.Errorf("Lookup: %+v %v %v", got, ok, err)
 	}
 }

@@ -65,3 +65,19 @@ func BenchmarkStreamFeed(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(chunks)), "ns/chunk")
 }
+
+// BenchmarkDegenerateReplies parses every degenerate reply at two sizes; the parsers are
+// linear when the 256 KiB figure is about four times the 64 KiB one.
+func BenchmarkDegenerateReplies(b *testing.B) {
+	for _, n := range []int{64 << 10, 256 << 10} {
+		texts := degenerateReplies(n)
+		b.Run(fmt.Sprintf("%dKiB", n>>10), func(b *testing.B) {
+			b.SetBytes(int64(n * len(texts)))
+			for b.Loop() {
+				for _, text := range texts {
+					parseDegenerate(text)
+				}
+			}
+		})
+	}
+}

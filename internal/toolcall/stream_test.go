@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -200,11 +199,10 @@ func TestStreamMatchesParseOnMutations(t *testing.T) {
 	}
 }
 
-// TestDegenerateRepliesStayFast feeds replies that repeat a fragment until the token
-// limit, as small models stuck in a loop do; each must take time in proportion to its
-// length (here, well under a second), for Parse and for a StreamParser.
-func TestDegenerateRepliesStayFast(t *testing.T) {
-	const n = 200 << 10
+// degenerateReplies are replies that repeat a fragment until they are n bytes long, as
+// small models stuck in a loop do, behind prefixes that leave the parsers mid-call.
+func degenerateReplies(n int) []string {
+	var out []string
 	for _, piece := range []string{
 		`[{"name": "x", `, `{"name": "read_file", "arguments": {"path": "a`, "<tool_call>", "<tool_call>{",
 		"[TOOL_CALLS]", "[TOOL_CALLS]a", "```json\n{", "```json\n{\"a\":1}\n", "[", "{", "<", "`",
@@ -213,17 +211,27 @@ func TestDegenerateRepliesStayFast(t *testing.T) {
 	} {
 		for _, prefix := range []string{"", "<tool_call>", "<tool_call>{\"name\": \"x\", \"arguments\": {\"c\": \"",
 			"<tool_call><function=x>", "<tool_call>x"} {
-			text := prefix + strings.Repeat(piece, n/len(piece))
-			start := time.Now()
-			Parse(text, known)
-			p := NewStreamParser(known)
-			for i := 0; i < len(text); i += 7 {
-				p.Feed(text[i:min(i+7, len(text))])
-			}
-			p.Finish()
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("%q + %q repeated to %d bytes took %v", prefix, piece, len(text), d)
-			}
+			out = append(out, prefix+strings.Repeat(piece, n/len(piece)))
 		}
+	}
+	return out
+}
+
+// parseDegenerate runs Parse and a StreamParser fed in 7-byte chunks over text.
+func parseDegenerate(text string) {
+	Parse(text, known)
+	p := NewStreamParser(known)
+	for i := 0; i < len(text); i += 7 {
+		p.Feed(text[i:min(i+7, len(text))])
+	}
+	p.Finish()
+}
+
+// TestDegenerateReplies: such replies parse without a panic and to completion. That they
+// take time in proportion to their length is BenchmarkDegenerateReplies' job (compare its
+// sizes with benchstat: 4x the bytes should cost about 4x the time, not 16x).
+func TestDegenerateReplies(t *testing.T) {
+	for _, text := range degenerateReplies(16 << 10) {
+		parseDegenerate(text)
 	}
 }

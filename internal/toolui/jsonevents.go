@@ -166,7 +166,9 @@ func toolJSON(typ string, tc *ToolCall) jsonToolCall {
 	j := jsonToolCall{
 		Type: typ, ID: tc.ID, State: tc.State.String(), IsError: tc.IsError,
 		Title: tc.Title, ToolName: tc.ToolName, Kind: tc.Kind, Status: tc.RawStatus,
-		Invocation: tc.InvocationMessage, PastTense: tc.PastTenseMessage, ErrorMessage: tc.ErrorMessage,
+		// The messages are for showing (VS Code shows them as they are): made safe. The
+		// agent's own fields (title, command, content) are data and stay lossless.
+		Invocation: SafeText(tc.InvocationMessage), PastTense: SafeText(tc.PastTenseMessage), ErrorMessage: SafeText(tc.ErrorMessage),
 		Command: tc.TerminalCommand, Terminals: tc.Terminals, Content: tc.Content,
 		ParentID: tc.ParentID, Presentation: tc.Presentation,
 	}

@@ -150,12 +150,13 @@ func boldFirstWord(msg string) string {
 	return "**" + word + "** " + rest
 }
 
-// write appends s and keeps count of the newlines the output ends with.
+// write appends s, with what the agent put in it made safe to show (SafeText), and
+// keeps count of the newlines the output ends with.
 func (r *MarkdownRenderer) write(s string) {
 	if s == "" {
 		return
 	}
-	r.buf = append(r.buf, s...)
+	r.buf = appendSafeText(r.buf, s)
 	trailing := len(s) - len(strings.TrimRight(s, "\n"))
 	if trailing == len(s) {
 		r.newlines = min(r.newlines+trailing, 2)

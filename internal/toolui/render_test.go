@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/json"
 )
 
 var (
@@ -162,6 +163,64 @@ func TestTextFromTheAgentCannotDriveTheTerminal(t *testing.T) {
 	if strings.ContainsAny(out.String(), "\a\r") {
 		t.Errorf("control characters got through: %q", out.String())
 	}
+	if !strings.Contains(out.String(), "a␛]52;c;ZXZpbA==␇b") {
+		t.Errorf("the escape sequence is not shown for what it is: %q", out.String())
+	}
+}
+
+// Every renderer that prints the agent's text shows C1 and bidi controls for what they
+// are (issue 12, case 6).
+func TestRenderersShowControls(t *testing.T) {
+	updates := []string{
+		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"csi \u009b2J and \u202egnp.exe \u001b[31m"}}`,
+		`{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"think \u2066x\u2069"}}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"1","title":"Run \u202e\u001b[2J","kind":"execute"}`,
+		`{"sessionUpdate":"plan","entries":[{"content":"step \u009b","priority":"high","status":"pending"}]}`,
+	}
+	for name, newRenderer := range map[string]func(*bytes.Buffer) Renderer{
+		"text":     func(b *bytes.Buffer) Renderer { return NewTextRenderer(b, nil) },
+		"live":     func(b *bytes.Buffer) Renderer { return NewTextRenderer(b, &TextOptions{Live: true, Width: 200}) },
+		"markdown": func(b *bytes.Buffer) Renderer { return NewMarkdownRenderer(b) },
+	} {
+		var out bytes.Buffer
+		r := newRenderer(&out)
+		turn := NewTurn(nil)
+		for _, s := range updates {
+			for _, ev := range turn.Apply(update(t, s)) {
+				r.Render(ev)
+			}
+		}
+		r.EndTurn(acp.StopReasonEndTurn)
+		got := out.String()
+		for _, raw := range []string{"\u009b", "\u202e", "\u2066", "\x1b[31m", "\x1b[2J"} {
+			if strings.Contains(got, raw) {
+				t.Errorf("%s: %q got through: %q", name, raw, got)
+			}
+		}
+		for _, shown := range []string{"<U+009B>2J", "<U+202E>gnp.exe", "␛[31m", "<U+2066>x<U+2069>"} {
+			if !strings.Contains(got, shown) {
+				t.Errorf("%s: %q is not shown: %q", name, shown, got)
+			}
+		}
+	}
+}
+
+func TestSafeText(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text\n\tindented": "plain text\n\tindented",
+		"line\r\nnext":           "line\nnext",
+		"bell\a cr\r del\x7f":    "bell␇ cr␍ del␡",
+		"\x1b]0;title\x07":       "␛]0;title␇",
+		"\u009b31m":              "<U+009B>31m",
+		"abc\u202edef\u200f":     "abc<U+202E>def<U+200F>",
+		"bad \xff byte":          "bad <0xFF> byte",
+		"émoji 👩\u200d💻 ok":      "émoji 👩\u200d💻 ok",
+		"zero\u200bwidth\ufeff":  "zero<U+200B>width<U+FEFF>",
+	} {
+		if got := SafeText(in); got != want {
+			t.Errorf("SafeText(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 func TestTextResumesOnAFreshLine(t *testing.T) {
@@ -297,5 +356,32 @@ func BenchmarkToolUpdate(b *testing.B) {
 		for _, ev := range turn.Apply(pending) {
 			r.Render(ev)
 		}
+	}
+}
+
+// The messages of a structured tool part (VS Code shows them) are made safe too; the
+// agent's own title stays as sent.
+func TestToolCallPartMessagesAreSafe(t *testing.T) {
+	turn := NewTurn(nil)
+	evs := turn.Apply(update(t, `{"sessionUpdate":"tool_call","toolCallId":"1","title":"Run \u202e\u001b[2J","kind":"execute"}`))
+	if len(evs) == 0 || evs[len(evs)-1].Tool == nil {
+		t.Fatalf("no tool event: %+v", evs)
+	}
+	b, err := ToolCallPart("tool_invocation", evs[len(evs)-1].Tool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var part struct {
+		Title      string `json:"title"`
+		Invocation string `json:"invocationMessage"`
+	}
+	if err := json.Unmarshal(b, &part); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(part.Invocation, "\u202e\x1b") || !strings.Contains(part.Invocation, "<U+202E>␛[2J") {
+		t.Errorf("invocation message %q", part.Invocation)
+	}
+	if part.Title != "Run \u202e\x1b[2J" {
+		t.Errorf("title %q: the agent's data changed", part.Title)
 	}
 }

@@ -175,30 +175,8 @@ func (r *TextRenderer) text(s string) {
 		return
 	}
 	r.enter(segText)
-	r.buf = appendSafe(r.buf, s)
+	r.buf = appendSafeText(r.buf, s)
 	r.lineStart = s[len(s)-1] == '\n'
-}
-
-// appendSafe appends text from the agent without the control characters (escape above
-// all) that would let it move the cursor, recolor or retitle the user's terminal, or
-// break the renderer's idea of where the line starts. Newlines and tabs stay.
-func appendSafe(dst []byte, s string) []byte {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return append(dst, s...)
-	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; (c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t' {
-			dst = append(dst, c)
-		}
-	}
-	return dst
 }
 
 func (r *TextRenderer) thought(s string) {
@@ -214,7 +192,7 @@ func (r *TextRenderer) thought(s string) {
 				r.buf = append(r.buf, thoughtPrefix...)
 				r.lineStart = false
 			}
-			r.buf = appendSafe(r.buf, line)
+			r.buf = appendSafeText(r.buf, line)
 			r.buf = r.style(r.buf, "0")
 		}
 		s = s[len(line):]
@@ -452,7 +430,7 @@ func (r *TextRenderer) appendCallLine(dst []byte, tc *ToolCall, st status, appro
 	dst = append(dst, ' ')
 	used := len(indent) + 2
 	msg := r.cut(st.message, used)
-	dst = appendSafe(dst, msg)
+	dst = appendSafeText(dst, msg)
 	used += utf8.RuneCountInString(msg)
 	if st.note != "" && (r.width <= 0 || used+4 < r.width) {
 		sep := " — "
@@ -466,7 +444,7 @@ func (r *TextRenderer) appendCallLine(dst []byte, tc *ToolCall, st status, appro
 		}
 		dst = append(dst, sep...)
 		dst = r.style(dst, noteSGR)
-		dst = appendSafe(dst, r.cut(st.note, used+len(sep)))
+		dst = appendSafeText(dst, r.cut(st.note, used+len(sep)))
 		dst = r.style(dst, "0")
 	}
 	return append(dst, '\n')
@@ -501,7 +479,7 @@ func (r *TextRenderer) appendLiveCall(dst []byte, e *blockEntry) []byte {
 			}
 			dst = append(dst, indent...)
 			dst = r.style(dst, sgr)
-			dst = appendSafe(dst, r.cut(strings.ReplaceAll(line, "\t", "    "), len(indent)))
+			dst = appendSafeText(dst, r.cut(strings.ReplaceAll(line, "\t", "    "), len(indent)))
 			dst = r.style(dst, "0")
 			dst = append(dst, '\n')
 		}
@@ -525,7 +503,7 @@ func (r *TextRenderer) appendPlan(dst []byte, entries []acp.PlanEntry) []byte {
 		dst = append(dst, "  "...)
 		dst = r.paint(dst, sgr, m)
 		dst = append(dst, ' ')
-		dst = appendSafe(dst, r.cut(oneLine(e.Content), 6))
+		dst = appendSafeText(dst, r.cut(oneLine(e.Content), 6))
 		dst = append(dst, '\n')
 	}
 	return dst

@@ -86,13 +86,16 @@ func (editFile) Run(ctx context.Context, s *Session, args json.RawMessage) (Resu
 		}
 		old = &content
 	}
-	if err := s.Env.WriteFile(ctx, abs, updated); err != nil {
+	refused, err := s.write(ctx, Change{Path: abs, Old: old, New: updated})
+	if refused != "" {
+		return modelError(title, "%s", refused), nil
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
 		return modelError(title, "writing %s: %v", name, err), nil
 	}
-	s.Reads.Record(abs, updated)
 	line := 0
 	if old != nil {
 		line = strings.Count((*old)[:commonPrefix(*old, updated)], "\n") + 1

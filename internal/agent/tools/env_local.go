@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"time"
@@ -27,6 +28,14 @@ func (e localEnv) ReadFile(_ context.Context, path string) (string, error) {
 // WriteFile replaces the file atomically, keeping an existing file's mode.
 func (e localEnv) WriteFile(_ context.Context, path, content string) error {
 	return e.roots.WriteFile(path, []byte(content))
+}
+
+// Remove deletes a file inside the roots (not through a symlink to elsewhere).
+func (e localEnv) Remove(_ context.Context, path string) error {
+	if err := e.roots.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 // maxCapture bounds what Run keeps of a command's output: the head and the tail, each this

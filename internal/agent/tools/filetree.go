@@ -39,8 +39,8 @@ func gitListTree(ctx context.Context, tree *workspace.Tree) ([]treeFile, bool) {
 	if err != nil {
 		return nil, false
 	}
-	cmd := exec.CommandContext(ctx, git, "-C", tree.Path(), "ls-files", "-co", "--exclude-standard", "-z")
-	cmd.Env = append(os.Environ(), "GIT_OPTIONAL_LOCKS=0")
+	cmd := exec.CommandContext(ctx, git, append(gitReadOnly(tree.Path()), "ls-files", "-co", "--exclude-standard", "-z")...)
+	cmd.Env = gitEnv()
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, false // not a work tree (or a broken one): walk instead
@@ -59,6 +59,31 @@ func gitListTree(ctx context.Context, tree *workspace.Tree) ([]treeFile, bool) {
 		files = append(files, treeFile{rel: string(rel), symlink: info.Mode()&fs.ModeSymlink != 0})
 	}
 	return files, true
+}
+
+// gitReadOnly is how the read-only tools start git in dir: nothing the workspace
+// configures may run a program. A checkout's .git/config (or a file it includes) can
+// name a program for core.fsmonitor, which `git ls-files` runs on every call; options
+// given on the command line outrank every configuration file, so these turn it off.
+// Hooks are pointed at nothing as well (ls-files runs none today), and git never pages.
+func gitReadOnly(dir string) []string {
+	return []string{"--no-pager", "-C", dir, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"}
+}
+
+// gitEnv is the environment of those git runs: the agent's own, without the variables
+// that would point git at another repository or index, and without optional locks (a
+// listing must not block the user's own git).
+func gitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GIT_OPTIONAL_LOCKS=0")
 }
 
 // maxIgnoreFile bounds a .gitignore file read.

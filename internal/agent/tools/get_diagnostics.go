@@ -77,6 +77,11 @@ func (getDiagnostics) Run(ctx context.Context, s *Session, args json.RawMessage)
 		}, nil
 	}
 	line := strings.Join(argv, " ")
+	if refused, err := s.checkCommand(ctx, Command{Argv: argv, Dir: dir}); refused != "" || err != nil {
+		r := modelError("Diagnostics: "+line, "%s", refused)
+		r.Command = line
+		return r, err
+	}
 	r, err := runChecked(ctx, s, argv[0], argv[1:], dir, diagnosticsTimeout)
 	r.Title, r.Command = "Diagnostics: "+line, line
 	r.Output = "Ran `" + line + "` in " + s.display(dir) + "\n" + r.Output

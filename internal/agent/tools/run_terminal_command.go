@@ -57,6 +57,11 @@ func (runTerminalCommand) Run(ctx context.Context, s *Session, args json.RawMess
 	if p.TimeoutSeconds > 0 {
 		timeout = min(time.Duration(p.TimeoutSeconds*float64(time.Second)), maxTimeout)
 	}
+	if refused, err := s.checkCommand(ctx, Command{Line: p.Command, Dir: cwd}); refused != "" || err != nil {
+		r := modelError(title, "%s", refused)
+		r.Command = p.Command
+		return r, err
+	}
 	r, err := runChecked(ctx, s, "sh", []string{"-c", p.Command}, cwd, timeout)
 	r.Title, r.Command = title, p.Command
 	r.Output = "Command: " + p.Command + "\n" + r.Output

@@ -29,6 +29,9 @@ import (
 type Env interface {
 	ReadFile(ctx context.Context, path string) (string, error)
 	WriteFile(ctx context.Context, path, content string) error
+	// Remove deletes a file (an undo of a file the agent created). A missing file is no
+	// error.
+	Remove(ctx context.Context, path string) error
 	// Run runs a command (no shell unless the caller passes sh -c) in cwd and returns its
 	// combined output and exit code. A command that outlives timeout is killed and
 	// reported with an error matching ErrTimeout, along with the output it gave.
@@ -43,6 +46,7 @@ type Session struct {
 	Env   Env
 	Roots *workspace.Roots
 	Reads *ReadTracker // what was read, for edit_file's "read it first and it must be unchanged"
+	Guard Guard        // asked before commands and writes; nil lets everything through
 }
 
 // NewSession returns a session acting through env inside roots.

@@ -155,3 +155,41 @@ func TestLocalToolsRefuseFIFOsAndHardLinks(t *testing.T) {
 		t.Errorf("the search read through a hard link:\n%s", r.Output)
 	}
 }
+
+// TestGitRunsNoWorkspaceProgram: a checkout whose .git/config names a core.fsmonitor
+// program (an untrusted clone, or a model that edited .git/config) must not get it run by
+// list_files or search_workspace. Plain `git ls-files` would run it on every call.
+func TestGitRunsNoWorkspaceProgram(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	s, root := newTestSession(t)
+	makeTree(t, root)
+	marker := filepath.Join(t.TempDir(), "hook-ran")
+	hook := filepath.Join(t.TempDir(), "hook.sh")
+	write(t, hook, "#!/bin/sh\necho ran >> "+marker+"\n")
+	if err := os.Chmod(hook, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"init", "-q", root},
+		{"-C", root, "config", "core.fsmonitor", hook},
+		{"-C", root, "config", "core.hooksPath", filepath.Dir(hook)},
+	} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	// The hook is real: plain git runs it.
+	exec.Command("git", "-C", root, "ls-files", "-co").Run()
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("the test hook does not run under plain git (%v): the test would prove nothing", err)
+	}
+	os.Remove(marker)
+
+	wantOK(t, call(t, s, "list_files", m{}))
+	wantOK(t, call(t, s, "search_workspace", m{"pattern": "needle"}))
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Errorf("a workspace program ran: %q", b)
+	}
+}

@@ -57,13 +57,16 @@ func (writeFile) Run(ctx context.Context, s *Session, args json.RawMessage) (Res
 		}
 		return modelError(title, "reading %s: %v", name, err), nil
 	}
-	if err := s.Env.WriteFile(ctx, abs, *p.Content); err != nil {
+	refused, err := s.write(ctx, Change{Path: abs, Old: old, New: *p.Content})
+	if refused != "" {
+		return modelError(title, "%s", refused), nil
+	}
+	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
 		}
 		return modelError(title, "writing %s: %v", name, err), nil
 	}
-	s.Reads.Record(abs, *p.Content)
 	verb := "Created "
 	if old != nil {
 		verb = "Wrote "

@@ -12,11 +12,39 @@ import (
 
 func readAll(r *http.Request) ([]byte, error) { return io.ReadAll(r.Body) }
 
+// chatConversation decodes the messages and tools of an Ollama or OpenAI chat request.
+func chatConversation(dialect string) conversation {
+	return func(data []byte, rec *Recorded) error {
+		var raw struct {
+			Messages json.RawMessage `json:"messages"`
+			Tools    []struct {
+				Type     string `json:"type"`
+				Function struct {
+					Name       string         `json:"name"`
+					Parameters map[string]any `json:"parameters"`
+				} `json:"function"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(data, &raw); err != nil {
+			return err
+		}
+		for _, t := range raw.Tools {
+			rec.Tools = append(rec.Tools, Tool{Name: t.Function.Name, Kind: "function", Parameters: t.Function.Parameters})
+		}
+		if len(raw.Messages) == 0 {
+			return nil
+		}
+		var err error
+		rec.Messages, err = decodeMessages(raw.Messages, dialect)
+		return err
+	}
+}
+
 // wireMessage covers both dialects' message shapes.
 type wireMessage struct {
-	Role      string `json:"role"`
-	Content   string `json:"content"`
-	Thinking  string `json:"thinking"`
+	Role      string      `json:"role"`
+	Content   textContent `json:"content"`
+	Thinking  string      `json:"thinking"`
 	ToolCalls []struct {
 		ID       string `json:"id"`
 		Function struct {
@@ -35,7 +63,7 @@ func decodeMessages(data []byte, dialect string) ([]llm.Message, error) {
 	}
 	out := make([]llm.Message, len(wire))
 	for i, m := range wire {
-		out[i] = llm.Message{Role: m.Role, Content: m.Content, Thinking: m.Thinking,
+		out[i] = llm.Message{Role: m.Role, Content: string(m.Content), Thinking: m.Thinking,
 			ToolName: m.ToolName, ToolCallID: m.ToolCallID}
 		for _, tc := range m.ToolCalls {
 			args := tc.Function.Arguments
@@ -277,4 +305,11 @@ func fragments(s string, n int) []string {
 		s = s[k:]
 	}
 	return out
+}
+
+// event writes one server-sent event with a name ("event: NAME", "data: JSON").
+func (sw *streamWriter) event(name string, v any) {
+	sw.raw("event: " + name + "\n")
+	sw.line("data: ", v)
+	sw.raw("\n")
 }

@@ -1,7 +1,12 @@
 // Package fakellm is a scripted model server for tests. One httptest server on 127.0.0.1
-// speaks both dialects, Ollama's native API (/api/chat, /api/show, /api/tags) and the
-// OpenAI-compatible one (/v1/chat/completions, /v1/models), from one script of Replies,
-// and records every request so tests can check what the client sent.
+// speaks the wire APIs of the model clients parley meets, from one script of Replies:
+// Ollama's native API (/api/chat, /api/show, /api/tags), OpenAI chat completions
+// (/v1/chat/completions, /v1/models), OpenAI Responses (/v1/responses), Anthropic
+// Messages (/v1/messages, /v1/messages/count_tokens) and Gemini (/v1beta/models/M:
+// streamGenerateContent, :generateContent, :countTokens). Every dialect's request is
+// recorded in one form (Recorded: messages, tool results, the tools offered), so a script
+// can answer by what a request says rather than by its place in the sequence, and tests
+// can check what the client sent.
 package fakellm
 
 import (
@@ -10,6 +15,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,8 +36,12 @@ type Reply struct {
 	Raw       string         // not "": written verbatim after the chunks, and the stream ends there
 	Hold      chan struct{}  // not nil: after the chunks, wait until closed (or the request ends)
 	// Match, when set, selects this reply for the first request it accepts; replies
-	// without Match are consumed in order by requests no Match reply accepted.
+	// without Match or Answer are consumed in order by requests no other reply accepted.
 	Match func(*Recorded) bool
+	// Answer, when set, makes the reply from the request: it returns what to stream, or
+	// nil when this entry does not answer the request. The rest of this entry is unused
+	// but Reuse.
+	Answer func(*Recorded) *Reply
 	// Reuse keeps the reply in the script after use (benchmarks, endless loops).
 	Reuse bool
 }
@@ -39,10 +49,25 @@ type Reply struct {
 // Recorded is one request the server received.
 type Recorded struct {
 	Method, Path string
-	Dialect      string         // "ollama" or "openai"
+	Header       http.Header
+	Dialect      string         // "ollama", "openai", "responses", "anthropic" or "gemini"
 	Model        string         //
 	Body         map[string]any // the decoded JSON body; nil for GET
-	Messages     []llm.Message  // the chat messages, in llm's form
+	// Messages are the conversation in llm's form, whatever the dialect: the system
+	// prompt (role "system"), user and assistant text, the assistant's tool calls, and
+	// tool results as role "tool" with the call's id (Gemini, which has no ids: the
+	// tool's name) and the result as text.
+	Messages []llm.Message
+	Tools    []Tool // the tools the request offers the model
+}
+
+// Tool is a tool a request offers, in any dialect.
+type Tool struct {
+	Name string
+	// Kind is "function" (JSON arguments), or "custom" (Responses: free-form text input).
+	Kind       string
+	Namespace  string         // Responses: the namespace the tool was offered in
+	Parameters map[string]any // its JSON Schema; nil when it has none
 }
 
 // DefaultModel is what /api/show reports for any model while SetModel was never called.
@@ -75,6 +100,11 @@ func New(t testing.TB, script ...Reply) *Server {
 	mux.HandleFunc("GET /api/tags", s.ollamaTags)
 	mux.HandleFunc("POST /v1/chat/completions", s.openAIChat)
 	mux.HandleFunc("GET /v1/models", s.openAIModels)
+	mux.HandleFunc("POST /v1/responses", s.responses)
+	mux.HandleFunc("POST /v1/messages", s.anthropicMessages)
+	mux.HandleFunc("POST /v1/messages/count_tokens", s.anthropicCountTokens)
+	mux.HandleFunc("POST /v1beta/models/{call}", s.gemini)
+	mux.HandleFunc("/", s.unknown)
 	s.srv = httptest.NewServer(mux)
 	t.Cleanup(func() {
 		close(s.stop) // releases held replies
@@ -130,15 +160,40 @@ func (s *Server) model(name string) (llm.ModelInfo, bool) {
 	return info, ok
 }
 
+// conversation is a dialect's decoding of a request body into messages and tools.
+type conversation func(data []byte, rec *Recorded) error
+
 // record decodes and stores a request; it returns nil (having answered 400) when the
-// body is not JSON.
+// body is not JSON or not the dialect's shape.
 func (s *Server) record(w http.ResponseWriter, r *http.Request, dialect string) *Recorded {
-	rec := &Recorded{Method: r.Method, Path: r.URL.Path, Dialect: dialect}
+	return s.recordWith(w, r, dialect, conversationOf(dialect))
+}
+
+func conversationOf(dialect string) conversation {
+	switch dialect {
+	case "responses":
+		return responsesConversation
+	case "anthropic":
+		return anthropicConversation
+	case "gemini":
+		return geminiConversation
+	}
+	return chatConversation(dialect)
+}
+
+// count is the number of requests so far, for unique ids in replies.
+func (s *Server) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.requests)
+}
+
+func (s *Server) recordWith(w http.ResponseWriter, r *http.Request, dialect string, decode conversation) *Recorded {
+	rec := &Recorded{Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Dialect: dialect}
 	if r.Method == http.MethodPost {
 		var raw struct {
-			Model    string          `json:"model"`
-			Name     string          `json:"name"`
-			Messages json.RawMessage `json:"messages"`
+			Model string `json:"model"`
+			Name  string `json:"name"`
 		}
 		data, err := readAll(r)
 		if err == nil {
@@ -147,8 +202,8 @@ func (s *Server) record(w http.ResponseWriter, r *http.Request, dialect string) 
 		if err == nil {
 			err = json.Unmarshal(data, &raw)
 		}
-		if err == nil && len(raw.Messages) > 0 {
-			rec.Messages, err = decodeMessages(raw.Messages, dialect)
+		if err == nil && decode != nil {
+			err = decode(data, rec)
 		}
 		if err != nil {
 			writeError(w, dialect, http.StatusBadRequest, "fakellm: bad request body: "+err.Error())
@@ -158,6 +213,9 @@ func (s *Server) record(w http.ResponseWriter, r *http.Request, dialect string) 
 		if rec.Model == "" {
 			rec.Model = raw.Name
 		}
+	}
+	if call := r.PathValue("call"); call != "" { // Gemini: models/MODEL:METHOD
+		rec.Model, _, _ = strings.Cut(call, ":")
 	}
 	s.mu.Lock()
 	s.requests = append(s.requests, rec)
@@ -170,17 +228,26 @@ func (s *Server) record(w http.ResponseWriter, r *http.Request, dialect string) 
 func (s *Server) next(rec *Recorded) *Reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	pick := -1
+	pick, reply := -1, (*Reply)(nil)
 	for i, r := range s.script {
-		if !s.used[i] && r.Match != nil && r.Match(rec) {
-			pick = i
+		if s.used[i] {
+			continue
+		}
+		if r.Answer != nil {
+			if reply = r.Answer(rec); reply != nil {
+				pick = i
+				break
+			}
+		}
+		if r.Match != nil && r.Match(rec) {
+			pick, reply = i, r
 			break
 		}
 	}
 	if pick < 0 {
 		for i, r := range s.script {
-			if !s.used[i] && r.Match == nil {
-				pick = i
+			if !s.used[i] && r.Match == nil && r.Answer == nil {
+				pick, reply = i, r
 				break
 			}
 		}
@@ -191,7 +258,7 @@ func (s *Server) next(rec *Recorded) *Reply {
 	if !s.script[pick].Reuse {
 		s.used[pick] = true
 	}
-	return s.script[pick]
+	return reply
 }
 
 // prepare runs the checks every chat request shares and returns the reply to stream,
@@ -269,10 +336,36 @@ func usage(rec *Recorded, reply *Reply) llm.Usage {
 	return llm.Usage{PromptTokens: len(rec.Messages), CompletionTokens: len(reply.Content) + len(reply.Thinking)}
 }
 
+// unknown records a request no dialect serves and answers 404, so a test can see what
+// a client asked for that the server does not know.
+func (s *Server) unknown(w http.ResponseWriter, r *http.Request) {
+	if rec := s.recordWith(w, r, "unknown", nil); rec != nil {
+		writeError(w, "unknown", http.StatusNotFound, "fakellm: no such endpoint "+r.Method+" "+r.URL.Path)
+	}
+}
+
+// RequestsTo returns the requests whose path begins with pathPrefix, for tests that check a side endpoint.
+func (s *Server) RequestsTo(pathPrefix string) []*Recorded {
+	var out []*Recorded
+	for _, r := range s.Requests() {
+		if strings.HasPrefix(r.Path, pathPrefix) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 func writeError(w http.ResponseWriter, dialect string, status int, msg string) {
-	var body any = map[string]string{"error": msg}
-	if dialect == "openai" {
+	var body any
+	switch dialect {
+	case "openai", "responses":
 		body = map[string]any{"error": map[string]string{"message": msg, "type": "fakellm"}}
+	case "anthropic":
+		body = map[string]any{"type": "error", "error": map[string]string{"type": "api_error", "message": msg}}
+	case "gemini":
+		body = map[string]any{"error": map[string]any{"code": status, "message": msg, "status": http.StatusText(status)}}
+	default:
+		body = map[string]string{"error": msg}
 	}
 	writeJSON(w, status, body)
 }

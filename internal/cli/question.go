@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/safety"
+	"github.com/parley-acp/parley/internal/toolui"
+)
+
+// A permission question goes from the policy (on the agent's request goroutine) to the
+// one goroutine that reads the user's input: the chat loop, or run's question server.
+// The console's questions channel is unbuffered, so questions wait their turn in the
+// order they came and only one is ever on screen; the line the user types next answers
+// the question on screen, never the chat prompt.
+
+// pendingQuestion is a question waiting to be shown and answered.
+type pendingQuestion struct {
+	ctx    context.Context // done when the agent's request is withdrawn (session/cancel)
+	q      *permission.Question
+	answer chan permission.Answer // buffered: the answerer never waits on it
+}
+
+// questionEnd is how answering a question ended, for the reader of the input.
+type questionEnd int
+
+const (
+	answered    questionEnd = iota
+	quitAsked               // /quit or the end of the input: refused, and the user leaves
+	interrupted             // Ctrl-C: refused, and the turn is to be cancelled
+)
+
+var (
+	errInterrupted = errors.New("interrupted")
+	errEOF         = errors.New("end of input")
+)
+
+// answerKeys are the letters that answer, and what they are called in the question.
+var answerKeys = []struct {
+	answer permission.Answer
+	key    string
+	label  string
+	words  []string
+}{
+	{permission.AllowOnce, "y", "allow once", []string{"y", "yes", "allow", "once"}},
+	{permission.AllowAlways, "a", "allow always", []string{"a", "always"}},
+	{permission.RejectOnce, "n", "reject once", []string{"n", "no", "reject"}},
+	{permission.RejectAlways, "r", "reject always", []string{"r", "never"}},
+}
+
+// questionText is a question as the user sees it. Everything the agent wrote is passed
+// through toolui.SafeText: a title cannot redraw the screen.
+func questionText(q *permission.Question) string {
+	var b strings.Builder
+	title := q.Request.ToolCall.Title
+	if title == "" {
+		title = string(q.Request.ToolCall.ToolCallID)
+	}
+	fmt.Fprintf(&b, "\nThe agent asks permission: %s\n", oneLineSafe(title))
+	s := q.Subject
+	switch {
+	case s.Command != "":
+		fmt.Fprintf(&b, "  The agent runs: %s\n", oneLineSafe(s.Command))
+	case s.Kind == "execute":
+		b.WriteString("  The agent did not say which command it runs; judge it by its title.\n")
+	}
+	if s.Analysis != nil && s.Tier() > safety.None {
+		fmt.Fprintf(&b, "  Risk: %s: %s\n", s.Tier(), oneLineSafe(s.Analysis.Reason()))
+	}
+	if s.Critical() {
+		b.WriteString("  Critical commands are asked about every time.\n")
+	}
+	if s.Always != "" && (offers(q.Answers, permission.AllowAlways) || offers(q.Answers, permission.RejectAlways)) {
+		fmt.Fprintf(&b, "  always covers: %s\n", oneLineSafe(s.Always))
+	}
+	b.WriteString(" ")
+	for _, k := range answerKeys {
+		if offers(q.Answers, k.answer) {
+			fmt.Fprintf(&b, " [%s] %s", k.key, k.label)
+		}
+	}
+	b.WriteString("\n? ")
+	return b.String()
+}
+
+// oneLineSafe is text from the agent on one line, made safe to print.
+func oneLineSafe(s string) string {
+	return toolui.SafeText(strings.ReplaceAll(strings.TrimSpace(s), "\n", "⏎"))
+}
+
+func offers(answers []permission.Answer, a permission.Answer) bool {
+	for _, x := range answers {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// parseAnswer reads a line as one of the offered answers.
+func parseAnswer(line string, offered []permission.Answer) (permission.Answer, bool) {
+	line = strings.ToLower(strings.TrimSpace(line))
+	for _, k := range answerKeys {
+		for _, w := range k.words {
+			if line == w && offers(offered, k.answer) {
+				return k.answer, true
+			}
+		}
+	}
+	return 0, false
+}
+
+// retryText says which answers there are.
+func retryText(offered []permission.Answer) string {
+	var keys []string
+	for _, k := range answerKeys {
+		if offers(offered, k.answer) {
+			keys = append(keys, k.key)
+		}
+	}
+	if len(keys) > 1 {
+		keys[len(keys)-1] = "or " + keys[len(keys)-1]
+	}
+	return "Please answer " + strings.Join(keys, ", ") + " (or /quit)."
+}
+
+// answer shows pq and reads lines with next until one answers it. It always sends an
+// answer (a refusal when the user quits, interrupts, or the input ends), unless the
+// question was withdrawn meanwhile.
+func (c *console) answer(pq *pendingQuestion, next func(ctx context.Context) (string, error)) questionEnd {
+	c.mu.Lock()
+	if c.live != nil {
+		c.live.Detach()
+	}
+	c.flush()
+	c.mu.Unlock()
+	fmt.Fprint(c.stderr, questionText(pq.q))
+	for {
+		line, err := next(pq.ctx)
+		switch {
+		case pq.ctx.Err() != nil:
+			fmt.Fprintln(c.stderr, "\n(the agent withdrew the question)")
+			return answered
+		case errors.Is(err, errInterrupted):
+			fmt.Fprintln(c.stderr, "\n(refused)")
+			pq.answer <- permission.RejectOnce
+			return interrupted
+		case err != nil:
+			fmt.Fprintln(c.stderr)
+			pq.answer <- permission.RejectOnce
+			return quitAsked
+		}
+		if t := strings.TrimSpace(line); t == "/quit" || t == "/exit" {
+			pq.answer <- permission.RejectOnce
+			return quitAsked
+		}
+		if a, ok := parseAnswer(line, pq.q.Answers); ok {
+			pq.answer <- a
+			return answered
+		}
+		fmt.Fprintf(c.stderr, "%s\n? ", retryText(pq.q.Answers))
+	}
+}

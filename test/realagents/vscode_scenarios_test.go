@@ -1,0 +1,118 @@
+package realagents
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func vscodeReply(t *testing.T, sb *sandbox) {
+	c := sb.startVSCode(t)
+	cv := &vsConversation{c: c, tools: []vsTool{agentActionTool}}
+	if err := cv.play(t, markPlain+" Say hello.", approveAll); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cv.text.String(), plainReply) {
+		t.Errorf("reply %q, want %q", cv.text.String(), plainReply)
+	}
+	c.close()
+	sb.requireValidFrames(t)
+}
+
+// vscodeTools has the agent call n VS Code tools in one step, through vscode_tools: each
+// reaches VS Code as a tool_call part, runs there, and its result reaches the agent. VS
+// Code confirms its tools itself, so parley must not ask through the agent-action tool.
+func vscodeTools(n int) func(t *testing.T, sb *sandbox) {
+	return func(t *testing.T, sb *sandbox) {
+		c := sb.startVSCode(t)
+		tools := append([]vsTool{agentActionTool}, probeTools...)
+		cv := &vsConversation{c: c, tools: tools}
+		var names []string
+		for _, tool := range probeTools[:n] {
+			names = append(names, tool.Name)
+		}
+		err := cv.play(t, markVSCode+" "+strings.Join(names, " "), func(p vsPart) (bool, string) {
+			t.Errorf("parley asked VS Code to confirm the agent's call of a VS Code tool, which VS Code confirms itself: %s", p.Parameters)
+			return true, ""
+		})
+		if err != nil {
+			t.Fatalf("%v\nturn so far: %q, calls %+v", err, cv.text.String(), cv.calls)
+		}
+		for _, name := range names {
+			called := false
+			for _, p := range cv.calls {
+				called = called || p.ToolName == name
+			}
+			if !called {
+				t.Errorf("VS Code's tool %s was never called; calls: %+v\nreply: %q", name, cv.calls, cv.text.String())
+			}
+			if !strings.Contains(cv.text.String(), toolOutput(name)) {
+				t.Errorf("the agent did not get %s's result: reply %q", name, cv.text.String())
+			}
+		}
+		if !strings.Contains(cv.text.String(), vscodeDone) {
+			t.Errorf("reply %q, want %q", cv.text.String(), vscodeDone)
+		}
+		c.close()
+		sb.requireValidFrames(t)
+	}
+}
+
+// vscodeAction: the agent asks to run a command; parley asks VS Code through the
+// agent-action tool, and the agent gets VS Code's answer: allowed, the command runs;
+// declined (a new message instead of the result), the agent gets a reject option (never
+// "cancelled"), the command does not run, and the new message is answered.
+func vscodeAction(approve bool) func(t *testing.T, sb *sandbox) {
+	return func(t *testing.T, sb *sandbox) {
+		c := sb.startVSCode(t)
+		cv := &vsConversation{c: c, tools: []vsTool{agentActionTool}}
+		const instead = markPlain + " Never mind; say hello."
+		err := cv.play(t, shellPrompt(), func(vsPart) (bool, string) { return approve, instead })
+		if err != nil {
+			t.Fatalf("%v\nturn so far: %q", err, cv.text.String())
+		}
+		if len(cv.actions) != 1 {
+			t.Fatalf("%d agent-action calls, want 1; calls %+v\nreply %q", len(cv.actions), cv.calls, cv.text.String())
+		}
+		c.close()
+		frames := sb.recordedFrames(t)
+		sb.requireValidFrames(t)
+		_, err = os.Stat(filepath.Join(sb.workspace, shellMarkerFile))
+		asks := requestsFromAgent(frames, "session/request_permission")
+		if approve {
+			if err != nil {
+				t.Errorf("the approved command did not run\nreply %q", cv.text.String())
+			}
+			if !strings.Contains(cv.text.String(), shellDone) {
+				t.Errorf("reply %q, want %q", cv.text.String(), shellDone)
+			}
+			for _, ask := range asks {
+				if kind := chosenKind(t, frames, ask); !strings.HasPrefix(kind, "allow") {
+					t.Errorf("VS Code approved; the agent got %s", kind)
+				}
+			}
+			return
+		}
+		if err == nil {
+			t.Errorf("the declined command ran")
+		}
+		for _, ask := range asks {
+			if kind := chosenKind(t, frames, ask); !strings.HasPrefix(kind, "reject") {
+				t.Errorf("VS Code declined; the agent got %s, want a reject option", kind)
+			}
+		}
+		if !strings.Contains(cv.text.String(), plainReply) {
+			t.Errorf("the message sent instead of the approval was not answered: reply %q", cv.text.String())
+		}
+		prompts := 0
+		for _, f := range frames {
+			if f.Dir == "to-agent" && f.Msg.Method == "session/prompt" {
+				prompts++
+				if prompts > 1 && strings.Contains(f.String(), markShell) {
+					t.Errorf("the declined prompt was sent to the agent again: %s", f)
+				}
+			}
+		}
+	}
+}
