@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,31 +36,48 @@ func TestRunEndsOnSignalWhenTheAgentStopsReading(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { cmd.Process.Kill() })
-			data, err := os.ReadFile(fifo) // once the agent has asked and stopped reading
-			if err != nil {
-				t.Fatal(err)
+			var said strings.Builder // parley's stderr, once it has exited
+			lines := make(chan string, 1024)
+			exited := make(chan struct{})
+			go func() {
+				defer close(exited)
+				sc := bufio.NewScanner(stderrPipe)
+				for sc.Scan() {
+					said.WriteString(sc.Text() + "\n")
+					select {
+					case lines <- sc.Text():
+					default:
+					}
+				}
+				cmd.Wait()
+			}()
+			pids := make(chan string, 1)
+			go func() { data, _ := os.ReadFile(fifo); pids <- string(data) }()
+			var agentPid int
+			select {
+			case data := <-pids: // the agent has asked and stopped reading
+				agentPid, _ = strconv.Atoi(data)
+			case <-exited:
+				if f, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+					f.Close() // ends the read above
+				}
+				t.Fatalf("parley ended before the agent got its turn: %v\n%s", cmd.ProcessState, said.String())
 			}
-			agentPid, _ := strconv.Atoi(string(data))
 			t.Cleanup(func() { syscall.Kill(agentPid, syscall.SIGKILL) })
 
 			start := time.Now()
 			cmd.Process.Signal(os.Interrupt)
-			stderr := bufio.NewReader(stderrPipe)
-			var said strings.Builder
-			for !strings.Contains(said.String(), "parley: stopping") {
-				line, err := stderr.ReadString('\n')
-				said.WriteString(line)
-				if err != nil {
-					t.Fatalf("parley did not say it is stopping: %v\n%s", err, said.String())
+			for stopping := false; !stopping; {
+				select {
+				case line := <-lines:
+					stopping = strings.Contains(line, "parley: stopping")
+				case <-exited:
+					stopping = true
 				}
 			}
 			if signals == 2 {
 				cmd.Process.Signal(os.Interrupt)
 			}
-			rest := make(chan string, 1)
-			go func() { b, _ := io.ReadAll(stderr); rest <- string(b) }()
-			exited := make(chan error, 1)
-			go func() { s := <-rest; exited <- cmd.Wait(); said.WriteString(s) }()
 			select {
 			case <-exited:
 			case <-time.After(30 * time.Second): // a hang guard

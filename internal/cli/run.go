@@ -138,7 +138,10 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 	if err != nil {
 		return sessionOptions{}, err
 	}
-	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, sandboxMode: f.sandboxMode, sandboxWritable: f.sandboxWritable}
+	if f.timeout <= 0 {
+		return sessionOptions{}, errors.New("--agent-timeout must be positive")
+	}
+	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, agentTimeout: f.timeout, sandboxMode: f.sandboxMode, sandboxWritable: f.sandboxWritable}
 	switch {
 	case f.command != "" && cmd.Flags().Changed("agent"):
 		return opts, errors.New("give either --agent or --agent-command, not both")
