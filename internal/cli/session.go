@@ -14,6 +14,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/host"
+	"github.com/parley-acp/parley/internal/logfile"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/toolui"
@@ -45,7 +46,7 @@ type session struct {
 	client *host.Client
 	agent  *host.Agent
 	store  *store.Store
-	log    *os.File
+	log    *logfile.File
 	roots  *workspace.Roots
 	id     acp.SessionID
 	// sandboxCleanup removes the confined commands' temporary directory.
@@ -317,8 +318,12 @@ func (s *session) close() {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
+// agentLogLimit bounds an agent's stderr log; past it the log is rotated (one previous
+// file is kept), so an agent writing to its stderr without end costs little disk.
+const agentLogLimit = 8 << 20
+
 // openAgentLog opens the file the agent's stderr is appended to.
-func openAgentLog(agent string) (*os.File, error) {
+func openAgentLog(agent string) (*logfile.File, error) {
 	name := unsafeName.ReplaceAllString(agent, "_")
 	if len(name) > 60 {
 		name = name[:60]
@@ -327,5 +332,5 @@ func openAgentLog(agent string) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	return os.OpenFile(filepath.Join(dir, name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	return logfile.Open(filepath.Join(dir, name+".log"), agentLogLimit)
 }

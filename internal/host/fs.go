@@ -12,13 +12,16 @@ import (
 	"unicode/utf8"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"github.com/parley-acp/parley/internal/workspace"
 )
 
-// MaxReadBytes bounds what fs/read_text_file returns: a larger answer would not fit a
-// protocol line any peer accepts. Ask for fewer lines with line and limit.
-const MaxReadBytes = 50 << 20
+// MaxAnswerBytes bounds the text fs/read_text_file returns, as JSON: what counts is the
+// size on the wire and in memory, where escaping makes a control character six bytes. A
+// larger answer would not fit a protocol line any peer accepts; ask for fewer lines with
+// line and limit.
+const MaxAnswerBytes = 32 << 20
 
 // FileSystem serves fs/read_text_file and fs/write_text_file from the disk, confined to each
 // session's workspace roots. (parley has no editor buffers: the disk is its view.)
@@ -53,8 +56,8 @@ func (f *FileSystem) ReadTextFile(ctx context.Context, req *acp.ReadTextFileRequ
 	return &acp.ReadTextFileResponse{Content: string(content)}, nil
 }
 
-// errTooLarge is returned when the text asked for is larger than MaxReadBytes.
-var errTooLarge = errors.New("the text asked for is larger than " + strconv.Itoa(MaxReadBytes>>20) + " MiB; read fewer lines at a time (line, limit)")
+// errTooLarge is returned when the text asked for takes more than MaxAnswerBytes as JSON.
+var errTooLarge = errors.New("the text asked for takes more than " + strconv.Itoa(MaxAnswerBytes>>20) + " MiB as JSON (control characters take six bytes each); read fewer lines at a time (line, limit)")
 
 // readLines returns the lines [line, line+limit) of r with their line ends; line 0 means
 // 1 and limit 0 means all. Skipped lines are never held in memory whole.
@@ -71,19 +74,25 @@ func readLines(ctx context.Context, r io.Reader, line, limit uint32) ([]byte, er
 		}
 	}
 	var out []byte
+	encoded := 0 // the size of out as JSON
+	add := func(chunk []byte) error {
+		if encoded += json.QuotedLen(chunk); encoded > MaxAnswerBytes {
+			return errTooLarge
+		}
+		out = append(out, chunk...)
+		return nil
+	}
 	for n := uint32(0); limit == 0 || n < limit; n++ {
 		chunk, err := br.ReadSlice('\n')
 		for err == bufio.ErrBufferFull {
-			if len(out)+len(chunk) > MaxReadBytes {
-				return nil, errTooLarge
+			if err := add(chunk); err != nil {
+				return nil, err
 			}
-			out = append(out, chunk...)
 			chunk, err = br.ReadSlice('\n')
 		}
-		if len(out)+len(chunk) > MaxReadBytes {
-			return nil, errTooLarge
+		if err := add(chunk); err != nil {
+			return nil, err
 		}
-		out = append(out, chunk...)
 		if err == io.EOF {
 			break
 		} else if err != nil {

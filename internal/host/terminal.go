@@ -18,11 +18,14 @@ import (
 	"github.com/parley-acp/parley/internal/workspace"
 )
 
-// Output limits of a terminal: the default when the agent gives none, and the most parley
-// keeps whatever it asks (a larger terminal/output answer would not fit a protocol line).
+// Limits on what an agent's terminals may hold, whatever it asks: the output kept when it
+// gives no outputByteLimit, the most kept when it asks for more, and how many terminals a
+// session may have that it has not released. Together they bound a session's terminals to
+// 64 MiB of output, and the terminal/output answer to what fits a protocol line.
 const (
 	DefaultOutputLimit = 1 << 20
-	MaxOutputLimit     = 32 << 20
+	MaxOutputLimit     = 4 << 20
+	MaxTerminals       = 16
 )
 
 // pipeGrace is how long a command's output is still read after it exited, for background
@@ -110,6 +113,9 @@ func (t *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 	defer t.mu.Unlock()
 	if t.closed {
 		return nil, errors.New("the terminals are closed: parley is shutting down")
+	}
+	if n := t.countLocked(req.SessionID); n >= MaxTerminals {
+		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "session %s already has %d terminals, the most parley keeps; release those you are done with (terminal/release) before creating more", req.SessionID, n)
 	}
 	p, err := proc.Start(cmd)
 	if err != nil {
@@ -221,6 +227,17 @@ func (t *Terminals) killGrace() time.Duration {
 		return t.KillGrace
 	}
 	return 2 * time.Second
+}
+
+// countLocked counts the session's terminals not released yet.
+func (t *Terminals) countLocked(session acp.SessionID) int {
+	n := 0
+	for _, term := range t.terms {
+		if term.session == session {
+			n++
+		}
+	}
+	return n
 }
 
 func (t *Terminals) lookup(session acp.SessionID, id acp.TerminalID) (*terminal, error) {

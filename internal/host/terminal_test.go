@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -283,4 +284,34 @@ func TestTerminalsClose(t *testing.T) {
 		t.Errorf("terminal/create after Close succeeded")
 	}
 	checkNotFound(t, ts, "s1", id)
+}
+
+// TestTerminalCapPerSession: an agent cannot start terminals without end; the cap is a
+// clear error, and releasing one makes room again.
+func TestTerminalCapPerSession(t *testing.T) {
+	ts, _ := newTerminals(t)
+	var ids []acp.TerminalID
+	for range MaxTerminals {
+		ids = append(ids, create(t, ts, &acp.CreateTerminalRequest{Command: "sleep", Args: []string{"100"}}))
+	}
+	_, err := ts.CreateTerminal(t.Context(), &acp.CreateTerminalRequest{SessionID: "s1", Command: "true"})
+	if err == nil || !strings.Contains(err.Error(), "terminal/release") {
+		t.Fatalf("terminal %d: %v, want an error saying to release some", MaxTerminals+1, err)
+	}
+	if _, err := ts.ReleaseTerminal(t.Context(), &acp.ReleaseTerminalRequest{SessionID: "s1", TerminalID: ids[0]}); err != nil {
+		t.Fatal(err)
+	}
+	create(t, ts, &acp.CreateTerminalRequest{Command: "true"})
+}
+
+// TestTerminalOutputLimitIsCapped: whatever the agent asks, a terminal keeps at most
+// MaxOutputLimit bytes of output.
+func TestTerminalOutputLimitIsCapped(t *testing.T) {
+	ts, _ := newTerminals(t)
+	req := sh(`head -c $(( $1 * 2 )) /dev/zero | tr '\0' x`, strconv.Itoa(MaxOutputLimit))
+	req.OutputByteLimit = new(uint64(1) << 40)
+	got := finish(t, ts, create(t, ts, req))
+	if len(got.Output) != MaxOutputLimit || !got.Truncated {
+		t.Errorf("kept %d bytes (truncated %v), want %d", len(got.Output), got.Truncated, MaxOutputLimit)
+	}
 }
