@@ -11,7 +11,9 @@ import (
 
 // String is parley's version: "v1.2.3", "devel 1a2b3c4d5e6f" (a checkout, "-dirty" when it
 // had uncommitted changes), or "devel".
-var String = sync.OnceValue(func() string {
+func String() string { return fromBinary() }
+
+var fromBinary = sync.OnceValue(func() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "devel"
