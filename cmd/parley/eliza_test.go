@@ -318,3 +318,14 @@ func TestElizaMCPTools(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", lines, want)
 	}
 }
+
+// What a turn says slowly after other text starts on a line of its own.
+func TestElizaSlowlyAfterTalkStartsANewLine(t *testing.T) {
+	r := parley(t, "", "run", "hello\nslowly one two")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "\none two") {
+		t.Errorf("stdout %q: want the slow words on a line of their own", r.stdout)
+	}
+}

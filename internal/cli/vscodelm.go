@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/parley-acp/parley/internal/version"
@@ -14,8 +17,8 @@ import (
 )
 
 func newVSCodeLMCommand(g *globals) *cobra.Command {
-	var idle time.Duration
-	var maxConversations int
+	var idle, agentTimeout time.Duration
+	var maxConversations, spares int
 	cmd := &cobra.Command{
 		Use:   "vscodelm",
 		Short: "Serve ACP agents as VS Code language models (the backend of parley's VS Code extension)",
@@ -25,34 +28,83 @@ lm/provideLanguageModelChatInformation). Each VS Code conversation becomes an AC
 VS Code's tools reach the agent through an MCP server named vscode_tools, and the agent's
 permission requests come back as calls of the parley-agent-action tool.
 
---trace-dir DIR records every line in and out, with a timestamp, in DIR.`,
+Each agent's stderr is appended to $XDG_STATE_HOME/parley/logs/<agent>.log. --log debug
+says, for each request, which conversation it continues and what was new.
+--trace-dir DIR records every line in and out (and parley's own log), each with its time
+and direction, in DIR.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var stream io.ReadWriteCloser = commandStdio(cmd)
+			stdio := commandStdio(cmd)
+			stdio.in = interruptibleStdin(stdio.in)
+			var stream io.ReadWriteCloser = stdio
+			logger := g.logger
 			if g.traceDir != "" {
 				t, err := newTrace(g.traceDir, stream)
 				if err != nil {
 					return &exitError{code: exitUsage, err: err}
 				}
-				defer t.file.Close()
+				defer t.finish()
 				stream = t
+				var level slog.Level
+				level.UnmarshalText([]byte(g.logLevel)) // checked by globals.setup
+				logger = slog.New(slog.NewTextHandler(io.MultiWriter(cmd.ErrOrStderr(), t.stderr()), &slog.HandlerOptions{Level: level}))
+			}
+			if spares == 0 {
+				spares = -1 // none; the option's zero value means the default
 			}
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
-			return vscodelm.Serve(ctx, stream, vscodelm.Options{Logger: g.logger, Version: version.String(), IdleTimeout: idle, MaxConversations: maxConversations})
+			return vscodelm.Serve(ctx, stream, vscodelm.Options{
+				Logger: logger, Version: version.String(), IdleTimeout: idle, MaxConversations: maxConversations,
+				AgentTimeout: agentTimeout, Spares: spares,
+				AgentLog: func(name string) (io.WriteCloser, error) {
+					l, err := openAgentLog(name)
+					if err != nil {
+						return nil, err // not a nil *logfile.File in an interface
+					}
+					return l, nil
+				},
+			})
 		},
 	}
 	cmd.Flags().StringVar(&g.traceDir, "trace-dir", g.traceDir, "record every line in and out in a file in this directory")
 	cmd.Flags().DurationVar(&idle, "idle-timeout", 30*time.Minute, "close a conversation's agent session after this long without activity; an agent left without sessions ends")
 	cmd.Flags().IntVar(&maxConversations, "max-conversations", 256, "the most conversations kept; past it the least recently used idle one is closed")
+	cmd.Flags().DurationVar(&agentTimeout, "agent-timeout", 60*time.Second, "how long an agent may take to start, or to open or close a session, before the request fails")
+	cmd.Flags().IntVar(&spares, "spares", 2, "sessions opened ahead of time when VS Code lists the models (one per agent you configured or used) so that a new chat does not wait for its agent; 0 for none")
 	return cmd
 }
 
-// trace records a stream's traffic, one timestamped line per chunk and direction.
+// interruptibleStdin makes a pipe or socket on stdin readable through Go's poller, so that
+// closing it ends a read in progress: on a signal, parley stops without waiting for the
+// client to close its end. A terminal is left as it is (its mode is shared with the shell).
+func interruptibleStdin(in io.ReadCloser) io.ReadCloser {
+	f, ok := in.(*os.File)
+	if !ok {
+		return in
+	}
+	info, err := f.Stat()
+	if err != nil || info.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+		return in
+	}
+	fd, err := syscall.Dup(int(f.Fd()))
+	if err != nil {
+		return in
+	}
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		syscall.Close(fd)
+		return in
+	}
+	return os.NewFile(uintptr(fd), f.Name())
+}
+
+// trace records a stream's traffic, one line per protocol message, each with its time
+// and direction (recv, send, or stderr for parley's own log).
 type trace struct {
 	io.ReadWriteCloser
-	mu   sync.Mutex
-	file *os.File
+	mu      sync.Mutex
+	file    *os.File
+	partial map[string][]byte // an unfinished line, by direction
 }
 
 func newTrace(dir string, s io.ReadWriteCloser) (*trace, error) {
@@ -63,16 +115,31 @@ func newTrace(dir string, s io.ReadWriteCloser) (*trace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--trace-dir: %w", err)
 	}
-	return &trace{ReadWriteCloser: s, file: f}, nil
+	return &trace{ReadWriteCloser: s, file: f, partial: map[string][]byte{}}, nil
 }
 
+// record writes the complete lines of b, and keeps an unfinished one for later.
 func (t *trace) record(dir string, b []byte) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fmt.Fprintf(t.file, "%s %s %s", time.Now().Format(time.RFC3339Nano), dir, b)
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		t.file.WriteString("\n")
+	buf := append(t.partial[dir], b...)
+	for {
+		i := bytes.IndexByte(buf, '\n')
+		if i < 0 {
+			break
+		}
+		t.writeLine(dir, bytes.TrimSuffix(buf[:i], []byte("\r")))
+		buf = buf[i+1:]
 	}
+	t.partial[dir] = append([]byte(nil), buf...)
+}
+
+// writeLine writes one line. t.mu is held.
+func (t *trace) writeLine(dir string, line []byte) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return
+	}
+	fmt.Fprintf(t.file, "%s %s %s\n", time.Now().Format(time.RFC3339Nano), dir, line)
 }
 
 func (t *trace) Read(b []byte) (int, error) {
@@ -86,4 +153,26 @@ func (t *trace) Read(b []byte) (int, error) {
 func (t *trace) Write(b []byte) (int, error) {
 	t.record("send", b)
 	return t.ReadWriteCloser.Write(b)
+}
+
+// stderr is a writer whose lines go into the trace as "stderr".
+func (t *trace) stderr() io.Writer { return traceStderr{t} }
+
+type traceStderr struct{ t *trace }
+
+func (w traceStderr) Write(b []byte) (int, error) {
+	w.t.record("stderr", b)
+	return len(b), nil
+}
+
+// finish writes what is left of unfinished lines and closes the file (not the stream:
+// Serve closes that).
+func (t *trace) finish() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for dir, rest := range t.partial {
+		t.writeLine(dir, rest)
+	}
+	t.partial = map[string][]byte{}
+	return t.file.Close()
 }

@@ -237,6 +237,8 @@ func (t *turn) slowly(text string) {
 				return
 			}
 			w = " " + w
+		} else if t.said.Len() > 0 {
+			w = "\n" + w // on a line of its own after what the turn already said
 		}
 		t.said.WriteString(w)
 		t.send(acp.AgentMessageChunk(acp.TextBlock(w)))

@@ -190,8 +190,8 @@ func randomHex(n int) (string, error) {
 	return hex.EncodeToString(buf), nil
 }
 
-// newCallID returns a random UUID (version 4) for a tool call.
-func newCallID() string {
+// NewCallID returns a random UUID (version 4) for a tool call.
+func NewCallID() string {
 	var u [16]byte
 	rand.Read(u[:]) // crypto/rand.Read never fails (Go 1.24+)
 	u[6] = u[6]&0x0f | 0x40

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -158,6 +159,42 @@ func TestListToolsNormalisesSchemas(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, listSchemas(t, cs)); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
+// Schemas the go-sdk's AddTool panics on leave their tool out; the rest are served, and a
+// tool offered again is not warned about again.
+func TestBadSchemasLeaveTheirToolOut(t *testing.T) {
+	deep := `{"type":"object","properties":{"x":` + strings.Repeat(`{"type":"object","properties":{"x":`, 500) +
+		`{}` + strings.Repeat(`}}`, 500) + `}}`
+	var logs strings.Builder
+	b, err := New(Options{Executable: "/usr/bin/parley", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	s, err := b.AddSession("sess-1", newFakeOwner().onCall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := []Tool{
+		{Name: "deep", InputSchema: json.RawMessage(deep)},
+		{Name: "twotypes", InputSchema: json.RawMessage(`{"type":"object","type":"string"}`)},
+		{Name: "nestedtwice", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string","type":"number"}}}`)},
+		{Name: "inarray", InputSchema: json.RawMessage(`{"type":"object","anyOf":[{"required":["a"],"required":["b"]}]}`)},
+		{Name: "good", InputSchema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"string"}}}`)},
+	}
+	s.SetTools(tools)
+	s.SetTools(tools)
+	cs, _ := connectHTTP(t, s, nil)
+	want := map[string]string{"good ": `{"properties":{"a":{"type":"string"}},"type":"object"}`}
+	if diff := cmp.Diff(want, listSchemas(t, cs)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	for _, name := range []string{"deep", "twotypes", "nestedtwice", "inarray"} {
+		if n := strings.Count(logs.String(), "tool="+name+" "); n != 1 {
+			t.Errorf("%d warnings about %s, want 1:\n%s", n, name, logs.String())
+		}
 	}
 }
 

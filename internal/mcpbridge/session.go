@@ -61,6 +61,7 @@ type Session struct {
 	mu      sync.Mutex
 	closed  bool
 	tools   map[string]Tool // normalised, as registered with server
+	warned  map[string]bool // tools skipped with a warning already
 	pending sync.WaitGroup  // calls in onCall; Add only under mu while !closed
 }
 
@@ -69,7 +70,7 @@ func newSession(b *Bridge, id, url, secret string, onCall CallFunc) *Session {
 	s := &Session{
 		bridge: b, id: id, url: url, secret: secret, onCall: onCall,
 		ctx: ctx, cancel: cancel,
-		tools: make(map[string]Tool),
+		tools: make(map[string]Tool), warned: make(map[string]bool),
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: version.String()}, &mcp.ServerOptions{
 		Logger: b.logger,
@@ -114,10 +115,10 @@ func (s *Session) SetTools(tools []Tool) {
 		schema, err := normalizeSchema(t.InputSchema)
 		switch {
 		case t.Name == "":
-			s.bridge.logger.Warn("vscode_tools: skipping a tool without a name")
+			s.warnOnce("", "vscode_tools: skipping a tool without a name")
 			continue
 		case err != nil:
-			s.bridge.logger.Warn("vscode_tools: skipping tool", "tool", t.Name, "error", err)
+			s.warnOnce(t.Name, "vscode_tools: skipping tool", "tool", t.Name, "error", err)
 			continue
 		}
 		if _, dup := next[t.Name]; !dup {
@@ -140,9 +141,35 @@ func (s *Session) SetTools(tools []Tool) {
 		if old, ok := s.tools[name]; ok && old.Description == t.Description && bytes.Equal(old.InputSchema, t.InputSchema) {
 			continue
 		}
-		s.server.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}, s.runTool(name))
+		if err := s.addTool(t); err != nil {
+			s.warnOnce(name, "vscode_tools: skipping tool", "tool", name, "error", err)
+			delete(next, name)
+		}
 	}
 	s.tools = next
+}
+
+// addTool registers t with the go-sdk. AddTool panics on a tool it cannot take, before it
+// changes anything; normalizeSchema refuses what is known to do that, and a panic from
+// what it does not know costs only this tool.
+func (s *Session) addTool(t Tool) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the MCP server refused it: %v", r)
+		}
+	}()
+	s.server.AddTool(&mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}, s.runTool(t.Name))
+	return nil
+}
+
+// warnOnce logs a skipped tool the first time only: every request offers it again. s.mu
+// is held.
+func (s *Session) warnOnce(tool, msg string, args ...any) {
+	if s.warned[tool] {
+		return
+	}
+	s.warned[tool] = true
+	s.bridge.logger.Warn(msg, args...)
 }
 
 // routeCalls strips the agent-side prefix from tools/call and answers unknown names with
@@ -189,7 +216,7 @@ func (s *Session) runTool(name string) mcp.ToolHandler {
 		stop := context.AfterFunc(s.ctx, cancel)
 		defer stop()
 
-		res, err := s.onCall(ctx, Call{ID: newCallID(), Tool: name, Arguments: json.RawMessage(args)})
+		res, err := s.onCall(ctx, Call{ID: NewCallID(), Tool: name, Arguments: json.RawMessage(args)})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

@@ -5,6 +5,7 @@ package testbin
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,12 +25,39 @@ func Build(dir string) (string, error) {
 	if raceEnabled {
 		args = append(args, "-race")
 	}
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	NoteSources()
 	cmd := exec.Command("go", append(args, "github.com/parley-acp/parley/cmd/parley")...)
-	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
+	cmd.Dir = root
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("parley does not build (%v):\n%s", err, msg)
 	}
 	return out, nil
+}
+
+// NoteSources stats every Go source and module file of the repository from the test's
+// own process. go test caches a passing result keyed on the files the test looked at; the
+// binary is built by a child it cannot see into, so without this a change to the code
+// under test would leave the black-box tests' stale pass in the cache. Build calls it;
+// a test whose binary was built in TestMain (where nothing is noted: go test starts
+// noting in m.Run) calls it itself.
+func NoteSources() {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return
+	}
+	root := filepath.Join(filepath.Dir(file), "..", "..")
+	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || d.Name() == "testdata"):
+			return filepath.SkipDir
+		case !d.IsDir() && (strings.HasSuffix(path, ".go") || d.Name() == "go.mod" || d.Name() == "go.sum"):
+			os.Stat(path)
+		}
+		return nil
+	})
 }
 
 // IsolatedEnv is this process's environment with HOME and the XDG directories moved

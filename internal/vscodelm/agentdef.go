@@ -2,6 +2,7 @@ package vscodelm
 
 import (
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -63,10 +64,13 @@ type AgentDef struct {
 }
 
 const agentShapes = `accepted shapes: {"eliza":{"deterministic":bool}}, ` +
-	`{"mcp_server":{"name","command","args","env"}}, or {"id","name","command","args","env"}`
+	`{"mcp_server":{"name","command","args","env"}}, or {"id","name","command","args","env"}; ` +
+	`other members beside a variant (such as "id" and "name") are labels`
 
-// ParseAgent decodes params.agent in every shape of the protocol (reference §2.3). Errors
-// wrap ErrInvalidParams and name the accepted shapes.
+// ParseAgent decodes params.agent in every shape of the protocol (reference §2.3). An
+// object with one variant member (eliza or mcp_server) is that variant, whatever labels
+// stand beside it; one without but with "command" is the flat stdio shape. Errors wrap
+// ErrInvalidParams and name the accepted shapes.
 func ParseAgent(raw json.RawMessage) (AgentDef, error) {
 	fail := func(format string, args ...any) (AgentDef, error) {
 		return AgentDef{}, fmt.Errorf("agent: %s; %s: %w", fmt.Sprintf(format, args...), agentShapes, ErrInvalidParams)
@@ -84,25 +88,66 @@ func ParseAgent(raw json.RawMessage) (AgentDef, error) {
 	default:
 		return fail("want an object, got %s", abbreviate(raw))
 	}
-	var members []string
+	var members, variants []string
 	if err := json.EachMember(raw, func(name string, _ []byte) bool {
 		members = append(members, name)
+		if name == "eliza" || name == "mcp_server" {
+			variants = append(variants, name)
+		}
 		return true
 	}); err != nil {
 		return fail("malformed object: %v", err)
 	}
-	if len(members) == 1 {
-		switch members[0] {
-		case "eliza":
-			return parseEliza(json.Member(raw, "eliza"), fail)
-		case "mcp_server":
-			return parseStdio(json.Member(raw, "mcp_server"), fail)
-		}
-	}
-	if json.Member(raw, "command") != nil {
+	var def AgentDef
+	var err error
+	switch {
+	case len(variants) > 1:
+		return fail("both %s given; want one", strings.Join(variants, " and "))
+	case len(variants) == 1 && json.Member(raw, "command") != nil:
+		return fail("both %s and command given; want one", variants[0])
+	case len(variants) == 1 && variants[0] == "eliza":
+		def, err = parseEliza(json.Member(raw, "eliza"), fail)
+	case len(variants) == 1:
+		def, err = parseStdio(json.Member(raw, "mcp_server"), fail)
+	case json.Member(raw, "command") != nil:
 		return parseStdio(raw, fail)
+	default:
+		return fail("unrecognised members %s", strings.Join(members, ", "))
 	}
-	return fail("unrecognised members %s", strings.Join(members, ", "))
+	if err != nil {
+		return def, err
+	}
+	labels(raw, &def) // the labels beside a variant
+	return def, nil
+}
+
+// labels reads the "id" and "name" labels of obj into def, where they are strings.
+func labels(obj []byte, def *AgentDef) {
+	var l struct {
+		ID   any `json:"id"`
+		Name any `json:"name"`
+	}
+	json.Unmarshal(obj, &l)
+	if id, ok := l.ID.(string); ok && id != "" {
+		def.ID = id
+	}
+	if name, ok := l.Name.(string); ok && name != "" {
+		def.Name = name
+	}
+}
+
+// Label names the agent in logs and its log file: the client's id, else its name, else
+// the command.
+func (d AgentDef) Label() string {
+	switch {
+	case d.ID != "":
+		return d.ID
+	case d.Name != "" && d.Key.Kind != AgentEliza:
+		return d.Name
+	case d.Key.Kind == AgentEliza:
+		return "eliza"
+	}
+	return filepath.Base(d.Key.Command)
 }
 
 type failFunc func(format string, args ...any) (AgentDef, error)

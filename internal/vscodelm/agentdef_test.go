@@ -25,6 +25,10 @@ func TestParseAgent(t *testing.T) {
 		{"flat explicit stdio", ` {"type":"stdio","name":"n","command":"/bin/parley","args":["eliza","--x"],"env":[{"name":"A","value":"1"},{"name":"B","value":"2"}]}`,
 			AgentDef{Key: stdio, Name: "n"}},
 		{"flat without args and env", `{"command":"/bin/agent"}`, AgentDef{Key: AgentKey{Kind: AgentStdio, Command: "/bin/agent"}}},
+		{"eliza with labels", `{"id":"x","name":"X","eliza":{"deterministic":true}}`,
+			AgentDef{Key: AgentKey{Kind: AgentEliza, Deterministic: true}, ID: "x", Name: "X"}},
+		{"mcp_server with labels", `{"id":"y","mcp_server":{"name":"p","command":"/bin/parley","args":["eliza","--x"],"env":[{"name":"A","value":"1"},{"name":"B","value":"2"}]},"color":7}`,
+			AgentDef{Key: stdio, ID: "y", Name: "p"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := ParseAgent(json.RawMessage(tt.in))
@@ -56,6 +60,23 @@ func TestParseAgentShapesShareAKey(t *testing.T) {
 	}
 }
 
+func TestAgentLabel(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"id":"x","name":"X","eliza":{}}`:           "x",
+		`{"eliza":{}}`:                               "eliza",
+		`{"name":"Mine","command":"/opt/bin/agent"}`: "Mine",
+		`{"command":"/opt/bin/agent"}`:               "agent",
+	} {
+		def, err := ParseAgent(json.RawMessage(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := def.Label(); got != want {
+			t.Errorf("%s: label %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestParseAgentErrors(t *testing.T) {
 	for _, tt := range []struct{ name, in, want string }{
 		{"missing", ``, "missing"},
@@ -71,6 +92,8 @@ func TestParseAgentErrors(t *testing.T) {
 		{"bad args", `{"command":"/a","args":"x"}`, "args"},
 		{"eliza not object", `{"eliza":true}`, "eliza: want an object"},
 		{"malformed", `{"command":`, "malformed"},
+		{"two variants", `{"eliza":{},"mcp_server":{"command":"/a"}}`, "both eliza and mcp_server"},
+		{"variant and command", `{"eliza":{},"command":"/a"}`, "both eliza and command"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParseAgent(json.RawMessage(tt.in))

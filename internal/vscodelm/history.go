@@ -2,6 +2,8 @@ package vscodelm
 
 import (
 	"bytes"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/parley-acp/parley/internal/json"
@@ -9,25 +11,35 @@ import (
 
 // Matcher finds the conversation (ACP session) a chat request belongs to. VS Code sends
 // the whole history with every request; the matcher keeps, per conversation, what the
-// agent has seen (committed) and the exchange in flight (provisional), and works out what
-// is new. It is not safe for concurrent use: one owner (the request router) calls it.
+// agent has seen (committed) and the exchange in flight (provisional: the user messages
+// sent to the agent, then the answer streamed), and works out what is new. It is not safe
+// for concurrent use: one owner (the request router) calls it.
 //
-// Rules beyond the reference (§6–§8 of the protocol reference):
-//   - Affinity: a conversation with empty committed history matches only a request
-//     whose first user message is its own, never just because it is empty.
-//   - Text that parley synthesised for display (Conversation.Emitted) is not part of the
-//     match key, and assistant text compares with whitespace collapsed, so a consumer
-//     that trims or drops it still matches. tool_call and tool_result parts compare by id
-//     and payload, with "$mid" members ignored and null parameters equal to {}.
-//   - Candidates are tried most recently used first; a continuing match beats one that
-//     cancels the provisional exchange, and among cancelling matches the longest shared
-//     history wins.
+// The rules (the package comment explains why):
+//   - A conversation is a candidate when its committed history is a prefix of the
+//     request. One whose committed history is empty must also have the request's first
+//     user message (affinity), never just because it is empty.
+//   - A candidate's session can take the request only if the request repeats every user
+//     message its agent was sent (VS Code drops a cancelled or declined answer, never the
+//     user's message) and adds at least one message after them: those are New.
+//   - Among the candidates that can take it, the one that shares the longest history
+//     with the request wins: its committed history, then as much of its provisional
+//     exchange as the request repeats. Among equals, one whose whole provisional
+//     exchange is repeated wins, then the most recently used.
+//   - When none can (a regenerate, a second chat opened with the same first message, an
+//     edited message: the session has seen the message, or one it replaces), the request
+//     starts a new conversation whose agent is given the earlier turns as context.
+//   - Text that parley synthesised for display is not part of the match key, and
+//     assistant text compares with whitespace collapsed, so a consumer that trims or drops
+//     it still matches. tool_call and tool_result parts compare by id and payload, with
+//     "$mid" members ignored and null parameters equal to {}.
 //
 // Cost: a request is compared message by message against the stored history with plain
 // string and byte equality (the stored copies are the client's own echo, so they are
 // normally identical); the lenient comparison runs only for messages that differ.
 type Matcher struct {
 	conversations map[AgentKey][]*Conversation // least recently used first
+	started       int
 }
 
 // NewMatcher returns an empty Matcher.
@@ -37,6 +49,9 @@ func NewMatcher() *Matcher {
 
 // Conversation is the history state of one ACP session.
 type Conversation struct {
+	// ID names the conversation in logs ("c1", "c2", ...).
+	ID string
+
 	m           *Matcher
 	key         AgentKey
 	committed   []Message // acknowledged by the client; what the agent has seen
@@ -50,15 +65,18 @@ type Conversation struct {
 type Match struct {
 	// Conversation is the matched conversation; nil means start a new one (Matcher.Start).
 	Conversation *Conversation
-	// New is the part of the history the agent has not seen.
+	// New is the part of the history the agent has not seen: what it is prompted with.
 	New []Message
-	// Cancelled reports that the request supersedes the provisional exchange.
+	// Context is the request before New. A session that has not seen it (a new
+	// conversation, or one whose agent restarted) is given it as context.
+	Context []Message
+	// Cancelled reports that the request does not repeat the provisional exchange's
+	// answer: it was cancelled, declined or replaced.
 	Cancelled bool
-	// Prior is, for a new conversation, the earlier turns to give the agent as context.
-	Prior []Message
+	// Shared is how many messages of the request the conversation already had.
+	Shared int
 
-	echo    []Message // the request's copy of the provisional exchange, to commit
-	matched int       // messages of the request that matched stored history
+	echo []Message // the request's copy of what it shares with the provisional exchange
 }
 
 // Match finds the conversation that messages continue. It does not change any state.
@@ -67,15 +85,9 @@ func (m *Matcher) Match(key AgentKey, messages []Message) Match {
 	var best Match
 	found := false
 	convs := m.conversations[key]
-	for i := len(convs) - 1; i >= 0; i-- {
-		mt, ok := convs[i].match(messages)
-		if !ok {
-			continue
-		}
-		if !mt.Cancelled {
-			return mt
-		}
-		if !found || mt.matched > best.matched {
+	for i := len(convs) - 1; i >= 0; i-- { // most recently used first: it wins ties
+		mt, takes := convs[i].match(messages)
+		if takes && (!found || mt.Shared > best.Shared || mt.Shared == best.Shared && best.Cancelled && !mt.Cancelled) {
 			best, found = mt, true
 		}
 	}
@@ -86,16 +98,17 @@ func (m *Matcher) Match(key AgentKey, messages []Message) Match {
 	for split > 0 && messages[split-1].Role != RoleAssistant {
 		split--
 	}
-	return Match{Prior: messages[:split], New: messages[split:]}
+	return Match{Context: messages[:split], New: messages[split:]}
 }
 
-// Start creates the conversation for a Match without one: the agent is given Prior as
-// context and New as its prompt. Prior counts as committed.
+// Start creates the conversation for a Match without one: the agent is given Context
+// and prompted with New. Context counts as committed.
 func (m *Matcher) Start(key AgentKey, mt Match) *Conversation {
-	c := &Conversation{m: m, key: key}
-	c.committed = append([]Message(nil), mt.Prior...)
+	m.started++
+	c := &Conversation{ID: fmt.Sprintf("c%d", m.started), m: m, key: key}
+	c.committed = append([]Message(nil), mt.Context...)
 	c.provisional = append([]Message(nil), mt.New...)
-	for _, msg := range append(mt.Prior[:len(mt.Prior):len(mt.Prior)], mt.New...) {
+	for _, msg := range append(mt.Context[:len(mt.Context):len(mt.Context)], mt.New...) {
 		if msg.Role == RoleUser {
 			c.first = msg
 			break
@@ -121,13 +134,12 @@ func (m *Matcher) Remove(c *Conversation) {
 	}
 }
 
-// Commit adopts a request matched to c: a cancelled provisional exchange is discarded,
-// a continued one becomes committed (as the client echoed it), and New becomes the new
-// provisional exchange. It also makes c the most recently used conversation.
+// Commit adopts a request matched to c: what it repeats of the provisional exchange
+// becomes committed (as the client echoed it; an answer it dropped is gone), and New
+// becomes the new provisional exchange. It also makes c the most recently used
+// conversation.
 func (c *Conversation) Commit(mt Match) {
-	if !mt.Cancelled {
-		c.committed = append(c.committed, mt.echo...)
-	}
+	c.committed = append(c.committed, mt.echo...)
 	c.provisional = append([]Message(nil), mt.New...)
 	convs := c.m.conversations[c.key]
 	for i, x := range convs {
@@ -139,42 +151,42 @@ func (c *Conversation) Commit(mt Match) {
 	}
 }
 
-// AppendProvisional records a part streamed to the client in the current exchange.
-func (c *Conversation) AppendProvisional(p ContentPart) {
-	n := len(c.provisional)
-	if n == 0 || c.provisional[n-1].Role != RoleAssistant {
-		c.provisional = append(c.provisional, Message{Role: RoleAssistant})
-		n++
-	}
-	c.provisional[n-1].Content = append(c.provisional[n-1].Content, p)
+// AnswerPart is one part streamed in answer to a request. Display marks text parley
+// made up for display (tool-call Markdown), which is not part of the match key.
+type AnswerPart struct {
+	Part    ContentPart
+	Display bool
 }
 
-// Emitted records and appends a text part that parley synthesised for display (such as
-// tool-call Markdown), so that it is not part of the match key.
-func (c *Conversation) Emitted(p ContentPart) {
-	if p.Type == PartText {
-		if t := strings.TrimSpace(p.Value); t != "" {
-			c.display = append(c.display, t)
+// Record adds the answer streamed in the current exchange to the provisional history,
+// normalised as the client will echo it.
+func (c *Conversation) Record(answer []AnswerPart) {
+	for _, a := range answer {
+		if a.Display && a.Part.Type == PartText {
+			if t := strings.TrimSpace(a.Part.Value); t != "" {
+				c.display = append(c.display, t)
+			}
 		}
+		n := len(c.provisional)
+		if n == 0 || c.provisional[n-1].Role != RoleAssistant {
+			c.provisional = append(c.provisional, Message{Role: RoleAssistant})
+			n++
+		}
+		c.provisional[n-1].Content = append(c.provisional[n-1].Content, a.Part)
 	}
-	c.AppendProvisional(p)
+	if n := len(c.provisional); n > 0 {
+		c.provisional[n-1] = normalize(c.provisional[n-1])
+	}
 }
 
-// Complete ends the streamed exchange: its parts are normalised as the client will echo
-// them.
-func (c *Conversation) Complete() {
-	for i := range c.provisional {
-		c.provisional[i] = normalize(c.provisional[i])
-	}
-}
-
-// Committed and Provisional return the state, for the worker and for tests.
+// Committed and Provisional return the state, for tests.
 func (c *Conversation) Committed() []Message   { return c.committed }
 func (c *Conversation) Provisional() []Message { return c.provisional }
 
-// match compares messages with c's committed history, then with its provisional
-// exchange.
-func (c *Conversation) match(messages []Message) (Match, bool) {
+// match compares messages with c's committed history, then with as much of its
+// provisional exchange as they repeat, and reports whether c's session can take the
+// request (see Matcher).
+func (c *Conversation) match(messages []Message) (mt Match, takes bool) {
 	if len(c.committed) == 0 {
 		// Affinity: the first user message must be ours.
 		first := -1
@@ -197,21 +209,24 @@ func (c *Conversation) match(messages []Message) (Match, bool) {
 		}
 		return &c.keys[i]
 	}
-	i, ok := c.walk(messages, 0, c.committed, keys)
-	if !ok {
+	i, k := c.walk(messages, 0, c.committed, keys)
+	if k < len(c.committed) {
 		return Match{}, false
 	}
-	prov := normalizeAll(c.provisional)
-	if j, ok := c.walk(messages, i, prov, nil); ok {
-		return Match{Conversation: c, New: messages[j:], echo: messages[i:j], matched: j}, true
+	j, k := c.walk(messages, i, c.provisional, nil)
+	mt = Match{
+		Conversation: c, New: messages[j:], Context: messages[:j], Shared: j,
+		Cancelled: k < len(c.provisional), echo: messages[i:j],
 	}
-	return Match{Conversation: c, New: messages[i:], Cancelled: true, matched: i}, true
+	unseen := slices.ContainsFunc(c.provisional[k:], func(m Message) bool { return m.Role == RoleUser })
+	fresh := slices.ContainsFunc(mt.New, func(m Message) bool { return m.Role == RoleUser })
+	return mt, !unseen && fresh
 }
 
-// walk matches stored against messages[from:], skipping messages whose match key is
-// empty (display-only assistant messages) on either side, and returns the index in
-// messages after the match.
-func (c *Conversation) walk(messages []Message, from int, stored []Message, key func(int) *string) (int, bool) {
+// walk matches stored against messages[from:] for as long as they agree, skipping
+// messages whose match key is empty (display-only assistant messages) on either side. It
+// returns the index in messages after the match and how many stored messages matched.
+func (c *Conversation) walk(messages []Message, from int, stored []Message, key func(int) *string) (int, int) {
 	i, j := from, 0
 	for j < len(stored) {
 		if i < len(messages) && equalExact(messages[i], stored[j]) {
@@ -229,7 +244,7 @@ func (c *Conversation) walk(messages []Message, from int, stored []Message, key 
 			continue
 		}
 		if i >= len(messages) {
-			return 0, false
+			return i, j
 		}
 		mk := c.matchKey(messages[i])
 		switch {
@@ -238,14 +253,14 @@ func (c *Conversation) walk(messages []Message, from int, stored []Message, key 
 		case mk == "":
 			i++
 		default:
-			return 0, false
+			return i, j
 		}
 	}
 	// Trailing display-only messages of the echo belong to the matched part.
 	for i < len(messages) && messages[i].Role == RoleAssistant && c.matchKey(messages[i]) == "" {
 		i++
 	}
-	return i, true
+	return i, j
 }
 
 func (c *Conversation) same(a, b Message) bool {

@@ -2,6 +2,7 @@ package vscodelm
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,17 +37,29 @@ func turn(t *testing.T, m *Matcher, key AgentKey, history []Message, reply ...Co
 	} else {
 		c.Commit(mt)
 	}
-	for _, p := range reply {
-		c.AppendProvisional(p)
-	}
-	c.Complete()
+	record(c, reply...)
 	return mt, c
+}
+
+// record adds an answer streamed to the client, as the router does when its worker
+// reports the exchange.
+func record(c *Conversation, parts ...ContentPart) {
+	answer := make([]AnswerPart, len(parts))
+	for i, p := range parts {
+		answer[i] = AnswerPart{Part: p}
+	}
+	c.Record(answer)
+}
+
+// recordDisplay adds display text parley made up.
+func recordDisplay(c *Conversation, text string) {
+	c.Record([]AnswerPart{{Part: TextPart(text), Display: true}})
 }
 
 func TestSingleTurn(t *testing.T) {
 	m := NewMatcher()
 	mt, c := turn(t, m, eliza, []Message{u("Hello")}, TextPart("How do"), TextPart(" you do."))
-	if mt.Conversation != nil || mt.Cancelled || len(mt.Prior) != 0 {
+	if mt.Conversation != nil || mt.Cancelled || len(mt.Context) != 0 {
 		t.Errorf("first request: got %+v, want a new conversation without prior history", mt)
 	}
 	if diff := cmp.Diff([]Message{u("Hello")}, mt.New); diff != "" {
@@ -76,28 +89,50 @@ func TestMultiTurnCommits(t *testing.T) {
 	}
 }
 
-func TestHistoryMismatchCancelsProvisional(t *testing.T) {
+// An edited last message: the session has seen the message it replaces, so the request
+// starts a new conversation given the earlier turns; so does a regenerate, whose
+// question the session has seen too.
+func TestEditAndRegenerateStartNewConversations(t *testing.T) {
 	m := NewMatcher()
 	turn(t, m, eliza, []Message{u("Hello")}, TextPart("Hi."))
 	_, c := turn(t, m, eliza, []Message{u("Hello"), a("Hi."), u("Question")}, TextPart("Partial ans"))
-	// The user edits the last message while the answer streams.
-	mt := m.Match(eliza, []Message{u("Hello"), a("Hi."), u("Better question")})
-	if mt.Conversation != c || !mt.Cancelled {
-		t.Fatalf("got conversation %p cancelled %v, want %p cancelled", mt.Conversation, mt.Cancelled, c)
+	for name, req := range map[string][]Message{
+		"edited":      {u("Hello"), a("Hi."), u("Better question")},
+		"regenerated": {u("Hello"), a("Hi."), u("Question")},
+	} {
+		mt := m.Match(eliza, req)
+		if mt.Conversation != nil {
+			t.Errorf("%s: matched %s, want a new conversation", name, mt.Conversation.ID)
+		}
+		if diff := cmp.Diff(req[:2], mt.Context); diff != "" {
+			t.Errorf("%s: Context (-want +got):\n%s", name, diff)
+		}
+		if diff := cmp.Diff(req[2:], mt.New); diff != "" {
+			t.Errorf("%s: New (-want +got):\n%s", name, diff)
+		}
 	}
-	if diff := cmp.Diff([]Message{u("Better question")}, mt.New); diff != "" {
+	// The conversation itself goes on untouched.
+	if mt := m.Match(eliza, []Message{u("Hello"), a("Hi."), u("Question"), a("Partial ans"), u("More")}); mt.Conversation != c || mt.Cancelled {
+		t.Errorf("the original conversation: %+v, want it continued", mt)
+	}
+}
+
+// After a cancel or a decline, VS Code drops the answer but keeps the user's message; the
+// session has seen that message, so it takes the request and gets only what follows.
+func TestDroppedAnswerContinuesTheSession(t *testing.T) {
+	m := NewMatcher()
+	turn(t, m, eliza, []Message{u("Hello")}, TextPart("Hi."))
+	_, c := turn(t, m, eliza, []Message{u("Hello"), a("Hi."), u("Read a.go")}, TextPart("Reading."), toolCall("c1", "read_file", `{"path":"a.go"}`))
+	mt := m.Match(eliza, []Message{u("Hello"), a("Hi."), u("Read a.go"), u("Never mind")})
+	if mt.Conversation != c || !mt.Cancelled {
+		t.Fatalf("got %+v, want %s with its answer dropped", mt, c.ID)
+	}
+	if diff := cmp.Diff([]Message{u("Never mind")}, mt.New); diff != "" {
 		t.Errorf("New (-want +got):\n%s", diff)
 	}
 	c.Commit(mt)
-	if diff := cmp.Diff([]Message{u("Hello"), a("Hi.")}, c.Committed()); diff != "" {
+	if diff := cmp.Diff([]Message{u("Hello"), a("Hi."), u("Read a.go")}, c.Committed()); diff != "" {
 		t.Errorf("committed (-want +got):\n%s", diff)
-	}
-	c.AppendProvisional(TextPart("An answer."))
-	c.Complete()
-	// Regenerate: the same history without the last answer.
-	mt = m.Match(eliza, []Message{u("Hello"), a("Hi."), u("Better question")})
-	if mt.Conversation != c || !mt.Cancelled || len(mt.New) != 1 {
-		t.Errorf("regenerate: %+v, want a cancelled match of the same conversation", mt)
 	}
 }
 
@@ -138,16 +173,15 @@ func TestRestartYieldsPrior(t *testing.T) {
 	if mt.Conversation != nil {
 		t.Fatalf("matched %p in an empty matcher", mt.Conversation)
 	}
-	if diff := cmp.Diff(history[:6], mt.Prior); diff != "" {
-		t.Errorf("Prior (-want +got):\n%s", diff)
+	if diff := cmp.Diff(history[:6], mt.Context); diff != "" {
+		t.Errorf("Context (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(history[6:], mt.New); diff != "" {
 		t.Errorf("New (-want +got):\n%s", diff)
 	}
 	// The next request continues the conversation started with that context.
 	next := append(append([]Message(nil), history...), a("You're welcome."), u("Bye"))
-	c.AppendProvisional(TextPart("You're welcome."))
-	c.Complete()
+	record(c, TextPart("You're welcome."))
 	if mt := m.Match(eliza, next); mt.Conversation != c || mt.Cancelled || len(mt.New) != 1 {
 		t.Errorf("after restart: %+v, want a continuation with one new message", mt)
 	}
@@ -185,11 +219,12 @@ func TestDisplayTextIsNotInTheMatchKey(t *testing.T) {
 	m := NewMatcher()
 	mt := m.Match(eliza, []Message{u("fix it")})
 	c := m.Start(eliza, mt)
-	c.AppendProvisional(TextPart("Looking at the code.\n\n"))
-	c.Emitted(TextPart("🔧 **Read file** `a.go`\n\n"))
-	c.AppendProvisional(TextPart("Done: fixed.\n"))
-	c.Emitted(TextPart("✅ **Edit** `a.go`\n"))
-	c.Complete()
+	c.Record([]AnswerPart{
+		{Part: TextPart("Looking at the code.\n\n")},
+		{Part: TextPart("🔧 **Read file** `a.go`\n\n"), Display: true},
+		{Part: TextPart("Done: fixed.\n")},
+		{Part: TextPart("✅ **Edit** `a.go`\n"), Display: true},
+	})
 
 	for name, echo := range map[string]Message{
 		"verbatim":        a("Looking at the code.\n\n🔧 **Read file** `a.go`\n\nDone: fixed.\n✅ **Edit** `a.go`\n"),
@@ -202,8 +237,8 @@ func TestDisplayTextIsNotInTheMatchKey(t *testing.T) {
 			t.Errorf("%s: conversation %p cancelled %v, want %p continued", name, mt.Conversation, mt.Cancelled, c)
 		}
 	}
-	// Changing the agent's own words is a real mismatch.
-	if mt := m.Match(eliza, []Message{u("fix it"), a("Something else."), u("thanks")}); !mt.Cancelled {
+	// Changing the agent's own words is a real mismatch (the session still takes it).
+	if mt := m.Match(eliza, []Message{u("fix it"), a("Something else."), u("thanks")}); mt.Conversation != c || !mt.Cancelled {
 		t.Errorf("changed answer: %+v, want cancelled", mt)
 	}
 }
@@ -211,24 +246,49 @@ func TestDisplayTextIsNotInTheMatchKey(t *testing.T) {
 func TestDisplayOnlyMessageDropped(t *testing.T) {
 	m := NewMatcher()
 	_, c := turn(t, m, eliza, []Message{u("go")})
-	c.Emitted(TextPart("⏳ **Running** `make`"))
-	c.Complete()
+	recordDisplay(c, "⏳ **Running** `make`")
 	mt := m.Match(eliza, []Message{u("go"), u("and?")})
 	if mt.Conversation != c || mt.Cancelled {
 		t.Errorf("echo without the display-only answer: %+v, want continued", mt)
 	}
 }
 
-func TestNonCancelledBeatsCancelled(t *testing.T) {
+// The conversation sharing the longest history wins, whatever was used last: B starts
+// like A and got the same first answer, yet A's next request is A's.
+func TestLongestHistoryWins(t *testing.T) {
 	m := NewMatcher()
-	_, older := turn(t, m, eliza, []Message{u("Hi")}, TextPart("Hello."))
+	_, ca := turn(t, m, eliza, []Message{u("Hi")}, TextPart("Hello."))
 	turn(t, m, eliza, []Message{u("Hi"), a("Hello."), u("One")}, TextPart("1"))
-	// A second conversation with the same opening (a fork) is more recent.
-	newer := m.Start(eliza, Match{New: []Message{u("Hi")}})
-	newer.AppendProvisional(TextPart("Other."))
+	_, cb := turn(t, m, eliza, []Message{u("Hi")}, TextPart("Hello."))
+	if cb == ca {
+		t.Fatal("a second chat with the same first message took the first chat's session")
+	}
 	mt := m.Match(eliza, []Message{u("Hi"), a("Hello."), u("One"), a("1"), u("Two")})
-	if mt.Conversation != older || mt.Cancelled {
-		t.Errorf("got %p cancelled %v, want the continuing %p", mt.Conversation, mt.Cancelled, older)
+	if mt.Conversation != ca || mt.Cancelled || mt.Shared != 4 {
+		t.Errorf("A's request: %+v, want A (4 shared)", mt)
+	}
+	// Equal shares: the continuing match wins, then the most recently used.
+	mt = m.Match(eliza, []Message{u("Hi"), a("Hello."), u("Other")})
+	if mt.Conversation != cb || mt.Cancelled {
+		t.Errorf("B's request: %+v, want B, which shares as much and continues", mt)
+	}
+}
+
+// Two chats with the same history so far (a deterministic agent, the same ids): a request
+// that one of them has already answered (its retry) and the other can continue goes to
+// the one that can take it, whose agent has not seen the message.
+func TestATakerBeatsALongerRetry(t *testing.T) {
+	m := NewMatcher()
+	first := []Message{u("ask"), assistant(toolCall("call-1", "act", `{}`))}
+	_, ca := turn(t, m, eliza, first[:1], toolCall("call-1", "act", `{}`))
+	turn(t, m, eliza, append(slices.Clone(first), u("go on")), TextPart("went on"))
+	_, cb := turn(t, m, eliza, first[:1], toolCall("call-1", "act", `{}`))
+	if cb == ca {
+		t.Fatal("the second chat took the first chat's session")
+	}
+	mt := m.Match(eliza, append(slices.Clone(first), u("go on")))
+	if mt.Conversation != cb || len(mt.New) != 1 {
+		t.Errorf("got %+v, want B (A has seen \"go on\"; B can take it)", mt)
 	}
 }
 
@@ -239,9 +299,8 @@ func BenchmarkMatch10k(b *testing.B) {
 		history = append(history, u(fmt.Sprintf("question %d: %s", i, strings.Repeat("words ", 10))),
 			a(fmt.Sprintf("answer %d: %s", i, strings.Repeat("reply ", 20))))
 	}
-	c := m.Start(eliza, Match{Prior: history[:len(history)-2], New: history[len(history)-2 : len(history)-1]})
-	c.AppendProvisional(history[len(history)-1].Content[0])
-	c.Complete()
+	c := m.Start(eliza, Match{Context: history[:len(history)-2], New: history[len(history)-2 : len(history)-1]})
+	record(c, history[len(history)-1].Content[0])
 	// The request as decoded from the wire: fresh strings, the whole history plus 2.
 	req := make([]Message, 0, len(history)+2)
 	for _, msg := range history {
@@ -263,13 +322,10 @@ func FuzzMatch(f *testing.F) {
 		m := NewMatcher()
 		_, c := turn(t, m, eliza, []Message{u(first)}, TextPart(reply))
 		if tool {
-			c.AppendProvisional(toolCall("id", "t", "null"))
+			record(c, toolCall("id", "t", "null"))
 		}
 		if shape&1 != 0 {
-			c.Emitted(TextPart(next))
-		}
-		if shape&2 == 0 {
-			c.Complete()
+			recordDisplay(c, next)
 		}
 		req := append(append([]Message(nil), c.Committed()...), c.Provisional()...)
 		req = append(req, user(TextPart(next), TextPart(reply)))

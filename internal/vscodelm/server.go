@@ -32,77 +32,114 @@ type Options struct {
 	// MaxConversations bounds the conversations kept; past it the least recently used
 	// idle one is closed (256 when 0).
 	MaxConversations int
+	// AgentTimeout bounds every call to an agent other than a turn: starting it
+	// (initialize), session/new and session/close (60 seconds when 0). When it passes,
+	// the request is answered with an error that says so.
+	AgentTimeout time.Duration
+	// AgentLog opens the file an agent's stderr is appended to, by the agent's name; nil
+	// drops the stderr (its last lines still explain a failure).
+	AgentLog func(name string) (io.WriteCloser, error)
+	// Spares bounds the sessions opened ahead of time, one per agent, for agents the user
+	// configured (when the models are listed) or has used: a new conversation takes one
+	// and does not wait for the agent. 0 means 2; negative, none.
+	Spares int
 }
 
-// Server is the backend of the VS Code extension's LanguageModelChatProvider.
+// Server is the backend of the VS Code extension's LanguageModelChatProvider. Its
+// goroutine is the router (router.go); each conversation has a worker (worker.go).
 type Server struct {
 	logger *slog.Logger
 	conn   *jsonrpc2.Conn
 	pool   *pool
 	bridge *mcpbridge.Bridge
 	cwd    string
+	idle   time.Duration
+	max    int
+	spares int
 
-	idle     time.Duration
-	max      int
-	mu       sync.Mutex // guards matcher, workers and open (the router's state)
-	matcher  *Matcher
-	workers  map[*Conversation]*worker
-	open     map[string]*chatRequest // chat requests not answered yet, by id
-	workerWG sync.WaitGroup
+	inbox      chan any      // the router's messages; bounded, posters wait
+	stopped    chan struct{} // closed when the router takes no more messages
+	quit       chan struct{} // closed to stop the workers
+	goroutines sync.WaitGroup
+
+	router router // owned by the router goroutine (Serve's)
 }
 
 // Serve runs the backend on stream (the process's stdin and stdout) until the client
-// closes it or ctx ends.
+// closes it or ctx ends. When ctx ends (a signal), the agents are stopped first, then
+// the open requests answered, then the stream closed.
 func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	bridge, err := mcpbridge.New(mcpbridge.Options{Logger: opts.Logger})
-	if err != nil {
-		return fmt.Errorf("starting the tool bridge: %w", err)
-	}
-	cwd, _ := os.Getwd()
 	if opts.IdleTimeout <= 0 {
 		opts.IdleTimeout = 30 * time.Minute
 	}
 	if opts.MaxConversations <= 0 {
 		opts.MaxConversations = 256
 	}
+	if opts.AgentTimeout <= 0 {
+		opts.AgentTimeout = 60 * time.Second
+	}
+	if opts.Spares == 0 {
+		opts.Spares = 2
+	}
+	bridge, err := mcpbridge.New(mcpbridge.Options{Logger: opts.Logger})
+	if err != nil {
+		return fmt.Errorf("starting the tool bridge: %w", err)
+	}
+	cwd, _ := os.Getwd()
 	s := &Server{
-		logger: opts.Logger, pool: newPool(opts.Logger), bridge: bridge, cwd: cwd,
-		idle: opts.IdleTimeout, max: opts.MaxConversations,
-		matcher: NewMatcher(), workers: map[*Conversation]*worker{}, open: map[string]*chatRequest{},
+		logger: opts.Logger, bridge: bridge, cwd: cwd, idle: opts.IdleTimeout, max: opts.MaxConversations, spares: opts.Spares,
+		pool:  newPool(opts.Logger, opts.AgentTimeout, opts.AgentLog),
+		inbox: make(chan any, 256), stopped: make(chan struct{}), quit: make(chan struct{}),
+		router: newRouter(),
 	}
 	jsonrpc2.NewConn(stream, jsonrpc2.BinderFunc(func(conn *jsonrpc2.Conn) jsonrpc2.Options {
 		s.conn = conn
 		return jsonrpc2.Options{Handler: s, Logger: opts.Logger}
 	}))
-	janitor := time.NewTicker(min(s.idle/4, time.Minute))
-	defer janitor.Stop()
-loop:
-	for {
-		select {
-		case <-s.conn.Done():
-			break loop
-		case <-ctx.Done():
-			s.conn.Close()
-			break loop
-		case <-janitor.C:
-			s.evictIdle()
-		}
-	}
-	s.mu.Lock()
-	for _, w := range s.workers {
-		w.stop()
-	}
-	s.mu.Unlock()
-	s.workerWG.Wait()
+	signalled := s.route(ctx)
+
+	close(s.stopped)
+	close(s.quit) // workers answer their requests -32800 and end
 	s.pool.close()
+	s.goroutines.Wait()
 	bridge.Close()
+	if signalled {
+		s.closeConn()
+	}
 	if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
 	return nil
+}
+
+// closeConn closes the client connection, which answers and flushes what is open. The
+// reader may sit in a read of a stdin that cannot be interrupted (a terminal): the wait
+// for it is bounded, as the process is about to exit anyway.
+func (s *Server) closeConn() {
+	done := make(chan struct{})
+	go func() {
+		s.conn.Close()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		s.logger.Debug("stdin could not be interrupted; leaving it")
+	}
+}
+
+// post hands the router a message; false when the router has stopped or ctx ended.
+func (s *Server) post(ctx context.Context, msg any) bool {
+	select {
+	case s.inbox <- msg:
+		return true
+	case <-s.stopped:
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // Handle answers the client.
@@ -113,7 +150,7 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	case "lm/cancel":
 		var p CancelParams
 		if err := jsonrpc2.DecodeParams(req, &p); err == nil {
-			s.cancel(string(p.RequestID))
+			s.post(ctx, routeCancel{id: idKey(p.RequestID)})
 		}
 		return nil, nil
 	case "lm/provideTokenCount":
@@ -123,40 +160,87 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		}
 		return CountTokens(p.Text), nil
 	case "lm/provideLanguageModelChatInformation":
-		return s.models(), nil
+		var p ModelInfoParams
+		if len(req.Params) > 0 {
+			if err := jsonrpc2.DecodeParams(req, &p); err != nil {
+				return nil, err
+			}
+		}
+		return s.models(ctx, p), nil
 	}
 	return nil, jsonrpc2.ErrMethodNotFound
 }
 
-// models is one model per agent parley knows.
-func (s *Server) models() ModelInfoResult {
+// models is one model per agent parley knows and can run here: the built-in ones, the
+// configuration file's agent_servers and the client's own (params.agentServers, which win
+// over the file's), each with the definition to send back as params.agent. The agents
+// the user configured get a spare session.
+func (s *Server) models(ctx context.Context, p ModelInfoParams) ModelInfoResult {
 	res := ModelInfoResult{Models: []ModelInfo{}}
-	reg, err := agents.Load(config.Path())
+	cfg, err := config.Load(config.Path())
 	if err != nil {
 		s.logger.Warn("reading the agents", "error", err)
-		return res
+		cfg = &config.File{}
 	}
-	for _, a := range reg.All() {
+	if cfg.AgentServers == nil {
+		cfg.AgentServers = map[string]config.AgentServer{}
+	}
+	for name, server := range p.AgentServers {
+		cfg.AgentServers[name] = server
+	}
+	listed := routeListed{cwd: p.Cwd, dirs: p.AdditionalDirectories}
+	for _, a := range agents.New(cfg).All() {
 		if a.NotRunnable != "" {
 			continue
 		}
+		display := a.Name
+		if d := builtinNames[a.Name]; d != "" && a.Source == "built-in" {
+			display = d
+		}
+		env := []map[string]string{}
+		for _, kv := range a.Spec.Env {
+			name, value, _ := strings.Cut(kv, "=")
+			env = append(env, map[string]string{"name": name, "value": value})
+		}
+		agent, _ := json.Marshal(map[string]any{"id": a.Name, "name": display, "command": a.Spec.Command, "args": append([]string{}, a.Spec.Args...), "env": env})
+		detail := a.Source
+		if _, ok := p.AgentServers[a.Name]; ok {
+			detail = "from the parley.agentServers setting"
+		}
 		res.Models = append(res.Models, ModelInfo{
-			ID: a.Name, Name: a.Name + " (ACP)", Family: "parley", Version: "1",
+			ID: a.Name, Name: display + " (parley)", Family: "parley", Version: "1", Detail: detail,
 			MaxInputTokens: 200000, MaxOutputTokens: 100000, Capabilities: ModelCapabilities{ToolCalling: true},
+			Agent: agent,
 		})
+		if a.Source != "built-in" {
+			if def, err := ParseAgent(agent); err == nil {
+				listed.configured = append(listed.configured, def)
+			}
+		}
 	}
+	s.post(ctx, listed)
 	return res
 }
 
-// chatRequest is one lm/provideLanguageModelChatResponse waiting for its answer.
+// builtinNames are the built-in agents' names as the model picker shows them.
+var builtinNames = map[string]string{"eliza": "Eliza", "parley": "parley agent", "codex": "Codex", "claude": "Claude", "gemini": "Gemini"}
+
+// chatRequest is one lm/provideLanguageModelChatResponse waiting for its answer. The
+// handler creates it; the router fills in the match before it hands it to the worker,
+// and nobody changes it after that. Only answered is shared, through finish.
 type chatRequest struct {
-	id       json.RawMessage
-	params   *ChatRequestParams
-	match    Match
-	tools    []ToolDefinition // the bridged ones
-	action   string           // the agent-action tool offered, "" for none
-	w        *worker          // the conversation's worker
-	answered chan error       // receives the outcome once: nil = complete
+	id     json.RawMessage
+	key    string // the id's compact JSON text
+	params *ChatRequestParams
+	def    AgentDef
+	tools  []ToolDefinition // the bridged ones
+	action string           // the agent-action tool offered, "" for none
+
+	conv    string    // set by the router
+	new     []Message // what the agent has not seen
+	context []Message // the request before new
+
+	answered chan error // receives the outcome once: nil = complete
 	once     sync.Once
 }
 
@@ -164,8 +248,6 @@ type chatRequest struct {
 func (r *chatRequest) finish(err error) {
 	r.once.Do(func() { r.answered <- err })
 }
-
-var errCancelled = jsonrpc2.Errorf(jsonrpc2.CodeRequestCancelled, "request cancelled")
 
 func (s *Server) chat(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p ChatRequestParams
@@ -182,51 +264,28 @@ func (s *Server) chat(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	if p.Cwd == "" {
 		p.Cwd = s.cwd
 	}
-	r := &chatRequest{id: json.RawMessage(req.ID.String()), params: &p, answered: make(chan error, 1)}
+	r := &chatRequest{id: json.RawMessage(req.ID.String()), params: &p, def: def, answered: make(chan error, 1)}
+	r.key = idKey(r.id)
 	r.tools, r.action = splitTools(p.Tools())
 
-	s.mu.Lock()
-	m := s.matcher.Match(def.Key, p.Messages)
-	conv := m.Conversation
-	if conv == nil {
-		conv = s.matcher.Start(def.Key, m)
-	} else {
-		conv.Commit(m)
-	}
-	r.match = m
-	w := s.workers[conv]
-	if w == nil {
-		w = newWorker(s, conv, def.Key)
-		s.workers[conv] = w
-		s.workerWG.Add(1)
-		go func() { defer s.workerWG.Done(); w.run() }()
-		if len(s.workers) > s.max {
-			s.evictOldest(conv)
-		}
-	}
-	r.w = w
-	s.open[string(r.id)] = r
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.open, string(r.id))
-		s.mu.Unlock()
-	}()
-
-	w.post(ctx, evRequest{req: r})
 	var answer error
-	select {
-	case answer = <-r.answered:
-	case <-ctx.Done():
+	if !s.post(ctx, routeChat{req: r}) {
 		answer = errCancelled
-		w.post(context.Background(), evCancel{req: r})
-	case <-w.closed: // evicted as idle just as the request came: the client sends it again
+	} else {
 		select {
 		case answer = <-r.answered:
-		default:
-			answer = errClosed
+		case <-ctx.Done():
+			answer = errCancelled
+			s.post(context.Background(), routeCancel{id: r.key})
+		case <-s.stopped:
+			select {
+			case answer = <-r.answered:
+			case <-s.quit:
+				answer = errCancelled
+			}
 		}
 	}
+	s.post(context.Background(), routeAnswered{id: r.key})
 	if answer != nil {
 		return nil, answer
 	}
@@ -234,61 +293,16 @@ func (s *Server) chat(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	return struct{}{}, nil
 }
 
-// evictIdle closes the conversations idle for longer than the idle timeout.
-func (s *Server) evictIdle() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	cutoff := time.Now().Add(-s.idle).UnixNano()
-	for conv, w := range s.workers {
-		if !w.busy.Load() && w.lastActive.Load() < cutoff {
-			s.evict(conv, w)
-		}
-	}
-}
-
-// evictOldest closes the least recently active idle conversation other than keep.
-// s.mu is held.
-func (s *Server) evictOldest(keep *Conversation) {
-	var oldest *Conversation
-	for conv, w := range s.workers {
-		if conv == keep || w.busy.Load() {
-			continue
-		}
-		if oldest == nil || w.lastActive.Load() < s.workers[oldest].lastActive.Load() {
-			oldest = conv
-		}
-	}
-	if oldest != nil {
-		s.evict(oldest, s.workers[oldest])
-	}
-}
-
-// evict forgets a conversation and tells its worker to close its session. s.mu is held.
-func (s *Server) evict(conv *Conversation, w *worker) {
-	s.matcher.Remove(conv)
-	delete(s.workers, conv)
-	select {
-	case w.events <- evClose{}:
-	default:
-		go w.post(context.Background(), evClose{})
-	}
-}
-
-// cancel is lm/cancel: the request is answered -32800 and its worker stops the turn.
-func (s *Server) cancel(id string) {
-	s.mu.Lock()
-	r := s.open[id]
-	s.mu.Unlock()
-	if r == nil {
-		return // unknown or already answered: ignored
-	}
-	r.finish(errCancelled)
-	r.w.post(context.Background(), evCancel{req: r})
-}
-
 // send streams a part of the answer to a request.
 func (s *Server) send(r *chatRequest, part ContentPart) {
 	s.conn.Notify(context.Background(), "lm/responsePart", ResponsePartParams{RequestID: r.id, Part: part})
+}
+
+func idKey(raw json.RawMessage) string {
+	if b, err := json.Compact(raw); err == nil {
+		return string(b)
+	}
+	return string(raw)
 }
 
 // Agent-action tool names: parley's, and Symposium's for existing clients.
@@ -309,26 +323,4 @@ func splitTools(tools []ToolDefinition) (bridged []ToolDefinition, action string
 		}
 	}
 	return bridged, action
-}
-
-// transcript renders earlier turns as context for an agent that has not seen them.
-func transcript(msgs []Message) string {
-	var b strings.Builder
-	for _, m := range msgs {
-		role := "User"
-		if m.Role == RoleAssistant {
-			role = "Assistant"
-		}
-		for _, p := range m.Content {
-			switch p.Type {
-			case PartText:
-				fmt.Fprintf(&b, "%s: %s\n", role, p.Value)
-			case PartToolCall:
-				fmt.Fprintf(&b, "%s called tool %s with %s\n", role, p.ToolName, p.Parameters)
-			case PartToolResult:
-				fmt.Fprintf(&b, "Tool result for %s: %s\n", p.ToolCallID, mcpbridge.ResultText(p.Result))
-			}
-		}
-	}
-	return b.String()
 }

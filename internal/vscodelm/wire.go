@@ -1,47 +1,5 @@
-// Package vscodelm is the core of `parley vscodelm`: a stdio JSON-RPC backend for a VS Code
-// extension's LanguageModelChatProvider that lets any ACP agent serve as a VS Code
-// language model.
-//
-// Data flows one way: the extension sends lm/provideLanguageModelChatResponse with the
-// whole conversation (VS Code's API is stateless); the history Matcher finds the ACP
-// session that conversation belongs to and the messages its agent has not seen; the
-// session worker prompts the agent and streams its output back as lm/responsePart
-// notifications, then lm/responseComplete and the result {}. The wire protocol is the one
-// of Symposium's vscodelm backend (the protocol reference), so an existing
-// client keeps working.
-//
-// This file holds the wire types, agentdef.go the decoding of params.agent into the key
-// that selects an agent process, and history.go the matcher. None of them does I/O.
-//
-// # Protocol additions
-//
-// parley accepts optional members in the chat request params that old clients never
-// send, and behaves exactly as Symposium did when they are absent:
-//
-//   - "cwd": the absolute workspace folder the agent works in (ACP's session cwd).
-//     Default: parley's own absolute working directory.
-//   - "additionalDirectories": further absolute workspace folders of a multi-root
-//     workspace, passed to agents that support them.
-//   - "capabilities": what the client can render beyond text and tool_call parts, e.g.
-//     {"parts":["thinking","tool_invocation"]}. Without it parley sends only the two part
-//     types of the original protocol and renders agent activity as Markdown text.
-//
-// The extra parts, sent only to a client that declared it renders them (display only:
-// the client does not send them back in the history):
-//
-//	{"type":"thinking","value":"…"}   a piece of the agent's reasoning
-//	{"type":"tool_invocation","toolCallId":"…","state":"executing", …}
-//
-// A tool_invocation part is the whole current state of one agent tool call each time it
-// changes (the client keeps the last per toolCallId), with the members of toolui's JSON
-// tool-call event: state (streaming, waiting_for_confirmation, executing, completed,
-// cancelled), isError, title, toolName, kind, invocationMessage, pastTenseMessage,
-// errorMessage, terminalCommand, diffs, locations, content, parentId (sub-agent grouping),
-// presentation ("hidden", "hiddenAfterComplete") and confirmation — VS Code's
-// ChatToolInvocationPart model.
-//
-// Other additions: `parley vscodelm --idle-timeout D --max-conversations N` bound what is
-// kept; `--trace-dir` may stand before or after the subcommand.
+// The wire types of the protocol (reference §2–§3).
+
 package vscodelm
 
 import (
@@ -49,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/json"
 )
 
@@ -263,9 +222,16 @@ func CountTokens(text string) int {
 	return max(len(text)/4, 1)
 }
 
-// ModelInfoParams is the params of lm/provideLanguageModelChatInformation.
+// ModelInfoParams is the params of lm/provideLanguageModelChatInformation. All but
+// Silent are parley additions.
 type ModelInfoParams struct {
 	Silent bool `json:"silent,omitempty"`
+	// AgentServers are the client's own agents (the agent_servers shape), merged over the
+	// configuration file's.
+	AgentServers map[string]config.AgentServer `json:"agentServers,omitempty"`
+	// Cwd and AdditionalDirectories are the workspace, where spare sessions open.
+	Cwd                   string   `json:"cwd,omitempty"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
 // ModelInfoResult is the result of lm/provideLanguageModelChatInformation.
@@ -282,6 +248,10 @@ type ModelInfo struct {
 	MaxInputTokens  int               `json:"maxInputTokens"`
 	MaxOutputTokens int               `json:"maxOutputTokens"`
 	Capabilities    ModelCapabilities `json:"capabilities"`
+	// parley additions: where the agent comes from, and the definition to send back as
+	// params.agent (the flat shape) to chat with it.
+	Detail string          `json:"detail,omitempty"`
+	Agent  json.RawMessage `json:"agent,omitempty"`
 }
 
 // ModelCapabilities is ModelInfo.capabilities.

@@ -4,162 +4,251 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"github.com/parley-acp/parley/internal/mcpbridge"
-	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
-// worker is the actor that owns one conversation: its ACP session, the request VS Code
-// has open, what the agent said while no request was open, and the tool calls and
-// permission requests that wait for VS Code. Everything reaches it as an event.
+// worker is the actor that owns one conversation's agent side: its ACP session, the
+// request VS Code has open, what the agent said while no request was open, and the tool
+// calls and permission requests that wait for VS Code. The router reaches it through its
+// mailbox, the agent and the tool bridge through its events channel; it reports to the
+// router with messages. Nobody else reads or writes its fields.
 type worker struct {
-	s      *Server
-	conv   *Conversation
-	key    AgentKey
-	events chan any
-	quit   chan struct{}
-	closed chan struct{} // closed once the worker no longer takes events
-	// lastActive (unix nanoseconds) and busy are read by the server's janitor.
-	lastActive atomic.Int64
-	busy       atomic.Bool
+	s       *Server
+	id      string // names its vscode_tools server
+	def     AgentDef
+	logger  *slog.Logger
+	mail    *mailbox
+	events  chan any      // from the agent and the bridge; bounded, posters wait
+	quit    chan struct{} // closed by the server when it shuts down
+	done    chan struct{} // closed when run has returned
+	ctx     context.Context
+	cancel  context.CancelFunc // ends ctx when run returns: every helper's calls end with it
+	openers sync.WaitGroup     // session openers; end waits for them
 
 	// Owned by run's goroutine.
-	open     *chatRequest
-	buffer   []ContentPart // parts said while no request was open, in order
-	agent    *pooled
-	session  acp.SessionID
-	bridge   *mcpbridge.Session
-	turn     context.CancelFunc // the running prompt's, nil between turns
-	draining bool               // the running prompt was cancelled: drop its output
-	queued   *chatRequest       // a prompt waiting for the cancelled one to end
-	perm     *permWait
-	calls    map[string]chan mcpbridge.Result
-	complete *time.Timer
-	view     *toolui.Turn
-	md       *toolui.MarkdownRenderer
-	mdOut    bytes.Buffer
-	tools    []ToolDefinition
-	action   string
-	caps     *ClientCapabilities // of the latest request: which extra parts the client renders
+	convID       string // the conversation it serves; "" for a spare not taken yet
+	agent        *pooled
+	session      acp.SessionID
+	needsContext bool // the session has not been given the conversation's earlier turns
+	opening      bool // a session is being opened
+	bridge       *mcpbridge.Session
+	pending      *chatRequest // waits for the session to open
+	queued       *chatRequest // waits for the cancelled turn to end
+	open         *chatRequest // the request being answered
+	answer       []said       // what was streamed to open
+	buffer       []said       // what the agent said while no request was open
+	turn         *turnState   // the running prompt; nil between turns
+	turns        int
+	calls        []*waitingCall
+	perms        []*waitingPerm
+	reported     map[acp.ToolCallID]*reportedCall // what the agent said about its tool calls, this turn
+	complete     *time.Timer
+	completeGen  int
+	view         *toolui.Turn
+	md           *toolui.MarkdownRenderer
+	mdOut        bytes.Buffer
+	tools        []ToolDefinition
+	action       string
+	caps         *ClientCapabilities // of the latest request: which extra parts the client renders
+	last         *chatRequest        // the latest request taken, for busy reports
+	busy         bool                // as last reported to the router
 }
 
-type permWait struct {
-	id    acp.ToolCallID
-	req   *acp.RequestPermissionRequest
-	reply chan acp.RequestPermissionOutcome
+// turnState is a running session/prompt.
+type turnState struct {
+	id       int
+	cancel   context.CancelFunc // sends session/cancel
+	draining bool               // cancelled: its output is dropped until it ends
 }
 
-// Events.
+// said is one part for VS Code. A transient part (thinking, tool_invocation) is not
+// part of the history; shows marks a waiting call or permission as shown once sent.
+type said struct {
+	part      ContentPart
+	display   bool
+	transient bool
+	shows     *bool
+}
+
+// Messages from the router (through the mailbox).
 type (
-	evRequest    struct{ req *chatRequest }
-	evCancel     struct{ req *chatRequest }
+	ctlRequest struct{ req *chatRequest }
+	ctlCancel  struct{ req *chatRequest }
+	ctlClose   struct{} // the conversation is evicted: close its session and end
+	ctlPrepare struct { // open a spare session ahead of the conversation that will take it
+		cwd   string
+		dirs  []string
+		tools []ToolDefinition
+	}
+)
+
+// Events from the agent, the bridge and the worker's own helpers.
+type (
 	evUpdate     struct{ update acp.SessionUpdate }
 	evPermission struct {
 		req   *acp.RequestPermissionRequest
-		reply chan acp.RequestPermissionOutcome
+		reply chan permAnswer
 	}
 	evCall struct {
 		call  mcpbridge.Call
 		reply chan mcpbridge.Result
 	}
 	evPromptDone struct {
+		turn int
 		stop acp.StopReason
 		err  error
 	}
-	evCompleteNow struct{}
-	evClose       struct{} // the conversation is evicted: close its session and end
+	evSessionOpened struct {
+		agent *pooled
+		id    acp.SessionID
+		err   error
+	}
+	evCompleteNow struct{ gen int }
 )
 
-func newWorker(s *Server, conv *Conversation, key AgentKey) *worker {
-	w := &worker{s: s, conv: conv, key: key, events: make(chan any, 256), quit: make(chan struct{}), closed: make(chan struct{}), calls: map[string]chan mcpbridge.Result{}}
+func newWorker(s *Server, id string, def AgentDef) *worker {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := &worker{
+		s: s, id: id, def: def, logger: s.logger.With("worker", id),
+		mail: newMailbox(), events: make(chan any, 256), quit: s.quit, done: make(chan struct{}),
+		ctx: ctx, cancel: cancel,
+	}
 	w.md = toolui.NewMarkdownRenderer(&w.mdOut)
-	w.lastActive.Store(time.Now().UnixNano())
 	w.view = toolui.NewTurn(nil)
 	return w
 }
 
-// post hands the worker an event; it gives up when ctx ends or the worker stopped.
-func (w *worker) post(ctx context.Context, ev any) {
+// post hands the worker an event; it gives up (false) when ctx ends or the worker ended.
+func (w *worker) post(ctx context.Context, ev any) bool {
 	select {
 	case w.events <- ev:
+		return true
 	case <-ctx.Done():
-	case <-w.quit:
-	case <-w.closed:
-		if r, ok := ev.(evRequest); ok {
-			r.req.finish(errClosed)
-		}
+	case <-w.done:
 	}
+	return false
 }
 
-var errClosed = jsonrpc2.Errorf(codeAgentFailure, "the conversation was closed while idle; send the request again")
-
-func (w *worker) stop() { close(w.quit) }
-
-// closeSession ends the conversation's ACP session (session/close where the agent
-// supports it) and forgets it in the pool; the pool ends an agent left without sessions.
-func (w *worker) closeSession() {
-	if w.turn != nil {
-		w.turn()
-	}
-	if w.open != nil {
-		w.open.finish(errCancelled)
-	}
-	if w.agent == nil || w.session == "" {
-		return
-	}
-	if w.agent.agent.Info.AgentCapabilities.SessionCapabilities.Close != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		w.agent.agent.Conn.CloseSession(ctx, &acp.CloseSessionRequest{SessionID: w.session})
-		cancel()
-	}
-	w.s.pool.release(w.key, w.agent, w.session)
-}
+var (
+	errCancelled = jsonrpc2.Errorf(jsonrpc2.CodeRequestCancelled, "request cancelled")
+	errClosed    = jsonrpc2.Errorf(codeAgentFailure, "the conversation was closed; send the request again")
+)
 
 func (w *worker) run() {
-	defer func() {
-		close(w.closed)
-		for { // answer what was posted before the worker stopped
-			select {
-			case ev := <-w.events:
-				if r, ok := ev.(evRequest); ok {
-					r.req.finish(errClosed)
+	defer w.end()
+	for {
+		select {
+		case <-w.mail.ready:
+			for _, msg := range w.mail.take() {
+				if !w.control(msg) {
+					return
 				}
-				continue
-			default:
 			}
-			break
+		case ev := <-w.events:
+			w.handle(w.coalesce(ev))
+		case <-w.quit:
+			return
 		}
-		if w.bridge != nil {
-			w.bridge.Close()
+		w.reportBusy()
+	}
+}
+
+// end answers everything still waiting and lets go of the session's helpers.
+func (w *worker) end() {
+	if w.complete != nil {
+		w.complete.Stop()
+	}
+	w.cancelTurn()
+	w.refuseWaits()
+	for _, r := range []*chatRequest{w.open, w.pending, w.queued} {
+		if r != nil {
+			r.finish(errCancelled)
 		}
-	}()
+	}
+	w.cancel()
+	close(w.done)
+	w.openers.Wait()
+	w.drain()
+	for _, msg := range w.mail.take() { // posted before the router knew
+		if m, ok := msg.(ctlRequest); ok {
+			m.req.finish(errClosed)
+		}
+	}
+	if w.bridge != nil {
+		w.bridge.Close()
+	}
+	if w.agent != nil {
+		w.agent.remove(w.session)
+		w.s.pool.release(w.agent)
+	}
+}
+
+// drain answers the events that got in as the worker ended: nothing may wait on them,
+// and a session opened meanwhile is given back.
+func (w *worker) drain() {
 	for {
 		select {
 		case ev := <-w.events:
-			if _, ok := ev.(evClose); ok {
-				w.closeSession()
-				return
+			switch ev := ev.(type) {
+			case evSessionOpened:
+				if ev.agent != nil {
+					ev.agent.remove(ev.id)
+					w.s.pool.release(ev.agent)
+				}
+			case evPermission:
+				ev.reply <- permAnswer{outcome: choose(ev.req.Options, false)}
+			case evCall:
+				ev.reply <- mcpbridge.Result{Text: "The conversation ended.", IsError: true}
 			}
-			ev = w.coalesce(ev)
-			w.handle(ev)
-			w.lastActive.Store(time.Now().UnixNano())
-			w.busy.Store(w.open != nil || w.turn != nil || w.perm != nil || len(w.calls) > 0)
-		case <-w.quit:
-			if w.turn != nil {
-				w.turn()
-			}
-			if w.open != nil {
-				w.open.finish(errCancelled)
-			}
+		default:
 			return
 		}
+	}
+}
+
+// control handles a message from the router; false ends the worker.
+func (w *worker) control(msg any) bool {
+	switch m := msg.(type) {
+	case ctlRequest:
+		w.onRequest(m.req)
+	case ctlCancel:
+		w.onCancel(m.req)
+	case ctlClose:
+		w.closeSession()
+		return false
+	case ctlPrepare:
+		w.tools = m.tools
+		w.openSession(m.cwd, m.dirs)
+	}
+	return true
+}
+
+func (w *worker) handle(ev any) {
+	switch ev := ev.(type) {
+	case nil:
+	case evUpdate:
+		w.onUpdate(ev.update)
+	case evPermission:
+		w.onPermission(ev.req, ev.reply)
+	case evCall:
+		w.onCall(ev.call, ev.reply)
+	case evCompleteNow:
+		if ev.gen == w.completeGen && w.open != nil && w.waitingShown() {
+			w.endExchange("awaiting_tools", nil) // VS Code now runs the tools
+		}
+	case evPromptDone:
+		w.onPromptDone(ev)
+	case evSessionOpened:
+		w.onSessionOpened(ev)
 	}
 }
 
@@ -181,10 +270,6 @@ func (w *worker) coalesce(ev any) any {
 				continue
 			}
 			w.handle(evUpdate{update: acp.AgentMessageChunk(acp.TextBlock(joined.String()))})
-			if _, ok := next.(evClose); ok {
-				w.pushBack(next)
-				return nil
-			}
 			return next
 		default:
 			return evUpdate{update: acp.AgentMessageChunk(acp.TextBlock(joined.String()))}
@@ -200,171 +285,269 @@ func textChunk(ev any) (string, bool) {
 	return u.update.AgentMessageChunk.Content.AsText()
 }
 
-// pushBack returns an evClose taken while coalescing, so the run loop sees it.
-func (w *worker) pushBack(ev any) {
-	go w.post(context.Background(), ev)
-}
-
-func (w *worker) handle(ev any) {
-	if ev == nil {
-		return
-	}
-	switch ev := ev.(type) {
-	case evRequest:
-		w.onRequest(ev.req)
-	case evCancel:
-		if w.open == ev.req {
-			w.open = nil
-			w.cancelTurn()
-		}
-	case evUpdate:
-		w.onUpdate(ev.update)
-	case evPermission:
-		w.onPermission(ev.req, ev.reply)
-	case evCall:
-		w.emit(ContentPart{Type: PartToolCall, ToolCallID: ev.call.ID, ToolName: ev.call.Tool, Parameters: ev.call.Arguments})
-		w.calls[ev.call.ID] = ev.reply
-		w.completeSoon()
-	case evCompleteNow:
-		if w.open != nil && (w.perm != nil || len(w.calls) > 0) {
-			w.finishOpen(nil) // VS Code now runs the tools; the turn goes on with the next request
-		}
-	case evPromptDone:
-		w.onPromptDone(ev)
+// reportBusy tells the router when the conversation starts or stops having work, so that
+// it never evicts a busy one.
+func (w *worker) reportBusy() {
+	busy := w.open != nil || w.pending != nil || w.queued != nil || w.turn != nil || w.opening ||
+		len(w.calls) > 0 || len(w.perms) > 0
+	if busy != w.busy && w.convID != "" {
+		w.busy = busy
+		w.s.post(context.Background(), routeBusy{conv: w.convID, busy: busy, last: w.last})
 	}
 }
 
-// onRequest takes a new request of the conversation.
+// onRequest takes a request the router matched to this conversation.
 func (w *worker) onRequest(r *chatRequest) {
+	if w.convID != r.conv {
+		w.convID, w.logger = r.conv, w.s.logger.With("conversation", r.conv)
+	}
+	w.last = r
 	if w.open != nil {
-		w.finishOpen(errCancelled) // one open request per conversation: the old one is superseded
+		// One open request per conversation: the old one is superseded, and with it the
+		// turn that was answering it.
+		w.endExchange("superseded", errCancelled)
+		w.cancelTurn()
+	}
+	for _, old := range []**chatRequest{&w.pending, &w.queued} {
+		if *old != nil {
+			w.report(*old, nil, "superseded")
+			(*old).finish(errCancelled)
+			*old = nil
+		}
 	}
 	w.tools, w.action, w.caps = r.tools, r.action, r.params.Capabilities
 	if w.bridge != nil {
 		w.bridge.SetTools(bridgeTools(r.tools))
 	}
-	if r.match.Cancelled {
+	if w.resume(r) {
+		return
+	}
+	w.prompt(r)
+}
+
+// onCancel is lm/cancel (the router has answered the request already).
+func (w *worker) onCancel(r *chatRequest) {
+	switch r {
+	case w.open:
+		w.endExchange("cancelled", errCancelled)
 		w.cancelTurn()
-		w.buffer = nil
+	case w.pending:
+		w.report(r, nil, "cancelled")
+		w.pending = nil // the session still opens, for the next request
+	case w.queued:
+		w.report(r, nil, "cancelled")
+		w.queued = nil
 	}
-	results := toolResults(r.match.New)
-	resumed := false
-	if w.perm != nil {
-		approved := false
-		if _, ok := results[string(w.perm.id)]; ok && !r.match.Cancelled {
-			approved = true
-		}
-		w.answerPermission(approved)
-		resumed = approved
-		if !approved {
-			w.cancelTurn()
-		}
-	}
-	for id, reply := range w.calls {
-		if res, ok := results[id]; ok && !r.match.Cancelled {
-			reply <- mcpbridge.Result{Text: mcpbridge.ResultText(res)}
-			resumed = true
-		} else {
-			reply <- mcpbridge.Result{Text: "VS Code did not run the tool", IsError: true}
-			w.cancelTurn()
-		}
-		delete(w.calls, id)
-	}
-	if resumed && w.turn != nil && !w.draining {
-		w.open = r // this request carries the rest of the turn
-		w.flushBuffer()
-		return
-	}
+}
+
+// prompt starts a turn for the request's new messages, once the session is open and any
+// cancelled turn has ended.
+func (w *worker) prompt(r *chatRequest) {
 	if w.turn != nil {
-		w.queued = r // wait for the cancelled prompt to end first
+		w.cancelTurn()
+		w.queued = r
 		return
 	}
-	w.startPrompt(r)
-}
-
-func toolResults(msgs []Message) map[string]json.RawMessage {
-	out := map[string]json.RawMessage{}
-	for _, m := range msgs {
-		for _, p := range m.Content {
-			if p.Type == PartToolResult {
-				out[p.ToolCallID] = p.Result
-			}
-		}
-	}
-	return out
-}
-
-func bridgeTools(tools []ToolDefinition) []mcpbridge.Tool {
-	var out []mcpbridge.Tool
-	for _, t := range tools {
-		out = append(out, mcpbridge.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
-	}
-	return out
-}
-
-// startPrompt sends the request's new user text (with the earlier turns, for a session
-// that has not seen them) as a prompt.
-func (w *worker) startPrompt(r *chatRequest) {
-	w.open = r
-	w.buffer = nil
-	text := userText(r.match.New)
-	fresh, err := w.ensureSession(r)
-	if err != nil {
-		w.finishOpen(jsonrpc2.Errorf(codeAgentFailure, "%v", err))
+	if w.agent == nil || w.session == "" || w.agentExited() {
+		w.pending = r
+		w.openSession(r.params.Cwd, r.params.AdditionalDirectories)
 		return
 	}
-	if history := w.conv.Committed(); fresh && len(history) > 0 {
-		// A session that has not seen the earlier turns (a conversation VS Code kept while
-		// parley or its agent restarted) gets them as context.
-		text = "Earlier in this conversation:\n" + transcript(history) + "\n" + text
+	w.startTurn(r)
+}
+
+func (w *worker) agentExited() bool {
+	select {
+	case <-w.agent.agent.Exited():
+		return true
+	default:
+		return false
 	}
+}
+
+// startTurn sends the request's new user text as a prompt, with the earlier turns for a
+// session that has not seen them (a new conversation, or an agent that restarted).
+func (w *worker) startTurn(r *chatRequest) {
+	text := userText(r.new)
+	if w.needsContext && len(r.context) > 0 && strings.TrimSpace(text) != "" {
+		text = "Earlier in this conversation:\n" + transcript(r.context) + "\n" + text
+	}
+	w.open, w.answer = r, nil
+	w.flush() // what a turn that ended without a request to carry it said
 	if strings.TrimSpace(text) == "" {
-		w.finishOpen(nil)
+		w.endExchange("completed", nil)
 		return
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	w.turn, w.draining = cancel, false
+	w.needsContext = false
+	w.turns++
+	ctx, cancel := context.WithCancel(w.ctx)
+	w.turn = &turnState{id: w.turns, cancel: cancel}
 	w.view = toolui.NewTurn(&toolui.TurnOptions{Root: r.params.Cwd})
-	agent, session := w.agent, w.session
-	go func() {
+	w.reported = map[acp.ToolCallID]*reportedCall{}
+	agent, session, id := w.agent, w.session, w.turns
+	w.s.goroutines.Go(func() {
 		resp, err := agent.agent.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: session, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
-		ev := evPromptDone{err: err}
+		ev := evPromptDone{turn: id, err: err}
 		if err == nil {
 			ev.stop = resp.StopReason
 		} else {
 			ev.err = agent.agent.Explain(err)
 		}
 		w.post(context.Background(), ev)
-	}()
+	})
 }
 
-// ensureSession opens the ACP session (again, when the agent process was restarted),
-// with the vscode_tools MCP server. fresh reports a session opened just now.
-func (w *worker) ensureSession(r *chatRequest) (fresh bool, err error) {
-	agent, err := w.s.pool.get(context.Background(), w.key)
-	if err != nil {
-		return false, err
+func (w *worker) onPromptDone(ev evPromptDone) {
+	if w.turn == nil || ev.turn != w.turn.id {
+		return
 	}
-	if agent == w.agent && w.session != "" {
-		return false, nil
+	draining := w.turn.draining
+	w.turn.cancel()
+	w.turn = nil
+	w.refuseWaits() // the turn is over: nothing it waited for matters now
+	switch {
+	case draining:
+	case ev.err != nil:
+		w.endExchange("failed", jsonrpc2.Errorf(codeAgentFailure, "the agent failed: %v", ev.err))
+	case w.open != nil:
+		w.endExchange("completed", nil)
+	}
+	if q := w.queued; q != nil {
+		w.queued = nil
+		w.prompt(q)
+	}
+}
+
+// cancelTurn stops the running prompt (session/cancel), whose late output is dropped; what
+// it waited for is refused. ACP answers its pending permission requests "cancelled".
+func (w *worker) cancelTurn() {
+	w.buffer = nil
+	if w.turn == nil || w.turn.draining {
+		return
+	}
+	for _, p := range w.perms {
+		p.reply <- permAnswer{outcome: acp.CancelledOutcome()}
+	}
+	w.perms = nil
+	for _, c := range w.calls {
+		c.reply <- mcpbridge.Result{Text: "The request was cancelled.", IsError: true}
+	}
+	w.calls = nil
+	w.turn.cancel()
+	w.turn.draining = true
+}
+
+// endExchange ends the open request: nil completes it, an error answers it. The router
+// learns what was streamed first, so it has it before the client can send the next
+// request.
+func (w *worker) endExchange(outcome string, err error) {
+	r := w.open
+	if r == nil {
+		return
+	}
+	w.open = nil
+	w.completeGen++
+	if w.complete != nil {
+		w.complete.Stop()
+	}
+	w.report(r, w.answer, outcome)
+	w.answer = nil
+	r.finish(err)
+}
+
+// report tells the router how an exchange ended and what it streamed.
+func (w *worker) report(r *chatRequest, answer []said, outcome string) {
+	parts := make([]AnswerPart, 0, len(answer))
+	for _, s := range answer {
+		if !s.transient {
+			parts = append(parts, AnswerPart{Part: s.part, Display: s.display})
+		}
+	}
+	w.s.post(context.Background(), routeExchange{conv: w.convID, req: r, answer: parts, outcome: outcome})
+}
+
+// closeSession ends the conversation's ACP session (session/close where the agent
+// supports it); end gives the agent back to the pool, which stops an agent left without
+// sessions.
+func (w *worker) closeSession() {
+	w.cancelTurn()
+	if w.agent == nil || w.session == "" || w.agentExited() {
+		return
+	}
+	if w.agent.agent.Info.AgentCapabilities.SessionCapabilities.Close != nil {
+		ctx, cancel := w.s.pool.callTimeout(w.ctx)
+		if _, err := w.agent.agent.Conn.CloseSession(ctx, &acp.CloseSessionRequest{SessionID: w.session}); err != nil {
+			w.logger.Debug("closing the session", "error", w.s.pool.explainTimeout(w.agent, "session/close", err))
+		}
+		cancel()
+	}
+}
+
+// openSession opens an ACP session (again, when the agent process was restarted) with
+// the vscode_tools MCP server, on a helper goroutine: the worker keeps answering cancels
+// and new requests meanwhile. The result comes back as evSessionOpened.
+func (w *worker) openSession(cwd string, dirs []string) {
+	if w.opening {
+		return
+	}
+	if w.agent != nil { // the agent died: its session with it
+		w.agent.remove(w.session)
+		w.s.pool.release(w.agent)
+		w.agent, w.session = nil, ""
 	}
 	if w.bridge == nil {
-		w.bridge, err = w.s.bridge.AddSession(fmt.Sprintf("%p", w), w.onCall)
-		if err != nil {
-			return false, err
+		var err error
+		if w.bridge, err = w.s.bridge.AddSession(w.id, w.onBridgeCall); err != nil {
+			w.onSessionOpened(evSessionOpened{err: fmt.Errorf("serving VS Code's tools to the agent: %w", err)})
+			return
 		}
 		w.bridge.SetTools(bridgeTools(w.tools))
 	}
-	server := mcpServer(w.bridge, agent.agent.Info.AgentCapabilities.McpCapabilities.HTTP)
-	resp, err := agent.agent.Conn.NewSession(context.Background(), &acp.NewSessionRequest{
-		Cwd: r.params.Cwd, AdditionalDirectories: r.params.AdditionalDirectories, McpServers: []acp.McpServer{server},
+	w.opening = true
+	bridge, pool, def := w.bridge, w.s.pool, w.def
+	req := &acp.NewSessionRequest{Cwd: cwd, AdditionalDirectories: dirs}
+	w.openers.Go(func() {
+		agent, err := pool.get(w.ctx, def.Key, def.Label())
+		if err != nil {
+			w.post(context.Background(), evSessionOpened{err: err})
+			return
+		}
+		req.McpServers = []acp.McpServer{mcpServer(bridge, agent.agent.Info.AgentCapabilities.McpCapabilities.HTTP)}
+		ctx, cancel := pool.callTimeout(w.ctx)
+		resp, err := agent.agent.Conn.NewSession(ctx, req)
+		cancel()
+		if err != nil {
+			pool.release(agent)
+			w.post(context.Background(), evSessionOpened{err: pool.explainTimeout(agent, "session/new", err)})
+			return
+		}
+		agent.add(resp.SessionID, w)
+		if !w.post(context.Background(), evSessionOpened{agent: agent, id: resp.SessionID}) {
+			agent.remove(resp.SessionID)
+			pool.release(agent)
+		}
 	})
-	if err != nil {
-		return false, agent.agent.Explain(fmt.Errorf("opening a session: %w", err))
+}
+
+func (w *worker) onSessionOpened(ev evSessionOpened) {
+	w.opening = false
+	if ev.err != nil {
+		w.logger.Info("no session", "agent", w.def.Label(), "error", ev.err)
+		if r := w.pending; r != nil {
+			w.pending = nil
+			w.report(r, nil, "failed")
+			r.finish(jsonrpc2.Errorf(codeAgentFailure, "%v", ev.err))
+		}
+		return
 	}
-	w.agent, w.session = agent, resp.SessionID
-	agent.add(resp.SessionID, w)
-	return true, nil
+	w.agent, w.session, w.needsContext = ev.agent, ev.id, true
+	if w.convID == "" {
+		w.logger.Debug("spare session ready", "agent", w.def.Label(), "session", ev.id)
+	}
+	if r := w.pending; r != nil {
+		w.pending = nil
+		w.startTurn(r)
+	}
 }
 
 func mcpServer(b *mcpbridge.Session, http bool) acp.McpServer {
@@ -384,19 +567,12 @@ func mcpServer(b *mcpbridge.Session, http bool) acp.McpServer {
 	return acp.StdioMcpServer(mcpbridge.ServerName, cmd, args, es)
 }
 
-// onCall is the bridge's callback for an agent's call of a VS Code tool: it waits until
-// a later request of the conversation carries the result.
-func (w *worker) onCall(ctx context.Context, call mcpbridge.Call) (mcpbridge.Result, error) {
-	reply := make(chan mcpbridge.Result, 1)
-	w.post(ctx, evCall{call: call, reply: reply})
-	select {
-	case res := <-reply:
-		return res, nil
-	case <-ctx.Done():
-		return mcpbridge.Result{}, ctx.Err()
-	case <-w.quit:
-		return mcpbridge.Result{}, fmt.Errorf("the conversation ended")
+func bridgeTools(tools []ToolDefinition) []mcpbridge.Tool {
+	var out []mcpbridge.Tool
+	for _, t := range tools {
+		out = append(out, mcpbridge.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 	}
+	return out
 }
 
 func userText(msgs []Message) string {
@@ -414,188 +590,36 @@ func userText(msgs []Message) string {
 	return strings.Join(parts, "\n")
 }
 
-// onUpdate turns agent output into parts: text as text, the agent's own tool calls and
-// plans as Markdown that shows each call once and then only its status changes.
-func (w *worker) onUpdate(u acp.SessionUpdate) {
-	if w.turn == nil || w.draining {
-		return // the output of a cancelled or finished turn
-	}
-	if c := u.AgentMessageChunk; c != nil {
-		if t, ok := c.Content.AsText(); ok {
-			w.emit(TextPart(t))
+// transcript renders earlier turns as context for an agent that has not seen them.
+func transcript(msgs []Message) string {
+	var b strings.Builder
+	for _, m := range msgs {
+		role := "User"
+		if m.Role == RoleAssistant {
+			role = "Assistant"
 		}
-		return
-	}
-	for _, ev := range w.view.Apply(u) {
-		if p, ok := w.structured(ev); ok {
-			w.sendOrBuffer(p) // display only: not part of the history
-			continue
-		}
-		w.mdOut.Reset()
-		w.md.Render(ev)
-		if w.mdOut.Len() > 0 {
-			w.emitDisplay(w.mdOut.String())
+		for _, p := range m.Content {
+			switch p.Type {
+			case PartText:
+				fmt.Fprintf(&b, "%s: %s\n", role, p.Value)
+			case PartToolCall:
+				fmt.Fprintf(&b, "%s called tool %s with %s\n", role, p.ToolName, p.Parameters)
+			case PartToolResult:
+				fmt.Fprintf(&b, "Tool result for %s: %s\n", p.ToolCallID, mcpbridge.ResultText(p.Result))
+			}
 		}
 	}
+	return b.String()
 }
 
-// structured makes a thinking or tool_invocation part for a client that renders them:
-// the tool call's whole state (toolui.ToolCallPart, the state model of VS Code's
-// ChatToolInvocationPart) each time it changes, keyed by toolCallId.
-func (w *worker) structured(ev toolui.Event) (ContentPart, bool) {
-	var kind string
-	switch ev.Kind {
-	case toolui.ThoughtDelta:
-		kind = "thinking"
-	case toolui.ToolStarted, toolui.ToolUpdated, toolui.PermissionRequested:
-		kind = "tool_invocation"
-	default:
-		return ContentPart{}, false
-	}
-	if !w.caps.CanRender(kind) {
-		return ContentPart{}, false
-	}
-	if kind == "thinking" {
-		raw, _ := json.Marshal(map[string]string{"type": "thinking", "value": ev.Text})
-		return ContentPart{Type: kind, Raw: raw}, true
-	}
-	raw, err := toolui.ToolCallPart(kind, ev.Tool)
-	if err != nil {
-		return ContentPart{}, false
-	}
-	return ContentPart{Type: kind, Raw: raw}, true
-}
-
-// emit sends a part to the open request, or keeps it for the next one.
-func (w *worker) emit(p ContentPart) {
-	w.conv.AppendProvisional(p)
-	w.sendOrBuffer(p)
-}
-
-// emitDisplay sends text parley made up for display; it is not part of the match key.
-func (w *worker) emitDisplay(text string) {
-	p := TextPart(text)
-	w.conv.Emitted(p)
-	w.sendOrBuffer(p)
-}
-
-func (w *worker) sendOrBuffer(p ContentPart) {
-	if w.open != nil {
-		w.s.send(w.open, p)
-		return
-	}
-	w.buffer = append(w.buffer, p)
-}
-
-func (w *worker) flushBuffer() {
-	for _, p := range w.buffer {
-		w.s.send(w.open, p)
-	}
-	w.buffer = nil
-}
-
-// onPermission decides an agent's permission request: calls of bridged VS Code tools
-// are allowed (VS Code confirms them itself); others become a call of the agent-action
-// tool that VS Code confirms; without that tool, the request is refused.
-func (w *worker) onPermission(req *acp.RequestPermissionRequest, reply chan acp.RequestPermissionOutcome) {
-	title := strings.TrimPrefix(req.ToolCall.Title, "mcp__"+mcpbridge.ServerName+"__")
-	for _, t := range w.tools {
-		if t.Name == title {
-			reply <- choose(req.Options, true)
-			return
+func toolResults(msgs []Message) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	for _, m := range msgs {
+		for _, p := range m.Content {
+			if p.Type == PartToolResult {
+				out[p.ToolCallID] = p.Result
+			}
 		}
 	}
-	if w.action == "" || w.turn == nil || w.draining {
-		reply <- choose(req.Options, false)
-		return
-	}
-	params, _ := json.Marshal(map[string]any{"kind": nullIfEmpty(string(req.ToolCall.Kind)), "title": nullIfEmpty(req.ToolCall.Title), "raw_input": req.ToolCall.RawInput})
-	w.perm = &permWait{id: req.ToolCall.ToolCallID, req: req, reply: reply}
-	w.emit(ContentPart{Type: PartToolCall, ToolCallID: string(req.ToolCall.ToolCallID), ToolName: w.action, Parameters: params})
-	w.completeSoon()
-}
-
-func nullIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
-// choose picks an allow_once or a reject_once option by kind (never by position).
-func choose(options []acp.PermissionOption, allow bool) acp.RequestPermissionOutcome {
-	kind := acp.PermissionOptionKindRejectOnce
-	if allow {
-		kind = acp.PermissionOptionKindAllowOnce
-	}
-	if o, ok := permission.ChooseOption(options, kind); ok {
-		return acp.SelectedOutcome(o.OptionID)
-	}
-	if !allow {
-		if o, ok := permission.ChooseOption(options, acp.PermissionOptionKindRejectAlways); ok {
-			return acp.SelectedOutcome(o.OptionID)
-		}
-	}
-	return acp.CancelledOutcome()
-}
-
-func (w *worker) answerPermission(approved bool) {
-	if w.perm == nil {
-		return
-	}
-	w.perm.reply <- choose(w.perm.req.Options, approved)
-	w.perm = nil
-}
-
-// completeSoon ends the open request shortly, so that calls the agent makes at the same
-// time go out together in one response.
-func (w *worker) completeSoon() {
-	if w.complete != nil {
-		w.complete.Stop()
-	}
-	w.complete = time.AfterFunc(50*time.Millisecond, func() { w.post(context.Background(), evCompleteNow{}) })
-}
-
-// cancelTurn stops the running prompt (session/cancel), refuses a pending permission,
-// and fails pending tool calls; the prompt's late output is dropped.
-func (w *worker) cancelTurn() {
-	w.answerPermission(false)
-	for id, reply := range w.calls {
-		reply <- mcpbridge.Result{Text: "the request was cancelled", IsError: true}
-		delete(w.calls, id)
-	}
-	if w.turn != nil && !w.draining {
-		w.turn()
-		w.draining = true
-	}
-}
-
-func (w *worker) onPromptDone(ev evPromptDone) {
-	w.turn = nil
-	if w.draining {
-		w.draining = false
-		if q := w.queued; q != nil {
-			w.queued = nil
-			w.startPrompt(q)
-		}
-		return
-	}
-	if ev.err != nil {
-		w.finishOpen(jsonrpc2.Errorf(codeAgentFailure, "the agent failed: %v", ev.err))
-		return
-	}
-	w.conv.Complete()
-	w.finishOpen(nil)
-	if q := w.queued; q != nil {
-		w.queued = nil
-		w.startPrompt(q)
-	}
-}
-
-func (w *worker) finishOpen(err error) {
-	if w.open == nil {
-		return
-	}
-	w.open.finish(err)
-	w.open = nil
+	return out
 }

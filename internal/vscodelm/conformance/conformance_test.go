@@ -180,21 +180,37 @@ func TestCancelWhileStreaming(t *testing.T) {
 	})
 }
 
-// §7 "one open request per session": a second request for a conversation that is still
-// streaming answers the first with -32800 and is served itself.
+// §7 "one open request per session": a request that continues a conversation whose
+// answer is still streaming answers that one with -32800 and is served itself. A request
+// the streaming session cannot take (an edit of, or the same as, the message being
+// answered) gets a session of its own and leaves the streaming one alone.
 func TestSecondRequestSupersedesTheStreamingOne(t *testing.T) {
-	t.Run("edited", func(t *testing.T) {
+	t.Run("continued", func(t *testing.T) {
 		c := start(t)
 		cv := c.conversation(elizaTagged())
 		cv.turn(alike)
 		first := cv.send(user("slowly " + ticks("tick", 100)))
 		c.waitParts(first, 1)
+		second := cv.send(user(alike)) // [..., U1, U2]: the client dropped the unfinished answer
+		wantCancelled(t, c.fails(first, -32800))
+		if got := strings.TrimSpace(textOf(c.ok(second))); got != alikeReplies[1] {
+			t.Errorf("superseding request: %q, want exactly %q (the same session, nothing of the superseded turn)", got, alikeReplies[1])
+		}
+	})
+	t.Run("edited", func(t *testing.T) {
+		c := start(t)
+		cv := c.conversation(elizaTagged())
+		cv.turn(alike)
+		first := cv.send(user("slowly " + ticks("tick", 30)))
+		c.waitParts(first, 1)
 		cv.dropLast(1)
 		second := cv.send(user(alike))
-		wantCancelled(t, c.fails(first, -32800))
 		got := textOf(c.ok(second))
 		if !isAlikeReply(got) || strings.Contains(got, "tick") {
-			t.Errorf("superseding request: %q, want an answer to %q only", got, alike)
+			t.Errorf("edited request: %q, want an answer to %q only", got, alike)
+		}
+		if got := strings.TrimSpace(textOf(c.ok(first))); got != ticks("tick", 30) {
+			t.Errorf("the streaming request: %q, want it undisturbed: %q", got, ticks("tick", 30))
 		}
 	})
 	t.Run("resent", func(t *testing.T) {
@@ -203,10 +219,12 @@ func TestSecondRequestSupersedesTheStreamingOne(t *testing.T) {
 		cv.turn(alike)
 		first := cv.send(user("slowly " + ticks("tick", 30)))
 		c.waitParts(first, 1)
-		second := c.chat(cv.agent, cv.history, nil) // the same history again (a retry)
-		wantCancelled(t, c.fails(first, -32800))
-		if got := strings.TrimSpace(textOf(c.ok(second))); got != ticks("tick", 30) {
-			t.Errorf("resent request: %q, want exactly %q (no late chunks of the superseded one)", got, ticks("tick", 30))
+		second := c.chat(cv.agent, cv.history, nil) // the same history again
+		if got := textOf(c.ok(second)); strings.Count(got, ticks("tick", 30)) != 1 {
+			t.Errorf("resent request: %q, want the words once, from a session of its own", got)
+		}
+		if got := strings.TrimSpace(textOf(c.ok(first))); got != ticks("tick", 30) {
+			t.Errorf("the streaming request: %q, want it undisturbed: %q", got, ticks("tick", 30))
 		}
 	})
 }

@@ -39,11 +39,15 @@ var hangGuard = flag.Duration("conformance.timeout", 20*time.Second,
 const chatMethod = "lm/provideLanguageModelChatResponse"
 
 var (
+	testBin    string // this test binary, which also serves as the fake agent
 	parleyBin  string // built by TestMain
-	skipReason string // non-empty: the server cannot be tested; every test skips with it
+	skipReason string // non-empty: the server cannot be tested; every test fails with it
 )
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(fakeAgentEnv); mode != "" {
+		os.Exit(runFakeAgent(mode)) // started by parley as an agent
+	}
 	flag.Parse()
 	os.Exit(runTests(m))
 }
@@ -55,6 +59,7 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	testBin, _ = os.Executable()
 	skipReason = buildParley(dir)
 	code := m.Run()
 	if code == 0 {
@@ -82,10 +87,13 @@ func buildParley(dir string) string {
 	return ""
 }
 
+// requireServer fails a test when the binary could not be built or does not serve
+// vscodelm: the suite never passes by skipping.
 func requireServer(t *testing.T) {
 	t.Helper()
+	testbin.NoteSources()
 	if skipReason != "" {
-		t.Skip(skipReason)
+		t.Fatal(skipReason)
 	}
 }
 
@@ -121,8 +129,9 @@ type call struct {
 
 // client is a fake VS Code extension talking to one `parley vscodelm` process.
 type client struct {
-	t   *testing.T
-	cmd *exec.Cmd
+	t    *testing.T
+	cmd  *exec.Cmd
+	home string // HOME of the process; the XDG directories are under it
 
 	stdin          *os.File // write end
 	stdout, stderr *os.File // read ends
@@ -140,6 +149,7 @@ type client struct {
 	calls      map[string]*call
 	nullID     []*rpcError // error responses with "id": null, not yet awaited
 	violations []string
+	logLines   []string // parley's stderr lines (its log)
 	eof        bool
 }
 
@@ -152,6 +162,7 @@ func start(t *testing.T, args ...string) *client {
 	home := t.TempDir()
 	c := &client{
 		t:       t,
+		home:    home,
 		exited:  make(chan struct{}),
 		changed: make(chan struct{}),
 		calls:   map[string]*call{},
@@ -234,6 +245,8 @@ func (c *client) readStderr() {
 	for s.Scan() {
 		c.mu.Lock()
 		c.transcript = append(c.transcript, "   stderr: "+s.Text())
+		c.logLines = append(c.logLines, s.Text())
+		c.notify()
 		c.mu.Unlock()
 	}
 }
@@ -520,6 +533,46 @@ func (c *client) waitParts(id int64, n int) {
 	}
 }
 
+// awaitStderr waits for a line of parley's stderr (its log) that contains every one of
+// the substrings, and returns it.
+func (c *client) awaitStderr(substrings ...string) string {
+	c.t.Helper()
+	var found string
+	c.waitFor(fmt.Sprintf("a log line with %q", substrings), func() bool {
+		for _, line := range c.logLines {
+			if containsAll(line, substrings) {
+				found = line
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// countStderr counts the lines of parley's stderr read so far that contain every one of
+// the substrings.
+func (c *client) countStderr(substrings ...string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, line := range c.logLines {
+		if containsAll(line, substrings) {
+			n++
+		}
+	}
+	return n
+}
+
+func containsAll(s string, substrings []string) bool {
+	for _, sub := range substrings {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
+}
+
 // awaitNullID waits for an error response with "id": null (the answer to a line parley
 // could not read as a request) and returns it.
 func (c *client) awaitNullID() *rpcError {
@@ -616,8 +669,9 @@ func abbreviateLines(lines []string) []string {
 	return out
 }
 
-// parleyProcesses lists the live processes running the test's parley binary with the
-// first argument arg ("" for any), and their parent pids. Linux only; elsewhere it
+// parleyProcesses lists the live processes running the test's parley binary (or this
+// test binary as the fake agent) with the first argument arg ("" for any), and their
+// parent pids. Linux only; elsewhere it
 // finds none.
 func parleyProcesses(arg string) map[int]int {
 	found := map[int]int{}
@@ -632,7 +686,8 @@ func parleyProcesses(arg string) map[int]int {
 			continue
 		}
 		argv := strings.Split(strings.TrimRight(string(cmdline), "\x00"), "\x00")
-		if argv[0] != parleyBin || (arg != "" && (len(argv) < 2 || argv[1] != arg)) {
+		ours := argv[0] == parleyBin || argv[0] == testBin && pid != os.Getpid()
+		if !ours || (arg != "" && (len(argv) < 2 || argv[1] != arg)) {
 			continue
 		}
 		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))

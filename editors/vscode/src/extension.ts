@@ -1,0 +1,132 @@
+// The extension's entry point: wires the backend, the model provider, the agent-action
+// tool, the @parley participant, the commands and the settings together.
+
+import * as vscode from 'vscode';
+import { AgentActionTool } from './agentAction';
+import { Backend } from './backend';
+import { workspaceRoots } from './convert';
+import { INSTALL_COMMAND, locateParley, ParleyNotFoundError } from './locate';
+import { checkAgentServers, listModels, type ModelContext, type ParleyModel } from './models';
+import { PARTICIPANT_ID, ParleyParticipant } from './participant';
+import { ParleyChatProvider } from './provider';
+import { AGENT_ACTION_TOOL, type ToolDefinition } from './wire';
+
+const LAST_MODEL_KEY = 'parley.lastModel';
+
+let backend: Backend | undefined;
+
+function config() {
+  return vscode.workspace.getConfiguration('parley');
+}
+
+export function activate(context: vscode.ExtensionContext): void {
+  const log = vscode.window.createOutputChannel('parley');
+  context.subscriptions.push(log);
+
+  const parleyPath = () => locateParley(config().get<string>('path', '')?.trim() ?? '');
+  backend = new Backend({
+    locate: parleyPath,
+    globalArgs: () => {
+      const args = ['--log', config().get<string>('logLevel', 'warn') ?? 'warn'];
+      const trace = config().get<string>('traceDir', '')?.trim();
+      return trace ? [...args, '--trace-dir', trace] : args;
+    },
+    log,
+    stopGraceMs: 1500, // VS Code gives deactivate a few seconds
+  });
+  const be = backend;
+
+  const agentServers = () => {
+    const { servers, problems } = checkAgentServers(config().get<unknown>('agentServers'));
+    for (const p of problems) log.appendLine(`[client] ${p}`);
+    return servers;
+  };
+  const modelContext = (): ModelContext => ({ backend: be, parleyPath, agentServers: agentServers() });
+
+  const shown = new Set<string>();
+  const reportStartFailure = (err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    if (shown.has(message)) return;
+    shown.add(message);
+    const actions = err instanceof ParleyNotFoundError ? ['Copy Install Command', 'Open Settings'] : ['Show Log'];
+    void vscode.window.showErrorMessage(message, ...actions).then((choice) => {
+      if (choice === 'Copy Install Command') void vscode.env.clipboard.writeText(INSTALL_COMMAND);
+      if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'parley.path');
+      if (choice === 'Show Log') log.show(true);
+    });
+  };
+
+  // The agents the user chose, so that the backend can get one ready before it is needed.
+  // VS Code lists the models often: ask once per backend process and agent.
+  let listed: ParleyModel[] = [];
+  let prepared = '';
+  be.onDidStart(() => (prepared = ''));
+  const onChosen = (model: ParleyModel) => void context.workspaceState.update(LAST_MODEL_KEY, model.id);
+  const onListed = (models: ParleyModel[]) => {
+    listed = models;
+    const last = models.find((m) => m.id === context.workspaceState.get<string>(LAST_MODEL_KEY));
+    if (!last) return;
+    const params = { modelId: last.id, agent: last.agent, ...workspaceRoots() };
+    const key = JSON.stringify(params);
+    if (key === prepared) return;
+    prepared = key;
+    be.notify('lm/prepareSession', params);
+  };
+
+  const provider = new ParleyChatProvider({ models: modelContext, log, reportStartFailure, onChosen, onListed });
+  context.subscriptions.push(provider, vscode.lm.registerLanguageModelChatProvider('parley', provider));
+  context.subscriptions.push(vscode.lm.registerTool(AGENT_ACTION_TOOL, new AgentActionTool()));
+
+  const participant = new ParleyParticipant({
+    backend: be,
+    log,
+    models: async () => {
+      if (listed.length > 0) return listed;
+      const { models } = await listModels(modelContext(), true);
+      onListed(models);
+      return models;
+    },
+    defaultAgent: () => config().get<string>('chat.agent', 'eliza') || 'eliza',
+    agentActionTool: () => agentActionDefinition(context),
+    useProposedApi: () => config().get<boolean>('chat.toolInvocationParts', true) ?? true,
+    onChosen,
+  });
+  const chat = vscode.chat.createChatParticipant(PARTICIPANT_ID, participant.handler);
+  chat.iconPath = new vscode.ThemeIcon('comment-discussion');
+  context.subscriptions.push(chat);
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('parley.restartBackend', async () => {
+      log.appendLine('[client] restarting the backend');
+      try {
+        await be.restart();
+        provider.refresh();
+      } catch (err) {
+        reportStartFailure(err);
+      }
+    }),
+    vscode.commands.registerCommand('parley.showLog', () => log.show(true)),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('parley')) return;
+      shown.clear();
+      listed = [];
+      if (['parley.path', 'parley.logLevel', 'parley.traceDir'].some((s) => e.affectsConfiguration(s))) {
+        void be.restart().catch((err) => log.appendLine(`[client] ${err instanceof Error ? err.message : String(err)}`));
+      }
+      provider.refresh();
+    }),
+  );
+}
+
+/** The agent-action tool as package.json contributes it, for requests the participant sends. */
+function agentActionDefinition(context: vscode.ExtensionContext): ToolDefinition {
+  const tools = (context.extension.packageJSON?.contributes?.languageModelTools ?? []) as Array<{ name: string; modelDescription?: string; inputSchema?: unknown }>;
+  const t = tools.find((x) => x.name === AGENT_ACTION_TOOL);
+  return { name: AGENT_ACTION_TOOL, description: t?.modelDescription ?? '', inputSchema: t?.inputSchema ?? {} };
+}
+
+export async function deactivate(): Promise<void> {
+  const b = backend;
+  backend = undefined;
+  await b?.dispose();
+}

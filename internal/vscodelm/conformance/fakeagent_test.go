@@ -1,0 +1,349 @@
+package conformance
+
+// The scripted fake ACP agent: this test binary, started by `parley vscodelm` as an agent
+// (TestMain switches on fakeAgentEnv). It has the behaviours of real agents that Eliza
+// lacks: each real agent's way of asking permission for an MCP tool, two MCP calls some
+// time apart, a stuck initialize or session/new, a hostile permission request, stderr
+// output. Every reply starts with a header line saying which session answered, how many
+// prompts that session has had, and the outcome of its last permission request, so a test
+// can see exactly what the agent received.
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/mcpclient"
+)
+
+const (
+	// fakeAgentEnv selects the role and the start-up behaviour: "ok", "stuck-initialize"
+	// or "stuck-session".
+	fakeAgentEnv = "PARLEY_CONFORMANCE_AGENT"
+	// fakeFIFOEnv names a FIFO from which `stagger` reads a line before its second call.
+	fakeFIFOEnv = "PARLEY_CONFORMANCE_FIFO"
+)
+
+// fakeAgent returns the params.agent of the fake agent in the flat shape, with its
+// start-up mode and extra environment variables ("NAME=value").
+func fakeAgent(mode string, env ...string) json.RawMessage {
+	self, err := os.Executable()
+	if err != nil {
+		panic(err)
+	}
+	vars := []map[string]string{{"name": fakeAgentEnv, "value": mode}}
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		vars = append(vars, map[string]string{"name": name, "value": value})
+	}
+	b, err := json.Marshal(map[string]any{"id": "fake-" + mode, "name": "Fake (" + mode + ")", "command": self, "args": []string{}, "env": vars})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+type stdio struct{}
+
+func (stdio) Read(b []byte) (int, error)  { return os.Stdin.Read(b) }
+func (stdio) Write(b []byte) (int, error) { return os.Stdout.Write(b) }
+func (stdio) Close() error                { os.Stdin.Close(); return os.Stdout.Close() }
+
+func runFakeAgent(mode string) int {
+	a := &scriptedAgent{mode: mode, sessions: map[acp.SessionID]*fakeSession{}}
+	conn := acp.NewAgentConn(stdio{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
+	<-conn.Done()
+	return 0
+}
+
+type scriptedAgent struct {
+	mode string
+	conn *acp.AgentConn
+
+	mu       sync.Mutex
+	sessions map[acp.SessionID]*fakeSession
+	next     int
+}
+
+type fakeSession struct {
+	id      acp.SessionID
+	servers []acp.McpServer
+
+	mu         sync.Mutex // held for a whole turn
+	prompts    int
+	permission string // the outcome of the last permission request
+	calls      int
+	mcp        *mcp.ClientSession
+
+	cancelMu sync.Mutex
+	cancel   context.CancelFunc
+}
+
+func (a *scriptedAgent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	if a.mode == "stuck-initialize" {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return &acp.InitializeResponse{
+		ProtocolVersion:   acp.NegotiateVersion(req.ProtocolVersion),
+		AgentCapabilities: acp.AgentCapabilities{McpCapabilities: acp.McpCapabilities{HTTP: true}},
+	}, nil
+}
+
+func (a *scriptedAgent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	if a.mode == "stuck-session" {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.next++
+	s := &fakeSession{id: acp.SessionID(fmt.Sprintf("fake-%d", a.next)), servers: req.McpServers, permission: "none"}
+	a.sessions[s.id] = s
+	return &acp.NewSessionResponse{SessionID: s.id}, nil
+}
+
+func (a *scriptedAgent) Cancel(ctx context.Context, req *acp.CancelNotification) error {
+	a.mu.Lock()
+	s := a.sessions[req.SessionID]
+	a.mu.Unlock()
+	if s != nil {
+		s.cancelMu.Lock()
+		if s.cancel != nil {
+			s.cancel()
+		}
+		s.cancelMu.Unlock()
+	}
+	return nil
+}
+
+func (a *scriptedAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptResponse, error) {
+	a.mu.Lock()
+	s := a.sessions[req.SessionID]
+	a.mu.Unlock()
+	if s == nil {
+		return nil, acp.ErrSessionNotFound(req.SessionID)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.cancelMu.Lock()
+	s.cancel = cancel
+	s.cancelMu.Unlock()
+
+	s.prompts++
+	text := acp.PromptText(req.Prompt)
+	t := &fakeTurn{a: a, s: s, ctx: ctx}
+	t.say(fmt.Sprintf("session=%s prompt=%d permission=%s\n", s.id, s.prompts, s.permission))
+	t.run(text)
+	if ctx.Err() != nil {
+		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
+	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+type fakeTurn struct {
+	a   *scriptedAgent
+	s   *fakeSession
+	ctx context.Context
+}
+
+func (t *fakeTurn) say(text string) {
+	t.a.conn.Update(t.ctx, t.s.id, acp.AgentMessageChunk(acp.TextBlock(text)))
+}
+
+func (t *fakeTurn) update(u acp.SessionUpdate) { t.a.conn.Update(t.ctx, t.s.id, u) }
+
+// run answers the prompt line by line: commands are carried out, other lines echoed as
+// "got: <line>", so a test sees exactly what the agent received.
+func (t *fakeTurn) run(text string) {
+	for _, line := range strings.Split(text, "\n") {
+		if t.ctx.Err() != nil {
+			return
+		}
+		verb, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+		switch verb {
+		case "hang": // until the turn is cancelled
+			t.say("hanging\n")
+			<-t.ctx.Done()
+		case "call": // call <tool> <json>
+			tool, args, _ := strings.Cut(rest, " ")
+			t.say(t.call(tool, args) + "\n")
+		case "ask": // ask <form> <tool> <json>: permission in a real agent's form, then the call
+			form, more, _ := strings.Cut(rest, " ")
+			tool, args, _ := strings.Cut(more, " ")
+			t.ask(form, tool, args)
+		case "hostile": // hostile <tool>: an execute request titled with a VS Code tool's name
+			kind := t.permission(acp.ToolCallUpdate{
+				ToolCallID: t.nextID(), Title: rest, Kind: acp.ToolKindExecute,
+				RawInput: json.RawMessage(`{"command":"rm -rf ~"}`),
+			}, nil)
+			t.say("hostile: " + kind + "\n")
+		case "perm": // perm <title>: a permission request for an internal action
+			kind := t.permission(acp.ToolCallUpdate{ToolCallID: t.nextID(), Title: rest, Kind: acp.ToolKindExecute}, nil)
+			t.say("permission: " + kind + "\n")
+		case "stagger": // stagger <tool1> <tool2>: the second call once the FIFO gives a line
+			t.stagger(strings.Fields(rest))
+		case "stderr":
+			fmt.Fprintln(os.Stderr, rest)
+			t.say("wrote to stderr\n")
+		default:
+			if line != "" {
+				t.say("got: " + line + "\n")
+			}
+		}
+	}
+}
+
+func (t *fakeTurn) nextID() acp.ToolCallID {
+	t.s.calls++
+	return acp.ToolCallID(fmt.Sprintf("fake-call-%d", t.s.calls))
+}
+
+// ask requests permission for an MCP tool of vscode_tools the way a real agent does, then
+// calls it if allowed.
+func (t *fakeTurn) ask(form, tool, args string) {
+	if args == "" {
+		args = "{}"
+	}
+	id := t.nextID()
+	call := acp.ToolCallUpdate{ToolCallID: id}
+	var meta acp.Meta
+	switch form {
+	case "claude":
+		call.Title = "mcp__vscode_tools__" + tool
+		call.RawInput = json.RawMessage(args)
+	case "codex":
+		// The tool call first, then a permission request without a title.
+		raw, _ := json.Marshal(map[string]any{"server": "vscode_tools", "tool": tool, "arguments": json.RawMessage(args)})
+		t.update(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: id, Title: "mcp.vscode_tools." + tool, Status: acp.ToolCallStatusPending, RawInput: raw}})
+		meta = acp.Meta{"is_mcp_tool_approval": json.RawMessage(`true`)}
+	case "gemini":
+		call.Title = tool + " (vscode_tools MCP Server)"
+		call.Kind = acp.ToolKindOther
+	case "qwen":
+		call.Title = args
+		meta = acp.Meta{"toolName": json.RawMessage(`"mcp__vscode_tools__` + tool + `"`)}
+	default:
+		t.say("unknown form " + form + "\n")
+		return
+	}
+	kind := t.permission(call, meta)
+	t.say("permission: " + kind + "\n")
+	if strings.HasPrefix(kind, "allow") {
+		t.say(t.call(tool, args) + "\n")
+	}
+}
+
+// permission asks the client, records the outcome for the next reply's header, and
+// returns the chosen option's kind (or "cancelled").
+func (t *fakeTurn) permission(call acp.ToolCallUpdate, meta acp.Meta) string {
+	options := []acp.PermissionOption{ // ids unlike the kinds, as codex's are
+		{OptionID: "opt-1", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+		{OptionID: "opt-2", Name: "Always", Kind: acp.PermissionOptionKindAllowAlways},
+		{OptionID: "opt-3", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+		{OptionID: "opt-4", Name: "Never", Kind: acp.PermissionOptionKindRejectAlways},
+	}
+	req := &acp.RequestPermissionRequest{SessionID: t.s.id, ToolCall: call, Options: options}
+	if meta != nil {
+		req.Meta = meta
+		req.ToolCall.Meta = meta
+	}
+	// The request outlives session/cancel: ACP has the client answer it.
+	resp, err := t.a.conn.RequestPermission(context.WithoutCancel(t.ctx), req)
+	kind := "cancelled"
+	switch {
+	case err != nil:
+		kind = "error: " + err.Error()
+	case resp.Outcome.Selected != nil:
+		kind = "unknown option " + string(resp.Outcome.Selected.OptionID)
+		for _, o := range options {
+			if o.OptionID == resp.Outcome.Selected.OptionID {
+				kind = string(o.Kind)
+			}
+		}
+	}
+	t.s.permission = kind
+	return kind
+}
+
+// call calls a tool of vscode_tools and reports "OK: <result>" or "ERROR: <message>".
+func (t *fakeTurn) call(tool, args string) string {
+	if args == "" {
+		args = "{}"
+	}
+	var arguments map[string]any
+	if err := json.Unmarshal([]byte(args), &arguments); err != nil {
+		return "ERROR: arguments: " + err.Error()
+	}
+	c, err := t.mcpSession()
+	if err != nil {
+		return "ERROR: " + err.Error()
+	}
+	res, err := c.CallTool(t.ctx, &mcp.CallToolParams{Name: tool, Arguments: arguments})
+	switch {
+	case err != nil:
+		return "ERROR: " + err.Error()
+	case res.IsError:
+		return "ERROR: " + mcpclient.ResultText(res)
+	}
+	return "OK: " + mcpclient.ResultText(res)
+}
+
+// stagger calls two tools at once, the second only after a line arrives on the FIFO (the
+// test sends it once the first call's response has ended), and reports both in order.
+func (t *fakeTurn) stagger(tools []string) {
+	if len(tools) != 2 {
+		t.say("stagger needs two tools\n")
+		return
+	}
+	results := make([]string, 2)
+	var wg sync.WaitGroup
+	wg.Go(func() { results[0] = t.call(tools[0], "{}") })
+	fifo, err := os.Open(os.Getenv(fakeFIFOEnv))
+	if err == nil {
+		bufio.NewReader(fifo).ReadString('\n')
+		fifo.Close()
+	}
+	wg.Go(func() { results[1] = t.call(tools[1], "{}") })
+	wg.Wait()
+	t.say(strings.Join(results, "\n") + "\n")
+}
+
+func (t *fakeTurn) mcpSession() (*mcp.ClientSession, error) {
+	if t.s.mcp != nil {
+		return t.s.mcp, nil
+	}
+	for _, srv := range t.s.servers {
+		var server mcpclient.Server
+		switch {
+		case srv.HTTP != nil && srv.HTTP.Name == "vscode_tools":
+			server = mcpclient.Server{Name: srv.HTTP.Name, URL: srv.HTTP.URL, Headers: map[string]string{}}
+			for _, h := range srv.HTTP.Headers {
+				server.Headers[h.Name] = h.Value
+			}
+		case srv.Stdio != nil && srv.Stdio.Name == "vscode_tools":
+			server = mcpclient.Server{Name: srv.Stdio.Name, Command: srv.Stdio.Command, Args: srv.Stdio.Args}
+			for _, e := range srv.Stdio.Env {
+				server.Env = append(server.Env, e.Name+"="+e.Value)
+			}
+		default:
+			continue
+		}
+		c, err := mcpclient.Connect(context.WithoutCancel(t.ctx), server)
+		if err != nil {
+			return nil, err
+		}
+		t.s.mcp = c
+		return c, nil
+	}
+	return nil, fmt.Errorf("no vscode_tools server in session/new")
+}

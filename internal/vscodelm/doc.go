@@ -1,0 +1,119 @@
+// Package vscodelm is the core of `parley vscodelm`: a stdio JSON-RPC backend for a VS Code
+// extension's LanguageModelChatProvider that lets any ACP agent serve as a VS Code
+// language model.
+//
+// Data flows one way: the extension sends lm/provideLanguageModelChatResponse with the
+// whole conversation (VS Code's API is stateless); the history Matcher finds the ACP
+// session that conversation belongs to and the messages its agent has not seen; the
+// session worker prompts the agent and streams its output back as lm/responsePart
+// notifications, then lm/responseComplete and the result {}. The wire protocol is the one
+// of Symposium's vscodelm backend (the protocol reference), so an existing
+// client keeps working.
+//
+// # Which conversation a request continues
+//
+// The router (router.go, Serve's goroutine) owns every conversation's history and asks the
+// Matcher (history.go). A conversation's session can take a request only if the request
+// repeats every user message that session was sent and adds something after them; the
+// agent is prompted with only that. Of the conversations that can, the one that shares
+// the longest history with the request wins (its committed history, then as much of its
+// last exchange as the request repeats); a tie goes to one whose last answer the request
+// repeats, then to the most recently used. When none can, the request gets a new
+// session, given the shared earlier turns as context (a transcript before its first
+// prompt). So:
+//
+//   - A retry or regenerate ([..., U2] again, without the answer) and a second chat opened
+//     with the same first message never reach a session that has seen that message: the
+//     agent would see it twice and answer as in a later turn. An edited message does not
+//     either (that session saw the message it replaces). The other conversation is left
+//     alone, even mid-answer: VS Code itself cancels a request it replaces.
+//   - After a cancel, a declined tool call or a declined agent action, VS Code drops the
+//     answer but keeps the user's message: the next request is [..., U1, U2]. The session
+//     has seen U1, so it continues, and the agent receives only U2.
+//
+// # Tool calls and permission requests
+//
+// The worker (worker.go, waits.go) shows each agent call of a VS Code tool, and each
+// permission request, as a tool_call part, and ends the response 50 ms later so that
+// calls made together go out together. A call that arrives after the response ended is
+// held and shown in the next response (the one that carries the first results); only a
+// call VS Code was shown and did not answer counts as declined. A declined tool call
+// fails the MCP call; a declined agent action is answered with the agent's reject_once
+// option, and session/cancel follows right behind that answer, in the same write (a
+// session/cancel first would make the answer "cancelled", which some agents take as "stop
+// everything").
+// lm/cancel cancels the turn, and ACP answers its pending permission requests "cancelled".
+// A permission request for one of parley's own bridged tools is allowed in every agent's
+// form (bridged.go); nothing else is allowed by name.
+//
+// # Agents
+//
+// One agent process per agent definition serves all its conversations (pool.go). Starting
+// it and opening sessions never block other conversations, and every call to an agent
+// other than a turn (initialize, session/new, session/close) has a deadline
+// (Options.AgentTimeout); when it passes the request is answered -32000 saying so. Agent
+// stderr goes to a log file per agent (Options.AgentLog). On a signal the agents are
+// stopped, open requests answered -32800, and Serve returns.
+//
+// # One owner for each piece of state
+//
+// The router owns the histories and the table of conversations and open requests; each
+// worker owns its session, its open request and what waits for VS Code. They talk with
+// messages: the router posts to a worker's unbounded mailbox (so it never waits for one),
+// a worker posts to the router's inbox. A worker reports what it streamed when the
+// exchange ends, before the request is answered, so the router has it before the client
+// can send the next request.
+//
+// # Protocol additions
+//
+// parley accepts optional members in the chat request params that old clients never
+// send, and behaves exactly as Symposium did when they are absent:
+//
+//   - "cwd": the absolute workspace folder the agent works in (ACP's session cwd).
+//     Default: parley's own absolute working directory.
+//   - "additionalDirectories": further absolute workspace folders of a multi-root
+//     workspace, passed to agents that support them.
+//   - "capabilities": what the client can render beyond text and tool_call parts, e.g.
+//     {"parts":["thinking","tool_invocation"]}. Without it parley sends only the two part
+//     types of the original protocol and renders agent activity as Markdown text.
+//
+// The extra parts, sent only to a client that declared it renders them (display only:
+// the client does not send them back in the history):
+//
+//	{"type":"thinking","value":"…"}   a piece of the agent's reasoning
+//	{"type":"tool_invocation","toolCallId":"…","state":"executing", …}
+//
+// A tool_invocation part is the whole current state of one agent tool call each time it
+// changes (the client keeps the last per toolCallId), with the members of toolui's JSON
+// tool-call event: state (streaming, waiting_for_confirmation, executing, completed,
+// cancelled), isError, title, toolName, kind, invocationMessage, pastTenseMessage,
+// errorMessage, terminalCommand, diffs, locations, content, parentId (sub-agent grouping),
+// presentation ("hidden", "hiddenAfterComplete") and confirmation — VS Code's
+// ChatToolInvocationPart model.
+//
+// lm/provideLanguageModelChatInformation takes optional "agentServers" (the client's own
+// agents, in the agent_servers shape, merged over the configuration file's), "cwd" and
+// "additionalDirectories" (where spare sessions open), and each model carries "detail"
+// (where the agent comes from) and "agent" (the flat definition to send back as
+// params.agent). An agent definition may carry labels beside its variant
+// ({"id":"x","name":"X","eliza":{…}}).
+//
+// Spare sessions: when the models are listed, each agent the user configured or has used
+// gets one session opened ahead of time (at most Options.Spares in all, on the workspace
+// of the listing or of the latest request); the next new conversation with that agent and
+// workspace takes it instead of waiting for the agent to start and for session/new. None
+// is opened beside a live conversation of the same agent and workspace: opencode 1.18
+// keeps MCP servers per workspace, not per session, and a second session's vscode_tools
+// would take the first conversation's away. An unused spare closes after the idle timeout.
+//
+// Other additions: `parley vscodelm --idle-timeout D --max-conversations N --spares N
+// --agent-timeout D` bound what is kept and waited for; `--trace-dir` may stand before or
+// after the subcommand.
+//
+// # Files
+//
+// wire.go: the wire types; agentdef.go: params.agent and the key that selects an agent
+// process; history.go: the Matcher; server.go: Serve and the JSON-RPC handlers; router.go:
+// the router; worker.go, waits.go, output.go, bridged.go: a conversation's worker; pool.go:
+// agent processes; mailbox.go: the router's queue to a worker.
+package vscodelm

@@ -1,0 +1,276 @@
+package vscodelm
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// router is the state of the request router, which runs on Serve's goroutine: the history
+// of every conversation (the Matcher), which worker serves it, and the requests not
+// answered yet. Everyone else reaches it with messages on Server.inbox.
+type router struct {
+	matcher *Matcher
+	convs   map[string]*convState   // by Conversation.ID
+	open    map[string]*chatRequest // by request id
+	// early holds lm/cancel ids that came before their request was routed (the client
+	// sends lm/cancel right after the request; the request's handler may not have run).
+	early []string
+	// spares are sessions opened ahead of the next new conversation, one per agent at
+	// most, only for agents the user configured or has used (eligible), and only while
+	// that agent has no conversation in that workspace (see prepareSpare).
+	spares   map[AgentKey]*spare
+	eligible map[AgentKey]AgentDef
+	workers  int // numbering
+	// Of the latest chat request: where a spare session opens, and the tools it offers.
+	lastCwd   string
+	lastDirs  []string
+	lastTools []ToolDefinition
+}
+
+// spare is a worker that has opened (or is opening) a session no conversation uses yet.
+type spare struct {
+	w     *worker
+	cwd   string
+	dirs  []string
+	since time.Time
+}
+
+// convState is what the router knows of a conversation besides its history.
+type convState struct {
+	conv       *Conversation
+	w          *worker
+	key        AgentKey
+	cwd        string       // where its session works
+	current    *chatRequest // the latest request routed to it
+	busy       bool
+	lastActive time.Time
+}
+
+// maxEarlyCancels bounds the lm/cancel ids kept for requests not routed yet.
+const maxEarlyCancels = 64
+
+func newRouter() router {
+	return router{
+		matcher: NewMatcher(), convs: map[string]*convState{}, open: map[string]*chatRequest{},
+		spares: map[AgentKey]*spare{}, eligible: map[AgentKey]AgentDef{},
+	}
+}
+
+// Messages to the router.
+type (
+	routeChat     struct{ req *chatRequest }
+	routeCancel   struct{ id string }
+	routeAnswered struct{ id string } // the request's handler has its answer
+	routeExchange struct {            // a worker ended an exchange
+		conv    string
+		req     *chatRequest
+		answer  []AnswerPart
+		outcome string
+	}
+	routeBusy struct { // a worker started or stopped having work
+		conv string
+		busy bool
+		last *chatRequest // the latest request the worker had taken
+	}
+	routeListed struct { // the client listed the models: the agents the user configured
+		configured []AgentDef
+		cwd        string
+		dirs       []string
+	}
+)
+
+// route is the router's loop. It returns when the client connection ends (false) or ctx
+// ends (true).
+func (s *Server) route(ctx context.Context) (signalled bool) {
+	janitor := time.NewTicker(min(s.idle/4, time.Minute))
+	defer janitor.Stop()
+	for {
+		select {
+		case msg := <-s.inbox:
+			s.handleRoute(msg)
+		case <-janitor.C:
+			s.evictIdle()
+		case <-s.conn.Done():
+			return false
+		case <-ctx.Done():
+			return true
+		}
+	}
+}
+
+func (s *Server) handleRoute(msg any) {
+	rt := &s.router
+	switch m := msg.(type) {
+	case routeChat:
+		s.routeChat(m.req)
+	case routeCancel:
+		if r := rt.open[m.id]; r != nil {
+			r.finish(errCancelled)
+			if cs := rt.convs[r.conv]; cs != nil {
+				cs.w.mail.post(ctlCancel{req: r})
+			}
+			return
+		}
+		rt.early = append(rt.early, m.id)
+		if len(rt.early) > maxEarlyCancels {
+			rt.early = rt.early[1:]
+		}
+	case routeAnswered:
+		delete(rt.open, m.id)
+	case routeExchange:
+		s.logger.Debug("exchange ended", "request", m.req.key, "conversation", m.conv, "outcome", m.outcome, "parts", len(m.answer))
+		if cs := rt.convs[m.conv]; cs != nil {
+			cs.lastActive = time.Now()
+			if cs.current == m.req {
+				cs.conv.Record(m.answer)
+			}
+		}
+	case routeBusy:
+		if cs := rt.convs[m.conv]; cs != nil && (m.busy || m.last == cs.current) {
+			cs.busy, cs.lastActive = m.busy, time.Now()
+		}
+	case routeListed:
+		if m.cwd != "" {
+			rt.lastCwd, rt.lastDirs = m.cwd, m.dirs
+		}
+		for _, def := range m.configured {
+			rt.eligible[def.Key] = def
+			s.prepareSpare(def)
+		}
+		used := slices.SortedFunc(maps.Values(rt.eligible), func(a, b AgentDef) int { return strings.Compare(a.Label(), b.Label()) })
+		for _, def := range used { // and the agents used before
+			s.prepareSpare(def)
+		}
+	}
+}
+
+// routeChat matches a request to its conversation, starting a new one (and its worker)
+// when no session can take it, and hands it to the conversation's worker.
+func (s *Server) routeChat(r *chatRequest) {
+	rt := &s.router
+	for i, id := range rt.early {
+		if id == r.key {
+			rt.early = append(rt.early[:i], rt.early[i+1:]...)
+			r.finish(errCancelled)
+			return
+		}
+	}
+	mt := rt.matcher.Match(r.def.Key, r.params.Messages)
+	conv, fresh := mt.Conversation, mt.Conversation == nil
+	if fresh {
+		conv = rt.matcher.Start(r.def.Key, mt)
+	} else {
+		conv.Commit(mt)
+	}
+	r.conv, r.new, r.context = conv.ID, mt.New, mt.Context
+	s.logger.Debug("chat request", "request", r.key, "conversation", conv.ID, "agent", r.def.Label(),
+		"messages", len(r.params.Messages), "shared", mt.Shared, "new", len(mt.New), "cancelled", mt.Cancelled, "fresh", fresh)
+
+	rt.lastCwd, rt.lastDirs, rt.lastTools = r.params.Cwd, r.params.AdditionalDirectories, r.tools
+	cs := rt.convs[conv.ID]
+	if cs == nil {
+		cs = &convState{conv: conv, w: s.takeSpare(r), key: r.def.Key, cwd: r.params.Cwd}
+		rt.convs[conv.ID] = cs
+		if len(rt.convs) > s.max {
+			s.evictOldest(conv.ID)
+		}
+		rt.eligible[r.def.Key] = r.def // the user chose this agent: it gets a spare next time
+	}
+	cs.current, cs.busy, cs.lastActive = r, true, time.Now()
+	rt.open[r.key] = r
+	cs.w.mail.post(ctlRequest{req: r})
+}
+
+// startWorker starts a worker for def.
+func (s *Server) startWorker(def AgentDef) *worker {
+	s.router.workers++
+	w := newWorker(s, fmt.Sprintf("w%d", s.router.workers), def)
+	s.goroutines.Go(w.run)
+	return w
+}
+
+// takeSpare returns the spare worker for the request's agent when its session opened
+// (or is opening) where the request works, else a new worker.
+func (s *Server) takeSpare(r *chatRequest) *worker {
+	sp := s.router.spares[r.def.Key]
+	if sp == nil || sp.cwd != r.params.Cwd || !slices.Equal(sp.dirs, r.params.AdditionalDirectories) {
+		return s.startWorker(r.def)
+	}
+	delete(s.router.spares, r.def.Key)
+	s.logger.Debug("took a spare session", "agent", r.def.Label(), "worker", sp.w.id)
+	return sp.w
+}
+
+// prepareSpare opens a spare session for an eligible agent that has none, within the
+// bound: the next new conversation with that agent takes it and does not wait for the
+// agent to start or for session/new.
+//
+// Not while the agent has a conversation in that workspace: some agents (opencode 1.18)
+// keep MCP servers per workspace, not per session, so a second session's vscode_tools
+// replaces the first's and that conversation's calls of VS Code tools fail. A spare
+// therefore never adds a session the user did not ask for beside a live one.
+func (s *Server) prepareSpare(def AgentDef) {
+	rt := &s.router
+	if _, ok := rt.eligible[def.Key]; !ok || rt.spares[def.Key] != nil || len(rt.spares) >= s.spares {
+		return
+	}
+	cwd := rt.lastCwd
+	if cwd == "" {
+		cwd = s.cwd
+	}
+	for _, cs := range rt.convs {
+		if cs.key == def.Key && cs.cwd == cwd {
+			return
+		}
+	}
+	w := s.startWorker(def)
+	rt.spares[def.Key] = &spare{w: w, cwd: cwd, dirs: rt.lastDirs, since: time.Now()}
+	s.logger.Debug("opening a spare session", "agent", def.Label(), "worker", w.id)
+	w.mail.post(ctlPrepare{cwd: cwd, dirs: rt.lastDirs, tools: rt.lastTools})
+}
+
+// evictIdle closes the conversations and spare sessions idle for longer than the idle
+// timeout.
+func (s *Server) evictIdle() {
+	cutoff := time.Now().Add(-s.idle)
+	for _, cs := range s.router.convs {
+		if !cs.busy && cs.lastActive.Before(cutoff) {
+			s.evict(cs)
+		}
+	}
+	for key, sp := range s.router.spares {
+		if sp.since.Before(cutoff) {
+			s.logger.Debug("closing an unused spare session", "agent", sp.w.def.Label(), "worker", sp.w.id)
+			delete(s.router.spares, key)
+			sp.w.mail.post(ctlClose{})
+		}
+	}
+}
+
+// evictOldest closes the least recently active idle conversation other than keep.
+func (s *Server) evictOldest(keep string) {
+	var oldest *convState
+	for id, cs := range s.router.convs {
+		if id == keep || cs.busy {
+			continue
+		}
+		if oldest == nil || cs.lastActive.Before(oldest.lastActive) {
+			oldest = cs
+		}
+	}
+	if oldest != nil {
+		s.evict(oldest)
+	}
+}
+
+// evict forgets a conversation and tells its worker to close its session and end.
+func (s *Server) evict(cs *convState) {
+	s.logger.Debug("closing an idle conversation", "conversation", cs.conv.ID)
+	s.router.matcher.Remove(cs.conv)
+	delete(s.router.convs, cs.conv.ID)
+	cs.w.mail.post(ctlClose{})
+}
