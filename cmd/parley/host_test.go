@@ -250,6 +250,31 @@ func TestRunAgentCannotRewriteParleysOwnFiles(t *testing.T) {
 	}
 }
 
+// A command run in a terminal can't rewrite parley's configuration either, even with
+// --yolo and the workspace at $HOME: writing there is critical, and critical asks (here
+// nobody can answer, so it is refused). Landlock cannot carve the directory out of the
+// writable workspace; the judgement of the command is what stops it.
+func TestRunTerminalCannotRewriteParleysOwnFiles(t *testing.T) {
+	w := newWorkspace(t)
+	w.env = testbin.HomeEnv(w.dir) // the workspace is $HOME
+	cfg := parleyConfigDir(w.env)
+	mustWrite(t, filepath.Join(cfg, "config.json"), `{}`)
+	r := w.run(t, strings.Join([]string{
+		"run 4096 sh -c 'echo [evil] > " + cfg + "/config.json'",
+		"run 4096 cp /dev/null " + cfg + "/config.json",
+		"run 4096 echo fine",
+	}, "\n"), "--yolo")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(cfg, "config.json")); string(b) != "{}" {
+		t.Errorf("the configuration was rewritten: %q\n%s", b, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "fine") {
+		t.Errorf("a harmless command did not run:\n%s", r.stdout)
+	}
+}
+
 func mustWrite(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
