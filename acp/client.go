@@ -343,16 +343,19 @@ func (c *ClientConn) Prompt(ctx context.Context, req *PromptRequest) (*PromptRes
 	}
 }
 
-// Cancel sends session/cancel. First it withdraws the session's pending permission
-// requests: their handlers' contexts end and the agent is answered "cancelled", as ACP
-// requires, before the agent answers the prompt.
+// Cancel sends session/cancel, then withdraws the session's pending permission requests:
+// their handlers' contexts end and the agent is answered "cancelled", as ACP requires,
+// before it answers the prompt. In that order on the wire, so that an agent learns the
+// turn is cancelled before it reads the "cancelled" outcome (one that read the outcome
+// first could take it for a refusal and go on with the turn).
 func (c *ClientConn) Cancel(ctx context.Context, n *CancelNotification) error {
+	err := c.rpc.Notify(ctx, MethodSessionCancel, n)
 	c.mu.Lock()
 	for cancel := range c.asking[n.SessionID] {
 		(*cancel)(errTurnCancelled)
 	}
 	c.mu.Unlock()
-	return c.rpc.Notify(ctx, MethodSessionCancel, n)
+	return err
 }
 
 // SetSessionMode switches the session's mode.
