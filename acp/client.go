@@ -52,10 +52,6 @@ const (
 	earlyUpdateTTL   = 30 * time.Second
 )
 
-// CancelGrace is how long Prompt waits for the agent's answer after it sent
-// session/cancel because its context ended. A well-behaved agent answers at once.
-var CancelGrace = 10 * time.Second
-
 // ClientConn is the client's side of a connection: it serves a Client and calls the agent.
 //
 // Updates for a session id the client has not seen returned yet (agents in the wild send
@@ -64,9 +60,10 @@ var CancelGrace = 10 * time.Second
 // session-opening request is in flight, at most earlyUpdateLimit of them; leftovers are
 // dropped with a warning.
 type ClientConn struct {
-	rpc    *jsonrpc2.Conn
-	client Client
-	logger *slog.Logger
+	rpc         *jsonrpc2.Conn
+	client      Client
+	logger      *slog.Logger
+	cancelGrace time.Duration
 
 	// deliverMu serialises deliveries to client.SessionUpdate, so that a replay of early
 	// updates and the dispatcher's own deliveries never interleave.
@@ -79,6 +76,9 @@ type ClientConn struct {
 	// can withdraw them: ACP has the client answer them "cancelled" on session/cancel.
 	asking map[SessionID]map[*context.CancelCauseFunc]bool
 }
+
+// cancelSendWait bounds the wait to queue session/cancel.
+const cancelSendWait = 2 * time.Second
 
 // errTurnCancelled is the cause given to a permission request's context when its turn
 // was cancelled.
@@ -93,9 +93,12 @@ type earlyUpdate struct {
 // bind makes the client, given the connection it will call the agent through; it runs
 // before the first message is read.
 func NewClientConn(stream io.ReadWriteCloser, bind func(conn *ClientConn) Client, opts *ConnOptions) *ClientConn {
-	c := &ClientConn{known: map[SessionID]bool{}, asking: map[SessionID]map[*context.CancelCauseFunc]bool{}, logger: slog.New(slog.DiscardHandler)}
+	c := &ClientConn{known: map[SessionID]bool{}, asking: map[SessionID]map[*context.CancelCauseFunc]bool{}, logger: slog.New(slog.DiscardHandler), cancelGrace: DefaultCancelGrace}
 	if opts != nil && opts.Logger != nil {
 		c.logger = opts.Logger
+	}
+	if opts != nil && opts.CancelGrace > 0 {
+		c.cancelGrace = opts.CancelGrace
 	}
 	newRPC(stream, opts, func(rpc *jsonrpc2.Conn) *router {
 		c.rpc = rpc
@@ -300,7 +303,8 @@ func (c *ClientConn) CloseSession(ctx context.Context, req *CloseSessionRequest)
 }
 
 // Prompt runs a turn. When ctx ends, Prompt sends session/cancel and keeps waiting (at
-// most CancelGrace) for the agent's answer, which should be StopReasonCancelled.
+// most the CancelGrace of its options, sending included) for the agent's answer, which
+// should be StopReasonCancelled.
 func (c *ClientConn) Prompt(ctx context.Context, req *PromptRequest) (*PromptResponse, error) {
 	type result struct {
 		resp *PromptResponse
@@ -318,33 +322,40 @@ func (c *ClientConn) Prompt(ctx context.Context, req *PromptRequest) (*PromptRes
 		return r.resp, r.err
 	case <-ctx.Done():
 	}
-	if err := c.Cancel(context.WithoutCancel(ctx), &CancelNotification{SessionID: req.SessionID}); err != nil {
+	grace, cancelGrace := context.WithTimeout(context.WithoutCancel(ctx), c.cancelGrace)
+	defer cancelGrace()
+	// An agent that does not even take session/cancel in cancelSendWait is not reading: its
+	// answer will not come either.
+	sendCtx, sent := context.WithTimeout(grace, cancelSendWait)
+	defer sent()
+	if err := c.Cancel(sendCtx, &CancelNotification{SessionID: req.SessionID}); err != nil {
 		stop()
 		<-done
-		return nil, fmt.Errorf("cancelling the turn: %w", err)
+		return nil, fmt.Errorf("cancelling the turn: the agent does not read what parley sends (%w): %w", err, context.Cause(ctx))
 	}
-	timer := time.NewTimer(CancelGrace)
-	defer timer.Stop()
 	select {
 	case r := <-done:
 		return r.resp, r.err
-	case <-timer.C:
+	case <-grace.Done():
 		stop()
 		<-done
-		return nil, fmt.Errorf("the agent did not answer session/prompt within %v of session/cancel: %w", CancelGrace, context.Cause(ctx))
+		return nil, fmt.Errorf("the agent did not answer session/prompt within %v of session/cancel: %w", c.cancelGrace, context.Cause(ctx))
 	}
 }
 
-// Cancel sends session/cancel. First it withdraws the session's pending permission
-// requests: their handlers' contexts end and the agent is answered "cancelled", as ACP
-// requires, before the agent answers the prompt.
+// Cancel sends session/cancel, then withdraws the session's pending permission requests:
+// their handlers' contexts end and the agent is answered "cancelled", as ACP requires,
+// before it answers the prompt. In that order on the wire, so that an agent learns the
+// turn is cancelled before it reads the "cancelled" outcome (one that read the outcome
+// first could take it for a refusal and go on with the turn).
 func (c *ClientConn) Cancel(ctx context.Context, n *CancelNotification) error {
+	err := c.rpc.Notify(ctx, MethodSessionCancel, n)
 	c.mu.Lock()
 	for cancel := range c.asking[n.SessionID] {
 		(*cancel)(errTurnCancelled)
 	}
 	c.mu.Unlock()
-	return c.rpc.Notify(ctx, MethodSessionCancel, n)
+	return err
 }
 
 // SetSessionMode switches the session's mode.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
@@ -21,7 +22,16 @@ type ConnOptions struct {
 	Extensions ExtensionHandler
 	// OnBadInput is told of every line from the peer that was not a valid message.
 	OnBadInput func(err error)
+	// CancelGrace is how long a client's Prompt waits for the agent's answer after it sent
+	// session/cancel because its context ended (DefaultCancelGrace when 0).
+	CancelGrace time.Duration
+	// CloseTimeout bounds the orderly end of the connection (see jsonrpc2.Options).
+	CloseTimeout time.Duration
 }
+
+// DefaultCancelGrace is ConnOptions.CancelGrace's default: a well-behaved agent answers a
+// cancelled prompt at once.
+const DefaultCancelGrace = 10 * time.Second
 
 // ExtensionHandler answers extension methods. params are raw so that nothing is lost.
 type ExtensionHandler interface {
@@ -109,6 +119,7 @@ func newRPC(stream io.ReadWriteCloser, opts *ConnOptions, bind func(rpc *jsonrpc
 			MaxLineBytes: opts.MaxLineBytes,
 			Logger:       opts.Logger,
 			OnBadInput:   opts.OnBadInput,
+			CloseTimeout: opts.CloseTimeout,
 		}
 	}))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/parley-acp/parley/internal/json"
@@ -14,7 +15,8 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // testAgent misbehaves in the ways real agents do, on purpose.
 type testAgent struct {
-	conn *AgentConn
+	conn      *AgentConn
+	cancelled atomic.Bool // session/cancel was handled
 }
 
 func (a *testAgent) Initialize(ctx context.Context, req *InitializeRequest) (*InitializeResponse, error) {
@@ -39,7 +41,9 @@ func (a *testAgent) Prompt(ctx context.Context, req *PromptRequest) (*PromptResp
 		if err != nil {
 			return nil, err
 		}
-		if resp.Outcome.Cancelled != nil {
+		// Only a turn known to be cancelled ends cancelled: an agent that reads the
+		// outcome before session/cancel takes it for a refusal and goes on.
+		if resp.Outcome.Cancelled != nil && a.cancelled.Load() {
 			return &PromptResponse{StopReason: StopReasonCancelled}, nil
 		}
 	case "unknown":
@@ -51,7 +55,10 @@ func (a *testAgent) Prompt(ctx context.Context, req *PromptRequest) (*PromptResp
 	return &PromptResponse{StopReason: StopReasonEndTurn}, nil
 }
 
-func (a *testAgent) Cancel(ctx context.Context, req *CancelNotification) error { return nil }
+func (a *testAgent) Cancel(ctx context.Context, req *CancelNotification) error {
+	a.cancelled.Store(true)
+	return nil
+}
 
 // testClient records updates and holds permission requests until their context ends.
 type testClient struct {

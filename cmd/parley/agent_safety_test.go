@@ -429,7 +429,7 @@ func TestAgentWorkspaceAnswersAreListedAndReset(t *testing.T) {
 	first.stop()
 
 	r := parleyIn(t, w.dir, w.env, "", "permissions", "--agent", "parley-agent")
-	if r.code != 0 || !strings.Contains(r.stdout, "execute:medium rm -f build.log") || !strings.Contains(r.stdout, w.dir) {
+	if r.code != 0 || !strings.Contains(r.stdout, "exactly `rm -f build.log` (risk medium)") || !strings.Contains(r.stdout, w.dir) {
 		t.Fatalf("parley permissions: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// A restarted agent does not ask again in this workspace.

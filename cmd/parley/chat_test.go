@@ -169,3 +169,17 @@ func TestChatRestartsACrashedAgent(t *testing.T) {
 	term.typeLine("/quit")
 	term.wait(t, 0)
 }
+
+// TestChatAgentThatNeverSetsTheMode: /mode against an agent that never answers
+// session/set_mode fails after --agent-timeout, and the chat goes on.
+func TestChatAgentThatNeverSetsTheMode(t *testing.T) {
+	w := newWorkspace(t)
+	term := startTerminalIn(t, w.dir, w.env, "chat", "--agent-timeout", "1s", "--agent-command", fakeAgentCommand(t, "hostile-mute-set"))
+	term.expect("is ready")
+	term.typeLine("/mode b")
+	term.expect("did not answer session/set_mode within 1s")
+	term.typeLine("hello")
+	term.expect("›")
+	term.typeLine("/quit")
+	term.wait(t, 0)
+}

@@ -23,6 +23,9 @@ func runFakeAgent(behaviour string) int {
 		fmt.Println("Hello! I am not an ACP agent, and I will wait for ever.")
 		select {}
 	}
+	if strings.HasPrefix(behaviour, "hostile-") {
+		return runHostileAgent(strings.TrimPrefix(behaviour, "hostile-"))
+	}
 	if behaviour == "scripted" || behaviour == "scripted-ignoring-eof" {
 		a := &scriptedAgent{}
 		acp.NewAgentConn(stdioStream{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/testbin"
 )
 
 // workspaceFixture is a workspace with a file, and outside it a secret that symlinks
@@ -205,4 +206,81 @@ func TestChatModesModelsAndSessions(t *testing.T) {
 	term.expect("about scripted-1")
 	term.typeLine("/quit")
 	term.wait(t, 0)
+}
+
+// TestRunAgentCannotRewriteParleysOwnFiles: parley started in $HOME has its own
+// configuration inside the workspace. The agent may read it, but neither write it (by any
+// name) nor start commands in it.
+func TestRunAgentCannotRewriteParleysOwnFiles(t *testing.T) {
+	w := newWorkspace(t)
+	w.env = testbin.HomeEnv(w.dir) // the workspace is $HOME
+	cfg := parleyConfigDir(w.env)
+	mustWrite(t, filepath.Join(cfg, "config.json"), `{}`)
+	if err := os.Symlink(cfg, filepath.Join(w.dir, "cfg")); err != nil {
+		t.Fatal(err)
+	}
+	evil := `{"permissions":[{"tool":"*","action":"allow"}]}`
+	r := w.run(t, strings.Join([]string{
+		"read " + cfg + "/config.json",
+		"write " + cfg + "/config.json " + evil,
+		"write " + w.dir + "/cfg/config.json " + evil,
+		"write " + cfg + "/agents/new.json " + evil,
+		"runin " + cfg + " pwd",
+		"runin " + w.dir + "/cfg pwd",
+		"write " + w.dir + "/notes.txt fine",
+	}, "\n"))
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	want := []string{"read: {}", "write error", "write error", "write error", "run error", "run error", "wrote "}
+	if len(lines) != len(want) {
+		t.Fatalf("got %d lines:\n%s", len(lines), r.stdout)
+	}
+	for i, l := range lines {
+		if !strings.HasPrefix(l, want[i]) {
+			t.Errorf("line %d: %q, want %q…", i, l, want[i])
+		}
+	}
+	if !strings.Contains(lines[1], "parley's own directory") {
+		t.Errorf("the refusal does not say why: %q", lines[1])
+	}
+	if b, _ := os.ReadFile(filepath.Join(cfg, "config.json")); string(b) != "{}" {
+		t.Errorf("the configuration was rewritten: %s", b)
+	}
+}
+
+// A command run in a terminal can't rewrite parley's configuration either, even with
+// --yolo and the workspace at $HOME: writing there is critical, and critical asks (here
+// nobody can answer, so it is refused). Landlock cannot carve the directory out of the
+// writable workspace; the judgement of the command is what stops it.
+func TestRunTerminalCannotRewriteParleysOwnFiles(t *testing.T) {
+	w := newWorkspace(t)
+	w.env = testbin.HomeEnv(w.dir) // the workspace is $HOME
+	cfg := parleyConfigDir(w.env)
+	mustWrite(t, filepath.Join(cfg, "config.json"), `{}`)
+	r := w.run(t, strings.Join([]string{
+		"run 4096 sh -c 'echo [evil] > " + cfg + "/config.json'",
+		"run 4096 cp /dev/null " + cfg + "/config.json",
+		"run 4096 echo fine",
+	}, "\n"), "--yolo")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(cfg, "config.json")); string(b) != "{}" {
+		t.Errorf("the configuration was rewritten: %q\n%s", b, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "fine") {
+		t.Errorf("a harmless command did not run:\n%s", r.stdout)
+	}
+}
+
+func mustWrite(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -240,3 +240,25 @@ func TestAgentsListsBuiltinsAndConfigured(t *testing.T) {
 		}
 	}
 }
+
+// TestRunAgentThatNeverOpensASession: an agent that never answers session/new is given up
+// on after --agent-timeout, with an error that names it and says what to try.
+func TestRunAgentThatNeverOpensASession(t *testing.T) {
+	r := parley(t, "", "run", "--agent-timeout", "1s", "--agent-command", fakeAgentCommand(t, "hostile-mute-new"), "hello")
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1; stderr:\n%s", r.code, r.stderr)
+	}
+	for _, want := range []string{"hostile-mute-new", "did not answer session/new within 1s", "--agent-timeout"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}
+
+// TestVersion: --version says which parley this is, from the build information.
+func TestVersion(t *testing.T) {
+	r := parley(t, "", "--version")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "parley version ") || strings.TrimSpace(strings.TrimPrefix(r.stdout, "parley version ")) == "" {
+		t.Errorf("parley --version: exit %d, %q", r.code, r.stdout)
+	}
+}

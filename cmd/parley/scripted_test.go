@@ -19,6 +19,7 @@ import (
 //	read PATH                      fs/read_text_file
 //	write PATH TEXT                fs/write_text_file
 //	run LIMIT CMD ARGS...          terminal/create (outputByteLimit LIMIT), wait, output, release
+//	runin CWD CMD ARGS...          the same in the working directory CWD (1 MiB limit)
 //	ask TITLE                      session/request_permission, the four kinds in a shuffled order
 //	ask-or-give-up TITLE           the same, and a rejection ends the turn cancelled (as codex-acp does)
 //
@@ -165,14 +166,20 @@ func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionID, line string) 
 			return "write error: " + err.Error()
 		}
 		return "wrote " + path
-	case "run":
+	case "run", "runin":
 		f := strings.Fields(rest)
-		limit, _ := strconv.ParseUint(f[0], 10, 64)
+		var cwd string
+		limit := uint64(1 << 20)
+		if verb == "runin" {
+			cwd = f[0]
+		} else {
+			limit, _ = strconv.ParseUint(f[0], 10, 64)
+		}
 		args := f[2:]
 		if f[1] == "sh" { // sh -c 'script': keep the script whole
 			args = []string{"-c", strings.TrimSuffix(strings.TrimPrefix(strings.SplitN(rest, "-c ", 2)[1], "'"), "'")}
 		}
-		term, err := a.conn.CreateTerminal(ctx, &acp.CreateTerminalRequest{SessionID: sid, Command: f[1], Args: args, OutputByteLimit: &limit})
+		term, err := a.conn.CreateTerminal(ctx, &acp.CreateTerminalRequest{SessionID: sid, Command: f[1], Args: args, Cwd: cwd, OutputByteLimit: &limit})
 		if err != nil {
 			return "run error: " + err.Error()
 		}

@@ -270,7 +270,9 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	}
 	send := func(u acp.SessionUpdate) {
 		rec.record(u)
-		a.conn.Update(ctx, s.id, u)
+		if err := a.conn.Update(ctx, s.id, u); err != nil {
+			cancel() // nothing reaches the client: the turn ends here, not after the model's next replies
+		}
 	}
 	text := acp.PromptText(req.Prompt)
 	if s.title == "" {

@@ -32,7 +32,7 @@ type Sandbox interface {
 }
 
 func newClientEnv(conn *acp.AgentConn, session acp.SessionID, caps acp.ClientCapabilities, sandbox Sandbox, roots *workspace.Roots) *clientEnv {
-	return &clientEnv{conn: conn, session: session, caps: caps, local: tools.LocalEnv(), sandbox: sandbox, roots: roots}
+	return &clientEnv{conn: conn, session: session, caps: caps, local: tools.LocalEnv(roots), sandbox: sandbox, roots: roots}
 }
 
 func (e *clientEnv) ReadFile(ctx context.Context, path string) (string, error) {
@@ -98,8 +98,8 @@ func (e *clientEnv) Run(ctx context.Context, command string, args []string, cwd 
 	if err != nil {
 		return "", -1, fmt.Errorf("reading the output of %s: %w", command, err)
 	}
-	if timedOut {
-		return out.Output + fmt.Sprintf("\n[killed after %v]", timeout), -1, nil
+	if timedOut { // the Env contract: the output so far, and ErrTimeout
+		return out.Output, -1, fmt.Errorf("%w after %s", tools.ErrTimeout, timeout)
 	}
 	code := -1
 	if exit.ExitCode != nil {

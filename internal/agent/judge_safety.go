@@ -5,6 +5,7 @@ import (
 
 	"github.com/parley-acp/parley/internal/agent/tools"
 	"github.com/parley-acp/parley/internal/safety"
+	"github.com/parley-acp/parley/internal/xdg"
 )
 
 // safetyJudge is the approvals' judge: internal/safety's analysis of commands and its
@@ -20,7 +21,7 @@ func newSafetyJudge(files *safety.FileRules) safetyJudge {
 }
 
 func (j safetyJudge) command(c tools.Command, roots []string) verdict {
-	ctx := safety.Context{Workspace: roots, Dir: c.Dir, Home: j.home, Files: j.files}
+	ctx := safety.Context{Workspace: roots, Dir: c.Dir, Home: j.home, Files: j.files, Protected: xdg.OwnDirs()}
 	var a *safety.Analysis
 	if c.Line != "" {
 		a = safety.Analyze(c.Line, ctx)

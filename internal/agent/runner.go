@@ -152,7 +152,11 @@ func (r *toolRunner) runMCP(ctx context.Context, c pendingCall, guard *callGuard
 		guard.started()
 	}
 	var args map[string]any
-	json.Unmarshal(c.Args, &args)
+	if len(strings.TrimSpace(string(c.Args))) > 0 && string(c.Args) != "null" {
+		if err := json.Unmarshal(c.Args, &args); err != nil {
+			return tools.Result{Output: "Error: invalid arguments for " + c.Name + ": they must be a JSON object (" + err.Error() + ")", IsError: true}
+		}
+	}
 	res, err := t.client.CallTool(ctx, &mcp.CallToolParams{Name: t.name, Arguments: args})
 	if err != nil {
 		return tools.Result{Output: "The tool failed: " + err.Error(), IsError: true}

@@ -1,7 +1,7 @@
 // Package agentproc starts and stops agent processes: the child's stdin and stdout become
 // the protocol stream, its stderr goes to a log (never into the stream) and the last of it
-// is kept for error messages, and stopping it ends its whole process group. Every
-// front-end that spawns an agent (run, chat, vscodelm) uses it.
+// is kept for error messages, and stopping it ends its whole process group and what it left
+// (through internal/proc). Every front-end that spawns an agent (run, chat, vscodelm) uses it.
 package agentproc
 
 import (
@@ -13,9 +13,9 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
+
+	"github.com/parley-acp/parley/internal/proc"
 )
 
 // Spec says how to start an agent.
@@ -42,14 +42,14 @@ func (s Spec) String() string {
 // Process is a running agent.
 type Process struct {
 	spec   Spec
-	cmd    *exec.Cmd
+	proc   *proc.Process
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
-	tail   *tailBuffer
-
-	exited  chan struct{}
-	waitErr error // set before exited closes
+	tail   *proc.Output
 }
+
+// stderrTail is how much of the agent's stderr is kept for error messages.
+const stderrTail = 4 << 10
 
 // Start starts the agent in its own process group.
 func Start(spec Spec) (*Process, error) {
@@ -58,11 +58,10 @@ func Start(spec Spec) (*Process, error) {
 	if len(spec.Env) > 0 {
 		cmd.Env = append(os.Environ(), spec.Env...)
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// A child of the agent that keeps stderr open must not keep us from seeing the
 	// agent's own exit.
 	cmd.WaitDelay = time.Second
-	p := &Process{spec: spec, cmd: cmd, tail: &tailBuffer{max: 4 << 10}, exited: make(chan struct{})}
+	p := &Process{spec: spec, tail: proc.NewOutput(0, stderrTail)}
 	var stderr io.Writer = p.tail
 	if spec.Stderr != nil {
 		stderr = io.MultiWriter(p.tail, spec.Stderr)
@@ -75,16 +74,12 @@ func Start(spec Spec) (*Process, error) {
 	if p.stdout, err = cmd.StdoutPipe(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", spec, err)
 	}
-	if err := cmd.Start(); err != nil {
+	if p.proc, err = proc.Start(cmd); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("cannot start agent %q: command not found (is it installed and on PATH?)", spec.Command)
 		}
 		return nil, fmt.Errorf("starting %s: %w", spec, err)
 	}
-	go func() {
-		p.waitErr = cmd.Wait()
-		close(p.exited)
-	}()
 	return p, nil
 }
 
@@ -103,20 +98,16 @@ func (s stream) Close() error {
 }
 
 // Exited is closed when the process has ended.
-func (p *Process) Exited() <-chan struct{} { return p.exited }
+func (p *Process) Exited() <-chan struct{} { return p.proc.Exited() }
 
 // ExitError describes how the process ended, with the end of its stderr; nil while it
 // runs or when it exited with status 0.
 func (p *Process) ExitError() error {
-	select {
-	case <-p.exited:
-	default:
+	err := p.proc.Err() // nil while it runs
+	if err == nil {
 		return nil
 	}
-	if p.waitErr == nil {
-		return nil
-	}
-	msg := fmt.Sprintf("agent %q %v", p.spec.Command, p.waitErr)
+	msg := fmt.Sprintf("agent %q %v", p.spec.Command, err)
 	if tail := p.StderrTail(); tail != "" {
 		msg += "; its last output on stderr:\n" + tail
 	}
@@ -124,74 +115,39 @@ func (p *Process) ExitError() error {
 }
 
 // StderrTail returns the last lines the agent wrote to stderr.
-func (p *Process) StderrTail() string { return p.tail.String() }
+func (p *Process) StderrTail() string {
+	_, tail, dropped := p.tail.Snapshot(true)
+	if dropped > 0 { // start at a whole line
+		if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+			tail = tail[i+1:]
+		}
+	}
+	return strings.TrimSpace(string(tail))
+}
 
 // Stop ends the agent: it closes its stdin, waits up to grace (or the Spec's shorter
-// ExitGrace) for it to exit, then sends SIGTERM to its process group, and SIGKILL if that
-// does not do.
+// ExitGrace) for it to exit, then stops its process group (SIGTERM, SIGKILL after two
+// seconds) and ends what it left running.
 func (p *Process) Stop(grace time.Duration) error {
 	if p.spec.ExitGrace > 0 {
 		grace = min(grace, p.spec.ExitGrace)
 	}
 	p.stdin.Close()
-	// Whatever else runs in the agent's process group goes with it.
-	defer syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	if p.waitFor(grace) {
-		return nil
-	}
-	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
-	if p.waitFor(2 * time.Second) {
-		return nil
-	}
-	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	<-p.exited
-	return nil
-}
-
-func (p *Process) waitFor(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
+	timer := time.NewTimer(grace)
 	select {
-	case <-p.exited:
-		return true
-	case <-t.C:
-		return false
+	case <-p.proc.Exited():
+	case <-timer.C:
 	}
+	timer.Stop()
+	return p.proc.Stop(context.Background(), 2*time.Second)
 }
 
 // WaitExited waits for the process to end or ctx to be done.
 func (p *Process) WaitExited(ctx context.Context) error {
 	select {
-	case <-p.exited:
+	case <-p.proc.Exited():
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// tailBuffer keeps the last max bytes written to it, cut at a line start.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if over := len(t.buf) - t.max; over > 0 {
-		cut := over
-		if i := bytes.IndexByte(t.buf[over:], '\n'); i >= 0 {
-			cut = over + i + 1
-		}
-		t.buf = append(t.buf[:0], t.buf[cut:]...)
-	}
-	return len(b), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.buf))
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/parley-acp/parley/internal/llm"
 	"github.com/parley-acp/parley/internal/sandbox"
 	"github.com/parley-acp/parley/internal/store"
+	"github.com/parley-acp/parley/internal/version"
 	"github.com/spf13/cobra"
 )
 
@@ -118,7 +119,7 @@ func runAgent(cmd *cobra.Command, g *globals, f agentCommandFlags) error {
 		MaxTurnRequests: f.maxTurns,
 		NumCtx:          f.numCtx,
 		NoThink:         f.noThink,
-		Version:         version(),
+		Version:         version.String(),
 		Logger:          g.logger,
 		Auto:            auto,
 		SensitiveFiles:  files,

@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
@@ -51,16 +52,22 @@ Any other /command is sent to the agent (agents advertise their own).`,
 				tty: isTerminal(cmd.OutOrStdout()), root: opts.dir, ask: isTerminal(cmd.InOrStdin()),
 			})
 			defer con.close()
-			// Ctrl-C belongs to the chat: it cancels a turn instead of ending parley.
-			sigs := make(chan os.Signal, 1)
-			signal.Notify(sigs, os.Interrupt)
+			// Ctrl-C belongs to the chat: it cancels a turn instead of ending parley. SIGTERM
+			// quits. Once the chat is leaving, one more signal ends parley at once.
+			sigs := make(chan os.Signal, 4)
+			signal.Notify(sigs, stopSignals...)
 			defer signal.Stop(sigs)
+			defer catchBrokenPipe()()
 			con.say("parley chat: starting %s in %s …", opts.agentName, opts.dir)
 			s, err := startSession(cmd.Context(), g, con, opts)
 			if err != nil {
 				return err
 			}
+			release := func() {}
+			defer func() { release() }()
 			defer s.close()
+			// From here on, leaving is in order; a signal meanwhile ends parley at once.
+			defer func() { release = forceExitOnSignal(sigs, nil) }()
 			c := &chat{s: s, con: con, in: in, sigs: sigs}
 			con.say("%s is ready. /help for commands; Ctrl-C cancels a turn, twice quits; Ctrl-D quits.", s.agentTitle())
 			return c.loop(cmd.Context())
@@ -95,8 +102,8 @@ func (c *chat) loop(ctx context.Context) error {
 		case <-c.in.eof:
 			c.con.say("")
 			return nil
-		case <-c.sigs:
-			if time.Since(lastInterrupt) < quitWindow {
+		case sig := <-c.sigs:
+			if sig == syscall.SIGTERM || time.Since(lastInterrupt) < quitWindow {
 				c.con.say("")
 				return nil
 			}
@@ -117,6 +124,9 @@ func (c *chat) loop(ctx context.Context) error {
 			continue
 		}
 		quit, err := c.handle(ctx, line)
+		if outErr := c.con.outputErr(); outErr != nil {
+			return outErr // nobody can see the chat any more
+		}
 		if err != nil {
 			c.con.say("parley: %v", err)
 		}
@@ -178,13 +188,16 @@ func (c *chat) turn(ctx context.Context, text string) (quit bool, err error) {
 				c.con.say("(%s)", stopMessage(r.stop))
 			}
 			return quit, nil
-		case <-c.sigs:
-			if turnCtx.Err() != nil {
+		case sig := <-c.sigs:
+			switch {
+			case quit:
+				forceExit(sig) // a third: the turn would not end
+			case turnCtx.Err() != nil || sig == syscall.SIGTERM:
 				quit = true // a second Ctrl-C while cancelling: leave once the turn ends
 				c.con.say("(quitting)")
-				continue
+			default:
+				c.con.say("\n(cancelling; Ctrl-C again to quit)")
 			}
-			c.con.say("\n(cancelling; Ctrl-C again to quit)")
 			cancel()
 		case pq := <-c.con.questions:
 			switch c.question(pq) {
@@ -286,8 +299,12 @@ func (s *session) setConfig(ctx context.Context, o acp.SessionConfigOption, arg 
 		s.showChoices(o.Name, cs, string(o.Select.CurrentValue))
 		return nil
 	}
-	resp, err := s.agent.Conn.SetSessionConfigOption(ctx, &acp.SetSessionConfigOptionRequest{
-		SessionID: s.id, ConfigID: o.ID, Value: acp.ConfigValueID(acp.SessionConfigValueID(arg)),
+	var resp *acp.SetSessionConfigOptionResponse
+	err := s.setup(ctx, acp.MethodSetSessionConfigOption, func(ctx context.Context) (err error) {
+		resp, err = s.agent.Conn.SetSessionConfigOption(ctx, &acp.SetSessionConfigOptionRequest{
+			SessionID: s.id, ConfigID: o.ID, Value: acp.ConfigValueID(acp.SessionConfigValueID(arg)),
+		})
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("setting %s: %w", o.Name, err)
@@ -338,7 +355,10 @@ func (s *session) setMode(ctx context.Context, arg string) error {
 		s.showChoices("modes", cs, string(modes.CurrentModeID))
 		return nil
 	}
-	if _, err := s.agent.Conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: s.id, ModeID: acp.SessionModeID(arg)}); err != nil {
+	if err := s.setup(ctx, acp.MethodSetSessionMode, func(ctx context.Context) error {
+		_, err := s.agent.Conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: s.id, ModeID: acp.SessionModeID(arg)})
+		return err
+	}); err != nil {
 		return fmt.Errorf("setting the mode: %w", err)
 	}
 	s.mu.Lock()
@@ -368,7 +388,10 @@ func (s *session) setModel(ctx context.Context, arg string) error {
 		s.showChoices("models", cs, string(models.CurrentModelID))
 		return nil
 	}
-	if _, err := s.agent.Conn.SetSessionModel(ctx, &acp.SetSessionModelRequest{SessionID: s.id, ModelID: acp.ModelID(arg)}); err != nil {
+	if err := s.setup(ctx, acp.MethodSetSessionModel, func(ctx context.Context) error {
+		_, err := s.agent.Conn.SetSessionModel(ctx, &acp.SetSessionModelRequest{SessionID: s.id, ModelID: acp.ModelID(arg)})
+		return err
+	}); err != nil {
 		return fmt.Errorf("setting the model: %w", err)
 	}
 	s.mu.Lock()
@@ -385,7 +408,11 @@ func (s *session) listSessions(ctx context.Context) error {
 	var all []acp.SessionInfo
 	cursor := ""
 	for range 20 { // pages; a bound against an agent that never ends its list
-		resp, err := s.agent.Conn.ListSessions(ctx, &acp.ListSessionsRequest{Cwd: s.opts.dir, Cursor: cursor})
+		var resp *acp.ListSessionsResponse
+		err := s.setup(ctx, acp.MethodListSessions, func(ctx context.Context) (err error) {
+			resp, err = s.agent.Conn.ListSessions(ctx, &acp.ListSessionsRequest{Cwd: s.opts.dir, Cursor: cursor})
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("listing sessions: %w", err)
 		}
@@ -420,13 +447,19 @@ func (s *session) load(ctx context.Context, id string) error {
 	switch {
 	case caps.LoadSession:
 		var resp *acp.LoadSessionResponse
-		resp, err = s.agent.Conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+		err = s.setup(ctx, acp.MethodLoadSession, func(ctx context.Context) (err error) {
+			resp, err = s.agent.Conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+			return err
+		})
 		if err == nil {
 			s.setSettings(resp.Modes, resp.ConfigOptions, resp.Models)
 		}
 	case caps.SessionCapabilities.Resume != nil:
 		var resp *acp.ResumeSessionResponse
-		resp, err = s.agent.Conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: sid, Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+		err = s.setup(ctx, acp.MethodResumeSession, func(ctx context.Context) (err error) {
+			resp, err = s.agent.Conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: sid, Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+			return err
+		})
 		if err == nil {
 			s.setSettings(resp.Modes, resp.ConfigOptions, resp.Models)
 		}

@@ -31,6 +31,10 @@ type console struct {
 	stderr   io.Writer
 	ticker   *time.Ticker
 	stopTick chan struct{}
+
+	failOnce sync.Once
+	failed   chan struct{} // closed on the first write error of the output
+	failErr  error         // set before failed is closed
 	// questions carries permission questions to the goroutine that reads the user's
 	// input (see question.go); nil when there is nobody to ask. Unbuffered: one question
 	// at a time, in the order they came.
@@ -48,11 +52,11 @@ type consoleOptions struct {
 }
 
 func newConsole(o consoleOptions) *console {
-	c := &console{root: o.root, stderr: o.stderr, closed: make(chan struct{})}
+	c := &console{root: o.root, stderr: o.stderr, closed: make(chan struct{}), failed: make(chan struct{})}
 	if o.ask {
 		c.questions = make(chan *pendingQuestion)
 	}
-	out := newStreamWriter(o.stdout)
+	out := newStreamWriter(o.stdout, c.fail)
 	c.flushers = append(c.flushers, out)
 	switch {
 	case o.json:
@@ -63,7 +67,7 @@ func newConsole(o consoleOptions) *console {
 		c.text, c.rest, c.live = r, r, r
 	default:
 		// A pipe: the reply alone on stdout; tool calls, thoughts and plans on stderr.
-		errw := newStreamWriter(o.stderr)
+		errw := newStreamWriter(o.stderr, c.fail)
 		c.flushers = append(c.flushers, errw)
 		c.text = toolui.NewTextRenderer(out, &toolui.TextOptions{})
 		c.rest = toolui.NewTextRenderer(errw, &toolui.TextOptions{})
@@ -75,6 +79,27 @@ func newConsole(o consoleOptions) *console {
 	}
 	c.turn = toolui.NewTurn(&toolui.TurnOptions{Root: o.root})
 	return c
+}
+
+// fail records the first error writing the output (stdout closed, terminal gone), which
+// ends the turn: nobody can see it any more.
+func (c *console) fail(err error) {
+	c.failOnce.Do(func() {
+		c.failErr = fmt.Errorf("writing the output: %w", err)
+		close(c.failed)
+	})
+}
+
+// outputFailed is closed once writing the output has failed; outputErr then says how.
+func (c *console) outputFailed() <-chan struct{} { return c.failed }
+
+func (c *console) outputErr() error {
+	select {
+	case <-c.failed:
+		return c.failErr
+	default:
+		return nil
+	}
 }
 
 func (c *console) tick() {
@@ -289,28 +314,37 @@ func (p *prompter) readLine(ctx context.Context) (string, error) {
 }
 
 // streamWriter buffers output and flushes it shortly after it was written, so a stream of
-// small chunks costs few system calls yet shows up at once for a reader.
+// small chunks costs few system calls yet shows up at once for a reader. The first write
+// error goes to onErr (within flushDelay of the write that met it) and fails later writes.
 type streamWriter struct {
 	mu     sync.Mutex
 	w      *bufio.Writer
 	timer  *time.Timer
 	closed bool
+	err    error
+	onErr  func(error)
 }
 
 const flushDelay = 15 * time.Millisecond
 
-func newStreamWriter(w io.Writer) *streamWriter {
-	return &streamWriter{w: bufio.NewWriterSize(w, 64<<10)}
+func newStreamWriter(w io.Writer, onErr func(error)) *streamWriter {
+	return &streamWriter{w: bufio.NewWriterSize(w, 64<<10), onErr: onErr}
 }
 
-// Write buffers b; it never fails (a write error of the terminal shows at Flush).
+// Write buffers b; it fails once writing out has failed.
 func (s *streamWriter) Write(b []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.err != nil {
+		return 0, s.err
+	}
 	if s.closed || len(b) == 0 {
 		return len(b), nil
 	}
-	s.w.Write(b)
+	if _, err := s.w.Write(b); err != nil {
+		s.failed(err)
+		return 0, err
+	}
 	if s.timer == nil {
 		s.timer = time.AfterFunc(flushDelay, s.Flush)
 	}
@@ -321,10 +355,22 @@ func (s *streamWriter) Write(b []byte) (int, error) {
 func (s *streamWriter) Flush() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.w.Flush()
+	if err := s.w.Flush(); err != nil {
+		s.failed(err)
+	}
 	if s.timer != nil {
 		s.timer.Stop()
 		s.timer = nil
+	}
+}
+
+// failed records the first error; s.mu is held.
+func (s *streamWriter) failed(err error) {
+	if s.err == nil {
+		s.err = err
+		if s.onErr != nil {
+			s.onErr(err)
+		}
 	}
 }
 

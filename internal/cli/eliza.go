@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/parley-acp/parley/internal/eliza"
+	"github.com/parley-acp/parley/internal/version"
 	"github.com/spf13/cobra"
 )
 
@@ -26,7 +27,7 @@ DOCTOR script, needs no model, and understands test commands, one per prompt lin
 			return eliza.Serve(ctx, commandStdio(cmd), eliza.Options{
 				Deterministic: deterministic,
 				StdioMCPOnly:  stdioMCP,
-				Version:       version(),
+				Version:       version.String(),
 				Logger:        g.logger,
 			})
 		},

@@ -9,28 +9,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"runtime/debug"
 	"strings"
-	"syscall"
 
 	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/version"
 	"github.com/spf13/cobra"
 )
-
-// Version is parley's version, set at build time with -ldflags "-X ...cli.Version=v1.2.3";
-// otherwise it comes from the module's build info.
-var Version = ""
-
-func version() string {
-	if Version != "" {
-		return Version
-	}
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return "dev"
-}
 
 // exitError carries a process exit status out of a subcommand. Its message, if any, has
 // been printed already or is printed by Main.
@@ -75,7 +59,7 @@ places that want to use them.
   parley vscodelm           ACP agents as VS Code language models (the extension's backend)
   parley agent              parley's coding agent (Ollama or OpenAI-compatible models), as an ACP agent
   parley eliza              the built-in ACP agent (the 1966 DOCTOR), for tests and demos`,
-		Version:       version(),
+		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -152,8 +136,3 @@ func commandStdio(cmd *cobra.Command) stdio {
 }
 
 func joinArgs(args []string) string { return strings.Join(args, " ") }
-
-// interruptible is ctx ended by Ctrl-C or SIGTERM, for commands where that means stop.
-func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-}

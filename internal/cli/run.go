@@ -12,6 +12,7 @@ import (
 
 	"github.com/parley-acp/parley/internal/agents"
 	"github.com/parley-acp/parley/internal/config"
+	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/workspace"
 	"github.com/parley-acp/parley/internal/xdg"
 	"github.com/spf13/cobra"
@@ -37,6 +38,7 @@ const runExitGrace = 300 * time.Millisecond
 type agentFlags struct {
 	name, command, cwd string
 	yolo               bool
+	timeout            time.Duration
 	sandboxMode        string
 	sandboxWritable    []string
 }
@@ -48,6 +50,16 @@ func (f *agentFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.sandboxMode, "sandbox", "auto", "confine the commands the agent runs in parley's terminals (terminal/create) with Landlock: auto (where the kernel offers it) or off")
 	cmd.Flags().StringArrayVar(&f.sandboxWritable, "sandbox-write", nil, "a further directory those commands may write (repeatable)")
 	cmd.Flags().BoolVar(&f.yolo, "yolo", false, "allow every tool call the agent asks about, without asking (critical commands and rules configured as ask still ask)")
+	cmd.Flags().DurationVar(&f.timeout, "agent-timeout", defaultAgentTimeout(), "how long to wait for the agent to start and to answer each session request (new, load, mode, model...) before giving up; $PARLEY_INIT_TIMEOUT sets the default")
+}
+
+// defaultAgentTimeout is $PARLEY_INIT_TIMEOUT (a Go duration), or a minute: agents
+// launched through npx may first install themselves.
+func defaultAgentTimeout() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("PARLEY_INIT_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return host.DefaultInitializeTimeout
 }
 
 func newRunCommand(g *globals) *cobra.Command {
@@ -94,6 +106,7 @@ Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 			defer con.close()
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
+			defer catchBrokenPipe()()
 			if canAsk {
 				in := newPrompter(cmd.InOrStdin())
 				serving, stopServing := context.WithCancel(ctx)
@@ -125,7 +138,10 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 	if err != nil {
 		return sessionOptions{}, err
 	}
-	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, sandboxMode: f.sandboxMode, sandboxWritable: f.sandboxWritable}
+	if f.timeout <= 0 {
+		return sessionOptions{}, errors.New("--agent-timeout must be positive")
+	}
+	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, agentTimeout: f.timeout, sandboxMode: f.sandboxMode, sandboxWritable: f.sandboxWritable}
 	switch {
 	case f.command != "" && cmd.Flags().Changed("agent"):
 		return opts, errors.New("give either --agent or --agent-command, not both")

@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"regexp"
 	"sync"
+	"time"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/host"
+	"github.com/parley-acp/parley/internal/logfile"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/toolui"
@@ -27,6 +29,8 @@ type sessionOptions struct {
 	dir       string // the first of roots: the session's cwd
 	yolo      bool
 	rules     []permission.Rule // configured by the user
+	// agentTimeout bounds initialize and every session request but prompt.
+	agentTimeout time.Duration
 	// sandboxMode and sandboxWritable say how terminal/create's commands are
 	// confined (see commandSandbox).
 	sandboxMode     string
@@ -42,7 +46,7 @@ type session struct {
 	client *host.Client
 	agent  *host.Agent
 	store  *store.Store
-	log    *os.File
+	log    *logfile.File
 	roots  *workspace.Roots
 	id     acp.SessionID
 	// sandboxCleanup removes the confined commands' temporary directory.
@@ -97,10 +101,11 @@ func (s *session) launch(ctx context.Context) error {
 		stderr = s.log
 	}
 	agent, err := host.Launch(ctx, spec, host.LaunchOptions{
-		Client:       s.client,
-		Capabilities: s.client.Capabilities(),
-		Logger:       s.g.logger,
-		Stderr:       stderr,
+		Client:            s.client,
+		Capabilities:      s.client.Capabilities(),
+		Logger:            s.g.logger,
+		Stderr:            stderr,
+		InitializeTimeout: s.opts.agentTimeout,
 	})
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}
@@ -111,14 +116,44 @@ func (s *session) launch(ctx context.Context) error {
 
 // open starts a new session with the running agent.
 func (s *session) open(ctx context.Context) error {
-	resp, err := s.agent.Conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+	var resp *acp.NewSessionResponse
+	err := s.setup(ctx, acp.MethodNewSession, func(ctx context.Context) (err error) {
+		resp, err = s.agent.Conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+		return err
+	})
 	if err != nil {
-		return &exitError{code: exitFailure, err: s.agent.Explain(fmt.Errorf("opening a session: %w", err))}
+		return &exitError{code: exitFailure, err: fmt.Errorf("opening a session: %w", err)}
 	}
 	s.id = resp.SessionID
 	s.client.AddSession(resp.SessionID, s.roots)
 	s.setSettings(resp.Modes, resp.ConfigOptions, resp.Models)
 	return nil
+}
+
+// setup makes one of the requests that set a session up (new, load, resume, list,
+// set_mode, set_model, set_config_option), bounded by --agent-timeout: an agent that
+// works answers them quickly, and without a deadline one that never does would hang parley
+// without a word.
+func (s *session) setup(ctx context.Context, method string, call func(context.Context) error) error {
+	callCtx, cancel := context.WithTimeout(ctx, s.opts.agentTimeout)
+	defer cancel()
+	err := call(callCtx)
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return fmt.Errorf("%s did not answer %s within %v: it may be stuck, or still busy starting up (its log: %s); to wait longer, run parley again with --agent-timeout",
+			s.opts.agentName, method, s.opts.agentTimeout, s.logName())
+	}
+	if err != nil {
+		return s.agent.Explain(fmt.Errorf("%s: %w", method, err))
+	}
+	return nil
+}
+
+// logName is where the agent's stderr goes, for messages.
+func (s *session) logName() string {
+	if s.log == nil {
+		return "none"
+	}
+	return s.log.Name()
 }
 
 func (s *session) setSettings(modes *acp.SessionModeState, options []acp.SessionConfigOption, models *acp.SessionModelState) {
@@ -191,13 +226,28 @@ func optionByID(options []acp.PermissionOption, id acp.PermissionOptionID) (acp.
 	return acp.PermissionOption{}, false
 }
 
-// turn sends one prompt and shows the turn. ctx ending cancels the turn.
+// turn sends one prompt and shows the turn. ctx ending cancels the turn, and so does the
+// output failing (nobody sees the turn any more): that is the turn's error.
 func (s *session) turn(ctx context.Context, text string) (acp.StopReason, error) {
 	s.mu.Lock()
 	s.refused = ""
 	s.mu.Unlock()
 	s.con.newTurn()
+	ctx, cancel := context.WithCancel(ctx)
+	var watch sync.WaitGroup
+	watch.Go(func() {
+		select {
+		case <-s.con.outputFailed():
+			cancel()
+		case <-ctx.Done():
+		}
+	})
+	defer watch.Wait()
+	defer cancel() // runs first: it ends the watch
 	resp, err := s.agent.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: s.id, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+	if outErr := s.con.outputErr(); outErr != nil {
+		return "", outErr
+	}
 	if ctx.Err() != nil {
 		s.con.cancelTurn()
 	}
@@ -268,8 +318,12 @@ func (s *session) close() {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
+// agentLogLimit bounds an agent's stderr log; past it the log is rotated (one previous
+// file is kept), so an agent writing to its stderr without end costs little disk.
+const agentLogLimit = 8 << 20
+
 // openAgentLog opens the file the agent's stderr is appended to.
-func openAgentLog(agent string) (*os.File, error) {
+func openAgentLog(agent string) (*logfile.File, error) {
 	name := unsafeName.ReplaceAllString(agent, "_")
 	if len(name) > 60 {
 		name = name[:60]
@@ -278,5 +332,5 @@ func openAgentLog(agent string) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	return os.OpenFile(filepath.Join(dir, name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	return logfile.Open(filepath.Join(dir, name+".log"), agentLogLimit)
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/parley-acp/parley/internal/version"
 	"github.com/parley-acp/parley/internal/vscodelm"
 	"github.com/spf13/cobra"
 )
@@ -54,9 +55,15 @@ and direction, in DIR.`,
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
 			return vscodelm.Serve(ctx, stream, vscodelm.Options{
-				Logger: logger, Version: version(), IdleTimeout: idle, MaxConversations: maxConversations,
+				Logger: logger, Version: version.String(), IdleTimeout: idle, MaxConversations: maxConversations,
 				AgentTimeout: agentTimeout, Spares: spares,
-				AgentLog: func(name string) (io.WriteCloser, error) { return openAgentLog(name) },
+				AgentLog: func(name string) (io.WriteCloser, error) {
+					l, err := openAgentLog(name)
+					if err != nil {
+						return nil, err // not a nil *logfile.File in an interface
+					}
+					return l, nil
+				},
 			})
 		},
 	}

@@ -8,21 +8,20 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"github.com/parley-acp/parley/internal/workspace"
 )
 
-// MaxReadBytes bounds what fs/read_text_file returns: a larger answer would not fit a
-// protocol line any peer accepts. Ask for fewer lines with line and limit.
-const MaxReadBytes = 50 << 20
+// MaxAnswerBytes bounds the text fs/read_text_file returns, as JSON: what counts is the
+// size on the wire and in memory, where escaping makes a control character six bytes. A
+// larger answer would not fit a protocol line any peer accepts; ask for fewer lines with
+// line and limit.
+const MaxAnswerBytes = 32 << 20
 
 // FileSystem serves fs/read_text_file and fs/write_text_file from the disk, confined to each
 // session's workspace roots. (parley has no editor buffers: the disk is its view.)
@@ -40,21 +39,11 @@ func (f *FileSystem) ReadTextFile(ctx context.Context, req *acp.ReadTextFileRequ
 	if err != nil {
 		return nil, err
 	}
-	path, err := roots.Resolve(req.Path)
+	file, err := roots.Open(req.Path) // a regular file with one name, opened without blocking
 	if err != nil {
 		return nil, pathError(err)
 	}
-	// O_NONBLOCK: opening a FIFO must not hang; what is opened is checked before reading.
-	file, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", req.Path, err)
-	}
 	defer file.Close()
-	if info, err := file.Stat(); err != nil {
-		return nil, fmt.Errorf("reading %s: %w", req.Path, err)
-	} else if !info.Mode().IsRegular() {
-		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%s is not a regular file (%s)", req.Path, info.Mode().Type())
-	}
 	content, err := readLines(ctx, file, req.Line, req.Limit)
 	if errors.Is(err, errTooLarge) {
 		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%s: %v", req.Path, err)
@@ -67,8 +56,8 @@ func (f *FileSystem) ReadTextFile(ctx context.Context, req *acp.ReadTextFileRequ
 	return &acp.ReadTextFileResponse{Content: string(content)}, nil
 }
 
-// errTooLarge is returned when the text asked for is larger than MaxReadBytes.
-var errTooLarge = errors.New("the text asked for is larger than " + strconv.Itoa(MaxReadBytes>>20) + " MiB; read fewer lines at a time (line, limit)")
+// errTooLarge is returned when the text asked for takes more than MaxAnswerBytes as JSON.
+var errTooLarge = errors.New("the text asked for takes more than " + strconv.Itoa(MaxAnswerBytes>>20) + " MiB as JSON (control characters take six bytes each); read fewer lines at a time (line, limit)")
 
 // readLines returns the lines [line, line+limit) of r with their line ends; line 0 means
 // 1 and limit 0 means all. Skipped lines are never held in memory whole.
@@ -85,19 +74,25 @@ func readLines(ctx context.Context, r io.Reader, line, limit uint32) ([]byte, er
 		}
 	}
 	var out []byte
+	encoded := 0 // the size of out as JSON
+	add := func(chunk []byte) error {
+		if encoded += json.QuotedLen(chunk); encoded > MaxAnswerBytes {
+			return errTooLarge
+		}
+		out = append(out, chunk...)
+		return nil
+	}
 	for n := uint32(0); limit == 0 || n < limit; n++ {
 		chunk, err := br.ReadSlice('\n')
 		for err == bufio.ErrBufferFull {
-			if len(out)+len(chunk) > MaxReadBytes {
-				return nil, errTooLarge
+			if err := add(chunk); err != nil {
+				return nil, err
 			}
-			out = append(out, chunk...)
 			chunk, err = br.ReadSlice('\n')
 		}
-		if len(out)+len(chunk) > MaxReadBytes {
-			return nil, errTooLarge
+		if err := add(chunk); err != nil {
+			return nil, err
 		}
-		out = append(out, chunk...)
 		if err == io.EOF {
 			break
 		} else if err != nil {
@@ -120,70 +115,16 @@ func skipLine(br *bufio.Reader) error {
 }
 
 // WriteTextFile replaces the file's content, creating it and its missing parent directories
-// (inside the roots). The content goes to a temporary file beside it that is then renamed
-// over it, so a reader sees the old or the new content, never a mix; an existing file keeps
-// its permissions, and a symlink to it stays a symlink.
+// (inside the roots), atomically: see workspace.Roots.WriteFile.
 func (f *FileSystem) WriteTextFile(ctx context.Context, req *acp.WriteTextFileRequest) (*acp.WriteTextFileResponse, error) {
 	roots, err := sessionRoots(f.RootsFor, req.SessionID)
 	if err != nil {
 		return nil, err
 	}
-	path, err := roots.ResolveForWrite(req.Path)
-	if err != nil {
+	if err := roots.WriteFile(req.Path, []byte(req.Content)); err != nil {
 		return nil, pathError(err)
 	}
-	var keepMode *fs.FileMode // a new file gets 0666 less the umask
-	if info, err := os.Stat(path); err == nil {
-		if !info.Mode().IsRegular() {
-			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%s is not a regular file (%s)", req.Path, info.Mode().Type())
-		}
-		keepMode = new(info.Mode().Perm())
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("writing %s: %w", req.Path, err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", req.Path, err)
-	}
-	if err := writeAtomically(path, []byte(req.Content), keepMode); err != nil {
-		return nil, fmt.Errorf("writing %s: %w", req.Path, err)
-	}
 	return &acp.WriteTextFileResponse{}, nil
-}
-
-func writeAtomically(path string, content []byte, keepMode *fs.FileMode) error {
-	tmp, file, err := createTemp(path)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp) // fails harmlessly once renamed
-	_, err = file.Write(content)
-	if err == nil && keepMode != nil {
-		err = file.Chmod(*keepMode)
-	}
-	if err == nil {
-		err = file.Sync()
-	}
-	if cerr := file.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
-
-// createTemp creates a new file beside path. Unlike os.CreateTemp it creates it with mode
-// 0666 less the umask, which is what a new file should get.
-func createTemp(path string) (string, *os.File, error) {
-	for range 100 {
-		tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".parley-"+strconv.FormatUint(rand.Uint64()%1e12, 36))
-		file, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		return tmp, file, err
-	}
-	return "", nil, errors.New("cannot create a temporary file beside it")
 }
 
 // sessionRoots looks up a session's roots; an unknown session is -32002.
@@ -199,7 +140,8 @@ func sessionRoots(rootsFor func(acp.SessionID) (*workspace.Roots, error), id acp
 }
 
 // pathError gives a workspace error the code the agent sees: a missing file is -32002; a
-// relative path, a path outside the roots or one that cannot be resolved is invalid params.
+// relative path, a path outside the roots, one that cannot be resolved, is not a regular
+// file, or is protected is invalid params.
 func pathError(err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return jsonrpc2.Errorf(acp.CodeResourceNotFound, "%v", err)

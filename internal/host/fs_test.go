@@ -116,7 +116,7 @@ func TestReadTextFileRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	huge.Truncate(MaxReadBytes + 1) // sparse
+	huge.Truncate(MaxAnswerBytes + 1) // sparse
 	huge.Close()
 
 	tests := []struct {
@@ -134,9 +134,9 @@ func TestReadTextFileRefused(t *testing.T) {
 		{"s1", "a/dir-out/secret.txt", jsonrpc2.CodeInvalidParams, "outside the workspace"},
 		{"s1", "a/nul.bin", jsonrpc2.CodeInvalidParams, "not UTF-8 text"},
 		{"s1", "a/latin1.txt", jsonrpc2.CodeInvalidParams, "not UTF-8 text"},
-		{"s1", "a/sub", jsonrpc2.CodeInvalidParams, "not a regular file"},
+		{"s1", "a/sub", jsonrpc2.CodeInvalidParams, "is a directory"},
 		{"s1", "a/fifo", jsonrpc2.CodeInvalidParams, "not a regular file"},
-		{"s1", "a/huge.txt", jsonrpc2.CodeInvalidParams, "larger than 50 MiB"},
+		{"s1", "a/huge.txt", jsonrpc2.CodeInvalidParams, "more than 32 MiB as JSON"},
 	}
 	for _, tt := range tests {
 		_, err := f.ReadTextFile(t.Context(), &acp.ReadTextFileRequest{SessionID: tt.session, Path: base + "/" + tt.path})
@@ -199,7 +199,7 @@ func TestWriteTextFile(t *testing.T) {
 		{"outside/secret.txt", jsonrpc2.CodeInvalidParams},
 		{"a/link-out", jsonrpc2.CodeInvalidParams},
 		{"a/sub", jsonrpc2.CodeInvalidParams},
-		{"a/new/deep/file.txt/x", jsonrpc2.CodeInternalError}, // its parent is a file
+		{"a/new/deep/file.txt/x", jsonrpc2.CodeInvalidParams}, // its parent is a file
 	} {
 		if err := write(base+"/"+tt.path, "pwned"); wireCode(err) != tt.wantCode {
 			t.Errorf("write %s: %v; want code %d", tt.path, err, tt.wantCode)
@@ -241,5 +241,22 @@ func TestReadTextFileCancelled(t *testing.T) {
 	_, err := (&FileSystem{RootsFor: rootsFor}).ReadTextFile(ctx, &acp.ReadTextFileRequest{SessionID: "s1", Path: base + "/a/many.txt", Line: 9000})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("read with a cancelled context: %v", err)
+	}
+}
+
+// TestReadTextFileAnswerSizeIsCapped: text that JSON escaping would inflate past
+// MaxAnswerBytes (control characters take six bytes each) is refused with a clear error,
+// not encoded into an answer several times its size.
+func TestReadTextFileAnswerSizeIsCapped(t *testing.T) {
+	base, rootsFor := workspaceFixture(t)
+	writeFile(t, base+"/a/control.txt", strings.Repeat("\x01", MaxAnswerBytes/6+1), 0o644)
+	writeFile(t, base+"/a/fits.txt", strings.Repeat("\x01", MaxAnswerBytes/6-100), 0o644)
+	f := &FileSystem{RootsFor: rootsFor}
+	_, err := f.ReadTextFile(t.Context(), &acp.ReadTextFileRequest{SessionID: "s1", Path: base + "/a/control.txt"})
+	if wireCode(err) != jsonrpc2.CodeInvalidParams || !strings.Contains(err.Error(), "control characters") {
+		t.Errorf("read of text that encodes too large: %v", err)
+	}
+	if _, err := f.ReadTextFile(t.Context(), &acp.ReadTextFileRequest{SessionID: "s1", Path: base + "/a/fits.txt"}); err != nil {
+		t.Errorf("read of text that fits: %v", err)
 	}
 }

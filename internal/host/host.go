@@ -9,24 +9,17 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
+	"github.com/parley-acp/parley/internal/version"
 )
 
-// InitializeTimeout bounds the wait for an agent's answer to initialize; agents launched
-// through npx may first install themselves. PARLEY_INIT_TIMEOUT (a Go duration) overrides it.
-var InitializeTimeout = 60 * time.Second
-
-func initializeTimeout() time.Duration {
-	if d, err := time.ParseDuration(os.Getenv("PARLEY_INIT_TIMEOUT")); err == nil && d > 0 {
-		return d
-	}
-	return InitializeTimeout
-}
+// DefaultInitializeTimeout bounds the wait for an agent's answer to initialize when
+// LaunchOptions do not say: agents launched through npx may first install themselves.
+const DefaultInitializeTimeout = 60 * time.Second
 
 // Agent is a running agent with its ACP connection.
 type Agent struct {
@@ -45,6 +38,10 @@ type LaunchOptions struct {
 	Logger       *slog.Logger
 	// Stderr receives the agent's stderr (a log file); nil keeps only its tail for errors.
 	Stderr io.Writer
+	// InitializeTimeout bounds the wait for initialize (DefaultInitializeTimeout when 0).
+	InitializeTimeout time.Duration
+	// Conn configures the ACP connection (its Logger and OnBadInput are set by Launch).
+	Conn acp.ConnOptions
 }
 
 // Launch starts the agent and initializes it.
@@ -55,26 +52,33 @@ func Launch(ctx context.Context, spec agentproc.Spec, opts LaunchOptions) (*Agen
 		return nil, err
 	}
 	a := &Agent{proc: proc}
-	acp.NewClientConn(proc.Stream(), func(conn *acp.ClientConn) acp.Client { a.Conn = conn; return opts.Client }, &acp.ConnOptions{
-		Logger: opts.Logger,
-		OnBadInput: func(err error) {
-			a.badMu.Lock()
-			if a.firstBad == nil {
-				a.firstBad = err
-			}
-			a.badMu.Unlock()
-			if opts.Logger != nil {
-				opts.Logger.Warn("the agent wrote something that is not ACP", "error", err)
-			}
-		},
-	})
-	initCtx, cancel := context.WithTimeout(ctx, initializeTimeout())
+	connOpts := opts.Conn
+	connOpts.Logger = opts.Logger
+	connOpts.OnBadInput = func(err error) {
+		a.badMu.Lock()
+		if a.firstBad == nil {
+			a.firstBad = err
+		}
+		a.badMu.Unlock()
+		if opts.Logger != nil {
+			opts.Logger.Warn("the agent wrote something that is not ACP", "error", err)
+		}
+	}
+	acp.NewClientConn(proc.Stream(), func(conn *acp.ClientConn) acp.Client { a.Conn = conn; return opts.Client }, &connOpts)
+	timeout := opts.InitializeTimeout
+	if timeout <= 0 {
+		timeout = DefaultInitializeTimeout
+	}
+	initCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	info, err := a.Conn.Initialize(initCtx, &acp.InitializeRequest{
 		ClientCapabilities: opts.Capabilities,
-		ClientInfo:         &acp.Implementation{Name: "parley", Version: "dev"},
+		ClientInfo:         &acp.Implementation{Name: "parley", Version: version.String()},
 	})
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			err = fmt.Errorf("%w: it did not answer within %v", err, timeout)
+		}
 		err = a.Explain(fmt.Errorf("initializing %s: %w", spec, err))
 		a.Close()
 		return nil, err

@@ -11,18 +11,21 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
+	"github.com/parley-acp/parley/internal/proc"
 	"github.com/parley-acp/parley/internal/workspace"
 )
 
-// Output limits of a terminal: the default when the agent gives none, and the most parley
-// keeps whatever it asks (a larger terminal/output answer would not fit a protocol line).
+// Limits on what an agent's terminals may hold, whatever it asks: the output kept when it
+// gives no outputByteLimit, the most kept when it asks for more, and how many terminals a
+// session may have that it has not released. Together they bound a session's terminals to
+// 64 MiB of output, and the terminal/output answer to what fits a protocol line.
 const (
 	DefaultOutputLimit = 1 << 20
-	MaxOutputLimit     = 32 << 20
+	MaxOutputLimit     = 4 << 20
+	MaxTerminals       = 16
 )
 
 // pipeGrace is how long a command's output is still read after it exited, for background
@@ -60,8 +63,8 @@ func NewTerminals(rootsFor func(acp.SessionID) (*workspace.Roots, error)) *Termi
 
 type terminal struct {
 	session acp.SessionID
-	cmd     *exec.Cmd
-	out     *outputBuffer
+	proc    *proc.Process
+	out     *proc.Output
 	done    chan struct{}           // closed once the command has exited and its output is read
 	status  *acp.TerminalExitStatus // set before done is closed
 }
@@ -75,15 +78,17 @@ func (t *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 	if req.Command == "" {
 		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "terminal/create needs a command")
 	}
-	dir := roots.Dirs()[0]
-	if req.Cwd != "" {
-		if dir, err = roots.Resolve(req.Cwd); err != nil {
-			return nil, pathError(err)
-		}
-		if info, err := os.Stat(dir); err != nil || !info.IsDir() {
-			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "cwd %s is not a directory", req.Cwd)
-		}
+	cwd := req.Cwd
+	if cwd == "" {
+		cwd = roots.Dirs()[0]
 	}
+	// The directory is opened, and the command started in the open directory: a symlink
+	// swapped in after the check cannot move it outside.
+	dir, err := roots.Cwd(cwd)
+	if err != nil {
+		return nil, pathError(err)
+	}
+	defer dir.Close() // once the command has started
 	env := os.Environ()
 	for _, v := range req.Env {
 		if v.Name == "" || strings.ContainsAny(v.Name, "=\x00") || strings.ContainsRune(v.Value, 0) {
@@ -91,16 +96,16 @@ func (t *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 		}
 		env = append(env, v.Name+"="+v.Value) // later entries win
 	}
+	env = append(env, "PWD="+dir.Path())
 	limit := uint64(DefaultOutputLimit)
 	if req.OutputByteLimit != nil {
 		limit = min(*req.OutputByteLimit, MaxOutputLimit)
 	}
 
-	out := &outputBuffer{limit: int(limit)}
+	out := proc.NewOutput(0, int(limit))
 	cmd := exec.Command(req.Command, req.Args...)
-	cmd.Dir, cmd.Env = dir, env
+	cmd.Dir, cmd.Env = dir.ChdirPath(), env
 	cmd.Stdout, cmd.Stderr = out, out // the same writer: one pipe, interleaved as written
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = pipeGrace
 
 	// Starting under the lock keeps Close from missing a terminal (or its goroutines).
@@ -109,13 +114,17 @@ func (t *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 	if t.closed {
 		return nil, errors.New("the terminals are closed: parley is shutting down")
 	}
-	if err := cmd.Start(); err != nil {
+	if n := t.countLocked(req.SessionID); n >= MaxTerminals {
+		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "session %s already has %d terminals, the most parley keeps; release those you are done with (terminal/release) before creating more", req.SessionID, n)
+	}
+	p, err := proc.Start(cmd)
+	if err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "cannot run %q: command not found", req.Command)
 		}
 		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "cannot run %q: %v", req.Command, err)
 	}
-	term := &terminal{session: req.SessionID, cmd: cmd, out: out, done: make(chan struct{})}
+	term := &terminal{session: req.SessionID, proc: p, out: out, done: make(chan struct{})}
 	t.lastID++
 	id := acp.TerminalID("term-" + strconv.FormatUint(t.lastID, 10))
 	t.terms[id] = term
@@ -128,7 +137,7 @@ func (t *Terminals) CreateTerminal(ctx context.Context, req *acp.CreateTerminalR
 			select {
 			case <-term.done:
 			case <-timer.C:
-				term.out.note(fmt.Sprintf("\n[parley: stopped after running longer than %v]\n", max))
+				fmt.Fprintf(term.out, "\n[parley: stopped after running longer than %v]\n", max)
 				term.stop(context.Background(), grace)
 			}
 		})
@@ -148,8 +157,8 @@ func (t *Terminals) TerminalOutput(ctx context.Context, req *acp.TerminalOutputR
 		status = term.status
 	default:
 	}
-	output, truncated := term.out.snapshot(status != nil)
-	return &acp.TerminalOutputResponse{Output: output, Truncated: truncated, ExitStatus: status}, nil
+	_, output, dropped := term.out.Snapshot(status != nil)
+	return &acp.TerminalOutputResponse{Output: strings.ToValidUTF8(string(output), "\uFFFD"), Truncated: dropped > 0, ExitStatus: status}, nil
 }
 
 // WaitForTerminalExit waits for the command to exit, or for ctx (the request cancelled).
@@ -220,6 +229,17 @@ func (t *Terminals) killGrace() time.Duration {
 	return 2 * time.Second
 }
 
+// countLocked counts the session's terminals not released yet.
+func (t *Terminals) countLocked(session acp.SessionID) int {
+	n := 0
+	for _, term := range t.terms {
+		if term.session == session {
+			n++
+		}
+	}
+	return n
+}
+
 func (t *Terminals) lookup(session acp.SessionID, id acp.TerminalID) (*terminal, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -235,43 +255,21 @@ func (t *Terminals) lookupLocked(session acp.SessionID, id acp.TerminalID) (*ter
 	return term, nil
 }
 
-// wait reaps the command and records how it ended.
+// wait records how the command ended.
 func (term *terminal) wait() {
-	term.cmd.Wait() // an error says no more than ProcessState (or that pipeGrace ran out)
-	term.status = exitStatus(term.cmd.ProcessState)
+	<-term.proc.Exited()
+	term.status = exitStatus(term.proc.State())
 	close(term.done)
 }
 
-// stop ends the command's process group: SIGTERM, then SIGKILL when grace has passed or
-// ctx ended. It returns once the command has exited (and then kills what it left running
-// in its group), or with ctx's error.
+// stop ends the command and what it left running (see proc.Process.Stop): SIGTERM, then
+// SIGKILL when grace has passed or ctx ended.
 func (term *terminal) stop(ctx context.Context, grace time.Duration) error {
-	pgid := term.cmd.Process.Pid // the leader of its own group (Setpgid)
-	select {
-	case <-term.done:
-	default:
-		syscall.Kill(-pgid, syscall.SIGTERM)
-		timer := time.NewTimer(grace)
-		defer timer.Stop()
-		select {
-		case <-term.done:
-		case <-timer.C:
-		case <-ctx.Done():
-		}
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		select {
-		case <-term.done:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	err := term.proc.Stop(ctx, grace)
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
-	// Background processes the command left behind still hold its group id. The id cannot
-	// have been reused while any of them lives; once a new process has the leader's pid,
-	// the group is gone and the id must not be signalled.
-	if syscall.Kill(pgid, 0) == syscall.ESRCH {
-		syscall.Kill(-pgid, syscall.SIGKILL)
-	}
-	return nil
+	return err
 }
 
 func exitStatus(ps *os.ProcessState) *acp.TerminalExitStatus {
@@ -304,66 +302,4 @@ func signalName(s syscall.Signal) string {
 		return name
 	}
 	return "SIG" + strconv.Itoa(int(s))
-}
-
-// outputBuffer keeps the last limit bytes written to it, cut at a UTF-8 character start.
-// Dropped bytes are left in front of start until they are worth moving, so that a command
-// that writes much costs amortised constant time per byte.
-type outputBuffer struct {
-	limit int
-
-	mu        sync.Mutex
-	buf       []byte
-	start     int // buf[start:] is kept
-	truncated bool
-}
-
-func (b *outputBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if over := len(b.buf) - b.start - b.limit; over > 0 {
-		b.start += over
-		b.truncated = true
-	}
-	if b.truncated {
-		// Drop the rest of a character whose start was dropped, now or by an earlier write
-		// (at most UTFMax-1 bytes; more is not UTF-8 anyway).
-		for i := 0; i < utf8.UTFMax-1 && b.start < len(b.buf) && !utf8.RuneStart(b.buf[b.start]); i++ {
-			b.start++
-		}
-	}
-	if b.start > b.limit || b.start == len(b.buf) {
-		b.buf = b.buf[:copy(b.buf, b.buf[b.start:])]
-		b.start = 0
-	}
-	return len(p), nil
-}
-
-// note adds parley's own line to the output.
-func (b *outputBuffer) note(s string) { b.Write([]byte(s)) }
-
-// snapshot returns the output kept. Until the command has exited (final), a character whose
-// last bytes have not arrived yet is held back rather than sent broken.
-func (b *outputBuffer) snapshot(final bool) (string, bool) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	kept := b.buf[b.start:]
-	if !final {
-		kept = kept[:len(kept)-incompleteTail(kept)]
-	}
-	return strings.ToValidUTF8(string(kept), "\uFFFD"), b.truncated
-}
-
-// incompleteTail is the length of the unfinished character at the end of p, if any.
-func incompleteTail(p []byte) int {
-	for i := 1; i < utf8.UTFMax && i <= len(p); i++ {
-		if utf8.RuneStart(p[len(p)-i]) {
-			if !utf8.FullRune(p[len(p)-i:]) {
-				return i
-			}
-			return 0
-		}
-	}
-	return 0
 }

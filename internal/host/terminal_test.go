@@ -5,11 +5,11 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
@@ -112,32 +112,6 @@ func TestTerminalTruncation(t *testing.T) {
 	}
 }
 
-func TestOutputBuffer(t *testing.T) {
-	text := strings.Repeat("aé€😀", 50) // characters of 1 to 4 bytes
-	for limit := range 40 {
-		b := &outputBuffer{limit: limit}
-		for i := range len(text) { // a byte at a time: every character is split
-			b.Write([]byte{text[i]})
-			got, truncated := b.snapshot(false)
-			// A character still arriving is held back: got ends at most 3 bytes early.
-			suffix := false
-			for held := 0; held < utf8.UTFMax && held <= i+1; held++ {
-				suffix = suffix || strings.HasSuffix(text[:i+1-held], got)
-			}
-			if !utf8.ValidString(got) || !suffix || len(got) > limit {
-				t.Fatalf("limit %d after %d bytes: %q is not a valid suffix of the output", limit, i+1, got)
-			}
-			if truncated != (i+1 > limit) {
-				t.Fatalf("limit %d after %d bytes: truncated = %v", limit, i+1, truncated)
-			}
-		}
-		got, _ := b.snapshot(true)
-		if len(got) < limit-3 || !strings.HasSuffix(text, got) {
-			t.Errorf("limit %d: kept %q", limit, got)
-		}
-	}
-}
-
 func TestTerminalKill(t *testing.T) {
 	ts, _ := newTerminals(t)
 	id := create(t, ts, &acp.CreateTerminalRequest{Command: "sleep", Args: []string{"100"}})
@@ -190,7 +164,7 @@ func TestTerminalMaxRunTime(t *testing.T) {
 func TestTerminalRelease(t *testing.T) {
 	ts, _ := newTerminals(t)
 	running := create(t, ts, &acp.CreateTerminalRequest{Command: "sleep", Args: []string{"100"}})
-	proc := ts.terms[running].cmd
+	proc := ts.terms[running].proc
 	done := create(t, ts, &acp.CreateTerminalRequest{Command: "true"})
 	finish(t, ts, done)
 	for _, id := range []acp.TerminalID{running, done} {
@@ -199,7 +173,7 @@ func TestTerminalRelease(t *testing.T) {
 		}
 		checkNotFound(t, ts, "s1", id)
 	}
-	if proc.ProcessState == nil {
+	if proc.State() == nil {
 		t.Errorf("release left the command running")
 	}
 }
@@ -275,7 +249,7 @@ func TestTerminalWaitCancelled(t *testing.T) {
 func TestTerminalsClose(t *testing.T) {
 	ts, base := newTerminals(t)
 	id := create(t, ts, &acp.CreateTerminalRequest{Command: "sleep", Args: []string{"100"}})
-	proc := ts.terms[id].cmd
+	proc := ts.terms[id].proc
 	// A background process that outlives its shell is killed too. It holds a FIFO open for
 	// writing: reading it ends when the process does.
 	fifo := base + "/a/bg"
@@ -293,8 +267,8 @@ func TestTerminalsClose(t *testing.T) {
 	if err := ts.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if proc.ProcessState == nil || proc.ProcessState.String() != "signal: terminated" {
-		t.Errorf("sleep 100 after Close: %v", proc.ProcessState)
+	if proc.State() == nil || proc.State().String() != "signal: terminated" {
+		t.Errorf("sleep 100 after Close: %v", proc.State())
 	}
 	bgDone := make(chan error, 1)
 	go func() { _, err := io.ReadAll(bg); bgDone <- err }()
@@ -310,4 +284,34 @@ func TestTerminalsClose(t *testing.T) {
 		t.Errorf("terminal/create after Close succeeded")
 	}
 	checkNotFound(t, ts, "s1", id)
+}
+
+// TestTerminalCapPerSession: an agent cannot start terminals without end; the cap is a
+// clear error, and releasing one makes room again.
+func TestTerminalCapPerSession(t *testing.T) {
+	ts, _ := newTerminals(t)
+	var ids []acp.TerminalID
+	for range MaxTerminals {
+		ids = append(ids, create(t, ts, &acp.CreateTerminalRequest{Command: "sleep", Args: []string{"100"}}))
+	}
+	_, err := ts.CreateTerminal(t.Context(), &acp.CreateTerminalRequest{SessionID: "s1", Command: "true"})
+	if err == nil || !strings.Contains(err.Error(), "terminal/release") {
+		t.Fatalf("terminal %d: %v, want an error saying to release some", MaxTerminals+1, err)
+	}
+	if _, err := ts.ReleaseTerminal(t.Context(), &acp.ReleaseTerminalRequest{SessionID: "s1", TerminalID: ids[0]}); err != nil {
+		t.Fatal(err)
+	}
+	create(t, ts, &acp.CreateTerminalRequest{Command: "true"})
+}
+
+// TestTerminalOutputLimitIsCapped: whatever the agent asks, a terminal keeps at most
+// MaxOutputLimit bytes of output.
+func TestTerminalOutputLimitIsCapped(t *testing.T) {
+	ts, _ := newTerminals(t)
+	req := sh(`head -c $(( $1 * 2 )) /dev/zero | tr '\0' x`, strconv.Itoa(MaxOutputLimit))
+	req.OutputByteLimit = new(uint64(1) << 40)
+	got := finish(t, ts, create(t, ts, req))
+	if len(got.Output) != MaxOutputLimit || !got.Truncated {
+		t.Errorf("kept %d bytes (truncated %v), want %d", len(got.Output), got.Truncated, MaxOutputLimit)
+	}
 }

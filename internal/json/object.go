@@ -386,3 +386,26 @@ func decodeUint(v reflect.Value, data []byte) error {
 	}
 	return decodeStd(v, data)
 }
+
+// WithoutMember returns a copy of a decoded JSON value (maps, slices, scalars, as
+// Unmarshal into an any makes them) with every object member called name removed, at any
+// depth: VS Code's "$mid" markers, which no peer must see and no comparison may count.
+func WithoutMember(v any, name string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, val := range t {
+			if k != name {
+				out[k] = WithoutMember(val, name)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, val := range t {
+			out[i] = WithoutMember(val, name)
+		}
+		return out
+	}
+	return v
+}

@@ -186,3 +186,17 @@ func BenchmarkUnmarshalObject(b *testing.B) {
 		}
 	}
 }
+
+func TestWithoutMember(t *testing.T) {
+	var v any
+	if err := Unmarshal([]byte(`{"$mid":1,"a":[{"$mid":2,"b":"$mid"}],"c":{"d":{"$mid":3}}}`), &v); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Marshal(WithoutMember(v, "$mid"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"a":[{"b":"$mid"}],"c":{"d":{}}}`; string(got) != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+}

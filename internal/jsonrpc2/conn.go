@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/parley-acp/parley/internal/json"
 )
@@ -44,7 +45,19 @@ type Options struct {
 	// OnBadInput, when set, is told of every line that was not a valid message (after it
 	// was answered), so that a host can tell its user that a peer is misbehaving.
 	OnBadInput func(err error)
+	// CloseTimeout bounds the orderly end of the connection (DefaultCloseTimeout when 0):
+	// once it has passed, lines not written yet are abandoned and the stream is closed
+	// under the writer, so that a peer that stopped reading cannot hold parley.
+	CloseTimeout time.Duration
 }
+
+// DefaultCloseTimeout is how long an ending connection waits for its handlers and for its
+// queued lines to be written.
+const DefaultCloseTimeout = 3 * time.Second
+
+// cancelSendWait bounds how long a cancelled Call tries to queue its $/cancel_request:
+// when the writer is that far behind, the peer will not read it in time anyway.
+const cancelSendWait = time.Second
 
 // Conn is a JSON-RPC 2.0 connection over a newline-delimited byte stream. See the package
 // comment for its ordering and delivery guarantees.
@@ -67,13 +80,19 @@ type Conn struct {
 	pending  map[string]*pendingCall // our calls awaiting a response, by id
 	inflight map[string]*inflight    // the peer's requests being handled, by id
 
-	writes     chan []byte   // encoded lines for the writer; bounded, so writers wait
-	stopWriter chan struct{} // closed when no more lines will be written
-	writerDone chan struct{}
+	writes      chan []byte   // encoded lines for the writer; bounded, so writers wait
+	stopWriter  chan struct{} // closed when no more lines will be written
+	writerDone  chan struct{}
+	writeOnce   sync.Once
+	writeFailed chan struct{} // closed when writing to the stream has failed
+	writeErr    error         // why; set before writeFailed is closed
 
 	handlers     sync.WaitGroup // request handler goroutines
 	closeOnce    sync.Once
 	closeLocal   chan struct{} // closed by Close
+	closeTimeout time.Duration
+	abandonOnce  sync.Once
+	abandoned    chan struct{} // closed when the close deadline has passed
 	readDone     chan struct{}
 	dispatchDone chan struct{}
 	done         chan struct{}
@@ -139,6 +158,9 @@ func NewConn(stream io.ReadWriteCloser, binder Binder) *Conn {
 	if opts.Handler == nil {
 		opts.Handler = HandlerFunc(func(context.Context, *Request) (any, error) { return nil, ErrMethodNotFound })
 	}
+	if opts.CloseTimeout <= 0 {
+		opts.CloseTimeout = DefaultCloseTimeout
+	}
 	*c = Conn{
 		handler:      opts.Handler,
 		onBadInput:   opts.OnBadInput,
@@ -151,7 +173,10 @@ func NewConn(stream io.ReadWriteCloser, binder Binder) *Conn {
 		writes:       make(chan []byte, 256),
 		stopWriter:   make(chan struct{}),
 		writerDone:   make(chan struct{}),
+		writeFailed:  make(chan struct{}),
 		closeLocal:   make(chan struct{}),
+		closeTimeout: opts.CloseTimeout,
+		abandoned:    make(chan struct{}),
 		readDone:     make(chan struct{}),
 		dispatchDone: make(chan struct{}),
 		done:         make(chan struct{}),
@@ -207,7 +232,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	case <-ctx.Done():
 		c.forget(id)
 		cancel, _ := json.Marshal(map[string]ID{"requestId": id})
-		c.write(context.Background(), appendRequest(nil, ID{}, "$/cancel_request", cancel))
+		sendCtx, stop := context.WithTimeout(context.Background(), cancelSendWait)
+		defer stop()
+		c.write(sendCtx, appendRequest(nil, ID{}, "$/cancel_request", cancel))
 		return fmt.Errorf("%s: %w", method, context.Cause(ctx))
 	}
 }
@@ -236,6 +263,11 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 
 // write queues one encoded line, waiting while the writer is behind.
 func (c *Conn) write(ctx context.Context, line []byte) error {
+	select { // a stream that failed fails every write, even when the queue has room
+	case <-c.writeFailed:
+		return fmt.Errorf("%w: %v", ErrClosed, c.writeErr)
+	default:
+	}
 	if c.hold(ctx, line) {
 		return nil
 	}
@@ -243,6 +275,10 @@ func (c *Conn) write(ctx context.Context, line []byte) error {
 	case c.writes <- line:
 		return nil
 	case <-c.writerDone:
+		return ErrClosed
+	case <-c.writeFailed:
+		return fmt.Errorf("%w: %v", ErrClosed, c.writeErr)
+	case <-c.abandoned:
 		return ErrClosed
 	case <-ctx.Done():
 		return context.Cause(ctx)
@@ -308,11 +344,28 @@ func isNested(ctx context.Context, c *Conn) bool {
 
 // Close ends the connection in order: it stops taking work, cancels the handlers' contexts
 // and waits for them, flushes what they wrote, then closes the stream. Calls still waiting
-// get ErrClosed. Close returns the reason the connection ended if it was not Close.
+// get ErrClosed. All of that is bounded by CloseTimeout: then what is not written yet is
+// abandoned and the stream closed. Close returns the reason the connection ended if it was
+// not Close, or an error when a handler still had not returned at twice CloseTimeout.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() { close(c.closeLocal) })
-	<-c.done
-	return c.Err()
+	timer := time.NewTimer(2 * c.closeTimeout)
+	defer timer.Stop()
+	select {
+	case <-c.done:
+		return c.Err()
+	case <-timer.C:
+		return fmt.Errorf("jsonrpc2: the connection did not end within %v: a handler ignores its context", 2*c.closeTimeout)
+	}
+}
+
+// abandon gives up on the orderly end: pending and future writes fail, and the stream is
+// closed under the writer and the reader.
+func (c *Conn) abandon() {
+	c.abandonOnce.Do(func() {
+		close(c.abandoned)
+		c.stream.Close()
+	})
 }
 
 // Done is closed when the connection has ended and all its goroutines have returned.
@@ -344,11 +397,16 @@ func (c *Conn) closedError() error {
 // supervise owns the shutdown: it waits for the peer to go away or for Close, then takes
 // the connection down in order.
 func (c *Conn) supervise() {
+	defer close(c.done) // after the deadline's timer is settled
 	var reason error
 	local := false
 	select {
 	case <-c.readDone:
 		reason = c.readErr()
+	case <-c.writeFailed:
+		// The peer no longer takes what we send (a reader that Close cannot interrupt may
+		// never report it gone): nothing can be answered, so everything stops now.
+		reason = fmt.Errorf("writing: %w", c.writeErr)
 	case <-c.closeLocal:
 		reason, local = ErrClosed, true
 	}
@@ -356,6 +414,12 @@ func (c *Conn) supervise() {
 	c.closing = true
 	c.closeErr = reason
 	c.mu.Unlock()
+	deadline := time.AfterFunc(c.closeTimeout, c.abandon)
+	defer func() {
+		if !deadline.Stop() {
+			c.abandon() // returns once the timer's call has (sync.Once)
+		}
+	}()
 	if local {
 		// Our own close: handlers stop first, then the rest drains.
 		c.cancelBase()
@@ -369,7 +433,6 @@ func (c *Conn) supervise() {
 	<-c.writerDone
 	c.stream.Close()
 	<-c.readDone
-	close(c.done)
 }
 
 func (c *Conn) failPending() {
@@ -410,7 +473,11 @@ func (c *Conn) readLoop() {
 		if err != nil {
 			de := err.(*decodeError)
 			c.logger.Warn("jsonrpc2: bad message", "error", de.msg, "line", truncate(line, 200))
-			c.write(c.baseCtx, appendResponse(nil, de.id, nil, &Error{Code: de.code, Message: de.msg}))
+			if de.code == CodeParseError {
+				c.answerUnreadable(de.prefix, &Error{Code: de.code, Message: de.msg})
+			} else {
+				c.write(c.baseCtx, appendResponse(nil, de.id, nil, &Error{Code: de.code, Message: de.msg}))
+			}
 			c.onBadInput(fmt.Errorf("%s: %s", de.msg, truncate(line, 200)))
 			continue
 		}
@@ -479,39 +546,32 @@ func (c *Conn) cancelInflight(params json.RawMessage) {
 	}
 }
 
-// answerOversized answers a line over the limit: to its id when the prefix shows one, and
-// fails our call when it was a response to one.
+// answerOversized answers a line over the limit, as any line that cannot be read.
 func (c *Conn) answerOversized(e *LineTooLongError) {
-	var rawID []byte
-	hasMethod := false
-	json.EachMember(e.Prefix, func(name string, value []byte) bool {
-		switch name {
-		case "id":
-			rawID = value
-		case "method":
-			hasMethod = true
-		}
-		return true
-	})
-	id, _ := parseID(rawID)
-	c.logger.Warn("jsonrpc2: oversized message skipped", "limit", e.Limit, "id", id.raw)
-	if !hasMethod && id.IsValid() {
-		c.mu.Lock()
-		call := c.pending[id.raw]
-		delete(c.pending, id.raw)
-		c.mu.Unlock()
-		if call != nil {
-			call.deliver(callResult{err: fmt.Errorf("%s: the response %w", call.method, e)})
-			return
-		}
-	}
-	if !hasMethod && rawID != nil {
-		return // a response nobody waits for: nothing to answer
-	}
-	c.write(c.baseCtx, appendResponse(nil, id, nil, &Error{
+	p := readPrefix(e.Prefix)
+	c.logger.Warn("jsonrpc2: oversized message skipped", "limit", e.Limit, "id", p.id.raw)
+	c.answerUnreadable(p, &Error{
 		Code:    CodeInvalidRequest,
 		Message: fmt.Sprintf("invalid request: %v; the message was skipped", e),
-	}))
+	})
+}
+
+// answerUnreadable answers a line that could not be read, from what its prefix showed, so
+// that every request is answered and no call waits for ever: a line with an id and no
+// method is a response, which fails the call it answers (if any) and is never answered;
+// anything else is answered with rerr, to the id the prefix showed (or null).
+func (c *Conn) answerUnreadable(p prefixInfo, rerr *Error) {
+	if !p.hasMethod && p.id.IsValid() {
+		c.mu.Lock()
+		call := c.pending[p.id.raw]
+		delete(c.pending, p.id.raw)
+		c.mu.Unlock()
+		if call != nil {
+			call.deliver(callResult{err: fmt.Errorf("%s: the response could not be read: %w", call.method, rerr)})
+		}
+		return // a response: never answered
+	}
+	c.write(c.baseCtx, appendResponse(nil, p.id, nil, rerr))
 }
 
 func (c *Conn) dispatchLoop() {
@@ -643,21 +703,31 @@ func (c *Conn) writeLoop(w io.Writer) {
 	defer close(c.writerDone)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var failed error
+	fail := func(err error) {
+		failed = err
+		select {
+		case <-c.abandoned: // the close deadline passed: the failure was ours
+		default:
+			c.logger.Warn("jsonrpc2: write failed; closing", "error", err)
+		}
+		c.writeOnce.Do(func() {
+			c.writeErr = err
+			close(c.writeFailed) // writers fail from now on, and supervise takes the connection down
+		})
+		go c.stream.Close() // unblocks the reader (where Close can)
+	}
 	put := func(line []byte) {
 		if failed != nil {
 			return
 		}
 		if _, err := bw.Write(line); err != nil {
-			failed = err
-			c.logger.Warn("jsonrpc2: write failed; closing", "error", err)
-			go c.stream.Close() // unblocks the reader, which takes the connection down
+			fail(err)
 		}
 	}
 	flush := func() {
 		if failed == nil {
 			if err := bw.Flush(); err != nil {
-				failed = err
-				go c.stream.Close()
+				fail(err)
 			}
 		}
 	}

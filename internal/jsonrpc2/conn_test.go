@@ -237,7 +237,8 @@ func TestBadInputIsAnsweredAndReadingGoesOn(t *testing.T) {
 		id         any
 		code       float64
 	}{
-		{"malformed JSON", `{"jsonrpc":"2.0","id":1,"method":`, nil, CodeParseError},
+		{"malformed JSON", `{"jsonrpc":"2.0","id":1,"method":`, float64(1), CodeParseError},
+		{"malformed JSON, no id", `{"jsonrpc":"2.0","method":"x",}`, nil, CodeParseError},
 		{"not an object", `[1,2,3]`, nil, CodeInvalidRequest},
 		{"no version", `{"id":2,"method":"echo"}`, float64(2), CodeInvalidRequest},
 		{"method not a string", `{"jsonrpc":"2.0","id":3,"method":5}`, float64(3), CodeInvalidRequest},
@@ -260,6 +261,25 @@ func TestBadInputIsAnsweredAndReadingGoesOn(t *testing.T) {
 	peer.send(`{"jsonrpc":"2.0","method":"$/unknown"}`, "", "  ", `{"jsonrpc":"2.0","id":9,"method":"echo","params":{"text":"ok"}}`+"\r")
 	if m := peer.recv(); m["id"] != float64(9) || m["result"] == nil {
 		t.Errorf("after bad input: got %v", m)
+	}
+}
+
+// TestDeeplyNestedLines: JSON nested deeper than the decoder accepts (10,000 levels) is a
+// parse error answered to the id the line starts with, and a response like that fails the
+// call it answers instead of leaving it waiting.
+func TestDeeplyNestedLines(t *testing.T) {
+	c, peer := newRawPeer(t, Options{Handler: echo})
+	deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
+	peer.send(`{"jsonrpc":"2.0","id":77,"method":"echo","params":{"text":` + deep + `}}`)
+	if m := peer.recv(); m["id"] != float64(77) || errCode(m) != CodeParseError {
+		t.Errorf("deeply nested request: got %v, want a parse error to id 77", m)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- c.Call(t.Context(), "get", nil, nil) }()
+	req := peer.recv()
+	peer.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"result":%s}`, req["id"], deep))
+	if err := <-errc; err == nil || !strings.Contains(err.Error(), "parse error") {
+		t.Errorf("deeply nested response: Call returned %v", err)
 	}
 }
 
@@ -485,5 +505,73 @@ func TestBoundHandlerSeesItsConn(t *testing.T) {
 	}
 	if got := <-seen; got != "hello" {
 		t.Errorf("the handler reported %q, want hello", got)
+	}
+}
+
+// TestCloseDoesNotWaitForAPeerThatStoppedReading: the peer sends requests and never reads
+// the answers, so the writer is stuck on the stream. A call cancelled meanwhile returns at
+// once, and Close gives up on the orderly flush after CloseTimeout instead of hanging.
+func TestCloseDoesNotWaitForAPeerThatStoppedReading(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ours, peer := net.Pipe()
+		defer peer.Close()
+		c := NewConn(ours, Options{Handler: echo, CloseTimeout: 3 * time.Second})
+		for i := range 400 { // the answers fill the writer's queue; the peer reads nothing
+			fmt.Fprintf(peer, `{"jsonrpc":"2.0","id":%d,"method":"echo","params":{"text":"%s"}}`+"\n", i, strings.Repeat("x", 100))
+		}
+		synctest.Wait()
+		ctx, cancel := context.WithCancel(t.Context())
+		called := make(chan error, 1)
+		go func() { called <- c.Call(ctx, "never", nil, nil) }()
+		synctest.Wait()
+		cancel()
+		if err := <-called; !errors.Is(err, context.Canceled) {
+			t.Errorf("cancelled call: %v", err)
+		}
+		start := time.Now()
+		c.Close()
+		if took := time.Since(start); took != 3*time.Second {
+			t.Errorf("Close took %v, want the CloseTimeout (3s)", took)
+		}
+	})
+}
+
+// deafStream delivers lines, then blocks reads until released (as a blocking stdin does,
+// whatever Close says); every write fails.
+type deafStream struct {
+	lines   chan string
+	release chan struct{}
+}
+
+func (d *deafStream) Read(b []byte) (int, error) {
+	select {
+	case l := <-d.lines:
+		return copy(b, l), nil
+	case <-d.release:
+		return 0, io.EOF
+	}
+}
+func (d *deafStream) Write(b []byte) (int, error) { return 0, errors.New("broken pipe") }
+func (d *deafStream) Close() error                { return nil }
+
+// TestWriteFailureEndsTheWork: when nothing can be written any more, handlers are
+// cancelled and sending fails, even though the reader never learns that the peer is gone.
+func TestWriteFailureEndsTheWork(t *testing.T) {
+	stream := &deafStream{lines: make(chan string, 1), release: make(chan struct{})}
+	cancelled := make(chan error, 1)
+	var c *Conn
+	c = NewConn(stream, BinderFunc(func(conn *Conn) Options {
+		return Options{Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			conn.Notify(ctx, "progress", nil) // its write fails
+			<-ctx.Done()
+			cancelled <- conn.Notify(context.Background(), "more", nil)
+			return nil, ctx.Err()
+		})}
+	}))
+	defer c.Close()
+	defer close(stream.release) // first: the reader ends, so Close need not wait
+	stream.lines <- `{"jsonrpc":"2.0","id":1,"method":"work"}` + "\n"
+	if err := <-cancelled; !errors.Is(err, ErrClosed) {
+		t.Errorf("Notify after the write failure: %v, want ErrClosed", err)
 	}
 }

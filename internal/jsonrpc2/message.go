@@ -1,6 +1,7 @@
 package jsonrpc2
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -149,9 +150,10 @@ func (m *message) isResponse() bool { return m.method == "" && m.id.IsValid() }
 // decodeError is a line that is not a valid JSON-RPC message; id is set when the line had
 // a usable one, so the error can be answered to it.
 type decodeError struct {
-	code int64
-	msg  string
-	id   ID
+	code   int64
+	msg    string
+	id     ID
+	prefix prefixInfo // for a line that is not JSON at all
 }
 
 func (e *decodeError) Error() string { return e.msg }
@@ -160,8 +162,9 @@ func (e *decodeError) Error() string { return e.msg }
 // stay raw (sub-slices of line, which the caller must not reuse).
 func decodeMessage(line []byte) (message, error) {
 	var m message
-	if !json.Valid(line) {
-		return m, &decodeError{code: CodeParseError, msg: "parse error: the line is not valid JSON"}
+	if !json.Valid(line) { // also JSON nested deeper than the decoder allows
+		p := readPrefix(line)
+		return m, &decodeError{code: CodeParseError, msg: "parse error: the line is not valid JSON (or is nested too deeply)", id: p.id, prefix: p}
 	}
 	var version, rawID, rawMethod, rawErr []byte
 	var hasResult bool
@@ -218,6 +221,38 @@ func decodeMessage(line []byte) (message, error) {
 		return m, &decodeError{code: CodeInvalidRequest, msg: "invalid response: it needs a \"result\" or an \"error\""}
 	}
 	return m, nil
+}
+
+// prefixInfo is what the top-level members of a line that cannot be decoded whole
+// (malformed, nested too deeply, cut off at the line limit) tell, up to the problem.
+type prefixInfo struct {
+	id        ID
+	hasMethod bool // a request or a notification (a "method" member, maybe unreadable)
+	hasResult bool // "result" or "error": a response
+}
+
+func readPrefix(prefix []byte) prefixInfo {
+	var p prefixInfo
+	var rawID []byte
+	json.EachMember(prefix, func(name string, value []byte) bool {
+		switch name {
+		case "id":
+			rawID = value
+		case "method":
+			p.hasMethod = true
+		case "result", "error":
+			p.hasResult = true
+		}
+		return true
+	})
+	if rawID != nil {
+		p.id, _ = parseID(rawID)
+	}
+	if !p.hasMethod && !p.hasResult {
+		// The member that could not be read may be the method ({"id":1,"method":).
+		p.hasMethod = bytes.Contains(prefix, []byte(`"method"`))
+	}
+	return p
 }
 
 // appendRequest encodes a request (id valid) or notification (id invalid) as one line.

@@ -23,7 +23,7 @@ func ResultText(result any) string {
 	if err := json.Unmarshal(raw, &decoded); err != nil {
 		return string(raw)
 	}
-	result = withoutMid(decoded)
+	result = json.WithoutMember(decoded, "$mid")
 	switch r := result.(type) {
 	case string:
 		return r
@@ -57,25 +57,4 @@ func joinValues(parts []any) (string, bool) {
 		b.WriteString(value)
 	}
 	return b.String(), true
-}
-
-// withoutMid returns v with every "$mid" member removed, at any depth.
-func withoutMid(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, val := range t {
-			if k != "$mid" {
-				out[k] = withoutMid(val)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, val := range t {
-			out[i] = withoutMid(val)
-		}
-		return out
-	}
-	return v
 }

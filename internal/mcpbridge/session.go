@@ -12,10 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/version"
 )
-
-// Version is reported to agents as the vscode_tools server's version.
-var Version = "dev"
 
 // toolPrefix is how Claude-family agents name an MCP server's tools; lookups strip it.
 const toolPrefix = "mcp__" + ServerName + "__"
@@ -74,7 +72,7 @@ func newSession(b *Bridge, id, url, secret string, onCall CallFunc) *Session {
 		ctx: ctx, cancel: cancel,
 		tools: make(map[string]Tool), warned: make(map[string]bool),
 	}
-	s.server = mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: Version}, &mcp.ServerOptions{
+	s.server = mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: version.String()}, &mcp.ServerOptions{
 		Logger: b.sdkLogger,
 		// Announce tools and list_changed even while the list is still empty.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},

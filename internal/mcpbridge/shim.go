@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/version"
 )
 
 // RunShim is `parley mcp-shim`: it serves the vscode_tools server at url (a session's
@@ -29,7 +30,7 @@ func RunShim(ctx context.Context, url, secret string, stdin io.Reader, stdout io
 	transport := &http.Transport{}
 	defer transport.CloseIdleConnections()
 	changed := make(chan struct{}, 1)
-	client := mcp.NewClient(&mcp.Implementation{Name: "parley-mcp-shim", Version: Version}, &mcp.ClientOptions{
+	client := mcp.NewClient(&mcp.Implementation{Name: "parley-mcp-shim", Version: version.String()}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			select { // one pending refresh covers any number of changes
 			case changed <- struct{}{}:
@@ -48,7 +49,7 @@ func RunShim(ctx context.Context, url, secret string, stdin io.Reader, stdout io
 	defer remote.Close()
 
 	m := &toolMirror{
-		server: mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: Version}, &mcp.ServerOptions{
+		server: mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: version.String()}, &mcp.ServerOptions{
 			Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 		}),
 		remote: remote,

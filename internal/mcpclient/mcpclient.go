@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/parley-acp/parley/internal/version"
 )
 
 // Server describes one MCP server as ACP's session/new gives it.
@@ -27,9 +28,6 @@ type Server struct {
 	URL     string
 	Headers map[string]string
 }
-
-// Version is reported to MCP servers as the client's version.
-var Version = "dev"
 
 // Connect starts or reaches the server and completes the MCP handshake.
 func Connect(ctx context.Context, s Server) (*mcp.ClientSession, error) {
@@ -49,7 +47,7 @@ func Connect(ctx context.Context, s Server) (*mcp.ClientSession, error) {
 	default:
 		return nil, errors.New("MCP server has neither a command nor a URL")
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "parley", Version: Version}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "parley", Version: version.String()}, nil)
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to MCP server %q: %w", s.Name, err)

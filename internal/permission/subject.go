@@ -7,6 +7,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/safety"
+	"github.com/parley-acp/parley/internal/xdg"
 )
 
 // Subject is what a permission request is about, as parley judges it: for an execute
@@ -87,7 +88,7 @@ func (p *Policy) context(dir string) safety.Context {
 	if dir != "" && !filepath.IsAbs(dir) {
 		dir = ""
 	}
-	return safety.Context{Workspace: roots, Dir: dir, Home: p.Home}
+	return safety.Context{Workspace: roots, Dir: dir, Home: p.Home, Protected: xdg.OwnDirs()}
 }
 
 // commandOf returns what an execute call runs: rawInput.command as an argument vector

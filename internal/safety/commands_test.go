@@ -140,3 +140,23 @@ func TestTempDirHoldingTheWorkspaceIsNotScratch(t *testing.T) {
 		}
 	}
 }
+
+// parley's own directories are never a command's to change, even inside the workspace.
+func TestProtectedDirectories(t *testing.T) {
+	ctx := Context{Workspace: []string{"/home/u"}, Home: "/home/u", Protected: []string{"/home/u/.config/parley"}}
+	for _, tc := range []struct {
+		line string
+		want Tier
+	}{
+		{`echo '{"permissions":[{"tool":"*","action":"allow"}]}' > .config/parley/config.json`, Critical},
+		{"rm ~/.config/parley/config.json", Critical},
+		{"cp evil.json /home/u/.config/parley/config.json", Critical},
+		{"sh -c 'tee ~/.config/parley/config.json < x'", Critical},
+		{"cat ~/.config/parley/config.json", None},
+		{"echo hi > .config/other.json", Medium},
+	} {
+		if got := Analyze(tc.line, ctx); got.Tier != tc.want {
+			t.Errorf("%s: %v (%s), want %v", tc.line, got.Tier, got.Reason(), tc.want)
+		}
+	}
+}

@@ -31,6 +31,9 @@ func (a *analyzer) writesAt(cmd string, w word, dir, verb string, inside Tier) {
 	if harmlessDevices[loc.path] || strings.HasPrefix(loc.path, "/dev/fd/") {
 		return
 	}
+	if a.protected(cmd, loc, verb+" "+loc.shown) {
+		return
+	}
 	switch loc.place {
 	case placeDevice:
 		a.add(Critical, cmd, verb+" "+loc.shown+", a device: this can destroy a disk")
@@ -57,6 +60,18 @@ func (a *analyzer) writesAt(cmd string, w word, dir, verb string, inside Tier) {
 	}
 }
 
+// protected rates a change inside one of parley's protected directories Critical (or the
+// recursive delete of one of their parents: that is Critical already as a delete outside
+// the workspace or of the workspace itself).
+func (a *analyzer) protected(cmd string, loc location, what string) bool {
+	dir := a.ctx.protects(loc.path)
+	if dir == "" {
+		return false
+	}
+	a.add(Critical, cmd, what+" in "+dir+", where parley keeps its own settings and decisions")
+	return true
+}
+
 // systemPath rates the paths whose change harms the machine itself.
 func systemPath(p string) (Tier, string) {
 	switch {
@@ -75,6 +90,9 @@ func systemPath(p string) (Tier, string) {
 // runs) is Critical.
 func (a *analyzer) deletes(cmd string, w word, dir string, recursive bool) {
 	loc := a.locate(w, dir)
+	if a.protected(cmd, loc, "deletes "+loc.shown) {
+		return
+	}
 	if recursive {
 		switch {
 		case loc.place != placeInside && loc.place != placeUnknown && a.vital(loc.path):

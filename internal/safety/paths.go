@@ -19,6 +19,10 @@ type Context struct {
 	// Files decides which files are sensitive: writing one is High. Nil means
 	// DefaultFileRules.
 	Files *FileRules
+	// Protected are directories no command may change, wherever they are (parley's own
+	// configuration, data and state: an agent must not grant itself permissions, even
+	// from a workspace that contains them): writing or deleting in them is Critical.
+	Protected []string
 }
 
 func (c Context) normalized() Context {
@@ -38,6 +42,13 @@ func (c Context) normalized() Context {
 	if c.Home != "" {
 		c.Home = filepath.Clean(c.Home)
 	}
+	var protected []string
+	for _, p := range c.Protected {
+		if filepath.IsAbs(p) {
+			protected = append(protected, filepath.Clean(p))
+		}
+	}
+	c.Protected = protected
 	if c.Files == nil {
 		c.Files = defaultFiles
 	}
@@ -287,4 +298,14 @@ func (l location) describe() string {
 		return l.shown + " (a device)"
 	}
 	return l.shown
+}
+
+// protects returns the protected directory that holds path, or "".
+func (c Context) protects(path string) string {
+	for _, p := range c.Protected {
+		if path != "" && relativeTo(p, path) != "" {
+			return p
+		}
+	}
+	return ""
 }

@@ -91,3 +91,7 @@ func HomeEnv(home string) []string {
 	}
 	return env
 }
+
+// Race reports whether the tests (and so the binaries they build) run under the race
+// detector, which multiplies the memory and time a process takes.
+func Race() bool { return raceEnabled }

@@ -73,6 +73,7 @@ type Turn struct {
 	root     string
 	calls    map[acp.ToolCallID]*ToolCall
 	order    []*ToolCall
+	folded   int // finished calls forgotten to stay within MaxCalls
 	plan     []acp.PlanEntry
 	usage    acp.UsageUpdate
 	hasUsage bool
@@ -158,15 +159,44 @@ func (t *Turn) applyTool(u *acp.ToolCallUpdate) {
 	t.report(tc, isNew, before)
 }
 
+// MaxCalls is the most tool calls a Turn remembers: an agent can start calls without end,
+// and each costs memory. Beyond it the oldest finished calls are folded (forgotten, and
+// counted by Folded); an update that names one later starts it afresh.
+const MaxCalls = 1000
+
 func (t *Turn) call(id acp.ToolCallID) (tc *ToolCall, isNew bool) {
 	if tc = t.calls[id]; tc != nil {
 		return tc, false
+	}
+	if len(t.order) >= MaxCalls {
+		t.fold()
 	}
 	tc = &ToolCall{ID: id}
 	t.calls[id] = tc
 	t.order = append(t.order, tc)
 	return tc, true
 }
+
+// fold forgets the oldest finished calls, a quarter of MaxCalls at a time (so that folding
+// costs little per call), or as many as are finished.
+func (t *Turn) fold() {
+	want := MaxCalls / 4
+	kept := t.order[:0]
+	for _, tc := range t.order {
+		if want > 0 && tc.State.Done() {
+			delete(t.calls, tc.ID)
+			t.folded++
+			want--
+			continue
+		}
+		kept = append(kept, tc)
+	}
+	clear(t.order[len(kept):])
+	t.order = kept
+}
+
+// Folded is how many finished calls the turn has forgotten (see MaxCalls).
+func (t *Turn) Folded() int { return t.folded }
 
 func (t *Turn) report(tc *ToolCall, isNew bool, before snapshot) {
 	if isNew {

@@ -1,6 +1,7 @@
 package toolui
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -351,5 +352,32 @@ func TestShortUnified(t *testing.T) {
 	short := d.ShortUnified(5)
 	if len(short) > 5 || short[len(short)-1] != "… 2 more changed lines" {
 		t.Errorf("ShortUnified(5) = %q", short)
+	}
+}
+
+// TestTurnFoldsOldCompletedCalls: a turn remembers at most MaxCalls tool calls; beyond
+// that the oldest finished ones are folded away (counted), never one still running.
+func TestTurnFoldsOldCompletedCalls(t *testing.T) {
+	turn := NewTurn(nil)
+	running := acp.ToolCallID("running-0")
+	turn.Apply(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: running, Title: "Run forever", Status: acp.ToolCallStatusInProgress}})
+	const n = 3 * MaxCalls
+	for i := range n {
+		id := acp.ToolCallID(fmt.Sprintf("call-%d", i))
+		turn.Apply(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: id, Title: "Read", Status: acp.ToolCallStatusInProgress}})
+		turn.Apply(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: id, Status: acp.ToolCallStatusCompleted}})
+	}
+	calls := turn.Calls()
+	if len(calls) > MaxCalls {
+		t.Errorf("the turn remembers %d calls, want at most %d", len(calls), MaxCalls)
+	}
+	if turn.Call(running) == nil {
+		t.Error("a running call was folded")
+	}
+	if last := acp.ToolCallID(fmt.Sprintf("call-%d", n-1)); turn.Call(last) == nil {
+		t.Error("the newest call was folded")
+	}
+	if got, want := turn.Folded(), n+1-len(calls); got != want {
+		t.Errorf("Folded() = %d, want %d", got, want)
 	}
 }

@@ -326,26 +326,11 @@ func canonicalJSON(raw json.RawMessage, params bool) string {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return string(raw)
 	}
-	out, err := json.Marshal(stripMid(v))
+	out, err := json.Marshal(json.WithoutMember(v, "$mid"))
 	if err != nil {
 		return string(raw)
 	}
 	return string(out)
-}
-
-func stripMid(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		delete(v, "$mid")
-		for k, x := range v {
-			v[k] = stripMid(x)
-		}
-	case []any:
-		for i, x := range v {
-			v[i] = stripMid(x)
-		}
-	}
-	return v
 }
 
 // normalizeAll joins consecutive text parts in every message, copying only messages that

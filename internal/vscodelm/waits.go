@@ -42,7 +42,7 @@ type permAnswer struct {
 
 // rejectGrace is how long a declined turn waits for the agent to end it after
 // session/cancel before its context is cancelled too (which sends session/cancel again and
-// gives up on the turn after acp.CancelGrace).
+// gives up on the turn after acp.DefaultCancelGrace).
 const rejectGrace = 2 * time.Second
 
 // completeDelay is how long an open request stays open after a tool call was shown, so

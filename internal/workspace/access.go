@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 )
@@ -17,6 +19,10 @@ import (
 // root that holds the resolved path. The root refuses to leave itself at every step, so a
 // directory swapped for a symlink to outside between the check and the use makes the
 // operation fail instead of escaping: what is checked is what is used.
+
+// MaxReadBytes is the most a whole-file read returns, whoever reads: the ACP host (a larger
+// answer would not fit a protocol line any peer accepts) and the agent's local tools.
+const MaxReadBytes = 50 << 20
 
 // readFlags open for reading without blocking: opening a FIFO waits for a writer, and a
 // device may do anything; what is opened is checked before a byte is read.
@@ -101,6 +107,9 @@ func (r *Roots) WriteFile(path string, content []byte) error {
 	}
 	parent, name := filepath.Dir(rel), filepath.Base(rel)
 	if err := root.MkdirAll(parent, 0o777); err != nil {
+		if errors.Is(err, syscall.ENOTDIR) || errors.Is(err, fs.ErrExist) {
+			return &NotDirError{Path: filepath.Dir(path), Parent: true}
+		}
 		return r.changed(path, err)
 	}
 	dir, err := root.OpenRoot(parent)
@@ -124,6 +133,47 @@ func (r *Roots) WriteFile(path string, content []byte) error {
 	}
 	if err := replaceIn(dir, name, content, keepMode); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// Remove removes the file (or empty directory) path names, inside the roots; a final
+// symlink is removed, not what it points to. parley's own directories are refused. A
+// missing file is an error matching fs.ErrNotExist.
+func (r *Roots) Remove(path string) error {
+	clean, err := r.absolute(path)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(r.dirs, clean) {
+		return &NotRegularError{Path: path, Mode: fs.ModeDir} // a root itself
+	}
+	parent, err := r.Resolve(filepath.Dir(clean))
+	if err != nil {
+		return err
+	}
+	resolved := filepath.Join(parent, filepath.Base(clean))
+	if err := r.protect.checkName(path, resolved); err != nil {
+		return err
+	}
+	root, rel, err := r.openRoot(parent)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	dir, err := root.OpenRoot(rel)
+	if err != nil {
+		return r.changed(path, err)
+	}
+	defer dir.Close()
+	if err := r.protect.checkDir(path, dir); err != nil {
+		return err
+	}
+	if err := dir.Remove(filepath.Base(clean)); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return &notExistError{path: path, err: err}
+		}
+		return fmt.Errorf("removing %s: %w", path, err)
 	}
 	return nil
 }
@@ -222,17 +272,22 @@ func linkCount(info fs.FileInfo) uint64 {
 
 // readLimited reads f whole, refusing more than limit bytes.
 func readLimited(path string, f *os.File, limit int64) ([]byte, error) {
-	if info, err := f.Stat(); err == nil && info.Size() > limit {
-		return nil, &TooLargeError{Path: path, Size: info.Size(), Limit: limit}
+	var size int64
+	if info, err := f.Stat(); err == nil {
+		size = info.Size()
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
+	if size > limit {
+		return nil, &TooLargeError{Path: path, Size: size, Limit: limit}
+	}
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead) // room to see the end without growing
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
-	if int64(len(data)) > limit {
+	if int64(buf.Len()) > limit {
 		return nil, &TooLargeError{Path: path, Size: -1, Limit: limit}
 	}
-	return data, nil
+	return buf.Bytes(), nil
 }
 
 // NotRegularError reports a path that is not a regular file where one is needed.

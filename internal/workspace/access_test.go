@@ -226,3 +226,29 @@ func TestParleyDirsAreProtected(t *testing.T) {
 		t.Errorf("an ordinary write in $HOME: %v", err)
 	}
 }
+
+func TestRemove(t *testing.T) {
+	base := tree(t)
+	r := mustRoots(t, base+"/a")
+	if err := r.Remove(base + "/a/link-out"); err != nil { // the link, not the secret
+		t.Fatalf("Remove(link-out): %v", err)
+	}
+	if _, err := os.Stat(base + "/outside/secret.txt"); err != nil {
+		t.Errorf("removing a link removed its target: %v", err)
+	}
+	if err := r.Remove(base + "/a/file.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Remove(base + "/a/file.txt"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("removing a missing file: %v", err)
+	}
+	for path, want := range map[string]any{
+		"a/dir-out/secret.txt":    new(*OutsideError),
+		"a/../outside/secret.txt": new(*OutsideError),
+		"a":                       new(*NotRegularError),
+	} {
+		if err := r.Remove(filepath.Join(base, path)); !errors.As(err, want) {
+			t.Errorf("Remove(%s): %v, want a %T", path, err, want)
+		}
+	}
+}

@@ -57,9 +57,17 @@ func (d *Dir) Path() string { return d.path }
 func (d *Dir) Close() error { return d.f.Close() }
 
 // NotDirError reports a path that is not a directory where one is needed.
-type NotDirError struct{ Path string }
+type NotDirError struct {
+	Path   string
+	Parent bool // it, or one of its parents, is not a directory
+}
 
-func (e *NotDirError) Error() string { return e.Path + " is not a directory" }
+func (e *NotDirError) Error() string {
+	if e.Parent {
+		return e.Path + ", or one of its parents, is not a directory"
+	}
+	return e.Path + " is not a directory"
+}
 
 // Tree is a directory inside the roots opened for listing and reading what is under it:
 // every name is opened through it, so nothing under a symlink swapped in can be reached.

@@ -34,7 +34,7 @@ type protection []protectedDir
 // parleyDirs returns parley's directories as this process sees them.
 func parleyDirs() protection {
 	var p protection
-	for _, d := range []string{xdg.ConfigDir(), xdg.DataDir(), xdg.StateDir()} {
+	for _, d := range xdg.OwnDirs() {
 		resolved, err := resolveMissing(filepath.Clean(d), 0)
 		if err != nil {
 			resolved = filepath.Clean(d)

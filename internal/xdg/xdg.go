@@ -30,3 +30,7 @@ func dir(env, fallback string) string {
 	}
 	return filepath.Join(home, fallback, app)
 }
+
+// OwnDirs are the directories that hold parley's configuration, data and state: nothing
+// an agent does may change them (see internal/workspace and internal/safety).
+func OwnDirs() []string { return []string{ConfigDir(), DataDir(), StateDir()} }

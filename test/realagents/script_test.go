@@ -20,6 +20,7 @@ import (
 // request and gets a short text.
 
 const (
+	markPrefix = "PARLEY-" // every marker starts with it
 	markPlain  = "PARLEY-PLAIN"
 	markShell  = "PARLEY-SHELL"  // + the command to run
 	markEdit   = "PARLEY-EDIT"   // + the absolute path of the file to read and edit
@@ -83,6 +84,11 @@ func step(mark string, next func(*turn) *fakellm.Reply) func(*fakellm.Recorded) 
 		}
 		if start < 0 || len(r.Tools) == 0 {
 			return nil
+		}
+		for _, m := range r.Messages[start+1:] {
+			if m.Role == "user" && strings.Contains(m.Content, markPrefix) {
+				return nil // a later turn's request: its history still holds this one
+			}
 		}
 		tu := &turn{rec: r}
 		if m := argAfter(mark).FindStringSubmatch(r.Messages[start].Content); m != nil {

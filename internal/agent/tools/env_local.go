@@ -7,34 +7,32 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"time"
+
+	"github.com/parley-acp/parley/internal/proc"
+	"github.com/parley-acp/parley/internal/workspace"
 )
 
-// LocalEnv returns an Env acting on the local machine.
-func LocalEnv() Env { return localEnv{} }
+// LocalEnv returns an Env acting on the local machine, confined to roots: every read,
+// write and command's working directory goes through the workspace's confined access.
+func LocalEnv(roots *workspace.Roots) Env { return localEnv{roots: roots} }
 
-type localEnv struct{}
+type localEnv struct{ roots *workspace.Roots }
 
-func (localEnv) ReadFile(_ context.Context, path string) (string, error) {
-	data, err := os.ReadFile(path)
+// ReadFile reads a regular file of at most workspace.MaxReadBytes.
+func (e localEnv) ReadFile(_ context.Context, path string) (string, error) {
+	data, err := e.roots.ReadFile(path, workspace.MaxReadBytes)
 	return string(data), err
 }
 
-// WriteFile keeps an existing file's mode; new files get 0644.
-func (localEnv) WriteFile(_ context.Context, path, content string) error {
-	mode := os.FileMode(0o644)
-	if info, err := os.Stat(path); err == nil {
-		mode = info.Mode().Perm()
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, []byte(content), mode)
+// WriteFile replaces the file atomically, keeping an existing file's mode.
+func (e localEnv) WriteFile(_ context.Context, path, content string) error {
+	return e.roots.WriteFile(path, []byte(content))
 }
 
-func (localEnv) Remove(_ context.Context, path string) error {
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+// Remove deletes a file inside the roots (not through a symlink to elsewhere).
+func (e localEnv) Remove(_ context.Context, path string) error {
+	if err := e.roots.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil
@@ -44,64 +42,55 @@ func (localEnv) Remove(_ context.Context, path string) error {
 // long, are kept; the middle of a flood is dropped before anyone counts its lines.
 const maxCapture = 1 << 20
 
-func (localEnv) Run(ctx context.Context, command string, args []string, cwd string, timeout time.Duration) (string, int, error) {
-	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(runCtx, command, args...)
-	cmd.Dir = cwd
-	setProcessGroup(cmd) // so a timeout kills the whole pipeline, not just sh
-	cmd.WaitDelay = 2 * time.Second
-	out := &headTail{limit: maxCapture}
+// killGrace is how long a command that ran out of time has between SIGTERM and SIGKILL.
+const killGrace = 2 * time.Second
+
+func (e localEnv) Run(ctx context.Context, command string, args []string, cwd string, timeout time.Duration) (string, int, error) {
+	dir, err := e.roots.Cwd(cwd)
+	if err != nil {
+		return "", -1, err
+	}
+	defer dir.Close() // once the command has started
+	cmd := exec.Command(command, args...)
+	cmd.Dir = dir.ChdirPath()
+	cmd.Env = append(os.Environ(), "PWD="+dir.Path())
+	cmd.WaitDelay = killGrace // background processes holding the pipe are ended below
+	out := proc.NewOutput(maxCapture, maxCapture)
 	cmd.Stdout, cmd.Stderr = out, out // one pipe: exec serialises writes to an == writer
-	err := cmd.Run()
-	switch {
-	case ctx.Err() != nil:
-		return out.String(), -1, ctx.Err()
-	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
-		return out.String(), -1, fmt.Errorf("%w after %s", ErrTimeout, timeout)
+	p, err := proc.Start(cmd)
+	if err != nil {
+		return "", -1, fmt.Errorf("running %s: %w", command, err)
+	}
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var stopErr error
+	select {
+	case <-p.Exited():
+		stopErr = p.Stop(context.Background(), 0) // what it left running goes too
+	case <-timer.C:
+		p.Stop(context.Background(), killGrace)
+		return captured(out), -1, fmt.Errorf("%w after %s", ErrTimeout, timeout)
+	case <-ctx.Done():
+		p.Stop(context.Background(), 0)
+		return captured(out), -1, ctx.Err()
+	}
+	if stopErr != nil {
+		return captured(out), -1, stopErr
 	}
 	var exitErr *exec.ExitError
-	if errors.As(err, &exitErr) {
-		return out.String(), exitErr.ExitCode(), nil
+	if err := p.Err(); errors.As(err, &exitErr) {
+		return captured(out), exitErr.ExitCode(), nil
+	} else if err != nil {
+		return captured(out), -1, fmt.Errorf("running %s: %w", command, err)
 	}
-	if err != nil {
-		return out.String(), -1, fmt.Errorf("running %s: %w", command, err)
-	}
-	return out.String(), 0, nil
+	return captured(out), 0, nil
 }
 
-// headTail keeps the first and last limit bytes written to it.
-type headTail struct {
-	limit   int
-	head    []byte
-	tail    []byte // a window of the latest bytes, up to 2*limit before compaction
-	dropped int64
-}
-
-func (h *headTail) Write(p []byte) (int, error) {
-	n := len(p)
-	if room := h.limit - len(h.head); room > 0 {
-		k := min(room, len(p))
-		h.head = append(h.head, p[:k]...)
-		p = p[k:]
-	}
-	h.tail = append(h.tail, p...)
-	if over := len(h.tail) - h.limit; over > h.limit {
-		h.dropped += int64(over)
-		h.tail = append(h.tail[:0], h.tail[over:]...)
-	}
-	return n, nil
-}
-
-func (h *headTail) String() string {
-	tail := h.tail
-	dropped := h.dropped
-	if over := len(tail) - h.limit; over > 0 {
-		dropped += int64(over)
-		tail = tail[over:]
-	}
+// captured is a command's output: its head and tail, with what was dropped between them.
+func captured(out *proc.Output) string {
+	head, tail, dropped := out.Snapshot(true)
 	if dropped == 0 {
-		return string(h.head) + string(tail)
+		return string(head) + string(tail)
 	}
-	return fmt.Sprintf("%s\n... [%d bytes dropped] ...\n%s", h.head, dropped, tail)
+	return fmt.Sprintf("%s\n... [%d bytes dropped] ...\n%s", head, dropped, tail)
 }

@@ -7,10 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/parley-acp/parley/internal/workspace"
 )
 
 // treeFile is a file list_files and search_workspace see, its path relative to the
@@ -20,23 +22,24 @@ type treeFile struct {
 	symlink bool // must be confined before it is opened
 }
 
-// listTree lists the files under dir that git would not ignore. Inside a git work tree git
+// listTree lists the files under tree that git would not ignore. Inside a git work tree git
 // itself answers (`git ls-files -co --exclude-standard`: tracked and untracked, honouring
 // every ignore source); elsewhere a walk honours the .gitignore files from base (the
-// workspace root holding dir) down. .git is always skipped.
-func listTree(ctx context.Context, base, dir string) ([]treeFile, error) {
-	if files, ok := gitListTree(ctx, dir); ok {
+// workspace root holding the tree) down. .git is always skipped. Everything is looked at
+// through the tree, so nothing outside it is listed, whatever is swapped in meanwhile.
+func listTree(ctx context.Context, s *Session, base string, tree *workspace.Tree) ([]treeFile, error) {
+	if files, ok := gitListTree(ctx, tree); ok {
 		return files, nil
 	}
-	return walkTree(ctx, base, dir)
+	return walkTree(ctx, s, base, tree)
 }
 
-func gitListTree(ctx context.Context, dir string) ([]treeFile, bool) {
+func gitListTree(ctx context.Context, tree *workspace.Tree) ([]treeFile, bool) {
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return nil, false
 	}
-	cmd := exec.CommandContext(ctx, git, append(gitReadOnly(dir), "ls-files", "-co", "--exclude-standard", "-z")...)
+	cmd := exec.CommandContext(ctx, git, append(gitReadOnly(tree.Path()), "ls-files", "-co", "--exclude-standard", "-z")...)
 	cmd.Env = gitEnv()
 	out, err := cmd.Output()
 	if err != nil {
@@ -49,9 +52,9 @@ func gitListTree(ctx context.Context, dir string) ([]treeFile, bool) {
 			continue // -co lists a modified tracked file twice... only with -m, but be safe
 		}
 		seen[string(rel)] = true
-		info, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(string(rel))))
+		info, err := fs.Stat(tree.FS(), string(rel)) // the tree's Stat does not follow a final symlink
 		if err != nil || info.IsDir() {
-			continue // deleted in the work tree, or a submodule
+			continue // deleted in the work tree, a submodule, or not really under the tree
 		}
 		files = append(files, treeFile{rel: string(rel), symlink: info.Mode()&fs.ModeSymlink != 0})
 	}
@@ -83,24 +86,33 @@ func gitEnv() []string {
 	return append(env, "GIT_OPTIONAL_LOCKS=0")
 }
 
-func walkTree(ctx context.Context, base, dir string) ([]treeFile, error) {
+// maxIgnoreFile bounds a .gitignore file read.
+const maxIgnoreFile = 1 << 20
+
+func walkTree(ctx context.Context, s *Session, base string, tree *workspace.Tree) ([]treeFile, error) {
+	dir := tree.Path()
 	var patterns []gitignore.Pattern
+	prefix := "" // dir relative to base, with a slash, for the patterns
 	if rel, err := filepath.Rel(base, dir); err == nil && !strings.HasPrefix(rel, "..") {
 		// .gitignore files of dir's ancestors inside the workspace apply too.
 		d := base
 		for _, part := range append([]string{""}, splitPath(rel)...) {
 			d = filepath.Join(d, part)
 			if d != dir {
-				patterns = append(patterns, readIgnore(base, d)...)
+				data, _ := s.Roots.ReadFile(filepath.Join(d, ".gitignore"), maxIgnoreFile)
+				patterns = append(patterns, parseIgnore(data, base, d)...)
 			}
+		}
+		if rel != "." {
+			prefix = filepath.ToSlash(rel) + "/"
 		}
 	} else {
 		base = dir
 	}
 	var files []treeFile
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(tree.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if path == dir {
+			if p == "." {
 				return err
 			}
 			return nil // unreadable: skip it
@@ -108,15 +120,14 @@ func walkTree(ctx context.Context, base, dir string) ([]treeFile, error) {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		if path != dir {
+		if p != "." {
 			if d.Name() == ".git" {
 				if d.IsDir() {
 					return filepath.SkipDir
 				}
 				return nil
 			}
-			rel, _ := filepath.Rel(base, path)
-			if len(patterns) > 0 && gitignore.NewMatcher(patterns).Match(splitPath(rel), d.IsDir()) {
+			if len(patterns) > 0 && gitignore.NewMatcher(patterns).Match(splitPath(prefix+p), d.IsDir()) {
 				if d.IsDir() {
 					return filepath.SkipDir
 				}
@@ -124,20 +135,20 @@ func walkTree(ctx context.Context, base, dir string) ([]treeFile, error) {
 			}
 		}
 		if d.IsDir() {
-			patterns = append(patterns, readIgnore(base, path)...)
+			data, _ := tree.ReadFile(path.Join(p, ".gitignore"), maxIgnoreFile)
+			patterns = append(patterns, parseIgnore(data, base, filepath.Join(dir, filepath.FromSlash(p)))...)
 			return nil
 		}
-		rel, _ := filepath.Rel(dir, path)
-		files = append(files, treeFile{rel: filepath.ToSlash(rel), symlink: d.Type()&fs.ModeSymlink != 0})
+		files = append(files, treeFile{rel: p, symlink: d.Type()&fs.ModeSymlink != 0})
 		return nil
 	})
 	return files, err
 }
 
-// readIgnore parses dir/.gitignore with patterns scoped to dir (relative to base).
-func readIgnore(base, dir string) []gitignore.Pattern {
-	data, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
-	if err != nil {
+// parseIgnore parses the content of dir/.gitignore with patterns scoped to dir (relative
+// to base).
+func parseIgnore(data []byte, base, dir string) []gitignore.Pattern {
+	if len(data) == 0 {
 		return nil
 	}
 	rel, _ := filepath.Rel(base, dir)

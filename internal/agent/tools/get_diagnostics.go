@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	_ "embed"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -66,7 +65,7 @@ func (getDiagnostics) Run(ctx context.Context, s *Session, args json.RawMessage)
 	if err != nil {
 		return modelError("Diagnostics", "%v", err), nil
 	}
-	if info, err := os.Stat(start); err == nil && !info.IsDir() {
+	if info, err := s.Roots.Stat(start); err == nil && !info.IsDir() {
 		start = filepath.Dir(start)
 	}
 	dir, argv := findChecker(s, start)
@@ -96,7 +95,7 @@ func findChecker(s *Session, start string) (string, []string) {
 			return "", nil
 		}
 		for _, c := range checkers {
-			if _, err := os.Stat(filepath.Join(dir, c.marker)); err == nil {
+			if _, err := s.Roots.Stat(filepath.Join(dir, c.marker)); err == nil {
 				if argv := c.command(); argv != nil {
 					return dir, argv
 				}

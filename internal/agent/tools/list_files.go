@@ -4,7 +4,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"os"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -52,7 +51,12 @@ func (listFiles) Run(ctx context.Context, s *Session, args json.RawMessage) (Res
 	if err != nil {
 		return modelError(title, "%v", err), nil
 	}
-	files, err := listTree(ctx, base, dir)
+	tree, err := s.Roots.OpenTree(dir)
+	if err != nil {
+		return modelError(title, "listing %s: %v", s.display(dir), err), nil
+	}
+	defer tree.Close()
+	files, err := listTree(ctx, s, base, tree)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
@@ -90,7 +94,7 @@ func (s *Session) resolveDir(p string) (dir, base, msg string) {
 	if err != nil {
 		return "", "", err.Error()
 	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+	if info, err := s.Roots.Stat(dir); err != nil || !info.IsDir() {
 		return "", "", fmt.Sprintf("%s is not a directory", p)
 	}
 	for _, r := range s.Roots.Dirs() {

@@ -10,8 +10,7 @@ import (
 )
 
 // BenchmarkSearchWorkspace searches a generated tree of 50,000 small files (500 directories
-// of 100, one in 100 holding a match) with the Go search and with rg, in the same run, so
-// the output shows the ratio.
+// of 100, one in 100 holding a match).
 func BenchmarkSearchWorkspace(b *testing.B) {
 	s, root := newTestSession(b)
 	body := strings.Repeat("func helper(x int) int { return x * 2 } // some ordinary code\n", 20)
@@ -36,21 +35,12 @@ func BenchmarkSearchWorkspace(b *testing.B) {
 		}
 	}
 	args := []byte(`{"pattern":"NEEDLE_\\w+ found","max_results":1000}`)
-	bench := func(b *testing.B, tool *searchWorkspace) {
-		b.ReportAllocs()
-		for b.Loop() {
-			r, err := tool.Run(b.Context(), s, args)
-			if err != nil || r.IsError || strings.Count(r.Output, "\n") != 500 {
-				b.Fatalf("search: %v %s", err, r.Output[:min(200, len(r.Output))])
-			}
+	tool := &searchWorkspace{}
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := tool.Run(b.Context(), s, args)
+		if err != nil || r.IsError || strings.Count(r.Output, "\n") != 500 {
+			b.Fatalf("search: %v %s", err, r.Output[:min(200, len(r.Output))])
 		}
 	}
-	b.Run("go", func(b *testing.B) { bench(b, &searchWorkspace{forceGo: true}) })
-	b.Run("rg", func(b *testing.B) {
-		rg, err := exec.LookPath("rg")
-		if err != nil {
-			b.Skip("rg not on PATH")
-		}
-		bench(b, &searchWorkspace{rg: rg})
-	})
 }

@@ -1,24 +1,21 @@
 package tools
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	_ "embed"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/workspace"
 )
 
 //go:embed search_workspace.md
@@ -39,12 +36,9 @@ type searchWorkspaceParams struct {
 	CaseInsensitive bool   `json:"case_insensitive"`
 }
 
-// searchWorkspace uses ripgrep when it is on PATH and Go's regexp otherwise.
-type searchWorkspace struct {
-	forceGo bool   // tests and benchmarks: never use rg
-	rg      string // path to rg; looked up on first use when empty
-	once    sync.Once
-}
+// searchWorkspace searches with Go's regexp, reading every file through the workspace's
+// confined access (an external searcher would open files by name, outside that check).
+type searchWorkspace struct{}
 
 func (*searchWorkspace) Name() string        { return "search_workspace" }
 func (*searchWorkspace) Description() string { return searchWorkspaceDescription }
@@ -94,12 +88,12 @@ func (t *searchWorkspace) Run(ctx context.Context, s *Session, args json.RawMess
 	if limit <= 0 {
 		limit = searchDefaultMax
 	}
-	var matches []searchMatch
-	if rg := t.ripgrep(); rg != "" {
-		matches, err = searchRipgrep(ctx, rg, dir, p, limit)
-	} else {
-		matches, err = searchGo(ctx, s, base, dir, re, match, limit)
+	tree, err := s.Roots.OpenTree(dir)
+	if err != nil {
+		return modelError(title, "searching %s: %v", s.display(dir), err), nil
 	}
+	defer tree.Close()
+	matches, err := searchTree(ctx, s, base, tree, re, match, limit)
 	if err != nil {
 		if ctx.Err() != nil {
 			return Result{}, ctx.Err()
@@ -107,18 +101,6 @@ func (t *searchWorkspace) Run(ctx context.Context, s *Session, args json.RawMess
 		return modelError(title, "searching %s: %v", s.display(dir), err), nil
 	}
 	return Result{Output: formatMatches(s, dir, matches, limit), Title: title, Locations: []acp.ToolCallLocation{{Path: dir}}}, nil
-}
-
-func (t *searchWorkspace) ripgrep() string {
-	if t.forceGo {
-		return ""
-	}
-	t.once.Do(func() {
-		if t.rg == "" {
-			t.rg, _ = exec.LookPath("rg")
-		}
-	})
-	return t.rg
 }
 
 func formatMatches(s *Session, dir string, matches []searchMatch, limit int) string {
@@ -146,10 +128,10 @@ func formatMatches(s *Session, dir string, matches []searchMatch, limit int) str
 	return b.String()
 }
 
-// searchGo searches the files listTree gives with GOMAXPROCS workers. Each file keeps at
+// searchTree searches the files listTree gives with GOMAXPROCS workers. Each file keeps at
 // most limit+1 matches, enough to fill the answer and say that more exist.
-func searchGo(ctx context.Context, s *Session, base, dir string, re *regexp.Regexp, match func(string) bool, limit int) ([]searchMatch, error) {
-	files, err := listTree(ctx, base, dir)
+func searchTree(ctx context.Context, s *Session, base string, tree *workspace.Tree, re *regexp.Regexp, match func(string) bool, limit int) ([]searchMatch, error) {
+	files, err := listTree(ctx, s, base, tree)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +146,7 @@ func searchGo(ctx context.Context, s *Session, base, dir string, re *regexp.Rege
 				if i >= len(files) {
 					return
 				}
-				perFile[i] = searchFile(s, dir, files[i], re, limit+1)
+				perFile[i] = searchFile(s, tree, files[i], re, limit+1)
 			}
 		})
 	}
@@ -189,28 +171,21 @@ func filterFiles(files []treeFile, match func(string) bool) []treeFile {
 	return kept
 }
 
-func searchFile(s *Session, dir string, f treeFile, re *regexp.Regexp, limit int) []searchMatch {
-	path := filepath.Join(dir, filepath.FromSlash(f.rel))
-	if f.symlink {
-		resolved, err := s.Roots.Resolve(path)
-		if err != nil {
-			return nil // pointing outside the workspace, or nowhere
-		}
-		path = resolved
+// searchFile searches one file; one that cannot be read (outside, not a regular file,
+// hard-linked, too large, binary) is skipped.
+func searchFile(s *Session, tree *workspace.Tree, f treeFile, re *regexp.Regexp, limit int) []searchMatch {
+	var data []byte
+	var err error
+	if f.symlink { // it may point anywhere in the workspace: resolved and checked
+		data, err = s.Roots.ReadFile(filepath.Join(tree.Path(), filepath.FromSlash(f.rel)), searchMaxFile)
+	} else {
+		data, err = tree.ReadFile(f.rel, searchMaxFile)
 	}
-	file, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
-	defer file.Close()
-	info, err := file.Stat()
-	if err != nil || !info.Mode().IsRegular() || info.Size() > searchMaxFile {
-		return nil
-	}
-	data := make([]byte, info.Size()+1)
-	n, _ := readFull(file, data)
-	data = data[:n]
-	if n > searchMaxFile || bytes.IndexByte(data[:min(n, binarySniff)], 0) >= 0 {
+	n := len(data)
+	if bytes.IndexByte(data[:min(n, binarySniff)], 0) >= 0 {
 		return nil
 	}
 	if !re.Match(data) { // one pass over the whole file rejects most files cheaply
@@ -233,53 +208,4 @@ func searchFile(s *Session, dir string, f treeFile, re *regexp.Regexp, limit int
 		}
 	}
 	return out
-}
-
-func readFull(f *os.File, buf []byte) (int, error) {
-	n := 0
-	for n < len(buf) {
-		k, err := f.Read(buf[n:])
-		n += k
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
-}
-
-// searchRipgrep runs rg with the same rules: ignore files honoured with or without git,
-// hidden files searched, .git skipped, large and binary files skipped.
-func searchRipgrep(ctx context.Context, rg, dir string, p searchWorkspaceParams, limit int) ([]searchMatch, error) {
-	args := []string{"--line-number", "--no-heading", "--color", "never", "--hidden", "--no-require-git",
-		"--no-messages", "--max-filesize", "1M", "--max-count", strconv.Itoa(limit + 1),
-		"--max-columns", strconv.Itoa(searchMaxText + 100), "--glob", "!.git"}
-	if p.CaseInsensitive {
-		args = append(args, "--ignore-case")
-	}
-	if p.Glob != "" {
-		args = append(args, "--glob", p.Glob)
-	}
-	args = append(args, "--regexp", p.Pattern)
-	cmd := exec.CommandContext(ctx, rg, args...)
-	cmd.Dir = dir
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok && (ee.ExitCode() == 1 || ee.ExitCode() == 2 && len(out) > 0) {
-		err = nil // 1: no match; 2 with output: some file was unreadable
-	}
-	if err != nil {
-		return nil, fmt.Errorf("rg: %w", err)
-	}
-	var matches []searchMatch
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		rel, rest, ok1 := strings.Cut(sc.Text(), ":")
-		num, text, ok2 := strings.Cut(rest, ":")
-		line, err := strconv.Atoi(num)
-		if !ok1 || !ok2 || err != nil {
-			continue
-		}
-		matches = append(matches, searchMatch{rel: filepath.ToSlash(strings.TrimPrefix(rel, "./")), line: line, text: text})
-	}
-	return matches, nil
 }

@@ -22,7 +22,7 @@ func newTestSession(t testing.TB) (*Session, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return NewSession(LocalEnv(), roots), root
+	return NewSession(LocalEnv(roots), roots), root
 }
 
 func write(t testing.TB, path, content string) {

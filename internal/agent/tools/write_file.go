@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"errors"
 	"io/fs"
-	"os"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
@@ -46,7 +45,7 @@ func (writeFile) Run(ctx context.Context, s *Session, args json.RawMessage) (Res
 	}
 	name := s.display(abs)
 	title = "Write " + name
-	if info, err := os.Stat(abs); err == nil && info.IsDir() {
+	if info, err := s.Roots.Stat(abs); err == nil && info.IsDir() {
 		return modelError(title, "%s is a directory", name), nil
 	}
 	var old *string

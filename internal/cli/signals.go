@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/parley-acp/parley/internal/proc"
+)
+
+// Signals. The first Ctrl-C or SIGTERM asks a command to stop in order (cancel the turn,
+// close the connection, stop the agent: each step has a deadline). Once a command is on
+// its way out, one more signal ends parley at once: every process it started is killed
+// and it exits with status 130, so that no peer that stopped answering can hold it.
+
+// stopSignals are the signals that ask parley to stop.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
+
+// interruptible is ctx ended by the first Ctrl-C or SIGTERM; a second one ends parley at
+// once. stop releases the signals.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, stopSignals...)
+	release := forceExitOnSignal(sigs, func() {
+		fmt.Fprintln(os.Stderr, "\nparley: stopping (press Ctrl-C again to quit at once)")
+		cancel()
+	})
+	return ctx, func() {
+		release()
+		signal.Stop(sigs)
+		cancel()
+	}
+}
+
+// forceExitOnSignal watches sigs: first runs on the first signal (nil: the first one
+// already came), and the next one ends parley at once. release stops watching.
+func forceExitOnSignal(sigs <-chan os.Signal, first func()) (release func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if first != nil {
+			select {
+			case <-sigs:
+				first()
+			case <-done:
+				return
+			}
+		}
+		select {
+		case sig := <-sigs:
+			forceExit(sig)
+		case <-done:
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// forceExit ends parley now: everything it started is killed (agents, terminals, their
+// leftovers), then it exits 130 as an interrupted program does.
+func forceExit(sig os.Signal) {
+	fmt.Fprintf(os.Stderr, "\nparley: %v again: quitting now\n", sig)
+	proc.KillAll()
+	os.Exit(exitCancelled)
+}
+
+// catchBrokenPipe makes a write to a stdout whose reader went away fail with EPIPE instead
+// of killing parley with SIGPIPE (which would leave the agent running and explain
+// nothing): the console notices the error and ends the turn. The signal is caught, not
+// ignored, so that the commands parley starts still get SIGPIPE as usual.
+func catchBrokenPipe() (release func()) {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGPIPE)
+	return func() { signal.Stop(sigs) }
+}
