@@ -49,6 +49,7 @@ type Options struct {
 // Bridge serves the vscode_tools MCP servers of all ACP sessions on one loopback port.
 type Bridge struct {
 	logger     *slog.Logger
+	sdkLogger  *slog.Logger // the go-sdk's, its info records as debug
 	executable string
 	listener   net.Listener
 	server     *http.Server
@@ -79,6 +80,7 @@ func New(opts Options) (*Bridge, error) {
 	}
 	b := &Bridge{
 		logger:     logger,
+		sdkLogger:  sdkLogger(logger),
 		executable: executable,
 		listener:   listener,
 		served:     make(chan struct{}),

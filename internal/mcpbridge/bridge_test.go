@@ -449,3 +449,46 @@ func TestCloseLeaksNothing(t *testing.T) {
 	}
 	goleak.VerifyNone(t)
 }
+
+// lockedBuffer is a log destination the test may read while the bridge writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// The go-sdk logs each MCP session's connection at info; parley logs it at debug, so that
+// --log info is not one line per agent session.
+func TestMCPSessionLogsAreDebug(t *testing.T) {
+	var logs lockedBuffer
+	b, err := New(Options{Executable: "/usr/bin/parley", Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	s, err := b.AddSession("sess-1", newFakeOwner().onCall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetTools(testTools)
+	cs, _ := connectHTTP(t, s, nil)
+	listSchemas(t, cs) // the session is connected and answering
+	got := logs.String()
+	if !strings.Contains(got, `level=DEBUG msg="server session connected"`) {
+		t.Errorf("no debug line for the MCP session's connection:\n%s", got)
+	}
+	if strings.Contains(got, "level=INFO") {
+		t.Errorf("info lines from the MCP server:\n%s", got)
+	}
+}

@@ -73,14 +73,14 @@ func newSession(b *Bridge, id, url, secret string, onCall CallFunc) *Session {
 		tools: make(map[string]Tool), warned: make(map[string]bool),
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: version.String()}, &mcp.ServerOptions{
-		Logger: b.logger,
+		Logger: b.sdkLogger,
 		// Announce tools and list_changed even while the list is still empty.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
 	s.server.AddReceivingMiddleware(s.routeCalls)
 	s.handler = mcp.NewStreamableHTTPHandler(
 		func(*http.Request) *mcp.Server { return s.server },
-		&mcp.StreamableHTTPOptions{Logger: b.logger},
+		&mcp.StreamableHTTPOptions{Logger: b.sdkLogger},
 	)
 	return s
 }

@@ -42,6 +42,13 @@
 // option, and session/cancel follows right behind that answer, in the same write (a
 // session/cancel first would make the answer "cancelled", which some agents take as "stop
 // everything").
+// An agent action is allowed only by the approval itself: a tool_result whose result is
+// [{"value":"Approved"}], exactly one part whose value is that string (other members such
+// as "$mid" ignored), which the agent-action tool's invoke returns once the user allowed
+// it. Any other result of that tool — VS Code's "The user chose to skip the tool call…"
+// when the user skips the confirmation (it does not run the tool), an error, an empty or
+// differently worded result — is answered with the agent's reject_once option, and the
+// turn goes on in the request that carried it, as it does after an approval.
 // lm/cancel cancels the turn, and ACP answers its pending permission requests "cancelled".
 // A permission request for one of parley's own bridged tools is allowed in every agent's
 // form (bridged.go); nothing else is allowed by name.
@@ -93,18 +100,29 @@
 //
 // lm/provideLanguageModelChatInformation takes optional "agentServers" (the client's own
 // agents, in the agent_servers shape, merged over the configuration file's), "cwd" and
-// "additionalDirectories" (where spare sessions open), and each model carries "detail"
-// (where the agent comes from) and "agent" (the flat definition to send back as
-// params.agent). An agent definition may carry labels beside its variant
+// "additionalDirectories" (where spare sessions open). It lists the built-in agents that
+// can run here and every configured one (one whose command is missing says so in its
+// detail). Each model carries "detail" (where the agent comes from) and "agent" (the flat
+// definition to send back as params.agent); the result carries "agentActionRefusals":
+// true, telling the client that this backend answers a result of the agent-action tool
+// other than the approval with reject_once (an older one took any result as the
+// approval). An agent definition may carry labels beside its variant
 // ({"id":"x","name":"X","eliza":{…}}).
 //
-// Spare sessions: when the models are listed, each agent the user configured or has used
-// gets one session opened ahead of time (at most Options.Spares in all, on the workspace
-// of the listing or of the latest request); the next new conversation with that agent and
-// workspace takes it instead of waiting for the agent to start and for session/new. None
-// is opened beside a live conversation of the same agent and workspace: opencode 1.18
-// keeps MCP servers per workspace, not per session, and a second session's vscode_tools
-// would take the first conversation's away. An unused spare closes after the idle timeout.
+// The notification lm/prepareSession {"modelId","agent","cwd"?,"additionalDirectories"?}
+// names the model the user chose last in the workspace (the client remembers it across
+// restarts); invalid params are logged and ignored.
+//
+// Spare sessions: an agent gets one session opened ahead of time, so that the next new
+// conversation with that agent and workspace takes it instead of waiting for the agent
+// to start and for session/new. Which agents: the one lm/prepareSession names, at once;
+// and, when the models are listed, every agent the user wants (chose with
+// lm/prepareSession or in a conversation) and then every one configured. At most
+// Options.Spares in all: a wanted agent's spare replaces one of an agent only configured.
+// None is opened beside a live conversation of the same agent and workspace: opencode
+// 1.18 keeps MCP servers per workspace, not per session, and a second session's
+// vscode_tools would take the first conversation's away. An unused spare closes after the
+// idle timeout.
 //
 // Other additions: `parley vscodelm --idle-timeout D --max-conversations N --spares N
 // --agent-timeout D` bound what is kept and waited for; `--trace-dir` may stand before or

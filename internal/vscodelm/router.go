@@ -20,10 +20,12 @@ type router struct {
 	// sends lm/cancel right after the request; the request's handler may not have run).
 	early []string
 	// spares are sessions opened ahead of the next new conversation, one per agent at
-	// most, only for agents the user configured or has used (eligible), and only while
-	// that agent has no conversation in that workspace (see prepareSpare).
+	// most, only for agents the user configured or wants (eligible), and only while that
+	// agent has no conversation in that workspace (see prepareSpare). An agent is wanted
+	// once the user chose it: a conversation with it, or lm/prepareSession.
 	spares   map[AgentKey]*spare
 	eligible map[AgentKey]AgentDef
+	wanted   map[AgentKey]bool
 	workers  int // numbering
 	// Of the latest chat request: where a spare session opens, and the tools it offers.
 	lastCwd   string
@@ -56,7 +58,7 @@ const maxEarlyCancels = 64
 func newRouter() router {
 	return router{
 		matcher: NewMatcher(), convs: map[string]*convState{}, open: map[string]*chatRequest{},
-		spares: map[AgentKey]*spare{}, eligible: map[AgentKey]AgentDef{},
+		spares: map[AgentKey]*spare{}, eligible: map[AgentKey]AgentDef{}, wanted: map[AgentKey]bool{},
 	}
 }
 
@@ -80,6 +82,11 @@ type (
 		configured []AgentDef
 		cwd        string
 		dirs       []string
+	}
+	routePrepare struct { // lm/prepareSession: the agent the user chose last
+		def  AgentDef
+		cwd  string
+		dirs []string
 	}
 )
 
@@ -138,14 +145,39 @@ func (s *Server) handleRoute(msg any) {
 			rt.lastCwd, rt.lastDirs = m.cwd, m.dirs
 		}
 		for _, def := range m.configured {
-			rt.eligible[def.Key] = def
-			s.prepareSpare(def)
+			if _, ok := rt.eligible[def.Key]; !ok {
+				rt.eligible[def.Key] = def
+			}
 		}
-		used := slices.SortedFunc(maps.Values(rt.eligible), func(a, b AgentDef) int { return strings.Compare(a.Label(), b.Label()) })
-		for _, def := range used { // and the agents used before
-			s.prepareSpare(def)
+		// The agents the user wants first, so that they get the spares within the bound.
+		eligible := slices.SortedFunc(maps.Values(rt.eligible), func(a, b AgentDef) int {
+			if wa, wb := rt.wanted[a.Key], rt.wanted[b.Key]; wa != wb {
+				if wa {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(a.Label(), b.Label())
+		})
+		for _, def := range eligible {
+			s.prepareSpare(def, rt.lastCwd, rt.lastDirs)
 		}
+	case routePrepare:
+		s.logger.Debug("asked to prepare a session", "agent", m.def.Label(), "cwd", m.cwd)
+		s.want(m.def)
+		cwd, dirs := m.cwd, m.dirs
+		if cwd == "" {
+			cwd, dirs = rt.lastCwd, rt.lastDirs
+		}
+		s.prepareSpare(m.def, cwd, dirs)
 	}
+}
+
+// want marks an agent the user chose: it gets a spare session when the models are listed
+// (once it has no conversation in that workspace), before the agents only configured.
+func (s *Server) want(def AgentDef) {
+	s.router.eligible[def.Key] = def
+	s.router.wanted[def.Key] = true
 }
 
 // routeChat matches a request to its conversation, starting a new one (and its worker)
@@ -178,7 +210,7 @@ func (s *Server) routeChat(r *chatRequest) {
 		if len(rt.convs) > s.max {
 			s.evictOldest(conv.ID)
 		}
-		rt.eligible[r.def.Key] = r.def // the user chose this agent: it gets a spare next time
+		s.want(r.def) // the user chose this agent: it gets a spare next time
 	}
 	cs.current, cs.busy, cs.lastActive = r, true, time.Now()
 	rt.open[r.key] = r
@@ -205,32 +237,67 @@ func (s *Server) takeSpare(r *chatRequest) *worker {
 	return sp.w
 }
 
-// prepareSpare opens a spare session for an eligible agent that has none, within the
-// bound: the next new conversation with that agent takes it and does not wait for the
-// agent to start or for session/new.
+// prepareSpare opens a spare session for an eligible agent that has none, in the
+// workspace cwd (parley's own directory when "") and dirs, within the bound: the next new
+// conversation with that agent in that workspace takes it and does not wait for the agent
+// to start or for session/new. At the bound, a wanted agent's spare replaces one of an
+// agent only configured. A spare in another workspace is replaced: the newest signal wins.
 //
 // Not while the agent has a conversation in that workspace: some agents (opencode 1.18)
 // keep MCP servers per workspace, not per session, so a second session's vscode_tools
 // replaces the first's and that conversation's calls of VS Code tools fail. A spare
 // therefore never adds a session the user did not ask for beside a live one.
-func (s *Server) prepareSpare(def AgentDef) {
+func (s *Server) prepareSpare(def AgentDef, cwd string, dirs []string) {
 	rt := &s.router
-	if _, ok := rt.eligible[def.Key]; !ok || rt.spares[def.Key] != nil || len(rt.spares) >= s.spares {
+	if _, ok := rt.eligible[def.Key]; !ok || s.spares <= 0 {
 		return
 	}
-	cwd := rt.lastCwd
 	if cwd == "" {
 		cwd = s.cwd
+	}
+	if sp := rt.spares[def.Key]; sp != nil {
+		if sp.cwd == cwd && slices.Equal(sp.dirs, dirs) {
+			return
+		}
+		s.closeSpare(def.Key)
 	}
 	for _, cs := range rt.convs {
 		if cs.key == def.Key && cs.cwd == cwd {
 			return
 		}
 	}
+	if len(rt.spares) >= s.spares && !(rt.wanted[def.Key] && s.closeUnwantedSpare()) {
+		return
+	}
 	w := s.startWorker(def)
-	rt.spares[def.Key] = &spare{w: w, cwd: cwd, dirs: rt.lastDirs, since: time.Now()}
-	s.logger.Debug("opening a spare session", "agent", def.Label(), "worker", w.id)
-	w.mail.post(ctlPrepare{cwd: cwd, dirs: rt.lastDirs, tools: rt.lastTools})
+	rt.spares[def.Key] = &spare{w: w, cwd: cwd, dirs: dirs, since: time.Now()}
+	s.logger.Debug("opening a spare session", "agent", def.Label(), "worker", w.id, "cwd", cwd)
+	w.mail.post(ctlPrepare{cwd: cwd, dirs: dirs, tools: rt.lastTools})
+}
+
+// closeUnwantedSpare closes the oldest spare of an agent the user only configured, to make
+// room for one the user wants; false when there is none.
+func (s *Server) closeUnwantedSpare() bool {
+	var oldest *spare
+	var key AgentKey
+	for k, sp := range s.router.spares {
+		if !s.router.wanted[k] && (oldest == nil || sp.since.Before(oldest.since)) {
+			oldest, key = sp, k
+		}
+	}
+	if oldest == nil {
+		return false
+	}
+	s.closeSpare(key)
+	return true
+}
+
+// closeSpare closes the spare session of an agent.
+func (s *Server) closeSpare(key AgentKey) {
+	sp := s.router.spares[key]
+	s.logger.Debug("closing an unused spare session", "agent", sp.w.def.Label(), "worker", sp.w.id)
+	delete(s.router.spares, key)
+	sp.w.mail.post(ctlClose{})
 }
 
 // evictIdle closes the conversations and spare sessions idle for longer than the idle
@@ -244,9 +311,7 @@ func (s *Server) evictIdle() {
 	}
 	for key, sp := range s.router.spares {
 		if sp.since.Before(cutoff) {
-			s.logger.Debug("closing an unused spare session", "agent", sp.w.def.Label(), "worker", sp.w.id)
-			delete(s.router.spares, key)
-			sp.w.mail.post(ctlClose{})
+			s.closeSpare(key)
 		}
 	}
 }

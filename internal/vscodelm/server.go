@@ -166,17 +166,47 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 				return nil, err
 			}
 		}
+		if err := checkWorkspace(p.Cwd, p.AdditionalDirectories); err != nil {
+			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%v", err)
+		}
 		return s.models(ctx, p), nil
+	case "lm/prepareSession":
+		if err := s.prepareSession(ctx, req); err != nil {
+			if req.IsCall() {
+				return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%v", err)
+			}
+			s.logger.Warn("lm/prepareSession: ignored", "error", err)
+		}
+		return nil, nil
 	}
 	return nil, jsonrpc2.ErrMethodNotFound
 }
 
-// models is one model per agent parley knows and can run here: the built-in ones, the
-// configuration file's agent_servers and the client's own (params.agentServers, which win
-// over the file's), each with the definition to send back as params.agent. The agents
-// the user configured get a spare session.
+// prepareSession hands the router the agent of the model the user chose last in the
+// workspace, to get a spare session ready for it.
+func (s *Server) prepareSession(ctx context.Context, req *jsonrpc2.Request) error {
+	var p PrepareSessionParams
+	if err := json.Unmarshal(req.Params, &p); err != nil {
+		return fmt.Errorf("params: %v: %w", err, ErrInvalidParams)
+	}
+	if err := checkWorkspace(p.Cwd, p.AdditionalDirectories); err != nil {
+		return err
+	}
+	def, err := ParseAgent(p.Agent)
+	if err != nil {
+		return err
+	}
+	s.post(ctx, routePrepare{def: def, cwd: p.Cwd, dirs: p.AdditionalDirectories})
+	return nil
+}
+
+// models is one model per agent the user can choose: the built-in ones that can run here,
+// and every agent of the configuration file's agent_servers and the client's own
+// (params.agentServers, which win over the file's), each with the definition to send back
+// as params.agent. A configured agent whose command is missing is listed with the reason
+// as its detail (hiding it would leave the user guessing); the others get a spare session.
 func (s *Server) models(ctx context.Context, p ModelInfoParams) ModelInfoResult {
-	res := ModelInfoResult{Models: []ModelInfo{}}
+	res := ModelInfoResult{Models: []ModelInfo{}, AgentActionRefusals: true}
 	cfg, err := config.Load(config.Path())
 	if err != nil {
 		s.logger.Warn("reading the agents", "error", err)
@@ -190,7 +220,7 @@ func (s *Server) models(ctx context.Context, p ModelInfoParams) ModelInfoResult 
 	}
 	listed := routeListed{cwd: p.Cwd, dirs: p.AdditionalDirectories}
 	for _, a := range agents.New(cfg).All() {
-		if a.NotRunnable != "" {
+		if a.NotRunnable != "" && a.Source == "built-in" {
 			continue
 		}
 		display := a.Name
@@ -207,12 +237,15 @@ func (s *Server) models(ctx context.Context, p ModelInfoParams) ModelInfoResult 
 		if _, ok := p.AgentServers[a.Name]; ok {
 			detail = "from the parley.agentServers setting"
 		}
+		if a.NotRunnable != "" {
+			detail = a.NotRunnable
+		}
 		res.Models = append(res.Models, ModelInfo{
 			ID: a.Name, Name: display + " (parley)", Family: "parley", Version: "1", Detail: detail,
 			MaxInputTokens: 200000, MaxOutputTokens: 100000, Capabilities: ModelCapabilities{ToolCalling: true},
 			Agent: agent,
 		})
-		if a.Source != "built-in" {
+		if a.Source != "built-in" && a.NotRunnable == "" {
 			if def, err := ParseAgent(agent); err == nil {
 				listed.configured = append(listed.configured, def)
 			}

@@ -136,9 +136,11 @@ func (w *worker) waitingShown() bool {
 }
 
 // resume answers what VS Code was shown with the request's tool results. If it answered
-// everything, the turn goes on with this request open and resume reports true. If it
-// answered nothing it was shown, the request is a new prompt; if it left something
-// unanswered, that was declined, and the turn is refused and cancelled.
+// everything, the turn goes on with this request open and resume reports true: a tool
+// call gets its result, an agent action allow_once when the result is the approval
+// (isApproval) and reject_once otherwise. If it answered nothing it was shown, the request
+// is a new prompt; if it left something unanswered, that was declined, and the turn is
+// refused and cancelled.
 func (w *worker) resume(r *chatRequest) bool {
 	results := toolResults(r.new)
 	answered, declined := false, false
@@ -175,7 +177,11 @@ func (w *worker) resume(r *chatRequest) bool {
 			perms = append(perms, p)
 			continue
 		}
-		p.reply <- permAnswer{outcome: choose(p.req.Options, true)}
+		approved := isApproval(results[p.id])
+		if !approved {
+			w.logger.Debug("the agent action was not approved: the agent gets reject_once", "title", p.req.ToolCall.Title, "result", abbreviate(results[p.id]))
+		}
+		p.reply <- permAnswer{outcome: choose(p.req.Options, approved)}
 	}
 	w.calls, w.perms = calls, perms
 	w.open, w.answer = r, nil
@@ -226,6 +232,21 @@ func (w *worker) refuseWaits() {
 		p.reply <- permAnswer{outcome: choose(p.req.Options, false)}
 	}
 	w.calls, w.perms = nil, nil
+}
+
+// isApproval reports whether a tool_result of the agent-action tool is the client's
+// approval: a list of exactly one part whose "value" is the string ApprovalText, which the
+// tool's invoke returns (VS Code runs invoke only once the user allowed the action). Other
+// members of the part ("$mid") are ignored. Anything else is a refusal: VS Code answers a
+// skipped confirmation with a result of its own words without running the tool, and an
+// error, an empty result or a differently worded one approves nothing either.
+func isApproval(result json.RawMessage) bool {
+	var parts []map[string]json.RawMessage
+	if json.Unmarshal(result, &parts) != nil || len(parts) != 1 {
+		return false
+	}
+	var value string
+	return json.Unmarshal(parts[0]["value"], &value) == nil && value == ApprovalText
 }
 
 // choose picks an allow_once or a reject_once option by kind (never by position).

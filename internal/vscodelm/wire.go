@@ -174,10 +174,15 @@ type ChatRequestParams struct {
 
 // Validate checks what decoding cannot: the workspace folders must be absolute.
 func (p *ChatRequestParams) Validate() error {
-	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
-		return fmt.Errorf("cwd %q is not an absolute path: %w", p.Cwd, ErrInvalidParams)
+	return checkWorkspace(p.Cwd, p.AdditionalDirectories)
+}
+
+// checkWorkspace checks that the workspace folders a client sends are absolute.
+func checkWorkspace(cwd string, dirs []string) error {
+	if cwd != "" && !filepath.IsAbs(cwd) {
+		return fmt.Errorf("cwd %q is not an absolute path: %w", cwd, ErrInvalidParams)
 	}
-	for _, d := range p.AdditionalDirectories {
+	for _, d := range dirs {
 		if !filepath.IsAbs(d) {
 			return fmt.Errorf("additional directory %q is not an absolute path: %w", d, ErrInvalidParams)
 		}
@@ -222,6 +227,11 @@ func CountTokens(text string) int {
 	return max(len(text)/4, 1)
 }
 
+// ApprovalText is the one result of the agent-action tool that approves an agent action:
+// a tool_result whose result is [{"value":"Approved"}] (what the tool's invoke returns). Any
+// other result of that tool is a refusal, answered with the agent's reject_once option.
+const ApprovalText = "Approved"
+
 // ModelInfoParams is the params of lm/provideLanguageModelChatInformation. All but
 // Silent are parley additions.
 type ModelInfoParams struct {
@@ -234,9 +244,25 @@ type ModelInfoParams struct {
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 }
 
+// PrepareSessionParams is the params of the notification lm/prepareSession (a parley
+// addition): the client names the model the user chose last in the workspace, so that its
+// agent gets a spare session before the first request (see the package comment).
+type PrepareSessionParams struct {
+	ModelID               string          `json:"modelId"`
+	Agent                 json.RawMessage `json:"agent"`
+	Cwd                   string          `json:"cwd,omitempty"`
+	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
+}
+
 // ModelInfoResult is the result of lm/provideLanguageModelChatInformation.
 type ModelInfoResult struct {
 	Models []ModelInfo `json:"models"`
+	// AgentActionRefusals (a parley addition) tells the client that a tool_result of the
+	// agent-action tool other than the approval (ApprovalText) is answered with reject_once
+	// and the turn goes on, so the client may send VS Code's result of a skipped
+	// confirmation as it is. A backend without it took any result as the approval: a
+	// client must not send it such a result.
+	AgentActionRefusals bool `json:"agentActionRefusals,omitempty"`
 }
 
 // ModelInfo describes one model (one configured agent) to VS Code.

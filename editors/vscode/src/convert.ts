@@ -74,11 +74,15 @@ export function toolResultContent(content: readonly unknown[]): Array<{ value: u
 
 /**
  * The conversation in the wire protocol's shape. VS Code's roles other than assistant are
- * "user". A result of the agent-action tool that is not its approval is left out: VS Code
- * answers a skipped confirmation with words of its own without running the tool, and the
- * backend must see that as what it is, a call the user did not allow.
+ * "user".
+ *
+ * A result of the agent-action tool that is not its approval (VS Code answers a skipped
+ * confirmation with words of its own, without running the tool) goes to a backend that
+ * refuses such results (`refusesUnapproved`: it answers the agent reject_once and the turn
+ * goes on) as it is. To an older backend, which took any result as the approval, it is not
+ * sent at all: the backend then sees a call that was not answered, a refusal.
  */
-export function toWireMessages(messages: readonly vscode.LanguageModelChatRequestMessage[], log: LogSink): WireMessage[] {
+export function toWireMessages(messages: readonly vscode.LanguageModelChatRequestMessage[], log: LogSink, opts: { refusesUnapproved?: boolean } = {}): WireMessage[] {
   const actionCalls = new Set<string>();
   const out: WireMessage[] = [];
   for (const m of messages) {
@@ -88,8 +92,8 @@ export function toWireMessages(messages: readonly vscode.LanguageModelChatReques
       const part = toWirePart(p, log);
       if (!part) continue;
       if (part.type === 'tool_call' && part.toolName === AGENT_ACTION_TOOL) actionCalls.add(part.toolCallId);
-      if (part.type === 'tool_result' && actionCalls.has(part.toolCallId) && !isApproval(part.result)) {
-        log.appendLine(`[client] the agent action ${part.toolCallId} was not approved (the user skipped it)`);
+      if (part.type === 'tool_result' && actionCalls.has(part.toolCallId) && !isApproval(part.result) && !opts.refusesUnapproved) {
+        log.appendLine(`[client] the agent action ${part.toolCallId} was not approved; left out, as this parley would take any result as the approval (update parley)`);
         dropped = true;
         continue;
       }

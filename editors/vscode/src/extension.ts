@@ -9,7 +9,7 @@ import { INSTALL_COMMAND, locateParley, ParleyNotFoundError } from './locate';
 import { checkAgentServers, listModels, type ModelContext, type ParleyModel } from './models';
 import { PARTICIPANT_ID, ParleyParticipant } from './participant';
 import { ParleyChatProvider } from './provider';
-import { AGENT_ACTION_TOOL, type ToolDefinition } from './wire';
+import { AGENT_ACTION_TOOL, type PrepareSessionParams, type ToolDefinition } from './wire';
 
 const LAST_MODEL_KEY = 'parley.lastModel';
 
@@ -41,7 +41,7 @@ export function activate(context: vscode.ExtensionContext): void {
     for (const p of problems) log.appendLine(`[client] ${p}`);
     return servers;
   };
-  const modelContext = (): ModelContext => ({ backend: be, parleyPath, agentServers: agentServers() });
+  const modelContext = (): ModelContext => ({ backend: be, agentServers: agentServers(), workspace: workspaceRoots });
 
   const shown = new Set<string>();
   const reportStartFailure = (err: unknown) => {
@@ -56,8 +56,11 @@ export function activate(context: vscode.ExtensionContext): void {
     });
   };
 
-  // The agents the user chose, so that the backend can get one ready before it is needed.
-  // VS Code lists the models often: ask once per backend process and agent.
+  // The model the user chose last in this workspace (remembered across restarts) is the
+  // agent they will most likely want next: once the models are listed, the backend is
+  // asked to get a session of it ready (lm/prepareSession), so that the first request
+  // does not wait for the agent to start. VS Code lists the models often: ask once per
+  // backend process, agent and workspace.
   let listed: ParleyModel[] = [];
   let prepared = '';
   be.onDidStart(() => (prepared = ''));
@@ -66,7 +69,7 @@ export function activate(context: vscode.ExtensionContext): void {
     listed = models;
     const last = models.find((m) => m.id === context.workspaceState.get<string>(LAST_MODEL_KEY));
     if (!last) return;
-    const params = { modelId: last.id, agent: last.agent, ...workspaceRoots() };
+    const params: PrepareSessionParams = { modelId: last.id, agent: last.agent, ...workspaceRoots() };
     const key = JSON.stringify(params);
     if (key === prepared) return;
     prepared = key;

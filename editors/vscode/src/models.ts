@@ -1,13 +1,13 @@
 // The models VS Code offers for the parley vendor: one per agent the backend knows.
 //
-// The backend resolves agents (built-ins, npx fallbacks, the user's config file, the
-// settings' agentServers it is given) and says how to start each one (ModelInfo.agent),
-// which the extension sends back with every chat request. A backend from before that
-// addition lists agents by name only: for it, the agents that need no resolution (the
-// settings' own and parley's two subcommands) still work, and the others are left out.
+// The backend resolves the agents (the built-in ones that can run here, the user's config
+// file, the settings' agentServers it is given) and says how to start each one
+// (ModelInfo.agent), which the extension sends back with every chat request. The
+// extension shows exactly what the backend lists; a model without a definition (a parley
+// older than this extension) is left out, and the log says to update parley.
 
 import type { Backend, CancelToken } from './backend';
-import type { AgentDefinition, ModelInfo } from './wire';
+import type { AgentDefinition, ModelInfo, ModelInfoResult } from './wire';
 
 /** One entry of the agent_servers shape: how to start an agent. */
 export interface AgentServer {
@@ -32,20 +32,6 @@ export interface ParleyModel {
   readonly agent: AgentDefinition;
 }
 
-/** The flat stdio shape of params.agent. */
-export function flatAgent(id: string, name: string, server: AgentServer): AgentDefinition {
-  return {
-    id,
-    name,
-    command: server.command,
-    args: server.args ?? [],
-    env: Object.entries(server.env ?? {}).map(([n, value]) => ({ name: n, value })),
-  };
-}
-
-/** parley's own subcommands that serve as agents, for a backend that does not resolve agents. */
-const SELF_AGENTS: Record<string, string[]> = { eliza: ['eliza'], parley: ['agent'] };
-
 /** Returns the checked entries of the agentServers setting, and a note for each bad one. */
 export function checkAgentServers(value: unknown): { servers: AgentServers; problems: string[] } {
   const servers: AgentServers = {};
@@ -67,10 +53,25 @@ export function checkAgentServers(value: unknown): { servers: AgentServers; prob
   return { servers, problems };
 }
 
+/** What a listing needs: the backend, the settings' agents, the workspace folders. */
 export interface ModelContext {
   backend: Backend;
-  parleyPath(): Promise<string>;
   agentServers: AgentServers;
+  /** The workspace folders: the agent's cwd and further roots, where a spare session opens. */
+  workspace(): { cwd?: string; additionalDirectories?: string[] };
+}
+
+/** The backend's answer to a listing, as the extension uses it. */
+export interface Listing {
+  models: ParleyModel[];
+  /** Models left out: the backend did not say how to start them. */
+  unresolved: string[];
+  /**
+   * The backend answers a result of the agent-action tool other than its approval with
+   * the agent's reject_once option (ModelInfoResult.agentActionRefusals); an older one
+   * took any result as the approval.
+   */
+  refusesUnapproved: boolean;
 }
 
 function toModel(info: ModelInfo, agent: AgentDefinition): ParleyModel {
@@ -88,44 +89,18 @@ function toModel(info: ModelInfo, agent: AgentDefinition): ParleyModel {
   };
 }
 
-/**
- * Asks the backend for its models and pairs each with the agent definition to send back.
- * Returns the models and the names of agents left out because this backend cannot say how
- * to start them.
- */
-export async function listModels(ctx: ModelContext, silent: boolean, token?: CancelToken): Promise<{ models: ParleyModel[]; unresolved: string[] }> {
-  const res = await ctx.backend.request<{ models?: ModelInfo[] }>(
+/** Asks the backend for its models, with the settings' agents and the workspace folders. */
+export async function listModels(ctx: ModelContext, silent: boolean, token?: CancelToken): Promise<Listing> {
+  const res = await ctx.backend.request<ModelInfoResult>(
     'lm/provideLanguageModelChatInformation',
-    { silent, agentServers: ctx.agentServers },
+    { silent, agentServers: ctx.agentServers, ...ctx.workspace() },
     { token },
   );
-  const infos = res?.models ?? [];
   const models: ParleyModel[] = [];
   const unresolved: string[] = [];
-  const seen = new Set<string>();
-  for (const info of infos) {
-    seen.add(info.id);
-    const agent = info.agent ?? (await fallbackAgent(ctx, info.id, info.name));
-    if (agent) models.push(toModel(info, agent));
+  for (const info of res?.models ?? []) {
+    if (info.agent) models.push(toModel(info, info.agent));
     else unresolved.push(info.id);
   }
-  // A backend that does not merge the settings' agents does not list them either.
-  for (const [name, server] of Object.entries(ctx.agentServers)) {
-    if (seen.has(name)) continue;
-    const info: ModelInfo = {
-      id: name, name: `${name} (ACP)`, family: 'parley', version: '1',
-      maxInputTokens: 200000, maxOutputTokens: 100000, capabilities: { toolCalling: true },
-      detail: 'from the parley.agentServers setting',
-    };
-    models.push(toModel(info, flatAgent(name, name, server)));
-  }
-  return { models, unresolved };
-}
-
-async function fallbackAgent(ctx: ModelContext, id: string, name: string): Promise<AgentDefinition | undefined> {
-  const server = ctx.agentServers[id];
-  if (server) return flatAgent(id, name, server);
-  const sub = SELF_AGENTS[id];
-  if (sub) return flatAgent(id, name, { command: await ctx.parleyPath(), args: sub });
-  return undefined;
+  return { models, unresolved, refusesUnapproved: res?.agentActionRefusals === true };
 }

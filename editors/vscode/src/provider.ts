@@ -29,6 +29,8 @@ export function vscodeError(err: unknown): Error {
 export class ParleyChatProvider implements vscode.LanguageModelChatProvider<ParleyModel> {
   private readonly changed = new vscode.EventEmitter<void>();
   private lastListingError = '';
+  /** Whether the backend refuses an agent action whose result is not the approval (from the latest listing). */
+  private refusesUnapproved = false;
   readonly onDidChangeLanguageModelChatInformation = this.changed.event;
 
   constructor(private readonly ctx: ProviderContext) {}
@@ -44,10 +46,11 @@ export class ParleyChatProvider implements vscode.LanguageModelChatProvider<Parl
 
   async provideLanguageModelChatInformation(options: vscode.PrepareLanguageModelChatModelOptions, token: vscode.CancellationToken): Promise<ParleyModel[]> {
     try {
-      const { models, unresolved } = await listModels(this.ctx.models(), options.silent, token);
+      const { models, unresolved, refusesUnapproved } = await listModels(this.ctx.models(), options.silent, token);
       if (unresolved.length > 0) {
         this.ctx.log.appendLine(`[client] left out ${unresolved.join(', ')}: this parley does not say how to start them from VS Code (update parley)`);
       }
+      this.refusesUnapproved = refusesUnapproved;
       this.lastListingError = '';
       this.ctx.onListed(models);
       return models;
@@ -71,7 +74,7 @@ export class ParleyChatProvider implements vscode.LanguageModelChatProvider<Parl
     const { backend } = this.ctx.models();
     const params: ChatRequestParams = {
       modelId: model.id,
-      messages: toWireMessages(messages, this.ctx.log),
+      messages: toWireMessages(messages, this.ctx.log, { refusesUnapproved: this.refusesUnapproved }),
       agent: model.agent,
       options: { tools: toWireTools(options.tools), toolMode: toWireToolMode(options.toolMode) },
       ...workspaceRoots(),

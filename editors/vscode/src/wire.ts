@@ -61,6 +61,25 @@ export interface ModelInfo {
   agent?: AgentDefinition;
 }
 
+/** The result of lm/provideLanguageModelChatInformation. */
+export interface ModelInfoResult {
+  models: ModelInfo[];
+  /**
+   * The backend answers a result of the agent-action tool other than the approval with
+   * the agent's reject_once option, so VS Code's result of a skipped confirmation may be
+   * sent as it is. Absent: the backend took any result as the approval.
+   */
+  agentActionRefusals?: boolean;
+}
+
+/** params of the notification lm/prepareSession: the model the user chose last in the workspace. */
+export interface PrepareSessionParams {
+  modelId: string;
+  agent: AgentDefinition;
+  cwd?: string;
+  additionalDirectories?: string[];
+}
+
 /** The states of one agent tool call, as VS Code's chat shows them. */
 export type ToolInvocationState = 'streaming' | 'waiting_for_confirmation' | 'executing' | 'completed' | 'cancelled';
 

@@ -6,6 +6,7 @@ package conformance
 // conversation takes it.
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -43,8 +44,37 @@ func (c *client) listModels(servers map[string]any) map[string]json.RawMessage {
 	return models
 }
 
-func fakeServer(mode string) map[string]any {
-	return map[string]any{"command": testBin, "args": []string{}, "env": map[string]string{fakeAgentEnv: mode}}
+func fakeServer(mode string, env ...string) map[string]any {
+	vars := map[string]string{fakeAgentEnv: mode}
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		vars[name] = value
+	}
+	return map[string]any{"command": testBin, "args": []string{}, "env": vars}
+}
+
+// prepareSession sends the notification lm/prepareSession for agent, in cwd ("" for none:
+// parley's own working directory, where the conversations of these tests work).
+func (c *client) prepareSession(modelID string, agent json.RawMessage, cwd string) {
+	c.t.Helper()
+	params := map[string]any{"modelId": modelID, "agent": agent}
+	if cwd != "" {
+		params["cwd"] = cwd
+	}
+	line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "lm/prepareSession", "params": params})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.raw(string(line))
+}
+
+// barrier waits until the router has handled everything sent before it: a chat with Eliza
+// whose end the router logs after all it did before (--log debug).
+func (c *client) barrier() {
+	c.t.Helper()
+	id := c.conversation(elizaTagged()).send(user(alike))
+	c.ok(id)
+	c.awaitStderr("exchange ended", fmt.Sprintf("request=%d ", id))
 }
 
 func TestSpareSessions(t *testing.T) {
@@ -121,6 +151,73 @@ func TestSpareSessions(t *testing.T) {
 	})
 }
 
+// Issue 9, item 7, and the extension's lm/prepareSession: the model the user chose last in
+// the workspace is the signal that its agent is wanted. It gets a spare session by the
+// rules of the listing's spares (bounded, closed when idle, none beside a live
+// conversation of that agent and workspace), before the spares of agents only configured.
+func TestPrepareSession(t *testing.T) {
+	t.Run("a new conversation takes the prepared session", func(t *testing.T) {
+		c := start(t, "--log", "debug", "vscodelm")
+		c.prepareSession("fake-ok", fakeAgent("ok"), "")
+		c.awaitStderr("spare session ready", "agent=fake-ok", "session=fake-1")
+		first := c.conversation(fakeAgent("ok")).fakeTurn("hello")
+		if first.session != "fake-1" || first.prompt != 1 {
+			t.Errorf("the conversation got session %s prompt %d, want the prepared fake-1", first.session, first.prompt)
+		}
+		c.awaitStderr("took a spare session", "agent=fake-ok")
+	})
+	t.Run("none beside a live conversation of that agent and workspace", func(t *testing.T) {
+		c := start(t, "--log", "debug", "vscodelm")
+		c.conversation(fakeAgent("ok")).fakeTurn("hello")
+		c.prepareSession("fake-ok", fakeAgent("ok"), "")
+		c.awaitStderr("asked to prepare a session", "agent=fake-ok")
+		c.barrier()
+		if n := c.countStderr("opening a spare session", "agent=fake-ok"); n != 0 {
+			t.Errorf("%d spare sessions opened beside the live conversation, want none", n)
+		}
+	})
+	t.Run("in the workspace it names", func(t *testing.T) {
+		c := start(t, "--log", "debug", "vscodelm")
+		elsewhere := t.TempDir()
+		c.prepareSession("fake-ok", fakeAgent("ok"), elsewhere)
+		c.awaitStderr("spare session ready", "agent=fake-ok", "session=fake-1")
+		// A conversation in parley's own directory is another workspace: a session of its own.
+		if got := c.conversation(fakeAgent("ok")).fakeTurn("hello"); got.session != "fake-2" {
+			t.Errorf("a conversation in another workspace got session %s, want a new fake-2", got.session)
+		}
+	})
+	t.Run("before the spares of agents only configured", func(t *testing.T) {
+		c := start(t, "--log", "debug", "vscodelm", "--spares", "1")
+		c.listModels(map[string]any{"other": fakeServer("ok", "PARLEY_CONFORMANCE_OTHER=1")})
+		c.awaitStderr("spare session ready", "agent=other")
+		c.prepareSession("fake-ok", fakeAgent("ok"), "")
+		c.awaitStderr("closing an unused spare session", "agent=other")
+		c.awaitStderr("spare session ready", "agent=fake-ok")
+		if got := c.conversation(fakeAgent("ok")).fakeTurn("hello"); got.session != "fake-1" {
+			t.Errorf("the chosen agent's conversation got session %s, want its spare fake-1", got.session)
+		}
+	})
+	t.Run("none when disabled", func(t *testing.T) {
+		c := start(t, "--log", "debug", "vscodelm", "--spares", "0")
+		c.prepareSession("fake-ok", fakeAgent("ok"), "")
+		c.awaitStderr("asked to prepare a session", "agent=fake-ok")
+		c.barrier()
+		if n := c.countStderr("spare session"); n != 0 {
+			t.Errorf("%d log lines about spare sessions with --spares 0", n)
+		}
+	})
+	t.Run("bad params are logged; the connection goes on", func(t *testing.T) {
+		c := start(t)
+		c.prepareSession("x", json.RawMessage(`{"foo":1}`), "")
+		c.prepareSession("fake-ok", fakeAgent("ok"), "not/absolute")
+		c.awaitStderr("lm/prepareSession", "agent:")
+		c.awaitStderr("lm/prepareSession", "not an absolute path")
+		if got := strings.TrimSpace(c.conversation(elizaTagged()).turn(alike)); got != alikeReplies[0] {
+			t.Errorf("chat after the bad notifications: %q, want %q", got, alikeReplies[0])
+		}
+	})
+}
+
 // waitNoFakeAgent waits, under the hang guard, until no fake agent (this test binary,
 // started by parley) runs. Process exit has no event to wait on, so this polls /proc.
 func waitNoFakeAgent() []string {
@@ -145,4 +242,63 @@ func argv0(pid int) string {
 		return ""
 	}
 	return strings.Split(string(cmdline), "\x00")[0]
+}
+
+// The model list names every agent the user can choose: the built-in ones that can run
+// here, and every agent the user configured (the configuration file's, and the client's
+// agentServers), each with where it comes from and the definition to send back. One
+// whose command is missing is still listed, saying why it cannot start, and never gets a
+// spare session.
+func TestModelsNameEveryAgent(t *testing.T) {
+	c := start(t, "--log", "debug", "vscodelm")
+	_, result, err := c.await(c.request("lm/provideLanguageModelChatInformation", map[string]any{
+		"agentServers": map[string]any{
+			"mine": map[string]any{"command": "/nonexistent/my-agent", "args": []string{"--acp"}, "env": map[string]string{"K": "V"}},
+			"fake": fakeServer("ok"),
+		},
+		"cwd": c.cmd.Dir,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Models []struct {
+			ID, Name, Detail string
+			Agent            json.RawMessage
+		}
+		AgentActionRefusals bool
+	}
+	if err := json.Unmarshal(result, &res); err != nil {
+		t.Fatal(err)
+	}
+	if !res.AgentActionRefusals {
+		t.Errorf("result %s lacks agentActionRefusals: true", result)
+	}
+	byID := map[string]int{}
+	for i, m := range res.Models {
+		byID[m.ID] = i
+	}
+	for _, want := range []struct{ id, name, detail string }{
+		{"eliza", "Eliza (parley)", "built-in"},
+		{"parley", "parley agent (parley)", "built-in"},
+		{"fake", "fake (parley)", "from the parley.agentServers setting"},
+		{"mine", "mine (parley)", "/nonexistent/my-agent is not installed or not on PATH"},
+	} {
+		i, ok := byID[want.id]
+		if !ok {
+			t.Errorf("no model %s in %s", want.id, result)
+			continue
+		}
+		if m := res.Models[i]; m.Name != want.name || m.Detail != want.detail {
+			t.Errorf("model %s: name %q, detail %q; want %q, %q", want.id, m.Name, m.Detail, want.name, want.detail)
+		}
+	}
+	if i, ok := byID["mine"]; ok && !jsonEqual(res.Models[i].Agent, []byte(`{"id":"mine","name":"mine","command":"/nonexistent/my-agent","args":["--acp"],"env":[{"name":"K","value":"V"}]}`)) {
+		t.Errorf("mine's agent definition %s, want the flat shape of its setting", res.Models[i].Agent)
+	}
+	c.awaitStderr("spare session ready", "agent=fake")
+	c.barrier()
+	if n := c.countStderr("opening a spare session", "agent=mine"); n != 0 {
+		t.Errorf("a spare session was opened for an agent that cannot start")
+	}
 }

@@ -53,7 +53,7 @@ export interface VSCode {
 /** Starts code-server and opens its workbench in Chromium; resolves once the workbench shows. */
 export async function startVSCode(inst: Installs, opts: { settings?: Record<string, unknown>; proposedApi?: boolean } = {}): Promise<VSCode> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-vscode-e2e-'));
-  const dirs = Object.fromEntries(['home', 'config', 'data', 'state', 'cache', 'run', 'tmp', 'userdata', 'extensions', 'workspace'].map((d) => [d, path.join(root, d)]));
+  const dirs = Object.fromEntries(['home', 'config', 'data', 'state', 'cache', 'run', 'tmp', 'userdata', 'extensions', 'workspace', 'trace'].map((d) => [d, path.join(root, d)]));
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
   fs.writeFileSync(path.join(dirs.workspace, 'README.md'), '# e2e workspace\n');
   const resultsFile = path.join(root, 'testext-results.json');
@@ -62,7 +62,8 @@ export async function startVSCode(inst: Installs, opts: { settings?: Record<stri
   const machineDir = path.join(dirs.userdata, 'Machine');
   fs.mkdirSync(machineDir, { recursive: true });
   const machine = Object.fromEntries(Object.entries(opts.settings ?? {}).filter(([k]) => k.startsWith('parley.')));
-  fs.writeFileSync(path.join(machineDir, 'settings.json'), JSON.stringify({ 'parley.path': inst.parley, ...machine }, null, 2));
+  // The backend's trace (its log included) lets the test extension see what parley did.
+  fs.writeFileSync(path.join(machineDir, 'settings.json'), JSON.stringify({ 'parley.path': inst.parley, 'parley.traceDir': dirs.trace, ...machine }, null, 2));
   const userDir = path.join(dirs.userdata, 'User');
   fs.mkdirSync(userDir, { recursive: true });
   fs.writeFileSync(path.join(userDir, 'settings.json'), JSON.stringify({
@@ -92,6 +93,7 @@ export async function startVSCode(inst: Installs, opts: { settings?: Record<stri
     XDG_RUNTIME_DIR: dirs.run,
     TMPDIR: dirs.tmp,
     PARLEY_E2E_OUT: resultsFile,
+    PARLEY_E2E_TRACE: dirs.trace,
   };
   const codeServerArgs = [inst.codeServer, '--user-data-dir', dirs.userdata, '--extensions-dir', dirs.extensions];
   if (inst.vsix) {

@@ -149,7 +149,7 @@ describe('parley in a real VS Code', { timeout: 10 * 60_000 }, () => {
     assert.ok(results?.done, `the test extension did not finish: ${JSON.stringify(results)}\n${vs.log()}`);
     assert.equal(results.error, undefined);
     const s = results.steps;
-    assert.ok(s.models.some((m: { id: string; vendor: string }) => m.id === 'eliza' && m.vendor === 'parley'));
+    assert.ok(s.models.some((m: { id: string; name: string; vendor: string }) => m.id === 'eliza' && m.name === 'Eliza (parley)' && m.vendor === 'parley'), JSON.stringify(s.models));
     assert.equal(s.cold.text.trim(), 'hello from another extension');
     assert.equal(s.warm.text.trim(), 'hello again');
     assert.deepEqual(s.toolCalls.map((c: { name: string }) => c.name).sort(), ['parley_e2e_add', 'parley_e2e_echo']);
@@ -161,11 +161,15 @@ describe('parley in a real VS Code', { timeout: 10 * 60_000 }, () => {
     timings['lm first part, cold (first request, agent not started)'] = s.cold.firstPartMs;
     timings['lm first part, cold backend (killed: backend, agent and session all start)'] = s.coldBackend.firstPartMs;
     timings['lm first part, warm (agent running, new conversation)'] = s.warm.firstPartMs;
+    assert.ok(s.spareReady, 'after "parley: Restart backend" and a listing, parley opened a session of the last chosen agent (lm/prepareSession)');
+    assert.equal(s.prepared.text.trim(), 'ready and waiting');
+    assert.ok(s.preparedTookSpare, 'the new conversation took the prepared session');
+    timings['lm first part, after a restart (backend listed, last chosen agent prepared)'] = s.prepared.firstPartMs;
   });
 
   uiTest('Chat view: a parley model chosen in the picker answers', async () => {
     await newChat();
-    await pickModel('eliza', '01-model-picker');
+    await pickModel('Eliza (parley)', '01-model-picker-eliza-parley');
     const sent = await send('slowly hello from the chat view');
     const first = await waitForResponseText(/hello/);
     await waitForResponseText(/hello from the chat view/);
@@ -230,7 +234,7 @@ describe('parley in a real VS Code', { timeout: 10 * 60_000 }, () => {
 
   uiTest("VS Code's agent mode with a parley model drives a tool", async () => {
     await newChat();
-    await pickModel('eliza');
+    await pickModel('Eliza (parley)');
     await send('use tool vscode_tools::parley_e2e_echo with {"text":"from agent mode"}');
     // VS Code asks before it runs another extension's tool: allow it when it does.
     const done = waitForResponseText(/OK: echo: from agent mode/, PATIENCE * 2);
@@ -241,6 +245,21 @@ describe('parley in a real VS Code', { timeout: 10 * 60_000 }, () => {
     }
     await done;
     await shot('09-agent-mode-tool-result');
+  });
+
+  uiTest("VS Code's agent mode: an agent action skipped is refused, and the agent goes on", async () => {
+    await newChat();
+    await pickModel('Eliza (parley)');
+    await send('request permission format the disk');
+    const widget = confirmation();
+    await widget.waitFor({ timeout: PATIENCE });
+    assert.match(await widget.innerText(), /Allow the agent to\s+format.the.disk/);
+    await shot('10-agent-mode-action-asked');
+    await widget.locator('.chat-confirmation-widget-buttons a.monaco-button.secondary').filter({ hasText: /Skip/ }).first().click();
+    await waitForResponseText(/permission: reject_once/);
+    await waitForResponseDone();
+    assert.doesNotMatch(await lastResponse().innerText(), /allow_once/);
+    await shot('11-agent-mode-action-skipped');
   });
 });
 
@@ -255,11 +274,12 @@ describe('parley in a real VS Code that does not grant the proposed API', { time
   });
 
   uiTest('@parley: the thought and the tool entry still show', async () => {
+    await pickModel('Eliza (parley)'); // VS Code's default is the first model listed (Claude)
     await send('@parley think it over\ntool call Build the project');
     await waitForResponseText(/tool call Build the project: completed/);
     await waitForResponseDone();
     await expandSteps();
     await lastResponse().locator('.chat-tool-invocation-part').filter({ hasText: /Built.the.project/ }).first().waitFor({ state: 'visible', timeout: PATIENCE });
-    await shot('10-no-proposed-api-tool-call');
+    await shot('12-no-proposed-api-tool-call');
   });
 });

@@ -70,6 +70,33 @@ test('asks the backend once to get the last chosen agent ready, with the workspa
   assert.equal(prepared[0].cwd, os.tmpdir());
   const chat = traced('lm/provideLanguageModelChatResponse') as Array<{ cwd: string }>;
   assert.equal(chat[0].cwd, os.tmpdir(), 'the workspace folder is the agent\'s cwd');
+  const listings = traced('lm/provideLanguageModelChatInformation') as Array<{ cwd: string }>;
+  assert.ok(listings.length > 0 && listings.every((l) => l.cwd === os.tmpdir()), 'a listing names the workspace, where spare sessions open');
+});
+
+/** The backends' own log lines (their stderr, in the traces). */
+function logLines(): string[] {
+  return fs.readdirSync(traceDir).flatMap((f) => fs.readFileSync(path.join(traceDir, f), 'utf8').split('\n').filter((l) => / stderr /.test(l)));
+}
+
+/** Waits until a log line matches; the backend writes a file, so this polls. */
+async function logged(re: RegExp, timeoutMs = 10000): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (logLines().some((l) => re.test(l))) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
+}
+
+test('after a restart, the listing gets a session of the last chosen agent ready; the next new chat takes it', async () => {
+  await vscode.commands.executeCommand('parley.restartBackend'); // the old backend's conversation ends with it
+  const provider = vscode.mock.providers.get('parley') as ParleyChatProvider;
+  const models = await provider.provideLanguageModelChatInformation({ silent: true }, token());
+  assert.ok(await logged(/msg="spare session ready".*agent=eliza/), 'the spare session opened');
+  const progress = new Recorder();
+  await provider.provideLanguageModelChatResponse(models.find((m) => m.id === 'eliza')!, [user('slowly from the spare')], noTools, progress, token());
+  assert.ok(await logged(/msg="took a spare session".*agent=eliza/), 'the new chat took it');
 });
 
 test('parley: Restart backend starts a new backend; deactivate ends it', async () => {

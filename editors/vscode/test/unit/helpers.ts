@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Backend, type LogSink } from '../../src/backend';
+import { workspaceRoots } from '../../src/convert';
 import { listModels, type AgentServers, type ParleyModel } from '../../src/models';
 import { ParleyChatProvider } from '../../src/provider';
 import * as vscode from './vscode-mock';
@@ -63,7 +64,7 @@ export function harness(opts: { bin?: string; agentServers?: AgentServers; stopG
     stopGraceMs: opts.stopGraceMs ?? 3000,
   });
   const agentServers = opts.agentServers ?? {};
-  const ctx = () => ({ backend, parleyPath: async () => bin, agentServers });
+  const ctx = () => ({ backend, agentServers, workspace: workspaceRoots });
   const provider = new ParleyChatProvider({
     models: ctx,
     log,

@@ -44,7 +44,7 @@ describe('@parley participant', () => {
   const participant = new ParleyParticipant({
     backend: h.backend,
     log: h.log,
-    models: async () => (await listModels({ backend: h.backend, parleyPath: async () => process.env.PARLEY_BIN!, agentServers: {} }, true)).models,
+    models: async () => (await listModels({ backend: h.backend, agentServers: {}, workspace: () => ({}) }, true)).models,
     defaultAgent: () => 'eliza',
     agentActionTool: () => agentActionDef,
     useProposedApi: () => useProposed,

@@ -33,6 +33,20 @@ test('message parts on the wire: text, tool calls and results, data that is text
   assert.ok(!log.lines.some((l) => l.includes('cache_control')), 'bookkeeping is dropped silently');
 });
 
+test("a skipped agent action's result: as it is to a backend that refuses it, else left out", () => {
+  const messages = [
+    vscode.LanguageModelChatMessage.User('request permission deploy'),
+    vscode.LanguageModelChatMessage.Assistant([new vscode.LanguageModelToolCallPart('p1', 'parley-agent-action', { title: 'deploy' })]),
+    vscode.LanguageModelChatMessage.User([new vscode.LanguageModelToolResultPart('p1', [new vscode.LanguageModelTextPart('The user chose to skip the tool call')])]),
+  ] as never;
+  const skipped = { role: 'user', content: [{ type: 'tool_result', toolCallId: 'p1', result: [{ value: 'The user chose to skip the tool call' }] }] };
+  assert.deepEqual(toWireMessages(messages, new MemoryLog(), { refusesUnapproved: true })[2], skipped);
+  const log = new MemoryLog();
+  const old = toWireMessages(messages, log);
+  assert.equal(old.length, 2, 'an older backend would take any result as the approval');
+  assert.ok(log.lines.some((l) => l.includes('was not approved')));
+});
+
 test('tools and tool mode on the wire', () => {
   assert.deepEqual(toWireTools([{ name: 'a', description: 'A', inputSchema: undefined }]), [{ name: 'a', description: 'A', inputSchema: {} }]);
   assert.equal(toWireToolMode(vscode.LanguageModelChatToolMode.Required as never), 'required');

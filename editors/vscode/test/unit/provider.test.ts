@@ -12,16 +12,22 @@ describe('model provider', () => {
   const h = harness({ agentServers: { mine: { command: 'my-agent', args: ['--acp'], env: { K: 'V' } } } });
   after(() => h.dispose());
 
-  test('lists one model per agent, with the definition to send back', async () => {
+  test('lists every model the backend names, with the definition to send back', async () => {
     const models = await h.provider.provideLanguageModelChatInformation({ silent: true }, token());
-    const eliza = models.find((m) => m.id === 'eliza')!;
+    const byId = new Map(models.map((m) => [m.id, m]));
+    const eliza = byId.get('eliza')!;
     assert.ok(eliza, `eliza among ${models.map((m) => m.id)}`);
-    assert.ok(eliza.name.toLowerCase().includes('eliza'));
+    assert.equal(eliza.name, 'Eliza (parley)');
+    assert.equal(eliza.detail, 'built-in');
     assert.ok(eliza.maxInputTokens > 0 && eliza.maxOutputTokens > 0);
-    assert.ok(eliza.agent, 'eliza has an agent definition');
-    const mine = models.find((m) => m.id === 'mine')!;
-    assert.ok(mine, 'the agentServers setting adds its agents');
+    assert.deepEqual((eliza.agent as { args: string[] }).args, ['eliza']);
+    assert.equal(byId.get('parley')?.name, 'parley agent (parley)');
+    const mine = byId.get('mine')!;
+    assert.ok(mine, 'the agentServers setting adds its agents, even one that cannot start here');
+    assert.equal(mine.name, 'mine (parley)');
+    assert.match(mine.detail ?? '', /my-agent is not installed/, 'the picker says why it cannot start');
     assert.deepEqual(mine.agent, { id: 'mine', name: 'mine', command: 'my-agent', args: ['--acp'], env: [{ name: 'K', value: 'V' }] });
+    for (const m of models) assert.ok(m.agent, `${m.id} has an agent definition`);
   });
 
   test('streams a reply part by part', async () => {
@@ -99,16 +105,18 @@ describe('model provider', () => {
     assert.ok(text.trim().length > 0, 'the new message is answered');
   });
 
-  test('a skipped confirmation (VS Code answers without running the tool) is not an approval', async () => {
+  test('a skipped confirmation (VS Code answers without running the tool) is a refusal, and the turn goes on', async () => {
     const model = await h.model('eliza');
     const history = [user('request permission format the disk')];
     const { parts, call } = await askPermission(model, history);
     history.push(assistant(parts), toolResults([call.callId, 'The user chose to skip the tool call, they want to proceed without running it']));
-    history.push(user('I am worried about my tests'));
     const after = new Recorder<unknown>();
     await h.provider.provideLanguageModelChatResponse(model, history, tools('parley-agent-action'), after, token());
-    assert.doesNotMatch(textOf(after.parts), /allow_once/);
-    assert.ok(h.log.lines.some((l) => l.includes('was not approved')));
+    assert.match(textOf(after.parts), /permission: reject_once/);
+    history.push(assistant(after.parts), user('slowly carry on'));
+    const next = new Recorder<unknown>();
+    await h.provider.provideLanguageModelChatResponse(model, history, tools('parley-agent-action'), next, token());
+    assert.equal(textOf(next.parts).trim(), 'carry on');
   });
 
   test('cancellation sends lm/cancel and ends in CancellationError; the next request works', async () => {
@@ -213,7 +221,7 @@ describe('backend process', () => {
     const env = { PATH: '/nonexistent', HOME: '/nonexistent', GOPATH: '/nonexistent/go' };
     const backend = new Backend({ locate: () => locateParley('', env), globalArgs: () => [], log: { appendLine: () => undefined } });
     const provider = new ParleyChatProvider({
-      models: () => ({ backend, parleyPath: () => locateParley('', env), agentServers: {} }),
+      models: () => ({ backend, agentServers: {}, workspace: () => ({}) }),
       log: { appendLine: () => undefined },
       reportStartFailure: (e) => failures.push(e),
       onChosen: () => undefined,

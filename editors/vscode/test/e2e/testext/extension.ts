@@ -52,6 +52,17 @@ async function selfTest(out: string): Promise<void> {
     step('killedBackends', killed.length);
     await Promise.all(killed.map(waitGone));
     step('coldBackend', await timedReply(eliza, 'slowly back from the dead'));
+    // "parley: Restart backend", then a new conversation once VS Code has listed the models
+    // again: the extension asked parley to get the last chosen agent (Eliza) ready.
+    const traces = process.env.PARLEY_E2E_TRACE;
+    if (traces) {
+      const before = new Set(fs.readdirSync(traces));
+      await vscode.commands.executeCommand('parley.restartBackend');
+      await vscode.lm.selectChatModels({ vendor: 'parley' });
+      step('spareReady', await waitForLog(traces, before, /msg="spare session ready".*agent=eliza/, 30_000));
+      step('prepared', await timedReply(eliza, 'slowly ready and waiting'));
+      step('preparedTookSpare', await waitForLog(traces, before, /msg="took a spare session".*agent=eliza/, 10_000));
+    }
 
     const tools = vscode.lm.tools
       .filter((t) => t.name === 'parley_e2e_echo' || t.name === 'parley_e2e_add')
@@ -79,6 +90,21 @@ async function selfTest(out: string): Promise<void> {
   }
   results.done = true;
   save();
+}
+
+/**
+ * Waits until a backend that started after `before` was listed logs a line matching re (its
+ * trace holds its log; parley writes a file, so this polls). Returns whether one did.
+ */
+async function waitForLog(dir: string, before: Set<string>, re: RegExp, timeoutMs: number): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    for (const f of fs.readdirSync(dir)) {
+      if (!before.has(f) && fs.readFileSync(`${dir}/${f}`, 'utf8').split('\n').some((l) => l.includes(' stderr ') && re.test(l))) return true;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return false;
 }
 
 /** Kills the `parley vscodelm` processes this extension host started; returns their pids. */
