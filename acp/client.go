@@ -324,11 +324,15 @@ func (c *ClientConn) Prompt(ctx context.Context, req *PromptRequest) (*PromptRes
 	}
 	grace, cancelGrace := context.WithTimeout(context.WithoutCancel(ctx), c.cancelGrace)
 	defer cancelGrace()
-	// An agent that does not even take session/cancel in cancelSendWait is not reading: its
+	// An agent that has not read session/cancel within cancelSendWait is not reading: its
 	// answer will not come either.
 	sendCtx, sent := context.WithTimeout(grace, cancelSendWait)
 	defer sent()
-	if err := c.Cancel(sendCtx, &CancelNotification{SessionID: req.SessionID}); err != nil {
+	err := c.Cancel(sendCtx, &CancelNotification{SessionID: req.SessionID})
+	if err == nil {
+		err = c.rpc.Flush(sendCtx)
+	}
+	if err != nil {
 		stop()
 		<-done
 		return nil, fmt.Errorf("cancelling the turn: the agent does not read what parley sends (%w): %w", err, context.Cause(ctx))

@@ -80,8 +80,9 @@ type Conn struct {
 	pending  map[string]*pendingCall // our calls awaiting a response, by id
 	inflight map[string]*inflight    // the peer's requests being handled, by id
 
-	writes      chan []byte   // encoded lines for the writer; bounded, so writers wait
-	stopWriter  chan struct{} // closed when no more lines will be written
+	writes      chan []byte        // encoded lines for the writer; bounded, so writers wait
+	flushes     chan chan struct{} // Flush's waiters, closed once what was queued before is written
+	stopWriter  chan struct{}      // closed when no more lines will be written
 	writerDone  chan struct{}
 	writeOnce   sync.Once
 	writeFailed chan struct{} // closed when writing to the stream has failed
@@ -171,6 +172,7 @@ func NewConn(stream io.ReadWriteCloser, binder Binder) *Conn {
 		pending:      map[string]*pendingCall{},
 		inflight:     map[string]*inflight{},
 		writes:       make(chan []byte, 256),
+		flushes:      make(chan chan struct{}),
 		stopWriter:   make(chan struct{}),
 		writerDone:   make(chan struct{}),
 		writeFailed:  make(chan struct{}),
@@ -259,6 +261,30 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 		return fmt.Errorf("%s: %w", method, ErrClosed)
 	}
 	return c.write(ctx, appendRequest(nil, ID{}, method, p))
+}
+
+// Flush waits until every line queued before it has been written to the stream: a
+// notification's return only means it is queued, and a peer that stopped reading leaves
+// it there. ctx bounds the wait.
+func (c *Conn) Flush(ctx context.Context) error {
+	written := make(chan struct{})
+	select {
+	case c.flushes <- written:
+	case <-c.writeFailed:
+		return fmt.Errorf("%w: %v", ErrClosed, c.writeErr)
+	case <-c.writerDone:
+		return ErrClosed
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	select {
+	case <-written:
+		return nil
+	case <-c.writeFailed:
+		return fmt.Errorf("%w: %v", ErrClosed, c.writeErr)
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
 }
 
 // write queues one encoded line, waiting while the writer is behind.
@@ -744,6 +770,19 @@ func (c *Conn) writeLoop(w io.Writer) {
 				}
 			}
 			flush()
+		case written := <-c.flushes:
+			for more := true; more; {
+				select {
+				case line := <-c.writes:
+					put(line)
+				default:
+					more = false
+				}
+			}
+			flush()
+			if failed == nil {
+				close(written)
+			}
 		case <-c.stopWriter:
 			for {
 				select {

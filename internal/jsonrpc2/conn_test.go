@@ -575,3 +575,38 @@ func TestWriteFailureEndsTheWork(t *testing.T) {
 		t.Errorf("Notify after the write failure: %v, want ErrClosed", err)
 	}
 }
+
+// TestFlushTellsAReadingPeerFromADeafOne: Notify returns once a line is queued, which a
+// peer that stopped reading never takes; Flush returns only once it has been written.
+func TestFlushTellsAReadingPeerFromADeafOne(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ours, peer := net.Pipe()
+		defer peer.Close()
+		c := NewConn(ours, Options{Handler: echo, CloseTimeout: time.Second})
+		defer c.Close()
+		lines := NewLineReader(peer, 0)
+		read := make(chan string, 1)
+		go func() { // a reading peer: takes one line
+			line, _ := lines.ReadLine()
+			read <- string(line)
+		}()
+		if err := c.Notify(t.Context(), "first", nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Flush(t.Context()); err != nil {
+			t.Fatalf("Flush with a reading peer: %v", err)
+		}
+		if got := <-read; !strings.Contains(got, `"first"`) {
+			t.Errorf("the peer read %q", got)
+		}
+		// Now the peer reads nothing: the next notification is queued, never written.
+		if err := c.Notify(t.Context(), "second", nil); err != nil {
+			t.Fatalf("Notify: %v (it only queues)", err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+		defer cancel()
+		if err := c.Flush(ctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Flush with a deaf peer: %v, want the deadline", err)
+		}
+	})
+}
