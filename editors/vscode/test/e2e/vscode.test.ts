@@ -85,17 +85,32 @@ async function expandSteps(): Promise<void> {
   }
 }
 
-/** Chooses a model in the chat input's model picker, by searching for it. */
+/**
+ * Chooses a model in the chat input's model picker, by searching for it. The picker is
+ * re-rendered when a new chat's widget settles, and a menu opened from the old one shows an
+ * empty list at the corner of the window: such a menu is closed and the picker opened again.
+ */
 async function pickModel(name: string, screenshot?: string): Promise<void> {
-  await page.locator('.model-picker-item a.model-picker-name').click();
-  const filter = page.locator('.context-view input.action-list-filter-input');
-  await filter.waitFor({ timeout: PATIENCE });
-  await filter.fill(name);
-  const item = page.locator('.context-view .monaco-list-row[role="option"]').filter({ hasText: name }).first();
-  await item.waitFor({ timeout: PATIENCE });
-  if (screenshot) await shot(screenshot);
-  await item.click();
-  await page.waitForFunction((n) => !!document.querySelector(`.model-picker-item a.model-picker-name[aria-label*="${n}"]`), name, { timeout: PATIENCE });
+  const picker = page.locator('.model-picker-item a.model-picker-name');
+  const chosen = () => page.waitForFunction((n) => !!document.querySelector(`.model-picker-item a.model-picker-name[aria-label*="${n}"]`), name, { timeout: PATIENCE });
+  const end = Date.now() + PATIENCE;
+  for (;;) {
+    await picker.click();
+    const filter = page.locator('.context-view input.action-list-filter-input');
+    await filter.waitFor({ timeout: PATIENCE });
+    await filter.fill(name);
+    const item = page.locator('.context-view .monaco-list-row[role="option"]').filter({ hasText: name }).first();
+    const shown = await item.waitFor({ timeout: 10_000 }).then(() => true, () => false);
+    if (shown) {
+      if (screenshot) await shot(screenshot);
+      await item.click();
+      await chosen();
+      return;
+    }
+    await shot(`picker-without-${name.replace(/[^a-z0-9]+/gi, '-')}`);
+    await page.keyboard.press('Escape');
+    if (Date.now() > end) throw new Error(`the model picker never listed ${name}`);
+  }
 }
 
 /** The confirmation widget of a tool call waiting for the user. */
