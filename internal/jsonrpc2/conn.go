@@ -757,42 +757,30 @@ func (c *Conn) writeLoop(w io.Writer) {
 			}
 		}
 	}
+	drain := func() { // writes every line queued by now, then flushes
+		for {
+			select {
+			case line := <-c.writes:
+				put(line)
+			default:
+				flush()
+				return
+			}
+		}
+	}
 	for {
 		select {
 		case line := <-c.writes:
 			put(line)
-			for more := true; more; {
-				select {
-				case line := <-c.writes:
-					put(line)
-				default:
-					more = false
-				}
-			}
-			flush()
+			drain()
 		case written := <-c.flushes:
-			for more := true; more; {
-				select {
-				case line := <-c.writes:
-					put(line)
-				default:
-					more = false
-				}
-			}
-			flush()
+			drain()
 			if failed == nil {
 				close(written)
 			}
 		case <-c.stopWriter:
-			for {
-				select {
-				case line := <-c.writes:
-					put(line)
-				default:
-					flush()
-					return
-				}
-			}
+			drain()
+			return
 		}
 	}
 }

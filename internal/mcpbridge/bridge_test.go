@@ -69,7 +69,15 @@ var testTools = []Tool{
 
 func newTestSession(t *testing.T) (*Bridge, *Session, *fakeOwner) {
 	t.Helper()
-	b, err := New(Options{Executable: "/usr/bin/parley"})
+	b, s, owner := newBareSession(t, nil)
+	s.SetTools(testTools)
+	return b, s, owner
+}
+
+// newBareSession is a bridge logging to logger (nil: nowhere) with one session and no tools.
+func newBareSession(t *testing.T, logger *slog.Logger) (*Bridge, *Session, *fakeOwner) {
+	t.Helper()
+	b, err := New(Options{Executable: "/usr/bin/parley", Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +87,6 @@ func newTestSession(t *testing.T) (*Bridge, *Session, *fakeOwner) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.SetTools(testTools)
 	return b, s, owner
 }
 
@@ -168,15 +175,7 @@ func TestBadSchemasLeaveTheirToolOut(t *testing.T) {
 	deep := `{"type":"object","properties":{"x":` + strings.Repeat(`{"type":"object","properties":{"x":`, 500) +
 		`{}` + strings.Repeat(`}}`, 500) + `}}`
 	var logs strings.Builder
-	b, err := New(Options{Executable: "/usr/bin/parley", Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	s, err := b.AddSession("sess-1", newFakeOwner().onCall)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s, _ := newBareSession(t, slog.New(slog.NewTextHandler(&logs, nil)))
 	tools := []Tool{
 		{Name: "deep", InputSchema: json.RawMessage(deep)},
 		{Name: "twotypes", InputSchema: json.RawMessage(`{"type":"object","type":"string"}`)},
@@ -472,15 +471,7 @@ func (l *lockedBuffer) String() string {
 // --log info is not one line per agent session.
 func TestMCPSessionLogsAreDebug(t *testing.T) {
 	var logs lockedBuffer
-	b, err := New(Options{Executable: "/usr/bin/parley", Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	s, err := b.AddSession("sess-1", newFakeOwner().onCall)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s, _ := newBareSession(t, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	s.SetTools(testTools)
 	cs, _ := connectHTTP(t, s, nil)
 	listSchemas(t, cs) // the session is connected and answering
