@@ -20,8 +20,8 @@ import (
 //	deaf FILE FIFO   asks for FILE 200 times and stops reading its stdin, so that parley's
 //	                 answers jam the pipe; writes its pid to FIFO once it has asked; waits
 //	                 for ever
-//	memhog FILE N S M  tries to exhaust parley's memory: 400 terminals printing for ever
-//	                 (each asking to keep 1 TiB of output), for S seconds; then three
+//	memhog FILE N S M R  tries to exhaust parley's memory: 400 terminals printing for ever
+//	                 (each asking to keep 1 TiB of output), for S seconds; then R
 //	                 reads of FILE at once (control bytes, which JSON escaping inflates);
 //	                 N tool calls, each started and completed; M MB on stderr
 //	mute-new         never answers session/new
@@ -128,6 +128,7 @@ func memhog(send func(any), args []string) {
 	updates, _ := strconv.Atoi(args[1])
 	seconds, _ := strconv.ParseFloat(args[2], 64)
 	stderrMB, _ := strconv.Atoi(args[3])
+	reads, _ := strconv.Atoi(args[4])
 	request := func(id int, method string, params map[string]any) {
 		params["sessionId"] = "s1"
 		send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
@@ -138,7 +139,7 @@ func memhog(send func(any), args []string) {
 		asked++
 	}
 	time.Sleep(time.Duration(seconds * float64(time.Second))) // the terminals print meanwhile
-	for i := range 3 {
+	for i := range reads {
 		request(20000+i, "fs/read_text_file", map[string]any{"path": file})
 		asked++
 	}

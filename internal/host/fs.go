@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/parley-acp/parley/acp"
@@ -29,7 +30,18 @@ type FileSystem struct {
 	// RootsFor returns a session's roots, or an error for a session it does not know
 	// (answered -32002 unless it already is a *jsonrpc2.Error).
 	RootsFor func(acp.SessionID) (*workspace.Roots, error)
+
+	readingOnce sync.Once
+	reading     chan struct{} // a slot per read in progress: see maxConcurrentReads
 }
+
+// maxConcurrentReads bounds the reads served at once, from the start of the read until its
+// answer is queued for the writer: an answer may take MaxAnswerBytes and about as much
+// again while it is built, so an agent asking for hundreds of large files at once would
+// otherwise take gigabytes (300 reads at once: 1.8 GiB; 200 of a 20 MiB file by an agent
+// that reads none of the answers: 2.2 GiB). The others wait their turn (or their
+// cancellation).
+const maxConcurrentReads = 2
 
 var _ acp.FileSystem = (*FileSystem)(nil)
 
@@ -38,6 +50,18 @@ func (f *FileSystem) ReadTextFile(ctx context.Context, req *acp.ReadTextFileRequ
 	roots, err := sessionRoots(f.RootsFor, req.SessionID)
 	if err != nil {
 		return nil, err
+	}
+	f.readingOnce.Do(func() { f.reading = make(chan struct{}, maxConcurrentReads) })
+	select {
+	case f.reading <- struct{}{}:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	// The slot is held until the answer is queued: an agent that does not read its answers
+	// must not have parley hold more of them than the connection's writer allows.
+	release := func() { <-f.reading }
+	if !jsonrpc2.WhenQueued(ctx, release) {
+		defer release()
 	}
 	file, err := roots.Open(req.Path) // a regular file with one name, opened without blocking
 	if err != nil {

@@ -80,7 +80,10 @@ type Conn struct {
 	pending  map[string]*pendingCall // our calls awaiting a response, by id
 	inflight map[string]*inflight    // the peer's requests being handled, by id
 
-	writes      chan []byte        // encoded lines for the writer; bounded, so writers wait
+	writes      chan []byte // encoded lines for the writer; bounded, so writers wait
+	queuedMu    sync.Mutex
+	queued      int                // bytes in writes and not yet written: see maxQueuedBytes
+	freed       chan struct{}      // when writers wait for room: closed when the writer frees some
 	flushes     chan chan struct{} // Flush's waiters, closed once what was queued before is written
 	stopWriter  chan struct{}      // closed when no more lines will be written
 	writerDone  chan struct{}
@@ -123,6 +126,7 @@ type inflight struct {
 	cancel    context.CancelFunc      // set when its handler starts
 	cancelled bool                    // $/cancel_request arrived before the handler started
 	after     []func(context.Context) // AfterResponse hooks; touched only by the handler goroutine
+	queued    []func()                // WhenQueued functions; likewise
 }
 
 // Binder gives a new connection its options. NewConn calls Bind before the connection
@@ -287,6 +291,11 @@ func (c *Conn) Flush(ctx context.Context) error {
 	}
 }
 
+// maxQueuedBytes bounds the bytes queued for the writer, whatever the number of lines: a
+// writer waits beyond it (a larger line goes alone), so that a peer that reads slowly or
+// not at all cannot make parley hold its answers in memory without limit.
+const maxQueuedBytes = 64 << 20
+
 // write queues one encoded line, waiting while the writer is behind.
 func (c *Conn) write(ctx context.Context, line []byte) error {
 	select { // a stream that failed fails every write, even when the queue has room
@@ -297,18 +306,63 @@ func (c *Conn) write(ctx context.Context, line []byte) error {
 	if c.hold(ctx, line) {
 		return nil
 	}
+	err := c.reserve(ctx, len(line))
+	if err != nil {
+		return err
+	}
 	select {
 	case c.writes <- line:
 		return nil
 	case <-c.writerDone:
-		return ErrClosed
+		err = ErrClosed
 	case <-c.writeFailed:
-		return fmt.Errorf("%w: %v", ErrClosed, c.writeErr)
+		err = fmt.Errorf("%w: %v", ErrClosed, c.writeErr)
 	case <-c.abandoned:
-		return ErrClosed
+		err = ErrClosed
 	case <-ctx.Done():
-		return context.Cause(ctx)
+		err = context.Cause(ctx)
 	}
+	c.release(len(line))
+	return err
+}
+
+// reserve counts n bytes as queued, waiting while that would pass maxQueuedBytes.
+func (c *Conn) reserve(ctx context.Context, n int) error {
+	for {
+		c.queuedMu.Lock()
+		if c.queued == 0 || c.queued+n <= maxQueuedBytes {
+			c.queued += n
+			c.queuedMu.Unlock()
+			return nil
+		}
+		if c.freed == nil {
+			c.freed = make(chan struct{})
+		}
+		freed := c.freed
+		c.queuedMu.Unlock()
+		select {
+		case <-freed:
+		case <-c.writerDone:
+			return ErrClosed
+		case <-c.writeFailed:
+			return fmt.Errorf("%w: %v", ErrClosed, c.writeErr)
+		case <-c.abandoned:
+			return ErrClosed
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+}
+
+// release uncounts n queued bytes (written, or never queued) and wakes the writers waiting.
+func (c *Conn) release(n int) {
+	c.queuedMu.Lock()
+	c.queued -= n
+	if c.freed != nil {
+		close(c.freed)
+		c.freed = nil
+	}
+	c.queuedMu.Unlock()
 }
 
 // AfterResponse arranges for fn to run when the request handled in ctx has its answer,
@@ -324,6 +378,19 @@ func AfterResponse(ctx context.Context, fn func(ctx context.Context)) {
 		return
 	}
 	fn(ctx)
+}
+
+// WhenQueued arranges for fn to run once the response to the request handled in ctx is
+// queued for writing (or given up): from then on the writer bounds the memory it takes
+// (see maxQueuedBytes). A handler that limits how many large results exist at once holds
+// its slot until then, not only until it returns. WhenQueued must be called from the
+// handler's goroutine; outside a request handler it does nothing and reports false.
+func WhenQueued(ctx context.Context, fn func()) bool {
+	in, ok := ctx.Value(inflightKey{}).(*inflight)
+	if ok {
+		in.queued = append(in.queued, fn)
+	}
+	return ok
 }
 
 // held collects the lines an AfterResponse hook writes, to go out behind its response.
@@ -673,6 +740,9 @@ func (c *Conn) serve(req *Request) {
 		if werr := c.write(context.Background(), line); werr != nil {
 			c.logger.Debug("jsonrpc2: response not sent", "method", req.Method, "error", werr)
 		}
+		for _, fn := range in.queued {
+			fn()
+		}
 		c.mu.Lock()
 		if c.inflight[req.ID.raw] == in {
 			delete(c.inflight, req.ID.raw)
@@ -743,6 +813,7 @@ func (c *Conn) writeLoop(w io.Writer) {
 		go c.stream.Close() // unblocks the reader (where Close can)
 	}
 	put := func(line []byte) {
+		defer c.release(len(line))
 		if failed != nil {
 			return
 		}

@@ -610,3 +610,67 @@ func TestFlushTellsAReadingPeerFromADeafOne(t *testing.T) {
 		}
 	})
 }
+
+// TestQueuedBytesAreBounded: with a peer that reads nothing, the lines queued for it stop at
+// maxQueuedBytes, however few lines that is, and the next writer waits (here, for its ctx).
+func TestQueuedBytesAreBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ours, peer := net.Pipe()
+		defer peer.Close()
+		c := NewConn(ours, Options{Handler: echo, CloseTimeout: time.Second})
+		defer c.Close()
+		big := strings.Repeat("x", 1<<20)
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		queued := 0
+		for ; queued < 300; queued++ {
+			if err := c.Notify(ctx, "big", big); err != nil {
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("Notify: %v", err)
+				}
+				break
+			}
+		}
+		// One line is with the writer (blocked on the pipe); the rest wait in the queue.
+		if want := maxQueuedBytes>>20 + 1; queued > want {
+			t.Errorf("%d lines of 1 MiB queued for a peer that reads nothing, want at most %d", queued, want)
+		}
+		if queued < maxQueuedBytes>>20-1 {
+			t.Errorf("only %d lines of 1 MiB queued before writers waited", queued)
+		}
+	})
+}
+
+// TestWhenQueuedWaitsForTheWriter: what a handler arranges with WhenQueued runs once its
+// response is queued for writing, which waits while the queue is full, not when it returns.
+func TestWhenQueuedWaitsForTheWriter(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ours, peer := net.Pipe()
+		defer peer.Close()
+		queued := make(chan struct{})
+		c := NewConn(ours, Options{CloseTimeout: time.Second, Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			if !WhenQueued(ctx, func() { close(queued) }) {
+				t.Error("WhenQueued in a handler reported false")
+			}
+			return strings.Repeat("y", 2<<20), nil // more than the room left below
+		})})
+		defer c.Close()
+		big := strings.Repeat("x", 1<<20)
+		full, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		for c.Notify(full, "big", big) == nil { // fill the writer's queue: the peer reads nothing yet
+		}
+		go fmt.Fprintln(peer, `{"jsonrpc":"2.0","id":1,"method":"work"}`)
+		synctest.Wait()
+		select {
+		case <-queued:
+			t.Fatal("WhenQueued ran while the response could not be queued")
+		default:
+		}
+		go io.Copy(io.Discard, peer) // the peer reads: the queue drains
+		<-queued
+		if WhenQueued(t.Context(), func() {}) {
+			t.Error("WhenQueued outside a handler reported true")
+		}
+	})
+}
