@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -126,14 +127,15 @@ func TestTierStrings(t *testing.T) {
 // the workspace (or home) under /tmp, a recursive delete beside it is as critical as
 // anywhere else (black-box tests, and users who work in /tmp, have exactly that).
 func TestTempDirHoldingTheWorkspaceIsNotScratch(t *testing.T) {
+	tmp := t.TempDir() // inside the temporary directory, as a workspace in /tmp would be
 	for _, tc := range []struct {
 		ctx  Context
 		line string
 		want Tier
 	}{
-		{Context{Workspace: []string{"/tmp/t1/ws"}, Home: "/home/u"}, "rm -rf ../outside/victim", Critical},
-		{Context{Workspace: []string{"/home/u/ws"}, Home: "/tmp/t1/home"}, "rm -rf ~/x", Critical},
-		{Context{Workspace: []string{"/home/u/ws"}, Home: "/home/u"}, "rm -rf /tmp/scratch", High},
+		{Context{Workspace: []string{filepath.Join(tmp, "ws")}, Home: "/home/u"}, "rm -rf ../outside/victim", Critical},
+		{Context{Workspace: []string{"/home/u/ws"}, Home: filepath.Join(tmp, "home")}, "rm -rf ~/x", Critical},
+		{Context{Workspace: []string{"/home/u/ws"}, Home: "/home/u"}, "rm -rf " + filepath.Join(tmp, "scratch"), High},
 	} {
 		if got := Analyze(tc.line, tc.ctx).Tier; got != tc.want {
 			t.Errorf("%s with %+v: %v, want %v", tc.line, tc.ctx, got, tc.want)

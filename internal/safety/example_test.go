@@ -7,7 +7,7 @@ import (
 )
 
 func ExampleAnalyze() {
-	ctx := safety.Context{Workspace: []string{"/work/proj"}, Home: "/home/u"}
+	ctx := safety.Context{Workspace: []string{"/code/proj"}, Home: "/home/u"}
 	for _, line := range []string{
 		"go test ./...",
 		"rm -f build.log",

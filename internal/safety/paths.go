@@ -261,7 +261,7 @@ func (a *analyzer) placeOf(path string) (place, string) {
 
 // holdsUserFiles reports whether the temporary directory t holds the workspace or the
 // home directory: then what lies beside them there is not scratch space (a workspace in
-// /tmp/x makes /tmp/x/../victim as much the user's as any other directory).
+// $TMPDIR/x makes $TMPDIR/x/../victim as much the user's as any other directory).
 func (c Context) holdsUserFiles(t string) bool {
 	for _, p := range append([]string{c.Home}, c.Workspace...) {
 		if p != "" && relativeTo(t, p) != "" {

@@ -68,11 +68,11 @@ func TestFileRulesLastMatchWins(t *testing.T) {
 
 func TestSensitivePath(t *testing.T) {
 	rules, _ := WithDefaults(nil)
-	roots := []string{"/work/proj", "/work/lib"}
+	roots := []string{"/code/proj", "/code/lib"}
 	for path, want := range map[string]bool{
-		"/work/proj/.env":          true,
-		"/work/lib/src/a.go":       false,
-		"/work/proj/docs/.git/x":   true,
+		"/code/proj/.env":          true,
+		"/code/lib/src/a.go":       false,
+		"/code/proj/docs/.git/x":   true,
 		"/home/u/.aws/credentials": true,
 		"/etc/hosts":               false,
 	} {

@@ -60,8 +60,8 @@ func TestShapeCoversHarmlessDifferences(t *testing.T) {
 // The tier is part of the shape: the same words where they reach further are another
 // shape.
 func TestShapeKeepsTheTier(t *testing.T) {
-	inSub := Analyze("rm -f ../x.txt", Context{Workspace: []string{"/work/proj"}, Dir: "/work/proj/sub"})
-	atRoot := Analyze("rm -f ../x.txt", Context{Workspace: []string{"/work/proj"}})
+	inSub := Analyze("rm -f ../x.txt", Context{Workspace: []string{"/code/proj"}, Dir: "/code/proj/sub"})
+	atRoot := Analyze("rm -f ../x.txt", Context{Workspace: []string{"/code/proj"}})
 	if inSub.Tier != Medium || atRoot.Tier != High {
 		t.Fatalf("tiers %s and %s, want medium and high", inSub.Tier, atRoot.Tier)
 	}

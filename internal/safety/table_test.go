@@ -3,12 +3,13 @@ package safety
 import (
 	"bufio"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
 // tableContext is the context every line of testdata/commands.txt is judged in.
-var tableContext = Context{Workspace: []string{"/work/proj"}, Home: "/home/u"}
+var tableContext = Context{Workspace: []string{"/code/proj"}, Home: "/home/u"}
 
 type tableCase struct {
 	line    int
@@ -17,7 +18,7 @@ type tableCase struct {
 }
 
 // readTable reads testdata/commands.txt: "<tier> <command>" per line, # comments, ⏎
-// for a newline inside a command.
+// for a newline inside a command, {tmp} for this machine's temporary directory.
 func readTable(t testing.TB) []tableCase {
 	t.Helper()
 	f, err := os.Open("testdata/commands.txt")
@@ -26,6 +27,7 @@ func readTable(t testing.TB) []tableCase {
 	}
 	defer f.Close()
 	var cases []tableCase
+	expand := strings.NewReplacer("⏎", "\n", "{tmp}", filepath.Clean(os.TempDir()))
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
@@ -37,7 +39,7 @@ func readTable(t testing.TB) []tableCase {
 		if !ok || err != nil {
 			t.Fatalf("commands.txt:%d: want \"<tier> <command>\", got %q", n, line)
 		}
-		cases = append(cases, tableCase{line: n, tier: tier, command: strings.ReplaceAll(command, "⏎", "\n")})
+		cases = append(cases, tableCase{line: n, tier: tier, command: expand.Replace(command)})
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
