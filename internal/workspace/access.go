@@ -33,11 +33,7 @@ const readFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
 // hard link (*HardLinkError): its other names may be outside, and nothing can prove they
 // are not.
 func (r *Roots) Open(path string) (*os.File, error) {
-	resolved, err := r.Resolve(path)
-	if err != nil {
-		return nil, err
-	}
-	root, rel, err := r.openRoot(resolved)
+	root, rel, err := r.locate(path)
 	if err != nil {
 		return nil, err
 	}
@@ -66,11 +62,7 @@ func (r *Roots) ReadFile(path string, limit int64) ([]byte, error) {
 
 // Stat describes an existing file or directory inside the roots (symlinks followed).
 func (r *Roots) Stat(path string) (fs.FileInfo, error) {
-	resolved, err := r.Resolve(path)
-	if err != nil {
-		return nil, err
-	}
-	root, rel, err := r.openRoot(resolved)
+	root, rel, err := r.locate(path)
 	if err != nil {
 		return nil, err
 	}
@@ -213,6 +205,32 @@ func createTemp(dir *os.Root, name string) (string, *os.File, error) {
 		return tmp, file, err
 	}
 	return "", nil, errors.New("cannot create a temporary file beside it")
+}
+
+// locate resolves path (which must exist) and opens the root that holds it: see openRoot.
+func (r *Roots) locate(path string) (*os.Root, string, error) {
+	resolved, err := r.Resolve(path)
+	if err != nil {
+		return nil, "", err
+	}
+	return r.openRoot(resolved)
+}
+
+// openDir opens the directory path, already resolved, as a root of its own.
+func (r *Roots) openDir(path, resolved string) (*os.Root, error) {
+	root, rel, err := r.openRoot(resolved)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	sub, err := root.OpenRoot(rel)
+	if err != nil {
+		if info, serr := root.Stat(rel); serr == nil && !info.IsDir() {
+			return nil, &NotDirError{Path: path}
+		}
+		return nil, r.changed(path, err)
+	}
+	return sub, nil
 }
 
 // openRoot opens the root that holds resolved (a path Resolve or ResolveForWrite

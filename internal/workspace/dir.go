@@ -27,17 +27,9 @@ func (r *Roots) Cwd(path string) (*Dir, error) {
 	if err := r.protect.checkName(path, resolved); err != nil {
 		return nil, err
 	}
-	root, rel, err := r.openRoot(resolved)
+	sub, err := r.openDir(path, resolved)
 	if err != nil {
 		return nil, err
-	}
-	defer root.Close()
-	sub, err := root.OpenRoot(rel)
-	if err != nil {
-		if info, serr := root.Stat(rel); serr == nil && !info.IsDir() {
-			return nil, &NotDirError{Path: path}
-		}
-		return nil, r.changed(path, err)
 	}
 	defer sub.Close()
 	if err := r.protect.checkDir(path, sub); err != nil {
@@ -82,17 +74,9 @@ func (r *Roots) OpenTree(path string) (*Tree, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, rel, err := r.openRoot(resolved)
+	sub, err := r.openDir(path, resolved)
 	if err != nil {
 		return nil, err
-	}
-	defer root.Close()
-	sub, err := root.OpenRoot(rel)
-	if err != nil {
-		if info, serr := root.Stat(rel); serr == nil && !info.IsDir() {
-			return nil, &NotDirError{Path: path}
-		}
-		return nil, r.changed(path, err)
 	}
 	return &Tree{root: sub, path: resolved}, nil
 }
