@@ -18,8 +18,8 @@ import (
 // misbehaves in the way behaviour names. Its prompt's words are its arguments.
 //
 //	deaf FILE FIFO   asks for FILE 200 times and stops reading its stdin, so that parley's
-//	                 answers jam the pipe; writes its pid to FIFO once it has asked; waits
-//	                 for ever
+//	                 answers jam the pipe (FILE is larger than a pipe holds); writes its pid
+//	                 to FIFO once the first answer is arriving; waits for ever
 //	memhog FILE N S M R  tries to exhaust parley's memory: 400 terminals printing for ever
 //	                 (each asking to keep 1 TiB of output), for S seconds; then R
 //	                 reads of FILE at once (control bytes, which JSON escaping inflates);
@@ -106,6 +106,9 @@ func runHostileAgent(behaviour string) int {
 				for i := range 200 {
 					send(map[string]any{"jsonrpc": "2.0", "id": 1000 + i, "method": "fs/read_text_file",
 						"params": map[string]any{"sessionId": "s1", "path": args[0]}})
+				}
+				for !stdinHasData() { // an answer larger than the pipe is being written: the writer is stuck
+					time.Sleep(time.Millisecond)
 				}
 				os.WriteFile(args[1], []byte(fmt.Sprint(os.Getpid())), 0)
 				select {} // never reads again
