@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+
+	"golang.org/x/sys/unix"
 )
 
-// marked returns the processes whose environment carries marker, found through /proc.
-// A process that replaced its environment (env -i) escapes: its own group is still ended.
-func marked(marker string) []int {
+// leftovers returns the processes, found through /proc, whose environment carries marker
+// or that are in session (0: none). A process that replaced its environment (env -i)
+// and started a session of its own escapes: its own group is still ended.
+func leftovers(marker string, session int) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -20,6 +23,12 @@ func marked(marker string) []int {
 		if err != nil || pid == self {
 			continue
 		}
+		if session != 0 && pid != session && sessionOf(e.Name()) == session {
+			// Not the leader itself: a process with the session's id is a new one (see
+			// killLeftovers), and the leader is dealt with through its group.
+			pids = append(pids, pid)
+			continue
+		}
 		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
 		if err != nil {
 			continue // gone, or not ours to read
@@ -29,6 +38,26 @@ func marked(marker string) []int {
 		}
 	}
 	return pids
+}
+
+// sessionOf is the session id of the process pid (a decimal string), 0 when it cannot be
+// read. /proc/PID/stat is "pid (comm) state ppid pgrp session ...", and comm may hold
+// spaces and parentheses: the fields are counted from the last ')'.
+func sessionOf(pid string) int {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0
+	}
+	fields := bytes.Fields(stat[i+1:])
+	if len(fields) < 4 {
+		return 0
+	}
+	sid, _ := strconv.Atoi(string(fields[3]))
+	return sid
 }
 
 // carries reports whether the NUL-separated environment has marker in MarkerVar's list.
@@ -45,4 +74,17 @@ func carries(environ []byte, marker string) bool {
 		}
 	}
 	return false
+}
+
+// isTerminal reports whether f is a terminal (a tty or pty), whatever its name.
+func isTerminal(f *os.File) bool {
+	raw, err := f.SyscallConn() // not Fd, which would put the file into blocking mode
+	if err != nil {
+		return false
+	}
+	var ioctlErr error
+	if err := raw.Control(func(fd uintptr) { _, ioctlErr = unix.IoctlGetTermios(int(fd), unix.TCGETS) }); err != nil {
+		return false
+	}
+	return ioctlErr == nil
 }

@@ -1,10 +1,16 @@
 // Package proc supervises the processes parley starts: agents, the terminals an agent asks
-// for, and the commands parley's own agent runs. Each starts in a process group of its own,
-// with a marker in its environment that its descendants inherit. Stopping one sends SIGTERM
-// to its group, SIGKILL after a grace, and then ends whatever it left behind: what is still
-// in its group, and, where the system lets parley find them (Linux), the descendants that
-// started a session of their own (setsid, daemons) but still carry its marker. KillAll
-// ends every process not stopped yet, for an exit that cannot wait (a second Ctrl-C).
+// for, and the commands parley's own agent runs. Each starts in a session of its own, so
+// without a controlling terminal: it cannot open /dev/tty, push input into the user's
+// terminal (TIOCSTI) or write escape sequences to it, and its stdin, stdout and stderr are
+// never a terminal (Start refuses one). The session's id is the process's id, which is also
+// its process group's. A marker in its environment is inherited by its descendants.
+//
+// Stopping one sends SIGTERM to its group, SIGKILL after a grace, and then ends whatever it
+// left behind: what is still in its group, and, where the system lets parley find them
+// (Linux, through /proc), what is still in its session (background jobs that moved to a
+// group of their own) and the descendants that started a session of their own (setsid,
+// daemons) but still carry its marker. KillAll ends every process not stopped yet, for an
+// exit that cannot wait (a second Ctrl-C).
 //
 // Output keeps a bounded head and tail of what a process writes.
 package proc
@@ -30,7 +36,7 @@ const MarkerVar = "PARLEY_PROC"
 // kernel, on a dead network file system say).
 const killWait = 5 * time.Second
 
-// Process is a command started in its own process group.
+// Process is a command started in its own session (and process group).
 type Process struct {
 	cmd    *exec.Cmd
 	pgid   int
@@ -48,10 +54,14 @@ var (
 	counter atomic.Uint64
 )
 
-// Start starts cmd in a new process group, with a new marker added to its environment
-// (cmd.Env, or this process's environment when nil). The caller keeps setting everything
-// else of cmd (Dir, stdio, WaitDelay); Wait is called here: watch Exited instead.
+// Start starts cmd in a new session without a controlling terminal, with a new marker
+// added to its environment (cmd.Env, or this process's environment when nil). The caller
+// keeps setting everything else of cmd (Dir, stdio, WaitDelay), but its stdio and extra
+// files must not be a terminal. Wait is called here: watch Exited instead.
 func Start(cmd *exec.Cmd) (*Process, error) {
+	if err := refuseTerminals(cmd); err != nil {
+		return nil, err
+	}
 	p := &Process{
 		cmd:     cmd,
 		marker:  strconv.Itoa(os.Getpid()) + "." + strconv.FormatUint(counter.Add(1), 10),
@@ -66,7 +76,10 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
-	cmd.SysProcAttr.Setpgid = true
+	// setsid(2) in the child: a new session and group, both with the child's id, and no
+	// controlling terminal. (Setpgid would fail after it: a session leader cannot move.)
+	cmd.SysProcAttr.Setsid = true
+	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Setctty, cmd.SysProcAttr.Foreground = false, false, false
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -90,7 +103,7 @@ func withMarker(env []string, marker string) []string {
 	return append(env, MarkerVar+"="+value)
 }
 
-// Pid is the process's id (and its group's).
+// Pid is the process's id (and its group's and session's).
 func (p *Process) Pid() int { return p.pgid }
 
 // Exited is closed once the process has exited and been reaped (and, per exec.Cmd, its
@@ -179,21 +192,25 @@ func (p *Process) stop(ctx context.Context, grace time.Duration) error {
 }
 
 // killLeftovers ends what the process left running: its group, then (where they can be
-// found) the processes that carry its marker, until none is left.
+// found) the processes still in its session or carrying its marker, until none is left.
 func (p *Process) killLeftovers() {
+	session := p.pgid
 	select {
 	case <-p.exited:
-		// Background processes it left still hold its group id, and while any of them
-		// lives the id cannot be given to a new process. So if a process with the
-		// leader's pid exists now, it is a new one and the group is gone: leave it alone.
+		// Background processes it left still hold its group and session id, and while any
+		// of them lives the id cannot be given to a new process. So if a process with the
+		// leader's pid exists now, it is a new one and the group and session are gone:
+		// leave them alone.
 		if syscall.Kill(p.pgid, 0) == syscall.ESRCH {
 			syscall.Kill(-p.pgid, syscall.SIGKILL)
+		} else {
+			session = 0
 		}
 	default:
 		syscall.Kill(-p.pgid, syscall.SIGKILL) // it has not been reaped: the id is still ours
 	}
 	for range 10 { // each round kills what the previous one let fork
-		pids := marked(p.marker)
+		pids := leftovers(p.marker, session)
 		if len(pids) == 0 {
 			return
 		}
@@ -201,6 +218,22 @@ func (p *Process) killLeftovers() {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
+}
+
+// refuseTerminals fails when cmd would hand a terminal to the process: whatever it could
+// write there, the user would see unfiltered, and whatever it could read, the user typed
+// for parley.
+func refuseTerminals(cmd *exec.Cmd) error {
+	files := []any{cmd.Stdin, cmd.Stdout, cmd.Stderr}
+	for _, f := range cmd.ExtraFiles {
+		files = append(files, f)
+	}
+	for _, f := range files {
+		if f, ok := f.(*os.File); ok && f != nil && isTerminal(f) {
+			return fmt.Errorf("starting %s: refusing to give it the terminal %s: a command parley starts gets pipes, files or /dev/null", cmd.Path, f.Name())
+		}
+	}
+	return nil
 }
 
 // KillAll sends SIGKILL to every process started here and not stopped yet, and to what
