@@ -2,10 +2,11 @@ package sandbox
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -22,17 +23,31 @@ func ABI() int {
 	return v
 }
 
-// devices are the device files any program may write (and use ioctl on): discarding
-// output, reading zeros, its terminal.
-var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/random", "/dev/urandom"}
+// Landlock ABI versions that bring what Exec uses.
+const (
+	abiRefer      = 2 // moving files between directories
+	abiIoctlDev   = 5 // ioctl on devices is a right of its own
+	abiScopes     = 6 // abstract Unix sockets and signals reach only the same domain
+	abiResolveUnx = 9 // connecting to a Unix socket by its path is a right of its own
+)
 
-// Exec confines this process to writing only in writable (and the devices every program
-// needs), then replaces it with argv, found on PATH, with TMPDIR set to tmp (when not
-// ""). It returns only on failure.
+// devices are the device files any program may read, write and use ioctl on. No
+// terminal is among them: see fileRules.
+var devices = []string{"null", "zero", "full", "random", "urandom"}
+
+// Exec confines this process, then replaces it with argv, found on PATH, with TMPDIR set
+// to tmp (when not "") and without the variables that point at servers it cannot reach
+// (see serverVariables). It returns only on failure.
 //
-// Reading and running stay allowed everywhere. Writes include creating, deleting,
-// renaming and truncating; moving files between the writable directories is allowed
-// where the kernel can say so (Landlock ABI 2 and later).
+// The confined process writes only in writable (and the devices every program needs);
+// it reads and runs everything but the terminals and input devices (fileRules); it
+// cannot connect to a Unix socket or signal a process outside its own sandbox, where
+// the kernel can say so (abstract sockets and signals from Landlock ABI 6, sockets by
+// path from ABI 9, and before that no Unix socket of its own at all: see
+// refuseUnixSockets). The network is not confined.
+//
+// Writes include creating, deleting, renaming and truncating; moving files between the
+// writable directories is allowed where the kernel can say so (ABI 2 and later).
 func Exec(writable []string, tmp string, argv []string) error {
 	abi := ABI()
 	if abi == 0 {
@@ -45,30 +60,81 @@ func Exec(writable []string, tmp string, argv []string) error {
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
-	dirs := landlock.RWDirs(writable...).IgnoreIfMissing()
-	if abi >= 2 {
-		dirs = dirs.WithRefer() // a rule the kernel cannot express would turn confinement off
-	}
-	devs := landlock.RWFiles(devices...).IgnoreIfMissing()
-	if abi >= 5 {
-		devs = devs.WithIoctlDev()
-	}
-	rules := []landlock.Rule{
-		landlock.RODirs("/"),
-		dirs,
-		devs,
-		landlock.RWDirs("/dev/shm", "/dev/pts").IgnoreIfMissing(),
-	}
-	// V8's file-system rights, as many as this kernel knows. Later ABIs would also
-	// restrict connecting to Unix sockets (ssh-agent, docker), which is not ours to stop.
-	if err := landlock.V8.BestEffort().RestrictPaths(rules...); err != nil {
+	rules, err := fileRules(abi, writable)
+	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
-	env := os.Environ()
-	if tmp != "" {
-		// getenv takes the first of duplicates, so the old value must go, not be shadowed.
-		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "TMPDIR=") })
-		env = append(env, "TMPDIR="+tmp)
+	// Every file-system right and scope this go-landlock knows; BestEffort keeps those
+	// the kernel knows. Rights no rule grants are refused: on ABI 9, connecting to a
+	// Unix socket made outside the sandbox.
+	config := landlock.V11
+	config.HandledAccessNet = 0 // the network stays open (installs, fetches)
+	if err := config.BestEffort().Restrict(rules...); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
 	}
-	return syscall.Exec(path, argv, env)
+	if abi < abiResolveUnx {
+		if err := refuseUnixSockets(); err != nil {
+			return fmt.Errorf("sandbox: %w (run with --sandbox off to run commands unconfined)", err)
+		}
+	}
+	return syscall.Exec(path, argv, confinedEnv(os.Environ(), tmp))
+}
+
+// fileRules says what a confined command may do with files: read, list and run
+// everything but what is in /dev, write in writable; in /dev, use the ordinary devices,
+// read the rest but for the terminals (/dev/pts, /dev/tty*, /dev/console, any character
+// device not listed) and input devices (keyboards). A command could otherwise open the
+// user's terminal by its name, read what the user types for parley, and write escape
+// sequences there. Programs that need a pseudo-terminal of their own (script, expect)
+// cannot have one.
+//
+// Landlock only grants, so the rules name every entry of / and of /dev but those:
+// what appears there later (a new mount) is not readable.
+func fileRules(abi int, writable []string) ([]landlock.Rule, error) {
+	rules := []landlock.Rule{landlock.PathAccess(ll.AccessFSReadDir, "/")}
+	top, err := os.ReadDir("/")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range top {
+		if e.Name() != "dev" && e.Type()&fs.ModeSymlink == 0 { // /bin → usr/bin: /usr's rule
+			rules = append(rules, readRule("/"+e.Name(), e.Type()))
+		}
+	}
+	devEntries, err := os.ReadDir("/dev")
+	if err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	var devs []string
+	writable = slices.Clone(writable)
+	for _, e := range devEntries {
+		name, typ := e.Name(), e.Type()
+		switch {
+		case slices.Contains(devices, name):
+			devs = append(devs, filepath.Join("/dev", name))
+		case name == "pts" || name == "input" || typ&fs.ModeCharDevice != 0:
+		case typ&fs.ModeSymlink != 0: // fd, stdin…: into /proc, which has its rule
+		case name == "shm" || name == "mqueue":
+			writable = append(writable, filepath.Join("/dev", name))
+		default:
+			rules = append(rules, readRule(filepath.Join("/dev", name), typ))
+		}
+	}
+	rw := landlock.RWDirs(writable...).IgnoreIfMissing()
+	if abi >= abiRefer {
+		rw = rw.WithRefer() // a rule the kernel cannot express would turn confinement off
+	}
+	dev := landlock.RWFiles(devs...).IgnoreIfMissing()
+	if abi >= abiIoctlDev {
+		dev = dev.WithIoctlDev()
+	}
+	return append(rules, rw, dev), nil
+}
+
+// readRule lets a directory or a file be read (and run).
+func readRule(path string, typ fs.FileMode) landlock.Rule {
+	if typ.IsDir() {
+		return landlock.RODirs(path).IgnoreIfMissing()
+	}
+	return landlock.ROFiles(path).IgnoreIfMissing()
 }

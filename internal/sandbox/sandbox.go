@@ -1,8 +1,11 @@
-// Package sandbox confines the commands parley's coding agent runs on this machine with
-// Landlock, where the kernel offers it: a confined command reads and runs what the user
-// can, but writes only inside the session's workspace roots, a temporary directory of
-// its own (its TMPDIR), the user's cache directory (build caches) and whatever else the
-// user named.
+// Package sandbox confines the commands parley's coding agent runs on this machine, and
+// those agents run in parley's terminals, with Landlock, where the kernel offers it: a
+// confined command reads and runs what the user can, but writes only inside the session's
+// workspace roots, a temporary directory of its own (its TMPDIR), the user's cache
+// directory (build caches) and whatever else the user named. It cannot open a terminal
+// (the user's included) or an input device, and cannot ask a server outside the sandbox to
+// act for it through a Unix socket (tmux, screen, the session bus, ssh-agent, docker), nor
+// signal a process outside it, as far as the kernel allows: see Exec.
 //
 // Landlock restricts a process and everything it starts, and cannot be lifted. The agent
 // itself must stay free (it writes its database and logs), so a command is not confined
@@ -15,6 +18,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 )
 
 // Policy is how commands are confined: which binary confines them, and what they may
@@ -58,3 +63,31 @@ func (p *Policy) Wrap(roots []string, command string, args []string) (string, []
 
 // ErrUnavailable is Exec's answer where the kernel offers no Landlock.
 var ErrUnavailable = errors.New("this kernel offers no Landlock")
+
+// serverVariables name servers a confined command cannot reach (their sockets are refused
+// where the kernel allows) or should not be told about (some listen on TCP, which is
+// not confined): terminal multiplexers and terminals with remote control, desktop buses,
+// agents holding keys, display servers, editors, container engines.
+var serverVariables = []string{
+	"TMUX", "TMUX_PANE", "STY", "ZELLIJ", "ZELLIJ_SESSION_NAME", "ZELLIJ_PANE_ID",
+	"KITTY_LISTEN_ON", "WEZTERM_UNIX_SOCKET", "ALACRITTY_SOCKET",
+	"DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS",
+	"SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "GNOME_KEYRING_CONTROL",
+	"DISPLAY", "WAYLAND_DISPLAY", "WAYLAND_SOCKET", "XAUTHORITY", "SWAYSOCK", "I3SOCK",
+	"HYPRLAND_INSTANCE_SIGNATURE", "PULSE_SERVER",
+	"NVIM", "NVIM_LISTEN_ADDRESS", "EMACS_SOCKET_NAME", "VSCODE_IPC_HOOK_CLI", "VSCODE_GIT_IPC_HANDLE",
+	"DOCKER_HOST", "CONTAINER_HOST",
+}
+
+// confinedEnv is env without serverVariables, with TMPDIR set to tmp when it is not "".
+func confinedEnv(env []string, tmp string) []string {
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool {
+		name, _, _ := strings.Cut(kv, "=")
+		// getenv takes the first of duplicates, so the old TMPDIR must go, not be shadowed.
+		return slices.Contains(serverVariables, name) || (tmp != "" && name == "TMPDIR")
+	})
+	if tmp != "" {
+		out = append(out, "TMPDIR="+tmp)
+	}
+	return out
+}

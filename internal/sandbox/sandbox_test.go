@@ -1,16 +1,26 @@
 package sandbox
 
 import (
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/creack/pty"
 )
 
 // TestMain lets the test binary play `parley sandbox-exec`: Wrap names it as the binary,
 // and it confines itself and runs the command.
 func TestMain(m *testing.M) {
+	if os.Getenv("PARLEY_SANDBOX_TEST") == "probe" {
+		probe(os.Args[1:])
+		os.Exit(0)
+	}
 	if os.Getenv("PARLEY_SANDBOX_TEST") == "exec" {
 		args := os.Args[1:]
 		var writable []string
@@ -99,5 +109,174 @@ func TestPolicyLetsItsTempAndTheCacheBeWritten(t *testing.T) {
 	want := "sandbox-exec --tmp /private-tmp --write /ws --write /private-tmp --write " + cache + " --write " + abs + " -- sh -c x"
 	if name != "/usr/bin/parley" || strings.Join(args, " ") != want {
 		t.Errorf("Wrap = %s %v", name, args)
+	}
+}
+
+// probe tries each action and prints "action arg: ok" or "action arg: why not", one per
+// line:
+//
+//	dial ADDRESS     connect to a Unix socket (@NAME: an abstract one)
+//	serve PATH       listen on a Unix socket at PATH, and connect to it
+//	socket           create a Unix socket
+//	socketpair       create a connected pair of Unix sockets
+//	inet             create a TCP socket
+//	signal PID       signal 0 to PID (is it there, and may I?)
+//	open PATH        open PATH to read and write
+//	read PATH        open PATH to read
+//	env NAME         print the variable ("env NAME: unset" when it is)
+func probe(args []string) {
+	for len(args) > 0 {
+		action, arg := args[0], ""
+		args = args[1:]
+		if action != "socket" && action != "socketpair" && action != "inet" && len(args) > 0 {
+			arg, args = args[0], args[1:]
+		}
+		var err error
+		switch action {
+		case "dial":
+			var c net.Conn
+			if c, err = net.Dial("unix", arg); err == nil {
+				c.Close()
+			}
+		case "serve":
+			var l net.Listener
+			if l, err = net.Listen("unix", arg); err == nil {
+				var c net.Conn
+				if c, err = net.Dial("unix", arg); err == nil {
+					c.Close()
+				}
+				l.Close()
+			}
+		case "socket", "inet":
+			family := syscall.AF_UNIX
+			if action == "inet" {
+				family = syscall.AF_INET
+			}
+			var fd int
+			if fd, err = syscall.Socket(family, syscall.SOCK_STREAM, 0); err == nil {
+				syscall.Close(fd)
+			}
+		case "socketpair":
+			var fds [2]int
+			if fds, err = syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0); err == nil {
+				syscall.Close(fds[0])
+				syscall.Close(fds[1])
+			}
+		case "signal":
+			pid, _ := strconv.Atoi(arg)
+			err = syscall.Kill(pid, 0)
+		case "open", "read":
+			flag := os.O_RDWR
+			if action == "read" {
+				flag = os.O_RDONLY
+			}
+			var f *os.File
+			if f, err = os.OpenFile(arg, flag|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0); err == nil {
+				f.Close()
+			}
+		case "env":
+			if v, ok := os.LookupEnv(arg); ok {
+				fmt.Printf("env %s: %q\n", arg, v)
+			} else {
+				fmt.Printf("env %s: unset\n", arg)
+			}
+			continue
+		}
+		if err != nil {
+			fmt.Printf("%s %s: %v\n", action, arg, err)
+		} else {
+			fmt.Printf("%s %s: ok\n", action, arg)
+		}
+	}
+}
+
+// probeConfined runs probe confined to writing in workspace, with env added to the
+// environment, and returns what it said, by action.
+func probeConfined(t *testing.T, workspace string, env []string, args ...string) map[string]string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &Policy{exe: exe}
+	name, wrapped := p.Wrap([]string{workspace}, "env", append([]string{"PARLEY_SANDBOX_TEST=probe", exe}, args...))
+	cmd := exec.Command(name, wrapped[1:]...) // the test binary has no subcommands
+	cmd.Env = append(append(os.Environ(), env...), "PARLEY_SANDBOX_TEST=exec")
+	cmd.Dir = workspace
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	said := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		said[k] = v
+	}
+	return said
+}
+
+// TestConfinedCommandReachesNoServerOutside: servers the test runs outside the sandbox,
+// on a Unix socket by path and an abstract one, cannot be reached from inside; neither
+// can the test be signalled, nor a terminal opened, nor the variables naming servers
+// read. What needs none of that keeps working.
+func TestConfinedCommandReachesNoServerOutside(t *testing.T) {
+	abi := ABI()
+	if abi == 0 {
+		t.Skip("this kernel offers no Landlock")
+	}
+	workspace, outside := t.TempDir(), t.TempDir()
+	path := filepath.Join(outside, "server.sock")
+	abstract := fmt.Sprintf("@parley-sandbox-test-%d", os.Getpid())
+	for _, addr := range []string{path, abstract} {
+		l, err := net.Listen("unix", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+	}
+	ptm, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ptm.Close()
+	defer tty.Close()
+	own := filepath.Join(workspace, "own.sock")
+	pid := strconv.Itoa(os.Getpid())
+
+	said := probeConfined(t, workspace, []string{"TMUX=/tmp/tmux-0/default,1,0", "SSH_AUTH_SOCK=" + path, "DBUS_SESSION_BUS_ADDRESS=unix:path=" + path, "KEEP_ME=yes"},
+		"dial", path, "dial", abstract, "signal", pid, "signal", "1", "serve", own,
+		"socketpair", "inet", "open", tty.Name(), "read", tty.Name(), "open", "/dev/ptmx",
+		"open", "/dev/null", "read", "/dev/urandom", "read", "/etc/hostname",
+		"env", "TMUX", "env", "SSH_AUTH_SOCK", "env", "DBUS_SESSION_BUS_ADDRESS", "env", "KEEP_ME")
+	t.Logf("Landlock ABI %d; the confined command said %q", abi, said)
+	refused := []string{"dial " + path, "open " + tty.Name(), "read " + tty.Name(), "open /dev/ptmx"}
+	allowed := []string{"socketpair ", "inet ", "open /dev/null", "read /dev/urandom", "read /etc/hostname"}
+	if abi >= abiScopes {
+		refused = append(refused, "dial "+abstract, "signal "+pid, "signal 1")
+	}
+	// A server of its own: Landlock ABI 9 lets it be reached; before, seccomp refuses
+	// every Unix socket (it cannot tell where connect goes).
+	if abi >= abiResolveUnx {
+		allowed = append(allowed, "serve "+own)
+	} else {
+		refused = append(refused, "serve "+own)
+	}
+	for _, k := range refused {
+		if v, ok := said[k]; !ok || v == "ok" {
+			t.Errorf("%s: %q, want it refused", k, v)
+		}
+	}
+	for _, k := range allowed {
+		if v := said[k]; v != "ok" {
+			t.Errorf("%s: %q, want ok", k, v)
+		}
+	}
+	for _, name := range []string{"TMUX", "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS"} {
+		if v := said["env "+name]; v != "unset" {
+			t.Errorf("%s reached the confined command: %s", name, v)
+		}
+	}
+	if v := said["env KEEP_ME"]; v != `"yes"` {
+		t.Errorf("an ordinary variable did not reach the confined command: %s", v)
 	}
 }
