@@ -45,6 +45,7 @@ Any other /command is sent to the agent (agents advertise their own).`,
 				return &exitError{code: exitUsage, err: err}
 			}
 			in := newPrompter(cmd.InOrStdin())
+			defer in.close()
 			// Questions are asked only on a terminal: a script's next line is a prompt,
 			// never an answer (without a terminal, requests are refused; --yolo allows).
 			con := newConsole(consoleOptions{
@@ -94,11 +95,8 @@ func (c *chat) loop(ctx context.Context) error {
 		c.con.prompt("› ")
 		var line string
 		select {
-		case l, ok := <-c.in.lines:
-			if !ok {
-				return nil
-			}
-			line = l
+		case l := <-c.in.lines:
+			line = l.text // type-ahead is welcome at the prompt
 		case <-c.in.eof:
 			c.con.say("")
 			return nil
@@ -216,18 +214,7 @@ func (c *chat) turn(ctx context.Context, text string) (quit bool, err error) {
 // input, the one reader of it: Ctrl-C refuses (and cancels the turn), /quit and the end
 // of the input refuse and quit.
 func (c *chat) question(pq *pendingQuestion) questionEnd {
-	return c.con.answer(pq, func(ctx context.Context) (string, error) {
-		select {
-		case l := <-c.in.lines:
-			return l, nil
-		case <-c.in.eof:
-			return "", errEOF
-		case <-c.sigs:
-			return "", errInterrupted
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
-	})
+	return c.con.answer(pq, c.in, c.sigs)
 }
 
 func stopMessage(stop acp.StopReason) string {

@@ -180,7 +180,7 @@ func (c *console) serveQuestions(ctx context.Context, in *prompter) {
 	for {
 		select {
 		case pq := <-c.questions:
-			c.answer(pq, in.readLine)
+			c.answer(pq, in, nil)
 		case <-ctx.Done():
 			return
 		}
@@ -279,38 +279,6 @@ func isTerminal(f any) bool {
 		return false
 	}
 	return ioctlErr == nil
-}
-
-// prompter reads the user's lines: one goroutine reads the input, and the one goroutine
-// that owns it (the chat loop, or run's question server) takes them from lines.
-type prompter struct {
-	lines chan string
-	eof   chan struct{}
-}
-
-func newPrompter(in io.Reader) *prompter {
-	p := &prompter{lines: make(chan string), eof: make(chan struct{})}
-	go func() {
-		defer close(p.eof)
-		sc := bufio.NewScanner(in)
-		sc.Buffer(make([]byte, 64<<10), 16<<20)
-		for sc.Scan() {
-			p.lines <- sc.Text()
-		}
-	}()
-	return p
-}
-
-// readLine waits for the next line.
-func (p *prompter) readLine(ctx context.Context) (string, error) {
-	select {
-	case l := <-p.lines:
-		return l, nil
-	case <-p.eof:
-		return "", errEOF
-	case <-ctx.Done():
-		return "", ctx.Err()
-	}
 }
 
 // streamWriter buffers output and flushes it shortly after it was written, so a stream of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/parley-acp/parley/internal/permission"
@@ -127,19 +128,51 @@ func retryText(offered []permission.Answer) string {
 	return "Please answer " + strings.Join(keys, ", ") + " (or /quit)."
 }
 
-// answer shows pq and reads lines with next until one answers it. It always sends an
-// answer (a refusal when the user quits, interrupts, or the input ends), unless the
-// question was withdrawn meanwhile.
-func (c *console) answer(pq *pendingQuestion, next func(ctx context.Context) (string, error)) questionEnd {
+// answer shows pq and reads the user's lines from in until one answers it. It always
+// sends an answer (a refusal when the user quits, interrupts on interrupts (nil: none),
+// or the input ends), unless the question was withdrawn meanwhile.
+//
+// Only what is typed once the question is on screen answers it: what was typed before
+// (for the next prompt, or pushed into the terminal by something else) is discarded
+// each time the question, or the reminder of the answers, is about to be shown.
+func (c *console) answer(pq *pendingQuestion, in *prompter, interrupts <-chan os.Signal) questionEnd {
 	c.mu.Lock()
 	if c.live != nil {
 		c.live.Detach()
 	}
 	c.flush()
 	c.mu.Unlock()
+	// The discard comes just before the question is shown, not after: a script that
+	// answers as soon as it sees the question must not lose its answer.
+	noted, shown := false, false
+	ignored := func() { // said once per question: the user sees why their line did nothing
+		if noted {
+			return
+		}
+		noted = true
+		if shown {
+			fmt.Fprint(c.stderr, "\n(ignored what was typed before the question)\n? ")
+		} else {
+			fmt.Fprintln(c.stderr, "(ignored what was typed before the question)")
+		}
+	}
+	discard := func() uint64 {
+		mark, dropped := in.discardTypeAhead()
+		if dropped {
+			ignored()
+		}
+		return mark
+	}
+	mark := discard()
 	fmt.Fprint(c.stderr, questionText(pq.q))
+	shown = true
 	for {
-		line, err := next(pq.ctx)
+		l, err := in.next(pq.ctx, interrupts)
+		if err == nil && l.epoch < mark { // read before the question was shown
+			ignored()
+			continue
+		}
+		line := l.text
 		switch {
 		case pq.ctx.Err() != nil:
 			fmt.Fprintln(c.stderr, "\n(the agent withdrew the question)")
@@ -161,6 +194,9 @@ func (c *console) answer(pq *pendingQuestion, next func(ctx context.Context) (st
 			pq.answer <- a
 			return answered
 		}
+		shown = false
+		mark = discard()
 		fmt.Fprintf(c.stderr, "%s\n? ", retryText(pq.q.Answers))
+		shown = true
 	}
 }

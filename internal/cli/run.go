@@ -109,6 +109,7 @@ Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 			defer catchBrokenPipe()()
 			if canAsk {
 				in := newPrompter(cmd.InOrStdin())
+				defer in.close()
 				serving, stopServing := context.WithCancel(ctx)
 				done := make(chan struct{})
 				go func() {

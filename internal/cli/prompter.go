@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"sync"
+)
+
+// A prompter reads the user's lines: one goroutine reads the input, and the one goroutine
+// that owns the prompter (the chat loop, or run's question server) takes them from lines.
+//
+// A permission question must be answered by what the user typed after seeing it, never
+// by type-ahead: a line typed during the turn for the next prompt, or input pushed into
+// the terminal by something else. So every line carries the epoch it was read in, and
+// discardTypeAhead starts a new epoch: it empties the terminal's input queue (what was
+// typed and not read yet) and marks every line already read (the one the reading
+// goroutine may be holding) as stale. On a terminal the goroutine reads only when a line
+// is ready, under the same lock as discardTypeAhead, so a line is either read before the
+// discard (and stale) or typed after it.
+type prompter struct {
+	// lines carries the lines, without their line ending. Unbuffered: a line waits in
+	// the reading goroutine until its owner takes it.
+	lines chan inputLine
+	eof   chan struct{} // closed when the input has ended (after its last line)
+
+	mu    sync.Mutex
+	epoch uint64 // bumped by discardTypeAhead
+	term  *terminalInput
+
+	stopping chan struct{} // closed by close
+	done     chan struct{} // closed when the reading goroutine has ended
+}
+
+// inputLine is a line and the epoch it was read in.
+type inputLine struct {
+	text  string
+	epoch uint64
+}
+
+// maxInputLine bounds a line (a terminal in canonical mode sends at most 4 KiB; a pipe
+// or a terminal left in raw mode could send anything).
+const maxInputLine = 16 << 20
+
+func newPrompter(in io.Reader) *prompter {
+	p := &prompter{
+		lines:    make(chan inputLine),
+		eof:      make(chan struct{}),
+		stopping: make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	if f, ok := in.(*os.File); ok && isTerminal(f) {
+		if term, err := openTerminalInput(f); err == nil {
+			p.term = term
+			go p.readTerminal()
+			return p
+		}
+	}
+	go p.readStream(in)
+	return p
+}
+
+// readStream reads a pipe or a file. Nothing is asked when the input is not a terminal,
+// so its lines are never discarded; a blocked read cannot be interrupted, so close does
+// not wait for this goroutine (it ends with the input, or with parley).
+func (p *prompter) readStream(in io.Reader) {
+	close(p.done)
+	defer close(p.eof)
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), maxInputLine)
+	for sc.Scan() {
+		p.mu.Lock()
+		epoch := p.epoch
+		p.mu.Unlock()
+		if !p.send(inputLine{sc.Text(), epoch}) {
+			return
+		}
+	}
+}
+
+// readTerminal reads a terminal: it waits, without the lock, until a line is ready, then
+// reads it under the lock, unless discardTypeAhead emptied the queue meanwhile.
+func (p *prompter) readTerminal() {
+	defer close(p.done)
+	defer close(p.eof)
+	defer p.term.close()
+	buf := make([]byte, 64<<10)
+	var partial []byte // a line begun in an earlier read (raw mode, or a line longer than buf)
+	var partialEpoch uint64
+	for {
+		if !p.term.wait() {
+			return // closed, or the terminal is gone
+		}
+		p.mu.Lock()
+		n, end := p.term.readReady(buf)
+		epoch := p.epoch
+		p.mu.Unlock()
+		if epoch != partialEpoch {
+			partial, partialEpoch = nil, epoch // begun before a discard: stale
+		}
+		partial = append(partial, buf[:n]...)
+		for {
+			i := bytes.IndexByte(partial, '\n')
+			if i < 0 && len(partial) >= maxInputLine {
+				i = len(partial)
+			}
+			if i < 0 {
+				break
+			}
+			line := string(bytes.TrimSuffix(partial[:i], []byte("\r")))
+			partial = partial[min(i+1, len(partial)):]
+			if !p.send(inputLine{line, epoch}) {
+				return
+			}
+		}
+		if end {
+			if len(partial) > 0 {
+				p.send(inputLine{string(partial), epoch})
+			}
+			return
+		}
+	}
+}
+
+// send hands a line to the owner; false when the prompter is closing.
+func (p *prompter) send(l inputLine) bool {
+	select {
+	case p.lines <- l:
+		return true
+	case <-p.stopping:
+		return false
+	}
+}
+
+// discardTypeAhead drops everything typed before now and returns the epoch of what comes
+// after: a line from lines with an older epoch is stale. dropped says whether a whole
+// line was waiting in the terminal's input queue.
+func (p *prompter) discardTypeAhead() (mark uint64, dropped bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.term != nil {
+		dropped = p.term.discardQueued()
+	}
+	p.epoch++
+	return p.epoch, dropped
+}
+
+// next waits for the next line. A signal on interrupts (nil: none) is errInterrupted.
+func (p *prompter) next(ctx context.Context, interrupts <-chan os.Signal) (inputLine, error) {
+	select {
+	case l := <-p.lines:
+		return l, nil
+	case <-p.eof:
+		return inputLine{}, errEOF
+	case <-interrupts:
+		return inputLine{}, errInterrupted
+	case <-ctx.Done():
+		return inputLine{}, ctx.Err()
+	}
+}
+
+// close ends the reading goroutine and, on a terminal, waits for it.
+func (p *prompter) close() {
+	close(p.stopping)
+	if p.term != nil {
+		p.term.wake()
+	}
+	<-p.done
+}
