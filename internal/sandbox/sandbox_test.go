@@ -280,3 +280,64 @@ func TestConfinedCommandReachesNoServerOutside(t *testing.T) {
 		t.Errorf("an ordinary variable did not reach the confined command: %s", v)
 	}
 }
+
+// TestConfinedDevelopmentToolsWork: what a coding agent runs most keeps working under the
+// confinement, Unix sockets refused and terminals out of reach included: git, a Go build,
+// npm test (whose script forks a Node child that talks to it over a socketpair).
+func TestConfinedDevelopmentToolsWork(t *testing.T) {
+	if ABI() == 0 {
+		t.Skip("this kernel offers no Landlock")
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		t.Skip("no cache directory")
+	}
+	for _, tc := range []struct {
+		name, tool, line, want string
+		files                  map[string]string
+	}{
+		{
+			name: "git", tool: "git",
+			line: `git init -q . && echo hi > a && git add a && git -c user.name=t -c user.email=t@example.com commit -qm first && git status --short && git log --format=%s`,
+			want: "first",
+		},
+		{
+			name: "go build", tool: "go",
+			files: map[string]string{"go.mod": "module example.com/hello\n\ngo 1.22\n", "main.go": "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"built and ran\") }\n"},
+			line:  `go build -o hello . && ./hello`,
+			want:  "built and ran",
+		},
+		{
+			name: "npm test", tool: "npm",
+			files: map[string]string{
+				"package.json": `{"name":"t","version":"1.0.0","scripts":{"test":"node test.js"}}`,
+				"test.js": `const {fork, spawnSync} = require('child_process');
+if (process.argv[2] === 'child') { process.on('message', m => { process.send(m + ' back'); process.exit(0); }); }
+else {
+  const out = spawnSync('node', ['-e', 'process.stdout.write("spawned")']).stdout.toString();
+  const c = fork(__filename, ['child']);
+  c.on('message', m => { console.log(out + ' and ' + m); });
+  c.send('forked');
+}`,
+			},
+			line: `npm test`,
+			want: "spawned and forked back",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := exec.LookPath(tc.tool); err != nil {
+				t.Skip(tc.tool + " is not installed")
+			}
+			workspace, tmp := t.TempDir(), t.TempDir()
+			for name, content := range tc.files {
+				if err := os.WriteFile(filepath.Join(workspace, name), []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			out, err := runConfined(t, workspace, tc.line, tmp, cache)
+			if err != nil || !strings.Contains(out, tc.want) {
+				t.Errorf("%v; want %q in the output:\n%s", err, tc.want, out)
+			}
+		})
+	}
+}
