@@ -153,11 +153,21 @@ func (p pipeStream) Close() error                { p.w.Close(); return p.r.Close
 // startAgent runs `parley agent` in dir with env and extra flags, and initializes it.
 func startAgent(t *testing.T, dir string, env []string, fake *fakellm.Server, flags ...string) *agentProcess {
 	t.Helper()
+	return startAgentWith(t, dir, env, fake, nil, flags...)
+}
+
+// startAgentWith is startAgent with the command changed by change (when not nil) before
+// it starts.
+func startAgentWith(t *testing.T, dir string, env []string, fake *fakellm.Server, change func(*exec.Cmd), flags ...string) *agentProcess {
+	t.Helper()
 	args := append([]string{"agent", "--model", "ollama:m", "--base-url", fake.URL()}, flags...)
 	cmd := exec.Command(self(t), args...)
 	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), env...)
 	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
+	if change != nil {
+		change(cmd)
+	}
 	toAgent, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

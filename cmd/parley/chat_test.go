@@ -35,6 +35,12 @@ func startTerminalIn(t *testing.T, dir string, env []string, args ...string) *te
 	cmd := exec.Command(self(t), args...)
 	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley", "TERM=dumb"), env...)
 	cmd.Dir = dir
+	return startOnPty(t, cmd)
+}
+
+// startOnPty starts cmd on a new pseudo-terminal (as its controlling terminal).
+func startOnPty(t *testing.T, cmd *exec.Cmd) *terminal {
+	t.Helper()
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
 	if err != nil {
 		t.Fatal(err)

@@ -28,6 +28,8 @@ func TestMain(m *testing.M) {
 		os.Exit(runFakeAgent(os.Args[1]))
 	case "mcp-server":
 		os.Exit(runMCPServer())
+	case "intruder":
+		os.Exit(runIntruder(os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }

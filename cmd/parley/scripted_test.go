@@ -28,6 +28,7 @@ import (
 //	askjson PARAMS                 session/request_permission with these params (JSON; the
 //	                               session id defaults to the prompt's); tells the kind chosen
 //	together LINE ;; LINE ...      the lines at the same time; their results joined with " | "
+//	seq LINE ;; LINE ...           the lines one after the other, in one turn; results joined the same way
 //	later LINE                     LINE after the turn has ended; its result as a message then
 //	say "TEXT"                     an agent_message_chunk (a Go-quoted string: escapes allowed)
 //	usersay "TEXT"                 a user_message_chunk
@@ -215,6 +216,12 @@ func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionID, line string) 
 			wg.Go(func() { results[i] = a.do(ctx, sid, strings.TrimSpace(part)) })
 		}
 		wg.Wait()
+		return strings.Join(results, " | ")
+	case "seq":
+		var results []string
+		for part := range strings.SplitSeq(rest, " ;; ") {
+			results = append(results, a.do(ctx, sid, strings.TrimSpace(part)))
+		}
 		return strings.Join(results, " | ")
 	case "later":
 		a.later.Go(func() {

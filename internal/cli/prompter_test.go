@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/creack/pty"
+)
+
+// typedOn is a prompter reading a pseudo-terminal, and the terminal's other side, where
+// the test types.
+func typedOn(t *testing.T) (*prompter, *os.File) {
+	t.Helper()
+	ptm, tty, err := pty.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, ptm) // the echo
+	p := newPrompter(tty)
+	if p.term == nil {
+		t.Fatal("a pseudo-terminal was not read as a terminal")
+	}
+	t.Cleanup(func() {
+		p.close()
+		tty.Close()
+		ptm.Close()
+	})
+	return p, ptm
+}
+
+func TestPrompterKeepsTypeAheadForPrompts(t *testing.T) {
+	p, ptm := typedOn(t)
+	ptm.Write([]byte("first\nsecond\n"))
+	for _, want := range []string{"first", "second"} {
+		if l, err := p.next(t.Context(), nil); err != nil || l.text != want {
+			t.Fatalf("next: %q, %v; want %q", l.text, err, want)
+		}
+	}
+}
+
+// TestPrompterDiscardsTypeAhead: lines typed before the discard, whether the reader has
+// already taken one of them from the terminal or not, never come out as fresh.
+func TestPrompterDiscardsTypeAhead(t *testing.T) {
+	for range 20 { // the reader is at a different point each time
+		p, ptm := typedOn(t)
+		ptm.Write([]byte("y\ny\nhalf a li"))
+		mark, _ := p.discardTypeAhead()
+		ptm.Write([]byte("ne\nn\n"))
+		var fresh []string
+		for len(fresh) < 2 {
+			l, err := p.next(t.Context(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if l.epoch >= mark {
+				fresh = append(fresh, l.text)
+			}
+		}
+		if fresh[0] != "ne" || fresh[1] != "n" {
+			t.Fatalf("after the discard: %q, want the end of the half-typed line, then n", fresh)
+		}
+	}
+}
+
+func TestPrompterEndOfInput(t *testing.T) {
+	p, ptm := typedOn(t)
+	ptm.Write([]byte("last\n\x04"))
+	if l, err := p.next(t.Context(), nil); err != nil || l.text != "last" {
+		t.Fatalf("next: %q, %v", l.text, err)
+	}
+	if _, err := p.next(t.Context(), nil); !errors.Is(err, errEOF) {
+		t.Fatalf("after Ctrl-D: %v, want the end of the input", err)
+	}
+}
+
+func TestPrompterNextEndsWithItsContext(t *testing.T) {
+	p, _ := typedOn(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := p.next(ctx, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("next: %v", err)
+	}
+}
