@@ -296,18 +296,18 @@ func TestRunConfinedCommandReachesNoServerOutside(t *testing.T) {
 	}
 	t.Logf("the commands said:\n%s", r.stdout)
 	if strings.Contains(r.stdout, "connected") || strings.Contains(r.stdout, "signal: delivered") {
-		t.Errorf("a confined command reached outside:\n%s", r.stdout)
+		t.Error("a confined command reached outside")
 	}
 	for _, name := range []string{"TMUX", "SSH_AUTH_SOCK", "DBUS_SESSION_BUS_ADDRESS"} {
 		if !strings.Contains(r.stdout, name+"= ") {
-			t.Errorf("%s reached the confined command:\n%s", name, r.stdout)
+			t.Errorf("%s reached the confined command", name)
 		}
 	}
 	if !strings.Contains(r.stdout, "HOME=/") {
-		t.Errorf("an ordinary variable did not reach the confined command:\n%s", r.stdout)
+		t.Error("an ordinary variable did not reach the confined command")
 	}
 	if _, err := os.Stat(pwned); err == nil {
-		t.Errorf("tmux ran a command for the confined one:\n%s", r.stdout)
+		t.Error("tmux ran a command for the confined one")
 	}
 	select {
 	case addr := <-accepted:

@@ -60,16 +60,7 @@ func Exec(writable []string, tmp string, argv []string) error {
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
-	rules, err := fileRules(abi, writable)
-	if err != nil {
-		return fmt.Errorf("sandbox: %w", err)
-	}
-	// Every file-system right and scope this go-landlock knows; BestEffort keeps those
-	// the kernel knows. Rights no rule grants are refused: on ABI 9, connecting to a
-	// Unix socket made outside the sandbox.
-	config := landlock.V11
-	config.HandledAccessNet = 0 // the network stays open (installs, fetches)
-	if err := config.BestEffort().Restrict(rules...); err != nil {
+	if err := restrictLandlock(abi, writable); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
 	if abi < abiResolveUnx {
@@ -78,6 +69,19 @@ func Exec(writable []string, tmp string, argv []string) error {
 		}
 	}
 	return syscall.Exec(path, argv, confinedEnv(os.Environ(), tmp))
+}
+
+// restrictLandlock is Exec's Landlock part: every file-system right and scope this
+// go-landlock knows, of which BestEffort keeps those the kernel knows. Rights no rule
+// grants are refused: on ABI 9, connecting to a Unix socket made outside the sandbox.
+func restrictLandlock(abi int, writable []string) error {
+	rules, err := fileRules(abi, writable)
+	if err != nil {
+		return err
+	}
+	config := landlock.V11
+	config.HandledAccessNet = 0 // the network stays open (installs, fetches)
+	return config.BestEffort().Restrict(rules...)
 }
 
 // fileRules says what a confined command may do with files: read, list and run

@@ -17,7 +17,15 @@ import (
 // TestMain lets the test binary play `parley sandbox-exec`: Wrap names it as the binary,
 // and it confines itself and runs the command.
 func TestMain(m *testing.M) {
-	if os.Getenv("PARLEY_SANDBOX_TEST") == "probe" {
+	switch os.Getenv("PARLEY_SANDBOX_TEST") {
+	case "probe":
+		probe(os.Args[1:])
+		os.Exit(0)
+	case "landlock-only":
+		if err := restrictLandlock(ABI(), []string{os.Getenv("PARLEY_SANDBOX_WRITE")}); err != nil {
+			fmt.Println("restrict:", err)
+			os.Exit(1)
+		}
 		probe(os.Args[1:])
 		os.Exit(0)
 	}
@@ -339,5 +347,58 @@ else {
 				t.Errorf("%v; want %q in the output:\n%s", err, tc.want, out)
 			}
 		})
+	}
+}
+
+// TestLandlockScopesAbstractSocketsAndSignals: Landlock alone (without the seccomp filter
+// that refuses Unix sockets before ABI 9) keeps abstract sockets and signals inside the
+// sandbox from ABI 6 on; a socket by path is its business from ABI 9 on only.
+func TestLandlockScopesAbstractSocketsAndSignals(t *testing.T) {
+	abi := ABI()
+	if abi < abiScopes {
+		t.Skipf("this kernel's Landlock (ABI %d) has no scopes", abi)
+	}
+	workspace := t.TempDir()
+	path := filepath.Join(t.TempDir(), "server.sock")
+	abstract := fmt.Sprintf("@parley-landlock-test-%d", os.Getpid())
+	for _, addr := range []string{path, abstract} {
+		l, err := net.Listen("unix", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strconv.Itoa(os.Getpid())
+	cmd := exec.Command(exe, "dial", abstract, "signal", pid, "dial", path, "serve", filepath.Join(workspace, "own.sock"))
+	cmd.Env = append(os.Environ(), "PARLEY_SANDBOX_TEST=landlock-only", "PARLEY_SANDBOX_WRITE="+workspace)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	said := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		k, v, _ := strings.Cut(line, ": ")
+		said[k] = v
+	}
+	t.Logf("Landlock ABI %d alone: %q", abi, said)
+	if v := said["dial "+abstract]; v == "ok" || v == "" {
+		t.Errorf("an abstract socket outside was reached: %q", v)
+	}
+	if v := said["signal "+pid]; v == "ok" || v == "" {
+		t.Errorf("a process outside was signalled: %q", v)
+	}
+	if v := said["serve "+filepath.Join(workspace, "own.sock")]; v != "ok" {
+		t.Errorf("a server of its own: %q", v)
+	}
+	wantPath := "ok" // what the seccomp filter is for
+	if abi >= abiResolveUnx {
+		wantPath = "refused"
+	}
+	if v := said["dial "+path]; (v == "ok") != (wantPath == "ok") {
+		t.Errorf("a socket by path outside, with Landlock alone: %q, want %s", v, wantPath)
 	}
 }
