@@ -194,9 +194,29 @@ func sandboxStatus() string {
 	if abi := sandbox.ABI(); abi > 0 {
 		return fmt.Sprintf(`on. This kernel offers Landlock (ABI %d): the commands the agent runs itself
 may write only in the session's workspace, a temporary directory of their own (their
-TMPDIR), the user's cache directory and --sandbox-write directories (--sandbox off turns this off). Commands the
-client runs in its own terminals are the client's to confine.`, abi)
+TMPDIR), the user's cache directory and --sandbox-write directories (--sandbox off turns
+this off). Commands the client runs in its own terminals are the client's to confine.
+
+%s`, abi, wrapText(sandbox.Reach(abi), 88))
 	}
 	return `off. This kernel offers no Landlock, so the commands the agent runs can write
 wherever the user can; the approvals above are the only guard.`
+}
+
+// wrapText breaks text into lines of at most width characters, between words.
+func wrapText(text string, width int) string {
+	var b strings.Builder
+	line := 0
+	for _, word := range strings.Fields(text) {
+		if line > 0 && line+1+len([]rune(word)) > width {
+			b.WriteByte('\n')
+			line = 0
+		} else if line > 0 {
+			b.WriteByte(' ')
+			line++
+		}
+		b.WriteString(word)
+		line += len([]rune(word))
+	}
+	return b.String()
 }

@@ -23,14 +23,6 @@ func ABI() int {
 	return v
 }
 
-// Landlock ABI versions that bring what Exec uses.
-const (
-	abiRefer      = 2 // moving files between directories
-	abiIoctlDev   = 5 // ioctl on devices is a right of its own
-	abiScopes     = 6 // abstract Unix sockets and signals reach only the same domain
-	abiResolveUnx = 9 // connecting to a Unix socket by its path is a right of its own
-)
-
 // devices are the device files any program may read, write and use ioctl on. No
 // terminal is among them: see fileRules.
 var devices = []string{"null", "zero", "full", "random", "urandom"}
@@ -63,7 +55,7 @@ func Exec(writable []string, tmp string, argv []string) error {
 	if err := restrictLandlock(abi, writable); err != nil {
 		return fmt.Errorf("sandbox: %w", err)
 	}
-	if abi < abiResolveUnx {
+	if abi < abiResolveUnx && socketFilterWritten() {
 		if err := refuseUnixSockets(); err != nil {
 			return fmt.Errorf("sandbox: %w (run with --sandbox off to run commands unconfined)", err)
 		}

@@ -61,6 +61,14 @@ func (p *Policy) Wrap(roots []string, command string, args []string) (string, []
 	return p.exe, append(argv, args...)
 }
 
+// Landlock ABI versions that bring what Exec uses.
+const (
+	abiRefer      = 2 // moving files between directories
+	abiIoctlDev   = 5 // ioctl on devices is a right of its own
+	abiScopes     = 6 // abstract Unix sockets and signals reach only the same domain
+	abiResolveUnx = 9 // connecting to a Unix socket by its path is a right of its own
+)
+
 // ErrUnavailable is Exec's answer where the kernel offers no Landlock.
 var ErrUnavailable = errors.New("this kernel offers no Landlock")
 
@@ -90,4 +98,28 @@ func confinedEnv(env []string, tmp string) []string {
 		out = append(out, "TMPDIR="+tmp)
 	}
 	return out
+}
+
+// Reach says, for --help, what confined commands cannot reach on a kernel with Landlock
+// ABI abi (beyond writing outside their directories), and what they still can.
+func Reach(abi int) string {
+	var b strings.Builder
+	b.WriteString("Confined commands cannot open a terminal or an input device, and get no variable naming a server (TMUX, SSH_AUTH_SOCK, DBUS_SESSION_BUS_ADDRESS…). ")
+	switch {
+	case abi >= abiResolveUnx:
+		b.WriteString("No Unix socket server and no process outside their sandbox is within their reach.")
+	case socketFilterWritten():
+		b.WriteString("They cannot create Unix sockets at all (a Unix socket server of their own fails too; socketpair works).")
+	case abi >= abiScopes:
+		b.WriteString("Abstract Unix sockets outside their sandbox are out of their reach, but on this architecture Unix sockets by path are not.")
+	default:
+		b.WriteString("On this kernel and architecture, Unix socket servers outside stay within their reach.")
+	}
+	if abi >= abiScopes {
+		b.WriteString(" They cannot signal a process outside their sandbox.")
+	} else {
+		b.WriteString(" This kernel lets them signal your other processes.")
+	}
+	b.WriteString(" Servers on TCP or UDP ports stay reachable: the network is not confined.")
+	return b.String()
 }

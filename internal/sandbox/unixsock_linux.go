@@ -66,6 +66,9 @@ func nativeArch() uint32 {
 	return 0
 }
 
+// socketFilterWritten reports whether this architecture has the filter.
+func socketFilterWritten() bool { return nativeArch() != 0 }
+
 // refuseUnixSockets installs the filter on every thread of this process; what it
 // executes keeps it. Landlock's restriction must come first: it sets no_new_privs on
 // every thread, which an unprivileged filter needs.
