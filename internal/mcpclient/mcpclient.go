@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/parley-acp/parley/internal/proc"
 	"github.com/parley-acp/parley/internal/version"
 )
 
@@ -43,6 +44,7 @@ func Connect(ctx context.Context, s Server) (*mcp.ClientSession, error) {
 		cmd := exec.Command(s.Command, s.Args...)
 		cmd.Env = append(os.Environ(), s.Env...)
 		cmd.Stderr = nil // an MCP server's stderr is its own business
+		proc.InOwnSession(cmd) // no controlling terminal to type into or write to
 		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	default:
 		return nil, errors.New("MCP server has neither a command nor a URL")

@@ -73,13 +73,7 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 		env = os.Environ()
 	}
 	cmd.Env = withMarker(env, p.marker)
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	// setsid(2) in the child: a new session and group, both with the child's id, and no
-	// controlling terminal. (Setpgid would fail after it: a session leader cannot move.)
-	cmd.SysProcAttr.Setsid = true
-	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Setctty, cmd.SysProcAttr.Foreground = false, false, false
+	InOwnSession(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -90,6 +84,19 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 		close(p.exited)
 	}()
 	return p, nil
+}
+
+// InOwnSession makes cmd start in a session of its own, without a controlling terminal:
+// Start does it, and so must whatever starts a process itself (the MCP SDK starts the
+// servers it talks to).
+func InOwnSession(cmd *exec.Cmd) {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	// setsid(2) in the child: a new session and group, both with the child's id, and no
+	// controlling terminal. (Setpgid would fail after it: a session leader cannot move.)
+	cmd.SysProcAttr.Setsid = true
+	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Setctty, cmd.SysProcAttr.Foreground = false, false, false
 }
 
 // withMarker appends marker to the markers env already carries (the last setting wins).
