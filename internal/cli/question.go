@@ -142,8 +142,6 @@ func (c *console) answer(pq *pendingQuestion, in *prompter, interrupts <-chan os
 	}
 	c.flush()
 	c.mu.Unlock()
-	// The discard comes just before the question is shown, not after: a script that
-	// answers as soon as it sees the question must not lose its answer.
 	noted, shown := false, false
 	ignored := func() { // said once per question: the user sees why their line did nothing
 		if noted {
@@ -163,6 +161,8 @@ func (c *console) answer(pq *pendingQuestion, in *prompter, interrupts <-chan os
 		}
 		return mark
 	}
+	// The discard comes just before the question is shown, not after: a script that
+	// answers as soon as it sees the question must not lose its answer.
 	mark := discard()
 	fmt.Fprint(c.stderr, questionText(pq.q))
 	shown = true

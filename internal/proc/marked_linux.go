@@ -88,3 +88,22 @@ func isTerminal(f *os.File) bool {
 	}
 	return ioctlErr == nil
 }
+
+// closeInheritedTerminalsOnExec marks close-on-exec every terminal this process holds
+// beyond its stdio: only one it inherited can lack the mark. Other files it inherited
+// (a make jobserver's pipes) still pass on.
+func closeInheritedTerminalsOnExec() {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd <= 2 {
+			continue
+		}
+		if _, err := unix.IoctlGetTermios(fd, unix.TCGETS); err == nil {
+			unix.CloseOnExec(fd)
+		}
+	}
+}

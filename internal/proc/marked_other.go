@@ -10,3 +10,7 @@ func leftovers(marker string, session int) []int { return nil }
 // isTerminal is false outside Linux until a port says how to ask (TIOCGETA on the BSDs
 // and macOS, GetConsoleMode on Windows).
 func isTerminal(f *os.File) bool { return false }
+
+// closeInheritedTerminalsOnExec does nothing outside Linux yet: a port lists its open
+// files its own way.
+func closeInheritedTerminalsOnExec() {}

@@ -52,6 +52,10 @@ type Process struct {
 var (
 	live    sync.Map // *Process → struct{}: started, not stopped yet
 	counter atomic.Uint64
+
+	// Go opens every file close-on-exec, but what parley inherited open (a terminal on
+	// fd 3 from the shell, say) would pass to every process it starts.
+	inheritedTerminals sync.Once
 )
 
 // Start starts cmd in a new session without a controlling terminal, with a new marker
@@ -62,6 +66,7 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 	if err := refuseTerminals(cmd); err != nil {
 		return nil, err
 	}
+	inheritedTerminals.Do(closeInheritedTerminalsOnExec)
 	p := &Process{
 		cmd:     cmd,
 		marker:  strconv.Itoa(os.Getpid()) + "." + strconv.FormatUint(counter.Add(1), 10),

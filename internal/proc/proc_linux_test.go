@@ -44,7 +44,10 @@ func ownGroup(fifo string) {
 // command said.
 func onATerminal() {
 	var out strings.Builder
-	cmd := exec.Command("sh", "-c", `if true 2>/dev/null 3<>/dev/tty; then echo opened; else echo refused; fi; read -r _ _ _ _ _ sid _ < /proc/$$/stat; echo $sid`)
+	script := `if true 2>/dev/null 4<>/dev/tty; then echo opened; else echo refused; fi
+if [ -t 3 ]; then echo fd3-leaked; else echo fd3-closed; fi
+read -r _ _ _ _ _ sid _ < /proc/$$/stat; echo $sid`
+	cmd := exec.Command("sh", "-c", script)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	p, err := Start(cmd)
 	if err != nil {
@@ -211,7 +214,8 @@ func TestStopEndsWhatLeftTheGroupButNotTheSession(t *testing.T) {
 }
 
 // TestStartedProcessHasNoTerminal: parley on a terminal starts a command, which cannot
-// open that terminal (it has no controlling terminal) and leads a session of its own.
+// open that terminal (it has no controlling terminal), does not inherit the terminal
+// parley was handed on fd 3, and leads a session of its own.
 func TestStartedProcessHasNoTerminal(t *testing.T) {
 	ptm, tty, err := pty.Open()
 	if err != nil {
@@ -226,6 +230,7 @@ func TestStartedProcessHasNoTerminal(t *testing.T) {
 	cmd := exec.Command(exe)
 	cmd.Env = append(os.Environ(), "PROC_TEST_ROLE=on-a-terminal")
 	cmd.Stdin = tty
+	cmd.ExtraFiles = []*os.File{tty} // fd 3, left open for its children
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
@@ -237,8 +242,8 @@ func TestStartedProcessHasNoTerminal(t *testing.T) {
 		t.Fatalf("%v: %s", err, out.String())
 	}
 	fields := strings.Fields(out.String())
-	if len(fields) != 4 || fields[0] != "refused" || fields[1] != fields[3] {
-		t.Errorf("the command said %q: want it refused /dev/tty, and its session to be its own pid", out.String())
+	if len(fields) != 5 || fields[0] != "refused" || fields[1] != "fd3-closed" || fields[2] != fields[4] {
+		t.Errorf("the command said %q: want it refused /dev/tty, no terminal on fd 3, and its session to be its own pid", out.String())
 	}
 }
 
