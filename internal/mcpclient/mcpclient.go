@@ -44,7 +44,8 @@ func Connect(ctx context.Context, s Server) (*mcp.ClientSession, error) {
 		cmd := exec.Command(s.Command, s.Args...)
 		cmd.Env = append(os.Environ(), s.Env...)
 		cmd.Stderr = nil // an MCP server's stderr is its own business
-		proc.InOwnSession(cmd) // no controlling terminal to type into or write to
+		// No controlling terminal to type into or write to, like every process parley starts.
+		proc.InOwnSession(cmd)
 		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
 	default:
 		return nil, errors.New("MCP server has neither a command nor a URL")
