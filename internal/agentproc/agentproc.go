@@ -51,7 +51,7 @@ type Process struct {
 // stderrTail is how much of the agent's stderr is kept for error messages.
 const stderrTail = 4 << 10
 
-// Start starts the agent in its own process group.
+// Start starts the agent in a session of its own (see proc.Start): no controlling terminal.
 func Start(spec Spec) (*Process, error) {
 	cmd := exec.Command(spec.Command, spec.Args...)
 	cmd.Dir = spec.Dir

@@ -32,9 +32,10 @@ const (
 // processes it left holding the pipe; then the pipe is closed and the exit reported.
 const pipeGrace = time.Second
 
-// Terminals serves terminal/*: each terminal runs one command (directly, no shell) in its
-// own process group, in a directory inside the session's roots, and keeps the tail of its
-// combined stdout and stderr.
+// Terminals serves terminal/*: each terminal runs one command (directly, no shell) in a
+// session of its own, without a controlling terminal (it cannot reach the user's), in a
+// directory inside the session's roots, and keeps the tail of its combined stdout and
+// stderr; its stdin is /dev/null.
 //
 // Every terminal has two goroutines at most (one waits for the command, one enforces
 // MaxRunTime); Close ends every command and waits for them.
