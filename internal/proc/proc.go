@@ -91,9 +91,9 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 	return p, nil
 }
 
-// InOwnSession makes cmd start in a session of its own, without a controlling terminal:
-// Start does it, and so must whatever starts a process itself (the MCP SDK starts the
-// servers it talks to).
+// InOwnSession makes cmd start in a session of its own, without a controlling terminal
+// (setsid: Unix; a Windows port gives its own). Start does it, and so must whatever
+// starts a process itself (the MCP SDK starts the servers it talks to).
 func InOwnSession(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
