@@ -326,9 +326,9 @@ type openAIModel struct {
 	ID                  string `json:"id"`
 	Name                string `json:"name"`
 	Model               string `json:"model"`
-	ContextLength       int `json:"context_length"`
-	MaxModelLen         int `json:"max_model_len"`
-	LoadedContextLength int `json:"loaded_context_length"`
+	ContextLength       int    `json:"context_length"`
+	MaxModelLen         int    `json:"max_model_len"`
+	LoadedContextLength int    `json:"loaded_context_length"`
 	Meta                struct {
 		NCtx int `json:"n_ctx"`
 	} `json:"meta"`
