@@ -116,6 +116,13 @@ type Provider interface {
 	Info(ctx context.Context, model string) (ModelInfo, error)
 }
 
+// SetsWindow reports whether the provider's requests set the context window the model
+// runs with (Ollama's num_ctx), rather than the server fixing it.
+func SetsWindow(p Provider) bool {
+	_, ok := p.(*ollama)
+	return ok
+}
+
 // Dropper is implemented by both providers: Dropped lists the features ("think",
 // "tools") that Chat stopped sending for model after the server rejected them.
 type Dropper interface {

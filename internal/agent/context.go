@@ -1,0 +1,116 @@
+package agent
+
+import (
+	"hash/fnv"
+
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/llm"
+)
+
+// conversation is a session's history as the model receives it, with what is needed to
+// keep each request inside the window: the size of every message (the server's count,
+// or an estimate) and that of the fixed part of every request, the system prompt and the
+// tool definitions. The session's turn lock guards it.
+type conversation struct {
+	messages []llm.Message
+	saved    int  // messages[:saved] are in the store
+	rewrote  bool // compaction replaced messages the store holds: the next save starts afresh
+
+	fixed    int    // the server's count of the system prompt and tools; 0: not counted
+	fixedKey uint64 // which system prompt and tools fixed counts
+}
+
+// fixedPart is a request's system prompt and tools, as the counting sees them.
+type fixedPart struct {
+	key uint64
+	raw float64
+}
+
+func newFixedPart(system string, tools []llm.Tool) fixedPart {
+	h := fnv.New64a()
+	h.Write([]byte(system))
+	data, _ := json.Marshal(tools)
+	h.Write(data)
+	return fixedPart{key: h.Sum64(), raw: messageRaw(llm.Message{Role: "system", Content: system}) + toolsRaw(tools)}
+}
+
+// size is what a request of the fixed part and messages would take, by the server's
+// counts where known and estimates (with a margin for their error) elsewhere.
+func (c *conversation) size(fp fixedPart, messages []llm.Message, cal *calibration) int {
+	known, unknown := 0, 0.0
+	if c.fixed > 0 && c.fixedKey == fp.key {
+		known += c.fixed
+	} else {
+		unknown += fp.raw
+	}
+	for _, m := range messages {
+		if m.Tokens > 0 {
+			known += m.Tokens
+		} else {
+			unknown += messageRaw(m)
+		}
+	}
+	return known + int(unknown*cal.ratio()*(1+cal.margin())+0.5)
+}
+
+// messageSize is one message's size: its count, or its estimate.
+func messageSize(m llm.Message, cal *calibration) int {
+	if m.Tokens > 0 {
+		return m.Tokens
+	}
+	return cal.estimate(messageRaw(m))
+}
+
+// observe learns from the server's count of a prompt made of the fixed part and
+// c.messages[:sent]: what the messages already counted do not explain is shared among
+// the others in proportion to their estimates, and calibrates the estimates. A count
+// that cannot be right (a server that reports only what its cache did not hold, or a
+// prompt it cut) is not learned from.
+func (c *conversation) observe(fp fixedPart, sent, prompt int, cal *calibration) {
+	if prompt <= 0 {
+		return
+	}
+	known, unknownRaw := 0, 0.0
+	fixedKnown := c.fixed > 0 && c.fixedKey == fp.key
+	if fixedKnown {
+		known += c.fixed
+	} else {
+		unknownRaw += fp.raw
+	}
+	for _, m := range c.messages[:sent] {
+		if m.Tokens > 0 {
+			known += m.Tokens
+		} else {
+			unknownRaw += messageRaw(m)
+		}
+	}
+	rest := float64(prompt - known)
+	if unknownRaw == 0 {
+		return
+	}
+	ratio := rest / unknownRaw
+	if ratio < 0.25 || ratio > 4 {
+		return
+	}
+	cal.observe(unknownRaw, rest)
+	assigned := 0
+	share := func(raw float64) int {
+		n := max(int(raw*ratio+0.5), 1)
+		assigned += n
+		return n
+	}
+	if !fixedKnown {
+		c.fixed, c.fixedKey = share(fp.raw), fp.key
+	}
+	last := -1
+	for i := range c.messages[:sent] {
+		if c.messages[i].Tokens == 0 {
+			c.messages[i].Tokens = share(messageRaw(c.messages[i]))
+			last = i
+		}
+	}
+	// Rounding: the counts of a prompt add up to the server's.
+	if d := int(rest) - assigned; last >= 0 && c.messages[last].Tokens+d > 0 {
+		c.messages[last].Tokens += d
+	}
+}
