@@ -37,8 +37,8 @@ type Options struct {
 	// (OpenAI-compatible servers mostly do not).
 	Vision  bool
 	NoThink bool // never ask for reasoning
-	Version         string
-	Logger          *slog.Logger
+	Version string
+	Logger  *slog.Logger
 	// Store keeps sessions, checkpoints and the approvals a user chose to remember for a
 	// workspace. Nil keeps nothing: sessions cannot be listed, loaded or resumed, and
 	// turns cannot be undone.

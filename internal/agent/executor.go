@@ -31,10 +31,10 @@ type executor struct {
 	win       *window
 	cal       *calibration
 
-	fixed fixedPart // the system prompt and tools, as counted
-	task     int    // the index of the turn's task in conv.messages
-	taskText string // the task as the user wrote it
-	usage *turnUsage // what the turn's requests took, by the server's counts
+	fixed    fixedPart  // the system prompt and tools, as counted
+	task     int        // the index of the turn's task in conv.messages
+	taskText string     // the task as the user wrote it
+	usage    *turnUsage // what the turn's requests took, by the server's counts
 }
 
 // editVerbs mark a task that should change files; such a task is not accepted as done
