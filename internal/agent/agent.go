@@ -349,7 +349,7 @@ func (a *agent) modelTurn(ctx context.Context, s *session, text string, images [
 	runner.guard = func(c pendingCall) *callGuard {
 		return &callGuard{call: c, approver: s.approver, judge: a.opts.judge, roots: s.roots, turn: turn, cancel: cancel}
 	}
-	llmTools := runner.llmTools()
+	llmTools := offeredTools(runner.llmTools(), a.window().Size())
 	ex := &executor{
 		model:     a.opts.Model,
 		native:    info.Tools,
@@ -367,6 +367,25 @@ func (a *agent) modelTurn(ctx context.Context, s *session, text string, images [
 		usage:     usage,
 	}
 	return ex.run(ctx, text, images)
+}
+
+// smallWindow is the window size up to which the model is offered fewer tools: each
+// definition takes room in every request, and get_diagnostics does nothing that
+// run_terminal_command cannot.
+const smallWindow = 8192
+
+// offeredTools are the tools the model is offered with a window of size tokens.
+func offeredTools(all []llm.Tool, size int) []llm.Tool {
+	if size > smallWindow {
+		return all
+	}
+	out := make([]llm.Tool, 0, len(all))
+	for _, t := range all {
+		if t.Name != "get_diagnostics" {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func (a *agent) compactor(send func(acp.SessionUpdate), usage *turnUsage) *compactor {

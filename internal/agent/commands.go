@@ -203,7 +203,7 @@ func (a *agent) compactNow(ctx context.Context, s *session, send func(acp.Sessio
 		return acp.StopReasonEndTurn
 	}
 	runner := &toolRunner{registry: tools.DefaultRegistry(), session: s.tools, mcp: s.mcp}
-	llmTools := runner.llmTools()
+	llmTools := offeredTools(runner.llmTools(), a.window().Size())
 	fp := newFixedPart(systemPrompt(s.roots.Dirs(), llmTools, info.Tools), nativeTools(llmTools, info.Tools))
 	if _, err := a.compactor(send, &turnUsage{}).compact(ctx, &s.conv, fp, -1, true); err != nil {
 		if ctx.Err() != nil {

@@ -52,11 +52,11 @@ var errWindowTooSmall = errors.New("the context window is too small")
 // returned.
 func (k *compactor) compact(ctx context.Context, conv *conversation, fp fixedPart, task int, force bool) (int, error) {
 	budget := k.win.Budget()
-	before := conv.size(fp, conv.messages, k.cal)
+	before := conv.bound(fp, conv.messages, k.cal)
 	if !force && before <= budget {
 		return task, nil
 	}
-	fixed := conv.size(fp, nil, k.cal)
+	fixed := conv.bound(fp, nil, k.cal)
 	room := budget - fixed
 	if room < minReplyRoom/2 {
 		return task, fmt.Errorf("%w: the system prompt and the tools take about %d of its %d tokens; give the model a larger window (--context)", errWindowTooSmall, fixed, k.win.Size())
@@ -176,7 +176,7 @@ func assemble(older, kept []llm.Message, summary string, task, keepFrom int, cal
 // shrink cuts the largest messages (tool results first) until a request fits budget.
 func (k *compactor) shrink(msgs []llm.Message, fp fixedPart, conv *conversation, budget int) ([]llm.Message, error) {
 	for range 64 {
-		size := conv.size(fp, msgs, k.cal)
+		size := conv.bound(fp, msgs, k.cal)
 		if size <= budget {
 			return msgs, nil
 		}
@@ -202,7 +202,7 @@ func (k *compactor) shrink(msgs []llm.Message, fp fixedPart, conv *conversation,
 		m.Content, m.Tokens, m.Images = cut, 0, nil
 		msgs[largest] = m
 	}
-	if conv.size(fp, msgs, k.cal) <= budget {
+	if conv.bound(fp, msgs, k.cal) <= budget {
 		return msgs, nil
 	}
 	return msgs, fmt.Errorf("%w: even cut down, the conversation needs more than its %d tokens; give the model a larger window (--context)", errWindowTooSmall, k.win.Size())

@@ -34,9 +34,28 @@ func newFixedPart(system string, tools []llm.Tool) fixedPart {
 	return fixedPart{key: h.Sum64(), raw: messageRaw(llm.Message{Role: "system", Content: system}) + toolsRaw(tools)}
 }
 
-// size is what a request of the fixed part and messages would take, by the server's
-// counts where known and estimates (with a margin for their error) elsewhere.
+// size is what a request of the fixed part and messages would take: the server's
+// counts where known, calibrated estimates elsewhere. It is what usage_update reports.
 func (c *conversation) size(fp fixedPart, messages []llm.Message, cal *calibration) int {
+	known, unknown := c.parts(fp, messages, cal)
+	return known + int(unknown+0.5)
+}
+
+// bound is size with a margin for the error of the estimates (and of counts shared out
+// among several messages): what is checked against the budget, so that a request never
+// exceeds it.
+func (c *conversation) bound(fp fixedPart, messages []llm.Message, cal *calibration) int {
+	known, unknown := c.parts(fp, messages, cal)
+	return int(float64(known)*(1+knownMargin) + unknown*(1+cal.margin()) + 0.5)
+}
+
+// knownMargin covers the counts the agent derived: exact for a prompt as a whole, but
+// shared among the messages it added in proportion to their estimates, and a chat
+// template renders a message a little differently by its place.
+const knownMargin = 0.02
+
+// parts are the known tokens of a request and the estimate of the rest.
+func (c *conversation) parts(fp fixedPart, messages []llm.Message, cal *calibration) (int, float64) {
 	known, unknown := 0, 0.0
 	if c.fixed > 0 && c.fixedKey == fp.key {
 		known += c.fixed
@@ -50,7 +69,7 @@ func (c *conversation) size(fp fixedPart, messages []llm.Message, cal *calibrati
 			unknown += messageRaw(m)
 		}
 	}
-	return known + int(unknown*cal.ratio()*(1+cal.margin())+0.5)
+	return known, unknown * cal.ratio()
 }
 
 // messageSize is one message's size: its count, or its estimate.

@@ -120,7 +120,7 @@ func (e *executor) ask(ctx context.Context) (*streamResult, error) {
 	}
 	e.task = task
 	req := &llm.Request{Model: e.model, Messages: e.messages(), Think: e.think, Tools: e.requestTools()}
-	e.win.request(req, e.conv.size(e.fixed, e.conv.messages, e.cal))
+	e.win.request(req, e.conv.bound(e.fixed, e.conv.messages, e.cal))
 	sent := len(e.conv.messages)
 	res, err := e.streamer.run(ctx, req)
 	if res != nil && res.Usage != nil {
@@ -278,7 +278,7 @@ func (e *executor) appendResults(results []callResult, problems []string, warnLo
 // so a large file read leaves room for the rest of the conversation and the reply. A
 // result cut to it says how to read the rest.
 func (e *executor) resultLimit(n int) int {
-	room := e.win.Budget() - e.conv.size(e.fixed, nil, e.cal)
+	room := e.win.Budget() - e.conv.bound(e.fixed, nil, e.cal)
 	return max(room/3/max(n, 1), 128)
 }
 
