@@ -267,10 +267,10 @@ func (s *Server) openAIModels(w http.ResponseWriter, r *http.Request) {
 	data := []map[string]any{}
 	for _, n := range s.modelNames() {
 		s.mu.Lock()
-		info := s.models[n]
+		info, quiet := s.models[n], s.quiet[n]
 		s.mu.Unlock()
 		m := map[string]any{"id": n, "object": "model"}
-		if info.ContextLength > 0 {
+		if info.ContextLength > 0 && !quiet {
 			m["meta"] = map[string]int{"n_ctx": info.ContextLength}
 		}
 		inputs := []string{"text"}

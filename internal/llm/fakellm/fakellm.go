@@ -102,13 +102,14 @@ type Server struct {
 	models      map[string]llm.ModelInfo
 	rejectThink map[string]bool
 	rejectTools map[string]bool
+	quiet       map[string]bool // models whose window /v1/models does not report
 }
 
 // New starts a server with script; it is closed at t's cleanup. Once the script runs
 // out, chat requests get HTTP 500 "script exhausted".
 func New(t testing.TB, script ...Reply) *Server {
 	s := &Server{t: t, stop: make(chan struct{}), models: map[string]llm.ModelInfo{},
-		rejectThink: map[string]bool{}, rejectTools: map[string]bool{}}
+		rejectThink: map[string]bool{}, rejectTools: map[string]bool{}, quiet: map[string]bool{}}
 	s.Add(script...)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/chat", s.ollamaChat)
@@ -159,6 +160,10 @@ func (s *Server) SetModel(name string, info llm.ModelInfo) {
 	info.Name = name
 	s.models[name] = info
 }
+
+// HideWindow makes /v1/models leave out the model's window (as most OpenAI-compatible
+// servers do), while chat requests still have to fit it.
+func (s *Server) HideWindow(model string) { s.mu.Lock(); s.quiet[model] = true; s.mu.Unlock() }
 
 // RejectThink makes chat requests for model with think:true fail with Ollama's 400.
 func (s *Server) RejectThink(model string) { s.mu.Lock(); s.rejectThink[model] = true; s.mu.Unlock() }
