@@ -111,7 +111,12 @@ func (c *conversation) observe(fp fixedPart, sent, prompt int, cal *calibration)
 	if ratio < 0.25 || ratio > 4 {
 		return
 	}
-	cal.observe(unknownRaw, rest)
+	// The system prompt and tools are mostly JSON and template text, whose ratio is not
+	// that of the conversation (code, prose): a count that includes them teaches the
+	// calibration nothing about the messages to come.
+	if fixedKnown {
+		cal.observe(unknownRaw, rest)
+	}
 	assigned := 0
 	share := func(raw float64) int {
 		n := max(int(raw*ratio+0.5), 1)

@@ -13,10 +13,10 @@ import (
 // usage: the prompt rendered through a chat template (ChatML's role markers around each
 // message, the tools as JSON in the system turn), then split by a tokenizer. The
 // tokenizer here is a stand-in, not a vocabulary: it splits text the way byte-pair
-// encoders roughly do (a word or a piece of a long one, a run of digits three at a time,
-// each punctuation mark, a run of spaces, each newline, each other character), so a
-// client cannot reproduce its counts by counting bytes and has to calibrate against
-// them, as it must against a real model.
+// encoders roughly do (a template marker such as <|im_end|> as one, a word or a piece of
+// a long one, a run of digits three at a time, punctuation two marks at a time, a run of
+// spaces, each newline, each other character), so a client cannot reproduce its counts
+// by counting bytes and has to calibrate against them, as it must against a real model.
 
 // ImageTokens is what one image costs in a prompt here (real models: 256 to several
 // thousand, by model and picture size).
@@ -27,6 +27,13 @@ func Tokens(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
+		if strings.HasPrefix(s[i:], "<|") {
+			if end := strings.Index(s[i:], "|>"); end > 0 {
+				n++
+				i += end + 2
+				continue
+			}
+		}
 		switch {
 		case isWordRune(r):
 			j := i
@@ -55,6 +62,13 @@ func Tokens(s string) int {
 			if j-i > 1 || j == len(s) || !isWordStart(s[j:]) {
 				n++
 			}
+			i = j
+		case r < utf8.RuneSelf && r > ' ':
+			j := i
+			for j < len(s) && s[j] > ' ' && s[j] < utf8.RuneSelf && !isWordRune(rune(s[j])) && (s[j] < '0' || s[j] > '9') {
+				j++
+			}
+			n += (j - i + 1) / 2
 			i = j
 		default:
 			n++
