@@ -79,8 +79,8 @@ func (w *window) Budget() int {
 }
 
 // request fills in what the server is told of the window for a prompt of about prompt
-// tokens: Ollama's num_ctx (the next doubling that holds the prompt and the reply's
-// room, never less than before) and num_predict (the rest of it), so that a reply
+// tokens: Ollama's num_ctx (the first doubling that holds the prompt and room for the
+// reply, never less than before) and num_predict (the rest of it), so that a reply
 // never pushes the prompt out of the window.
 func (w *window) request(req *llm.Request, prompt int) {
 	w.mu.Lock()
@@ -88,9 +88,8 @@ func (w *window) request(req *llm.Request, prompt int) {
 	if !w.settable {
 		return
 	}
-	need := prompt + replyRoom(w.size)
 	n := minNumCtx
-	for n < need {
+	for n < w.size && n-prompt < replyRoom(n) {
 		n *= 2
 	}
 	n = min(max(n, w.numCtx), w.size)
