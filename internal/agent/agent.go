@@ -116,7 +116,7 @@ func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 	a.mu.Unlock()
 	// Whether prompts may carry images depends on the model; a server that is not up
 	// yet is no reason to fail here (session/new says what is wrong), only to offer none.
-	infoCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	infoCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	info, err := a.modelInfo(infoCtx)
 	cancel()
 	vision := err == nil && (info.Vision || a.opts.Vision)
