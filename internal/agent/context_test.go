@@ -2,6 +2,8 @@ package agent
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -195,5 +197,47 @@ func TestCompactionWithoutASummaryKeepsTheUsersWords(t *testing.T) {
 	}
 	if !said {
 		t.Error("the compaction note does not say why there is no summary")
+	}
+}
+
+// TestTextPathStaysInsideTheWindow: a model without native tools gets the tools in the
+// system prompt and its results in user messages; those are cut and compacted the same.
+func TestTextPathStaysInsideTheWindow(t *testing.T) {
+	model := func(rec *fakellm.Recorded) *fakellm.Reply {
+		if strings.HasPrefix(rec.Messages[0].Content, "You are compacting") {
+			return &fakellm.Reply{Content: []string{"The user asked for reads of big.txt."}}
+		}
+		last := rec.Messages[len(rec.Messages)-1]
+		if strings.HasPrefix(last.Content, "<tool_result") {
+			return &fakellm.Reply{Content: []string{"Read it. [TASK_COMPLETE]"}}
+		}
+		return &fakellm.Reply{Content: []string{`<tool_call>{"name":"read_file","arguments":{"path":"big.txt"}}</tool_call>`}}
+	}
+	h := startModel(t, "ollama", llm.ModelInfo{ContextLength: 4096}, Options{}, fakellm.Reply{Answer: model, Reuse: true})
+	if err := os.WriteFile(filepath.Join(h.dir, "big.txt"), []byte(numbered(1, 600)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 15 {
+		if stop := h.prompt(t.Context(), fmt.Sprintf("Read big.txt again (%d).", i)); stop != acp.StopReasonEndTurn {
+			t.Fatalf("turn %d: stop %q", i, stop)
+		}
+	}
+	summaries := 0
+	for _, r := range h.fake.Requests() {
+		if !strings.Contains(r.Path, "chat") {
+			continue
+		}
+		if r.Truncated || r.PromptTokens > 3072 || r.NumCtx != 4096 {
+			t.Errorf("a request of %d tokens, num_ctx %d", r.PromptTokens, r.NumCtx)
+		}
+		if strings.HasPrefix(r.Messages[0].Content, "You are compacting") {
+			summaries++
+		}
+		if _, ok := r.Body["tools"]; ok {
+			t.Error("tools were sent to a model without native tools")
+		}
+	}
+	if summaries == 0 {
+		t.Error("never compacted")
 	}
 }
