@@ -65,9 +65,7 @@ func (e *executor) run(ctx context.Context, task string, images []llm.Image) (ac
 		if err != nil {
 			return "", err
 		}
-		switch stop := e.stopped(res); stop {
-		case "":
-		default:
+		if stop := e.stopped(res); stop != "" {
 			e.reportUsage()
 			return stop, nil
 		}
