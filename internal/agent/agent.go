@@ -29,10 +29,16 @@ type Options struct {
 	Model    string
 	// MaxTurnRequests bounds the model requests of one turn (25 when 0).
 	MaxTurnRequests int
-	NumCtx          int  // Ollama's context size; 0 = the server's default
-	NoThink         bool // never ask for reasoning
-	Version         string
-	Logger          *slog.Logger
+	// Context is the most tokens of context the agent uses (--context): Ollama runs the
+	// model with a window this large at most, and an OpenAI-compatible server is taken
+	// to have one this large. 0: what the server reports (see window.go).
+	Context int
+	// Vision says the model takes images although the server does not report it
+	// (OpenAI-compatible servers mostly do not).
+	Vision  bool
+	NoThink bool // never ask for reasoning
+	Version string
+	Logger  *slog.Logger
 	// Store keeps sessions, checkpoints and the approvals a user chose to remember for a
 	// workspace. Nil keeps nothing: sessions cannot be listed, loaded or resumed, and
 	// turns cannot be undone.
@@ -79,9 +85,11 @@ type agent struct {
 
 	mu       sync.Mutex
 	caps     acp.ClientCapabilities
-	info     *llm.ModelInfo // fetched once, at the first session
+	info     *llm.ModelInfo // fetched once, at initialize or the first session
+	win      *window        // sized with info
 	sessions map[acp.SessionID]*session
 	callIDs  atomic.Int64
+	cal      calibration // token estimates against the server's counts (one model)
 }
 
 // session is one conversation: its workspace, history and MCP servers. turnMu holds a
@@ -95,10 +103,9 @@ type session struct {
 	approver *approver
 	ckpts    *checkpoints // nil without a store
 
-	turnMu  sync.Mutex // one turn at a time; it guards what follows
-	history []llm.Message
-	saved   int    // history[:saved] is in the store
-	title   string // the first prompt, once there was one
+	turnMu sync.Mutex // one turn at a time; it guards what follows
+	conv   conversation
+	title  string // the first prompt, once there was one
 
 	cancel atomic.Pointer[context.CancelFunc]
 }
@@ -107,6 +114,12 @@ func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 	a.mu.Lock()
 	a.caps = req.ClientCapabilities
 	a.mu.Unlock()
+	// Whether prompts may carry images depends on the model; a server that is not up
+	// yet is no reason to fail here (session/new says what is wrong), only to offer none.
+	infoCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	info, err := a.modelInfo(infoCtx)
+	cancel()
+	vision := err == nil && (info.Vision || a.opts.Vision)
 	sessions := acp.SessionCapabilities{Close: &acp.SessionCloseCapabilities{}}
 	kept := a.opts.Store != nil
 	if kept {
@@ -117,7 +130,7 @@ func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 		ProtocolVersion: acp.NegotiateVersion(req.ProtocolVersion),
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:         kept,
-			PromptCapabilities:  acp.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities:  acp.PromptCapabilities{EmbeddedContext: true, Image: vision},
 			McpCapabilities:     acp.McpCapabilities{HTTP: true},
 			SessionCapabilities: sessions,
 		},
@@ -139,6 +152,12 @@ func (a *agent) modelInfo(ctx context.Context) (llm.ModelInfo, error) {
 		return llm.ModelInfo{}, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
 	}
 	a.info = &info
+	a.win = newWindow(a.opts.Context, info, llm.SetsWindow(a.opts.Provider))
+	if a.win.assumed {
+		a.opts.Logger.Warn("the server does not say how large the model's context window is; assuming a size (--context sets it)", "model", a.opts.Model, "tokens", a.win.Size())
+	} else if a.opts.Context > 0 && info.ContextLength > 0 && a.opts.Context > info.ContextLength {
+		a.opts.Logger.Warn("--context is larger than the model's window; using the model's", "model", a.opts.Model, "tokens", info.ContextLength)
+	}
 	return info, nil
 }
 
@@ -168,7 +187,7 @@ func (a *agent) openSession(ctx context.Context, id acp.SessionID, roots *worksp
 	caps := a.caps
 	a.mu.Unlock()
 	env := newClientEnv(a.conn, id, caps, a.opts.Sandbox, roots)
-	s := &session{id: id, roots: roots, mcp: map[string]mcpTool{}, history: history, saved: len(history), title: title}
+	s := &session{id: id, roots: roots, mcp: map[string]mcpTool{}, conv: conversation{messages: history, saved: len(history)}, title: title}
 	s.tools = tools.NewSession(env, roots)
 	s.approver = &approver{
 		ask:       a.conn.RequestPermission,
@@ -282,19 +301,44 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	if cmd, ok := parseCommand(text); ok {
 		return &acp.PromptResponse{StopReason: a.runCommand(turnCtx, s, cmd, send)}, nil
 	}
-	stop, err := a.modelTurn(turnCtx, s, text, send, cancel)
+	images, refusal := a.promptImages(turnCtx, req.Prompt)
+	if refusal != "" {
+		send(acp.AgentMessageChunk(acp.TextBlock(refusal)))
+		return &acp.PromptResponse{StopReason: acp.StopReasonRefusal}, nil
+	}
+	usage := &turnUsage{}
+	stop, err := a.modelTurn(turnCtx, s, text, images, usage, send, cancel)
 	if err != nil {
 		if turnCtx.Err() != nil {
-			return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+			return &acp.PromptResponse{StopReason: acp.StopReasonCancelled, Usage: usage.acp()}, nil
 		}
-		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "the model failed: %v", err)
+		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
 	}
-	return &acp.PromptResponse{StopReason: stop}, nil
+	return &acp.PromptResponse{StopReason: stop, Usage: usage.acp()}, nil
+}
+
+// promptImages are the prompt's images for the model, or a refusal to show when the
+// model cannot see them.
+func (a *agent) promptImages(ctx context.Context, prompt []acp.ContentBlock) ([]llm.Image, string) {
+	var images []llm.Image
+	for _, b := range prompt {
+		if b.Image != nil {
+			images = append(images, llm.Image{MIMEType: b.Image.MIMEType, Data: b.Image.Data})
+		}
+	}
+	if len(images) == 0 {
+		return nil, ""
+	}
+	info, err := a.modelInfo(ctx)
+	if err == nil && (info.Vision || a.opts.Vision) {
+		return images, ""
+	}
+	return nil, fmt.Sprintf("The prompt has %d image(s), but the model %s does not take images (its server does not report vision), so nothing was sent to it. Use a model that sees images (Ollama lists the capability \"vision\" in `ollama show`; for an OpenAI-compatible server that does not report it, start parley agent with --vision), or describe the image in words.", len(images), a.opts.Model)
 }
 
 // modelTurn runs one turn of the model on text: the executor's loop, its tool calls
 // guarded and their writes kept in the turn's checkpoint.
-func (a *agent) modelTurn(ctx context.Context, s *session, text string, send func(acp.SessionUpdate), cancel func()) (acp.StopReason, error) {
+func (a *agent) modelTurn(ctx context.Context, s *session, text string, images []llm.Image, usage *turnUsage, send func(acp.SessionUpdate), cancel func()) (acp.StopReason, error) {
 	info, err := a.modelInfo(ctx)
 	if err != nil {
 		return "", err
@@ -305,25 +349,54 @@ func (a *agent) modelTurn(ctx context.Context, s *session, text string, send fun
 	runner.guard = func(c pendingCall) *callGuard {
 		return &callGuard{call: c, approver: s.approver, judge: a.opts.judge, roots: s.roots, turn: turn, cancel: cancel}
 	}
-	llmTools := runner.llmTools()
+	llmTools := offeredTools(runner.llmTools(), a.window().Size())
 	ex := &executor{
-		model:    a.opts.Model,
-		native:   info.Tools,
-		think:    info.Thinking && !a.opts.NoThink,
-		numCtx:   a.opts.NumCtx,
-		maxTurns: a.opts.MaxTurnRequests,
-		system:   systemPrompt(s.roots.Dirs(), llmTools, info.Tools),
-		tools:    llmTools,
-		streamer: &streamer{provider: a.opts.Provider, known: runner.known, send: send},
-		runner:   runner,
-		send:     send,
-		history:  &s.history,
-		ctxSize:  info.ContextLength,
+		model:     a.opts.Model,
+		native:    info.Tools,
+		think:     info.Thinking && !a.opts.NoThink,
+		maxTurns:  a.opts.MaxTurnRequests,
+		system:    systemPrompt(s.roots.Dirs(), llmTools, info.Tools),
+		tools:     llmTools,
+		streamer:  &streamer{provider: a.opts.Provider, known: runner.known, send: send},
+		runner:    runner,
+		compactor: a.compactor(send, usage),
+		send:      send,
+		conv:      &s.conv,
+		win:       a.window(),
+		cal:       &a.cal,
+		usage:     usage,
 	}
-	if a.opts.NumCtx > 0 {
-		ex.ctxSize = a.opts.NumCtx
+	return ex.run(ctx, text, images)
+}
+
+// smallWindow is the window size up to which the model is offered fewer tools: each
+// definition takes room in every request, and get_diagnostics does nothing that
+// run_terminal_command cannot.
+const smallWindow = 8192
+
+// offeredTools are the tools the model is offered with a window of size tokens.
+func offeredTools(all []llm.Tool, size int) []llm.Tool {
+	if size > smallWindow {
+		return all
 	}
-	return ex.run(ctx, text)
+	out := make([]llm.Tool, 0, len(all))
+	for _, t := range all {
+		if t.Name != "get_diagnostics" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (a *agent) compactor(send func(acp.SessionUpdate), usage *turnUsage) *compactor {
+	return &compactor{provider: a.opts.Provider, model: a.opts.Model, win: a.window(), cal: &a.cal, send: send, ids: &a.callIDs, usage: usage}
+}
+
+// window is the model's context window; nil before the model's info was fetched.
+func (a *agent) window() *window {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.win
 }
 
 func (a *agent) Cancel(ctx context.Context, req *acp.CancelNotification) error {

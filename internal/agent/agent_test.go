@@ -371,18 +371,34 @@ func TestMCPServerToolsAreOffered(t *testing.T) {
 	}
 }
 
+// TestUsageIsReported: after a turn, usage_update says what the next request will carry
+// (the conversation so far, counted by the server where it counted it) against the
+// window, and the prompt response carries the turn's usage as the server counted it.
 func TestUsageIsReported(t *testing.T) {
-	h := start(t, "ollama", Options{}, fakellm.Reply{Content: []string{"Hello there."}, Usage: &llm.Usage{PromptTokens: 120, CompletionTokens: 5}})
-	h.prompt(t.Context(), "hi")
+	h := start(t, "ollama", Options{}, fakellm.Reply{Content: []string{"Hello there."}}, fakellm.Reply{Content: []string{"Again."}})
+	resp, err := h.conn.Prompt(t.Context(), &acp.PromptRequest{SessionID: h.session, Prompt: []acp.ContentBlock{acp.TextBlock("hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := h.fake.Requests()[len(h.fake.Requests())-1]
+	if resp.Usage == nil || resp.Usage.InputTokens != uint64(first.PromptTokens) || resp.Usage.OutputTokens != uint64(fakellm.Tokens("Hello there.")) {
+		t.Errorf("the turn's usage %+v; the server counted %d in", resp.Usage, first.PromptTokens)
+	}
+	var last *acp.UsageUpdate
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	for _, u := range h.updates {
 		if u.UsageUpdate != nil {
-			if u.UsageUpdate.Used != 125 || u.UsageUpdate.Size != uint64(fakellm.DefaultModel.ContextLength) {
-				t.Errorf("usage %+v, want 125 of %d", u.UsageUpdate, fakellm.DefaultModel.ContextLength)
-			}
-			return
+			last = u.UsageUpdate
 		}
 	}
-	t.Error("no usage_update")
+	h.mu.Unlock()
+	if last == nil {
+		t.Fatal("no usage_update")
+	}
+	h.prompt(t.Context(), "hi")
+	second := h.fake.Requests()[len(h.fake.Requests())-1]
+	carried := second.PromptTokens - fakellm.PromptTokens([]llm.Message{{Role: "user", Content: "hi"}}, nil) + fakellm.PromptTokens(nil, nil)
+	if d := float64(last.Used) - float64(carried); d > 0.1*float64(carried) || d < -0.1*float64(carried) || last.Size != 16384 {
+		t.Errorf("usage %d of %d; the next request carried %d besides the new prompt", last.Used, last.Size, carried)
+	}
 }

@@ -149,7 +149,7 @@ func TestSlashCommandsAreAnnounced(t *testing.T) {
 	for _, c := range u.AvailableCommandsUpdate.AvailableCommands {
 		names = append(names, c.Name)
 	}
-	if strings.Join(names, " ") != "checkpoints undo keep" {
+	if strings.Join(names, " ") != "compact checkpoints undo keep" {
 		t.Errorf("commands %v", names)
 	}
 }

@@ -14,6 +14,11 @@
 //	env.go       where tools act: the client's fs/* and terminal/*, or this machine
 //	             (commands confined by a Sandbox where the kernel offers Landlock)
 //	prompt.go    the system prompt, with tool descriptions for the text fallback
+//	window.go    the model's context window: its size, Ollama's num_ctx and num_predict
+//	tokens.go, context.go  each message's size: the server's counts, calibrated estimates
+//	compact.go   the conversation kept inside the window: a summary the model writes
+//	             replaces its older part (before a request that would not fit, or /compact)
+//	cut.go       large tool output cut to a head and tail, with how to read the rest
 //	loop.go      loop detection
 //	guard.go     each call's tools.Guard: commands and edits judged, asked about, and
 //	             every write kept in the turn's checkpoint
@@ -21,7 +26,7 @@
 //	             session/request_permission, the "always" answers it remembers
 //	judge*.go    the approvals' view of internal/safety (command tiers, sensitive files)
 //	checkpoint.go, undo.go  what each turn's writes replaced; undo, keep, the listing
-//	commands.go  the slash commands /checkpoints, /undo, /keep
+//	commands.go  the slash commands /compact, /checkpoints, /undo, /keep
 //	sessions.go, transcript.go  sessions kept in the store: session/list, load, resume
 //
 // Who decides: a critical command always asks; a remembered "reject" refuses; then a

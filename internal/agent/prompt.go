@@ -14,8 +14,8 @@ func systemPrompt(roots []string, tools []llm.Tool, native bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `You are a coding agent working in the workspace %s.
 Use the tools to look at files before changing them, make the changes the user asks for
-with the file tools, and check your work (run the tests or get_diagnostics) when it makes
-sense. Paths may be relative to the workspace. Keep your replies short.
+with the file tools, and check your work (run the tests) when it makes sense. Paths may be
+relative to the workspace. Keep your replies short.
 When the task is done, say what you did in one or two sentences and end with %s.
 `, strings.Join(roots, ", "), toolcall.CompletionMarker)
 	if native {

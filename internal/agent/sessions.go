@@ -31,8 +31,16 @@ func (a *agent) persist(ctx context.Context, s *session, rec *transcript) {
 		return
 	}
 	var entries []store.Entry
-	for _, m := range s.history[s.saved:] {
-		body, err := json.Marshal(m)
+	from := s.conv.saved
+	if s.conv.rewrote {
+		// Compaction replaced messages the store holds: a marker says that what
+		// follows is the whole conversation from now on (the store only appends).
+		from = 0
+		body, _ := json.Marshal(keptMessage{Restart: true})
+		entries = append(entries, store.Entry{Kind: store.EntryMessage, Body: body})
+	}
+	for _, m := range s.conv.messages[from:] {
+		body, err := json.Marshal(keptMessage{Message: m})
 		if err != nil {
 			a.opts.Logger.Warn("a message cannot be kept", "session", s.id, "error", err)
 			continue
@@ -54,7 +62,14 @@ func (a *agent) persist(ctx context.Context, s *session, rec *transcript) {
 		a.opts.Logger.Warn("the turn was not kept", "session", s.id, "error", err)
 		return
 	}
-	s.saved = len(s.history)
+	s.conv.saved, s.conv.rewrote = len(s.conv.messages), false
+}
+
+// keptMessage is a message of the model's history as the store keeps it. An entry with
+// Restart set holds no message: the conversation starts afresh after it (compaction).
+type keptMessage struct {
+	llm.Message
+	Restart bool `json:",omitempty"`
 }
 
 // stored returns the session as kept in the store.
@@ -121,11 +136,15 @@ func (a *agent) reopen(ctx context.Context, id acp.SessionID, cwd string, extra 
 	}
 	history := make([]llm.Message, 0, len(entries))
 	for _, e := range entries {
-		var m llm.Message
+		var m keptMessage
 		if err := json.Unmarshal(e.Body, &m); err != nil {
 			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "session %s: a kept message is damaged: %v", id, err)
 		}
-		history = append(history, m)
+		if m.Restart {
+			history = history[:0]
+			continue
+		}
+		history = append(history, m.Message)
 	}
 	if err := a.opts.Store.SaveSession(ctx, storedSession(id, roots, "")); err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)

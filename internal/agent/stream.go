@@ -28,6 +28,8 @@ type streamResult struct {
 	Problems    []toolcall.Problem
 	Completed   bool // the model wrote the completion marker
 	Usage       *llm.Usage
+	StopReason  string // the server's, on the last chunk (llm.StopLength...)
+	Refusal     string // what the server said when it refused or filtered the reply
 }
 
 // streamer runs one model reply: thoughts go to the client as they come; text goes
@@ -102,6 +104,9 @@ func (s *streamer) run(ctx context.Context, req *llm.Request) (*streamResult, er
 		}
 		if c.Usage != nil {
 			res.Usage = c.Usage
+		}
+		if c.Done {
+			res.StopReason, res.Refusal = c.StopReason, c.Refusal
 		}
 		if !frozen && (len(res.NativeCalls) > 0 || parser.CallStarted()) {
 			flush(true) // what came before the call, then nothing more

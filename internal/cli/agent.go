@@ -22,7 +22,8 @@ const defaultModel = "ollama:qwen2.5-coder:7b"
 type agentCommandFlags struct {
 	model, baseURL  string
 	maxTurns        int
-	numCtx          int
+	context         int
+	vision          bool
 	noThink         bool
 	autoApprove     []string
 	yolo            bool
@@ -56,6 +57,14 @@ outside the workspace, a downloaded script run by a shell...) always asks. "Alwa
 answers hold for the session, or for the workspace when the user picks that option
 (listed and reset with parley permissions).
 
+Context: requests always fit the model's context window. Its size is what the server
+reports (Ollama: the model's own, at most 16384 tokens unless --context says more; an
+OpenAI-compatible server: what its /models says, else 8192 until it refuses a longer
+prompt) or --context N. A quarter is kept for the reply. When the conversation would no
+longer fit, its older part is replaced by a summary the model writes (shown as a step of
+the turn; /compact asks for it), and large tool output is cut to its start and end with a
+note on how to read the rest. usage_update says how full the window is.
+
 Checkpoints: every turn that changes files is a checkpoint; /checkpoints lists them,
 /undo restores the last one (or checkpoint N, or one file), /keep accepts them. Sessions
 and checkpoints are kept in parley's database and survive a restart (session/list,
@@ -75,7 +84,10 @@ and hooks turned off, so listing a checkout never runs a program it configures.`
 	fl.StringVar(&f.model, "model", "", "the model: ollama:NAME or openai:NAME (default $PARLEY_MODEL, else "+defaultModel+")")
 	fl.StringVar(&f.baseURL, "base-url", "", "the model server's URL (default: Ollama's local address; required for most openai: servers)")
 	fl.IntVar(&f.maxTurns, "max-turn-requests", 25, "the most model requests in one turn")
-	fl.IntVar(&f.numCtx, "num-ctx", 0, "Ollama's context size (options.num_ctx); 0 keeps the server's default")
+	fl.IntVar(&f.context, "context", 0, "the most tokens of context to use (default: the model's window as the server reports it; with Ollama at most 16384, sent as num_ctx)")
+	fl.IntVar(&f.context, "num-ctx", 0, "the same as --context")
+	fl.MarkDeprecated("num-ctx", "use --context")
+	fl.BoolVar(&f.vision, "vision", false, "the model takes images although its server does not say so (OpenAI-compatible servers often do not)")
 	fl.BoolVar(&f.noThink, "no-think", false, "never ask the model for its reasoning")
 	fl.StringSliceVar(&f.autoApprove, "auto-approve", []string{"edits"}, "what runs without asking: commands, edits, sensitive-edits, mcp, or none (critical commands always ask)")
 	fl.BoolVar(&f.yolo, "yolo", false, "approve everything without asking, except critical commands")
@@ -117,7 +129,8 @@ func runAgent(cmd *cobra.Command, g *globals, f agentCommandFlags) error {
 		Provider:        provider,
 		Model:           name,
 		MaxTurnRequests: f.maxTurns,
-		NumCtx:          f.numCtx,
+		Context:         f.context,
+		Vision:          f.vision,
 		NoThink:         f.noThink,
 		Version:         version.String(),
 		Logger:          g.logger,

@@ -30,6 +30,16 @@ type Message struct {
 	ToolCalls  []ToolCall // assistant
 	ToolName   string     // role "tool": the tool's name (Ollama wants it)
 	ToolCallID string     // role "tool": the call answered (OpenAI wants it)
+	Images     []Image    `json:",omitempty"` // role "user": pictures, for a model that sees them
+	// Tokens is the message's size in the prompt as the server counted it (0: not
+	// counted yet). The agent keeps it to budget the context; it is never sent.
+	Tokens int `json:",omitempty"`
+}
+
+// Image is a picture in a user message, as ACP carries it: base64 data and its type.
+type Image struct {
+	MIMEType string
+	Data     string // base64
 }
 
 // ToolCall is one complete native tool call. Arguments is a JSON object; when a server
@@ -54,6 +64,11 @@ type Request struct {
 	Tools    []Tool // nil: no native tools
 	Think    bool   // ask for reasoning where the model supports it (Ollama only)
 	NumCtx   int    // Ollama options.num_ctx; 0 = server default
+	// NumPredict bounds the reply's tokens (Ollama options.num_predict); 0 = the
+	// server's default. The OpenAI path does not send it: servers such as vLLM refuse
+	// a request whose prompt plus max_tokens exceeds their window, and the prompt's
+	// size is only estimated here.
+	NumPredict int
 }
 
 // Chunk is one piece of a streamed reply.
@@ -63,7 +78,19 @@ type Chunk struct {
 	ToolCalls []ToolCall // complete calls, as soon as each is complete
 	Done      bool       // the last chunk
 	Usage     *Usage     // on the last chunk when the server reports it
+	// StopReason is why the reply ended, on the last chunk: StopLength, StopFiltered,
+	// or what the server said ("stop", "tool_calls"...; "" when it said nothing).
+	StopReason string
+	// Refusal is what the server said when it refused or filtered the reply (OpenAI's
+	// delta.refusal, the categories of content_filter_results).
+	Refusal string
 }
+
+// Stop reasons the agent acts on; the servers' own words, normalised.
+const (
+	StopLength   = "length"         // cut at the server's token limit
+	StopFiltered = "content_filter" // withheld by the server's content filter
+)
 
 // Usage is the token count the server reports for one reply.
 type Usage struct{ PromptTokens, CompletionTokens int }
@@ -74,6 +101,7 @@ type ModelInfo struct {
 	ContextLength int
 	Tools         bool
 	Thinking      bool
+	Vision        bool // the model takes images
 }
 
 // Provider is a model server.
@@ -88,6 +116,13 @@ type Provider interface {
 	Info(ctx context.Context, model string) (ModelInfo, error)
 }
 
+// SetsWindow reports whether the provider's requests set the context window the model
+// runs with (Ollama's num_ctx), rather than the server fixing it.
+func SetsWindow(p Provider) bool {
+	_, ok := p.(*ollama)
+	return ok
+}
+
 // Dropper is implemented by both providers: Dropped lists the features ("think",
 // "tools") that Chat stopped sending for model after the server rejected them.
 type Dropper interface {
@@ -98,7 +133,20 @@ type Dropper interface {
 var (
 	ErrModelNotFound = errors.New("model not found")
 	ErrUnreachable   = errors.New("model server unreachable")
+	// ErrContextTooLong: the server refused the request because the prompt does not fit
+	// its context window. ContextLimit reports the window when the server said it.
+	ErrContextTooLong = errors.New("the prompt exceeds the model's context window")
 )
+
+// ContextLimit reports the window size a server gave when it refused a request as too
+// long (ErrContextTooLong), when it gave one.
+func ContextLimit(err error) (int, bool) {
+	var se *serverError
+	if errors.As(err, &se) && errors.Is(se.kind, ErrContextTooLong) && se.limit > 0 {
+		return se.limit, true
+	}
+	return 0, false
+}
 
 // New parses spec, "ollama:MODEL" or "openai:MODEL" (MODEL may itself contain ':', as in
 // qwen2.5-coder:7b), and returns the provider and the model name. An empty baseURL means
@@ -126,9 +174,10 @@ func New(spec, baseURL, apiKey string) (Provider, string, error) {
 
 // serverError is an error with a user-facing message that also matches a sentinel.
 type serverError struct {
-	kind  error // ErrModelNotFound, ErrUnreachable or nil
+	kind  error // ErrModelNotFound, ErrUnreachable, ErrContextTooLong or nil
 	msg   string
 	cause error
+	limit int // ErrContextTooLong: the window the server reported, 0 when unknown
 }
 
 func (e *serverError) Error() string {

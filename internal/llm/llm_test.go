@@ -172,7 +172,7 @@ func TestInfo(t *testing.T) {
 	s.SetModel("m:7b", llm.ModelInfo{ContextLength: 40960, Thinking: true})
 	for d, want := range map[string]llm.ModelInfo{
 		"ollama": {Name: "m:7b", ContextLength: 40960, Thinking: true},
-		"openai": {Name: "m:7b", Tools: true},
+		"openai": {Name: "m:7b", ContextLength: 40960, Tools: true}, // as llama.cpp reports it in /models
 	} {
 		got, err := provider(t, d, s).Info(context.Background(), "m:7b")
 		if err != nil {
@@ -267,5 +267,91 @@ func TestNewSpec(t *testing.T) {
 		if _, _, err := llm.New(spec, "", ""); err == nil {
 			t.Errorf("New(%q) succeeded", spec)
 		}
+	}
+}
+
+func TestStopReasons(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(d, func(t *testing.T) {
+			s := fakellm.New(t,
+				fakellm.Reply{Content: []string{"cut sho"}, FinishReason: "length"},
+				fakellm.Reply{FinishReason: "content_filter", Refusal: "I cannot help with that."},
+				fakellm.Reply{Content: []string{"fine"}},
+			)
+			p := provider(t, d, s)
+			req := &llm.Request{Model: "m:7b", Messages: []llm.Message{{Role: "user", Content: "hi"}}}
+			var last llm.Chunk
+			fn := func(c llm.Chunk) error {
+				if c.Done {
+					last = c
+				}
+				return nil
+			}
+			if err := p.Chat(context.Background(), req, fn); err != nil || last.StopReason != llm.StopLength {
+				t.Errorf("cut reply: stop %q, %v", last.StopReason, err)
+			}
+			if d == "openai" {
+				if err := p.Chat(context.Background(), req, fn); err != nil || last.StopReason != llm.StopFiltered || last.Refusal != "I cannot help with that." {
+					t.Errorf("filtered reply: stop %q refusal %q, %v", last.StopReason, last.Refusal, err)
+				}
+			} else {
+				p.Chat(context.Background(), req, fn)
+			}
+			if err := p.Chat(context.Background(), req, fn); err != nil || last.StopReason != "stop" {
+				t.Errorf("whole reply: stop %q, %v", last.StopReason, err)
+			}
+		})
+	}
+}
+
+func TestImagesAndReplyBound(t *testing.T) {
+	for _, d := range dialects {
+		t.Run(d, func(t *testing.T) {
+			s := fakellm.New(t, fakellm.Reply{Content: []string{"a cat"}})
+			img := llm.Image{MIMEType: "image/png", Data: "iVBORw0KGgo="}
+			_, err := collect(t, provider(t, d, s), &llm.Request{Model: "m:7b", NumCtx: 4096, NumPredict: 700,
+				Messages: []llm.Message{{Role: "user", Content: "what is this?", Images: []llm.Image{img}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := s.Requests()[0]
+			got := rec.Messages[0]
+			if got.Content != "what is this?" || len(got.Images) != 1 || got.Images[0].Data != img.Data {
+				t.Errorf("the server got %+v", got)
+			}
+			if d == "openai" && got.Images[0].MIMEType != "image/png" {
+				t.Errorf("the data URL lost its type: %+v", got.Images)
+			}
+			if d == "ollama" && (rec.NumCtx != 4096 || rec.NumPredict != 700) {
+				t.Errorf("num_ctx %d num_predict %d", rec.NumCtx, rec.NumPredict)
+			}
+			if d == "openai" && rec.Body["max_tokens"] != nil {
+				t.Errorf("max_tokens sent on the openai path: %v", rec.Body)
+			}
+		})
+	}
+}
+
+func TestVisionIsReported(t *testing.T) {
+	s := fakellm.New(t)
+	s.SetModel("m:7b", llm.ModelInfo{ContextLength: 8192, Tools: true, Vision: true})
+	for _, d := range dialects {
+		info, err := provider(t, d, s).Info(context.Background(), "m:7b")
+		if err != nil || !info.Vision || info.ContextLength != 8192 {
+			t.Errorf("%s: %+v, %v", d, info, err)
+		}
+	}
+}
+
+func TestContextOverflowIsRecognised(t *testing.T) {
+	s := fakellm.New(t, fakellm.Reply{Content: []string{"never"}})
+	s.SetModel("m:7b", llm.ModelInfo{ContextLength: 100, Tools: true})
+	p := provider(t, "openai", s)
+	_, err := collect(t, p, &llm.Request{Model: "m:7b", Messages: []llm.Message{{Role: "user", Content: strings.Repeat("many words here ", 100)}}})
+	if !errors.Is(err, llm.ErrContextTooLong) {
+		t.Fatalf("error %v, want ErrContextTooLong", err)
+	}
+	if n, ok := llm.ContextLimit(err); !ok || n != 100 {
+		t.Errorf("limit %d %v", n, ok)
 	}
 }

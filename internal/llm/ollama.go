@@ -36,7 +36,8 @@ type ollamaRequest struct {
 }
 
 type ollamaOptions struct {
-	NumCtx int `json:"num_ctx,omitempty"`
+	NumCtx     int `json:"num_ctx,omitempty"`
+	NumPredict int `json:"num_predict,omitempty"`
 }
 
 type ollamaMessage struct {
@@ -45,6 +46,7 @@ type ollamaMessage struct {
 	Thinking  string           `json:"thinking,omitempty"`
 	ToolCalls []ollamaToolCall `json:"tool_calls,omitempty"`
 	ToolName  string           `json:"tool_name,omitempty"`
+	Images    []string         `json:"images,omitempty"` // base64
 }
 
 type ollamaToolCall struct {
@@ -79,6 +81,7 @@ func wireTools(tools []Tool) []wireTool {
 type ollamaResponse struct {
 	Message         ollamaMessage `json:"message"`
 	Done            bool          `json:"done"`
+	DoneReason      string        `json:"done_reason"`
 	PromptEvalCount int           `json:"prompt_eval_count"`
 	EvalCount       int           `json:"eval_count"`
 	Error           string        `json:"error"`
@@ -90,11 +93,14 @@ func (o *ollama) encode(r *Request) any {
 	if r.Tools != nil {
 		out.Tools = wireTools(r.Tools)
 	}
-	if r.NumCtx > 0 {
-		out.Options = &ollamaOptions{NumCtx: r.NumCtx}
+	if r.NumCtx > 0 || r.NumPredict > 0 {
+		out.Options = &ollamaOptions{NumCtx: r.NumCtx, NumPredict: r.NumPredict}
 	}
 	for i, m := range r.Messages {
 		om := ollamaMessage{Role: m.Role, Content: m.Content, Thinking: m.Thinking, ToolName: m.ToolName}
+		for _, img := range m.Images {
+			om.Images = append(om.Images, img.Data)
+		}
 		for _, tc := range m.ToolCalls {
 			var c ollamaToolCall
 			c.ID = tc.ID
@@ -142,8 +148,12 @@ func (o *ollama) stream(body io.Reader, fn func(Chunk) error) error {
 			c.ToolCalls = append(c.ToolCalls, ToolCall{ID: id, Name: tc.Function.Name, Arguments: args})
 		}
 		if r.Done {
-			c.Done = true
-			c.Usage = &Usage{PromptTokens: r.PromptEvalCount, CompletionTokens: r.EvalCount}
+			c.Done, c.StopReason = true, r.DoneReason
+			// A count of 0 is no count: old servers leave prompt_eval_count out when
+			// the whole prompt came from their cache.
+			if r.PromptEvalCount > 0 || r.EvalCount > 0 {
+				c.Usage = &Usage{PromptTokens: r.PromptEvalCount, CompletionTokens: r.EvalCount}
+			}
 		}
 		if c.Content != "" || c.Thinking != "" || c.ToolCalls != nil || c.Done {
 			if err := fn(c); err != nil {
@@ -186,6 +196,7 @@ func (o *ollama) Info(ctx context.Context, model string) (ModelInfo, error) {
 		ContextLength: contextLength(show.ModelInfo),
 		Tools:         slices.Contains(show.Capabilities, "tools"),
 		Thinking:      slices.Contains(show.Capabilities, "thinking"),
+		Vision:        slices.Contains(show.Capabilities, "vision"),
 	}, nil
 }
 

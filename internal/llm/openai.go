@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/parley-acp/parley/internal/json"
 )
@@ -34,7 +36,7 @@ type openAIRequest struct {
 
 type openAIMessage struct {
 	Role       string           `json:"role"`
-	Content    string           `json:"content"`
+	Content    any              `json:"content"` // a string, or parts when there are images
 	ToolCalls  []openAIToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string           `json:"tool_call_id,omitempty"`
 }
@@ -49,15 +51,30 @@ type openAIToolCall struct {
 	} `json:"function"`
 }
 
+// openAIPart is one part of a message's content: text, or an image as a data URL.
+type openAIPart struct {
+	Type     string `json:"type"`
+	Text     string `json:"text,omitempty"`
+	ImageURL *struct {
+		URL string `json:"url"`
+	} `json:"image_url,omitempty"`
+}
+
 type openAIEvent struct {
 	Choices []struct {
 		Delta struct {
 			Content          string           `json:"content"`
 			Reasoning        string           `json:"reasoning"`
 			ReasoningContent string           `json:"reasoning_content"`
+			Refusal          string           `json:"refusal"`
 			ToolCalls        []openAIToolCall `json:"tool_calls"`
 		} `json:"delta"`
 		FinishReason *string `json:"finish_reason"`
+		// ContentFilterResults (Azure and others) says which filter withheld the reply.
+		ContentFilterResults map[string]struct {
+			Filtered bool   `json:"filtered"`
+			Severity string `json:"severity"`
+		} `json:"content_filter_results"`
 	} `json:"choices"`
 	Usage *struct {
 		PromptTokens     int `json:"prompt_tokens"`
@@ -73,7 +90,7 @@ func (o *openAI) encode(r *Request) any {
 		out.Tools = wireTools(r.Tools)
 	}
 	for i, m := range r.Messages {
-		om := openAIMessage{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID}
+		om := openAIMessage{Role: m.Role, Content: openAIContent(m), ToolCallID: m.ToolCallID}
 		for _, tc := range m.ToolCalls {
 			var c openAIToolCall
 			c.ID, c.Type = tc.ID, "function"
@@ -84,6 +101,22 @@ func (o *openAI) encode(r *Request) any {
 		out.Messages[i] = om
 	}
 	return out
+}
+
+// openAIContent is a message's content: its text, or its text and images as parts.
+func openAIContent(m Message) any {
+	if len(m.Images) == 0 {
+		return m.Content
+	}
+	parts := []openAIPart{{Type: "text", Text: m.Content}}
+	for _, img := range m.Images {
+		p := openAIPart{Type: "image_url"}
+		p.ImageURL = &struct {
+			URL string `json:"url"`
+		}{URL: "data:" + img.MIMEType + ";base64," + img.Data}
+		parts = append(parts, p)
+	}
+	return parts
 }
 
 // Chat implements Provider.
@@ -101,6 +134,8 @@ type sseStream struct {
 	calls    map[int]*partialCall
 	finished bool
 	usage    *Usage
+	reason   string          // the choice's finish_reason
+	refusal  strings.Builder // what the server said when it refused or filtered
 }
 
 type partialCall struct {
@@ -146,11 +181,22 @@ func (s *sseStream) event(data []byte) error {
 	if len(ev.Error) > 0 && string(ev.Error) != "null" {
 		return fmt.Errorf("the server reported an error mid-stream: %s", errorMessage(data))
 	}
-	if ev.Usage != nil {
+	if ev.Usage != nil && (ev.Usage.PromptTokens > 0 || ev.Usage.CompletionTokens > 0) {
 		s.usage = &Usage{PromptTokens: ev.Usage.PromptTokens, CompletionTokens: ev.Usage.CompletionTokens}
 	}
 	for _, ch := range ev.Choices {
 		d := ch.Delta
+		s.refusal.WriteString(d.Refusal)
+		var filtered []string
+		for category, r := range ch.ContentFilterResults {
+			if r.Filtered {
+				filtered = append(filtered, strings.TrimSpace(category+" "+r.Severity))
+			}
+		}
+		if len(filtered) > 0 {
+			sort.Strings(filtered)
+			fmt.Fprintf(&s.refusal, "filtered for %s", strings.Join(filtered, ", "))
+		}
 		thinking := d.Reasoning + d.ReasoningContent
 		if d.Content != "" || thinking != "" {
 			if err := s.fn(Chunk{Content: d.Content, Thinking: thinking}); err != nil {
@@ -161,7 +207,7 @@ func (s *sseStream) event(data []byte) error {
 			s.addDelta(tc)
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			s.finished = true
+			s.finished, s.reason = true, *ch.FinishReason
 			if err := s.flushCalls(); err != nil {
 				return err
 			}
@@ -230,11 +276,16 @@ func (s *sseStream) finish() error {
 	if err := s.flushCalls(); err != nil {
 		return err
 	}
-	return s.fn(Chunk{Done: true, Usage: s.usage})
+	return s.fn(Chunk{Done: true, Usage: s.usage, StopReason: s.reason, Refusal: strings.TrimSpace(s.refusal.String())})
 }
 
-// Info implements Provider through /models: the model must be listed. Context length is
-// not part of the OpenAI API (0, unknown); tools are assumed; thinking is not known.
+// Info implements Provider through /models: the model must be listed. The OpenAI API
+// itself says nothing of a model's window or inputs, but local servers do, each in its
+// own words: the window the server runs with (llama.cpp meta.n_ctx, vLLM max_model_len,
+// llama-swap and OpenRouter context_length, LM Studio loaded_context_length; never the
+// trained ceiling, n_ctx_train, which servers often run far below) and whether it takes
+// images (architecture.input_modalities, llama.cpp's capabilities "multimodal").
+// Tools are assumed; thinking is not known.
 func (o *openAI) Info(ctx context.Context, model string) (ModelInfo, error) {
 	resp, err := o.get(ctx, "/models")
 	if err != nil {
@@ -249,17 +300,54 @@ func (o *openAI) Info(ctx context.Context, model string) (ModelInfo, error) {
 		return ModelInfo{}, o.statusError(resp.StatusCode, model, "/models", body)
 	}
 	var list struct {
-		Data []struct {
-			ID string `json:"id"`
-		} `json:"data"`
+		Data   []openAIModel `json:"data"`
+		Models []openAIModel `json:"models"` // llama.cpp's Ollama-style listing beside data
 	}
 	if err := json.Unmarshal(body, &list); err != nil {
 		return ModelInfo{}, fmt.Errorf("%s/models: %w", o.baseURL, err)
 	}
 	for _, m := range list.Data {
-		if m.ID == model {
-			return ModelInfo{Name: model, Tools: true}, nil
+		if m.ID != model {
+			continue
 		}
+		info := ModelInfo{Name: model, Tools: true, ContextLength: m.contextLength(), Vision: m.vision()}
+		for _, other := range list.Models {
+			if other.Name == model || other.Model == model {
+				info.Vision = info.Vision || other.vision()
+			}
+		}
+		return info, nil
 	}
 	return ModelInfo{}, o.statusError(http.StatusNotFound, model, "/models", nil)
+}
+
+// openAIModel is one entry of /models, with the members local servers add.
+type openAIModel struct {
+	ID                  string `json:"id"`
+	Name                string `json:"name"`
+	Model               string `json:"model"`
+	ContextLength       int    `json:"context_length"`
+	MaxModelLen         int    `json:"max_model_len"`
+	LoadedContextLength int    `json:"loaded_context_length"`
+	Meta                struct {
+		NCtx int `json:"n_ctx"`
+	} `json:"meta"`
+	Architecture struct {
+		InputModalities []string `json:"input_modalities"`
+	} `json:"architecture"`
+	Capabilities []string `json:"capabilities"`
+}
+
+func (m openAIModel) contextLength() int {
+	for _, n := range []int{m.Meta.NCtx, m.LoadedContextLength, m.MaxModelLen, m.ContextLength} {
+		if n > 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+func (m openAIModel) vision() bool {
+	return slices.Contains(m.Architecture.InputModalities, "image") ||
+		slices.Contains(m.Capabilities, "vision") || slices.Contains(m.Capabilities, "multimodal")
 }

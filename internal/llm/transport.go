@@ -8,7 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -161,7 +163,49 @@ func (c *client) statusError(status int, model, path string, body []byte) error 
 		return &serverError{kind: ErrModelNotFound,
 			msg: fmt.Sprintf("model %s not found on the server: %s", model, hint)}
 	}
+	if limit, ok := contextOverflow(status, body); ok {
+		return &serverError{kind: ErrContextTooLong, limit: limit,
+			msg: fmt.Sprintf("%s: the prompt does not fit the model's context window: %s", c.name, msg)}
+	}
 	return fmt.Errorf("%s %s%s: HTTP %d: %s", c.name, c.baseURL, path, status, msg)
+}
+
+// windowInMessage finds the window in the servers' words: vLLM's "maximum context length
+// is 4096 tokens", OpenAI's "maximum context length is 8192 tokens".
+var windowInMessage = regexp.MustCompile(`(?i)maximum context length is (\d+)`)
+
+// contextOverflow reports whether a refusal says the prompt is too long for the window,
+// and the window when it says that too: llama.cpp answers 400 with type
+// exceed_context_size_error and n_ctx; vLLM and OpenAI name the maximum in the message
+// (OpenAI's code is context_length_exceeded).
+func contextOverflow(status int, body []byte) (int, bool) {
+	if status != http.StatusBadRequest && status != http.StatusRequestEntityTooLarge {
+		return 0, false
+	}
+	var e struct {
+		Error struct {
+			Type    string `json:"type"`
+			Code    any    `json:"code"`
+			Message string `json:"message"`
+			NCtx    int    `json:"n_ctx"`
+		} `json:"error"`
+	}
+	_ = json.Unmarshal(body, &e)
+	text := strings.ToLower(string(body))
+	overflow := e.Error.Type == "exceed_context_size_error" || e.Error.Code == "context_length_exceeded" ||
+		strings.Contains(text, "context length") || strings.Contains(text, "context size") ||
+		strings.Contains(text, "context window")
+	if !overflow {
+		return 0, false
+	}
+	if e.Error.NCtx > 0 {
+		return e.Error.NCtx, true
+	}
+	if m := windowInMessage.FindStringSubmatch(string(body)); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, true
+	}
+	return 0, true
 }
 
 // errorMessage extracts the message of {"error":"..."} (Ollama) or

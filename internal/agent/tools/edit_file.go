@@ -29,10 +29,10 @@ func (editFile) Description() string { return editFileDescription }
 func (editFile) Kind() acp.ToolKind  { return acp.ToolKindEdit }
 func (editFile) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"File to edit, relative to the workspace root or absolute"},` +
-		`"old_string":{"type":"string","description":"Exact text to replace; must be unique unless replace_all"},` +
-		`"new_string":{"type":"string","description":"Replacement text"},` +
-		`"replace_all":{"type":"boolean","description":"Replace every occurrence"}},` +
+		`"path":{"type":"string"},` +
+		`"old_string":{"type":"string"},` +
+		`"new_string":{"type":"string"},` +
+		`"replace_all":{"type":"boolean"}},` +
 		`"required":["path","old_string","new_string"]}`)
 }
 

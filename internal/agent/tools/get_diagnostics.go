@@ -28,7 +28,7 @@ func (getDiagnostics) Description() string { return getDiagnosticsDescription }
 func (getDiagnostics) Kind() acp.ToolKind  { return acp.ToolKindExecute }
 func (getDiagnostics) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"File or directory whose project to check; the workspace root when omitted"}}}`)
+		`"path":{"type":"string","description":"a file or directory of the project; default: the workspace root"}}}`)
 }
 
 // checker is a workspace's checker: the marker file that reveals the project, and the

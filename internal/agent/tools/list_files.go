@@ -32,9 +32,9 @@ func (listFiles) Description() string { return listFilesDescription }
 func (listFiles) Kind() acp.ToolKind  { return acp.ToolKindSearch }
 func (listFiles) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"Directory to list; the workspace root when omitted"},` +
-		`"pattern":{"type":"string","description":"Glob the files must match, e.g. *.go or src/**/*.ts"},` +
-		`"max":{"type":"integer","minimum":1,"description":"Most files to list (default 1000)"}}}`)
+		`"path":{"type":"string","description":"default: the workspace root"},` +
+		`"pattern":{"type":"string","description":"glob, e.g. *.go or src/**/*.ts"},` +
+		`"max":{"type":"integer","description":"default 1000"}}}`)
 }
 
 func (listFiles) Run(ctx context.Context, s *Session, args json.RawMessage) (Result, error) {

@@ -31,9 +31,9 @@ func (readFile) Description() string { return readFileDescription }
 func (readFile) Kind() acp.ToolKind  { return acp.ToolKindRead }
 func (readFile) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"File to read, relative to the workspace root or absolute"},` +
-		`"start_line":{"type":"integer","minimum":1,"description":"First line to read (1-based)"},` +
-		`"end_line":{"type":"integer","minimum":1,"description":"Last line to read (inclusive)"}},` +
+		`"path":{"type":"string"},` +
+		`"start_line":{"type":"integer"},` +
+		`"end_line":{"type":"integer","description":"inclusive"}},` +
 		`"required":["path"]}`)
 }
 

@@ -32,9 +32,9 @@ func (runTerminalCommand) Description() string { return runTerminalCommandDescri
 func (runTerminalCommand) Kind() acp.ToolKind  { return acp.ToolKindExecute }
 func (runTerminalCommand) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"command":{"type":"string","description":"Shell command line, run with sh -c"},` +
-		`"cwd":{"type":"string","description":"Directory to run in; the workspace root when omitted"},` +
-		`"timeout_seconds":{"type":"number","minimum":1,"description":"Kill the command after this many seconds (default 120)"}},` +
+		`"command":{"type":"string"},` +
+		`"cwd":{"type":"string","description":"default: the workspace root"},` +
+		`"timeout_seconds":{"type":"number","description":"default 120, at most 600"}},` +
 		`"required":["command"]}`)
 }
 

@@ -45,11 +45,11 @@ func (*searchWorkspace) Description() string { return searchWorkspaceDescription
 func (*searchWorkspace) Kind() acp.ToolKind  { return acp.ToolKindSearch }
 func (*searchWorkspace) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"pattern":{"type":"string","description":"Regular expression (RE2 syntax)"},` +
-		`"path":{"type":"string","description":"Directory to search; the workspace root when omitted"},` +
-		`"glob":{"type":"string","description":"Only files matching this glob, e.g. *.go"},` +
-		`"max_results":{"type":"integer","minimum":1,"description":"Most matching lines to return (default 100)"},` +
-		`"case_insensitive":{"type":"boolean","description":"Ignore case"}},` +
+		`"pattern":{"type":"string"},` +
+		`"path":{"type":"string","description":"default: the workspace root"},` +
+		`"glob":{"type":"string","description":"e.g. *.go"},` +
+		`"max_results":{"type":"integer","description":"default 100"},` +
+		`"case_insensitive":{"type":"boolean"}},` +
 		`"required":["pattern"]}`)
 }
 

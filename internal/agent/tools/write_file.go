@@ -25,8 +25,8 @@ func (writeFile) Description() string { return writeFileDescription }
 func (writeFile) Kind() acp.ToolKind  { return acp.ToolKindEdit }
 func (writeFile) Schema() json.RawMessage {
 	return json.RawMessage(`{"type":"object","properties":{` +
-		`"path":{"type":"string","description":"File to write, relative to the workspace root or absolute"},` +
-		`"content":{"type":"string","description":"The complete content of the file"}},` +
+		`"path":{"type":"string"},` +
+		`"content":{"type":"string"}},` +
 		`"required":["path","content"]}`)
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/llm"
@@ -20,8 +21,9 @@ func chatConversation(dialect string) conversation {
 			Tools    []struct {
 				Type     string `json:"type"`
 				Function struct {
-					Name       string         `json:"name"`
-					Parameters map[string]any `json:"parameters"`
+					Name        string         `json:"name"`
+					Description string         `json:"description"`
+					Parameters  map[string]any `json:"parameters"`
 				} `json:"function"`
 			} `json:"tools"`
 		}
@@ -29,7 +31,7 @@ func chatConversation(dialect string) conversation {
 			return err
 		}
 		for _, t := range raw.Tools {
-			rec.Tools = append(rec.Tools, Tool{Name: t.Function.Name, Kind: "function", Parameters: t.Function.Parameters})
+			rec.Tools = append(rec.Tools, Tool{Name: t.Function.Name, Description: t.Function.Description, Kind: "function", Parameters: t.Function.Parameters})
 		}
 		if len(raw.Messages) == 0 {
 			return nil
@@ -52,8 +54,31 @@ type wireMessage struct {
 			Arguments json.RawMessage `json:"arguments"`
 		} `json:"function"`
 	} `json:"tool_calls"`
-	ToolName   string `json:"tool_name"`
-	ToolCallID string `json:"tool_call_id"`
+	ToolName   string   `json:"tool_name"`
+	ToolCallID string   `json:"tool_call_id"`
+	Images     []string `json:"images"` // Ollama: base64
+}
+
+// imageParts are the images of OpenAI content given as parts (image_url with a data URL).
+func imageParts(data []byte) []llm.Image {
+	var parts []struct {
+		Type     string `json:"type"`
+		ImageURL struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	if json.Unmarshal(data, &parts) != nil {
+		return nil
+	}
+	var out []llm.Image
+	for _, p := range parts {
+		if p.Type != "image_url" {
+			continue
+		}
+		meta, data, _ := strings.Cut(strings.TrimPrefix(p.ImageURL.URL, "data:"), ",")
+		out = append(out, llm.Image{MIMEType: strings.TrimSuffix(meta, ";base64"), Data: data})
+	}
+	return out
 }
 
 func decodeMessages(data []byte, dialect string) ([]llm.Message, error) {
@@ -61,10 +86,19 @@ func decodeMessages(data []byte, dialect string) ([]llm.Message, error) {
 	if err := json.Unmarshal(data, &wire); err != nil {
 		return nil, err
 	}
+	var contents []struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(data, &contents); err != nil {
+		return nil, err
+	}
 	out := make([]llm.Message, len(wire))
 	for i, m := range wire {
 		out[i] = llm.Message{Role: m.Role, Content: string(m.Content), Thinking: m.Thinking,
-			ToolName: m.ToolName, ToolCallID: m.ToolCallID}
+			ToolName: m.ToolName, ToolCallID: m.ToolCallID, Images: imageParts(contents[i].Content)}
+		for _, img := range m.Images {
+			out[i].Images = append(out[i].Images, llm.Image{Data: img})
+		}
 		for _, tc := range m.ToolCalls {
 			args := tc.Function.Arguments
 			if dialect == "openai" { // arguments travel as a string of JSON
@@ -163,8 +197,12 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := usage(rec, reply)
+	reason := reply.FinishReason
+	if reason == "" {
+		reason = "stop"
+	}
 	sw.line("", ollamaLine{Model: rec.Model, Message: map[string]any{"role": "assistant", "content": ""},
-		Done: true, DoneReason: "stop", PromptEvalCount: u.PromptTokens, EvalCount: u.CompletionTokens})
+		Done: true, DoneReason: reason, PromptEvalCount: u.PromptTokens, EvalCount: u.CompletionTokens})
 }
 
 func args(a json.RawMessage) json.RawMessage {
@@ -193,6 +231,9 @@ func (s *Server) ollamaShow(w http.ResponseWriter, r *http.Request) {
 	if info.Thinking {
 		caps = append(caps, "thinking")
 	}
+	if info.Vision {
+		caps = append(caps, "vision")
+	}
 	mi := map[string]any{"general.architecture": "fake"}
 	if info.ContextLength > 0 {
 		mi["fake.context_length"] = info.ContextLength
@@ -219,11 +260,25 @@ func (s *Server) ollamaTags(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"models": models})
 }
 
+// openAIModels lists the declared models as llama.cpp does: the window the server runs
+// each with (meta.n_ctx) and its inputs (architecture.input_modalities).
 func (s *Server) openAIModels(w http.ResponseWriter, r *http.Request) {
 	s.record(w, r, "openai")
-	data := []map[string]string{}
+	data := []map[string]any{}
 	for _, n := range s.modelNames() {
-		data = append(data, map[string]string{"id": n, "object": "model"})
+		s.mu.Lock()
+		info, quiet := s.models[n], s.quiet[n]
+		s.mu.Unlock()
+		m := map[string]any{"id": n, "object": "model"}
+		if info.ContextLength > 0 && !quiet {
+			m["meta"] = map[string]int{"n_ctx": info.ContextLength}
+		}
+		inputs := []string{"text"}
+		if info.Vision {
+			inputs = append(inputs, "image")
+		}
+		m["architecture"] = map[string]any{"input_modalities": inputs}
+		data = append(data, m)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"object": "list", "data": data})
 }
@@ -256,6 +311,9 @@ func (s *Server) openAIChat(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if reply.Refusal != "" && !event(map[string]any{"refusal": reply.Refusal}, nil) {
+		return
+	}
 	for i, tc := range reply.ToolCalls {
 		id := tc.ID
 		if id == "" {
@@ -283,6 +341,9 @@ func (s *Server) openAIChat(w http.ResponseWriter, r *http.Request) {
 	finish := "stop"
 	if len(reply.ToolCalls) > 0 {
 		finish = "tool_calls"
+	}
+	if reply.FinishReason != "" {
+		finish = reply.FinishReason
 	}
 	event(map[string]any{}, finish)
 	u := usage(rec, reply)

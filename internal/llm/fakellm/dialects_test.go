@@ -126,7 +126,7 @@ func TestResponses(t *testing.T) {
 		if got := at(ev[4].Data, "item", "content", 0, "text"); got != "Hello" {
 			t.Errorf("done item text %v", got)
 		}
-		if got := at(ev[5].Data, "response", "usage", "output_tokens"); got != 2.0 {
+		if got := at(ev[5].Data, "response", "usage", "output_tokens"); got != float64(fakellm.Tokens("Hello")) {
 			t.Errorf("usage %v", at(ev[5].Data, "response", "usage"))
 		}
 	})

@@ -29,12 +29,19 @@ type Reply struct {
 	Content   []string       // content chunks, streamed in order
 	Thinking  []string       // thinking chunks, streamed before the content
 	ToolCalls []llm.ToolCall // native calls, after the content (Ollama: one line; OpenAI: split deltas)
-	Usage     *llm.Usage     // nil: {PromptTokens: len(messages), CompletionTokens: chunks}
-	Status    int            // not 0: answer with this error status instead
-	ErrorBody string         // the error message for Status
-	Delay     time.Duration  // between chunks
-	Raw       string         // not "": written verbatim after the chunks, and the stream ends there
-	Hold      chan struct{}  // not nil: after the chunks, wait until closed (or the request ends)
+	// Usage nil: the server's own counts, the prompt's (PromptTokens, as Recorded) and
+	// the reply's.
+	Usage *llm.Usage
+	// FinishReason, when set, is how the reply says it ended (Ollama done_reason,
+	// OpenAI finish_reason): "length" for a reply cut at the token limit,
+	// "content_filter" for one the server withheld.
+	FinishReason string
+	Refusal      string        // OpenAI: streamed as delta.refusal
+	Status       int           // not 0: answer with this error status instead
+	ErrorBody    string        // the error message for Status
+	Delay        time.Duration // between chunks
+	Raw          string        // not "": written verbatim after the chunks, and the stream ends there
+	Hold         chan struct{} // not nil: after the chunks, wait until closed (or the request ends)
 	// Match, when set, selects this reply for the first request it accepts; replies
 	// without Match or Answer are consumed in order by requests no other reply accepted.
 	Match func(*Recorded) bool
@@ -59,11 +66,20 @@ type Recorded struct {
 	// tool's name) and the result as text.
 	Messages []llm.Message
 	Tools    []Tool // the tools the request offers the model
+	// PromptTokens is the server's count of the prompt (see PromptTokens), for chat
+	// requests of every dialect.
+	PromptTokens int
+	// NumCtx and NumPredict are Ollama's options.num_ctx and num_predict (0: not sent).
+	NumCtx, NumPredict int
+	// Truncated: the prompt was longer than the window the model ran with (Ollama's
+	// num_ctx, else 4096), so a real Ollama would have dropped its beginning silently.
+	Truncated bool
 }
 
 // Tool is a tool a request offers, in any dialect.
 type Tool struct {
-	Name string
+	Name        string
+	Description string
 	// Kind is "function" (JSON arguments), or "custom" (Responses: free-form text input).
 	Kind       string
 	Namespace  string         // Responses: the namespace the tool was offered in
@@ -86,13 +102,14 @@ type Server struct {
 	models      map[string]llm.ModelInfo
 	rejectThink map[string]bool
 	rejectTools map[string]bool
+	quiet       map[string]bool // models whose window /v1/models does not report
 }
 
 // New starts a server with script; it is closed at t's cleanup. Once the script runs
 // out, chat requests get HTTP 500 "script exhausted".
 func New(t testing.TB, script ...Reply) *Server {
 	s := &Server{t: t, stop: make(chan struct{}), models: map[string]llm.ModelInfo{},
-		rejectThink: map[string]bool{}, rejectTools: map[string]bool{}}
+		rejectThink: map[string]bool{}, rejectTools: map[string]bool{}, quiet: map[string]bool{}}
 	s.Add(script...)
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /api/chat", s.ollamaChat)
@@ -144,11 +161,21 @@ func (s *Server) SetModel(name string, info llm.ModelInfo) {
 	s.models[name] = info
 }
 
+// HideWindow makes /v1/models leave out the model's window (as most OpenAI-compatible
+// servers do), while chat requests still have to fit it.
+func (s *Server) HideWindow(model string) { s.mu.Lock(); s.quiet[model] = true; s.mu.Unlock() }
+
 // RejectThink makes chat requests for model with think:true fail with Ollama's 400.
 func (s *Server) RejectThink(model string) { s.mu.Lock(); s.rejectThink[model] = true; s.mu.Unlock() }
 
 // RejectTools makes chat requests for model with tools fail with Ollama's 400.
 func (s *Server) RejectTools(model string) { s.mu.Lock(); s.rejectTools[model] = true; s.mu.Unlock() }
+
+// declared reports whether the model was declared with SetModel; s.mu is held.
+func (s *Server) declared(name string) bool {
+	_, ok := s.models[name]
+	return ok
+}
 
 func (s *Server) model(name string) (llm.ModelInfo, bool) {
 	if len(s.models) == 0 {
@@ -269,13 +296,28 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request, dialect string)
 		return nil, nil
 	}
 	s.mu.Lock()
-	_, known := s.model(rec.Model)
+	info, known := s.model(rec.Model)
 	think := s.rejectThink[rec.Model] && rec.Body["think"] == true
 	tools := s.rejectTools[rec.Model] && rec.Body["tools"] != nil
+	rec.PromptTokens = PromptTokens(rec.Messages, rec.Tools)
+	if opts, ok := rec.Body["options"].(map[string]any); ok && dialect == "ollama" {
+		n, _ := opts["num_ctx"].(float64)
+		p, _ := opts["num_predict"].(float64)
+		rec.NumCtx, rec.NumPredict = int(n), int(p)
+	}
+	if dialect == "ollama" {
+		rec.Truncated = rec.PromptTokens > rec.window()
+	}
+	// A server that knows its window refuses what does not fit it, as llama.cpp does.
+	tooLong := dialect == "openai" && s.declared(rec.Model) && info.ContextLength > 0 && rec.PromptTokens > info.ContextLength
 	s.mu.Unlock()
 	switch {
 	case !known:
 		writeError(w, dialect, http.StatusNotFound, fmt.Sprintf("model '%s' not found", rec.Model))
+	case tooLong:
+		writeJSON(w, http.StatusBadRequest, map[string]any{"error": map[string]any{"code": 400,
+			"message": "the request exceeds the available context size, try increasing it",
+			"type":    "exceed_context_size_error", "n_prompt_tokens": rec.PromptTokens, "n_ctx": info.ContextLength}})
 	case tools:
 		writeError(w, dialect, http.StatusBadRequest, fmt.Sprintf("registry.ollama.ai/library/%s does not support tools", rec.Model))
 	case think:
@@ -333,7 +375,22 @@ func usage(rec *Recorded, reply *Reply) llm.Usage {
 	if reply.Usage != nil {
 		return *reply.Usage
 	}
-	return llm.Usage{PromptTokens: len(rec.Messages), CompletionTokens: len(reply.Content) + len(reply.Thinking)}
+	prompt := rec.PromptTokens
+	if rec.Truncated {
+		prompt = rec.window() // what a real Ollama reports: the part it kept
+	}
+	return llm.Usage{PromptTokens: prompt, CompletionTokens: replyTokens(reply)}
+}
+
+// ollamaDefaultContext is the window Ollama runs a model with when a request sets no
+// num_ctx.
+const ollamaDefaultContext = 4096
+
+func (r *Recorded) window() int {
+	if r.NumCtx > 0 {
+		return r.NumCtx
+	}
+	return ollamaDefaultContext
 }
 
 // unknown records a request no dialect serves and answers 404, so a test can see what
