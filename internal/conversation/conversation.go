@@ -71,9 +71,9 @@ type state struct {
 	questions []*question // the open questions, oldest first; the first is on screen
 	nextQ     int
 
-	subs    map[*Subscription]bool
-	helpers int // goroutines that will post one message each
-	closed  bool
+	subs     map[*Subscription]bool
+	helpers  int // goroutines that will post one message each
+	closed   bool
 	closeErr error
 }
 
