@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -11,32 +9,9 @@ import (
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
-// A permission question goes from the policy (on the agent's request goroutine) to the
-// one goroutine that reads the user's input: the chat loop, or run's question server.
-// The console's questions channel is unbuffered, so questions wait their turn in the
-// order they came and only one is ever on screen; the line the user types next answers
-// the question on screen, never the chat prompt.
-
-// pendingQuestion is a question waiting to be shown and answered.
-type pendingQuestion struct {
-	ctx    context.Context // done when the agent's request is withdrawn (session/cancel)
-	q      *permission.Question
-	answer chan permission.Answer // buffered: the answerer never waits on it
-}
-
-// questionEnd is how answering a question ended, for the reader of the input.
-type questionEnd int
-
-const (
-	answered    questionEnd = iota
-	quitAsked               // /quit or the end of the input: refused, and the user leaves
-	interrupted             // Ctrl-C: refused, and the turn is to be cancelled
-)
-
-var (
-	errInterrupted = errors.New("interrupted")
-	errEOF         = errors.New("end of input")
-)
+// A permission question comes from the conversation (internal/conversation) as an
+// event, one at a time; the goroutine that reads the user's input (the chat loop, or
+// run's) shows it and takes the next line it reads as the answer, never as a prompt.
 
 // answerKeys are the letters that answer, and what they are called in the question.
 var answerKeys = []struct {
@@ -127,40 +102,18 @@ func retryText(offered []permission.Answer) string {
 	return "Please answer " + strings.Join(keys, ", ") + " (or /quit)."
 }
 
-// answer shows pq and reads lines with next until one answers it. It always sends an
-// answer (a refusal when the user quits, interrupts, or the input ends), unless the
-// question was withdrawn meanwhile.
-func (c *console) answer(pq *pendingQuestion, next func(ctx context.Context) (string, error)) questionEnd {
+// ask shows a question.
+func (c *console) ask(q *permission.Question) {
 	c.mu.Lock()
 	if c.live != nil {
 		c.live.Detach()
 	}
 	c.flush()
 	c.mu.Unlock()
-	fmt.Fprint(c.stderr, questionText(pq.q))
-	for {
-		line, err := next(pq.ctx)
-		switch {
-		case pq.ctx.Err() != nil:
-			fmt.Fprintln(c.stderr, "\n(the agent withdrew the question)")
-			return answered
-		case errors.Is(err, errInterrupted):
-			fmt.Fprintln(c.stderr, "\n(refused)")
-			pq.answer <- permission.RejectOnce
-			return interrupted
-		case err != nil:
-			fmt.Fprintln(c.stderr)
-			pq.answer <- permission.RejectOnce
-			return quitAsked
-		}
-		if t := strings.TrimSpace(line); t == "/quit" || t == "/exit" {
-			pq.answer <- permission.RejectOnce
-			return quitAsked
-		}
-		if a, ok := parseAnswer(line, pq.q.Answers); ok {
-			pq.answer <- a
-			return answered
-		}
-		fmt.Fprintf(c.stderr, "%s\n? ", retryText(pq.q.Answers))
-	}
+	fmt.Fprint(c.stderr, questionText(q))
+}
+
+// retry says which answers there are, after a line that was none of them.
+func (c *console) retry(offered []permission.Answer) {
+	fmt.Fprintf(c.stderr, "%s\n? ", retryText(offered))
 }
