@@ -106,11 +106,11 @@ type chat struct {
 	sigs    chan os.Signal
 	session conversation.Session // as the last event showed it
 
-	turn     int                          // the prompt whose turn runs; 0 between turns
-	question *conversation.QuestionAsked // the question on screen
-	quitting bool                         // leave once the turn is over
+	turn      int                         // the prompt whose turn runs; 0 between turns
+	question  *conversation.QuestionAsked // the question on screen
+	quitting  bool                        // leave once the turn is over
 	cancelled int                         // the turn Ctrl-C cancelled
-	last     time.Time                    // the last Ctrl-C at the prompt
+	last      time.Time                   // the last Ctrl-C at the prompt
 }
 
 // quitWindow is how soon a second Ctrl-C at the prompt must follow the first to quit.
