@@ -8,6 +8,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -31,7 +32,16 @@ func TestMain(m *testing.M) {
 	case "intruder":
 		os.Exit(runIntruder(os.Args[1:]))
 	}
-	os.Exit(m.Run())
+	// Every parley and agent the tests start keeps its logs and store under a temporary
+	// home, never the user's own.
+	cleanup, err := testbin.Isolate()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	cleanup()
+	os.Exit(code)
 }
 
 // self is the test binary, which acts as parley under PARLEY_TEST_ROLE=parley.

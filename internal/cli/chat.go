@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/permission"
 	"github.com/spf13/cobra"
 )
 
@@ -49,8 +50,7 @@ Any other /command is sent to the agent (agents advertise their own).`,
 			// Questions are asked only on a terminal: a script's next line is a prompt,
 			// never an answer (without a terminal, requests are refused; --yolo allows).
 			con := newConsole(consoleOptions{
-				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(),
-				tty: isTerminal(cmd.OutOrStdout()), root: opts.dir, ask: isTerminal(cmd.InOrStdin()),
+				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), tty: isTerminal(cmd.OutOrStdout()),
 			})
 			defer con.close()
 			// Ctrl-C belongs to the chat: it cancels a turn instead of ending parley. SIGTERM
@@ -60,7 +60,7 @@ Any other /command is sent to the agent (agents advertise their own).`,
 			defer signal.Stop(sigs)
 			defer catchBrokenPipe()()
 			con.say("parley chat: starting %s in %s …", opts.agentName, opts.dir)
-			s, err := startSession(cmd.Context(), g, con, opts)
+			s, err := startSession(g, con, opts, isTerminal(cmd.InOrStdin()))
 			if err != nil {
 				return err
 			}
@@ -69,8 +69,24 @@ Any other /command is sent to the agent (agents advertise their own).`,
 			defer s.close()
 			// From here on, leaving is in order; a signal meanwhile ends parley at once.
 			defer func() { release = forceExitOnSignal(sigs, nil) }()
-			c := &chat{s: s, con: con, in: in, sigs: sigs}
-			con.say("%s is ready. /help for commands; Ctrl-C cancels a turn, twice quits; Ctrl-D quits.", s.agentTitle())
+			sub := s.conv.Subscribe()
+			defer sub.Close()
+			interrupted := make(chan struct{})
+			stopWaiting := make(chan struct{})
+			go func() {
+				select {
+				case <-sigs:
+					close(interrupted)
+				case <-stopWaiting:
+				}
+			}()
+			session, err := waitReady(con, sub, interrupted)
+			close(stopWaiting)
+			if err != nil {
+				return err
+			}
+			c := &chat{s: s, conv: s.conv, sub: sub, con: con, in: in, sigs: sigs, session: session}
+			con.say("%s is ready. /help for commands; Ctrl-C cancels a turn, twice quits; Ctrl-D quits.", session.Agent.Title)
 			return c.loop(cmd.Context())
 		},
 	}
@@ -78,143 +94,241 @@ Any other /command is sent to the agent (agents advertise their own).`,
 	return cmd
 }
 
-// chat is the read-prompt-show loop.
+// chat is the view of one conversation in the terminal: one goroutine reads the user's
+// lines, draws the conversation's events and acts on both. A line is a prompt (or a
+// command) between turns, the answer while a question is on screen, and waits while a
+// turn runs (it is read once the turn is over).
 type chat struct {
-	s    *session
-	con  *console
-	in   *prompter
-	sigs chan os.Signal
+	s       *session
+	conv    *conversation.Conversation
+	sub     *conversation.Subscription
+	con     *console
+	in      *prompter
+	sigs    chan os.Signal
+	session conversation.Session // as the last event showed it
+
+	turn      int       // the prompt whose turn runs; 0 between turns
+	question  *onScreen // the question on screen
+	quitting  bool      // leave once the turn is over
+	cancelled int       // the turn Ctrl-C cancelled
+	last      time.Time // the last Ctrl-C at the prompt
 }
 
 // quitWindow is how soon a second Ctrl-C at the prompt must follow the first to quit.
 const quitWindow = 2 * time.Second
 
+// errQuit ends the loop without an error.
+var errQuit = errors.New("quit")
+
 func (c *chat) loop(ctx context.Context) error {
-	var lastInterrupt time.Time
+	c.con.prompt("› ")
 	for {
-		c.con.prompt("› ")
-		var line string
+		var lines <-chan inputLine
+		var eof <-chan struct{}
+		if c.turn == 0 || c.question != nil {
+			lines, eof = c.in.lines, c.in.eof
+		}
+		var err error
 		select {
-		case l := <-c.in.lines:
-			line = l.text // type-ahead is welcome at the prompt
-		case <-c.in.eof:
-			c.con.say("")
-			return nil
+		case line := <-lines:
+			err = c.onLine(ctx, line)
+		case <-eof:
+			err = c.onEOF()
 		case sig := <-c.sigs:
-			if sig == syscall.SIGTERM || time.Since(lastInterrupt) < quitWindow {
-				c.con.say("")
-				return nil
-			}
-			lastInterrupt = time.Now()
-			c.con.say("\n(Ctrl-C again or Ctrl-D to quit)")
-			continue
-		case pq := <-c.con.questions:
-			// A question between turns: the next line answers it, not the prompt.
-			if c.question(pq) == quitAsked {
-				return nil
-			}
-			continue
+			err = c.onSignal(sig)
+		case <-c.sub.Ready():
+			err = c.onEvents()
+		case <-c.con.outputFailed():
+			return c.con.outputErr() // nobody can see the chat any more
 		case <-ctx.Done():
 			return nil
 		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
+		if errors.Is(err, errQuit) {
+			return nil
 		}
-		quit, err := c.handle(ctx, line)
-		if outErr := c.con.outputErr(); outErr != nil {
-			return outErr // nobody can see the chat any more
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (c *chat) onEvents() error {
+	for _, ev := range c.sub.Take() {
+		c.con.show(ev)
+		switch e := ev.(type) {
+		case conversation.Ready:
+			c.session = e.Session
+		case conversation.SessionChanged:
+			c.session = e.Session
+		case conversation.StartFailed:
+			c.con.say("parley: %v", e.Err)
+		case conversation.QuestionAsked:
+			c.question = c.con.showQuestion(e, c.in)
+		case conversation.QuestionClosed:
+			if c.question != nil && c.question.ID == e.ID {
+				c.question = nil
+				if e.Withdrawn {
+					c.con.say("\n(the agent withdrew the question)")
+				}
+			}
+		case conversation.TurnEnded:
+			if e.Replay || e.Turn != c.turn {
+				continue
+			}
+			c.turn = 0
+			if outErr := c.con.outputErr(); outErr != nil {
+				return outErr
+			}
+			switch {
+			case e.Err != nil:
+				c.con.say("parley: %v", e.Err)
+			case e.StopReason != acp.StopReasonEndTurn:
+				c.con.say("(%s)", stopMessage(e.StopReason))
+			}
+			if c.quitting {
+				return errQuit
+			}
+			c.con.prompt("› ")
+		case conversation.Closed:
+			return errQuit
+		}
+	}
+	return nil
+}
+
+// onLine answers the question on screen, or runs a prompt or command (type-ahead is
+// welcome at the prompt).
+func (c *chat) onLine(ctx context.Context, l inputLine) error {
+	if c.question != nil {
+		return c.onAnswer(l)
+	}
+	line := strings.TrimSpace(l.text)
+	if line == "" {
+		c.con.prompt("› ")
+		return nil
+	}
+	if strings.HasPrefix(line, "/") {
+		name, arg, _ := strings.Cut(line[1:], " ")
+		arg = strings.TrimSpace(arg)
+		var err error
+		switch name {
+		case "quit", "exit":
+			return errQuit
+		case "help":
+			c.help()
+		case "mode":
+			err = c.setMode(ctx, arg)
+		case "model":
+			err = c.setModel(ctx, arg)
+		case "sessions":
+			err = c.listSessions(ctx)
+		case "load":
+			err = c.load(ctx, arg)
+		case "new":
+			err = c.reopen(ctx)
+		default:
+			c.send(line) // the agent's own command
+			return nil
 		}
 		if err != nil {
 			c.con.say("parley: %v", err)
 		}
-		if quit {
+		c.drain()
+		c.con.prompt("› ")
+		return nil
+	}
+	c.send(line)
+	return nil
+}
+
+// drain draws what the conversation reported while a command waited for the agent.
+func (c *chat) drain() {
+	select {
+	case <-c.sub.Ready():
+		c.onEvents()
+	default:
+	}
+}
+
+func (c *chat) send(text string) {
+	p := c.conv.Send([]acp.ContentBlock{acp.TextBlock(text)})
+	c.turn = p.ID
+}
+
+// onAnswer reads a line as the answer to the question on screen.
+func (c *chat) onAnswer(l inputLine) error {
+	a, quit, ok := c.question.read(l)
+	if !ok {
+		return nil
+	}
+	c.answer(a)
+	if !quit {
+		return nil
+	}
+	if c.turn == 0 {
+		return errQuit
+	}
+	c.quit()
+	return nil
+}
+
+func (c *chat) answer(a permission.Answer) {
+	c.conv.Answer(c.question.ID, a)
+	c.question = nil
+}
+
+// quit leaves once the running turn, cancelled now, is over.
+func (c *chat) quit() {
+	c.quitting = true
+	c.conv.Cancel()
+}
+
+func (c *chat) onEOF() error {
+	if c.question != nil {
+		c.con.say("")
+		c.answer(permission.RejectOnce)
+		if c.turn != 0 {
+			c.quit()
 			return nil
 		}
 	}
+	c.con.say("")
+	return errQuit
 }
 
-// handle runs one line: a parley command, or a prompt (agent commands included).
-func (c *chat) handle(ctx context.Context, line string) (quit bool, err error) {
-	if strings.HasPrefix(line, "/") {
-		name, arg, _ := strings.Cut(line[1:], " ")
-		arg = strings.TrimSpace(arg)
-		switch name {
-		case "quit", "exit":
-			return true, nil
-		case "help":
-			c.help()
-			return false, nil
-		case "mode":
-			return false, c.s.setMode(ctx, arg)
-		case "model":
-			return false, c.s.setModel(ctx, arg)
-		case "sessions":
-			return false, c.s.listSessions(ctx)
-		case "load":
-			return false, c.s.load(ctx, arg)
-		case "new":
-			return false, c.s.reopen(ctx)
+// onSignal: Ctrl-C refuses the question on screen and cancels the turn; a second one
+// while it is cancelling quits once it is over, a third ends parley at once. At the
+// prompt, two within quitWindow quit. SIGTERM quits.
+func (c *chat) onSignal(sig os.Signal) error {
+	if c.question != nil {
+		c.con.say("\n(refused)")
+		c.answer(permission.RejectOnce)
+		if c.turn == 0 {
+			return nil // a question between turns: there is nothing to cancel
 		}
 	}
-	return c.turn(ctx, line)
-}
-
-// turn runs a prompt; Ctrl-C cancels it, a second Ctrl-C quits.
-func (c *chat) turn(ctx context.Context, text string) (quit bool, err error) {
-	if err := c.s.ensureAlive(ctx); err != nil {
-		return false, err
-	}
-	turnCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	type result struct {
-		stop acp.StopReason
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		stop, err := c.s.turn(turnCtx, text)
-		done <- result{stop, err}
-	}()
-	for {
-		select {
-		case r := <-done:
-			if r.err != nil {
-				return quit, r.err
-			}
-			if r.stop != acp.StopReasonEndTurn {
-				c.con.say("(%s)", stopMessage(r.stop))
-			}
-			return quit, nil
-		case sig := <-c.sigs:
-			switch {
-			case quit:
-				forceExit(sig) // a third: the turn would not end
-			case turnCtx.Err() != nil || sig == syscall.SIGTERM:
-				quit = true // a second Ctrl-C while cancelling: leave once the turn ends
-				c.con.say("(quitting)")
-			default:
-				c.con.say("\n(cancelling; Ctrl-C again to quit)")
-			}
-			cancel()
-		case pq := <-c.con.questions:
-			switch c.question(pq) {
-			case quitAsked:
-				quit = true
-				cancel()
-			case interrupted:
-				c.con.say("(cancelling; Ctrl-C again to quit)")
-				cancel()
-			}
+	if c.turn == 0 {
+		if sig == syscall.SIGTERM || time.Since(c.last) < quitWindow {
+			c.con.say("")
+			return errQuit
 		}
+		c.last = time.Now()
+		c.con.say("\n(Ctrl-C again or Ctrl-D to quit)")
+		c.con.prompt("› ")
+		return nil
 	}
-}
-
-// question shows a permission question and reads the user's answer from the chat's
-// input, the one reader of it: Ctrl-C refuses (and cancels the turn), /quit and the end
-// of the input refuse and quit.
-func (c *chat) question(pq *pendingQuestion) questionEnd {
-	return c.con.answer(pq, c.in, c.sigs)
+	switch {
+	case c.quitting:
+		forceExit(sig) // a third: the turn would not end
+	case c.cancelled == c.turn || sig == syscall.SIGTERM:
+		c.con.say("(quitting)")
+		c.quit()
+	default:
+		c.con.say("\n(cancelling; Ctrl-C again to quit)")
+		c.conv.Cancel()
+		c.cancelled = c.turn
+	}
+	return nil
 }
 
 func stopMessage(stop acp.StopReason) string {
@@ -227,7 +341,7 @@ func stopMessage(stop acp.StopReason) string {
 func (c *chat) help() {
 	var b strings.Builder
 	b.WriteString("parley commands: /help /mode [ID] /model [ID] /sessions /load ID /new /quit")
-	if cmds := c.s.commands(); len(cmds) > 0 {
+	if cmds := c.session.Commands; len(cmds) > 0 {
 		b.WriteString("\nthe agent's commands:")
 		for _, cmd := range cmds {
 			fmt.Fprintf(&b, "\n  /%-20s %s", cmd.Name, cmd.Description)
@@ -238,36 +352,6 @@ func (c *chat) help() {
 
 // The session's settings, as the agent reported them.
 
-func (s *session) agentTitle() string {
-	if info := s.agent.Info.AgentInfo; info != nil {
-		if info.Title != "" {
-			return info.Title
-		}
-		if info.Name != "" {
-			return info.Name
-		}
-	}
-	return s.opts.agentName
-}
-
-func (s *session) commands() []acp.AvailableCommand {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.availableCommands
-}
-
-// configOption returns the first config option of the category.
-func (s *session) configOption(cat acp.SessionConfigOptionCategory) (acp.SessionConfigOption, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, o := range s.configOptions {
-		if o.Category == cat && o.Select != nil {
-			return o, true
-		}
-	}
-	return acp.SessionConfigOption{}, false
-}
-
 func selectValues(o acp.SessionConfigOption) []acp.SessionConfigSelectOption {
 	vals := o.Select.Options.Ungrouped
 	for _, g := range o.Select.Options.Grouped {
@@ -276,61 +360,51 @@ func selectValues(o acp.SessionConfigOption) []acp.SessionConfigSelectOption {
 	return vals
 }
 
+// choice is one value of a mode, model or config option, for showing them.
+type choice struct{ id, name string }
+
+// showChoices lists the values with the current one starred.
+func (c *chat) showChoices(title string, choices []choice, current string) {
+	var lines []string
+	for _, ch := range choices {
+		mark := "  "
+		if ch.id == current {
+			mark = "* "
+		}
+		lines = append(lines, fmt.Sprintf("%s%-24s %s", mark, ch.id, ch.name))
+	}
+	c.con.say("%s:\n%s", title, strings.Join(lines, "\n"))
+}
+
 // setConfig shows (arg "") or sets a select config option.
-func (s *session) setConfig(ctx context.Context, o acp.SessionConfigOption, arg string) error {
+func (c *chat) setConfig(ctx context.Context, o acp.SessionConfigOption, arg string) error {
 	if arg == "" {
 		var cs []choice
 		for _, v := range selectValues(o) {
 			cs = append(cs, choice{string(v.Value), v.Name})
 		}
-		s.showChoices(o.Name, cs, string(o.Select.CurrentValue))
+		c.showChoices(o.Name, cs, string(o.Select.CurrentValue))
 		return nil
 	}
-	var resp *acp.SetSessionConfigOptionResponse
-	err := s.setup(ctx, acp.MethodSetSessionConfigOption, func(ctx context.Context) (err error) {
-		resp, err = s.agent.Conn.SetSessionConfigOption(ctx, &acp.SetSessionConfigOptionRequest{
-			SessionID: s.id, ConfigID: o.ID, Value: acp.ConfigValueID(acp.SessionConfigValueID(arg)),
-		})
-		return err
-	})
+	s, err := c.conv.SetConfigOption(ctx, o.ID, acp.SessionConfigValueID(arg))
 	if err != nil {
 		return fmt.Errorf("setting %s: %w", o.Name, err)
 	}
-	s.mu.Lock()
-	s.configOptions = resp.ConfigOptions
-	s.mu.Unlock()
+	c.session = s
 	// Read the value back: the agent decides what was set.
-	for _, n := range resp.ConfigOptions {
+	for _, n := range s.Config {
 		if n.ID == o.ID && n.Select != nil {
-			s.con.say("%s: %s", n.Name, n.Select.CurrentValue)
+			c.con.say("%s: %s", n.Name, n.Select.CurrentValue)
 		}
 	}
 	return nil
 }
 
-// choice is one value of a mode, model or config option, for showing them.
-type choice struct{ id, name string }
-
-// showChoices lists the values with the current one starred.
-func (s *session) showChoices(title string, choices []choice, current string) {
-	var lines []string
-	for _, c := range choices {
-		mark := "  "
-		if c.id == current {
-			mark = "* "
-		}
-		lines = append(lines, fmt.Sprintf("%s%-24s %s", mark, c.id, c.name))
+func (c *chat) setMode(ctx context.Context, arg string) error {
+	if o, ok := c.session.ConfigOption(acp.SessionConfigOptionCategoryMode); ok {
+		return c.setConfig(ctx, o, arg)
 	}
-	s.con.say("%s:\n%s", title, strings.Join(lines, "\n"))
-}
-
-func (s *session) setMode(ctx context.Context, arg string) error {
-	if o, ok := s.configOption(acp.SessionConfigOptionCategoryMode); ok {
-		return s.setConfig(ctx, o, arg)
-	}
-	s.mu.Lock()
-	modes := s.modes
-	s.mu.Unlock()
+	modes := c.session.Modes
 	if modes == nil {
 		return errors.New("this agent has no modes")
 	}
@@ -339,31 +413,25 @@ func (s *session) setMode(ctx context.Context, arg string) error {
 		for _, m := range modes.AvailableModes {
 			cs = append(cs, choice{string(m.ID), m.Name})
 		}
-		s.showChoices("modes", cs, string(modes.CurrentModeID))
+		c.showChoices("modes", cs, string(modes.CurrentModeID))
 		return nil
 	}
-	if err := s.setup(ctx, acp.MethodSetSessionMode, func(ctx context.Context) error {
-		_, err := s.agent.Conn.SetSessionMode(ctx, &acp.SetSessionModeRequest{SessionID: s.id, ModeID: acp.SessionModeID(arg)})
-		return err
-	}); err != nil {
+	s, err := c.conv.SetMode(ctx, arg)
+	if err != nil {
 		return fmt.Errorf("setting the mode: %w", err)
 	}
-	s.mu.Lock()
-	s.modes.CurrentModeID = acp.SessionModeID(arg)
-	s.mu.Unlock()
-	s.con.say("mode: %s", arg)
+	c.session = s
+	c.con.say("mode: %s", arg)
 	return nil
 }
 
 // setModel prefers a config option of category model; agents that still use the legacy
 // models list get session/set_model.
-func (s *session) setModel(ctx context.Context, arg string) error {
-	if o, ok := s.configOption(acp.SessionConfigOptionCategoryModel); ok {
-		return s.setConfig(ctx, o, arg)
+func (c *chat) setModel(ctx context.Context, arg string) error {
+	if o, ok := c.session.ConfigOption(acp.SessionConfigOptionCategoryModel); ok {
+		return c.setConfig(ctx, o, arg)
 	}
-	s.mu.Lock()
-	models := s.models
-	s.mu.Unlock()
+	models := c.session.Models
 	if models == nil {
 		return errors.New("this agent offers no choice of model")
 	}
@@ -372,43 +440,26 @@ func (s *session) setModel(ctx context.Context, arg string) error {
 		for _, m := range models.AvailableModels {
 			cs = append(cs, choice{string(m.ModelID), m.Name})
 		}
-		s.showChoices("models", cs, string(models.CurrentModelID))
+		c.showChoices("models", cs, string(models.CurrentModelID))
 		return nil
 	}
-	if err := s.setup(ctx, acp.MethodSetSessionModel, func(ctx context.Context) error {
-		_, err := s.agent.Conn.SetSessionModel(ctx, &acp.SetSessionModelRequest{SessionID: s.id, ModelID: acp.ModelID(arg)})
-		return err
-	}); err != nil {
+	s, err := c.conv.SetModel(ctx, arg)
+	if err != nil {
 		return fmt.Errorf("setting the model: %w", err)
 	}
-	s.mu.Lock()
-	s.models.CurrentModelID = acp.ModelID(arg)
-	s.mu.Unlock()
-	s.con.say("model: %s", arg)
+	c.session = s
+	c.con.say("model: %s", arg)
 	return nil
 }
 
-func (s *session) listSessions(ctx context.Context) error {
-	if s.agent.Info.AgentCapabilities.SessionCapabilities.List == nil {
+func (c *chat) listSessions(ctx context.Context) error {
+	if c.session.Agent.Capabilities.SessionCapabilities.List == nil {
 		return errors.New("this agent cannot list its sessions")
 	}
-	var all []acp.SessionInfo
-	cursor := ""
-	for range 20 { // pages; a bound against an agent that never ends its list
-		var resp *acp.ListSessionsResponse
-		err := s.setup(ctx, acp.MethodListSessions, func(ctx context.Context) (err error) {
-			resp, err = s.agent.Conn.ListSessions(ctx, &acp.ListSessionsRequest{Cwd: s.opts.dir, Cursor: cursor})
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("listing sessions: %w", err)
-		}
-		all = append(all, resp.Sessions...)
-		if cursor = resp.NextCursor; cursor == "" {
-			break
-		}
+	all, err := c.conv.ListSessions(ctx)
+	if err != nil {
+		return fmt.Errorf("listing sessions: %w", err)
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].UpdatedAt > all[j].UpdatedAt })
 	var lines []string
 	for _, si := range all {
 		lines = append(lines, fmt.Sprintf("  %-38s %-20s %s", si.SessionID, si.UpdatedAt, si.Title))
@@ -416,48 +467,37 @@ func (s *session) listSessions(ctx context.Context) error {
 	if len(lines) == 0 {
 		lines = append(lines, "  (none)")
 	}
-	s.con.say("sessions in %s:\n%s", s.opts.dir, strings.Join(lines, "\n"))
+	c.con.say("sessions in %s:\n%s", c.session.Cwd, strings.Join(lines, "\n"))
 	return nil
 }
 
 // load reopens one of the agent's sessions: session/load replays it, session/resume
 // does not.
-func (s *session) load(ctx context.Context, id string) error {
+func (c *chat) load(ctx context.Context, id string) error {
 	if id == "" {
 		return errors.New("/load needs a session id (see /sessions)")
 	}
-	caps := s.agent.Info.AgentCapabilities
-	sid := acp.SessionID(id)
-	s.client.AddSession(sid, s.roots)
-	s.con.newTurn()
-	var err error
-	switch {
-	case caps.LoadSession:
-		var resp *acp.LoadSessionResponse
-		err = s.setup(ctx, acp.MethodLoadSession, func(ctx context.Context) (err error) {
-			resp, err = s.agent.Conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
-			return err
-		})
-		if err == nil {
-			s.setSettings(resp.Modes, resp.ConfigOptions, resp.Models)
-		}
-	case caps.SessionCapabilities.Resume != nil:
-		var resp *acp.ResumeSessionResponse
-		err = s.setup(ctx, acp.MethodResumeSession, func(ctx context.Context) (err error) {
-			resp, err = s.agent.Conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: sid, Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
-			return err
-		})
-		if err == nil {
-			s.setSettings(resp.Modes, resp.ConfigOptions, resp.Models)
-		}
-	default:
+	caps := c.session.Agent.Capabilities
+	if !caps.LoadSession && caps.SessionCapabilities.Resume == nil {
 		return errors.New("this agent cannot reopen sessions")
 	}
-	s.con.endTurn("")
+	s, err := c.conv.LoadSession(ctx, acp.SessionID(id))
+	c.drain() // the replay
 	if err != nil {
-		return fmt.Errorf("loading session %s: %w", id, err)
+		return err
 	}
-	s.id = sid
-	s.con.say("(session %s)", id)
+	c.session = s
+	c.con.say("(session %s)", id)
+	return nil
+}
+
+// reopen starts a new session (/new).
+func (c *chat) reopen(ctx context.Context) error {
+	s, err := c.conv.NewSession(ctx)
+	if err != nil {
+		return err
+	}
+	c.session = s
+	c.con.say("(new session %s)", s.ID)
 	return nil
 }

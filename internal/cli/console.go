@@ -2,8 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,19 +9,16 @@ import (
 	"time"
 
 	"github.com/parley-acp/parley/acp"
-	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/toolui"
 	"golang.org/x/sys/unix"
 )
 
-// console shows turns to a person (or a script, with --json) and asks them for
-// permission. Session updates arrive on the connection's dispatcher goroutine and
-// permission requests on request goroutines, so everything that touches the turn or the
-// renderers holds mu.
+// console draws a conversation for a person (or a script, with --json): it is the view
+// of run and chat. The goroutine that follows the conversation's events draws them; the
+// spinner's ticker draws too, so everything that touches the renderers holds mu.
 type console struct {
 	mu       sync.Mutex
-	turn     *toolui.Turn
-	root     string
 	text     toolui.Renderer // the reply text
 	rest     toolui.Renderer // everything else (the same renderer when both go to one place)
 	live     *toolui.TextRenderer
@@ -35,27 +30,16 @@ type console struct {
 	failOnce sync.Once
 	failed   chan struct{} // closed on the first write error of the output
 	failErr  error         // set before failed is closed
-	// questions carries permission questions to the goroutine that reads the user's
-	// input (see question.go); nil when there is nobody to ask. Unbuffered: one question
-	// at a time, in the order they came.
-	questions chan *pendingQuestion
-	closed    chan struct{} // closed by close: nobody will answer any more
 }
 
 type consoleOptions struct {
 	stdout, stderr io.Writer
 	json           bool
 	tty            bool // stdout is a terminal
-	root           string
-	// ask is set when a person can answer questions: the input is a terminal.
-	ask bool
 }
 
 func newConsole(o consoleOptions) *console {
-	c := &console{root: o.root, stderr: o.stderr, closed: make(chan struct{}), failed: make(chan struct{})}
-	if o.ask {
-		c.questions = make(chan *pendingQuestion)
-	}
+	c := &console{stderr: o.stderr, failed: make(chan struct{})}
 	out := newStreamWriter(o.stdout, c.fail)
 	c.flushers = append(c.flushers, out)
 	switch {
@@ -77,7 +61,6 @@ func newConsole(o consoleOptions) *console {
 		c.stopTick = make(chan struct{})
 		go c.tick()
 	}
-	c.turn = toolui.NewTurn(&toolui.TurnOptions{Root: o.root})
 	return c
 }
 
@@ -126,17 +109,33 @@ func (c *console) render(evs ...toolui.Event) {
 	}
 }
 
-// newTurn starts presenting a new prompt turn.
-func (c *console) newTurn() {
-	c.mu.Lock()
-	c.turn = toolui.NewTurn(&toolui.TurnOptions{Root: c.root})
-	c.mu.Unlock()
+// show draws one event of the conversation. The events a view acts on (a question, the
+// end of a turn, the start) are the caller's; show draws what they show.
+func (c *console) show(ev conversation.Event) {
+	switch e := ev.(type) {
+	case conversation.Starting:
+		if e.Restart {
+			c.say("parley: the agent exited (%v); restarting it with a new session", e.Reason)
+		}
+	case conversation.TurnUpdate:
+		c.showUpdate(e.Update)
+	case conversation.TurnEnded:
+		if e.Err != nil || e.Replay {
+			c.endTurn("")
+		} else {
+			c.endTurn(e.StopReason)
+		}
+	case conversation.Notice:
+		c.say("parley: %s", e.Text)
+	case conversation.Refused:
+		c.say("parley: refused %s: there is no terminal to ask (--yolo allows all but critical commands)", oneLineSafe(e.Title))
+	}
 }
 
-func (c *console) onUpdate(ctx context.Context, n *acp.SessionNotification) {
+func (c *console) showUpdate(ev toolui.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if chunk := n.Update.UserMessageChunk; chunk != nil && c.live != nil {
+	if chunk := ev.Update.UserMessageChunk; chunk != nil && c.live != nil {
 		// The user's own words come back only when session/load replays a
 		// conversation: show them as they were typed (the agent sends them, so they
 		// are made safe to print like everything else it sends).
@@ -146,58 +145,7 @@ func (c *console) onUpdate(ctx context.Context, n *acp.SessionNotification) {
 		}
 		return
 	}
-	c.render(c.turn.Apply(n.Update)...)
-}
-
-// canAsk reports whether a person can answer permission questions.
-func (c *console) canAsk() bool { return c.questions != nil }
-
-// ask is the permission policy's question to the user (only when canAsk): it waits its
-// turn, then for the answer from the goroutine that reads the input.
-func (c *console) ask(ctx context.Context, q *permission.Question) (permission.Answer, error) {
-	c.mu.Lock()
-	c.render(c.turn.AwaitConfirmation(q.Request))
-	c.mu.Unlock()
-	pq := &pendingQuestion{ctx: ctx, q: q, answer: make(chan permission.Answer, 1)}
-	select {
-	case c.questions <- pq:
-	case <-ctx.Done():
-		return permission.Cancelled, ctx.Err()
-	case <-c.closed:
-		return permission.Cancelled, errors.New("parley is quitting")
-	}
-	select {
-	case a := <-pq.answer:
-		return a, nil
-	case <-ctx.Done():
-		return permission.Cancelled, ctx.Err()
-	}
-}
-
-// serveQuestions answers questions from in until ctx is done: parley run's question
-// server (chat answers them in its own loop, which also reads the prompts).
-func (c *console) serveQuestions(ctx context.Context, in *prompter) {
-	for {
-		select {
-		case pq := <-c.questions:
-			c.answer(pq, in, nil)
-		case <-ctx.Done():
-			return
-		}
-	}
-}
-
-func (c *console) onPermission(req *acp.RequestPermissionRequest, resp *acp.RequestPermissionResponse) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.render(c.turn.ResolveConfirmation(req.ToolCall.ToolCallID, resp.Outcome))
-}
-
-// cancelTurn marks the unfinished tool calls cancelled (ACP v1 has no such status).
-func (c *console) cancelTurn() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.render(c.turn.Cancel()...)
+	c.render(ev)
 }
 
 func (c *console) endTurn(stop acp.StopReason) {
@@ -242,7 +190,6 @@ func (c *console) flush() {
 }
 
 func (c *console) close() {
-	close(c.closed)
 	if c.ticker != nil {
 		c.ticker.Stop()
 		close(c.stopTick)

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"io"
 	"os"
 	"sync"
@@ -145,20 +144,6 @@ func (p *prompter) discardTypeAhead() (mark uint64, dropped bool) {
 	}
 	p.epoch++
 	return p.epoch, dropped
-}
-
-// next waits for the next line. A signal on interrupts (nil: none) is errInterrupted.
-func (p *prompter) next(ctx context.Context, interrupts <-chan os.Signal) (inputLine, error) {
-	select {
-	case l := <-p.lines:
-		return l, nil
-	case <-p.eof:
-		return inputLine{}, errEOF
-	case <-interrupts:
-		return inputLine{}, errInterrupted
-	case <-ctx.Done():
-		return inputLine{}, ctx.Err()
-	}
 }
 
 // close ends the reading goroutine and, on a terminal, waits for it.

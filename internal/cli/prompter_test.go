@@ -35,7 +35,7 @@ func TestPrompterKeepsTypeAheadForPrompts(t *testing.T) {
 	p, ptm := typedOn(t)
 	ptm.Write([]byte("first\nsecond\n"))
 	for _, want := range []string{"first", "second"} {
-		if l, err := p.next(t.Context(), nil); err != nil || l.text != want {
+		if l, err := nextLine(t.Context(), p); err != nil || l.text != want {
 			t.Fatalf("next: %q, %v; want %q", l.text, err, want)
 		}
 	}
@@ -51,7 +51,7 @@ func TestPrompterDiscardsTypeAhead(t *testing.T) {
 		ptm.Write([]byte("ne\nn\n"))
 		var fresh []string
 		for len(fresh) < 2 {
-			l, err := p.next(t.Context(), nil)
+			l, err := nextLine(t.Context(), p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,19 +68,22 @@ func TestPrompterDiscardsTypeAhead(t *testing.T) {
 func TestPrompterEndOfInput(t *testing.T) {
 	p, ptm := typedOn(t)
 	ptm.Write([]byte("last\n\x04"))
-	if l, err := p.next(t.Context(), nil); err != nil || l.text != "last" {
+	if l, err := nextLine(t.Context(), p); err != nil || l.text != "last" {
 		t.Fatalf("next: %q, %v", l.text, err)
 	}
-	if _, err := p.next(t.Context(), nil); !errors.Is(err, errEOF) {
+	if _, err := nextLine(t.Context(), p); !errors.Is(err, io.EOF) {
 		t.Fatalf("after Ctrl-D: %v, want the end of the input", err)
 	}
 }
 
-func TestPrompterNextEndsWithItsContext(t *testing.T) {
-	p, _ := typedOn(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	cancel()
-	if _, err := p.next(ctx, nil); !errors.Is(err, context.Canceled) {
-		t.Fatalf("next: %v", err)
+// nextLine waits for the prompter's next line.
+func nextLine(ctx context.Context, p *prompter) (inputLine, error) {
+	select {
+	case l := <-p.lines:
+		return l, nil
+	case <-p.eof:
+		return inputLine{}, io.EOF
+	case <-ctx.Done():
+		return inputLine{}, ctx.Err()
 	}
 }

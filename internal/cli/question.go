@@ -1,43 +1,18 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 
+	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/safety"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
-// A permission question goes from the policy (on the agent's request goroutine) to the
-// one goroutine that reads the user's input: the chat loop, or run's question server.
-// The console's questions channel is unbuffered, so questions wait their turn in the
-// order they came and only one is ever on screen; the line the user types next answers
-// the question on screen, never the chat prompt.
-
-// pendingQuestion is a question waiting to be shown and answered.
-type pendingQuestion struct {
-	ctx    context.Context // done when the agent's request is withdrawn (session/cancel)
-	q      *permission.Question
-	answer chan permission.Answer // buffered: the answerer never waits on it
-}
-
-// questionEnd is how answering a question ended, for the reader of the input.
-type questionEnd int
-
-const (
-	answered    questionEnd = iota
-	quitAsked               // /quit or the end of the input: refused, and the user leaves
-	interrupted             // Ctrl-C: refused, and the turn is to be cancelled
-)
-
-var (
-	errInterrupted = errors.New("interrupted")
-	errEOF         = errors.New("end of input")
-)
+// A permission question comes from the conversation (internal/conversation) as an
+// event, one at a time; the goroutine that reads the user's input (the chat loop, or
+// run's) shows it and takes the next line it reads as the answer, never as a prompt.
 
 // answerKeys are the letters that answer, and what they are called in the question.
 var answerKeys = []struct {
@@ -128,75 +103,72 @@ func retryText(offered []permission.Answer) string {
 	return "Please answer " + strings.Join(keys, ", ") + " (or /quit)."
 }
 
-// answer shows pq and reads the user's lines from in until one answers it. It always
-// sends an answer (a refusal when the user quits, interrupts on interrupts (nil: none),
-// or the input ends), unless the question was withdrawn meanwhile.
-//
-// Only what is typed once the question is on screen answers it: what was typed before
-// (for the next prompt, or pushed into the terminal by something else) is discarded
-// each time the question, or the reminder of the answers, is about to be shown.
-func (c *console) answer(pq *pendingQuestion, in *prompter, interrupts <-chan os.Signal) questionEnd {
+// onScreen is a permission question on screen, and what it takes to answer it only
+// with what the user types once it is shown: what was typed before (for the next
+// prompt, or pushed into the terminal by something else) is discarded each time the
+// question, or the reminder of its answers, is about to be shown.
+type onScreen struct {
+	conversation.QuestionAsked
+	con   *console
+	in    *prompter // nil: nobody answers
+	mark  uint64    // a line read in an older epoch was typed before the question
+	noted bool      // the user was told that type-ahead was ignored
+}
+
+// showQuestion shows q. The discard comes just before the question is shown, not after:
+// a script that answers as soon as it sees the question must not lose its answer.
+func (c *console) showQuestion(q conversation.QuestionAsked, in *prompter) *onScreen {
+	s := &onScreen{QuestionAsked: q, con: c, in: in}
 	c.mu.Lock()
 	if c.live != nil {
 		c.live.Detach()
 	}
 	c.flush()
 	c.mu.Unlock()
-	noted, shown := false, false
-	ignored := func() { // said once per question: the user sees why their line did nothing
-		if noted {
-			return
-		}
-		noted = true
-		if shown {
-			fmt.Fprint(c.stderr, "\n(ignored what was typed before the question)\n? ")
-		} else {
-			fmt.Fprintln(c.stderr, "(ignored what was typed before the question)")
-		}
+	s.mark = s.discard(false)
+	fmt.Fprint(c.stderr, questionText(q.Question))
+	return s
+}
+
+func (s *onScreen) discard(shown bool) uint64 {
+	if s.in == nil {
+		return 0
 	}
-	discard := func() uint64 {
-		mark, dropped := in.discardTypeAhead()
-		if dropped {
-			ignored()
-		}
-		return mark
+	mark, dropped := s.in.discardTypeAhead()
+	if dropped {
+		s.ignored(shown)
 	}
-	// The discard comes just before the question is shown, not after: a script that
-	// answers as soon as it sees the question must not lose its answer.
-	mark := discard()
-	fmt.Fprint(c.stderr, questionText(pq.q))
-	shown = true
-	for {
-		l, err := in.next(pq.ctx, interrupts)
-		if err == nil && l.epoch < mark { // read before the question was shown
-			ignored()
-			continue
-		}
-		line := l.text
-		switch {
-		case pq.ctx.Err() != nil:
-			fmt.Fprintln(c.stderr, "\n(the agent withdrew the question)")
-			return answered
-		case errors.Is(err, errInterrupted):
-			fmt.Fprintln(c.stderr, "\n(refused)")
-			pq.answer <- permission.RejectOnce
-			return interrupted
-		case err != nil:
-			fmt.Fprintln(c.stderr)
-			pq.answer <- permission.RejectOnce
-			return quitAsked
-		}
-		if t := strings.TrimSpace(line); t == "/quit" || t == "/exit" {
-			pq.answer <- permission.RejectOnce
-			return quitAsked
-		}
-		if a, ok := parseAnswer(line, pq.q.Answers); ok {
-			pq.answer <- a
-			return answered
-		}
-		shown = false
-		mark = discard()
-		fmt.Fprintf(c.stderr, "%s\n? ", retryText(pq.q.Answers))
-		shown = true
+	return mark
+}
+
+// ignored tells the user, once per question, why their line did nothing.
+func (s *onScreen) ignored(shown bool) {
+	if s.noted {
+		return
 	}
+	s.noted = true
+	if shown {
+		fmt.Fprint(s.con.stderr, "\n(ignored what was typed before the question)\n? ")
+	} else {
+		fmt.Fprintln(s.con.stderr, "(ignored what was typed before the question)")
+	}
+}
+
+// read takes a line the user typed while the question was on screen: ok when it answers
+// (quit: /quit, which refuses and leaves). A line typed before the question is ignored;
+// one that is no answer brings the reminder.
+func (s *onScreen) read(l inputLine) (a permission.Answer, quit, ok bool) {
+	if l.epoch < s.mark {
+		s.ignored(true)
+		return 0, false, false
+	}
+	if t := strings.TrimSpace(l.text); t == "/quit" || t == "/exit" {
+		return permission.RejectOnce, true, true
+	}
+	if a, ok := parseAnswer(l.text, s.Question.Answers); ok {
+		return a, false, true
+	}
+	s.mark = s.discard(false)
+	fmt.Fprintf(s.con.stderr, "%s\n? ", retryText(s.Question.Answers))
+	return 0, false, false
 }

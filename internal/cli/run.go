@@ -10,9 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agents"
 	"github.com/parley-acp/parley/internal/config"
+	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/host"
+	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/workspace"
 	"github.com/parley-acp/parley/internal/xdg"
 	"github.com/spf13/cobra"
@@ -100,35 +103,103 @@ Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 			}
 			canAsk := args[0] != "-" && isTerminal(cmd.InOrStdin())
 			con := newConsole(consoleOptions{
-				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(),
-				json: jsonOut, tty: isTerminal(cmd.OutOrStdout()), root: opts.dir, ask: canAsk,
+				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), json: jsonOut, tty: isTerminal(cmd.OutOrStdout()),
 			})
 			defer con.close()
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
 			defer catchBrokenPipe()()
-			if canAsk {
-				in := newPrompter(cmd.InOrStdin())
-				defer in.close()
-				serving, stopServing := context.WithCancel(ctx)
-				done := make(chan struct{})
-				go func() {
-					defer close(done)
-					con.serveQuestions(serving, in)
-				}()
-				defer func() { stopServing(); <-done }()
-			}
-			s, err := startSession(ctx, g, con, opts)
+			s, err := startSession(g, con, opts, canAsk)
 			if err != nil {
 				return err
 			}
 			defer s.close()
-			return s.prompt(ctx, prompt)
+			sub := s.conv.Subscribe()
+			defer sub.Close()
+			if _, err := waitReady(con, sub, ctx.Done()); err != nil {
+				return err
+			}
+			r := &runView{con: con, conv: s.conv, sub: sub}
+			if canAsk {
+				r.in = newPrompter(cmd.InOrStdin())
+				defer r.in.close()
+			}
+			return r.turn(ctx, prompt)
 		},
 	}
 	af.register(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON event per line (text, thought, plan, tool_call, permission, usage, stop) instead of text")
 	return cmd
+}
+
+// runView is parley run's view of its one turn: it draws the conversation's events and,
+// on a terminal, reads the answers to its questions.
+type runView struct {
+	con      *console
+	conv     *conversation.Conversation
+	sub      *conversation.Subscription
+	in       *prompter // nil: nobody answers
+	question *onScreen
+}
+
+// turn sends the prompt and follows the turn to its end; ctx ending (Ctrl-C) cancels it,
+// and so does the output failing (nobody sees the turn any more).
+func (r *runView) turn(ctx context.Context, text string) error {
+	p := r.conv.Send([]acp.ContentBlock{acp.TextBlock(text)})
+	interrupted, outputFailed := ctx.Done(), r.con.outputFailed()
+	var wasInterrupted bool
+	for {
+		var lines <-chan inputLine
+		var eof <-chan struct{}
+		if r.question != nil && r.in != nil {
+			lines, eof = r.in.lines, r.in.eof
+		}
+		select {
+		case <-interrupted:
+			interrupted, wasInterrupted = nil, true
+			r.conv.Cancel()
+		case <-outputFailed:
+			outputFailed = nil
+			r.conv.Cancel()
+		case l := <-lines:
+			if a, _, ok := r.question.read(l); ok {
+				r.answer(a)
+			}
+		case <-eof:
+			fmt.Fprintln(r.con.stderr)
+			r.answer(permission.RejectOnce)
+		case <-r.sub.Ready():
+			for _, ev := range r.sub.Take() {
+				r.con.show(ev)
+				switch e := ev.(type) {
+				case conversation.QuestionAsked:
+					r.question = r.con.showQuestion(e, r.in)
+				case conversation.QuestionClosed:
+					if r.question != nil && r.question.ID == e.ID {
+						r.question = nil
+						if e.Withdrawn {
+							r.con.say("\n(the agent withdrew the question)")
+						}
+					}
+				case conversation.TurnEnded:
+					if e.Turn != p.ID || e.Replay {
+						continue
+					}
+					if err := r.con.outputErr(); err != nil {
+						return &exitError{code: exitFailure, err: fmt.Errorf("the turn failed: %w", err)}
+					}
+					return turnError(e, wasInterrupted)
+				case conversation.Closed:
+					return &exitError{code: exitFailure, err: errors.New("the conversation ended before the turn did")}
+				}
+			}
+		}
+	}
+}
+
+func (r *runView) answer(a permission.Answer) {
+	r.conv.Answer(r.question.ID, a)
+	r.question = nil
 }
 
 // sessionOptions reads the configuration once and works out, from the flags, which agent

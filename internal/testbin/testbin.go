@@ -105,3 +105,29 @@ func init() {
 // Race reports whether the tests (and so the binaries they build) run under the race
 // detector, which multiplies the memory and time a process takes.
 func Race() bool { return raceEnabled }
+
+// Isolate moves this process's HOME and XDG directories to a new temporary directory, so
+// that nothing a test runs (parley, its agents, their logs and stores) reads or writes
+// the user's own configuration, data, state or cache; the processes a test starts inherit
+// it. Go's own caches stay where they are (a build from a test must not start cold). Call
+// it from TestMain before m.Run; cleanup removes the directory.
+func Isolate() (cleanup func(), err error) {
+	home, err := os.MkdirTemp("", "parley-test-home-")
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range []string{"GOCACHE", "GOMODCACHE", "GOPATH", "GOTMPDIR"} {
+		if os.Getenv(v) == "" {
+			out, err := exec.Command("go", "env", v).Output()
+			if err == nil && len(strings.TrimSpace(string(out))) > 0 {
+				os.Setenv(v, strings.TrimSpace(string(out)))
+			}
+		}
+	}
+	for _, kv := range IsolatedEnv(home) {
+		if k, v, ok := strings.Cut(kv, "="); ok && (k == "HOME" || strings.HasPrefix(k, "XDG_")) {
+			os.Setenv(k, v)
+		}
+	}
+	return func() { os.RemoveAll(home) }, nil
+}

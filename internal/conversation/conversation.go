@@ -1,0 +1,557 @@
+package conversation
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/host"
+	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/workspace"
+)
+
+// Options configure a Conversation.
+type Options struct {
+	Agent *Agent
+	// Roots confine the session: the first is its working directory, the others are
+	// given to the agent as additional directories where it supports them.
+	Roots *workspace.Roots
+	// Policy decides the agent's permission requests and terminal commands. Its Ask must
+	// be nil: the conversation asks its views when Interactive.
+	Policy *permission.Policy
+	// Interactive says a person can answer questions. Without one, what the policy would
+	// ask is refused (and a Refused event says so).
+	Interactive bool
+	MCPServers  []acp.McpServer
+	// Load, when set, is the agent's session to reopen (session/load, or session/resume)
+	// instead of a new one.
+	Load acp.SessionID
+}
+
+// Conversation is one ACP session on an Agent, shown by any number of views. See the
+// package comment. Its methods are safe for concurrent use.
+type Conversation struct {
+	opts   Options
+	agent  *Agent
+	inbox  chan message
+	done   chan struct{} // closed when the actor has ended
+	ctx    context.Context
+	cancel context.CancelFunc
+	ids    atomic.Int64 // prompt ids
+
+	// Everything below is owned by the actor (run).
+	st state
+}
+
+// inboxSize bounds the messages waiting for the actor. Posters wait when it is full: the
+// agent's connection then stops reading, which slows an agent that floods (nothing is
+// dropped).
+const inboxSize = 256
+
+// message is what the actor handles: commands from views, what the agent sent, and the
+// results of the calls the actor started.
+type message interface{ handle(c *Conversation) }
+
+// state is the actor's.
+type state struct {
+	session  Session
+	proc     *host.Agent // the process the session lives on; nil while none is open
+	starting bool        // a start (agent and session) is under way
+	start    error       // the last start's failure, until the next start
+
+	turn     *runningTurn
+	shown    *toolui.Turn // the turn updates are folded into: the running one, else the last
+	lastTurn int
+	queue    []Prompt
+
+	questions []*question // the open questions, oldest first; the first is on screen
+	nextQ     int
+
+	subs     map[*Subscription]bool
+	helpers  int // goroutines that will post one message each
+	closed   bool
+	closeErr error
+}
+
+type runningTurn struct {
+	prompt    Prompt
+	cancel    context.CancelFunc
+	cancelled bool
+	refused   string
+}
+
+// New starts a conversation: the agent (if it is not running) and its session start at
+// once, in the background; Subscribe to see how that goes.
+func New(opts Options) *Conversation {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Conversation{opts: opts, agent: opts.Agent, inbox: make(chan message, inboxSize), done: make(chan struct{}), ctx: ctx, cancel: cancel}
+	c.st.subs = map[*Subscription]bool{}
+	c.st.shown = c.newToolTurn()
+	if opts.Interactive {
+		opts.Policy.Ask = c.ask
+	}
+	go c.run()
+	c.post(startMsg{})
+	return c
+}
+
+// run is the actor: it handles messages until the conversation is closed and every
+// helper goroutine it started has reported.
+func (c *Conversation) run() {
+	defer close(c.done)
+	for m := range c.inbox {
+		m.handle(c)
+		if c.st.closed && c.st.helpers == 0 {
+			c.finish()
+			return
+		}
+	}
+}
+
+// post hands m to the actor; it gives up once the actor has ended.
+func (c *Conversation) post(m message) bool {
+	select {
+	case c.inbox <- m:
+		return true
+	case <-c.done:
+		return false
+	}
+}
+
+// postCtx is post for the agent's requests and notifications: it also gives up when ctx
+// ends (the request was withdrawn, the connection closed).
+func (c *Conversation) postCtx(ctx context.Context, m message) bool {
+	select {
+	case c.inbox <- m:
+		return true
+	case <-c.done:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// goHelper runs f on a goroutine of the actor's: f must post exactly one message (its
+// result), which calls helperDone.
+func (c *Conversation) goHelper(f func()) {
+	c.st.helpers++
+	go f()
+}
+
+func (c *Conversation) helperDone() { c.st.helpers-- }
+
+// emit sends ev to every view.
+func (c *Conversation) emit(ev Event) {
+	for s := range c.st.subs {
+		s.box.Post(ev)
+	}
+}
+
+func (c *Conversation) newToolTurn() *toolui.Turn {
+	return toolui.NewTurn(&toolui.TurnOptions{Root: c.opts.Roots.Dirs()[0]})
+}
+
+// Done is closed when the conversation has ended (after Close).
+func (c *Conversation) Done() <-chan struct{} { return c.done }
+
+// Close ends the conversation: the turn is cancelled, what was queued is dropped, open
+// questions are answered "cancelled", the session is closed where the agent can, and
+// Close waits for all of it (bounded by the agent's timeout and the cancel grace). The
+// Agent is not closed: its owner does that.
+func (c *Conversation) Close() {
+	c.post(closeMsg{})
+	<-c.done
+}
+
+// Starting the agent and its session.
+
+type startMsg struct{}
+
+func (startMsg) handle(c *Conversation) { c.startSession() }
+
+// startSession starts the agent if it is not running and opens the session, unless that
+// is under way already.
+func (c *Conversation) startSession() {
+	if c.st.starting || c.st.closed {
+		return
+	}
+	restart := c.st.proc != nil
+	var reason error
+	if restart {
+		reason = c.st.proc.Explain(errors.New("gone"))
+		c.agent.detach(c.st.session.ID, c)
+		c.st.proc = nil
+	}
+	c.st.starting = true
+	c.st.start = nil
+	c.emit(Starting{Agent: c.agent.Name(), Command: c.agent.opts.Spec.String(), Restart: restart, Reason: reason})
+	load := c.opts.Load
+	if restart {
+		load = "" // the process is new: a new session
+	}
+	ctx := c.ctx
+	c.goHelper(func() {
+		res := openedMsg{}
+		res.proc, _, res.err = c.agent.running(ctx)
+		if res.err == nil {
+			res.session, res.err = c.open(ctx, res.proc, load)
+		}
+		c.post(res)
+	})
+}
+
+// open opens a session (a new one, or load's) on proc. It runs on a helper goroutine.
+func (c *Conversation) open(ctx context.Context, proc *host.Agent, load acp.SessionID) (Session, error) {
+	s := Session{Agent: agentInfo(c.agent.Name(), proc.Info), Cwd: c.opts.Roots.Dirs()[0]}
+	s.ExtraDirs = c.opts.Roots.Dirs()[1:]
+	caps := proc.Info.AgentCapabilities
+	mcp := c.opts.MCPServers
+	if mcp == nil {
+		mcp = []acp.McpServer{}
+	}
+	var err error
+	switch {
+	case load == "":
+		err = c.agent.call(ctx, proc, acp.MethodNewSession, func(ctx context.Context, conn *acp.ClientConn) error {
+			resp, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.Cwd, McpServers: mcp})
+			if err == nil {
+				s.ID, s.Modes, s.Config, s.Models = resp.SessionID, resp.Modes, resp.ConfigOptions, resp.Models
+			}
+			return err
+		})
+		if err != nil {
+			err = fmt.Errorf("opening a session: %w", err)
+		}
+	case caps.LoadSession:
+		err = c.agent.call(ctx, proc, acp.MethodLoadSession, func(ctx context.Context, conn *acp.ClientConn) error {
+			resp, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: load, Cwd: s.Cwd, McpServers: mcp})
+			if err == nil {
+				s.ID, s.Modes, s.Config, s.Models = load, resp.Modes, resp.ConfigOptions, resp.Models
+			}
+			return err
+		})
+	case caps.SessionCapabilities.Resume != nil:
+		err = c.agent.call(ctx, proc, acp.MethodResumeSession, func(ctx context.Context, conn *acp.ClientConn) error {
+			resp, err := conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: load, Cwd: s.Cwd, McpServers: mcp})
+			if err == nil {
+				s.ID, s.Modes, s.Config, s.Models = load, resp.Modes, resp.ConfigOptions, resp.Models
+			}
+			return err
+		})
+	default:
+		err = errors.New("this agent cannot reopen sessions")
+	}
+	if err != nil && load != "" {
+		err = fmt.Errorf("loading session %s: %w", load, err)
+	}
+	return s, err
+}
+
+func agentInfo(name string, info *acp.InitializeResponse) AgentInfo {
+	a := AgentInfo{Name: name, Title: name, Capabilities: info.AgentCapabilities, AuthMethods: info.AuthMethods}
+	if impl := info.AgentInfo; impl != nil {
+		a.Version = impl.Version
+		switch {
+		case impl.Title != "":
+			a.Title = impl.Title
+		case impl.Name != "":
+			a.Title = impl.Name
+		}
+	}
+	return a
+}
+
+type openedMsg struct {
+	proc    *host.Agent
+	session Session
+	err     error
+}
+
+func (m openedMsg) handle(c *Conversation) {
+	c.helperDone()
+	c.st.starting = false
+	if m.err != nil {
+		c.st.start = m.err
+		c.emit(StartFailed{Err: m.err})
+		// The prompts that waited for the start fail with it; the next one tries again.
+		for _, p := range c.st.queue {
+			c.emit(TurnEnded{Turn: p.ID, Err: m.err})
+		}
+		c.st.queue = nil
+		return
+	}
+	if c.st.closed {
+		c.closeSessionOn(m.proc, m.session.ID)
+		return
+	}
+	c.attach(m.proc, m.session, false)
+	c.emit(Ready{Session: c.st.session})
+	c.pump()
+}
+
+// attach makes s the conversation's session and applies what the agent said about it
+// before it was attached. replay shows those updates as a turn of their own (the
+// conversation session/load replays).
+func (c *Conversation) attach(proc *host.Agent, s Session, replay bool) {
+	if c.st.proc != nil {
+		c.agent.detach(c.st.session.ID, c)
+	}
+	c.st.proc, c.st.session = proc, s
+	held := c.agent.attach(s.ID, c)
+	if replay {
+		c.st.shown = c.newToolTurn()
+		c.emit(TurnStarted{Prompt: Prompt{}, Replay: true})
+	}
+	for _, n := range held {
+		c.applyUpdate(n)
+	}
+	if replay {
+		c.emit(TurnEnded{Replay: true})
+	}
+}
+
+// Prompts and turns.
+
+// Send sends a prompt, or queues it behind the running turn, and returns it with its
+// id. A prompt sent while the agent is not ready (starting, or dead) waits for it.
+func (c *Conversation) Send(content []acp.ContentBlock) Prompt {
+	p := Prompt{ID: int(c.ids.Add(1)), Content: content}
+	c.post(sendMsg{p}) // once closed, nothing answers it: the views see Closed
+	return p
+}
+
+type sendMsg struct{ p Prompt }
+
+func (m sendMsg) handle(c *Conversation) {
+	if c.st.closed {
+		return
+	}
+	c.st.queue = append(c.st.queue, m.p)
+	if c.st.turn != nil || c.st.starting || len(c.st.queue) > 1 {
+		c.emit(Queued{Prompt: m.p})
+	}
+	c.pump()
+}
+
+// Unqueue takes a queued prompt back; it reports false when it is no longer queued (it
+// started, or there is no such prompt).
+func (c *Conversation) Unqueue(id int) bool {
+	reply := make(chan bool, 1)
+	if !c.post(unqueueMsg{id, reply}) {
+		return false
+	}
+	return <-reply
+}
+
+type unqueueMsg struct {
+	id    int
+	reply chan bool
+}
+
+func (m unqueueMsg) handle(c *Conversation) {
+	for i, p := range c.st.queue {
+		if p.ID == m.id {
+			c.st.queue = append(c.st.queue[:i], c.st.queue[i+1:]...)
+			c.emit(Unqueued{Prompt: p})
+			m.reply <- true
+			return
+		}
+	}
+	m.reply <- false
+}
+
+// pump starts the next queued prompt when nothing runs, (re)starting the agent first if
+// it is not running.
+func (c *Conversation) pump() {
+	if c.st.turn != nil || c.st.starting || c.st.closed || len(c.st.queue) == 0 {
+		return
+	}
+	if c.st.proc == nil || exited(c.st.proc) {
+		c.startSession()
+		return
+	}
+	p := c.st.queue[0]
+	c.st.queue = c.st.queue[1:]
+	ctx, cancel := context.WithCancel(c.ctx)
+	c.st.turn = &runningTurn{prompt: p, cancel: cancel}
+	c.st.shown = c.newToolTurn()
+	c.st.lastTurn = p.ID
+	c.emit(TurnStarted{Prompt: p})
+	proc, sid := c.st.proc, c.st.session.ID
+	c.goHelper(func() {
+		resp, err := proc.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: sid, Prompt: p.Content})
+		if err != nil {
+			err = proc.Explain(err)
+		}
+		c.post(turnDoneMsg{resp: resp, err: err})
+	})
+}
+
+type turnDoneMsg struct {
+	resp *acp.PromptResponse
+	err  error
+}
+
+func (m turnDoneMsg) handle(c *Conversation) {
+	c.helperDone()
+	t := c.st.turn
+	c.st.turn = nil
+	t.cancel()
+	if t.cancelled {
+		c.emitTurn(c.st.shown.Cancel())
+	}
+	ended := TurnEnded{Turn: t.prompt.ID, Cancelled: t.cancelled, Refused: t.refused, Err: m.err}
+	if m.err == nil {
+		ended.StopReason, ended.Usage = m.resp.StopReason, m.resp.Usage
+	}
+	c.emit(ended)
+	c.pump()
+}
+
+// Cancel cancels the running turn (session/cancel; the agent's open permission requests
+// are answered "cancelled"). What was queued behind it goes back to the views
+// (Unqueued): a person who stops the agent does not want the next prompt to start.
+func (c *Conversation) Cancel() { c.post(cancelMsg{}) }
+
+type cancelMsg struct{}
+
+func (cancelMsg) handle(c *Conversation) {
+	for _, p := range c.st.queue {
+		c.emit(Unqueued{Prompt: p})
+	}
+	c.st.queue = nil
+	if t := c.st.turn; t != nil && !t.cancelled {
+		t.cancelled = true
+		t.cancel()
+	}
+}
+
+// What the agent sends.
+
+// postUpdate hands an update to the actor, in the order the agent sent it (it is called
+// from the connection's one dispatcher goroutine). It waits while the actor's inbox is
+// full.
+func (c *Conversation) postUpdate(ctx context.Context, n *acp.SessionNotification) {
+	c.postCtx(ctx, updateMsg{n})
+}
+
+type updateMsg struct{ n *acp.SessionNotification }
+
+func (m updateMsg) handle(c *Conversation) {
+	if m.n.SessionID != c.st.session.ID {
+		return // an update of a session this conversation left (after load or new)
+	}
+	c.applyUpdate(m.n)
+}
+
+// applyUpdate keeps the session's settings current and shows the update.
+func (c *Conversation) applyUpdate(n *acp.SessionNotification) {
+	u := n.Update
+	s := &c.st.session
+	changed := true
+	switch {
+	case u.AvailableCommandsUpdate != nil:
+		s.Commands = u.AvailableCommandsUpdate.AvailableCommands
+	case u.ConfigOptionUpdate != nil:
+		s.Config = u.ConfigOptionUpdate.ConfigOptions
+	case u.CurrentModeUpdate != nil && s.Modes != nil:
+		modes := *s.Modes
+		modes.CurrentModeID = u.CurrentModeUpdate.CurrentModeID
+		s.Modes = &modes
+	case u.SessionInfoUpdate != nil:
+		if t := u.SessionInfoUpdate.Title; t.Set {
+			s.Title = t.Value // "" when null: cleared
+		}
+	case u.UsageUpdate != nil:
+		usage := *u.UsageUpdate
+		s.Usage = &usage
+	default:
+		changed = false
+	}
+	if changed {
+		c.emit(SessionChanged{Session: c.st.session})
+	}
+	c.emitTurn(c.st.shown.Apply(u))
+}
+
+// emitTurn sends a turn's events, as copies the views may keep.
+func (c *Conversation) emitTurn(evs []toolui.Event) {
+	for _, ev := range evs {
+		if ev.Kind == toolui.NoEvent {
+			continue
+		}
+		if ev.Tool != nil {
+			ev.Tool = ev.Tool.Clone()
+		}
+		if ev.Plan != nil {
+			ev.Plan = append([]acp.PlanEntry(nil), ev.Plan...)
+		}
+		if ev.Usage != nil {
+			u := *ev.Usage
+			ev.Usage = &u
+		}
+		c.emit(TurnUpdate{Turn: c.st.lastTurn, Update: ev})
+	}
+}
+
+// Closing.
+
+type closeMsg struct{}
+
+func (closeMsg) handle(c *Conversation) {
+	if c.st.closed {
+		return
+	}
+	c.st.closed = true
+	for _, p := range c.st.queue {
+		c.emit(Unqueued{Prompt: p})
+	}
+	c.st.queue = nil
+	if t := c.st.turn; t != nil {
+		t.cancelled = true
+		t.cancel()
+	}
+	for _, q := range c.st.questions {
+		q.answer <- permission.Cancelled
+	}
+	c.st.questions = nil
+	if c.st.proc != nil && !exited(c.st.proc) {
+		c.closeSessionOn(c.st.proc, c.st.session.ID)
+	}
+	c.cancel() // after the turn's own cancel: session/cancel goes out first
+}
+
+// closeSessionOn closes a session the conversation leaves, where the agent can.
+func (c *Conversation) closeSessionOn(proc *host.Agent, id acp.SessionID) {
+	c.agent.detach(id, c)
+	if proc.Info.AgentCapabilities.SessionCapabilities.Close == nil || exited(proc) {
+		return
+	}
+	c.goHelper(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), closeSessionTimeout)
+		defer cancel()
+		proc.Conn.CloseSession(ctx, &acp.CloseSessionRequest{SessionID: id})
+		c.post(helperDoneMsg{})
+	})
+}
+
+// closeSessionTimeout bounds session/close when the conversation ends: the agent frees
+// the session's work, or it does not, but parley does not wait long for it.
+const closeSessionTimeout = 2 * time.Second
+
+type helperDoneMsg struct{}
+
+func (helperDoneMsg) handle(c *Conversation) { c.helperDone() }
+
+// finish runs once, when the actor ends.
+func (c *Conversation) finish() {
+	c.emit(Closed{Err: c.st.closeErr})
+	for s := range c.st.subs {
+		s.box.Close()
+	}
+	c.st.subs = nil
+}

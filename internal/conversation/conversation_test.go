@@ -1,0 +1,355 @@
+package conversation
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/agentproc"
+	"github.com/parley-acp/parley/internal/eliza"
+	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/workspace"
+	"go.uber.org/goleak"
+)
+
+// The test binary is its own agent: run with PARLEY_TEST_AGENT=eliza it serves the
+// built-in agent on stdin and stdout (and exits at once, status 3, when a prompt says
+// "die now"), so the conversation drives a real process without building parley.
+func TestMain(m *testing.M) {
+	if os.Getenv("PARLEY_TEST_AGENT") == "eliza" {
+		err := eliza.Serve(context.Background(), stdio{dieOn("die now", os.Stdin), os.Stdout}, eliza.Options{Deterministic: true})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	goleak.VerifyTestMain(m)
+}
+
+type stdio struct {
+	io.Reader
+	io.Writer
+}
+
+func (stdio) Close() error { return os.Stdin.Close() }
+
+// dieOn passes r's lines through, and exits the process on a line holding word.
+func dieOn(word string, r io.Reader) io.Reader {
+	pr, pw := io.Pipe()
+	go func() {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			if bytes.Contains(sc.Bytes(), []byte(word)) {
+				os.Exit(3)
+			}
+			pw.Write(append(sc.Bytes(), '\n'))
+		}
+		pw.Close()
+	}()
+	return pr
+}
+
+func testAgent(t *testing.T) *Agent {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := NewAgent(AgentOptions{
+		Name:    "eliza",
+		Spec:    agentproc.Spec{Command: exe, Env: []string{"PARLEY_TEST_AGENT=eliza"}},
+		Timeout: 30 * time.Second,
+	})
+	t.Cleanup(a.Close)
+	return a
+}
+
+func testConversation(t *testing.T, a *Agent, interactive bool) *Conversation {
+	t.Helper()
+	roots, err := workspace.NewRoots(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := New(Options{Agent: a, Roots: roots, Policy: &permission.Policy{}, Interactive: interactive})
+	t.Cleanup(c.Close)
+	return c
+}
+
+// view takes a subscription's events until one satisfies stop, failing the test after a
+// generous deadline (a hang, not a slow machine).
+type view struct {
+	t   *testing.T
+	sub *Subscription
+	all []Event
+}
+
+func watch(t *testing.T, c *Conversation) *view {
+	return &view{t: t, sub: c.Subscribe()}
+}
+
+func (v *view) until(stop func(Event) bool) []Event {
+	v.t.Helper()
+	var got []Event
+	deadline := time.After(60 * time.Second)
+	for {
+		for _, ev := range v.sub.Take() {
+			got = append(got, ev)
+			v.all = append(v.all, ev)
+			if stop(ev) {
+				return got
+			}
+		}
+		select {
+		case <-v.sub.Ready():
+		case <-deadline:
+			v.t.Fatalf("timed out; events so far:\n%s", describe(got))
+		}
+	}
+}
+
+func isA[T Event](ev Event) bool { _, ok := ev.(T); return ok }
+
+func turnEnded(ev Event) bool {
+	e, ok := ev.(TurnEnded)
+	return ok && !e.Replay
+}
+
+func describe(evs []Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		fmt.Fprintf(&b, "  %T %+v\n", ev, ev)
+	}
+	return b.String()
+}
+
+func replyText(evs []Event) string {
+	var b strings.Builder
+	for _, ev := range evs {
+		if u, ok := ev.(TurnUpdate); ok && u.Update.Kind == toolui.TextDelta {
+			b.WriteString(u.Update.Text)
+		}
+	}
+	return b.String()
+}
+
+func last(evs []Event) Event { return evs[len(evs)-1] }
+
+func text(s string) []acp.ContentBlock { return []acp.ContentBlock{acp.TextBlock(s)} }
+
+func TestPromptAndReply(t *testing.T) {
+	c := testConversation(t, testAgent(t), false)
+	v := watch(t, c)
+	evs := v.until(isA[Ready])
+	if _, ok := evs[0].(Snapshot); !ok {
+		t.Fatalf("the first event is %T, want Snapshot", evs[0])
+	}
+	ready := evs[len(evs)-1].(Ready)
+	if ready.Session.ID == "" || ready.Session.Agent.Name != "eliza" {
+		t.Fatalf("Ready = %+v", ready)
+	}
+	p := c.Send(text("I am worried about my tests"))
+	evs = v.until(turnEnded)
+	end := evs[len(evs)-1].(TurnEnded)
+	if end.Turn != p.ID || end.StopReason != acp.StopReasonEndTurn || end.Err != nil {
+		t.Fatalf("TurnEnded = %+v", end)
+	}
+	if got := replyText(evs); !strings.Contains(strings.ToLower(got), "tests") && got == "" {
+		t.Fatalf("no reply text in:\n%s", describe(evs))
+	}
+	started := false
+	for _, ev := range evs {
+		if s, ok := ev.(TurnStarted); ok && s.Prompt.ID == p.ID {
+			started = true
+		}
+	}
+	if !started {
+		t.Fatalf("no TurnStarted for the prompt:\n%s", describe(evs))
+	}
+}
+
+func TestQueuedPromptsRunInOrder(t *testing.T) {
+	c := testConversation(t, testAgent(t), false)
+	v := watch(t, c)
+	v.until(isA[Ready])
+	first := c.Send(text("slowly one two three four"))
+	second := c.Send(text("think next"))
+	var order []int
+	queued := false
+	v.until(func(ev Event) bool {
+		switch e := ev.(type) {
+		case Queued:
+			queued = queued || e.Prompt.ID == second.ID
+		case TurnEnded:
+			order = append(order, e.Turn)
+		}
+		return len(order) == 2
+	})
+	if !queued || order[0] != first.ID || order[1] != second.ID {
+		t.Fatalf("queued=%v order=%v; want the second queued and the turns in order %d, %d", queued, order, first.ID, second.ID)
+	}
+}
+
+func TestCancelGivesBackTheQueue(t *testing.T) {
+	c := testConversation(t, testAgent(t), false)
+	v := watch(t, c)
+	v.until(isA[Ready])
+	first := c.Send(text("slowly " + strings.Repeat("word ", 200)))
+	second := c.Send(text("hello"))
+	v.until(func(ev Event) bool { u, ok := ev.(TurnUpdate); return ok && u.Update.Kind == toolui.TextDelta })
+	c.Cancel()
+	var unqueued []int
+	evs := v.until(func(ev Event) bool {
+		if u, ok := ev.(Unqueued); ok {
+			unqueued = append(unqueued, u.Prompt.ID)
+		}
+		return turnEnded(ev)
+	})
+	end := evs[len(evs)-1].(TurnEnded)
+	if end.Turn != first.ID || !end.Cancelled || end.StopReason != acp.StopReasonCancelled {
+		t.Fatalf("TurnEnded = %+v, want the first turn cancelled", end)
+	}
+	if len(unqueued) != 1 || unqueued[0] != second.ID {
+		t.Fatalf("unqueued %v, want [%d]", unqueued, second.ID)
+	}
+	// The conversation goes on.
+	c.Send(text("hello again"))
+	if end := v.until(turnEnded); end[len(end)-1].(TurnEnded).StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("the next turn: %s", describe(end))
+	}
+}
+
+func TestQuestionsAreAnsweredByAnyView(t *testing.T) {
+	c := testConversation(t, testAgent(t), true)
+	v1, v2 := watch(t, c), watch(t, c)
+	v1.until(isA[Ready])
+	c.Send(text("request permission Delete everything"))
+	asked := v2.until(isA[QuestionAsked])
+	q := asked[len(asked)-1].(QuestionAsked)
+	if q.Question.Request.ToolCall.Title != "Delete everything" {
+		t.Fatalf("question = %+v", q.Question.Request.ToolCall)
+	}
+	// A view that subscribes now sees the question in its snapshot.
+	late := watch(t, c)
+	snap := late.until(isA[Snapshot])[0].(Snapshot)
+	if snap.Question == nil || snap.Question.ID != q.ID {
+		t.Fatalf("snapshot question = %+v, want %d", snap.Question, q.ID)
+	}
+	c.Answer(q.ID, permission.RejectOnce)
+	evs := v1.until(turnEnded)
+	closed := false
+	for _, ev := range evs {
+		if qc, ok := ev.(QuestionClosed); ok && qc.ID == q.ID && qc.Answer == permission.RejectOnce {
+			closed = true
+		}
+	}
+	if !closed || !strings.Contains(replyText(evs), "permission: reject_once") {
+		t.Fatalf("the rejection did not reach the agent:\n%s", describe(evs))
+	}
+	// A second answer to the closed question changes nothing.
+	c.Answer(q.ID, permission.AllowOnce)
+	late.sub.Close()
+}
+
+func TestNobodyToAskRefuses(t *testing.T) {
+	c := testConversation(t, testAgent(t), false)
+	v := watch(t, c)
+	v.until(isA[Ready])
+	c.Send(text("request permission Format the disk"))
+	evs := v.until(turnEnded)
+	refused := false
+	for _, ev := range evs {
+		if r, ok := ev.(Refused); ok && r.Title == "Format the disk" {
+			refused = true
+		}
+	}
+	end := evs[len(evs)-1].(TurnEnded)
+	if !refused || end.Refused != "Format the disk" || !strings.Contains(replyText(evs), "reject_once") {
+		t.Fatalf("want a refusal:\n%s", describe(evs))
+	}
+}
+
+func TestADeadAgentIsRestartedForTheNextPrompt(t *testing.T) {
+	c := testConversation(t, testAgent(t), false)
+	v := watch(t, c)
+	first := last(v.until(isA[Ready])).(Ready)
+	c.Send(text("die now"))
+	if end := v.until(turnEnded); end[len(end)-1].(TurnEnded).Err == nil {
+		t.Fatalf("a turn whose agent died ended without an error:\n%s", describe(end))
+	}
+	c.Send(text("hello"))
+	evs := v.until(turnEnded)
+	var restarted, ready bool
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case Starting:
+			restarted = e.Restart
+		case Ready:
+			ready = e.Session.ID != "" && first.Session.ID != ""
+		}
+	}
+	end := evs[len(evs)-1].(TurnEnded)
+	if !restarted || !ready || end.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("want a restart, a new session and the turn:\n%s", describe(evs))
+	}
+}
+
+func TestCloseEndsATurnAndItsQuestion(t *testing.T) {
+	c := testConversation(t, testAgent(t), true)
+	v := watch(t, c)
+	v.until(isA[Ready])
+	c.Send(text("request permission Wait forever"))
+	v.until(isA[QuestionAsked])
+	c.Close()
+	evs := v.until(isA[Closed])
+	var ended bool
+	for _, ev := range evs {
+		if e, ok := ev.(TurnEnded); ok {
+			ended = e.Cancelled
+		}
+	}
+	if !ended {
+		t.Fatalf("the turn did not end cancelled:\n%s", describe(evs))
+	}
+	select {
+	case <-c.Done():
+	default:
+		t.Fatal("Close returned before the conversation ended")
+	}
+}
+
+func TestSessionsNewAndLoad(t *testing.T) {
+	c := testConversation(t, testAgent(t), false)
+	v := watch(t, c)
+	first := last(v.until(isA[Ready])).(Ready).Session
+	ctx := t.Context()
+	c.Send(text("hello there"))
+	v.until(turnEnded)
+	s, err := c.NewSession(ctx)
+	if err != nil || s.ID == first.ID || s.ID == "" {
+		t.Fatalf("NewSession = %+v, %v", s.ID, err)
+	}
+	s, err = c.LoadSession(ctx, first.ID)
+	if err != nil || s.ID != first.ID {
+		t.Fatalf("LoadSession = %+v, %v", s.ID, err)
+	}
+	evs := v.until(func(ev Event) bool { e, ok := ev.(TurnEnded); return ok && e.Replay })
+	replayedUser := false
+	for _, ev := range evs {
+		if u, ok := ev.(TurnUpdate); ok && u.Update.Update.UserMessageChunk != nil {
+			replayedUser = true
+		}
+	}
+	if !replayedUser {
+		t.Fatalf("the load replayed no user message:\n%s", describe(evs))
+	}
+}

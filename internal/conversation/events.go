@@ -1,0 +1,167 @@
+package conversation
+
+import (
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/toolui"
+)
+
+// Event is something a view may show. It is one of the types below; a view switches on
+// them and ignores what it does not draw. Events are values the view owns: nothing in
+// them changes after they were sent.
+type Event interface{ event() }
+
+// Starting: the agent (or its session) is being started.
+type Starting struct {
+	Agent   string // the agent's name, as the user chose it
+	Command string // the command line that starts it
+	Restart bool   // it ran before and died: this is a restart with a new session
+	Reason  error  // why it is restarted: how the last one ended
+}
+
+// Ready: the session is open; the conversation takes prompts.
+type Ready struct {
+	Session Session
+}
+
+// StartFailed: the agent or its session could not be started. The conversation stays
+// usable: the next prompt tries again.
+type StartFailed struct {
+	Err error
+}
+
+// SessionChanged: the session's settings changed (modes, models, config options,
+// commands, title, usage), or it is another session now (NewSession, LoadSession).
+type SessionChanged struct {
+	Session Session
+}
+
+// Queued: a prompt waits behind the running turn.
+type Queued struct {
+	Prompt Prompt
+}
+
+// Unqueued: a queued prompt was taken back (Unqueue, or Cancel of the turn before it);
+// the view may give its text back to the user.
+type Unqueued struct {
+	Prompt Prompt
+}
+
+// TurnStarted: a prompt was sent.
+type TurnStarted struct {
+	Prompt Prompt
+	// Replay is set for the turn that shows a session being loaded: its updates are the
+	// agent's replay of the conversation (the user's messages included), not a reply.
+	Replay bool
+}
+
+// TurnUpdate is one thing that changed in the running turn. Update.Tool, Plan and Usage
+// are copies the view may keep.
+type TurnUpdate struct {
+	Turn   int // the Prompt.ID of the turn
+	Update toolui.Event
+}
+
+// TurnEnded: the turn is over.
+type TurnEnded struct {
+	Turn       int
+	StopReason acp.StopReason // empty when Err is set
+	Err        error          // the turn failed (the agent died, the connection broke)
+	Cancelled  bool           // Cancel was called (the agent may still report another reason)
+	Usage      *acp.Usage     // the end-of-turn usage, when the agent reported it
+	Replay     bool           // the end of the replay that TurnStarted with Replay began
+	// Refused is the title of what parley refused during the turn for want of someone to
+	// ask, if anything: the reason, often, that an agent ended its turn by itself.
+	Refused string
+}
+
+// QuestionAsked: a permission question for a person. Answer it with Conversation.Answer.
+type QuestionAsked struct {
+	ID       int
+	Question *permission.Question
+}
+
+// QuestionClosed: the question is no longer on screen: answered (by this or another
+// view), or withdrawn by the agent.
+type QuestionClosed struct {
+	ID        int
+	Answer    permission.Answer
+	Withdrawn bool
+}
+
+// Notice is something parley itself tells the user: a refusal for want of someone to
+// ask, a problem deciding a permission, an agent restarted. Text is plain, one or more
+// lines; what it quotes of the agent's is already made safe to print.
+type Notice struct {
+	Text string
+}
+
+// Closed: the conversation has ended; no more events follow.
+type Closed struct {
+	Err error
+}
+
+// Snapshot is the first event of every Subscription: where the conversation stands.
+type Snapshot struct {
+	Ready    bool // the session is open
+	Session  Session
+	Running  *Prompt  // the turn that runs, if any
+	Queue    []Prompt // what waits behind it
+	Question *QuestionAsked
+}
+
+func (Starting) event()       {}
+func (Ready) event()          {}
+func (StartFailed) event()    {}
+func (SessionChanged) event() {}
+func (Queued) event()         {}
+func (Unqueued) event()       {}
+func (TurnStarted) event()    {}
+func (TurnUpdate) event()     {}
+func (TurnEnded) event()      {}
+func (QuestionAsked) event()  {}
+func (QuestionClosed) event() {}
+func (Notice) event()         {}
+func (Closed) event()         {}
+func (Snapshot) event()       {}
+
+// Prompt is something the user sent: its id within the conversation (1, 2, …) and the
+// content the agent receives.
+type Prompt struct {
+	ID      int
+	Content []acp.ContentBlock
+}
+
+// Text is the prompt's text blocks joined, for showing.
+func (p Prompt) Text() string {
+	var s string
+	for _, b := range p.Content {
+		if t, ok := b.AsText(); ok {
+			s += t
+		}
+	}
+	return s
+}
+
+// Session is what the agent said about the session and its settings.
+type Session struct {
+	ID        acp.SessionID
+	Agent     AgentInfo
+	Title     string
+	Modes     *acp.SessionModeState
+	Models    *acp.SessionModelState
+	Config    []acp.SessionConfigOption
+	Commands  []acp.AvailableCommand
+	Usage     *acp.UsageUpdate
+	Cwd       string
+	ExtraDirs []string // the other workspace roots
+}
+
+// AgentInfo is the agent as initialize described it.
+type AgentInfo struct {
+	Name         string // as the user chose it (--agent, or the command line)
+	Title        string // the agent's own name for itself, or Name
+	Version      string
+	Capabilities acp.AgentCapabilities
+	AuthMethods  []acp.AuthMethod
+}

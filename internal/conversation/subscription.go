@@ -1,0 +1,61 @@
+package conversation
+
+import "github.com/parley-acp/parley/internal/mailbox"
+
+// Subscription is one view's feed of a conversation's events. The conversation never
+// waits for it: events accumulate until the view takes them, and nothing is dropped. What
+// accumulates is what the agent sent while the view was busy, so a view that stops taking
+// should Close its subscription.
+type Subscription struct {
+	c   *Conversation
+	box *mailbox.Box[Event]
+}
+
+// Subscribe starts a feed of events for a view. Its first event is a Snapshot of where
+// the conversation stands.
+func (c *Conversation) Subscribe() *Subscription {
+	s := &Subscription{c: c, box: mailbox.New[Event]()}
+	if !c.post(subscribeMsg{s}) {
+		s.box.Post(Closed{Err: errClosed})
+		s.box.Close()
+	}
+	return s
+}
+
+// Ready has a token when there may be events to Take.
+func (s *Subscription) Ready() <-chan struct{} { return s.box.Ready() }
+
+// Take returns the events that arrived since the last Take, in order. After Closed, it
+// returns nothing more.
+func (s *Subscription) Take() []Event { return s.box.Take() }
+
+// Close ends the feed; the conversation goes on.
+func (s *Subscription) Close() {
+	s.c.post(unsubscribeMsg{s})
+	s.box.Close()
+}
+
+type subscribeMsg struct{ s *Subscription }
+
+func (m subscribeMsg) handle(c *Conversation) {
+	if c.st.subs == nil { // finished
+		m.s.box.Post(Closed{Err: errClosed})
+		m.s.box.Close()
+		return
+	}
+	snap := Snapshot{Ready: c.st.proc != nil && !c.st.starting, Session: c.st.session, Queue: append([]Prompt(nil), c.st.queue...)}
+	if t := c.st.turn; t != nil {
+		p := t.prompt
+		snap.Running = &p
+	}
+	if len(c.st.questions) > 0 {
+		q := c.st.questions[0]
+		snap.Question = &QuestionAsked{ID: q.id, Question: q.q}
+	}
+	m.s.box.Post(snap)
+	c.st.subs[m.s] = true
+}
+
+type unsubscribeMsg struct{ s *Subscription }
+
+func (m unsubscribeMsg) handle(c *Conversation) { delete(c.st.subs, m.s) }
