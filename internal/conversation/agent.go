@@ -266,17 +266,23 @@ var (
 // SessionUpdate hands the update to the conversation that owns the session. One for a
 // session no conversation has is held until one attaches it: one for a session parley
 // never opened is never shown (it is not the reply to anything the user asked).
+//
+// The post happens outside deliverMu: the actor may be attaching a session (which takes
+// deliverMu) while its inbox is full. Order still holds: updates come from the
+// connection's one dispatcher goroutine, and the held updates attach returns are applied
+// by the actor before it reads its inbox again.
 func (a *Agent) SessionUpdate(ctx context.Context, n *acp.SessionNotification) error {
 	a.deliverMu.Lock()
-	defer a.deliverMu.Unlock()
 	c, err := a.owner(n.SessionID)
 	if err != nil {
 		if len(a.held) == maxHeld {
 			a.held = append(a.held[:0], a.held[1:]...)
 		}
 		a.held = append(a.held, n)
+		a.deliverMu.Unlock()
 		return nil
 	}
+	a.deliverMu.Unlock()
 	c.postUpdate(ctx, n)
 	return nil
 }
