@@ -80,10 +80,6 @@ type ClientConn struct {
 // cancelSendWait bounds the wait to queue session/cancel.
 const cancelSendWait = 2 * time.Second
 
-// errTurnCancelled is the cause given to a permission request's context when its turn
-// was cancelled.
-var errTurnCancelled = errors.New("the turn was cancelled")
-
 type earlyUpdate struct {
 	n        *SessionNotification
 	received time.Time
@@ -100,7 +96,7 @@ func NewClientConn(stream io.ReadWriteCloser, bind func(conn *ClientConn) Client
 	if opts != nil && opts.CancelGrace > 0 {
 		c.cancelGrace = opts.CancelGrace
 	}
-	newRPC(stream, opts, func(rpc *jsonrpc2.Conn) *router {
+	newRPC(stream, opts, nil, func(rpc *jsonrpc2.Conn) *router {
 		c.rpc = rpc
 		c.client = bind(c)
 		return c.routes()
@@ -131,6 +127,9 @@ func (c *ClientConn) routes() *router {
 		rt.routes[MethodCreateElicitation] = routeOf(e.CreateElicitation)
 		rt.routes[MethodCompleteElicitation] = notificationOf(e.CompleteElicitation)
 	}
+	if e, ok := client.(ExtensionHandler); ok {
+		rt.extensions = e
+	}
 	return rt
 }
 
@@ -155,7 +154,7 @@ func (c *ClientConn) requestPermission(ctx context.Context, req *RequestPermissi
 		cancel(nil)
 	}()
 	resp, err := c.client.RequestPermission(ctx, req)
-	if errors.Is(context.Cause(ctx), errTurnCancelled) {
+	if errors.Is(context.Cause(ctx), ErrTurnCancelled) {
 		return &RequestPermissionResponse{Outcome: CancelledOutcome()}, nil
 	}
 	return resp, err
@@ -226,7 +225,7 @@ func (c *ClientConn) beginOpening(known SessionID) {
 }
 
 // Initialize negotiates the protocol version and capabilities. A zero ProtocolVersion
-// asks for ProtocolVersion. It fails when the agent answers a version parley does
+// asks for ProtocolVersion. It fails when the agent answers a version this package does
 // not speak.
 func (c *ClientConn) Initialize(ctx context.Context, req *InitializeRequest) (*InitializeResponse, error) {
 	if req.ProtocolVersion == 0 {
@@ -237,7 +236,7 @@ func (c *ClientConn) Initialize(ctx context.Context, req *InitializeRequest) (*I
 		return nil, err
 	}
 	if resp.ProtocolVersion != ProtocolVersion {
-		return resp, fmt.Errorf("the agent speaks ACP version %d; parley speaks version %d", resp.ProtocolVersion, ProtocolVersion)
+		return resp, fmt.Errorf("the agent speaks ACP version %d; this client speaks version %d", resp.ProtocolVersion, ProtocolVersion)
 	}
 	return resp, nil
 }
@@ -335,7 +334,7 @@ func (c *ClientConn) Prompt(ctx context.Context, req *PromptRequest) (*PromptRes
 	if err != nil {
 		stop()
 		<-done
-		return nil, fmt.Errorf("cancelling the turn: the agent does not read what parley sends (%w): %w", err, context.Cause(ctx))
+		return nil, fmt.Errorf("cancelling the turn: the agent does not read what it is sent (%w): %w", err, context.Cause(ctx))
 	}
 	select {
 	case r := <-done:
@@ -356,7 +355,7 @@ func (c *ClientConn) Cancel(ctx context.Context, n *CancelNotification) error {
 	err := c.rpc.Notify(ctx, MethodSessionCancel, n)
 	c.mu.Lock()
 	for cancel := range c.asking[n.SessionID] {
-		(*cancel)(errTurnCancelled)
+		(*cancel)(ErrTurnCancelled)
 	}
 	c.mu.Unlock()
 	return err
@@ -377,9 +376,17 @@ func (c *ClientConn) SetSessionModel(ctx context.Context, req *SetSessionModelRe
 	return call[SetSessionModelResponse](ctx, c.rpc, MethodSetSessionModel, req)
 }
 
-// CallExtension sends an extension request and decodes its result into result.
+// CallExtension sends an extension request (a method name starting with "_", or one the
+// agent offers outside the protocol, such as "authentication/status") and decodes its
+// result into result, which may be nil. An agent that does not know the method answers
+// CodeMethodNotFound.
 func (c *ClientConn) CallExtension(ctx context.Context, method string, params, result any) error {
-	return c.rpc.Call(ctx, method, params, result)
+	return callRaw(ctx, c.rpc, method, params, result)
+}
+
+// NotifyExtension sends an extension notification (a method name starting with "_").
+func (c *ClientConn) NotifyExtension(ctx context.Context, method string, params any) error {
+	return c.rpc.Notify(ctx, method, params)
 }
 
 // Done is closed when the connection has ended (the agent exited or Close was called).
@@ -390,16 +397,3 @@ func (c *ClientConn) Err() error { return c.rpc.Err() }
 
 // Close ends the connection in order.
 func (c *ClientConn) Close() error { return c.rpc.Close() }
-
-// IsClosed reports whether err means the connection is gone.
-func IsClosed(err error) bool { return errors.Is(err, jsonrpc2.ErrClosed) }
-
-// IsCancelled reports whether err means a request was cancelled: by the caller's context,
-// or by the peer answering -32800.
-func IsCancelled(err error) bool {
-	if errors.Is(err, context.Canceled) {
-		return true
-	}
-	e, ok := errors.AsType[*jsonrpc2.Error](err)
-	return ok && e.Code == jsonrpc2.CodeRequestCancelled
-}

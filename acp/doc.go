@@ -12,7 +12,7 @@
 // not lose anything a newer peer sent:
 //   - Every object type keeps the members it has no field for in Extra and writes them
 //     back on encode, and keeps _meta in Meta.
-//   - A union (SessionUpdate, ContentBlock, ToolCallContent, McpServer, AuthMethod,
+//   - A union (SessionUpdate, ContentBlock, ToolCallContent, MCPServer, AuthMethod,
 //     RequestPermissionOutcome, SessionConfigOption, ...) has one pointer per known
 //     variant and keeps an unknown variant's raw JSON in Unknown, re-encoded as it came.
 //     Its Kind method names the variant, also an unknown one. An unknown kind is never

@@ -36,7 +36,7 @@ var beyondStable = map[string][]string{
 
 // flattened are the parts of CreateElicitationRequest: their members are required within
 // their mode or scope, and omitted when another applies.
-var flattened = []string{"ElicitationFormMode", "ElicitationUrlMode", "ElicitationSessionScope", "ElicitationRequestScope"}
+var flattened = []string{"ElicitationFormMode", "ElicitationURLMode", "ElicitationSessionScope", "ElicitationRequestScope"}
 
 type schemaDef struct {
 	Type       any                        `json:"type"`

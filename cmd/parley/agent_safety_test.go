@@ -195,7 +195,7 @@ func (p *agentProcess) stop() {
 
 func (p *agentProcess) newSession(t *testing.T, dir string) acp.SessionID {
 	t.Helper()
-	resp, err := p.conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
+	resp, err := p.conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: dir, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +360,7 @@ func TestAgentSessionSurvivesARestart(t *testing.T) {
 	if err != nil || len(list.Sessions) != 1 || list.Sessions[0].SessionID != id {
 		t.Fatalf("session/list after a restart: %+v, %v", list, err)
 	}
-	if _, err := second.conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: id, Cwd: w.dir, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := second.conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: id, Cwd: w.dir, MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatal(err)
 	}
 	replayed := second.client.take()

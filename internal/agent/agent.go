@@ -118,7 +118,7 @@ func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:         kept,
 			PromptCapabilities:  acp.PromptCapabilities{EmbeddedContext: true},
-			McpCapabilities:     acp.McpCapabilities{HTTP: true},
+			MCPCapabilities:     acp.MCPCapabilities{HTTP: true},
 			SessionCapabilities: sessions,
 		},
 		AgentInfo: &acp.Implementation{Name: "parley-agent", Title: "parley (" + a.opts.Model + ")", Version: a.opts.Version},
@@ -156,14 +156,14 @@ func (a *agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*ac
 			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
 		}
 	}
-	s := a.openSession(ctx, id, roots, req.McpServers, nil, "")
+	s := a.openSession(ctx, id, roots, req.MCPServers, nil, "")
 	a.announce(ctx, s)
 	return &acp.NewSessionResponse{SessionID: id}, nil
 }
 
 // openSession makes a session live in this process, with history from an earlier run,
 // and registers it.
-func (a *agent) openSession(ctx context.Context, id acp.SessionID, roots *workspace.Roots, servers []acp.McpServer, history []llm.Message, title string) *session {
+func (a *agent) openSession(ctx context.Context, id acp.SessionID, roots *workspace.Roots, servers []acp.MCPServer, history []llm.Message, title string) *session {
 	a.mu.Lock()
 	caps := a.caps
 	a.mu.Unlock()
@@ -202,7 +202,7 @@ func (a *agent) announce(ctx context.Context, s *session) {
 
 // connectMCP connects the session's MCP servers and offers their tools as
 // "<server>__<tool>". A server that fails is logged and left out: the session still works.
-func (a *agent) connectMCP(ctx context.Context, s *session, servers []acp.McpServer) {
+func (a *agent) connectMCP(ctx context.Context, s *session, servers []acp.MCPServer) {
 	for _, srv := range servers {
 		spec, ok := mcpSpec(srv)
 		if !ok {
@@ -228,7 +228,7 @@ func (a *agent) connectMCP(ctx context.Context, s *session, servers []acp.McpSer
 	}
 }
 
-func mcpSpec(srv acp.McpServer) (mcpclient.Server, bool) {
+func mcpSpec(srv acp.MCPServer) (mcpclient.Server, bool) {
 	switch {
 	case srv.Stdio != nil:
 		s := mcpclient.Server{Name: srv.Stdio.Name, Command: srv.Stdio.Command, Args: srv.Stdio.Args}

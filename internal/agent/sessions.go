@@ -66,7 +66,7 @@ func (a *agent) stored(ctx context.Context, id acp.SessionID) (store.AgentSessio
 }
 
 func (a *agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
-	s, err := a.reopen(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.McpServers)
+	s, err := a.reopen(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.MCPServers)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func (a *agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*
 }
 
 func (a *agent) ResumeSession(ctx context.Context, req *acp.ResumeSessionRequest) (*acp.ResumeSessionResponse, error) {
-	s, err := a.reopen(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.McpServers)
+	s, err := a.reopen(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.MCPServers)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func (a *agent) ResumeSession(ctx context.Context, req *acp.ResumeSessionRequest
 
 // reopen makes a kept session live again in the workspace the client gives now, with
 // the model's history as it was.
-func (a *agent) reopen(ctx context.Context, id acp.SessionID, cwd string, extra []string, servers []acp.McpServer) (*session, error) {
+func (a *agent) reopen(ctx context.Context, id acp.SessionID, cwd string, extra []string, servers []acp.MCPServer) (*session, error) {
 	kept, ok, err := a.stored(ctx, id)
 	if err != nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)

@@ -448,7 +448,7 @@ func (s *session) load(ctx context.Context, id string) error {
 	case caps.LoadSession:
 		var resp *acp.LoadSessionResponse
 		err = s.setup(ctx, acp.MethodLoadSession, func(ctx context.Context) (err error) {
-			resp, err = s.agent.Conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+			resp, err = s.agent.Conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: sid, Cwd: s.opts.dir, MCPServers: []acp.MCPServer{}})
 			return err
 		})
 		if err == nil {
@@ -457,7 +457,7 @@ func (s *session) load(ctx context.Context, id string) error {
 	case caps.SessionCapabilities.Resume != nil:
 		var resp *acp.ResumeSessionResponse
 		err = s.setup(ctx, acp.MethodResumeSession, func(ctx context.Context) (err error) {
-			resp, err = s.agent.Conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: sid, Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+			resp, err = s.agent.Conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: sid, Cwd: s.opts.dir, MCPServers: []acp.MCPServer{}})
 			return err
 		})
 		if err == nil {

@@ -118,7 +118,7 @@ func (s *session) launch(ctx context.Context) error {
 func (s *session) open(ctx context.Context) error {
 	var resp *acp.NewSessionResponse
 	err := s.setup(ctx, acp.MethodNewSession, func(ctx context.Context) (err error) {
-		resp, err = s.agent.Conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.opts.dir, McpServers: []acp.McpServer{}})
+		resp, err = s.agent.Conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.opts.dir, MCPServers: []acp.MCPServer{}})
 		return err
 	})
 	if err != nil {

@@ -83,7 +83,7 @@ func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:         true,
 			PromptCapabilities:  acp.PromptCapabilities{EmbeddedContext: true},
-			McpCapabilities:     acp.McpCapabilities{HTTP: !a.opts.StdioMCPOnly},
+			MCPCapabilities:     acp.MCPCapabilities{HTTP: !a.opts.StdioMCPOnly},
 			SessionCapabilities: acp.SessionCapabilities{Close: &acp.SessionCloseCapabilities{}},
 		},
 		AgentInfo:   &acp.Implementation{Name: "parley-eliza", Title: "Eliza (DOCTOR)", Version: a.opts.Version},
@@ -98,7 +98,7 @@ func (a *agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*ac
 	a.mu.Lock()
 	a.next++
 	id := acp.SessionID(fmt.Sprintf("eliza-%d", a.next))
-	s := newSession(id, req.Cwd, req.McpServers, NewTherapist(TherapistOptions{Deterministic: a.opts.Deterministic}))
+	s := newSession(id, req.Cwd, req.MCPServers, NewTherapist(TherapistOptions{Deterministic: a.opts.Deterministic}))
 	a.sessions[id] = s
 	a.mu.Unlock()
 	acp.AfterResponse(ctx, func(ctx context.Context) {
@@ -138,7 +138,7 @@ func (a *agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.cwd, s.servers = req.Cwd, req.McpServers
+	s.cwd, s.servers = req.Cwd, req.MCPServers
 	s.closeMCP()
 	for _, t := range s.history {
 		a.conn.Update(ctx, s.id, acp.UserMessageChunk(acp.TextBlock(t.user)))

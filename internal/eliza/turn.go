@@ -22,7 +22,7 @@ type session struct {
 
 	mu      sync.Mutex
 	cwd     string
-	servers []acp.McpServer
+	servers []acp.MCPServer
 	mcp     map[string]*mcp.ClientSession // connected lazily, by server name
 	history []exchange
 	calls   int // tool call ids
@@ -33,7 +33,7 @@ type session struct {
 
 type exchange struct{ user, agent string }
 
-func newSession(id acp.SessionID, cwd string, servers []acp.McpServer, t *Therapist) *session {
+func newSession(id acp.SessionID, cwd string, servers []acp.MCPServer, t *Therapist) *session {
 	return &session{id: id, cwd: cwd, servers: servers, therapist: t, mcp: map[string]*mcp.ClientSession{}}
 }
 
@@ -86,7 +86,7 @@ func (s *session) mcpSession(ctx context.Context, name string) (*mcp.ClientSessi
 	return nil, fmt.Errorf("no MCP server named %q in this session", name)
 }
 
-func serverName(srv acp.McpServer) string {
+func serverName(srv acp.MCPServer) string {
 	switch {
 	case srv.Stdio != nil:
 		return srv.Stdio.Name
@@ -98,7 +98,7 @@ func serverName(srv acp.McpServer) string {
 	return ""
 }
 
-func mcpServer(srv acp.McpServer) mcpclient.Server {
+func mcpServer(srv acp.MCPServer) mcpclient.Server {
 	out := mcpclient.Server{Name: serverName(srv)}
 	switch {
 	case srv.Stdio != nil:

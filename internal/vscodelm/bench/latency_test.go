@@ -61,7 +61,7 @@ func BenchmarkChunkLatency(b *testing.B) {
 		b.Cleanup(func() { agent.Close() })
 		var lat []time.Duration
 		for range b.N {
-			sess, err := agent.Conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
+			sess, err := agent.Conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: dir, MCPServers: []acp.MCPServer{}})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -126,7 +126,7 @@ func (stdio) Close() error                { os.Stdin.Close(); return os.Stdout.C
 type stampAgent struct{ conn *acp.AgentConn }
 
 func (a *stampAgent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
-	return &acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersion, AgentCapabilities: acp.AgentCapabilities{McpCapabilities: acp.McpCapabilities{HTTP: true}}}, nil
+	return &acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersion, AgentCapabilities: acp.AgentCapabilities{MCPCapabilities: acp.MCPCapabilities{HTTP: true}}}, nil
 }
 
 func (a *stampAgent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {

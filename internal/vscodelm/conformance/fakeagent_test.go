@@ -74,7 +74,7 @@ type scriptedAgent struct {
 
 type fakeSession struct {
 	id      acp.SessionID
-	servers []acp.McpServer
+	servers []acp.MCPServer
 
 	mu         sync.Mutex // held for a whole turn
 	prompts    int
@@ -93,7 +93,7 @@ func (a *scriptedAgent) Initialize(ctx context.Context, req *acp.InitializeReque
 	}
 	return &acp.InitializeResponse{
 		ProtocolVersion:   acp.NegotiateVersion(req.ProtocolVersion),
-		AgentCapabilities: acp.AgentCapabilities{McpCapabilities: acp.McpCapabilities{HTTP: true}},
+		AgentCapabilities: acp.AgentCapabilities{MCPCapabilities: acp.MCPCapabilities{HTTP: true}},
 	}, nil
 }
 
@@ -105,7 +105,7 @@ func (a *scriptedAgent) NewSession(ctx context.Context, req *acp.NewSessionReque
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.next++
-	s := &fakeSession{id: acp.SessionID(fmt.Sprintf("fake-%d", a.next)), servers: req.McpServers, permission: "none"}
+	s := &fakeSession{id: acp.SessionID(fmt.Sprintf("fake-%d", a.next)), servers: req.MCPServers, permission: "none"}
 	a.sessions[s.id] = s
 	return &acp.NewSessionResponse{SessionID: s.id}, nil
 }
