@@ -61,6 +61,8 @@ const (
 // dropped with a warning.
 type ClientConn struct {
 	rpc         *jsonrpc2.Conn
+	proc        *agentProcess // the agent StartAgent started, or nil
+	done        chan struct{} // with proc: closed when the connection and the process have ended
 	client      Client
 	logger      *slog.Logger
 	cancelGrace time.Duration
@@ -89,6 +91,10 @@ type earlyUpdate struct {
 // bind makes the client, given the connection it will call the agent through; it runs
 // before the first message is read.
 func NewClientConn(stream io.ReadWriteCloser, bind func(conn *ClientConn) Client, opts *ConnOptions) *ClientConn {
+	return newClientConn(stream, bind, opts)
+}
+
+func newClientConn(stream io.ReadWriteCloser, bind func(conn *ClientConn) Client, opts *ConnOptions) *ClientConn {
 	c := &ClientConn{known: map[SessionID]bool{}, asking: map[SessionID]map[*context.CancelCauseFunc]bool{}, logger: slog.New(slog.DiscardHandler), cancelGrace: DefaultCancelGrace}
 	if opts != nil && opts.Logger != nil {
 		c.logger = opts.Logger
@@ -389,11 +395,36 @@ func (c *ClientConn) NotifyExtension(ctx context.Context, method string, params 
 	return c.rpc.Notify(ctx, method, params)
 }
 
-// Done is closed when the connection has ended (the agent exited or Close was called).
-func (c *ClientConn) Done() <-chan struct{} { return c.rpc.Done() }
+// Done is closed when the connection has ended (the agent closed its output, or Close was
+// called), and, for a connection made by StartAgent, the agent process has ended too.
+func (c *ClientConn) Done() <-chan struct{} {
+	if c.done != nil {
+		return c.done
+	}
+	return c.rpc.Done()
+}
 
-// Err tells why the connection ended (nil after Close).
-func (c *ClientConn) Err() error { return c.rpc.Err() }
+// Err tells why the connection ended: nil while it runs or after Close, io.EOF when the
+// agent closed its output. For a connection made by StartAgent it also says how the agent
+// ended when it exited by itself with a failure.
+func (c *ClientConn) Err() error {
+	err := c.rpc.Err()
+	if err == nil || c.proc == nil {
+		return err
+	}
+	if exit := c.proc.exitError(); exit != nil {
+		return fmt.Errorf("the agent ended (%w): %w", exit, err)
+	}
+	return err
+}
 
-// Close ends the connection in order.
-func (c *ClientConn) Close() error { return c.rpc.Close() }
+// Close ends the connection in order: it stops reading, withdraws the requests being
+// handled, writes what is queued, then closes the stream. For a connection made by
+// StartAgent it then ends the agent process (see StartAgent) before it returns.
+func (c *ClientConn) Close() error {
+	err := c.rpc.Close()
+	if c.proc != nil {
+		err = errors.Join(err, c.proc.stop())
+	}
+	return err
+}

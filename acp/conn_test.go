@@ -8,10 +8,7 @@ import (
 	"testing"
 
 	"github.com/parley-acp/parley/internal/json"
-	"go.uber.org/goleak"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // testAgent misbehaves in the ways real agents do, on purpose.
 type testAgent struct {

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -60,14 +59,9 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 		opts.judge = newSafetyJudge(opts.SensitiveFiles)
 	}
 	a := &agent{opts: opts, sessions: map[acp.SessionID]*session{}}
-	acp.NewAgentConn(stream, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, &acp.ConnOptions{Logger: opts.Logger})
-	select {
-	case <-a.conn.Done():
-	case <-ctx.Done():
-		a.conn.Close()
-	}
+	err := acp.Serve(ctx, stream, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, &acp.ConnOptions{Logger: opts.Logger})
 	a.closeAll()
-	if err := a.conn.Err(); err != nil && !errors.Is(err, io.EOF) {
+	if err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
 	return nil
@@ -99,8 +93,6 @@ type session struct {
 	history []llm.Message
 	saved   int    // history[:saved] is in the store
 	title   string // the first prompt, once there was one
-
-	cancel atomic.Pointer[context.CancelFunc]
 }
 
 func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
@@ -259,10 +251,8 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	}
 	s.turnMu.Lock()
 	defer s.turnMu.Unlock()
-	turnCtx, cancel := context.WithCancel(ctx)
+	turnCtx, cancel := context.WithCancel(ctx) // ctx ends on session/cancel and session/close
 	defer cancel()
-	s.cancel.Store(&cancel)
-	defer s.cancel.Store(nil)
 
 	rec := &transcript{}
 	for _, b := range req.Prompt {
@@ -326,15 +316,6 @@ func (a *agent) modelTurn(ctx context.Context, s *session, text string, send fun
 	return ex.run(ctx, text)
 }
 
-func (a *agent) Cancel(ctx context.Context, req *acp.CancelNotification) error {
-	if s := a.session(req.SessionID); s != nil {
-		if c := s.cancel.Load(); c != nil {
-			(*c)()
-		}
-	}
-	return nil
-}
-
 func (a *agent) CloseSession(ctx context.Context, req *acp.CloseSessionRequest) (*acp.CloseSessionResponse, error) {
 	a.mu.Lock()
 	s := a.sessions[req.SessionID]
@@ -351,9 +332,6 @@ func (a *agent) CloseSession(ctx context.Context, req *acp.CloseSessionRequest) 
 }
 
 func (s *session) close() {
-	if c := s.cancel.Load(); c != nil {
-		(*c)()
-	}
 	for _, c := range s.clients {
 		c.Close()
 	}

@@ -42,14 +42,9 @@ type Options struct {
 // Serve runs the agent on stream until the client goes away or ctx ends.
 func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 	a := newAgent(opts)
-	conn := acp.NewAgentConn(stream, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, &acp.ConnOptions{Logger: a.logger})
-	select {
-	case <-conn.Done():
-	case <-ctx.Done():
-		conn.Close()
-	}
+	err := acp.Serve(ctx, stream, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, &acp.ConnOptions{Logger: a.logger})
 	a.closeAll()
-	if err := conn.Err(); err != nil && err != io.EOF {
+	if err != nil {
 		return fmt.Errorf("eliza: %w", err)
 	}
 	return nil
@@ -147,7 +142,7 @@ func (a *agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*
 	return &acp.LoadSessionResponse{}, nil
 }
 
-// CloseSession cancels the session's turn and forgets it.
+// CloseSession forgets the session (the connection has already cancelled its turn).
 func (a *agent) CloseSession(ctx context.Context, req *acp.CloseSessionRequest) (*acp.CloseSessionResponse, error) {
 	a.mu.Lock()
 	s := a.sessions[req.SessionID]
@@ -156,18 +151,10 @@ func (a *agent) CloseSession(ctx context.Context, req *acp.CloseSessionRequest) 
 	if s == nil {
 		return nil, acp.ErrSessionNotFound(req.SessionID)
 	}
-	s.cancelTurn()
 	s.mu.Lock()
 	s.closeMCP()
 	s.mu.Unlock()
 	return &acp.CloseSessionResponse{}, nil
-}
-
-func (a *agent) Cancel(ctx context.Context, req *acp.CancelNotification) error {
-	if s := a.session(req.SessionID); s != nil {
-		s.cancelTurn()
-	}
-	return nil
 }
 
 func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptResponse, error) {
@@ -177,13 +164,11 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	}
 	s.mu.Lock() // one turn at a time per session; a second prompt waits its turn
 	defer s.mu.Unlock()
-	turnCtx, release := s.beginTurn(ctx)
-	defer release()
-	t := &turn{agent: a, session: s, ctx: turnCtx}
+	t := &turn{agent: a, session: s, ctx: ctx} // ctx ends on session/cancel
 	text := acp.PromptText(req.Prompt)
 	t.run(text)
 	s.history = append(s.history, exchange{user: text, agent: t.said.String()})
-	if turnCtx.Err() != nil {
+	if ctx.Err() != nil {
 		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	}
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
@@ -201,7 +186,6 @@ func (a *agent) closeAll() {
 	a.sessions = map[acp.SessionID]*session{}
 	a.mu.Unlock()
 	for _, s := range sessions {
-		s.cancelTurn()
 		s.mu.Lock()
 		s.closeMCP()
 		s.mu.Unlock()

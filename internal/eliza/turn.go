@@ -26,37 +26,12 @@ type session struct {
 	mcp     map[string]*mcp.ClientSession // connected lazily, by server name
 	history []exchange
 	calls   int // tool call ids
-
-	turnMu sync.Mutex
-	cancel context.CancelFunc // the running turn's, nil between turns
 }
 
 type exchange struct{ user, agent string }
 
 func newSession(id acp.SessionID, cwd string, servers []acp.MCPServer, t *Therapist) *session {
 	return &session{id: id, cwd: cwd, servers: servers, therapist: t, mcp: map[string]*mcp.ClientSession{}}
-}
-
-// beginTurn gives the turn a context that session/cancel ends.
-func (s *session) beginTurn(ctx context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	s.turnMu.Lock()
-	s.cancel = cancel
-	s.turnMu.Unlock()
-	return ctx, func() {
-		s.turnMu.Lock()
-		s.cancel = nil
-		s.turnMu.Unlock()
-		cancel()
-	}
-}
-
-func (s *session) cancelTurn() {
-	s.turnMu.Lock()
-	if s.cancel != nil {
-		s.cancel()
-	}
-	s.turnMu.Unlock()
 }
 
 // closeMCP disconnects the session's MCP servers. s.mu is held.

@@ -112,16 +112,10 @@ func appendLatencies(lat []time.Duration, text string, now time.Time) []time.Dur
 // runStampAgent is the stamping ACP agent, on this process's stdio.
 func runStampAgent() int {
 	a := &stampAgent{}
-	acp.NewAgentConn(stdio{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
+	acp.NewAgentConn(acp.Stdio(), func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 	<-a.conn.Done()
 	return 0
 }
-
-type stdio struct{}
-
-func (stdio) Read(b []byte) (int, error)  { return os.Stdin.Read(b) }
-func (stdio) Write(b []byte) (int, error) { return os.Stdout.Write(b) }
-func (stdio) Close() error                { os.Stdin.Close(); return os.Stdout.Close() }
 
 type stampAgent struct{ conn *acp.AgentConn }
 
@@ -140,5 +134,3 @@ func (a *stampAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.P
 	}
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
-
-func (a *stampAgent) Cancel(ctx context.Context, req *acp.CancelNotification) error { return nil }
