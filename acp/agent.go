@@ -25,8 +25,8 @@ type Agent interface {
 	// Prompt runs one turn. Its session updates must be sent before it returns. ctx also
 	// ends, with the cause ErrTurnCancelled, when the client cancels the turn
 	// (session/cancel, or session/close of the session): Prompt should then stop and
-	// return, and whatever it returns (an error included) is answered
-	// StopReasonCancelled unless it is a response.
+	// return. An error or a nil response it then returns is answered
+	// StopReasonCancelled; a response is sent as it is.
 	Prompt(ctx context.Context, req *PromptRequest) (*PromptResponse, error)
 }
 
@@ -155,7 +155,7 @@ func (c *AgentConn) routes(agent Agent) *router {
 		MethodNewSession: routeOf(agent.NewSession),
 		MethodSessionPrompt: routeOf(func(ctx context.Context, req *PromptRequest) (*PromptResponse, error) {
 			resp, err := agent.Prompt(ctx, req)
-			if err != nil && errors.Is(context.Cause(ctx), ErrTurnCancelled) {
+			if (err != nil || resp == nil) && errors.Is(context.Cause(ctx), ErrTurnCancelled) {
 				// ACP: a cancelled turn is answered "cancelled", never with an error,
 				// however the abort surfaced in the agent.
 				return &PromptResponse{StopReason: StopReasonCancelled}, nil

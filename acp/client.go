@@ -14,13 +14,15 @@ import (
 
 // Client is what an ACP client implements: it receives session updates and answers
 // permission requests. The optional interfaces below add the capability-gated methods the
-// client advertises in initialize; a method the client does not implement is answered -32601.
+// client advertises in initialize, and ExtensionHandler serves extension methods; a
+// method the client does not implement is answered CodeMethodNotFound.
 type Client interface {
 	// SessionUpdate handles one session/update. Updates are delivered one at a time, in
 	// the order the agent sent them, and all of a turn's updates before Prompt returns.
 	SessionUpdate(ctx context.Context, n *SessionNotification) error
-	// RequestPermission asks the user. ctx is cancelled when the agent withdraws the
-	// request; after session/cancel the answer must be the cancelled outcome.
+	// RequestPermission asks the user. ctx ends when the agent withdraws the request, and
+	// when the client cancels the turn (Cancel, or a Prompt whose context ended): the
+	// agent is then answered the cancelled outcome, whatever RequestPermission returns.
 	RequestPermission(ctx context.Context, req *RequestPermissionRequest) (*RequestPermissionResponse, error)
 }
 
@@ -57,8 +59,10 @@ const (
 // Updates for a session id the client has not seen returned yet (agents in the wild send
 // them before the session/new response) are kept, in order, and delivered once the
 // response that introduces the id has been handled. They are kept only while a
-// session-opening request is in flight, at most earlyUpdateLimit of them; leftovers are
-// dropped with a warning.
+// session-opening request is in flight, at most 4096 of them and for 30 seconds;
+// leftovers are dropped with a warning to ConnOptions.Logger.
+//
+// Its methods may be called from any goroutine.
 type ClientConn struct {
 	rpc         *jsonrpc2.Conn
 	proc        *agentProcess // the agent StartAgent started, or nil

@@ -89,7 +89,8 @@
 // $/cancel_request and returns. On the agent side, session/cancel (and session/close)
 // also ends the context of the session's running Prompt, with the cause ErrTurnCancelled:
 // an agent that stops when its context ends needs no cancel tracking of its own, and
-// whatever its Prompt then returns is answered StopReasonCancelled. Updates sent with
+// an error (or nil) its Prompt then returns is answered StopReasonCancelled, as the
+// protocol requires. Updates sent with
 // that ended context still go out (a context bounds only the wait for room to send);
 // calls made with it fail at once, so a cancelled turn that must still hear the client
 // uses context.WithoutCancel. On the client side, a Prompt whose context ends sends

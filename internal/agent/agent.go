@@ -14,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agent/tools"
-	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"github.com/parley-acp/parley/internal/llm"
 	"github.com/parley-acp/parley/internal/mcpclient"
 	"github.com/parley-acp/parley/internal/safety"
@@ -128,7 +127,7 @@ func (a *agent) modelInfo(ctx context.Context) (llm.ModelInfo, error) {
 	}
 	info, err := a.opts.Provider.Info(ctx, a.opts.Model)
 	if err != nil {
-		return llm.ModelInfo{}, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+		return llm.ModelInfo{}, acp.Errorf(acp.CodeInternalError, "%v", err)
 	}
 	a.info = &info
 	return info, nil
@@ -145,7 +144,7 @@ func (a *agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*ac
 	id := acp.SessionID("parley-" + strings.ToLower(rand.Text()))
 	if a.opts.Store != nil {
 		if err := a.opts.Store.SaveSession(ctx, storedSession(id, roots, "")); err != nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+			return nil, acp.Errorf(acp.CodeInternalError, "%v", err)
 		}
 	}
 	s := a.openSession(ctx, id, roots, req.MCPServers, nil, "")
@@ -277,7 +276,7 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 		if turnCtx.Err() != nil {
 			return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 		}
-		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "the model failed: %v", err)
+		return nil, acp.Errorf(acp.CodeInternalError, "the model failed: %v", err)
 	}
 	return &acp.PromptResponse{StopReason: stop}, nil
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
-	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"github.com/parley-acp/parley/internal/llm"
 	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/workspace"
@@ -73,7 +72,7 @@ func (a *agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*
 	// The replay goes out before the response, as session/load requires.
 	updates, err := a.opts.Store.Entries(ctx, string(s.id), store.EntryUpdate)
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+		return nil, acp.Errorf(acp.CodeInternalError, "%v", err)
 	}
 	for _, e := range updates {
 		var u acp.SessionUpdate
@@ -103,7 +102,7 @@ func (a *agent) ResumeSession(ctx context.Context, req *acp.ResumeSessionRequest
 func (a *agent) reopen(ctx context.Context, id acp.SessionID, cwd string, extra []string, servers []acp.MCPServer) (*session, error) {
 	kept, ok, err := a.stored(ctx, id)
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+		return nil, acp.Errorf(acp.CodeInternalError, "%v", err)
 	}
 	if !ok {
 		return nil, acp.ErrSessionNotFound(id)
@@ -117,18 +116,18 @@ func (a *agent) reopen(ctx context.Context, id acp.SessionID, cwd string, extra 
 	}
 	entries, err := a.opts.Store.Entries(ctx, string(id), store.EntryMessage)
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+		return nil, acp.Errorf(acp.CodeInternalError, "%v", err)
 	}
 	history := make([]llm.Message, 0, len(entries))
 	for _, e := range entries {
 		var m llm.Message
 		if err := json.Unmarshal(e.Body, &m); err != nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "session %s: a kept message is damaged: %v", id, err)
+			return nil, acp.Errorf(acp.CodeInternalError, "session %s: a kept message is damaged: %v", id, err)
 		}
 		history = append(history, m)
 	}
 	if err := a.opts.Store.SaveSession(ctx, storedSession(id, roots, "")); err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+		return nil, acp.Errorf(acp.CodeInternalError, "%v", err)
 	}
 	return a.openSession(ctx, id, roots, servers, history, kept.Title), nil
 }
@@ -146,7 +145,7 @@ func (a *agent) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) 
 		return nil, acp.ErrInvalidParams("cursor: %v", err)
 	}
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+		return nil, acp.Errorf(acp.CodeInternalError, "%v", err)
 	}
 	out := &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}, NextCursor: next}
 	for _, k := range page {
