@@ -80,7 +80,9 @@ func (a *waitingAgent) HandleExtension(ctx context.Context, method string, param
 		a.ext <- "wait ended"
 		return nil, ctx.Err()
 	case "_test/missing":
-		return nil, Errorf(CodeResourceNotFound, "no such thing")
+		e := Errorf(CodeResourceNotFound, "no such thing")
+		e.Data = json.RawMessage(`{"thing":"x"}`)
+		return nil, fmt.Errorf("looking it up: %w", e) // wrapped: the *Error still decides
 	case "_test/note":
 		a.ext <- "note " + string(params)
 		return nil, nil
@@ -382,6 +384,8 @@ func TestExtensionsBothWays(t *testing.T) {
 		err := conn.CallExtension(t.Context(), tc.method, nil, nil)
 		if e, ok := errors.AsType[*Error](err); !ok || e.Code != tc.code {
 			t.Errorf("%s: %v; want an *Error with code %d", tc.method, err, tc.code)
+		} else if tc.code == CodeResourceNotFound && string(e.Data) != `{"thing":"x"}` {
+			t.Errorf("%s: data %s; want the handler's", tc.method, e.Data)
 		}
 	}
 	err := a.conn.CallExtension(t.Context(), "_test/unknown", nil, nil)
@@ -390,7 +394,7 @@ func TestExtensionsBothWays(t *testing.T) {
 	}
 }
 
-// TestRawPeerSeesNoInternalTypes: what a handler's *Error carries reaches the wire as is.
+// TestErrorDataReachesTheWire: what a handler's *Error carries reaches the wire as is.
 func TestErrorDataReachesTheWire(t *testing.T) {
 	x, y := net.Pipe()
 	a := newWaitingAgent()
@@ -402,7 +406,7 @@ func TestErrorDataReachesTheWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"jsonrpc":"2.0","id":"q","error":{"code":-32002,"message":"no such thing"}}`; string(line) != want {
+	if want := `{"jsonrpc":"2.0","id":"q","error":{"code":-32002,"message":"no such thing","data":{"thing":"x"}}}`; string(line) != want {
 		t.Errorf("got %s\nwant %s", line, want)
 	}
 }
