@@ -70,7 +70,7 @@ type AuthMethodAgent struct {
 	Name        string       `json:"name"`
 	Description string       `json:"description,omitempty"`
 	Meta        Meta         `json:"_meta,omitzero"`
-	Extra       json.Extra   `json:"-"`
+	Extra       Extra        `json:"-"`
 }
 
 // AuthMethodTerminal is an auth method the client runs in a terminal.
@@ -81,30 +81,30 @@ type AuthMethodTerminal struct {
 	Args        []string          `json:"args,omitzero"` // added to the agent's command line
 	Env         map[string]string `json:"env,omitzero"`  // added to the agent's environment
 	Meta        Meta              `json:"_meta,omitzero"`
-	Extra       json.Extra        `json:"-"`
+	Extra       Extra             `json:"-"`
 }
 
 // AuthenticateRequest is the params of authenticate, for an auth method without type.
 type AuthenticateRequest struct {
 	MethodID AuthMethodID `json:"methodId"`
 	Meta     Meta         `json:"_meta,omitzero"`
-	Extra    json.Extra   `json:"-"`
+	Extra    Extra        `json:"-"`
 }
 
 // AuthenticateResponse is the result of authenticate.
 type AuthenticateResponse struct {
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Meta  Meta  `json:"_meta,omitzero"`
+	Extra Extra `json:"-"`
 }
 
 // LogoutRequest is the params of logout, gated by AgentAuthCapabilities.Logout.
 type LogoutRequest struct {
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Meta  Meta  `json:"_meta,omitzero"`
+	Extra Extra `json:"-"`
 }
 
 // LogoutResponse is the result of logout.
 type LogoutResponse struct {
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Meta  Meta  `json:"_meta,omitzero"`
+	Extra Extra `json:"-"`
 }

@@ -14,13 +14,15 @@ import (
 
 // Client is what an ACP client implements: it receives session updates and answers
 // permission requests. The optional interfaces below add the capability-gated methods the
-// client advertises in initialize; a method the client does not implement is answered -32601.
+// client advertises in initialize, and ExtensionHandler serves extension methods; a
+// method the client does not implement is answered CodeMethodNotFound.
 type Client interface {
 	// SessionUpdate handles one session/update. Updates are delivered one at a time, in
 	// the order the agent sent them, and all of a turn's updates before Prompt returns.
 	SessionUpdate(ctx context.Context, n *SessionNotification) error
-	// RequestPermission asks the user. ctx is cancelled when the agent withdraws the
-	// request; after session/cancel the answer must be the cancelled outcome.
+	// RequestPermission asks the user. ctx ends when the agent withdraws the request, and
+	// when the client cancels the turn (Cancel, or a Prompt whose context ended): the
+	// agent is then answered the cancelled outcome, whatever RequestPermission returns.
 	RequestPermission(ctx context.Context, req *RequestPermissionRequest) (*RequestPermissionResponse, error)
 }
 
@@ -57,10 +59,14 @@ const (
 // Updates for a session id the client has not seen returned yet (agents in the wild send
 // them before the session/new response) are kept, in order, and delivered once the
 // response that introduces the id has been handled. They are kept only while a
-// session-opening request is in flight, at most earlyUpdateLimit of them; leftovers are
-// dropped with a warning.
+// session-opening request is in flight, at most 4096 of them and for 30 seconds;
+// leftovers are dropped with a warning to ConnOptions.Logger.
+//
+// Its methods may be called from any goroutine.
 type ClientConn struct {
 	rpc         *jsonrpc2.Conn
+	proc        *agentProcess // the agent StartAgent started, or nil
+	done        chan struct{} // with proc: closed when the connection and the process have ended
 	client      Client
 	logger      *slog.Logger
 	cancelGrace time.Duration
@@ -80,10 +86,6 @@ type ClientConn struct {
 // cancelSendWait bounds the wait to queue session/cancel.
 const cancelSendWait = 2 * time.Second
 
-// errTurnCancelled is the cause given to a permission request's context when its turn
-// was cancelled.
-var errTurnCancelled = errors.New("the turn was cancelled")
-
 type earlyUpdate struct {
 	n        *SessionNotification
 	received time.Time
@@ -93,6 +95,10 @@ type earlyUpdate struct {
 // bind makes the client, given the connection it will call the agent through; it runs
 // before the first message is read.
 func NewClientConn(stream io.ReadWriteCloser, bind func(conn *ClientConn) Client, opts *ConnOptions) *ClientConn {
+	return newClientConn(stream, bind, opts)
+}
+
+func newClientConn(stream io.ReadWriteCloser, bind func(conn *ClientConn) Client, opts *ConnOptions) *ClientConn {
 	c := &ClientConn{known: map[SessionID]bool{}, asking: map[SessionID]map[*context.CancelCauseFunc]bool{}, logger: slog.New(slog.DiscardHandler), cancelGrace: DefaultCancelGrace}
 	if opts != nil && opts.Logger != nil {
 		c.logger = opts.Logger
@@ -100,7 +106,7 @@ func NewClientConn(stream io.ReadWriteCloser, bind func(conn *ClientConn) Client
 	if opts != nil && opts.CancelGrace > 0 {
 		c.cancelGrace = opts.CancelGrace
 	}
-	newRPC(stream, opts, func(rpc *jsonrpc2.Conn) *router {
+	newRPC(stream, opts, nil, func(rpc *jsonrpc2.Conn) *router {
 		c.rpc = rpc
 		c.client = bind(c)
 		return c.routes()
@@ -131,6 +137,9 @@ func (c *ClientConn) routes() *router {
 		rt.routes[MethodCreateElicitation] = routeOf(e.CreateElicitation)
 		rt.routes[MethodCompleteElicitation] = notificationOf(e.CompleteElicitation)
 	}
+	if e, ok := client.(ExtensionHandler); ok {
+		rt.extensions = e
+	}
 	return rt
 }
 
@@ -155,7 +164,7 @@ func (c *ClientConn) requestPermission(ctx context.Context, req *RequestPermissi
 		cancel(nil)
 	}()
 	resp, err := c.client.RequestPermission(ctx, req)
-	if errors.Is(context.Cause(ctx), errTurnCancelled) {
+	if errors.Is(context.Cause(ctx), ErrTurnCancelled) {
 		return &RequestPermissionResponse{Outcome: CancelledOutcome()}, nil
 	}
 	return resp, err
@@ -226,7 +235,7 @@ func (c *ClientConn) beginOpening(known SessionID) {
 }
 
 // Initialize negotiates the protocol version and capabilities. A zero ProtocolVersion
-// asks for ProtocolVersion. It fails when the agent answers a version parley does
+// asks for ProtocolVersion. It fails when the agent answers a version this package does
 // not speak.
 func (c *ClientConn) Initialize(ctx context.Context, req *InitializeRequest) (*InitializeResponse, error) {
 	if req.ProtocolVersion == 0 {
@@ -237,7 +246,7 @@ func (c *ClientConn) Initialize(ctx context.Context, req *InitializeRequest) (*I
 		return nil, err
 	}
 	if resp.ProtocolVersion != ProtocolVersion {
-		return resp, fmt.Errorf("the agent speaks ACP version %d; parley speaks version %d", resp.ProtocolVersion, ProtocolVersion)
+		return resp, fmt.Errorf("the agent speaks ACP version %d; this client speaks version %d", resp.ProtocolVersion, ProtocolVersion)
 	}
 	return resp, nil
 }
@@ -335,7 +344,7 @@ func (c *ClientConn) Prompt(ctx context.Context, req *PromptRequest) (*PromptRes
 	if err != nil {
 		stop()
 		<-done
-		return nil, fmt.Errorf("cancelling the turn: the agent does not read what parley sends (%w): %w", err, context.Cause(ctx))
+		return nil, fmt.Errorf("cancelling the turn: the agent does not read what it is sent (%w): %w", err, context.Cause(ctx))
 	}
 	select {
 	case r := <-done:
@@ -356,7 +365,7 @@ func (c *ClientConn) Cancel(ctx context.Context, n *CancelNotification) error {
 	err := c.rpc.Notify(ctx, MethodSessionCancel, n)
 	c.mu.Lock()
 	for cancel := range c.asking[n.SessionID] {
-		(*cancel)(errTurnCancelled)
+		(*cancel)(ErrTurnCancelled)
 	}
 	c.mu.Unlock()
 	return err
@@ -377,29 +386,49 @@ func (c *ClientConn) SetSessionModel(ctx context.Context, req *SetSessionModelRe
 	return call[SetSessionModelResponse](ctx, c.rpc, MethodSetSessionModel, req)
 }
 
-// CallExtension sends an extension request and decodes its result into result.
+// CallExtension sends an extension request (a method name starting with "_", or one the
+// agent offers outside the protocol, such as "authentication/status") and decodes its
+// result into result, which may be nil. An agent that does not know the method answers
+// CodeMethodNotFound.
 func (c *ClientConn) CallExtension(ctx context.Context, method string, params, result any) error {
-	return c.rpc.Call(ctx, method, params, result)
+	return callRaw(ctx, c.rpc, method, params, result)
 }
 
-// Done is closed when the connection has ended (the agent exited or Close was called).
-func (c *ClientConn) Done() <-chan struct{} { return c.rpc.Done() }
+// NotifyExtension sends an extension notification (a method name starting with "_").
+func (c *ClientConn) NotifyExtension(ctx context.Context, method string, params any) error {
+	return c.rpc.Notify(ctx, method, params)
+}
 
-// Err tells why the connection ended (nil after Close).
-func (c *ClientConn) Err() error { return c.rpc.Err() }
-
-// Close ends the connection in order.
-func (c *ClientConn) Close() error { return c.rpc.Close() }
-
-// IsClosed reports whether err means the connection is gone.
-func IsClosed(err error) bool { return errors.Is(err, jsonrpc2.ErrClosed) }
-
-// IsCancelled reports whether err means a request was cancelled: by the caller's context,
-// or by the peer answering -32800.
-func IsCancelled(err error) bool {
-	if errors.Is(err, context.Canceled) {
-		return true
+// Done is closed when the connection has ended (the agent closed its output, or Close was
+// called), and, for a connection made by StartAgent, the agent process has ended too.
+func (c *ClientConn) Done() <-chan struct{} {
+	if c.done != nil {
+		return c.done
 	}
-	e, ok := errors.AsType[*jsonrpc2.Error](err)
-	return ok && e.Code == jsonrpc2.CodeRequestCancelled
+	return c.rpc.Done()
+}
+
+// Err tells why the connection ended: nil while it runs or after Close, io.EOF when the
+// agent closed its output. For a connection made by StartAgent it also says how the agent
+// ended when it exited by itself with a failure.
+func (c *ClientConn) Err() error {
+	err := c.rpc.Err()
+	if err == nil || c.proc == nil {
+		return err
+	}
+	if exit := c.proc.exitError(); exit != nil {
+		return fmt.Errorf("the agent ended (%w): %w", exit, err)
+	}
+	return err
+}
+
+// Close ends the connection in order: it stops reading, withdraws the requests being
+// handled, writes what is queued, then closes the stream. For a connection made by
+// StartAgent it then ends the agent process (see StartAgent) before it returns.
+func (c *ClientConn) Close() error {
+	err := c.rpc.Close()
+	if c.proc != nil {
+		err = errors.Join(err, c.proc.stop())
+	}
+	return err
 }

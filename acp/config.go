@@ -25,7 +25,7 @@ type SessionConfigOption struct {
 	Description string                      `json:"description,omitempty"`
 	Category    SessionConfigOptionCategory `json:"category,omitempty"` // a UX hint only
 	Meta        Meta                        `json:"_meta,omitzero"`
-	Extra       json.Extra                  `json:"-"`
+	Extra       Extra                       `json:"-"`
 
 	Select  *SessionConfigSelect  `json:"-"` // "type": "select"
 	Boolean *SessionConfigBoolean `json:"-"` // "type": "boolean", only for clients that advertise it
@@ -59,12 +59,12 @@ func (o SessionConfigOption) MarshalJSON() ([]byte, error) {
 		return json.MarshalVariant("type", "select", struct {
 			plainConfigOption
 			*SessionConfigSelect
-		}{plainConfigOption(o), o.Select}, o.Extra)
+		}{plainConfigOption(o), o.Select}, json.Extra(o.Extra))
 	case o.Boolean != nil:
 		return json.MarshalVariant("type", "boolean", struct {
 			plainConfigOption
 			*SessionConfigBoolean
-		}{plainConfigOption(o), o.Boolean}, o.Extra)
+		}{plainConfigOption(o), o.Boolean}, json.Extra(o.Extra))
 	case o.Unknown != nil:
 		return o.Unknown, nil
 	}
@@ -80,17 +80,19 @@ func (o *SessionConfigOption) UnmarshalJSON(data []byte) error {
 	switch string(kind) {
 	case "select":
 		o.Select = new(SessionConfigSelect)
-		o.Extra, err = json.UnmarshalVariant(data, &struct {
+		extra, err := json.UnmarshalVariant(data, &struct {
 			*plainConfigOption
 			*SessionConfigSelect
 		}{(*plainConfigOption)(o), o.Select}, "type")
+		o.Extra = Extra(extra)
 		return err
 	case "boolean":
 		o.Boolean = new(SessionConfigBoolean)
-		o.Extra, err = json.UnmarshalVariant(data, &struct {
+		extra, err := json.UnmarshalVariant(data, &struct {
 			*plainConfigOption
 			*SessionConfigBoolean
 		}{(*plainConfigOption)(o), o.Boolean}, "type")
+		o.Extra = Extra(extra)
 		return err
 	}
 	o.Unknown, err = unknownVariant(data)
@@ -143,7 +145,7 @@ type SessionConfigSelectOption struct {
 	Name        string               `json:"name"`
 	Description string               `json:"description,omitempty"`
 	Meta        Meta                 `json:"_meta,omitzero"`
-	Extra       json.Extra           `json:"-"`
+	Extra       Extra                `json:"-"`
 }
 
 // SessionConfigSelectGroup is a named group of select values.
@@ -152,7 +154,7 @@ type SessionConfigSelectGroup struct {
 	Name    string                      `json:"name"`
 	Options []SessionConfigSelectOption `json:"options"`
 	Meta    Meta                        `json:"_meta,omitzero"`
-	Extra   json.Extra                  `json:"-"`
+	Extra   Extra                       `json:"-"`
 }
 
 // SessionConfigOptionCategory is a hint for where to show a config option. Values starting
@@ -172,7 +174,7 @@ type SetSessionConfigOptionRequest struct {
 	ConfigID  SessionConfigID    `json:"configId"`
 	Value     SessionConfigValue `json:"-"` // "value", with "type" for non-select options
 	Meta      Meta               `json:"_meta,omitzero"`
-	Extra     json.Extra         `json:"-"`
+	Extra     Extra              `json:"-"`
 }
 
 // SessionConfigValue is the value session/set_config_option sets: the id of a select
@@ -217,7 +219,7 @@ func (r SetSessionConfigOptionRequest) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return json.MarshalObject(w, r.Extra)
+	return json.MarshalObject(w, json.Extra(r.Extra))
 }
 
 func (r *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
@@ -227,7 +229,7 @@ func (r *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	r.Extra = extra
+	r.Extra = Extra(extra)
 	r.Value = SessionConfigValue{Type: w.Type, Raw: w.Value}
 	switch w.Type {
 	case "":
@@ -247,5 +249,5 @@ func (r *SetSessionConfigOptionRequest) UnmarshalJSON(data []byte) error {
 type SetSessionConfigOptionResponse struct {
 	ConfigOptions []SessionConfigOption `json:"configOptions"`
 	Meta          Meta                  `json:"_meta,omitzero"`
-	Extra         json.Extra            `json:"-"`
+	Extra         Extra                 `json:"-"`
 }

@@ -12,28 +12,36 @@ import (
 
 // ConnOptions configure either side of a connection; nil means defaults.
 type ConnOptions struct {
-	// MaxLineBytes limits one incoming message (64 MiB when 0).
+	// MaxLineBytes limits one incoming message (64 MiB when 0). A longer line is skipped
+	// and answered with CodeInvalidRequest; the connection goes on.
 	MaxLineBytes int
-	// Logger receives protocol problems nobody else can be told about.
+	// Logger receives protocol problems nobody else can be told about (nil discards them).
 	Logger *slog.Logger
-	// Extensions answers methods this package does not know (names starting with "_",
-	// and non-standard ones such as "authentication/status"); nil answers -32601 to
-	// requests and ignores notifications.
-	Extensions ExtensionHandler
 	// OnBadInput is told of every line from the peer that was not a valid message.
 	OnBadInput func(err error)
 	// CancelGrace is how long a client's Prompt waits for the agent's answer after it sent
 	// session/cancel because its context ended (DefaultCancelGrace when 0).
 	CancelGrace time.Duration
-	// CloseTimeout bounds the orderly end of the connection (see jsonrpc2.Options).
+	// CloseTimeout bounds the orderly end of the connection: Close waits this long for
+	// handlers to return and for queued messages to be written, then abandons what is
+	// left and closes the stream (3 seconds when 0).
 	CloseTimeout time.Duration
+	// ExitGrace is how long Close of a connection made by StartAgent waits for the agent
+	// to exit once its stdin is closed, before it signals it to stop (DefaultExitGrace
+	// when 0).
+	ExitGrace time.Duration
 }
 
 // DefaultCancelGrace is ConnOptions.CancelGrace's default: a well-behaved agent answers a
 // cancelled prompt at once.
 const DefaultCancelGrace = 10 * time.Second
 
-// ExtensionHandler answers extension methods. params are raw so that nothing is lost.
+// ExtensionHandler is implemented by an Agent or a Client that serves extension methods:
+// names starting with "_", and methods this package does not know (such as
+// "authentication/status"). params are raw so that nothing is lost. For a notification
+// (isNotification true) the result is ignored. Return ErrMethodNotFound for a method the
+// handler does not know. Without an ExtensionHandler, requests are answered
+// CodeMethodNotFound and notifications are ignored.
 type ExtensionHandler interface {
 	HandleExtension(ctx context.Context, method string, params json.RawMessage, isNotification bool) (any, error)
 }
@@ -87,10 +95,12 @@ type router struct {
 
 func (rt *router) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	if r, ok := rt.routes[req.Method]; ok {
-		return r(ctx, req)
+		result, err := r(ctx, req)
+		return result, toWire(err)
 	}
 	if rt.extensions != nil {
-		return rt.extensions.HandleExtension(ctx, req.Method, req.Params, !req.IsCall())
+		result, err := rt.extensions.HandleExtension(ctx, req.Method, req.Params, !req.IsCall())
+		return result, toWire(err)
 	}
 	return nil, jsonrpc2.ErrMethodNotFound
 }
@@ -99,39 +109,32 @@ func (rt *router) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error
 func call[Resp any](ctx context.Context, c *jsonrpc2.Conn, method string, params any) (*Resp, error) {
 	resp := new(Resp)
 	if err := c.Call(ctx, method, params, resp); err != nil {
-		return nil, err
+		return nil, fromWire(err)
 	}
 	return resp, nil
 }
 
+// callRaw is an untyped request, for extension methods.
+func callRaw(ctx context.Context, c *jsonrpc2.Conn, method string, params, result any) error {
+	return fromWire(c.Call(ctx, method, params, result))
+}
+
 // newRPC starts the JSON-RPC connection under an ACP connection. bind runs before the
 // connection reads anything: it stores rpc in its owner and returns the routes, so no
-// handler can run against a half-built connection.
-func newRPC(stream io.ReadWriteCloser, opts *ConnOptions, bind func(rpc *jsonrpc2.Conn) *router) {
+// handler can run against a half-built connection. prepare, if not nil, runs for each
+// request in arrival order with the notifications (see jsonrpc2.Options.Prepare).
+func newRPC(stream io.ReadWriteCloser, opts *ConnOptions, prepare func(context.Context, *jsonrpc2.Request) context.Context, bind func(rpc *jsonrpc2.Conn) *router) {
 	if opts == nil {
 		opts = &ConnOptions{}
 	}
 	jsonrpc2.NewConn(stream, jsonrpc2.BinderFunc(func(rpc *jsonrpc2.Conn) jsonrpc2.Options {
-		rt := bind(rpc)
-		rt.extensions = opts.Extensions
 		return jsonrpc2.Options{
-			Handler:      rt,
+			Handler:      bind(rpc),
+			Prepare:      prepare,
 			MaxLineBytes: opts.MaxLineBytes,
 			Logger:       opts.Logger,
 			OnBadInput:   opts.OnBadInput,
 			CloseTimeout: opts.CloseTimeout,
 		}
 	}))
-}
-
-// Error codes as errors, for handlers to return.
-
-// ErrSessionNotFound answers a request for a session id the agent does not know.
-func ErrSessionNotFound(id SessionID) error {
-	return jsonrpc2.Errorf(CodeResourceNotFound, "session %q not found", id)
-}
-
-// ErrInvalidParams answers a request whose params are well-formed but unacceptable.
-func ErrInvalidParams(format string, args ...any) error {
-	return jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, format, args...)
 }

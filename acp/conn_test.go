@@ -8,10 +8,7 @@ import (
 	"testing"
 
 	"github.com/parley-acp/parley/internal/json"
-	"go.uber.org/goleak"
 )
-
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // testAgent misbehaves in the ways real agents do, on purpose.
 type testAgent struct {
@@ -105,7 +102,7 @@ func connect(t *testing.T) (*ClientConn, *testClient) {
 
 func TestUpdatesBeforeTheSessionResponseAreKept(t *testing.T) {
 	conn, c := connect(t)
-	if _, err := conn.NewSession(t.Context(), &NewSessionRequest{Cwd: "/w", McpServers: []McpServer{}}); err != nil {
+	if _, err := conn.NewSession(t.Context(), &NewSessionRequest{Cwd: "/w", MCPServers: []MCPServer{}}); err != nil {
 		t.Fatal(err)
 	}
 	u := c.take()
@@ -116,7 +113,7 @@ func TestUpdatesBeforeTheSessionResponseAreKept(t *testing.T) {
 
 func TestPromptReturnsAfterItsUpdates(t *testing.T) {
 	conn, c := connect(t)
-	conn.NewSession(t.Context(), &NewSessionRequest{Cwd: "/w", McpServers: []McpServer{}})
+	conn.NewSession(t.Context(), &NewSessionRequest{Cwd: "/w", MCPServers: []MCPServer{}})
 	c.take()
 	for range 20 {
 		if _, err := conn.Prompt(t.Context(), &PromptRequest{SessionID: "s1", Prompt: []ContentBlock{TextBlock("go")}}); err != nil {
@@ -130,7 +127,7 @@ func TestPromptReturnsAfterItsUpdates(t *testing.T) {
 
 func TestUnknownUpdateKindsArriveVerbatim(t *testing.T) {
 	conn, c := connect(t)
-	conn.NewSession(t.Context(), &NewSessionRequest{Cwd: "/w", McpServers: []McpServer{}})
+	conn.NewSession(t.Context(), &NewSessionRequest{Cwd: "/w", MCPServers: []MCPServer{}})
 	c.take()
 	conn.Prompt(t.Context(), &PromptRequest{SessionID: "s1", Prompt: []ContentBlock{TextBlock("unknown")}})
 	u := c.take()
@@ -141,7 +138,7 @@ func TestUnknownUpdateKindsArriveVerbatim(t *testing.T) {
 
 func TestCancelAnswersPendingPermissionCancelled(t *testing.T) {
 	conn, c := connect(t)
-	conn.NewSession(t.Context(), &NewSessionRequest{Cwd: "/w", McpServers: []McpServer{}})
+	conn.NewSession(t.Context(), &NewSessionRequest{Cwd: "/w", MCPServers: []MCPServer{}})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan StopReason)
 	go func() {

@@ -115,7 +115,7 @@ type TextContent struct {
 	Text        string       `json:"text"`
 	Annotations *Annotations `json:"annotations,omitempty"`
 	Meta        Meta         `json:"_meta,omitzero"`
-	Extra       json.Extra   `json:"-"`
+	Extra       Extra        `json:"-"`
 }
 
 // ImageContent is an image block.
@@ -125,7 +125,7 @@ type ImageContent struct {
 	URI         string       `json:"uri,omitempty"`
 	Annotations *Annotations `json:"annotations,omitempty"`
 	Meta        Meta         `json:"_meta,omitzero"`
-	Extra       json.Extra   `json:"-"`
+	Extra       Extra        `json:"-"`
 }
 
 // AudioContent is an audio block.
@@ -134,7 +134,7 @@ type AudioContent struct {
 	MIMEType    string       `json:"mimeType"`
 	Annotations *Annotations `json:"annotations,omitempty"`
 	Meta        Meta         `json:"_meta,omitzero"`
-	Extra       json.Extra   `json:"-"`
+	Extra       Extra        `json:"-"`
 }
 
 // ResourceLink points at a resource the agent can fetch itself.
@@ -147,7 +147,7 @@ type ResourceLink struct {
 	Size        *int64       `json:"size,omitempty"` // bytes; a pointer because 0 is a size
 	Annotations *Annotations `json:"annotations,omitempty"`
 	Meta        Meta         `json:"_meta,omitzero"`
-	Extra       json.Extra   `json:"-"`
+	Extra       Extra        `json:"-"`
 }
 
 // EmbeddedResource carries a resource's contents inline, such as an open editor buffer.
@@ -155,7 +155,7 @@ type EmbeddedResource struct {
 	Resource    EmbeddedResourceResource `json:"resource"`
 	Annotations *Annotations             `json:"annotations,omitempty"`
 	Meta        Meta                     `json:"_meta,omitzero"`
-	Extra       json.Extra               `json:"-"`
+	Extra       Extra                    `json:"-"`
 }
 
 // EmbeddedResourceResource is the contents of an embedded resource: text or a base64
@@ -214,29 +214,29 @@ func (r *EmbeddedResourceResource) UnmarshalJSON(data []byte) error {
 
 // TextResourceContents is a text resource.
 type TextResourceContents struct {
-	URI      string     `json:"uri"`
-	Text     string     `json:"text"`
-	MIMEType string     `json:"mimeType,omitempty"`
-	Meta     Meta       `json:"_meta,omitzero"`
-	Extra    json.Extra `json:"-"`
+	URI      string `json:"uri"`
+	Text     string `json:"text"`
+	MIMEType string `json:"mimeType,omitempty"`
+	Meta     Meta   `json:"_meta,omitzero"`
+	Extra    Extra  `json:"-"`
 }
 
 // BlobResourceContents is a binary resource.
 type BlobResourceContents struct {
-	URI      string     `json:"uri"`
-	Blob     string     `json:"blob"` // base64
-	MIMEType string     `json:"mimeType,omitempty"`
-	Meta     Meta       `json:"_meta,omitzero"`
-	Extra    json.Extra `json:"-"`
+	URI      string `json:"uri"`
+	Blob     string `json:"blob"` // base64
+	MIMEType string `json:"mimeType,omitempty"`
+	Meta     Meta   `json:"_meta,omitzero"`
+	Extra    Extra  `json:"-"`
 }
 
 // Annotations tell the client how to use or display content.
 type Annotations struct {
-	Audience     []Role     `json:"audience,omitzero"`
-	LastModified string     `json:"lastModified,omitempty"`
-	Priority     *float64   `json:"priority,omitempty"`
-	Meta         Meta       `json:"_meta,omitzero"`
-	Extra        json.Extra `json:"-"`
+	Audience     []Role   `json:"audience,omitzero"`
+	LastModified string   `json:"lastModified,omitempty"`
+	Priority     *float64 `json:"priority,omitempty"`
+	Meta         Meta     `json:"_meta,omitzero"`
+	Extra        Extra    `json:"-"`
 }
 
 // Role is who content is meant for.

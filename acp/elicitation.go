@@ -12,11 +12,11 @@ type CreateElicitationRequest struct {
 	Message                 string          `json:"message"`
 	Mode                    ElicitationMode `json:"mode"`
 	ElicitationFormMode                     // mode "form"
-	ElicitationUrlMode                      // mode "url"
+	ElicitationURLMode                      // mode "url"
 	ElicitationSessionScope                 // about a session (and maybe a tool call)...
 	ElicitationRequestScope                 // ...or about a request in flight
 	Meta                    Meta            `json:"_meta,omitzero"`
-	Extra                   json.Extra      `json:"-"`
+	Extra                   Extra           `json:"-"`
 }
 
 // ElicitationMode is how the user answers an elicitation.
@@ -32,9 +32,9 @@ type ElicitationFormMode struct {
 	RequestedSchema *ElicitationSchema `json:"requestedSchema,omitempty"`
 }
 
-// ElicitationUrlMode is the part of a URL elicitation: the page to open. The agent sends
+// ElicitationURLMode is the part of a URL elicitation: the page to open. The agent sends
 // elicitation/complete with the same id when the user is done.
-type ElicitationUrlMode struct {
+type ElicitationURLMode struct {
 	ElicitationID ElicitationID `json:"elicitationId,omitempty"`
 	URL           string        `json:"url,omitempty"`
 }
@@ -55,7 +55,7 @@ type CreateElicitationResponse struct {
 	Action                  ElicitationAction `json:"action"`
 	ElicitationAcceptAction                   // action "accept"
 	Meta                    Meta              `json:"_meta,omitzero"`
-	Extra                   json.Extra        `json:"-"`
+	Extra                   Extra             `json:"-"`
 }
 
 // ElicitationAction is the user's answer to an elicitation.
@@ -82,7 +82,7 @@ type ElicitationContentValue = json.RawMessage
 type CompleteElicitationNotification struct {
 	ElicitationID ElicitationID `json:"elicitationId"`
 	Meta          Meta          `json:"_meta,omitzero"`
-	Extra         json.Extra    `json:"-"`
+	Extra         Extra         `json:"-"`
 }
 
 // ElicitationSchema is the form of a form elicitation: a flat object schema whose
@@ -94,7 +94,7 @@ type ElicitationSchema struct {
 	Properties  map[string]ElicitationPropertySchema `json:"properties,omitzero"`
 	Required    []string                             `json:"required,omitzero"`
 	Meta        Meta                                 `json:"_meta,omitzero"`
-	Extra       json.Extra                           `json:"-"`
+	Extra       Extra                                `json:"-"`
 }
 
 // ElicitationSchemaType is the type of an elicitation form; only "object" exists.
@@ -195,7 +195,7 @@ type StringPropertySchema struct {
 	Enum        []string     `json:"enum,omitzero"`
 	OneOf       []EnumOption `json:"oneOf,omitzero"` // choices with titles
 	Meta        Meta         `json:"_meta,omitzero"`
-	Extra       json.Extra   `json:"-"`
+	Extra       Extra        `json:"-"`
 }
 
 // StringFormat is the format a string field must have.
@@ -210,42 +210,42 @@ const (
 
 // EnumOption is a choice with a title.
 type EnumOption struct {
-	Const       string     `json:"const"`
-	Title       string     `json:"title"`
-	Description string     `json:"description,omitempty"`
-	Meta        Meta       `json:"_meta,omitzero"`
-	Extra       json.Extra `json:"-"`
+	Const       string `json:"const"`
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	Meta        Meta   `json:"_meta,omitzero"`
+	Extra       Extra  `json:"-"`
 }
 
 // NumberPropertySchema is a number field.
 type NumberPropertySchema struct {
-	Title       string     `json:"title,omitempty"`
-	Description string     `json:"description,omitempty"`
-	Minimum     *float64   `json:"minimum,omitempty"`
-	Maximum     *float64   `json:"maximum,omitempty"`
-	Default     *float64   `json:"default,omitempty"`
-	Meta        Meta       `json:"_meta,omitzero"`
-	Extra       json.Extra `json:"-"`
+	Title       string   `json:"title,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Minimum     *float64 `json:"minimum,omitempty"`
+	Maximum     *float64 `json:"maximum,omitempty"`
+	Default     *float64 `json:"default,omitempty"`
+	Meta        Meta     `json:"_meta,omitzero"`
+	Extra       Extra    `json:"-"`
 }
 
 // IntegerPropertySchema is an integer field.
 type IntegerPropertySchema struct {
-	Title       string     `json:"title,omitempty"`
-	Description string     `json:"description,omitempty"`
-	Minimum     *int64     `json:"minimum,omitempty"`
-	Maximum     *int64     `json:"maximum,omitempty"`
-	Default     *int64     `json:"default,omitempty"`
-	Meta        Meta       `json:"_meta,omitzero"`
-	Extra       json.Extra `json:"-"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Minimum     *int64 `json:"minimum,omitempty"`
+	Maximum     *int64 `json:"maximum,omitempty"`
+	Default     *int64 `json:"default,omitempty"`
+	Meta        Meta   `json:"_meta,omitzero"`
+	Extra       Extra  `json:"-"`
 }
 
 // BooleanPropertySchema is a checkbox.
 type BooleanPropertySchema struct {
-	Title       string     `json:"title,omitempty"`
-	Description string     `json:"description,omitempty"`
-	Default     *bool      `json:"default,omitempty"`
-	Meta        Meta       `json:"_meta,omitzero"`
-	Extra       json.Extra `json:"-"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Default     *bool  `json:"default,omitempty"`
+	Meta        Meta   `json:"_meta,omitzero"`
+	Extra       Extra  `json:"-"`
 }
 
 // MultiSelectPropertySchema is a multiple choice.
@@ -257,7 +257,7 @@ type MultiSelectPropertySchema struct {
 	Items       MultiSelectItems `json:"items"`
 	Default     []string         `json:"default,omitzero"`
 	Meta        Meta             `json:"_meta,omitzero"`
-	Extra       json.Extra       `json:"-"`
+	Extra       Extra            `json:"-"`
 }
 
 // MultiSelectItems is the choices of a multi-select: plain strings ("type": "string") or
@@ -318,14 +318,14 @@ func (m *MultiSelectItems) UnmarshalJSON(data []byte) error {
 
 // StringMultiSelectItems is multi-select choices as plain strings.
 type StringMultiSelectItems struct {
-	Enum  []string   `json:"enum"`
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Enum  []string `json:"enum"`
+	Meta  Meta     `json:"_meta,omitzero"`
+	Extra Extra    `json:"-"`
 }
 
 // TitledMultiSelectItems is multi-select choices with titles.
 type TitledMultiSelectItems struct {
 	AnyOf []EnumOption `json:"anyOf"`
 	Meta  Meta         `json:"_meta,omitzero"`
-	Extra json.Extra   `json:"-"`
+	Extra Extra        `json:"-"`
 }

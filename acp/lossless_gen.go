@@ -13,7 +13,7 @@ func (x *AgentAuthCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -23,9 +23,9 @@ func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMe
 func (x AgentAuthCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain AgentAuthCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *AgentCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -37,7 +37,7 @@ func (x *AgentCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -47,9 +47,9 @@ func (x AgentCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMember
 func (x AgentCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain AgentCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *Annotations) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -61,7 +61,7 @@ func (x *Annotations) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -71,9 +71,9 @@ func (x Annotations) MarshalJSON() ([]byte, error) { return x.encodeMembers("", 
 func (x Annotations) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain Annotations
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *AudioContent) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -85,7 +85,7 @@ func (x *AudioContent) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -95,9 +95,9 @@ func (x AudioContent) MarshalJSON() ([]byte, error) { return x.encodeMembers("",
 func (x AudioContent) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain AudioContent
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *AuthCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -109,7 +109,7 @@ func (x *AuthCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -119,9 +119,9 @@ func (x AuthCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers
 func (x AuthCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain AuthCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *AuthMethodAgent) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -133,7 +133,7 @@ func (x *AuthMethodAgent) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -143,9 +143,9 @@ func (x AuthMethodAgent) MarshalJSON() ([]byte, error) { return x.encodeMembers(
 func (x AuthMethodAgent) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain AuthMethodAgent
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *AuthMethodTerminal) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -157,7 +157,7 @@ func (x *AuthMethodTerminal) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -167,9 +167,9 @@ func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) { return x.encodeMembe
 func (x AuthMethodTerminal) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain AuthMethodTerminal
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *AuthenticateRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -181,7 +181,7 @@ func (x *AuthenticateRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -191,9 +191,9 @@ func (x AuthenticateRequest) MarshalJSON() ([]byte, error) { return x.encodeMemb
 func (x AuthenticateRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain AuthenticateRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *AuthenticateResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -205,7 +205,7 @@ func (x *AuthenticateResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -215,9 +215,9 @@ func (x AuthenticateResponse) MarshalJSON() ([]byte, error) { return x.encodeMem
 func (x AuthenticateResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain AuthenticateResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *AvailableCommand) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -229,7 +229,7 @@ func (x *AvailableCommand) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -239,9 +239,9 @@ func (x AvailableCommand) MarshalJSON() ([]byte, error) { return x.encodeMembers
 func (x AvailableCommand) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain AvailableCommand
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *AvailableCommandsUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -253,7 +253,7 @@ func (x *AvailableCommandsUpdate) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -266,9 +266,9 @@ func (x AvailableCommandsUpdate) encodeMembers(tag, kind string) ([]byte, error)
 		x.AvailableCommands = []AvailableCommand{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *BlobResourceContents) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -280,7 +280,7 @@ func (x *BlobResourceContents) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -290,9 +290,9 @@ func (x BlobResourceContents) MarshalJSON() ([]byte, error) { return x.encodeMem
 func (x BlobResourceContents) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain BlobResourceContents
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *BooleanConfigOptionCapabilities) UnmarshalJSON(b []byte) error {
@@ -306,7 +306,7 @@ func (x *BooleanConfigOptionCapabilities) decodeMembers(b []byte, tag string) er
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -318,9 +318,9 @@ func (x BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
 func (x BooleanConfigOptionCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain BooleanConfigOptionCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *BooleanPropertySchema) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -332,7 +332,7 @@ func (x *BooleanPropertySchema) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -342,9 +342,9 @@ func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) { return x.encodeMe
 func (x BooleanPropertySchema) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain BooleanPropertySchema
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *CancelNotification) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -356,7 +356,7 @@ func (x *CancelNotification) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -366,9 +366,9 @@ func (x CancelNotification) MarshalJSON() ([]byte, error) { return x.encodeMembe
 func (x CancelNotification) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain CancelNotification
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *CancelRequestNotification) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -380,7 +380,7 @@ func (x *CancelRequestNotification) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -390,9 +390,9 @@ func (x CancelRequestNotification) MarshalJSON() ([]byte, error) { return x.enco
 func (x CancelRequestNotification) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain CancelRequestNotification
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *CancelledPermissionOutcome) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -404,7 +404,7 @@ func (x *CancelledPermissionOutcome) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -414,9 +414,9 @@ func (x CancelledPermissionOutcome) MarshalJSON() ([]byte, error) { return x.enc
 func (x CancelledPermissionOutcome) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain CancelledPermissionOutcome
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ClientCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -428,7 +428,7 @@ func (x *ClientCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -438,9 +438,9 @@ func (x ClientCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembe
 func (x ClientCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ClientCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ClientSessionCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -452,7 +452,7 @@ func (x *ClientSessionCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -462,9 +462,9 @@ func (x ClientSessionCapabilities) MarshalJSON() ([]byte, error) { return x.enco
 func (x ClientSessionCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ClientSessionCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *CloseSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -476,7 +476,7 @@ func (x *CloseSessionRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -486,9 +486,9 @@ func (x CloseSessionRequest) MarshalJSON() ([]byte, error) { return x.encodeMemb
 func (x CloseSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain CloseSessionRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *CloseSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -500,7 +500,7 @@ func (x *CloseSessionResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -510,9 +510,9 @@ func (x CloseSessionResponse) MarshalJSON() ([]byte, error) { return x.encodeMem
 func (x CloseSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain CloseSessionResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *CompactionCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -524,7 +524,7 @@ func (x *CompactionCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -534,9 +534,9 @@ func (x CompactionCapabilities) MarshalJSON() ([]byte, error) { return x.encodeM
 func (x CompactionCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain CompactionCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *CompactionSummaryChunk) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -548,7 +548,7 @@ func (x *CompactionSummaryChunk) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	if x.Content.IsZero() {
 		return errMissing("CompactionSummaryChunk", "content")
 	}
@@ -561,9 +561,9 @@ func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) { return x.encodeM
 func (x CompactionSummaryChunk) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain CompactionSummaryChunk
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *CompactionUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -575,7 +575,7 @@ func (x *CompactionUpdate) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -585,9 +585,9 @@ func (x CompactionUpdate) MarshalJSON() ([]byte, error) { return x.encodeMembers
 func (x CompactionUpdate) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain CompactionUpdate
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *CompleteElicitationNotification) UnmarshalJSON(b []byte) error {
@@ -601,7 +601,7 @@ func (x *CompleteElicitationNotification) decodeMembers(b []byte, tag string) er
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -613,9 +613,9 @@ func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
 func (x CompleteElicitationNotification) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain CompleteElicitationNotification
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ConfigOptionUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -627,7 +627,7 @@ func (x *ConfigOptionUpdate) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -640,9 +640,9 @@ func (x ConfigOptionUpdate) encodeMembers(tag, kind string) ([]byte, error) {
 		x.ConfigOptions = []SessionConfigOption{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *Content) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -654,7 +654,7 @@ func (x *Content) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	if x.Content.IsZero() {
 		return errMissing("Content", "content")
 	}
@@ -667,9 +667,9 @@ func (x Content) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") 
 func (x Content) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain Content
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ContentChunk) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -681,7 +681,7 @@ func (x *ContentChunk) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	if x.Content.IsZero() {
 		return errMissing("ContentChunk", "content")
 	}
@@ -694,9 +694,9 @@ func (x ContentChunk) MarshalJSON() ([]byte, error) { return x.encodeMembers("",
 func (x ContentChunk) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ContentChunk
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *Cost) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -708,7 +708,7 @@ func (x *Cost) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -718,9 +718,9 @@ func (x Cost) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
 func (x Cost) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain Cost
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *CreateElicitationRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -732,7 +732,7 @@ func (x *CreateElicitationRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -742,9 +742,9 @@ func (x CreateElicitationRequest) MarshalJSON() ([]byte, error) { return x.encod
 func (x CreateElicitationRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain CreateElicitationRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *CreateElicitationResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -756,7 +756,7 @@ func (x *CreateElicitationResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -766,9 +766,9 @@ func (x CreateElicitationResponse) MarshalJSON() ([]byte, error) { return x.enco
 func (x CreateElicitationResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain CreateElicitationResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *CreateTerminalRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -780,7 +780,7 @@ func (x *CreateTerminalRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -790,9 +790,9 @@ func (x CreateTerminalRequest) MarshalJSON() ([]byte, error) { return x.encodeMe
 func (x CreateTerminalRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain CreateTerminalRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *CreateTerminalResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -804,7 +804,7 @@ func (x *CreateTerminalResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -814,9 +814,9 @@ func (x CreateTerminalResponse) MarshalJSON() ([]byte, error) { return x.encodeM
 func (x CreateTerminalResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain CreateTerminalResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *CurrentModeUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -828,7 +828,7 @@ func (x *CurrentModeUpdate) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -838,9 +838,9 @@ func (x CurrentModeUpdate) MarshalJSON() ([]byte, error) { return x.encodeMember
 func (x CurrentModeUpdate) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain CurrentModeUpdate
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *DeleteSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -852,7 +852,7 @@ func (x *DeleteSessionRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -862,9 +862,9 @@ func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) { return x.encodeMem
 func (x DeleteSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain DeleteSessionRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *DeleteSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -876,7 +876,7 @@ func (x *DeleteSessionResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -886,9 +886,9 @@ func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) { return x.encodeMe
 func (x DeleteSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain DeleteSessionResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *Diff) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -900,7 +900,7 @@ func (x *Diff) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -910,9 +910,9 @@ func (x Diff) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
 func (x Diff) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain Diff
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ElicitationCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -924,7 +924,7 @@ func (x *ElicitationCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -934,9 +934,9 @@ func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) { return x.encode
 func (x ElicitationCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ElicitationCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ElicitationFormCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -948,7 +948,7 @@ func (x *ElicitationFormCapabilities) decodeMembers(b []byte, tag string) error 
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -958,9 +958,9 @@ func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) { return x.en
 func (x ElicitationFormCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ElicitationFormCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ElicitationSchema) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -972,7 +972,7 @@ func (x *ElicitationSchema) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -982,33 +982,33 @@ func (x ElicitationSchema) MarshalJSON() ([]byte, error) { return x.encodeMember
 func (x ElicitationSchema) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ElicitationSchema
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
-func (x *ElicitationUrlCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
+func (x *ElicitationURLCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
-func (x *ElicitationUrlCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain ElicitationUrlCapabilities
+func (x *ElicitationURLCapabilities) decodeMembers(b []byte, tag string) error {
+	type plain ElicitationURLCapabilities
 	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
-func (x ElicitationUrlCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
-func (x ElicitationUrlCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ElicitationUrlCapabilities
+func (x ElicitationURLCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
+	type plain ElicitationURLCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *EmbeddedResource) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1020,7 +1020,7 @@ func (x *EmbeddedResource) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	if x.Resource.IsZero() {
 		return errMissing("EmbeddedResource", "resource")
 	}
@@ -1033,9 +1033,9 @@ func (x EmbeddedResource) MarshalJSON() ([]byte, error) { return x.encodeMembers
 func (x EmbeddedResource) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain EmbeddedResource
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *EnumOption) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1047,7 +1047,7 @@ func (x *EnumOption) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1057,9 +1057,9 @@ func (x EnumOption) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "
 func (x EnumOption) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain EnumOption
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *EnvVariable) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1071,7 +1071,7 @@ func (x *EnvVariable) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1081,9 +1081,9 @@ func (x EnvVariable) MarshalJSON() ([]byte, error) { return x.encodeMembers("", 
 func (x EnvVariable) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain EnvVariable
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *FileSystemCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1095,7 +1095,7 @@ func (x *FileSystemCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1105,33 +1105,33 @@ func (x FileSystemCapabilities) MarshalJSON() ([]byte, error) { return x.encodeM
 func (x FileSystemCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain FileSystemCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
-func (x *HttpHeader) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
+func (x *HTTPHeader) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
-func (x *HttpHeader) decodeMembers(b []byte, tag string) error {
-	type plain HttpHeader
+func (x *HTTPHeader) decodeMembers(b []byte, tag string) error {
+	type plain HTTPHeader
 	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
-func (x HttpHeader) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x HTTPHeader) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
-func (x HttpHeader) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain HttpHeader
+func (x HTTPHeader) encodeMembers(tag, kind string) ([]byte, error) {
+	type plain HTTPHeader
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ImageContent) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1143,7 +1143,7 @@ func (x *ImageContent) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1153,9 +1153,9 @@ func (x ImageContent) MarshalJSON() ([]byte, error) { return x.encodeMembers("",
 func (x ImageContent) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ImageContent
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *Implementation) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1167,7 +1167,7 @@ func (x *Implementation) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1177,9 +1177,9 @@ func (x Implementation) MarshalJSON() ([]byte, error) { return x.encodeMembers("
 func (x Implementation) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain Implementation
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *InitializeRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1191,7 +1191,7 @@ func (x *InitializeRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1201,9 +1201,9 @@ func (x InitializeRequest) MarshalJSON() ([]byte, error) { return x.encodeMember
 func (x InitializeRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain InitializeRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *InitializeResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1215,7 +1215,7 @@ func (x *InitializeResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1225,9 +1225,9 @@ func (x InitializeResponse) MarshalJSON() ([]byte, error) { return x.encodeMembe
 func (x InitializeResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain InitializeResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *IntegerPropertySchema) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1239,7 +1239,7 @@ func (x *IntegerPropertySchema) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1249,9 +1249,9 @@ func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) { return x.encodeMe
 func (x IntegerPropertySchema) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain IntegerPropertySchema
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *KillTerminalRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1263,7 +1263,7 @@ func (x *KillTerminalRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1273,9 +1273,9 @@ func (x KillTerminalRequest) MarshalJSON() ([]byte, error) { return x.encodeMemb
 func (x KillTerminalRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain KillTerminalRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *KillTerminalResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1287,7 +1287,7 @@ func (x *KillTerminalResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1297,9 +1297,9 @@ func (x KillTerminalResponse) MarshalJSON() ([]byte, error) { return x.encodeMem
 func (x KillTerminalResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain KillTerminalResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ListSessionsRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1311,7 +1311,7 @@ func (x *ListSessionsRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1321,9 +1321,9 @@ func (x ListSessionsRequest) MarshalJSON() ([]byte, error) { return x.encodeMemb
 func (x ListSessionsRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ListSessionsRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ListSessionsResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1335,7 +1335,7 @@ func (x *ListSessionsResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1348,9 +1348,9 @@ func (x ListSessionsResponse) encodeMembers(tag, kind string) ([]byte, error) {
 		x.Sessions = []SessionInfo{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *LoadSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1362,7 +1362,7 @@ func (x *LoadSessionRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1371,13 +1371,13 @@ func (x LoadSessionRequest) MarshalJSON() ([]byte, error) { return x.encodeMembe
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x LoadSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain LoadSessionRequest
-	if x.McpServers == nil {
-		x.McpServers = []McpServer{}
+	if x.MCPServers == nil {
+		x.MCPServers = []MCPServer{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *LoadSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1389,7 +1389,7 @@ func (x *LoadSessionResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1399,9 +1399,9 @@ func (x LoadSessionResponse) MarshalJSON() ([]byte, error) { return x.encodeMemb
 func (x LoadSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain LoadSessionResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *LogoutCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1413,7 +1413,7 @@ func (x *LogoutCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1423,9 +1423,9 @@ func (x LogoutCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembe
 func (x LogoutCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain LogoutCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *LogoutRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1437,7 +1437,7 @@ func (x *LogoutRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1447,9 +1447,9 @@ func (x LogoutRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers(""
 func (x LogoutRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain LogoutRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *LogoutResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1461,7 +1461,7 @@ func (x *LogoutResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1471,107 +1471,107 @@ func (x LogoutResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("
 func (x LogoutResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain LogoutResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
-func (x *McpCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
+func (x *MCPCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
-func (x *McpCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain McpCapabilities
+func (x *MCPCapabilities) decodeMembers(b []byte, tag string) error {
+	type plain MCPCapabilities
 	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
-func (x McpCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x MCPCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
-func (x McpCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain McpCapabilities
+func (x MCPCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
+	type plain MCPCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
-func (x *McpServerHttp) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
+func (x *MCPServerHTTP) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
-func (x *McpServerHttp) decodeMembers(b []byte, tag string) error {
-	type plain McpServerHttp
+func (x *MCPServerHTTP) decodeMembers(b []byte, tag string) error {
+	type plain MCPServerHTTP
 	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
-func (x McpServerHttp) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x MCPServerHTTP) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
-func (x McpServerHttp) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain McpServerHttp
+func (x MCPServerHTTP) encodeMembers(tag, kind string) ([]byte, error) {
+	type plain MCPServerHTTP
 	if x.Headers == nil {
-		x.Headers = []HttpHeader{}
+		x.Headers = []HTTPHeader{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
-func (x *McpServerSse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
+func (x *MCPServerSSE) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
-func (x *McpServerSse) decodeMembers(b []byte, tag string) error {
-	type plain McpServerSse
+func (x *MCPServerSSE) decodeMembers(b []byte, tag string) error {
+	type plain MCPServerSSE
 	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
-func (x McpServerSse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x MCPServerSSE) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
-func (x McpServerSse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain McpServerSse
+func (x MCPServerSSE) encodeMembers(tag, kind string) ([]byte, error) {
+	type plain MCPServerSSE
 	if x.Headers == nil {
-		x.Headers = []HttpHeader{}
+		x.Headers = []HTTPHeader{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
-func (x *McpServerStdio) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
+func (x *MCPServerStdio) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
-func (x *McpServerStdio) decodeMembers(b []byte, tag string) error {
-	type plain McpServerStdio
+func (x *MCPServerStdio) decodeMembers(b []byte, tag string) error {
+	type plain MCPServerStdio
 	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
-func (x McpServerStdio) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x MCPServerStdio) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
-func (x McpServerStdio) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain McpServerStdio
+func (x MCPServerStdio) encodeMembers(tag, kind string) ([]byte, error) {
+	type plain MCPServerStdio
 	if x.Args == nil {
 		x.Args = []string{}
 	}
@@ -1579,9 +1579,9 @@ func (x McpServerStdio) encodeMembers(tag, kind string) ([]byte, error) {
 		x.Env = []EnvVariable{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ModelInfo) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1593,7 +1593,7 @@ func (x *ModelInfo) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1603,9 +1603,9 @@ func (x ModelInfo) MarshalJSON() ([]byte, error) { return x.encodeMembers("", ""
 func (x ModelInfo) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ModelInfo
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *MultiSelectPropertySchema) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1617,7 +1617,7 @@ func (x *MultiSelectPropertySchema) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	if x.Items.IsZero() {
 		return errMissing("MultiSelectPropertySchema", "items")
 	}
@@ -1630,9 +1630,9 @@ func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) { return x.enco
 func (x MultiSelectPropertySchema) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain MultiSelectPropertySchema
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *NewSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1644,7 +1644,7 @@ func (x *NewSessionRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1653,13 +1653,13 @@ func (x NewSessionRequest) MarshalJSON() ([]byte, error) { return x.encodeMember
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x NewSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain NewSessionRequest
-	if x.McpServers == nil {
-		x.McpServers = []McpServer{}
+	if x.MCPServers == nil {
+		x.MCPServers = []MCPServer{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *NewSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1671,7 +1671,7 @@ func (x *NewSessionResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1681,9 +1681,9 @@ func (x NewSessionResponse) MarshalJSON() ([]byte, error) { return x.encodeMembe
 func (x NewSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain NewSessionResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *Notice) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1695,7 +1695,7 @@ func (x *Notice) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1705,9 +1705,9 @@ func (x Notice) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
 func (x Notice) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain Notice
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *NoticeCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1719,7 +1719,7 @@ func (x *NoticeCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1729,9 +1729,9 @@ func (x NoticeCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembe
 func (x NoticeCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain NoticeCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *NumberPropertySchema) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1743,7 +1743,7 @@ func (x *NumberPropertySchema) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1753,9 +1753,9 @@ func (x NumberPropertySchema) MarshalJSON() ([]byte, error) { return x.encodeMem
 func (x NumberPropertySchema) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain NumberPropertySchema
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *PermissionOption) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1767,7 +1767,7 @@ func (x *PermissionOption) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1777,9 +1777,9 @@ func (x PermissionOption) MarshalJSON() ([]byte, error) { return x.encodeMembers
 func (x PermissionOption) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain PermissionOption
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *Plan) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1791,7 +1791,7 @@ func (x *Plan) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1804,9 +1804,9 @@ func (x Plan) encodeMembers(tag, kind string) ([]byte, error) {
 		x.Entries = []PlanEntry{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *PlanEntry) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1818,7 +1818,7 @@ func (x *PlanEntry) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1828,9 +1828,9 @@ func (x PlanEntry) MarshalJSON() ([]byte, error) { return x.encodeMembers("", ""
 func (x PlanEntry) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain PlanEntry
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *PromptCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1842,7 +1842,7 @@ func (x *PromptCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1852,9 +1852,9 @@ func (x PromptCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembe
 func (x PromptCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain PromptCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *PromptRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1866,7 +1866,7 @@ func (x *PromptRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1879,9 +1879,9 @@ func (x PromptRequest) encodeMembers(tag, kind string) ([]byte, error) {
 		x.Prompt = []ContentBlock{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *PromptResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1893,7 +1893,7 @@ func (x *PromptResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1903,9 +1903,9 @@ func (x PromptResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("
 func (x PromptResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain PromptResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ReadTextFileRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1917,7 +1917,7 @@ func (x *ReadTextFileRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1927,9 +1927,9 @@ func (x ReadTextFileRequest) MarshalJSON() ([]byte, error) { return x.encodeMemb
 func (x ReadTextFileRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ReadTextFileRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ReadTextFileResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1941,7 +1941,7 @@ func (x *ReadTextFileResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1951,9 +1951,9 @@ func (x ReadTextFileResponse) MarshalJSON() ([]byte, error) { return x.encodeMem
 func (x ReadTextFileResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ReadTextFileResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ReleaseTerminalRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1965,7 +1965,7 @@ func (x *ReleaseTerminalRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1975,9 +1975,9 @@ func (x ReleaseTerminalRequest) MarshalJSON() ([]byte, error) { return x.encodeM
 func (x ReleaseTerminalRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ReleaseTerminalRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ReleaseTerminalResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1989,7 +1989,7 @@ func (x *ReleaseTerminalResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -1999,9 +1999,9 @@ func (x ReleaseTerminalResponse) MarshalJSON() ([]byte, error) { return x.encode
 func (x ReleaseTerminalResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ReleaseTerminalResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *RequestPermissionRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2013,7 +2013,7 @@ func (x *RequestPermissionRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2026,9 +2026,9 @@ func (x RequestPermissionRequest) encodeMembers(tag, kind string) ([]byte, error
 		x.Options = []PermissionOption{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *RequestPermissionResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2040,7 +2040,7 @@ func (x *RequestPermissionResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	if x.Outcome.IsZero() {
 		return errMissing("RequestPermissionResponse", "outcome")
 	}
@@ -2053,9 +2053,9 @@ func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) { return x.enco
 func (x RequestPermissionResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain RequestPermissionResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ResourceLink) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2067,7 +2067,7 @@ func (x *ResourceLink) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2077,9 +2077,9 @@ func (x ResourceLink) MarshalJSON() ([]byte, error) { return x.encodeMembers("",
 func (x ResourceLink) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ResourceLink
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ResumeSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2091,7 +2091,7 @@ func (x *ResumeSessionRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2101,9 +2101,9 @@ func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) { return x.encodeMem
 func (x ResumeSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ResumeSessionRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ResumeSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2115,7 +2115,7 @@ func (x *ResumeSessionResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2125,9 +2125,9 @@ func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) { return x.encodeMe
 func (x ResumeSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ResumeSessionResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SelectedPermissionOutcome) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2139,7 +2139,7 @@ func (x *SelectedPermissionOutcome) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2149,9 +2149,9 @@ func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) { return x.enco
 func (x SelectedPermissionOutcome) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SelectedPermissionOutcome
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(b []byte) error {
@@ -2165,7 +2165,7 @@ func (x *SessionAdditionalDirectoriesCapabilities) decodeMembers(b []byte, tag s
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2177,9 +2177,9 @@ func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) 
 func (x SessionAdditionalDirectoriesCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SessionAdditionalDirectoriesCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SessionCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2191,7 +2191,7 @@ func (x *SessionCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2201,9 +2201,9 @@ func (x SessionCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMemb
 func (x SessionCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SessionCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SessionCloseCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2215,7 +2215,7 @@ func (x *SessionCloseCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2225,9 +2225,9 @@ func (x SessionCloseCapabilities) MarshalJSON() ([]byte, error) { return x.encod
 func (x SessionCloseCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SessionCloseCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(b []byte) error {
@@ -2241,7 +2241,7 @@ func (x *SessionConfigOptionsCapabilities) decodeMembers(b []byte, tag string) e
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2253,9 +2253,9 @@ func (x SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
 func (x SessionConfigOptionsCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SessionConfigOptionsCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SessionConfigSelectGroup) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2267,7 +2267,7 @@ func (x *SessionConfigSelectGroup) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2280,9 +2280,9 @@ func (x SessionConfigSelectGroup) encodeMembers(tag, kind string) ([]byte, error
 		x.Options = []SessionConfigSelectOption{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SessionConfigSelectOption) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2294,7 +2294,7 @@ func (x *SessionConfigSelectOption) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2304,9 +2304,9 @@ func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) { return x.enco
 func (x SessionConfigSelectOption) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SessionConfigSelectOption
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SessionDeleteCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2318,7 +2318,7 @@ func (x *SessionDeleteCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2328,9 +2328,9 @@ func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) { return x.enco
 func (x SessionDeleteCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SessionDeleteCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SessionInfo) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2342,7 +2342,7 @@ func (x *SessionInfo) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2352,9 +2352,9 @@ func (x SessionInfo) MarshalJSON() ([]byte, error) { return x.encodeMembers("", 
 func (x SessionInfo) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SessionInfo
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SessionInfoUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2366,7 +2366,7 @@ func (x *SessionInfoUpdate) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2376,9 +2376,9 @@ func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) { return x.encodeMember
 func (x SessionInfoUpdate) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SessionInfoUpdate
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SessionListCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2390,7 +2390,7 @@ func (x *SessionListCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2400,9 +2400,9 @@ func (x SessionListCapabilities) MarshalJSON() ([]byte, error) { return x.encode
 func (x SessionListCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SessionListCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SessionMode) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2414,7 +2414,7 @@ func (x *SessionMode) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2424,9 +2424,9 @@ func (x SessionMode) MarshalJSON() ([]byte, error) { return x.encodeMembers("", 
 func (x SessionMode) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SessionMode
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SessionModeState) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2438,7 +2438,7 @@ func (x *SessionModeState) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2451,9 +2451,9 @@ func (x SessionModeState) encodeMembers(tag, kind string) ([]byte, error) {
 		x.AvailableModes = []SessionMode{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SessionModelState) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2465,7 +2465,7 @@ func (x *SessionModelState) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2478,9 +2478,9 @@ func (x SessionModelState) encodeMembers(tag, kind string) ([]byte, error) {
 		x.AvailableModels = []ModelInfo{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SessionNotification) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2492,7 +2492,7 @@ func (x *SessionNotification) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	if x.Update.IsZero() {
 		return errMissing("SessionNotification", "update")
 	}
@@ -2505,9 +2505,9 @@ func (x SessionNotification) MarshalJSON() ([]byte, error) { return x.encodeMemb
 func (x SessionNotification) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SessionNotification
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SessionResumeCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2519,7 +2519,7 @@ func (x *SessionResumeCapabilities) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2529,9 +2529,9 @@ func (x SessionResumeCapabilities) MarshalJSON() ([]byte, error) { return x.enco
 func (x SessionResumeCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SessionResumeCapabilities
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SetSessionConfigOptionResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2543,7 +2543,7 @@ func (x *SetSessionConfigOptionResponse) decodeMembers(b []byte, tag string) err
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2556,9 +2556,9 @@ func (x SetSessionConfigOptionResponse) encodeMembers(tag, kind string) ([]byte,
 		x.ConfigOptions = []SessionConfigOption{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SetSessionModeRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2570,7 +2570,7 @@ func (x *SetSessionModeRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2580,9 +2580,9 @@ func (x SetSessionModeRequest) MarshalJSON() ([]byte, error) { return x.encodeMe
 func (x SetSessionModeRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SetSessionModeRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SetSessionModeResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2594,7 +2594,7 @@ func (x *SetSessionModeResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2604,9 +2604,9 @@ func (x SetSessionModeResponse) MarshalJSON() ([]byte, error) { return x.encodeM
 func (x SetSessionModeResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SetSessionModeResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SetSessionModelRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2618,7 +2618,7 @@ func (x *SetSessionModelRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2628,9 +2628,9 @@ func (x SetSessionModelRequest) MarshalJSON() ([]byte, error) { return x.encodeM
 func (x SetSessionModelRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SetSessionModelRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *SetSessionModelResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2642,7 +2642,7 @@ func (x *SetSessionModelResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2652,9 +2652,9 @@ func (x SetSessionModelResponse) MarshalJSON() ([]byte, error) { return x.encode
 func (x SetSessionModelResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain SetSessionModelResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *StringMultiSelectItems) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2666,7 +2666,7 @@ func (x *StringMultiSelectItems) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2679,9 +2679,9 @@ func (x StringMultiSelectItems) encodeMembers(tag, kind string) ([]byte, error) 
 		x.Enum = []string{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *StringPropertySchema) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2693,7 +2693,7 @@ func (x *StringPropertySchema) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2703,9 +2703,9 @@ func (x StringPropertySchema) MarshalJSON() ([]byte, error) { return x.encodeMem
 func (x StringPropertySchema) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain StringPropertySchema
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *Terminal) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2717,7 +2717,7 @@ func (x *Terminal) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2727,9 +2727,9 @@ func (x Terminal) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "")
 func (x Terminal) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain Terminal
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *TerminalExitStatus) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2741,7 +2741,7 @@ func (x *TerminalExitStatus) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2751,9 +2751,9 @@ func (x TerminalExitStatus) MarshalJSON() ([]byte, error) { return x.encodeMembe
 func (x TerminalExitStatus) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain TerminalExitStatus
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *TerminalOutputRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2765,7 +2765,7 @@ func (x *TerminalOutputRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2775,9 +2775,9 @@ func (x TerminalOutputRequest) MarshalJSON() ([]byte, error) { return x.encodeMe
 func (x TerminalOutputRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain TerminalOutputRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *TerminalOutputResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2789,7 +2789,7 @@ func (x *TerminalOutputResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2799,9 +2799,9 @@ func (x TerminalOutputResponse) MarshalJSON() ([]byte, error) { return x.encodeM
 func (x TerminalOutputResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain TerminalOutputResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *TextContent) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2813,7 +2813,7 @@ func (x *TextContent) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2823,9 +2823,9 @@ func (x TextContent) MarshalJSON() ([]byte, error) { return x.encodeMembers("", 
 func (x TextContent) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain TextContent
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *TextResourceContents) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2837,7 +2837,7 @@ func (x *TextResourceContents) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2847,9 +2847,9 @@ func (x TextResourceContents) MarshalJSON() ([]byte, error) { return x.encodeMem
 func (x TextResourceContents) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain TextResourceContents
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *TitledMultiSelectItems) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2861,7 +2861,7 @@ func (x *TitledMultiSelectItems) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2874,9 +2874,9 @@ func (x TitledMultiSelectItems) encodeMembers(tag, kind string) ([]byte, error) 
 		x.AnyOf = []EnumOption{}
 	}
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ToolCall) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2888,7 +2888,7 @@ func (x *ToolCall) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2898,9 +2898,9 @@ func (x ToolCall) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "")
 func (x ToolCall) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ToolCall
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ToolCallLocation) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2912,7 +2912,7 @@ func (x *ToolCallLocation) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2922,9 +2922,9 @@ func (x ToolCallLocation) MarshalJSON() ([]byte, error) { return x.encodeMembers
 func (x ToolCallLocation) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ToolCallLocation
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *ToolCallUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2936,7 +2936,7 @@ func (x *ToolCallUpdate) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2946,9 +2946,9 @@ func (x ToolCallUpdate) MarshalJSON() ([]byte, error) { return x.encodeMembers("
 func (x ToolCallUpdate) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain ToolCallUpdate
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *UnstructuredCommandInput) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2960,7 +2960,7 @@ func (x *UnstructuredCommandInput) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2970,9 +2970,9 @@ func (x UnstructuredCommandInput) MarshalJSON() ([]byte, error) { return x.encod
 func (x UnstructuredCommandInput) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain UnstructuredCommandInput
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *Usage) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2984,7 +2984,7 @@ func (x *Usage) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -2994,9 +2994,9 @@ func (x Usage) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
 func (x Usage) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain Usage
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *UsageUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -3008,7 +3008,7 @@ func (x *UsageUpdate) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -3018,9 +3018,9 @@ func (x UsageUpdate) MarshalJSON() ([]byte, error) { return x.encodeMembers("", 
 func (x UsageUpdate) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain UsageUpdate
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *WaitForTerminalExitRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -3032,7 +3032,7 @@ func (x *WaitForTerminalExitRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -3042,9 +3042,9 @@ func (x WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) { return x.enc
 func (x WaitForTerminalExitRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain WaitForTerminalExitRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *WaitForTerminalExitResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -3056,7 +3056,7 @@ func (x *WaitForTerminalExitResponse) decodeMembers(b []byte, tag string) error 
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -3066,9 +3066,9 @@ func (x WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) { return x.en
 func (x WaitForTerminalExitResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain WaitForTerminalExitResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *WriteTextFileRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -3080,7 +3080,7 @@ func (x *WriteTextFileRequest) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -3090,9 +3090,9 @@ func (x WriteTextFileRequest) MarshalJSON() ([]byte, error) { return x.encodeMem
 func (x WriteTextFileRequest) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain WriteTextFileRequest
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
 func (x *WriteTextFileResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -3104,7 +3104,7 @@ func (x *WriteTextFileResponse) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 	return nil
 }
 
@@ -3114,7 +3114,7 @@ func (x WriteTextFileResponse) MarshalJSON() ([]byte, error) { return x.encodeMe
 func (x WriteTextFileResponse) encodeMembers(tag, kind string) ([]byte, error) {
 	type plain WriteTextFileResponse
 	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }

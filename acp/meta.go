@@ -4,6 +4,16 @@ import (
 	"github.com/parley-acp/parley/internal/json"
 )
 
+// Extra holds the members of a JSON object that its Go type has no field for, by member
+// name, with their raw JSON values. Decoding fills it; encoding writes its members back
+// after the fields, so a message passes through a program that does not know all of it
+// without losing anything. A member that has a field is never taken from Extra: when the
+// field is set and Extra holds the same name, the field wins.
+//
+// A member of an optional field whose value has the wrong type is kept here too, with the
+// field left zero: it is still forwarded as it came.
+type Extra map[string]json.RawMessage
+
 // Meta is the _meta object every ACP type may carry: extension data keyed by name, kept
 // raw. Root keys traceparent, tracestate and baggage are reserved for W3C trace context.
 //

@@ -1,7 +1,5 @@
 package acp
 
-import "github.com/parley-acp/parley/internal/jsonrpc2"
-
 // ProtocolVersion is the ACP wire version this package speaks. New v1 features arrive as
 // capabilities, never as a new number; 2 is a separate protocol.
 const ProtocolVersion = 1
@@ -57,7 +55,3 @@ const (
 	CodeAuthRequired     = -32000
 	CodeResourceNotFound = -32002 // an unknown session, file or terminal
 )
-
-// Error is the error of a JSON-RPC response: what a peer's failed request returns (use
-// errors.As), and what a handler returns to choose the code the peer sees.
-type Error = jsonrpc2.Error

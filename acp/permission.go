@@ -9,14 +9,14 @@ type RequestPermissionRequest struct {
 	ToolCall  ToolCallUpdate     `json:"toolCall"`
 	Options   []PermissionOption `json:"options"`
 	Meta      Meta               `json:"_meta,omitzero"`
-	Extra     json.Extra         `json:"-"`
+	Extra     Extra              `json:"-"`
 }
 
 // RequestPermissionResponse is the result of session/request_permission.
 type RequestPermissionResponse struct {
 	Outcome RequestPermissionOutcome `json:"outcome"`
 	Meta    Meta                     `json:"_meta,omitzero"`
-	Extra   json.Extra               `json:"-"`
+	Extra   Extra                    `json:"-"`
 }
 
 // PermissionOption is one choice offered to the user. Choose by Kind and answer with that
@@ -26,7 +26,7 @@ type PermissionOption struct {
 	Name     string               `json:"name"`
 	Kind     PermissionOptionKind `json:"kind"`
 	Meta     Meta                 `json:"_meta,omitzero"`
-	Extra    json.Extra           `json:"-"`
+	Extra    Extra                `json:"-"`
 }
 
 // PermissionOptionID identifies a permission option within one request.
@@ -112,13 +112,13 @@ func (o *RequestPermissionOutcome) UnmarshalJSON(data []byte) error {
 // CancelledPermissionOutcome is the "cancelled" outcome. The schema gives it no members;
 // the struct exists to keep unknown ones.
 type CancelledPermissionOutcome struct {
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Meta  Meta  `json:"_meta,omitzero"`
+	Extra Extra `json:"-"`
 }
 
 // SelectedPermissionOutcome is the "selected" outcome: the option the user chose.
 type SelectedPermissionOutcome struct {
 	OptionID PermissionOptionID `json:"optionId"`
 	Meta     Meta               `json:"_meta,omitzero"`
-	Extra    json.Extra         `json:"-"`
+	Extra    Extra              `json:"-"`
 }

@@ -8,16 +8,16 @@ type PromptRequest struct {
 	SessionID SessionID      `json:"sessionId"`
 	Prompt    []ContentBlock `json:"prompt"`
 	Meta      Meta           `json:"_meta,omitzero"`
-	Extra     json.Extra     `json:"-"`
+	Extra     Extra          `json:"-"`
 }
 
 // PromptResponse is the result of session/prompt, sent after every update of the turn.
 type PromptResponse struct {
 	StopReason StopReason `json:"stopReason"`
 	// Usage is unstable (only in schema.unstable.json): kept when present, never required.
-	Usage *Usage     `json:"usage,omitempty"`
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Usage *Usage `json:"usage,omitempty"`
+	Meta  Meta   `json:"_meta,omitzero"`
+	Extra Extra  `json:"-"`
 }
 
 // StopReason is why a turn ended.
@@ -38,30 +38,30 @@ const (
 
 // Usage is the token usage of a turn (unstable).
 type Usage struct {
-	TotalTokens       uint64     `json:"totalTokens"`
-	InputTokens       uint64     `json:"inputTokens"`
-	OutputTokens      uint64     `json:"outputTokens"`
-	ThoughtTokens     *uint64    `json:"thoughtTokens,omitempty"`
-	CachedReadTokens  *uint64    `json:"cachedReadTokens,omitempty"`
-	CachedWriteTokens *uint64    `json:"cachedWriteTokens,omitempty"`
-	Meta              Meta       `json:"_meta,omitzero"`
-	Extra             json.Extra `json:"-"`
+	TotalTokens       uint64  `json:"totalTokens"`
+	InputTokens       uint64  `json:"inputTokens"`
+	OutputTokens      uint64  `json:"outputTokens"`
+	ThoughtTokens     *uint64 `json:"thoughtTokens,omitempty"`
+	CachedReadTokens  *uint64 `json:"cachedReadTokens,omitempty"`
+	CachedWriteTokens *uint64 `json:"cachedWriteTokens,omitempty"`
+	Meta              Meta    `json:"_meta,omitzero"`
+	Extra             Extra   `json:"-"`
 }
 
 // CancelNotification is the params of session/cancel: stop the running turn. The agent
 // still answers the prompt, with StopReasonCancelled; the client answers its pending
 // permission requests with CancelledOutcome.
 type CancelNotification struct {
-	SessionID SessionID  `json:"sessionId"`
-	Meta      Meta       `json:"_meta,omitzero"`
-	Extra     json.Extra `json:"-"`
+	SessionID SessionID `json:"sessionId"`
+	Meta      Meta      `json:"_meta,omitzero"`
+	Extra     Extra     `json:"-"`
 }
 
 // CancelRequestNotification is the params of $/cancel_request.
 type CancelRequestNotification struct {
-	RequestID RequestID  `json:"requestId"`
-	Meta      Meta       `json:"_meta,omitzero"`
-	Extra     json.Extra `json:"-"`
+	RequestID RequestID `json:"requestId"`
+	Meta      Meta      `json:"_meta,omitzero"`
+	Extra     Extra     `json:"-"`
 }
 
 // RequestID is a JSON-RPC request id as it is on the wire: a string, a number or null.

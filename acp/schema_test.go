@@ -14,9 +14,9 @@ import (
 	"github.com/parley-acp/parley/internal/json"
 )
 
-// schemaPath is the stable v1 schema shipped by the npm SDK, as `npm ci --prefix
-// test/interop` installs it. The conformance test runs only where it is installed.
-const schemaPath = "../test/interop/node_modules/@agentclientprotocol/sdk/schema/v1/schema.json"
+// schemaPath is the stable v1 JSON Schema this package follows, vendored and pinned (see
+// testdata/schema/README.md for where it comes from and how to update it).
+const schemaPath = "testdata/schema/schema.json"
 
 // notTypes are $defs that describe JSON-RPC framing, which internal/jsonrpc2 owns.
 var notTypes = []string{
@@ -36,7 +36,7 @@ var beyondStable = map[string][]string{
 
 // flattened are the parts of CreateElicitationRequest: their members are required within
 // their mode or scope, and omitted when another applies.
-var flattened = []string{"ElicitationFormMode", "ElicitationUrlMode", "ElicitationSessionScope", "ElicitationRequestScope"}
+var flattened = []string{"ElicitationFormMode", "ElicitationURLMode", "ElicitationSessionScope", "ElicitationRequestScope"}
 
 type schemaDef struct {
 	Type       any                        `json:"type"`
@@ -55,7 +55,7 @@ type schemaDef struct {
 func TestSchemaConformance(t *testing.T) {
 	data, err := os.ReadFile(schemaPath)
 	if err != nil {
-		t.Skipf("schema not installed: %v", err)
+		t.Fatal(err)
 	}
 	var schema struct {
 		Defs map[string]schemaDef `json:"$defs"`
@@ -69,10 +69,7 @@ func TestSchemaConformance(t *testing.T) {
 		if slices.Contains(notTypes, name) {
 			continue
 		}
-		// Go spells the schema's "Id" suffix "ID" (SessionId is SessionID).
-		if goName := strings.TrimSuffix(name, "Id") + "ID"; strings.HasSuffix(name, "Id") && pkg.names[goName] {
-			name = goName
-		}
+		name = goName(name)
 		if !pkg.names[name] {
 			t.Errorf("$def %s has no Go type", name)
 			continue
@@ -86,6 +83,41 @@ func TestSchemaConformance(t *testing.T) {
 					t.Errorf("enumeration %s has no constant for %q", name, v)
 				}
 			}
+		}
+	}
+}
+
+// initialisms are the words Go spells in capitals in this package's names.
+var initialisms = []string{"ID", "MCP", "HTTP", "SSE", "URL", "URI", "JSON"}
+
+// goName is the Go name of a schema $def: its words, with initialisms in capitals
+// (SessionId is SessionID, McpServerHttp is MCPServerHTTP).
+func goName(def string) string {
+	var b strings.Builder
+	start := 0
+	for i := 1; i <= len(def); i++ {
+		if i < len(def) && !(def[i] >= 'A' && def[i] <= 'Z' && def[i-1] >= 'a' && def[i-1] <= 'z') {
+			continue
+		}
+		word := def[start:i]
+		if up := strings.ToUpper(word); slices.Contains(initialisms, up) {
+			word = up
+		}
+		b.WriteString(word)
+		start = i
+	}
+	return b.String()
+}
+
+// TestGoNames pins the spelling rule the conformance test applies to the schema's names.
+func TestGoNames(t *testing.T) {
+	for def, want := range map[string]string{
+		"SessionId": "SessionID", "McpServerHttp": "MCPServerHTTP", "HttpHeader": "HTTPHeader",
+		"ElicitationUrlCapabilities": "ElicitationURLCapabilities", "McpServer": "MCPServer",
+		"ToolCallUpdate": "ToolCallUpdate", "Identity": "Identity", "Idle": "Idle",
+	} {
+		if got := goName(def); got != want {
+			t.Errorf("goName(%q) = %q, want %q", def, got, want)
 		}
 	}
 }

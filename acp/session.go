@@ -6,15 +6,15 @@ import "github.com/parley-acp/parley/internal/json"
 type SessionID string
 
 // NewSessionRequest is the params of session/new. Cwd is absolute and is the session's
-// working directory whatever the agent process's own; McpServers is required, even empty.
+// working directory whatever the agent process's own; MCPServers is required, even empty.
 type NewSessionRequest struct {
 	Cwd string `json:"cwd"`
 	// AdditionalDirectories are further absolute roots, only for agents that advertise
 	// SessionCapabilities.AdditionalDirectories.
 	AdditionalDirectories []string    `json:"additionalDirectories,omitzero"`
-	McpServers            []McpServer `json:"mcpServers"`
+	MCPServers            []MCPServer `json:"mcpServers"`
 	Meta                  Meta        `json:"_meta,omitzero"`
-	Extra                 json.Extra  `json:"-"`
+	Extra                 Extra       `json:"-"`
 }
 
 // NewSessionResponse is the result of session/new.
@@ -24,7 +24,7 @@ type NewSessionResponse struct {
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
 	Models        *SessionModelState    `json:"models,omitempty"` // legacy, see SessionModelState
 	Meta          Meta                  `json:"_meta,omitzero"`
-	Extra         json.Extra            `json:"-"`
+	Extra         Extra                 `json:"-"`
 }
 
 // LoadSessionRequest is the params of session/load, gated by AgentCapabilities.LoadSession.
@@ -33,9 +33,9 @@ type LoadSessionRequest struct {
 	SessionID             SessionID   `json:"sessionId"`
 	Cwd                   string      `json:"cwd"`
 	AdditionalDirectories []string    `json:"additionalDirectories,omitzero"`
-	McpServers            []McpServer `json:"mcpServers"`
+	MCPServers            []MCPServer `json:"mcpServers"`
 	Meta                  Meta        `json:"_meta,omitzero"`
-	Extra                 json.Extra  `json:"-"`
+	Extra                 Extra       `json:"-"`
 }
 
 // LoadSessionResponse is the result of session/load.
@@ -44,7 +44,7 @@ type LoadSessionResponse struct {
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
 	Models        *SessionModelState    `json:"models,omitempty"` // legacy, see SessionModelState
 	Meta          Meta                  `json:"_meta,omitzero"`
-	Extra         json.Extra            `json:"-"`
+	Extra         Extra                 `json:"-"`
 }
 
 // ResumeSessionRequest is the params of session/resume, gated by
@@ -53,9 +53,9 @@ type ResumeSessionRequest struct {
 	SessionID             SessionID   `json:"sessionId"`
 	Cwd                   string      `json:"cwd"`
 	AdditionalDirectories []string    `json:"additionalDirectories,omitzero"`
-	McpServers            []McpServer `json:"mcpServers,omitzero"`
+	MCPServers            []MCPServer `json:"mcpServers,omitzero"`
 	Meta                  Meta        `json:"_meta,omitzero"`
-	Extra                 json.Extra  `json:"-"`
+	Extra                 Extra       `json:"-"`
 }
 
 // ResumeSessionResponse is the result of session/resume.
@@ -64,15 +64,15 @@ type ResumeSessionResponse struct {
 	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
 	Models        *SessionModelState    `json:"models,omitempty"` // legacy, see SessionModelState
 	Meta          Meta                  `json:"_meta,omitzero"`
-	Extra         json.Extra            `json:"-"`
+	Extra         Extra                 `json:"-"`
 }
 
 // ListSessionsRequest is the params of session/list, gated by SessionCapabilities.List.
 type ListSessionsRequest struct {
-	Cwd    string     `json:"cwd,omitempty"`    // only sessions with this working directory
-	Cursor string     `json:"cursor,omitempty"` // NextCursor of the previous page
-	Meta   Meta       `json:"_meta,omitzero"`
-	Extra  json.Extra `json:"-"`
+	Cwd    string `json:"cwd,omitempty"`    // only sessions with this working directory
+	Cursor string `json:"cursor,omitempty"` // NextCursor of the previous page
+	Meta   Meta   `json:"_meta,omitzero"`
+	Extra  Extra  `json:"-"`
 }
 
 // ListSessionsResponse is the result of session/list: one page of sessions.
@@ -80,70 +80,70 @@ type ListSessionsResponse struct {
 	Sessions   []SessionInfo `json:"sessions"`
 	NextCursor string        `json:"nextCursor,omitempty"` // empty on the last page
 	Meta       Meta          `json:"_meta,omitzero"`
-	Extra      json.Extra    `json:"-"`
+	Extra      Extra         `json:"-"`
 }
 
 // SessionInfo describes a session in a session/list page.
 type SessionInfo struct {
-	SessionID             SessionID  `json:"sessionId"`
-	Cwd                   string     `json:"cwd"`
-	AdditionalDirectories []string   `json:"additionalDirectories,omitzero"`
-	Title                 string     `json:"title,omitempty"`
-	UpdatedAt             string     `json:"updatedAt,omitempty"` // ISO 8601
-	Meta                  Meta       `json:"_meta,omitzero"`
-	Extra                 json.Extra `json:"-"`
+	SessionID             SessionID `json:"sessionId"`
+	Cwd                   string    `json:"cwd"`
+	AdditionalDirectories []string  `json:"additionalDirectories,omitzero"`
+	Title                 string    `json:"title,omitempty"`
+	UpdatedAt             string    `json:"updatedAt,omitempty"` // ISO 8601
+	Meta                  Meta      `json:"_meta,omitzero"`
+	Extra                 Extra     `json:"-"`
 }
 
 // DeleteSessionRequest is the params of session/delete, gated by SessionCapabilities.Delete.
 type DeleteSessionRequest struct {
-	SessionID SessionID  `json:"sessionId"`
-	Meta      Meta       `json:"_meta,omitzero"`
-	Extra     json.Extra `json:"-"`
+	SessionID SessionID `json:"sessionId"`
+	Meta      Meta      `json:"_meta,omitzero"`
+	Extra     Extra     `json:"-"`
 }
 
 // DeleteSessionResponse is the result of session/delete.
 type DeleteSessionResponse struct {
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Meta  Meta  `json:"_meta,omitzero"`
+	Extra Extra `json:"-"`
 }
 
 // CloseSessionRequest is the params of session/close, gated by SessionCapabilities.Close:
 // the agent cancels running work as for session/cancel, then frees the session.
 type CloseSessionRequest struct {
-	SessionID SessionID  `json:"sessionId"`
-	Meta      Meta       `json:"_meta,omitzero"`
-	Extra     json.Extra `json:"-"`
+	SessionID SessionID `json:"sessionId"`
+	Meta      Meta      `json:"_meta,omitzero"`
+	Extra     Extra     `json:"-"`
 }
 
 // CloseSessionResponse is the result of session/close.
 type CloseSessionResponse struct {
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Meta  Meta  `json:"_meta,omitzero"`
+	Extra Extra `json:"-"`
 }
 
-// McpServer is an MCP server the agent should connect to for the session. Exactly one
+// MCPServer is an MCP server the agent should connect to for the session. Exactly one
 // field is set. Stdio servers have no "type" on the wire; every agent supports them.
-type McpServer struct {
-	Stdio *McpServerStdio // no "type" (an explicit "stdio" is kept in its Extra)
-	HTTP  *McpServerHttp  // "type": "http", gated by McpCapabilities.HTTP
-	SSE   *McpServerSse   // "type": "sse", gated by McpCapabilities.SSE
-	// Unknown is any other type (such as the unstable "acp"): skipped for parley's own
-	// use, forwarded verbatim.
+type MCPServer struct {
+	Stdio *MCPServerStdio // no "type" (an explicit "stdio" is kept in its Extra)
+	HTTP  *MCPServerHTTP  // "type": "http", gated by MCPCapabilities.HTTP
+	SSE   *MCPServerSSE   // "type": "sse", gated by MCPCapabilities.SSE
+	// Unknown is any other type (such as the unstable "acp"), kept verbatim so that it
+	// can be forwarded.
 	Unknown json.RawMessage
 }
 
-// StdioMcpServer returns a stdio MCP server. Nil args and env are written as [].
-func StdioMcpServer(name, command string, args []string, env []EnvVariable) McpServer {
-	return McpServer{Stdio: &McpServerStdio{Name: name, Command: command, Args: args, Env: env}}
+// StdioMCPServer returns a stdio MCP server. Nil args and env are written as [].
+func StdioMCPServer(name, command string, args []string, env []EnvVariable) MCPServer {
+	return MCPServer{Stdio: &MCPServerStdio{Name: name, Command: command, Args: args, Env: env}}
 }
 
-// HTTPMcpServer returns an MCP server reached over streamable HTTP.
-func HTTPMcpServer(name, url string, headers []HttpHeader) McpServer {
-	return McpServer{HTTP: &McpServerHttp{Name: name, URL: url, Headers: headers}}
+// HTTPMCPServer returns an MCP server reached over streamable HTTP.
+func HTTPMCPServer(name, url string, headers []HTTPHeader) MCPServer {
+	return MCPServer{HTTP: &MCPServerHTTP{Name: name, URL: url, Headers: headers}}
 }
 
 // Kind returns "stdio", "http", "sse", or the type of an unknown server.
-func (s McpServer) Kind() string {
+func (s MCPServer) Kind() string {
 	switch {
 	case s.Stdio != nil:
 		return "stdio"
@@ -158,11 +158,11 @@ func (s McpServer) Kind() string {
 }
 
 // IsZero reports whether no variant is set.
-func (s McpServer) IsZero() bool {
+func (s MCPServer) IsZero() bool {
 	return s.Stdio == nil && s.HTTP == nil && s.SSE == nil && s.Unknown == nil
 }
 
-func (s McpServer) MarshalJSON() ([]byte, error) {
+func (s MCPServer) MarshalJSON() ([]byte, error) {
 	switch {
 	case s.Stdio != nil:
 		return s.Stdio.encodeMembers("", "")
@@ -173,73 +173,73 @@ func (s McpServer) MarshalJSON() ([]byte, error) {
 	case s.Unknown != nil:
 		return s.Unknown, nil
 	}
-	return nil, errEmptyUnion("McpServer")
+	return nil, errEmptyUnion("MCPServer")
 }
 
-func (s *McpServer) UnmarshalJSON(data []byte) error {
-	kind, present, err := readKind("McpServer", data, "type")
+func (s *MCPServer) UnmarshalJSON(data []byte) error {
+	kind, present, err := readKind("MCPServer", data, "type")
 	if err != nil {
 		return err
 	}
-	*s = McpServer{}
+	*s = MCPServer{}
 	switch {
 	case !present || string(kind) == "stdio":
-		s.Stdio = new(McpServerStdio)
+		s.Stdio = new(MCPServerStdio)
 		return s.Stdio.decodeMembers(data, "")
 	case string(kind) == "http":
-		s.HTTP = new(McpServerHttp)
+		s.HTTP = new(MCPServerHTTP)
 		return s.HTTP.decodeMembers(data, "type")
 	case string(kind) == "sse":
-		s.SSE = new(McpServerSse)
+		s.SSE = new(MCPServerSSE)
 		return s.SSE.decodeMembers(data, "type")
 	}
 	s.Unknown, err = unknownVariant(data)
 	return err
 }
 
-// McpServerStdio is an MCP server the agent starts as a subprocess. Args and Env are
+// MCPServerStdio is an MCP server the agent starts as a subprocess. Args and Env are
 // required on the wire and are written as [] when empty.
-type McpServerStdio struct {
+type MCPServerStdio struct {
 	Name    string        `json:"name"`
 	Command string        `json:"command"` // absolute path
 	Args    []string      `json:"args"`
 	Env     []EnvVariable `json:"env"`
 	Meta    Meta          `json:"_meta,omitzero"`
-	Extra   json.Extra    `json:"-"`
+	Extra   Extra         `json:"-"`
 }
 
-// McpServerHttp is an MCP server reached over streamable HTTP.
-type McpServerHttp struct {
+// MCPServerHTTP is an MCP server reached over streamable HTTP.
+type MCPServerHTTP struct {
 	Name    string       `json:"name"`
 	URL     string       `json:"url"`
-	Headers []HttpHeader `json:"headers"`
+	Headers []HTTPHeader `json:"headers"`
 	Meta    Meta         `json:"_meta,omitzero"`
-	Extra   json.Extra   `json:"-"`
+	Extra   Extra        `json:"-"`
 }
 
-// McpServerSse is an MCP server reached over SSE, a transport MCP has deprecated.
-type McpServerSse struct {
+// MCPServerSSE is an MCP server reached over SSE, a transport MCP has deprecated.
+type MCPServerSSE struct {
 	Name    string       `json:"name"`
 	URL     string       `json:"url"`
-	Headers []HttpHeader `json:"headers"`
+	Headers []HTTPHeader `json:"headers"`
 	Meta    Meta         `json:"_meta,omitzero"`
-	Extra   json.Extra   `json:"-"`
+	Extra   Extra        `json:"-"`
 }
 
 // EnvVariable is one environment variable for a process.
 type EnvVariable struct {
-	Name  string     `json:"name"`
-	Value string     `json:"value"`
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Meta  Meta   `json:"_meta,omitzero"`
+	Extra Extra  `json:"-"`
 }
 
-// HttpHeader is one HTTP header for a request.
-type HttpHeader struct {
-	Name  string     `json:"name"`
-	Value string     `json:"value"`
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+// HTTPHeader is one HTTP header for a request.
+type HTTPHeader struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+	Meta  Meta   `json:"_meta,omitzero"`
+	Extra Extra  `json:"-"`
 }
 
 // SessionModeID identifies a session mode.
@@ -251,7 +251,7 @@ type SessionModeState struct {
 	CurrentModeID  SessionModeID `json:"currentModeId"`
 	AvailableModes []SessionMode `json:"availableModes"`
 	Meta           Meta          `json:"_meta,omitzero"`
-	Extra          json.Extra    `json:"-"`
+	Extra          Extra         `json:"-"`
 }
 
 // SessionMode is one mode a session can be in, such as "ask" or "code".
@@ -260,7 +260,7 @@ type SessionMode struct {
 	Name        string        `json:"name"`
 	Description string        `json:"description,omitempty"`
 	Meta        Meta          `json:"_meta,omitzero"`
-	Extra       json.Extra    `json:"-"`
+	Extra       Extra         `json:"-"`
 }
 
 // SetSessionModeRequest is the params of session/set_mode.
@@ -268,24 +268,24 @@ type SetSessionModeRequest struct {
 	SessionID SessionID     `json:"sessionId"`
 	ModeID    SessionModeID `json:"modeId"`
 	Meta      Meta          `json:"_meta,omitzero"`
-	Extra     json.Extra    `json:"-"`
+	Extra     Extra         `json:"-"`
 }
 
 // SetSessionModeResponse is the result of session/set_mode.
 type SetSessionModeResponse struct {
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Meta  Meta  `json:"_meta,omitzero"`
+	Extra Extra `json:"-"`
 }
 
 // SessionModelState is the legacy model selection ("models" in session responses). It was
 // removed from the protocol in favour of a config option with category "model", but real
 // agents still send it: a client falls back to it, with session/set_model, when no such
-// option exists. parley's own agent does not send it.
+// option exists. An agent should offer a config option instead.
 type SessionModelState struct {
 	CurrentModelID  ModelID     `json:"currentModelId"`
 	AvailableModels []ModelInfo `json:"availableModels"`
 	Meta            Meta        `json:"_meta,omitzero"`
-	Extra           json.Extra  `json:"-"`
+	Extra           Extra       `json:"-"`
 }
 
 // ModelID identifies a model in the legacy model selection.
@@ -293,23 +293,23 @@ type ModelID string
 
 // ModelInfo is one model of the legacy model selection.
 type ModelInfo struct {
-	ModelID     ModelID    `json:"modelId"`
-	Name        string     `json:"name"`
-	Description string     `json:"description,omitempty"`
-	Meta        Meta       `json:"_meta,omitzero"`
-	Extra       json.Extra `json:"-"`
+	ModelID     ModelID `json:"modelId"`
+	Name        string  `json:"name"`
+	Description string  `json:"description,omitempty"`
+	Meta        Meta    `json:"_meta,omitzero"`
+	Extra       Extra   `json:"-"`
 }
 
 // SetSessionModelRequest is the params of the legacy session/set_model.
 type SetSessionModelRequest struct {
-	SessionID SessionID  `json:"sessionId"`
-	ModelID   ModelID    `json:"modelId"`
-	Meta      Meta       `json:"_meta,omitzero"`
-	Extra     json.Extra `json:"-"`
+	SessionID SessionID `json:"sessionId"`
+	ModelID   ModelID   `json:"modelId"`
+	Meta      Meta      `json:"_meta,omitzero"`
+	Extra     Extra     `json:"-"`
 }
 
 // SetSessionModelResponse is the result of the legacy session/set_model.
 type SetSessionModelResponse struct {
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Meta  Meta  `json:"_meta,omitzero"`
+	Extra Extra `json:"-"`
 }

@@ -1,7 +1,5 @@
 package acp
 
-import "github.com/parley-acp/parley/internal/json"
-
 // TerminalID identifies a terminal created with terminal/create. It stays valid until
 // terminal/release.
 type TerminalID string
@@ -17,16 +15,16 @@ type CreateTerminalRequest struct {
 	Cwd       string        `json:"cwd,omitempty"` // absolute
 	// OutputByteLimit is how much output the client keeps, dropping from the beginning.
 	// A pointer because 0 is a limit.
-	OutputByteLimit *uint64    `json:"outputByteLimit,omitempty"`
-	Meta            Meta       `json:"_meta,omitzero"`
-	Extra           json.Extra `json:"-"`
+	OutputByteLimit *uint64 `json:"outputByteLimit,omitempty"`
+	Meta            Meta    `json:"_meta,omitzero"`
+	Extra           Extra   `json:"-"`
 }
 
 // CreateTerminalResponse is the result of terminal/create.
 type CreateTerminalResponse struct {
 	TerminalID TerminalID `json:"terminalId"`
 	Meta       Meta       `json:"_meta,omitzero"`
-	Extra      json.Extra `json:"-"`
+	Extra      Extra      `json:"-"`
 }
 
 // TerminalOutputRequest is the params of terminal/output.
@@ -34,7 +32,7 @@ type TerminalOutputRequest struct {
 	SessionID  SessionID  `json:"sessionId"`
 	TerminalID TerminalID `json:"terminalId"`
 	Meta       Meta       `json:"_meta,omitzero"`
-	Extra      json.Extra `json:"-"`
+	Extra      Extra      `json:"-"`
 }
 
 // TerminalOutputResponse is the result of terminal/output: the output so far, and the
@@ -44,15 +42,15 @@ type TerminalOutputResponse struct {
 	Truncated  bool                `json:"truncated"` // the beginning was dropped to fit the limit
 	ExitStatus *TerminalExitStatus `json:"exitStatus,omitempty"`
 	Meta       Meta                `json:"_meta,omitzero"`
-	Extra      json.Extra          `json:"-"`
+	Extra      Extra               `json:"-"`
 }
 
 // TerminalExitStatus is how a terminal's command ended: an exit code, or a signal.
 type TerminalExitStatus struct {
-	ExitCode *uint32    `json:"exitCode,omitempty"` // a pointer because 0 is success
-	Signal   string     `json:"signal,omitempty"`
-	Meta     Meta       `json:"_meta,omitzero"`
-	Extra    json.Extra `json:"-"`
+	ExitCode *uint32 `json:"exitCode,omitempty"` // a pointer because 0 is success
+	Signal   string  `json:"signal,omitempty"`
+	Meta     Meta    `json:"_meta,omitzero"`
+	Extra    Extra   `json:"-"`
 }
 
 // WaitForTerminalExitRequest is the params of terminal/wait_for_exit.
@@ -60,16 +58,16 @@ type WaitForTerminalExitRequest struct {
 	SessionID  SessionID  `json:"sessionId"`
 	TerminalID TerminalID `json:"terminalId"`
 	Meta       Meta       `json:"_meta,omitzero"`
-	Extra      json.Extra `json:"-"`
+	Extra      Extra      `json:"-"`
 }
 
 // WaitForTerminalExitResponse is the result of terminal/wait_for_exit, sent when the
 // command has exited.
 type WaitForTerminalExitResponse struct {
-	ExitCode *uint32    `json:"exitCode,omitempty"`
-	Signal   string     `json:"signal,omitempty"`
-	Meta     Meta       `json:"_meta,omitzero"`
-	Extra    json.Extra `json:"-"`
+	ExitCode *uint32 `json:"exitCode,omitempty"`
+	Signal   string  `json:"signal,omitempty"`
+	Meta     Meta    `json:"_meta,omitzero"`
+	Extra    Extra   `json:"-"`
 }
 
 // KillTerminalRequest is the params of terminal/kill: stop the command but keep the
@@ -78,13 +76,13 @@ type KillTerminalRequest struct {
 	SessionID  SessionID  `json:"sessionId"`
 	TerminalID TerminalID `json:"terminalId"`
 	Meta       Meta       `json:"_meta,omitzero"`
-	Extra      json.Extra `json:"-"`
+	Extra      Extra      `json:"-"`
 }
 
 // KillTerminalResponse is the result of terminal/kill.
 type KillTerminalResponse struct {
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Meta  Meta  `json:"_meta,omitzero"`
+	Extra Extra `json:"-"`
 }
 
 // ReleaseTerminalRequest is the params of terminal/release: kill the command if it runs
@@ -93,11 +91,11 @@ type ReleaseTerminalRequest struct {
 	SessionID  SessionID  `json:"sessionId"`
 	TerminalID TerminalID `json:"terminalId"`
 	Meta       Meta       `json:"_meta,omitzero"`
-	Extra      json.Extra `json:"-"`
+	Extra      Extra      `json:"-"`
 }
 
 // ReleaseTerminalResponse is the result of terminal/release.
 type ReleaseTerminalResponse struct {
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Meta  Meta  `json:"_meta,omitzero"`
+	Extra Extra `json:"-"`
 }

@@ -17,7 +17,7 @@ type ToolCall struct {
 	RawInput   json.RawMessage    `json:"rawInput,omitzero"`
 	RawOutput  json.RawMessage    `json:"rawOutput,omitzero"`
 	Meta       Meta               `json:"_meta,omitzero"`
-	Extra      json.Extra         `json:"-"`
+	Extra      Extra              `json:"-"`
 }
 
 // ToolCallUpdate is a "tool_call_update" update, and the tool call a permission request
@@ -34,7 +34,7 @@ type ToolCallUpdate struct {
 	RawInput   json.RawMessage    `json:"rawInput,omitzero"`
 	RawOutput  json.RawMessage    `json:"rawOutput,omitzero"`
 	Meta       Meta               `json:"_meta,omitzero"`
-	Extra      json.Extra         `json:"-"`
+	Extra      Extra              `json:"-"`
 }
 
 // ToolKind is the category of a tool call, for icons and display. Absent means "other".
@@ -67,10 +67,10 @@ const (
 // ToolCallLocation is a file (and line, 1-based) a tool call works on, so the client can
 // follow the agent.
 type ToolCallLocation struct {
-	Path  string     `json:"path"`           // absolute
-	Line  uint32     `json:"line,omitempty"` // 1-based; 0 when absent
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Path  string `json:"path"`           // absolute
+	Line  uint32 `json:"line,omitempty"` // 1-based; 0 when absent
+	Meta  Meta   `json:"_meta,omitzero"`
+	Extra Extra  `json:"-"`
 }
 
 // ToolCallContent is what a tool call produced, discriminated by "type". Exactly one field is set.
@@ -151,7 +151,7 @@ func (c *ToolCallContent) UnmarshalJSON(data []byte) error {
 type Content struct {
 	Content ContentBlock `json:"content"`
 	Meta    Meta         `json:"_meta,omitzero"`
-	Extra   json.Extra   `json:"-"`
+	Extra   Extra        `json:"-"`
 }
 
 // Diff is a file edit made by a tool call.
@@ -159,15 +159,15 @@ type Diff struct {
 	Path string `json:"path"` // absolute
 	// OldText is the file's content before the edit; nil for a new file (the wire has
 	// it absent or null).
-	OldText *string    `json:"oldText,omitempty"`
-	NewText string     `json:"newText"`
-	Meta    Meta       `json:"_meta,omitzero"`
-	Extra   json.Extra `json:"-"`
+	OldText *string `json:"oldText,omitempty"`
+	NewText string  `json:"newText"`
+	Meta    Meta    `json:"_meta,omitzero"`
+	Extra   Extra   `json:"-"`
 }
 
 // Terminal is tool call content that shows a terminal created with terminal/create.
 type Terminal struct {
 	TerminalID TerminalID `json:"terminalId"`
 	Meta       Meta       `json:"_meta,omitzero"`
-	Extra      json.Extra `json:"-"`
+	Extra      Extra      `json:"-"`
 }

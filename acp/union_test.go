@@ -92,8 +92,8 @@ func TestConstructors(t *testing.T) {
 		}}}, `{"sessionUpdate":"tool_call_update","toolCallId":"c","status":"completed","content":[{"type":"content","content":{"type":"text","text":"ok"}},{"type":"terminal","terminalId":"t1"},{"type":"diff","path":"/a","oldText":"a","newText":"b"}]}`},
 		{SelectedOutcome("allow"), `{"outcome":"selected","optionId":"allow"}`},
 		{CancelledOutcome(), `{"outcome":"cancelled"}`},
-		{StdioMcpServer("fs", "/bin/fs", nil, nil), `{"name":"fs","command":"/bin/fs","args":[],"env":[]}`},
-		{HTTPMcpServer("web", "https://x", nil), `{"type":"http","name":"web","url":"https://x","headers":[]}`},
+		{StdioMCPServer("fs", "/bin/fs", nil, nil), `{"name":"fs","command":"/bin/fs","args":[],"env":[]}`},
+		{HTTPMCPServer("web", "https://x", nil), `{"type":"http","name":"web","url":"https://x","headers":[]}`},
 		{AvailableCommand{Name: "web", Description: "Search", Input: &AvailableCommandInput{Unstructured: &UnstructuredCommandInput{Hint: "query"}}}, `{"name":"web","description":"Search","input":{"hint":"query"}}`},
 		{SetSessionConfigOptionRequest{SessionID: "s", ConfigID: "model", Value: ConfigValueID("opus")}, `{"sessionId":"s","configId":"model","value":"opus"}`},
 		{SetSessionConfigOptionRequest{SessionID: "s", ConfigID: "yolo", Value: ConfigValueBoolean(false)}, `{"sessionId":"s","configId":"yolo","type":"boolean","value":false}`},
@@ -130,9 +130,9 @@ func TestUnionKinds(t *testing.T) {
 	}{
 		{`{"type":"resource","resource":{"uri":"u","blob":"AA"}}`, new(ContentBlock), "resource"},
 		{`{"type":"mystery"}`, new(ContentBlock), "mystery"},
-		{`{"name":"s","command":"c","args":[],"env":[]}`, new(McpServer), "stdio"},
-		{`{"type":"stdio","name":"s","command":"c","args":[],"env":[]}`, new(McpServer), "stdio"},
-		{`{"type":"acp","name":"a","serverId":"x"}`, new(McpServer), "acp"},
+		{`{"name":"s","command":"c","args":[],"env":[]}`, new(MCPServer), "stdio"},
+		{`{"type":"stdio","name":"s","command":"c","args":[],"env":[]}`, new(MCPServer), "stdio"},
+		{`{"type":"acp","name":"a","serverId":"x"}`, new(MCPServer), "acp"},
 		{`{"id":"a","name":"A"}`, new(AuthMethod), "agent"},
 		{`{"type":"terminal","id":"t","name":"T"}`, new(AuthMethod), "terminal"},
 		{`{"type":"env_var","id":"e","name":"E"}`, new(AuthMethod), "env_var"},
@@ -159,7 +159,7 @@ func TestEmptyAndMissingUnions(t *testing.T) {
 	// Sending a union with nothing set is a bug on our side: fail loudly instead of
 	// writing null for the peer to trip over.
 	for _, v := range []any{
-		SessionUpdate{}, ContentBlock{}, ToolCallContent{}, McpServer{}, AuthMethod{},
+		SessionUpdate{}, ContentBlock{}, ToolCallContent{}, MCPServer{}, AuthMethod{},
 		RequestPermissionOutcome{}, SessionConfigOption{}, AvailableCommandInput{},
 		SessionNotification{SessionID: "s"},
 	} {

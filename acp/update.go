@@ -8,7 +8,7 @@ type SessionNotification struct {
 	SessionID SessionID     `json:"sessionId"`
 	Update    SessionUpdate `json:"update"`
 	Meta      Meta          `json:"_meta,omitzero"`
-	Extra     json.Extra    `json:"-"`
+	Extra     Extra         `json:"-"`
 }
 
 // SessionUpdate is one update of a session, discriminated by "sessionUpdate". Exactly one
@@ -169,9 +169,9 @@ type ContentChunk struct {
 	Content ContentBlock `json:"content"`
 	// MessageID groups chunks: the same id continues a message, a new id starts one.
 	// It is opaque, chosen by the agent, and optional in v1.
-	MessageID MessageID  `json:"messageId,omitempty"`
-	Meta      Meta       `json:"_meta,omitzero"`
-	Extra     json.Extra `json:"-"`
+	MessageID MessageID `json:"messageId,omitempty"`
+	Meta      Meta      `json:"_meta,omitzero"`
+	Extra     Extra     `json:"-"`
 }
 
 // MessageID identifies a message across its chunks.
@@ -181,7 +181,7 @@ type MessageID string
 type Plan struct {
 	Entries []PlanEntry `json:"entries"`
 	Meta    Meta        `json:"_meta,omitzero"`
-	Extra   json.Extra  `json:"-"`
+	Extra   Extra       `json:"-"`
 }
 
 // PlanEntry is one task of a plan.
@@ -190,7 +190,7 @@ type PlanEntry struct {
 	Priority PlanEntryPriority `json:"priority"`
 	Status   PlanEntryStatus   `json:"status"`
 	Meta     Meta              `json:"_meta,omitzero"`
-	Extra    json.Extra        `json:"-"`
+	Extra    Extra             `json:"-"`
 }
 
 // PlanEntryPriority is how important a plan entry is.
@@ -215,7 +215,7 @@ const (
 type AvailableCommandsUpdate struct {
 	AvailableCommands []AvailableCommand `json:"availableCommands"`
 	Meta              Meta               `json:"_meta,omitzero"`
-	Extra             json.Extra         `json:"-"`
+	Extra             Extra              `json:"-"`
 }
 
 // AvailableCommand is a slash command the user can run, without its slash.
@@ -224,7 +224,7 @@ type AvailableCommand struct {
 	Description string                 `json:"description"`
 	Input       *AvailableCommandInput `json:"input,omitempty"`
 	Meta        Meta                   `json:"_meta,omitzero"`
-	Extra       json.Extra             `json:"-"`
+	Extra       Extra                  `json:"-"`
 }
 
 // AvailableCommandInput describes the input a command takes. v1 knows one shape,
@@ -271,23 +271,23 @@ func (in *AvailableCommandInput) UnmarshalJSON(data []byte) error {
 
 // UnstructuredCommandInput is free text after the command, with a hint shown while it is empty.
 type UnstructuredCommandInput struct {
-	Hint  string     `json:"hint"`
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Hint  string `json:"hint"`
+	Meta  Meta   `json:"_meta,omitzero"`
+	Extra Extra  `json:"-"`
 }
 
 // CurrentModeUpdate reports that the session switched mode.
 type CurrentModeUpdate struct {
 	CurrentModeID SessionModeID `json:"currentModeId"`
 	Meta          Meta          `json:"_meta,omitzero"`
-	Extra         json.Extra    `json:"-"`
+	Extra         Extra         `json:"-"`
 }
 
 // ConfigOptionUpdate carries the complete, current list of config options.
 type ConfigOptionUpdate struct {
 	ConfigOptions []SessionConfigOption `json:"configOptions"`
 	Meta          Meta                  `json:"_meta,omitzero"`
-	Extra         json.Extra            `json:"-"`
+	Extra         Extra                 `json:"-"`
 }
 
 // SessionInfoUpdate changes the session's metadata. Here null means something: an absent
@@ -296,29 +296,30 @@ type SessionInfoUpdate struct {
 	Title     Patch[string] `json:"title,omitzero"`
 	UpdatedAt Patch[string] `json:"updatedAt,omitzero"` // ISO 8601
 	Meta      Meta          `json:"_meta,omitzero"`
-	Extra     json.Extra    `json:"-"`
+	Extra     Extra         `json:"-"`
 }
 
 // UsageUpdate reports the context window's use and, optionally, the session's cost so far.
 type UsageUpdate struct {
-	Used  uint64     `json:"used"` // tokens in the context now
-	Size  uint64     `json:"size"` // the context window
-	Cost  *Cost      `json:"cost,omitempty"`
-	Meta  Meta       `json:"_meta,omitzero"`
-	Extra json.Extra `json:"-"`
+	Used  uint64 `json:"used"` // tokens in the context now
+	Size  uint64 `json:"size"` // the context window
+	Cost  *Cost  `json:"cost,omitempty"`
+	Meta  Meta   `json:"_meta,omitzero"`
+	Extra Extra  `json:"-"`
 }
 
 // Cost is a cumulative amount of money.
 type Cost struct {
-	Amount   float64    `json:"amount"`
-	Currency string     `json:"currency"` // ISO 4217, e.g. "USD"
-	Meta     Meta       `json:"_meta,omitzero"`
-	Extra    json.Extra `json:"-"`
+	Amount   float64 `json:"amount"`
+	Currency string  `json:"currency"` // ISO 4217, e.g. "USD"
+	Meta     Meta    `json:"_meta,omitzero"`
+	Extra    Extra   `json:"-"`
 }
 
-// The next types are session updates that the npm 2.4.0 schema marks stable but that
-// are gated by client capabilities parley does not advertise yet. SessionUpdate keeps
-// them in Unknown; decode Unknown into these types to read one.
+// The next types are session updates that the npm 2.4.0 schema marks stable but the
+// schema-v1.21.0 tag does not, gated by client capabilities (ClientSessionCapabilities
+// Notices and Compaction). SessionUpdate keeps them in Unknown until they settle; decode
+// Unknown into these types to read one.
 
 // Notice is a "notice" update: a message for the user, gated by ClientSessionCapabilities.Notices.
 type Notice struct {
@@ -326,7 +327,7 @@ type Notice struct {
 	Title       string         `json:"title"`
 	Description string         `json:"description,omitempty"`
 	Meta        Meta           `json:"_meta,omitzero"`
-	Extra       json.Extra     `json:"-"`
+	Extra       Extra          `json:"-"`
 }
 
 // NoticeSeverity is how serious a notice is.
@@ -346,7 +347,7 @@ type CompactionUpdate struct {
 	Summary      []ContentBlock   `json:"summary,omitzero"`
 	Error        string           `json:"error,omitempty"`
 	Meta         Meta             `json:"_meta,omitzero"`
-	Extra        json.Extra       `json:"-"`
+	Extra        Extra            `json:"-"`
 }
 
 // CompactionSummaryChunk is a "compaction_summary_chunk" update: part of a compaction's summary.
@@ -354,7 +355,7 @@ type CompactionSummaryChunk struct {
 	CompactionID CompactionID `json:"compactionId"`
 	Content      ContentBlock `json:"content"`
 	Meta         Meta         `json:"_meta,omitzero"`
-	Extra        json.Extra   `json:"-"`
+	Extra        Extra        `json:"-"`
 }
 
 // CompactionID identifies one compaction.

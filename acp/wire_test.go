@@ -36,7 +36,7 @@ func TestNullDecodesAsAbsent(t *testing.T) {
 		t.Errorf("re-encoded as %s", out)
 	}
 
-	var srv McpServer
+	var srv MCPServer
 	if err := json.Unmarshal([]byte(`{"name":"s","command":"c","args":null,"env":null}`), &srv); err != nil {
 		t.Fatal(err)
 	}
@@ -142,8 +142,8 @@ func TestEncodingIsStrict(t *testing.T) {
 		v    any
 		want string
 	}{
-		{"stdio server: args and env always present", McpServer{Stdio: &McpServerStdio{Name: "fs", Command: "/bin/fs"}}, `{"name":"fs","command":"/bin/fs","args":[],"env":[]}`},
-		{"http server: headers always present", McpServer{HTTP: &McpServerHttp{Name: "w", URL: "https://w"}}, `{"type":"http","name":"w","url":"https://w","headers":[]}`},
+		{"stdio server: args and env always present", MCPServer{Stdio: &MCPServerStdio{Name: "fs", Command: "/bin/fs"}}, `{"name":"fs","command":"/bin/fs","args":[],"env":[]}`},
+		{"http server: headers always present", MCPServer{HTTP: &MCPServerHTTP{Name: "w", URL: "https://w"}}, `{"type":"http","name":"w","url":"https://w","headers":[]}`},
 		{"fs capabilities are nested", ClientCapabilities{FS: FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true}, `{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true}`},
 		{"empty capabilities are omitted", InitializeRequest{ProtocolVersion: ProtocolVersion}, `{"protocolVersion":1}`},
 		{"capability markers are {}", AgentCapabilities{

@@ -99,7 +99,6 @@ func TestAgentCriticalCommandAsksEvenUnderYolo(t *testing.T) {
 type agentProcess struct {
 	conn   *acp.ClientConn
 	client *questionClient
-	cmd    *exec.Cmd
 }
 
 type questionClient struct {
@@ -141,15 +140,6 @@ func (c *questionClient) take() []acp.SessionUpdate {
 	return out
 }
 
-type pipeStream struct {
-	r *os.File
-	w *os.File
-}
-
-func (p pipeStream) Read(b []byte) (int, error)  { return p.r.Read(b) }
-func (p pipeStream) Write(b []byte) (int, error) { return p.w.Write(b) }
-func (p pipeStream) Close() error                { p.w.Close(); return p.r.Close() }
-
 // startAgent runs `parley agent` in dir with env and extra flags, and initializes it.
 func startAgent(t *testing.T, dir string, env []string, fake *fakellm.Server, flags ...string) *agentProcess {
 	t.Helper()
@@ -168,19 +158,12 @@ func startAgentWith(t *testing.T, dir string, env []string, fake *fakellm.Server
 	if change != nil {
 		change(cmd)
 	}
-	toAgent, err := cmd.StdinPipe()
+	p := &agentProcess{client: &questionClient{}}
+	conn, err := acp.StartAgent(cmd, func(*acp.ClientConn) acp.Client { return p.client }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromAgent, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &agentProcess{client: &questionClient{}, cmd: cmd}
-	p.conn = acp.NewClientConn(pipeStream{r: fromAgent.(*os.File), w: toAgent.(*os.File)}, func(*acp.ClientConn) acp.Client { return p.client }, nil)
+	p.conn = conn
 	t.Cleanup(p.stop)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -190,22 +173,15 @@ func startAgentWith(t *testing.T, dir string, env []string, fake *fakellm.Server
 	return p
 }
 
-// stop closes the agent's stdin and waits for it to exit.
+// stop closes the agent's stdin and waits for it to exit (StartAgent's connection owns
+// the process).
 func (p *agentProcess) stop() {
 	p.conn.Close()
-	done := make(chan struct{})
-	go func() { p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second): // a hang guard, not a synchronisation
-		p.cmd.Process.Kill()
-		<-done
-	}
 }
 
 func (p *agentProcess) newSession(t *testing.T, dir string) acp.SessionID {
 	t.Helper()
-	resp, err := p.conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
+	resp, err := p.conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: dir, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +346,7 @@ func TestAgentSessionSurvivesARestart(t *testing.T) {
 	if err != nil || len(list.Sessions) != 1 || list.Sessions[0].SessionID != id {
 		t.Fatalf("session/list after a restart: %+v, %v", list, err)
 	}
-	if _, err := second.conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: id, Cwd: w.dir, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := second.conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: id, Cwd: w.dir, MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatal(err)
 	}
 	replayed := second.client.take()

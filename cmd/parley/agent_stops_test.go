@@ -156,7 +156,7 @@ func TestAgentCompactOnRequestAndAfterARestart(t *testing.T) {
 	first.stop()
 
 	second := startAgent(t, w.dir, w.env, fake)
-	if _, err := second.conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: id, Cwd: w.dir, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := second.conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: id, Cwd: w.dir, MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatal(err)
 	}
 	second.prompt(t, id, "What is the deployment code I gave you at the start?")

@@ -16,7 +16,6 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/host"
-	"github.com/parley-acp/parley/internal/jsonrpc2"
 )
 
 // recorder is an ACP client that keeps every update and answers permission requests
@@ -86,12 +85,12 @@ func startEliza(t *testing.T, r *recorder) *host.Agent {
 	return a
 }
 
-func newSession(t *testing.T, a *host.Agent, servers ...acp.McpServer) acp.SessionID {
+func newSession(t *testing.T, a *host.Agent, servers ...acp.MCPServer) acp.SessionID {
 	t.Helper()
 	if servers == nil {
-		servers = []acp.McpServer{}
+		servers = []acp.MCPServer{}
 	}
-	s, err := a.Conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: servers})
+	s, err := a.Conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: t.TempDir(), MCPServers: servers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +249,7 @@ func TestElizaLoadAndClose(t *testing.T) {
 	id := newSession(t, a)
 	prompt(t, t.Context(), a, id, "I need a holiday")
 	r.take()
-	if _, err := a.Conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: id, Cwd: t.TempDir(), McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := a.Conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: id, Cwd: t.TempDir(), MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatal(err)
 	}
 	replay := r.take()
@@ -264,11 +263,11 @@ func TestElizaLoadAndClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := a.Conn.Prompt(t.Context(), &acp.PromptRequest{SessionID: id, Prompt: []acp.ContentBlock{acp.TextBlock("hi")}})
-	if e, ok := errors.AsType[*jsonrpc2.Error](err); !ok || e.Code != acp.CodeResourceNotFound {
+	if e, ok := errors.AsType[*acp.Error](err); !ok || e.Code != acp.CodeResourceNotFound {
 		t.Errorf("prompt to a closed session: %v, want -32002", err)
 	}
-	_, err = a.Conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: "nope", Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
-	if e, ok := errors.AsType[*jsonrpc2.Error](err); !ok || e.Code != acp.CodeResourceNotFound {
+	_, err = a.Conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: "nope", Cwd: t.TempDir(), MCPServers: []acp.MCPServer{}})
+	if e, ok := errors.AsType[*acp.Error](err); !ok || e.Code != acp.CodeResourceNotFound {
 		t.Errorf("loading an unknown session: %v, want -32002", err)
 	}
 }
@@ -285,9 +284,9 @@ func TestElizaMCPTools(t *testing.T) {
 	}))
 	// Cleanups run last-first: eliza (and its MCP sessions) ends before the server does.
 	t.Cleanup(srv.Close)
-	servers := []acp.McpServer{
-		acp.StdioMcpServer("local", self(t), nil, []acp.EnvVariable{{Name: "PARLEY_TEST_ROLE", Value: "mcp-server"}}),
-		acp.HTTPMcpServer("remote", srv.URL, []acp.HttpHeader{{Name: "X-Secret", Value: secret}}),
+	servers := []acp.MCPServer{
+		acp.StdioMCPServer("local", self(t), nil, []acp.EnvVariable{{Name: "PARLEY_TEST_ROLE", Value: "mcp-server"}}),
+		acp.HTTPMCPServer("remote", srv.URL, []acp.HTTPHeader{{Name: "X-Secret", Value: secret}}),
 	}
 	r := &recorder{}
 	a := startEliza(t, r)

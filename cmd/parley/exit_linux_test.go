@@ -90,7 +90,7 @@ func TestRunEndsOnSignalWhenTheAgentStopsReading(t *testing.T) {
 			if code := cmd.ProcessState.ExitCode(); code != exitCancelled {
 				t.Errorf("exit status %d, want %d; stderr:\n%s", code, exitCancelled, said.String())
 			}
-			if signals == 1 && !strings.Contains(said.String(), "does not read what parley sends") {
+			if signals == 1 && !strings.Contains(said.String(), "does not read what it is sent") {
 				// told at once, not after waiting out the grace for an answer that cannot come
 				t.Errorf("parley did not say the agent stopped reading; stderr:\n%s", said.String())
 			}

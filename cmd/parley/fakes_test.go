@@ -28,7 +28,7 @@ func runFakeAgent(behaviour string) int {
 	}
 	if behaviour == "scripted" || behaviour == "scripted-ignoring-eof" {
 		a := &scriptedAgent{}
-		acp.NewAgentConn(stdioStream{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
+		acp.NewAgentConn(acp.Stdio(), func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 		<-a.conn.Done()
 		if behaviour == "scripted-ignoring-eof" {
 			select {} // like agents that only a signal ends
@@ -37,16 +37,10 @@ func runFakeAgent(behaviour string) int {
 		return 0
 	}
 	a := &fakeAgent{behaviour: behaviour}
-	acp.NewAgentConn(stdioStream{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
+	acp.NewAgentConn(acp.Stdio(), func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 	<-a.conn.Done()
 	return 0
 }
-
-type stdioStream struct{}
-
-func (stdioStream) Read(b []byte) (int, error)  { return os.Stdin.Read(b) }
-func (stdioStream) Write(b []byte) (int, error) { return os.Stdout.Write(b) }
-func (stdioStream) Close() error                { os.Stdin.Close(); return os.Stdout.Close() }
 
 type fakeAgent struct {
 	behaviour string
@@ -80,8 +74,6 @@ func (a *fakeAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Pr
 	}
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
-
-func (a *fakeAgent) Cancel(ctx context.Context, req *acp.CancelNotification) error { return nil }
 
 // runMCPServer is a stdio MCP server with two tools, for eliza's tool commands.
 func runMCPServer() int {

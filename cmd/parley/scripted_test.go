@@ -43,7 +43,6 @@ type scriptedAgent struct {
 	mu       sync.Mutex
 	sessions []acp.SessionID
 	mode     acp.SessionConfigValueID
-	cancels  map[acp.SessionID]context.CancelFunc
 }
 
 func (a *scriptedAgent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
@@ -104,25 +103,11 @@ func (a *scriptedAgent) ListSessions(ctx context.Context, req *acp.ListSessionsR
 	return resp, nil
 }
 
-func (a *scriptedAgent) Cancel(ctx context.Context, req *acp.CancelNotification) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if cancel := a.cancels[req.SessionID]; cancel != nil {
-		cancel()
-	}
-	return nil
-}
-
 func (a *scriptedAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptResponse, error) {
+	// ctx ends on session/cancel; turn also ends when a line gives up the turn.
 	turn, cancel := context.WithCancel(ctx)
 	defer cancel()
 	turn = context.WithValue(turn, cancelKey{}, cancel)
-	a.mu.Lock()
-	if a.cancels == nil {
-		a.cancels = map[acp.SessionID]context.CancelFunc{}
-	}
-	a.cancels[req.SessionID] = cancel
-	a.mu.Unlock()
 	var text string
 	for _, b := range req.Prompt {
 		if t, ok := b.AsText(); ok {

@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,7 +14,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agent/tools"
-	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"github.com/parley-acp/parley/internal/llm"
 	"github.com/parley-acp/parley/internal/mcpclient"
 	"github.com/parley-acp/parley/internal/safety"
@@ -66,14 +64,9 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 		opts.judge = newSafetyJudge(opts.SensitiveFiles)
 	}
 	a := &agent{opts: opts, sessions: map[acp.SessionID]*session{}}
-	acp.NewAgentConn(stream, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, &acp.ConnOptions{Logger: opts.Logger})
-	select {
-	case <-a.conn.Done():
-	case <-ctx.Done():
-		a.conn.Close()
-	}
+	err := acp.Serve(ctx, stream, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, &acp.ConnOptions{Logger: opts.Logger})
 	a.closeAll()
-	if err := a.conn.Err(); err != nil && !errors.Is(err, io.EOF) {
+	if err != nil {
 		return fmt.Errorf("agent: %w", err)
 	}
 	return nil
@@ -106,8 +99,6 @@ type session struct {
 	turnMu sync.Mutex // one turn at a time; it guards what follows
 	conv   conversation
 	title  string // the first prompt, once there was one
-
-	cancel atomic.Pointer[context.CancelFunc]
 }
 
 func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
@@ -131,7 +122,7 @@ func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:         kept,
 			PromptCapabilities:  acp.PromptCapabilities{EmbeddedContext: true, Image: vision},
-			McpCapabilities:     acp.McpCapabilities{HTTP: true},
+			MCPCapabilities:     acp.MCPCapabilities{HTTP: true},
 			SessionCapabilities: sessions,
 		},
 		AgentInfo: &acp.Implementation{Name: "parley-agent", Title: "parley (" + a.opts.Model + ")", Version: a.opts.Version},
@@ -149,7 +140,7 @@ func (a *agent) modelInfo(ctx context.Context) (llm.ModelInfo, error) {
 	}
 	info, err := a.opts.Provider.Info(ctx, a.opts.Model)
 	if err != nil {
-		return llm.ModelInfo{}, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+		return llm.ModelInfo{}, acp.Errorf(acp.CodeInternalError, "%v", err)
 	}
 	a.info = &info
 	a.win = newWindow(a.opts.Context, info, llm.SetsWindow(a.opts.Provider))
@@ -172,17 +163,17 @@ func (a *agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*ac
 	id := acp.SessionID("parley-" + strings.ToLower(rand.Text()))
 	if a.opts.Store != nil {
 		if err := a.opts.Store.SaveSession(ctx, storedSession(id, roots, "")); err != nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+			return nil, acp.Errorf(acp.CodeInternalError, "%v", err)
 		}
 	}
-	s := a.openSession(ctx, id, roots, req.McpServers, nil, "")
+	s := a.openSession(ctx, id, roots, req.MCPServers, nil, "")
 	a.announce(ctx, s)
 	return &acp.NewSessionResponse{SessionID: id}, nil
 }
 
 // openSession makes a session live in this process, with history from an earlier run,
 // and registers it.
-func (a *agent) openSession(ctx context.Context, id acp.SessionID, roots *workspace.Roots, servers []acp.McpServer, history []llm.Message, title string) *session {
+func (a *agent) openSession(ctx context.Context, id acp.SessionID, roots *workspace.Roots, servers []acp.MCPServer, history []llm.Message, title string) *session {
 	a.mu.Lock()
 	caps := a.caps
 	a.mu.Unlock()
@@ -221,7 +212,7 @@ func (a *agent) announce(ctx context.Context, s *session) {
 
 // connectMCP connects the session's MCP servers and offers their tools as
 // "<server>__<tool>". A server that fails is logged and left out: the session still works.
-func (a *agent) connectMCP(ctx context.Context, s *session, servers []acp.McpServer) {
+func (a *agent) connectMCP(ctx context.Context, s *session, servers []acp.MCPServer) {
 	for _, srv := range servers {
 		spec, ok := mcpSpec(srv)
 		if !ok {
@@ -247,7 +238,7 @@ func (a *agent) connectMCP(ctx context.Context, s *session, servers []acp.McpSer
 	}
 }
 
-func mcpSpec(srv acp.McpServer) (mcpclient.Server, bool) {
+func mcpSpec(srv acp.MCPServer) (mcpclient.Server, bool) {
 	switch {
 	case srv.Stdio != nil:
 		s := mcpclient.Server{Name: srv.Stdio.Name, Command: srv.Stdio.Command, Args: srv.Stdio.Args}
@@ -278,10 +269,8 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	}
 	s.turnMu.Lock()
 	defer s.turnMu.Unlock()
-	turnCtx, cancel := context.WithCancel(ctx)
+	turnCtx, cancel := context.WithCancel(ctx) // ctx ends on session/cancel and session/close
 	defer cancel()
-	s.cancel.Store(&cancel)
-	defer s.cancel.Store(nil)
 
 	rec := &transcript{}
 	for _, b := range req.Prompt {
@@ -312,7 +301,7 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 		if turnCtx.Err() != nil {
 			return &acp.PromptResponse{StopReason: acp.StopReasonCancelled, Usage: usage.acp()}, nil
 		}
-		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+		return nil, acp.Errorf(acp.CodeInternalError, "the model failed: %v", err)
 	}
 	return &acp.PromptResponse{StopReason: stop, Usage: usage.acp()}, nil
 }
@@ -399,15 +388,6 @@ func (a *agent) window() *window {
 	return a.win
 }
 
-func (a *agent) Cancel(ctx context.Context, req *acp.CancelNotification) error {
-	if s := a.session(req.SessionID); s != nil {
-		if c := s.cancel.Load(); c != nil {
-			(*c)()
-		}
-	}
-	return nil
-}
-
 func (a *agent) CloseSession(ctx context.Context, req *acp.CloseSessionRequest) (*acp.CloseSessionResponse, error) {
 	a.mu.Lock()
 	s := a.sessions[req.SessionID]
@@ -424,9 +404,6 @@ func (a *agent) CloseSession(ctx context.Context, req *acp.CloseSessionRequest) 
 }
 
 func (s *session) close() {
-	if c := s.cancel.Load(); c != nil {
-		(*c)()
-	}
 	for _, c := range s.clients {
 		c.Close()
 	}

@@ -47,10 +47,10 @@ func startModel(t testing.TB, dialect string, info llm.ModelInfo, opts Options, 
 	return startWith(t, dialect, info, nil, opts, script...)
 }
 
-func startWith(t testing.TB, dialect string, info llm.ModelInfo, servers []acp.McpServer, opts Options, script ...fakellm.Reply) *harness {
+func startWith(t testing.TB, dialect string, info llm.ModelInfo, servers []acp.MCPServer, opts Options, script ...fakellm.Reply) *harness {
 	t.Helper()
 	if servers == nil {
-		servers = []acp.McpServer{}
+		servers = []acp.MCPServer{}
 	}
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -93,7 +93,7 @@ func startWith(t testing.TB, dialect string, info llm.ModelInfo, servers []acp.M
 	if _, err := h.conn.Initialize(context.Background(), &acp.InitializeRequest{ClientCapabilities: h.client.Capabilities()}); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := h.conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: dir, McpServers: servers})
+	resp, err := h.conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: dir, MCPServers: servers})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestMissingModelIsAClearError(t *testing.T) {
 	}, nil)
 	defer conn.Close()
 	conn.Initialize(t.Context(), &acp.InitializeRequest{})
-	_, err := conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
+	_, err := conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: t.TempDir(), MCPServers: []acp.MCPServer{}})
 	if err == nil || !strings.Contains(err.Error(), "absent") {
 		t.Errorf("got %v, want an error naming the model", err)
 	}
@@ -347,7 +347,7 @@ func TestMCPServerToolsAreOffered(t *testing.T) {
 	})
 	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	t.Cleanup(srv.Close)
-	servers := []acp.McpServer{acp.HTTPMcpServer("loud", srv.URL, nil)}
+	servers := []acp.MCPServer{acp.HTTPMCPServer("loud", srv.URL, nil)}
 	h := startWith(t, "ollama", fakellm.DefaultModel, servers, Options{},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{call("loud__shout", `{"text":"hello"}`)}},
 		fakellm.Reply{Content: []string{"Shouted."}},

@@ -243,7 +243,7 @@ func TestMCPToolCallsAskUnlessAutoApproved(t *testing.T) {
 				fakellm.Reply{ToolCalls: []llm.ToolCall{call("ops__deploy", `{}`)}},
 				fakellm.Reply{Content: []string{"ok"}},
 			)
-			resp, err := la.conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: la.dir, McpServers: []acp.McpServer{acp.HTTPMcpServer("ops", srv.URL, nil)}})
+			resp, err := la.conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: la.dir, MCPServers: []acp.MCPServer{acp.HTTPMCPServer("ops", srv.URL, nil)}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -157,7 +157,7 @@ func (la *localAgent) stop() {
 
 func (la *localAgent) newSession() acp.SessionID {
 	la.t.Helper()
-	resp, err := la.conn.NewSession(la.t.Context(), &acp.NewSessionRequest{Cwd: la.dir, McpServers: []acp.McpServer{}})
+	resp, err := la.conn.NewSession(la.t.Context(), &acp.NewSessionRequest{Cwd: la.dir, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		la.t.Fatal(err)
 	}

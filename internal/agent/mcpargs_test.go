@@ -25,7 +25,7 @@ func TestMCPCallWithArgumentsThatAreNotAnObject(t *testing.T) {
 	})
 	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
 	t.Cleanup(srv.Close)
-	h := startWith(t, "ollama", fakellm.DefaultModel, []acp.McpServer{acp.HTTPMcpServer("c", srv.URL, nil)}, Options{},
+	h := startWith(t, "ollama", fakellm.DefaultModel, []acp.MCPServer{acp.HTTPMCPServer("c", srv.URL, nil)}, Options{},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{call("c__count", `["not","an","object"]`)}},
 		fakellm.Reply{Content: []string{"Done."}},
 	)

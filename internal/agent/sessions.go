@@ -8,7 +8,6 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
-	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"github.com/parley-acp/parley/internal/llm"
 	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/workspace"
@@ -81,14 +80,14 @@ func (a *agent) stored(ctx context.Context, id acp.SessionID) (store.AgentSessio
 }
 
 func (a *agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
-	s, err := a.reopen(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.McpServers)
+	s, err := a.reopen(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.MCPServers)
 	if err != nil {
 		return nil, err
 	}
 	// The replay goes out before the response, as session/load requires.
 	updates, err := a.opts.Store.Entries(ctx, string(s.id), store.EntryUpdate)
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+		return nil, acp.Errorf(acp.CodeInternalError, "%v", err)
 	}
 	for _, e := range updates {
 		var u acp.SessionUpdate
@@ -105,7 +104,7 @@ func (a *agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*
 }
 
 func (a *agent) ResumeSession(ctx context.Context, req *acp.ResumeSessionRequest) (*acp.ResumeSessionResponse, error) {
-	s, err := a.reopen(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.McpServers)
+	s, err := a.reopen(ctx, req.SessionID, req.Cwd, req.AdditionalDirectories, req.MCPServers)
 	if err != nil {
 		return nil, err
 	}
@@ -115,10 +114,10 @@ func (a *agent) ResumeSession(ctx context.Context, req *acp.ResumeSessionRequest
 
 // reopen makes a kept session live again in the workspace the client gives now, with
 // the model's history as it was.
-func (a *agent) reopen(ctx context.Context, id acp.SessionID, cwd string, extra []string, servers []acp.McpServer) (*session, error) {
+func (a *agent) reopen(ctx context.Context, id acp.SessionID, cwd string, extra []string, servers []acp.MCPServer) (*session, error) {
 	kept, ok, err := a.stored(ctx, id)
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+		return nil, acp.Errorf(acp.CodeInternalError, "%v", err)
 	}
 	if !ok {
 		return nil, acp.ErrSessionNotFound(id)
@@ -132,13 +131,13 @@ func (a *agent) reopen(ctx context.Context, id acp.SessionID, cwd string, extra 
 	}
 	entries, err := a.opts.Store.Entries(ctx, string(id), store.EntryMessage)
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+		return nil, acp.Errorf(acp.CodeInternalError, "%v", err)
 	}
 	history := make([]llm.Message, 0, len(entries))
 	for _, e := range entries {
 		var m keptMessage
 		if err := json.Unmarshal(e.Body, &m); err != nil {
-			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "session %s: a kept message is damaged: %v", id, err)
+			return nil, acp.Errorf(acp.CodeInternalError, "session %s: a kept message is damaged: %v", id, err)
 		}
 		if m.Restart {
 			history = history[:0]
@@ -147,7 +146,7 @@ func (a *agent) reopen(ctx context.Context, id acp.SessionID, cwd string, extra 
 		history = append(history, m.Message)
 	}
 	if err := a.opts.Store.SaveSession(ctx, storedSession(id, roots, "")); err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+		return nil, acp.Errorf(acp.CodeInternalError, "%v", err)
 	}
 	return a.openSession(ctx, id, roots, servers, history, kept.Title), nil
 }
@@ -165,7 +164,7 @@ func (a *agent) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) 
 		return nil, acp.ErrInvalidParams("cursor: %v", err)
 	}
 	if err != nil {
-		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInternalError, "%v", err)
+		return nil, acp.Errorf(acp.CodeInternalError, "%v", err)
 	}
 	out := &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}, NextCursor: next}
 	for _, k := range page {

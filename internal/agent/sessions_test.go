@@ -39,7 +39,7 @@ func TestSessionSurvivesARestartAndReplaysOnLoad(t *testing.T) {
 	if len(list.Sessions) != 1 || list.Sessions[0].SessionID != id || list.Sessions[0].Title != "what is in the workspace?" || list.Sessions[0].UpdatedAt == "" {
 		t.Fatalf("session/list: %+v", list.Sessions)
 	}
-	if _, err := second.conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: id, Cwd: dir, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := second.conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: id, Cwd: dir, MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Fatal(err)
 	}
 	// Everything replayed arrived before the response.
@@ -114,10 +114,10 @@ func TestResumeAndCloseAcrossRestarts(t *testing.T) {
 		t.Error("a closed session took a prompt")
 	}
 	// Closed, it is still kept: it can be loaded again.
-	if _, err := second.conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: id, Cwd: dir, McpServers: []acp.McpServer{}}); err != nil {
+	if _, err := second.conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: id, Cwd: dir, MCPServers: []acp.MCPServer{}}); err != nil {
 		t.Errorf("load after close: %v", err)
 	}
-	if _, err := second.conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: "parley-nope", Cwd: dir, McpServers: []acp.McpServer{}}); err == nil || !strings.Contains(err.Error(), "not found") {
+	if _, err := second.conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: "parley-nope", Cwd: dir, MCPServers: []acp.MCPServer{}}); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("loading an unknown session: %v", err)
 	}
 }

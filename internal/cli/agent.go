@@ -149,7 +149,7 @@ func runAgent(cmd *cobra.Command, g *globals, f agentCommandFlags) error {
 	}
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
-	return agent.Serve(ctx, commandStdio(cmd), opts)
+	return agent.Serve(ctx, agentStdio(cmd), opts)
 }
 
 // parseAutoApprove reads --auto-approve and --yolo.

@@ -24,7 +24,7 @@ DOCTOR script, needs no model, and understands test commands, one per prompt lin
 			}
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
-			return eliza.Serve(ctx, commandStdio(cmd), eliza.Options{
+			return eliza.Serve(ctx, agentStdio(cmd), eliza.Options{
 				Deterministic: deterministic,
 				StdioMCPOnly:  stdioMCP,
 				Version:       version.String(),

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/parley-acp/parley/internal/version"
 	"github.com/spf13/cobra"
@@ -133,6 +134,16 @@ func commandStdio(cmd *cobra.Command) stdio {
 		out = f
 	}
 	return stdio{in: in, out: out}
+}
+
+// agentStdio is the stream an ACP agent command serves: the process's own stdin and
+// stdout through acp.Stdio (whose Close also ends a read in progress), or the command's
+// streams when a caller set others.
+func agentStdio(cmd *cobra.Command) io.ReadWriteCloser {
+	if cmd.InOrStdin() == io.Reader(os.Stdin) && cmd.OutOrStdout() == io.Writer(os.Stdout) {
+		return acp.Stdio()
+	}
+	return commandStdio(cmd)
 }
 
 func joinArgs(args []string) string { return strings.Join(args, " ") }

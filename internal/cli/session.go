@@ -83,6 +83,13 @@ func waitReady(con *console, sub *conversation.Subscription, stop <-chan struct{
 	for {
 		for _, ev := range sub.Take() {
 			switch e := ev.(type) {
+			case conversation.Snapshot: // the start may be over before the view came
+				switch {
+				case e.Ready:
+					return e.Session, nil
+				case e.Failed != nil && !e.Starting:
+					return conversation.Session{}, &exitError{code: exitFailure, err: e.Failed}
+				}
 			case conversation.Ready:
 				return e.Session, nil
 			case conversation.StartFailed:

@@ -26,7 +26,7 @@ type Options struct {
 	// Interactive says a person can answer questions. Without one, what the policy would
 	// ask is refused (and a Refused event says so).
 	Interactive bool
-	MCPServers  []acp.McpServer
+	MCPServers  []acp.MCPServer
 	// Load, when set, is the agent's session to reopen (session/load, or session/resume)
 	// instead of a new one.
 	Load acp.SessionID
@@ -211,13 +211,13 @@ func (c *Conversation) open(ctx context.Context, proc *host.Agent, load acp.Sess
 	caps := proc.Info.AgentCapabilities
 	mcp := c.opts.MCPServers
 	if mcp == nil {
-		mcp = []acp.McpServer{}
+		mcp = []acp.MCPServer{}
 	}
 	var err error
 	switch {
 	case load == "":
 		err = c.agent.call(ctx, proc, acp.MethodNewSession, func(ctx context.Context, conn *acp.ClientConn) error {
-			resp, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.Cwd, McpServers: mcp})
+			resp, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.Cwd, MCPServers: mcp})
 			if err == nil {
 				s.ID, s.Modes, s.Config, s.Models = resp.SessionID, resp.Modes, resp.ConfigOptions, resp.Models
 			}
@@ -228,7 +228,7 @@ func (c *Conversation) open(ctx context.Context, proc *host.Agent, load acp.Sess
 		}
 	case caps.LoadSession:
 		err = c.agent.call(ctx, proc, acp.MethodLoadSession, func(ctx context.Context, conn *acp.ClientConn) error {
-			resp, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: load, Cwd: s.Cwd, McpServers: mcp})
+			resp, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: load, Cwd: s.Cwd, MCPServers: mcp})
 			if err == nil {
 				s.ID, s.Modes, s.Config, s.Models = load, resp.Modes, resp.ConfigOptions, resp.Models
 			}
@@ -236,7 +236,7 @@ func (c *Conversation) open(ctx context.Context, proc *host.Agent, load acp.Sess
 		})
 	case caps.SessionCapabilities.Resume != nil:
 		err = c.agent.call(ctx, proc, acp.MethodResumeSession, func(ctx context.Context, conn *acp.ClientConn) error {
-			resp, err := conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: load, Cwd: s.Cwd, McpServers: mcp})
+			resp, err := conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: load, Cwd: s.Cwd, MCPServers: mcp})
 			if err == nil {
 				s.ID, s.Modes, s.Config, s.Models = load, resp.Modes, resp.ConfigOptions, resp.Models
 			}

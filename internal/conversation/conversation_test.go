@@ -353,3 +353,16 @@ func TestSessionsNewAndLoad(t *testing.T) {
 		t.Fatalf("the load replayed no user message:\n%s", describe(evs))
 	}
 }
+
+func TestALateViewLearnsTheStartFailed(t *testing.T) {
+	a := NewAgent(AgentOptions{Name: "missing", Spec: agentproc.Spec{Command: "no-such-agent-binary"}, Timeout: 30 * time.Second})
+	t.Cleanup(a.Close)
+	c := testConversation(t, a, false)
+	first := watch(t, c)
+	first.until(isA[StartFailed])
+	// A view that comes after the start failed must not wait for a Ready that never comes.
+	snap := watch(t, c).until(isA[Snapshot])[0].(Snapshot)
+	if snap.Ready || snap.Starting || snap.Failed == nil {
+		t.Fatalf("snapshot = %+v, want the failure", snap)
+	}
+}

@@ -103,7 +103,9 @@ type Closed struct {
 
 // Snapshot is the first event of every Subscription: where the conversation stands.
 type Snapshot struct {
-	Ready    bool // the session is open
+	Ready    bool  // the session is open
+	Starting bool  // the agent or its session is starting
+	Failed   error // the last start failed (and no start is under way): see StartFailed
 	Session  Session
 	Running  *Prompt  // the turn that runs, if any
 	Queue    []Prompt // what waits behind it

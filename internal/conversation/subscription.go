@@ -43,7 +43,10 @@ func (m subscribeMsg) handle(c *Conversation) {
 		m.s.box.Close()
 		return
 	}
-	snap := Snapshot{Ready: c.st.proc != nil && !c.st.starting, Session: c.st.session, Queue: append([]Prompt(nil), c.st.queue...)}
+	snap := Snapshot{
+		Ready: c.st.proc != nil && !c.st.starting, Starting: c.st.starting, Failed: c.st.start,
+		Session: c.st.session, Queue: append([]Prompt(nil), c.st.queue...),
+	}
 	if t := c.st.turn; t != nil {
 		p := t.prompt
 		snap.Running = &p

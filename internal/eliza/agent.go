@@ -42,14 +42,9 @@ type Options struct {
 // Serve runs the agent on stream until the client goes away or ctx ends.
 func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 	a := newAgent(opts)
-	conn := acp.NewAgentConn(stream, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, &acp.ConnOptions{Logger: a.logger})
-	select {
-	case <-conn.Done():
-	case <-ctx.Done():
-		conn.Close()
-	}
+	err := acp.Serve(ctx, stream, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, &acp.ConnOptions{Logger: a.logger})
 	a.closeAll()
-	if err := conn.Err(); err != nil && err != io.EOF {
+	if err != nil {
 		return fmt.Errorf("eliza: %w", err)
 	}
 	return nil
@@ -83,7 +78,7 @@ func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:         true,
 			PromptCapabilities:  acp.PromptCapabilities{EmbeddedContext: true},
-			McpCapabilities:     acp.McpCapabilities{HTTP: !a.opts.StdioMCPOnly},
+			MCPCapabilities:     acp.MCPCapabilities{HTTP: !a.opts.StdioMCPOnly},
 			SessionCapabilities: acp.SessionCapabilities{Close: &acp.SessionCloseCapabilities{}},
 		},
 		AgentInfo:   &acp.Implementation{Name: "parley-eliza", Title: "Eliza (DOCTOR)", Version: a.opts.Version},
@@ -98,7 +93,7 @@ func (a *agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*ac
 	a.mu.Lock()
 	a.next++
 	id := acp.SessionID(fmt.Sprintf("eliza-%d", a.next))
-	s := newSession(id, req.Cwd, req.McpServers, NewTherapist(TherapistOptions{Deterministic: a.opts.Deterministic}))
+	s := newSession(id, req.Cwd, req.MCPServers, NewTherapist(TherapistOptions{Deterministic: a.opts.Deterministic}))
 	a.sessions[id] = s
 	a.mu.Unlock()
 	acp.AfterResponse(ctx, func(ctx context.Context) {
@@ -138,7 +133,7 @@ func (a *agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.cwd, s.servers = req.Cwd, req.McpServers
+	s.cwd, s.servers = req.Cwd, req.MCPServers
 	s.closeMCP()
 	for _, t := range s.history {
 		a.conn.Update(ctx, s.id, acp.UserMessageChunk(acp.TextBlock(t.user)))
@@ -147,7 +142,7 @@ func (a *agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*
 	return &acp.LoadSessionResponse{}, nil
 }
 
-// CloseSession cancels the session's turn and forgets it.
+// CloseSession forgets the session (the connection has already cancelled its turn).
 func (a *agent) CloseSession(ctx context.Context, req *acp.CloseSessionRequest) (*acp.CloseSessionResponse, error) {
 	a.mu.Lock()
 	s := a.sessions[req.SessionID]
@@ -156,18 +151,10 @@ func (a *agent) CloseSession(ctx context.Context, req *acp.CloseSessionRequest) 
 	if s == nil {
 		return nil, acp.ErrSessionNotFound(req.SessionID)
 	}
-	s.cancelTurn()
 	s.mu.Lock()
 	s.closeMCP()
 	s.mu.Unlock()
 	return &acp.CloseSessionResponse{}, nil
-}
-
-func (a *agent) Cancel(ctx context.Context, req *acp.CancelNotification) error {
-	if s := a.session(req.SessionID); s != nil {
-		s.cancelTurn()
-	}
-	return nil
 }
 
 func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptResponse, error) {
@@ -177,13 +164,11 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	}
 	s.mu.Lock() // one turn at a time per session; a second prompt waits its turn
 	defer s.mu.Unlock()
-	turnCtx, release := s.beginTurn(ctx)
-	defer release()
-	t := &turn{agent: a, session: s, ctx: turnCtx}
+	t := &turn{agent: a, session: s, ctx: ctx} // ctx ends on session/cancel
 	text := acp.PromptText(req.Prompt)
 	t.run(text)
 	s.history = append(s.history, exchange{user: text, agent: t.said.String()})
-	if turnCtx.Err() != nil {
+	if ctx.Err() != nil {
 		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	}
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
@@ -201,7 +186,6 @@ func (a *agent) closeAll() {
 	a.sessions = map[acp.SessionID]*session{}
 	a.mu.Unlock()
 	for _, s := range sessions {
-		s.cancelTurn()
 		s.mu.Lock()
 		s.closeMCP()
 		s.mu.Unlock()

@@ -22,41 +22,16 @@ type session struct {
 
 	mu      sync.Mutex
 	cwd     string
-	servers []acp.McpServer
+	servers []acp.MCPServer
 	mcp     map[string]*mcp.ClientSession // connected lazily, by server name
 	history []exchange
 	calls   int // tool call ids
-
-	turnMu sync.Mutex
-	cancel context.CancelFunc // the running turn's, nil between turns
 }
 
 type exchange struct{ user, agent string }
 
-func newSession(id acp.SessionID, cwd string, servers []acp.McpServer, t *Therapist) *session {
+func newSession(id acp.SessionID, cwd string, servers []acp.MCPServer, t *Therapist) *session {
 	return &session{id: id, cwd: cwd, servers: servers, therapist: t, mcp: map[string]*mcp.ClientSession{}}
-}
-
-// beginTurn gives the turn a context that session/cancel ends.
-func (s *session) beginTurn(ctx context.Context) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	s.turnMu.Lock()
-	s.cancel = cancel
-	s.turnMu.Unlock()
-	return ctx, func() {
-		s.turnMu.Lock()
-		s.cancel = nil
-		s.turnMu.Unlock()
-		cancel()
-	}
-}
-
-func (s *session) cancelTurn() {
-	s.turnMu.Lock()
-	if s.cancel != nil {
-		s.cancel()
-	}
-	s.turnMu.Unlock()
 }
 
 // closeMCP disconnects the session's MCP servers. s.mu is held.
@@ -86,7 +61,7 @@ func (s *session) mcpSession(ctx context.Context, name string) (*mcp.ClientSessi
 	return nil, fmt.Errorf("no MCP server named %q in this session", name)
 }
 
-func serverName(srv acp.McpServer) string {
+func serverName(srv acp.MCPServer) string {
 	switch {
 	case srv.Stdio != nil:
 		return srv.Stdio.Name
@@ -98,7 +73,7 @@ func serverName(srv acp.McpServer) string {
 	return ""
 }
 
-func mcpServer(srv acp.McpServer) mcpclient.Server {
+func mcpServer(srv acp.MCPServer) mcpclient.Server {
 	out := mcpclient.Server{Name: serverName(srv)}
 	switch {
 	case srv.Stdio != nil:

@@ -49,6 +49,13 @@ type Options struct {
 	// once it has passed, lines not written yet are abandoned and the stream is closed
 	// under the writer, so that a peer that stopped reading cannot hold parley.
 	CloseTimeout time.Duration
+	// Prepare, when set, runs for each request on the dispatcher goroutine, in arrival
+	// order with the notifications, before the request's handler starts on a goroutine of
+	// its own; the context it returns (derived from ctx) is the handler's. A notification
+	// that follows the request on the wire is handled only after Prepare has returned, so
+	// Prepare is where a request registers for what such a notification must do to it
+	// (ACP's session/cancel ending the session/prompt before it).
+	Prepare func(ctx context.Context, req *Request) context.Context
 }
 
 // DefaultCloseTimeout is how long an ending connection waits for its handlers and for its
@@ -63,6 +70,7 @@ const cancelSendWait = time.Second
 // comment for its ordering and delivery guarantees.
 type Conn struct {
 	handler    Handler
+	prepare    func(context.Context, *Request) context.Context
 	logger     *slog.Logger
 	onBadInput func(error)
 	stream     io.ReadWriteCloser
@@ -168,6 +176,7 @@ func NewConn(stream io.ReadWriteCloser, binder Binder) *Conn {
 	}
 	*c = Conn{
 		handler:      opts.Handler,
+		prepare:      opts.Prepare,
 		onBadInput:   opts.OnBadInput,
 		logger:       opts.Logger,
 		stream:       stream,
@@ -205,6 +214,9 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	}
 	if c.inHook(ctx) {
 		return fmt.Errorf("%s: an AfterResponse hook may only send notifications", method)
+	}
+	if ctx.Err() != nil { // not sent at all: the peer would only be told to cancel it
+		return fmt.Errorf("%s: %w", method, context.Cause(ctx))
 	}
 	id := Int64ID(c.nextID.Add(1))
 	call := &pendingCall{method: method, nested: isNested(ctx, c), result: make(chan callResult, 1)}
@@ -309,6 +321,20 @@ func (c *Conn) write(ctx context.Context, line []byte) error {
 	err := c.reserve(ctx, len(line))
 	if err != nil {
 		return err
+	}
+	if ctx.Err() != nil {
+		// ctx bounds only a wait: a line that fits in the queue goes even when ctx has
+		// ended (an agent reports how a cancelled turn ended with the turn's context).
+		select {
+		case <-c.writerDone:
+		case <-c.abandoned:
+		default:
+			select {
+			case c.writes <- line:
+				return nil
+			default:
+			}
+		}
 	}
 	select {
 	case c.writes <- line:
@@ -714,6 +740,10 @@ func (c *Conn) serve(req *Request) {
 	if cancelledEarly {
 		cancel()
 	}
+	own := ctx // ended by $/cancel_request or the close of the connection
+	if c.prepare != nil {
+		ctx = c.prepare(ctx, req)
+	}
 	ctx = context.WithValue(ctx, inflightKey{}, in)
 	c.handlers.Add(1)
 	go func() {
@@ -721,8 +751,8 @@ func (c *Conn) serve(req *Request) {
 		defer cancel()
 		var result any
 		var err error
-		if ctx.Err() != nil {
-			err = ctx.Err()
+		if own.Err() != nil { // withdrawn before it started; what Prepare ended is the handler's to answer
+			err = own.Err()
 		} else {
 			result, err = c.safeHandle(ctx, req)
 		}

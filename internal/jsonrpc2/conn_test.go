@@ -674,3 +674,74 @@ func TestWhenQueuedWaitsForTheWriter(t *testing.T) {
 		}
 	})
 }
+
+// TestPrepareRunsBeforeTheNotificationsThatFollow: a notification sent right behind a
+// request finds what Prepare registered for that request, however late the request's own
+// goroutine starts. Without the hook a handler that registers itself races the
+// notification (ACP's session/cancel arriving before the prompt it cancels was seen).
+func TestPrepareRunsBeforeTheNotificationsThatFollow(t *testing.T) {
+	var mu sync.Mutex
+	cancels := map[string]context.CancelFunc{}
+	release := make(chan struct{})
+	_, p := newRawPeer(t, Options{
+		Prepare: func(ctx context.Context, req *Request) context.Context {
+			ctx, cancel := context.WithCancel(ctx)
+			mu.Lock()
+			cancels[req.Method] = cancel
+			mu.Unlock()
+			return ctx
+		},
+		Handler: HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+			if req.IsCall() {
+				<-release // the request's goroutine starts its work only after the notification
+				return ctx.Err() == nil, nil
+			}
+			mu.Lock()
+			cancel := cancels["work"]
+			mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+			close(release)
+			return nil, nil
+		}),
+	})
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"work"}`, `{"jsonrpc":"2.0","method":"stop"}`)
+	// The handler runs even when what Prepare gave it ended before it started: it, not the
+	// connection, answers a request that only Prepare's context ended.
+	if m := p.recv(); m["result"] != false {
+		t.Errorf("answer %v; want false: the notification behind the request cancelled its context", m)
+	}
+}
+
+// TestNotifyWithAnEndedContextStillQueues: a context bounds how long a send may wait for
+// room, not whether a line that fits is sent. An agent reports how a cancelled turn ended
+// with that turn's context.
+func TestNotifyWithAnEndedContextStillQueues(t *testing.T) {
+	c, p := newRawPeer(t, Options{})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for i := range 50 { // a random choice between ready cases would fail one of these
+		if err := c.Notify(ctx, "note", map[string]int{"i": i}); err != nil {
+			t.Fatalf("notification %d: %v", i, err)
+		}
+		if m := p.recv(); m["method"] != "note" {
+			t.Fatalf("got %v", m)
+		}
+	}
+}
+
+// TestCallWithAnEndedContextSendsNothing: a call whose context has already ended is not
+// sent (the peer would only be told to cancel it at once).
+func TestCallWithAnEndedContextSendsNothing(t *testing.T) {
+	c, p := newRawPeer(t, Options{})
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := c.Call(ctx, "work", nil, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("Call returned %v; want context.Canceled", err)
+	}
+	c.Notify(t.Context(), "after", nil)
+	if m := p.recv(); m["method"] != "after" {
+		t.Errorf("the peer first got %v; want the notification sent after the call", m)
+	}
+}

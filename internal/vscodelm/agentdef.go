@@ -166,7 +166,7 @@ func parseEliza(raw []byte, fail failFunc) (AgentDef, error) {
 }
 
 func parseStdio(raw []byte, fail failFunc) (AgentDef, error) {
-	var server acp.McpServer
+	var server acp.MCPServer
 	if err := json.Unmarshal(raw, &server); err != nil {
 		return fail("%v", err)
 	}

@@ -512,7 +512,7 @@ func (w *worker) openSession(cwd string, dirs []string) {
 			w.post(context.Background(), evSessionOpened{err: err})
 			return
 		}
-		req.McpServers = []acp.McpServer{mcpServer(bridge, agent.agent.Info.AgentCapabilities.McpCapabilities.HTTP)}
+		req.MCPServers = []acp.MCPServer{mcpServer(bridge, agent.agent.Info.AgentCapabilities.MCPCapabilities.HTTP)}
 		ctx, cancel := pool.callTimeout(w.ctx)
 		resp, err := agent.agent.Conn.NewSession(ctx, req)
 		cancel()
@@ -550,21 +550,21 @@ func (w *worker) onSessionOpened(ev evSessionOpened) {
 	}
 }
 
-func mcpServer(b *mcpbridge.Session, http bool) acp.McpServer {
+func mcpServer(b *mcpbridge.Session, http bool) acp.MCPServer {
 	if http {
 		url, headers := b.McpServerHTTP()
-		var hs []acp.HttpHeader
+		var hs []acp.HTTPHeader
 		for k, v := range headers {
-			hs = append(hs, acp.HttpHeader{Name: k, Value: v})
+			hs = append(hs, acp.HTTPHeader{Name: k, Value: v})
 		}
-		return acp.HTTPMcpServer(mcpbridge.ServerName, url, hs)
+		return acp.HTTPMCPServer(mcpbridge.ServerName, url, hs)
 	}
 	cmd, args, env := b.McpServerStdio()
 	var es []acp.EnvVariable
 	for k, v := range env {
 		es = append(es, acp.EnvVariable{Name: k, Value: v})
 	}
-	return acp.StdioMcpServer(mcpbridge.ServerName, cmd, args, es)
+	return acp.StdioMCPServer(mcpbridge.ServerName, cmd, args, es)
 }
 
 func bridgeTools(tools []ToolDefinition) []mcpbridge.Tool {

@@ -1,6 +1,6 @@
 // Command genlossless writes lossless_gen.go for package acp: the MarshalJSON and
 // UnmarshalJSON methods of every struct type that keeps unknown members in an
-// `Extra json.Extra` field and does not write those methods itself.
+// `Extra Extra` field (acp's own Extra type) and does not write those methods itself.
 //
 // The methods are the same few lines for every type, which is why they are generated: a
 // type that forgets them silently drops unknown members. Besides the plain round trip
@@ -99,7 +99,7 @@ func generate(dir string) ([]byte, error) {
 		if hasField(t.fields, "Unknown", "json.RawMessage") {
 			unions[t.name] = true
 		}
-		if hasField(t.fields, "Extra", "json.Extra") {
+		if hasField(t.fields, "Extra", "Extra") {
 			lossless = append(lossless, t)
 		}
 	}
@@ -138,7 +138,7 @@ func (x *%[1]s) decodeMembers(b []byte, tag string) error {
 	if err != nil {
 		return err
 	}
-	x.Extra = extra
+	x.Extra = Extra(extra)
 `, t.name)
 	for _, f := range requiredFields(t.fields) {
 		if id, ok := f.typ.(*ast.Ident); ok && unions[id.Name] {
@@ -162,9 +162,9 @@ func (x %[1]s) encodeMembers(tag, kind string) ([]byte, error) {
 		}
 	}
 	buf.WriteString(`	if tag == "" {
-		return json.MarshalObject(plain(x), x.Extra)
+		return json.MarshalObject(plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), x.Extra)
+	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 `)
 }

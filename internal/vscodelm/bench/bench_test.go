@@ -355,7 +355,7 @@ func (d *direct) prompt(text string, record bool) (int, []time.Time) {
 	d.b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	sess, err := d.agent.Conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: d.cwd, McpServers: []acp.McpServer{}})
+	sess, err := d.agent.Conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: d.cwd, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		d.b.Fatalf("session/new: %v", d.agent.Explain(err))
 	}

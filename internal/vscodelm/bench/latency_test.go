@@ -61,7 +61,7 @@ func BenchmarkChunkLatency(b *testing.B) {
 		b.Cleanup(func() { agent.Close() })
 		var lat []time.Duration
 		for range b.N {
-			sess, err := agent.Conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: dir, McpServers: []acp.McpServer{}})
+			sess, err := agent.Conn.NewSession(context.Background(), &acp.NewSessionRequest{Cwd: dir, MCPServers: []acp.MCPServer{}})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -112,21 +112,15 @@ func appendLatencies(lat []time.Duration, text string, now time.Time) []time.Dur
 // runStampAgent is the stamping ACP agent, on this process's stdio.
 func runStampAgent() int {
 	a := &stampAgent{}
-	acp.NewAgentConn(stdio{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
+	acp.NewAgentConn(acp.Stdio(), func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 	<-a.conn.Done()
 	return 0
 }
 
-type stdio struct{}
-
-func (stdio) Read(b []byte) (int, error)  { return os.Stdin.Read(b) }
-func (stdio) Write(b []byte) (int, error) { return os.Stdout.Write(b) }
-func (stdio) Close() error                { os.Stdin.Close(); return os.Stdout.Close() }
-
 type stampAgent struct{ conn *acp.AgentConn }
 
 func (a *stampAgent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
-	return &acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersion, AgentCapabilities: acp.AgentCapabilities{McpCapabilities: acp.McpCapabilities{HTTP: true}}}, nil
+	return &acp.InitializeResponse{ProtocolVersion: acp.ProtocolVersion, AgentCapabilities: acp.AgentCapabilities{MCPCapabilities: acp.MCPCapabilities{HTTP: true}}}, nil
 }
 
 func (a *stampAgent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
@@ -140,5 +134,3 @@ func (a *stampAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.P
 	}
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }
-
-func (a *stampAgent) Cancel(ctx context.Context, req *acp.CancelNotification) error { return nil }

@@ -50,15 +50,9 @@ func fakeAgent(mode string, env ...string) json.RawMessage {
 	return b
 }
 
-type stdio struct{}
-
-func (stdio) Read(b []byte) (int, error)  { return os.Stdin.Read(b) }
-func (stdio) Write(b []byte) (int, error) { return os.Stdout.Write(b) }
-func (stdio) Close() error                { os.Stdin.Close(); return os.Stdout.Close() }
-
 func runFakeAgent(mode string) int {
 	a := &scriptedAgent{mode: mode, sessions: map[acp.SessionID]*fakeSession{}}
-	conn := acp.NewAgentConn(stdio{}, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
+	conn := acp.NewAgentConn(acp.Stdio(), func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 	<-conn.Done()
 	return 0
 }
@@ -74,16 +68,13 @@ type scriptedAgent struct {
 
 type fakeSession struct {
 	id      acp.SessionID
-	servers []acp.McpServer
+	servers []acp.MCPServer
 
 	mu         sync.Mutex // held for a whole turn
 	prompts    int
 	permission string // the outcome of the last permission request
 	calls      int
 	mcp        *mcp.ClientSession
-
-	cancelMu sync.Mutex
-	cancel   context.CancelFunc
 }
 
 func (a *scriptedAgent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
@@ -93,7 +84,7 @@ func (a *scriptedAgent) Initialize(ctx context.Context, req *acp.InitializeReque
 	}
 	return &acp.InitializeResponse{
 		ProtocolVersion:   acp.NegotiateVersion(req.ProtocolVersion),
-		AgentCapabilities: acp.AgentCapabilities{McpCapabilities: acp.McpCapabilities{HTTP: true}},
+		AgentCapabilities: acp.AgentCapabilities{MCPCapabilities: acp.MCPCapabilities{HTTP: true}},
 	}, nil
 }
 
@@ -105,23 +96,9 @@ func (a *scriptedAgent) NewSession(ctx context.Context, req *acp.NewSessionReque
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.next++
-	s := &fakeSession{id: acp.SessionID(fmt.Sprintf("fake-%d", a.next)), servers: req.McpServers, permission: "none"}
+	s := &fakeSession{id: acp.SessionID(fmt.Sprintf("fake-%d", a.next)), servers: req.MCPServers, permission: "none"}
 	a.sessions[s.id] = s
 	return &acp.NewSessionResponse{SessionID: s.id}, nil
-}
-
-func (a *scriptedAgent) Cancel(ctx context.Context, req *acp.CancelNotification) error {
-	a.mu.Lock()
-	s := a.sessions[req.SessionID]
-	a.mu.Unlock()
-	if s != nil {
-		s.cancelMu.Lock()
-		if s.cancel != nil {
-			s.cancel()
-		}
-		s.cancelMu.Unlock()
-	}
-	return nil
 }
 
 func (a *scriptedAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptResponse, error) {
@@ -131,13 +108,8 @@ func (a *scriptedAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*ac
 	if s == nil {
 		return nil, acp.ErrSessionNotFound(req.SessionID)
 	}
-	s.mu.Lock()
+	s.mu.Lock() // ctx ends on session/cancel, also while this turn waits for the last one
 	defer s.mu.Unlock()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	s.cancelMu.Lock()
-	s.cancel = cancel
-	s.cancelMu.Unlock()
 
 	s.prompts++
 	text := acp.PromptText(req.Prompt)
