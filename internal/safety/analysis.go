@@ -39,6 +39,11 @@ type Command struct {
 	// carrier is set when the command only runs code given in its arguments (sh -c,
 	// eval), whose commands are listed after it.
 	carrier bool
+	// RunTime is set when what the command runs is only known when it runs: a program
+	// or code held in a variable or printed by another command, a git subcommand that
+	// may be an alias or an extension, arguments read from the input (xargs). A rule
+	// that would refuse or ask about some command must assume it could be this one.
+	RunTime bool
 }
 
 // shownWord is how a word appears in Command.String.
@@ -103,8 +108,12 @@ type Analysis struct {
 	Findings []Finding // highest tier first, each reason once
 	Commands []Command // every simple command that runs, in the order met
 	// Err is set when the line cannot be parsed; the tier is then at least High.
-	Err   error
-	shape Shape
+	Err error
+	// CodeFiles names the code, in files the agent can change, that the command runs:
+	// a script, a makefile, the project's tests. What runs can change between two runs
+	// of the same words, so an "always allow" cannot bind it.
+	CodeFiles []string
+	shape     Shape
 }
 
 // Reason is the first (highest) finding's reason, "" when there is none.

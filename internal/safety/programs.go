@@ -13,7 +13,7 @@ func init() {
 		// Files.
 		"rm": rm, "unlink": rmdir, "rmdir": rmdir, "shred": shred, "srm": shred, "wipe": shred,
 		"mv": copyMove, "cp": copyMove, "ln": copyMove, "install": copyMove,
-		"touch": touchMkdir, "mkdir": touchMkdir, "mkfifo": touchMkdir, "mktemp": harmless,
+		"touch": touchMkdir, "mkdir": touchMkdir, "mkfifo": touchMkdir, "mktemp": mktemp,
 		"chmod": chmod, "chown": chown, "chgrp": chown, "chattr": fixed(High, "changes file attributes (chattr)"),
 		"setfacl": fixed(Medium, "changes file access lists (setfacl)"),
 		"dd":      dd, "tee": tee, "truncate": truncate, "sed": sed, "gsed": sed, "awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
@@ -49,9 +49,9 @@ func init() {
 		"passwd": fixed(High, "changes a password"), "chpasswd": fixed(High, "changes passwords"), "visudo": fixed(High, "changes who may use sudo"),
 		"chsh": fixed(High, "changes a login shell"), "chroot": fixed(High, "runs a command in another root directory (chroot)"),
 		"hostname": hostname, "date": date, "timedatectl": fixed(Medium, "changes the clock settings"),
-		"history": history, "fc": fc, "enable": enable,
+		"history": history, "fc": fc,
 		// Shells and code.
-		"su": su, "eval": eval, "source": source, ".": source, "trap": trap, "alias": alias,
+		"su": su, "eval": eval, "source": source, ".": source, "trap": trap,
 		// Network.
 		"curl": curl, "wget": wget, "fetch": fixed(Medium, "fetches from the network (fetch)"),
 		"aria2c": fixed(Medium, "fetches from the network (aria2c)"), "http": fixed(Medium, "fetches from the network (http)"),
@@ -61,6 +61,8 @@ func init() {
 		"ssh": ssh, "scp": remoteCopy, "sftp": remoteCopy, "rsync": remoteCopy,
 		// Version control.
 		"git": git,
+		// Builds.
+		"make": makeProgram, "gmake": makeProgram, "cmake": cmake,
 		// Packages and publishing.
 		"npm": nodePackages, "pnpm": nodePackages, "yarn": nodePackages, "bun": bunProgram,
 		"npx": npx, "pnpx": npx, "bunx": npx, "uvx": npx, "pipx": npx,
@@ -75,45 +77,33 @@ func init() {
 		"flatpak": osPackages, "pacman": osPackages, "dpkg": osPackages, "rpm": osPackages, "nix-env": osPackages,
 		// Formatters rewrite files when told to.
 		"gofmt": formatter("w"), "goimports": formatter("w"), "rustfmt": formatter(""), "clang-format": formatter("i"),
-		"prettier": formatter("write"), "black": formatter(""), "isort": formatter(""), "eslint": formatter("fix"),
+		"prettier": formatter("write"), "black": formatter(""), "isort": formatter(""),
 		"ruff": formatter("fix"), "autopep8": formatter("i"), "shfmt": formatter("w"),
 	}
 	for _, name := range shellNames {
 		programTable[name] = shell
 	}
-	for name := range readerTable {
-		programTable[name] = reader
-	}
-	for _, name := range harmlessPrograms {
+	for name := range plainTable {
 		if _, ok := programTable[name]; !ok {
-			programTable[name] = harmless
+			programTable[name] = plainProgram
 		}
+	}
+	for name, what := range projectCode {
+		programTable[name] = runsProjectCode(what)
+	}
+	for _, name := range compilers {
+		programTable[name] = compiler
 	}
 	for name := range interpreters {
 		programTable[name] = runInterpreter
 	}
 	programTable["nodejs"] = runInterpreter
 	programTable["powershell"] = runInterpreter
-}
-
-// harmlessPrograms change nothing, or only build and test the project.
-var harmlessPrograms = []string{
-	// Shell builtins and utilities that only print or compute.
-	"echo", "printf", "true", "false", "test", "[", ":", "pwd", "whoami", "id", "uname", "uptime", "nproc", "free",
-	"df", "ps", "pgrep", "top", "htop", "lsof", "who", "w", "last", "groups", "locale", "tput", "clear", "man", "help",
-	"info", "jobs", "wait", "exit", "return", "shift", "unset", "hash", "type", "which", "whereis", "getopts",
-	"mapfile", "readarray", "read", "set", "shopt", "ulimit", "umask", "sleep", "seq", "yes", "expr", "bc", "dc",
-	"base64", "cal", "env", "printenv", "local", "declare", "export", "readonly", "typeset", "let", "dirs", "disown",
-	"bg", "fg", "times", "caller", "compgen", "complete", "logname", "tty", "arch", "getconf", "lscpu", "lsblk",
-	"lsusb", "lspci", "dmesg", "tr", "command", "builtin", "exec", "nohup", "time", "nice", "timeout", "stdbuf", "setsid",
-	"xargs", "watch", "break", "continue", "shellcheck", "diffstat", "colordiff", "tsort", "numfmt", "factor",
-	"iconv", "dos2unix", "unix2dos", "envsubst", "netstat", "ss", "ip", "ifconfig", "ping", "dig", "nslookup",
-	"host", "traceroute", "whois", "openssl", "gpg", "sha", "tldr", "fzf", "vmstat", "iostat", "uuidgen",
-	// The project's own builds and tests.
-	"make", "gmake", "cmake", "ninja", "meson", "ctest", "bazel", "bazelisk", "pytest", "tox", "nox", "jest", "vitest",
-	"mocha", "tsc", "rustc", "gcc", "g++", "cc", "c++", "clang", "clang++", "javac", "kotlinc", "swiftc", "zig",
-	"rake", "mix", "stack", "cabal", "ghc", "dune", "sbt", "lein", "mypy", "pyright", "golangci-lint", "staticcheck",
-	"cargo-clippy", "pre-commit", "tsx", "ts-node", "webpack", "vite", "esbuild", "rollup", "turbo", "nx",
+	builtinTable = builtins()
+	for name, j := range builtinTable {
+		programTable[name] = j
+	}
+	programTable["alias"] = alias
 }
 
 // bunProgram is both a package manager and a runtime.

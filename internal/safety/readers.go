@@ -2,65 +2,6 @@ package safety
 
 import "strings"
 
-// readerSpec describes a program that only reads: which options take values, and
-// how many leading operands are not files (grep's pattern).
-type readerSpec struct {
-	spec    flagSpec
-	pattern int
-}
-
-var readerTable = map[string]readerSpec{
-	"cat": {}, "tac": {}, "nl": {spec: flagSpec{short: "bdfhilnsvw"}}, "head": {spec: flagSpec{short: "nc", long: []string{"lines", "bytes"}}},
-	"tail": {spec: flagSpec{short: "ncs", long: []string{"lines", "bytes", "pid", "sleep-interval", "max-unchanged-stats"}}},
-	"less": {spec: flagSpec{short: "bhjkoOpPtTxXyz"}}, "more": {}, "wc": {}, "file": {spec: flagSpec{short: "mfFeP"}},
-	"stat": {spec: flagSpec{short: "ct", long: []string{"format", "printf"}}}, "du": {spec: flagSpec{short: "dBtX", long: []string{"max-depth", "block-size", "threshold", "exclude", "exclude-from", "time-style", "files0-from"}}},
-	"ls":  {spec: flagSpec{short: "IwT", long: []string{"ignore", "hide", "width", "tabsize", "format", "sort", "time", "time-style", "block-size", "quoting-style", "indicator-style"}}},
-	"dir": {}, "vdir": {}, "diff": {spec: flagSpec{short: "CUxXIFDL", long: []string{"label", "exclude", "exclude-from", "ignore-matching-lines", "show-function-line", "from-file", "to-file", "horizon-lines", "width"}}},
-	"cmp": {spec: flagSpec{short: "in"}}, "md5sum": {}, "sha1sum": {}, "sha224sum": {}, "sha256sum": {}, "sha384sum": {}, "sha512sum": {}, "b2sum": {}, "cksum": {}, "sum": {}, "shasum": {spec: flagSpec{short: "a"}},
-	"xxd": {spec: flagSpec{short: "clgosn"}}, "od": {spec: flagSpec{short: "AjNSstw"}}, "hexdump": {spec: flagSpec{short: "efns"}}, "strings": {spec: flagSpec{short: "ntTe"}},
-	"realpath": {}, "readlink": {}, "uniq": {spec: flagSpec{short: "fsw"}}, "cut": {spec: flagSpec{short: "bcdf", long: []string{"bytes", "characters", "delimiter", "fields", "output-delimiter"}}},
-	"paste": {spec: flagSpec{short: "d"}}, "comm": {}, "join": {spec: flagSpec{short: "aejot12"}}, "fold": {spec: flagSpec{short: "w"}}, "fmt": {spec: flagSpec{short: "pw"}},
-	"column": {spec: flagSpec{short: "cstoN"}}, "rev": {}, "expand": {spec: flagSpec{short: "t"}}, "unexpand": {spec: flagSpec{short: "t"}},
-	"tree": {spec: flagSpec{short: "LPIH", long: []string{"filelimit", "timefmt", "sort", "charset"}}}, "bat": {spec: flagSpec{short: "lHr", long: []string{"language", "highlight-line", "line-range", "theme", "style"}}},
-	"zcat": {}, "bzcat": {}, "xzcat": {}, "zless": {}, "zmore": {},
-	"grep":  {spec: flagSpec{short: "efmABCdD", long: []string{"regexp", "file", "max-count", "after-context", "before-context", "context", "include", "exclude", "exclude-dir", "binary-files", "devices", "directories", "label", "color", "colour"}}, pattern: 1},
-	"egrep": {spec: flagSpec{short: "efmABC"}, pattern: 1}, "fgrep": {spec: flagSpec{short: "efmABC"}, pattern: 1}, "zgrep": {spec: flagSpec{short: "efmABC"}, pattern: 1},
-	"rg": {spec: flagSpec{short: "efgtTmABCMjE", long: []string{"regexp", "file", "glob", "iglob", "type", "type-not", "max-count", "after-context", "before-context", "context", "max-columns", "threads", "encoding", "max-depth", "color", "colors", "sort", "sortr", "type-add", "replace"}}, pattern: 1},
-	"ag": {spec: flagSpec{short: "ABCGgm"}, pattern: 1}, "ack": {spec: flagSpec{short: "ABCm"}, pattern: 1},
-	"jq": {spec: flagSpec{long: []string{"arg", "argjson", "slurpfile", "rawfile", "indent", "from-file"}}, pattern: 1},
-	"yq": {pattern: 1}, "basename": {}, "dirname": {},
-}
-
-// reader judges a read-only program: reads outside the workspace are Medium, and the
-// file arguments inside it may differ in a remembered decision.
-func reader(a *analyzer, c *call) {
-	r := readerTable[c.name]
-	p := parseArgs(c.args, r.spec)
-	operands := p.operandWords(c.args)
-	skip := r.pattern
-	if c.name == "grep" || c.name == "rg" || c.name == "egrep" || c.name == "fgrep" || c.name == "zgrep" {
-		if p.has("e", "regexp", "f", "file") {
-			skip = 0
-		}
-		if c.name == "rg" && p.has("files") {
-			skip = 0
-		}
-		if _, ok := p.get("pre"); ok && c.name == "rg" {
-			a.add(High, c.text, "makes rg run a program on every file (--pre)")
-		}
-	}
-	if c.name == "jq" && p.has("f", "from-file") {
-		skip = 0
-	}
-	if skip > len(operands) {
-		skip = len(operands)
-	}
-	for _, w := range operands[skip:] {
-		a.reads(c.text, w, a.dir)
-		a.openFile(w)
-	}
-}
-
 // sortProgram is a reader whose -o writes.
 func sortProgram(a *analyzer, c *call) {
 	p := parseArgs(c.args, flagSpec{short: "kotST", long: []string{"key", "output", "field-separator", "buffer-size", "temporary-directory", "parallel", "files0-from", "random-source", "sort", "batch-size", "compress-program"}})

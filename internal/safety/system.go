@@ -147,14 +147,6 @@ func fc(a *analyzer, c *call) {
 	a.add(High, c.text, "runs commands from the shell's history, which parley cannot see")
 }
 
-// enable -f loads a shared object into the shell.
-func enable(a *analyzer, c *call) {
-	p := parseArgs(c.args, flagSpec{short: "fd"})
-	if p.has("f") {
-		a.add(High, c.text, "loads a library into the shell (enable -f)")
-	}
-}
-
 // docker judges container commands by verb.
 func docker(a *analyzer, c *call) {
 	p := parseArgs(c.args, flagSpec{short: "HcDl", long: []string{"host", "context", "config", "log-level", "tlscacert", "tlscert", "tlskey"}, stopAtOperand: true})
