@@ -87,6 +87,22 @@ type analyzer struct {
 	// shell is what the line's own shell knows: functions, aliases, rebound names and
 	// variables set in the line.
 	shell shellState
+	// budget counts the programs judged, probes included, shared by every analyzer
+	// working on the line: code nested in strings, each judged as what several programs
+	// would run, could otherwise take exponential time.
+	budget *int
+}
+
+// maxPrograms bounds the programs judged for one line (see budget).
+const maxPrograms = 20000
+
+// spend counts one program judged; past maxPrograms the line is too complex to judge.
+func (a *analyzer) spend(cmd string) bool {
+	*a.budget++
+	if *a.budget == maxPrograms {
+		a.add(Critical, cmd, "is too complex to judge")
+	}
+	return *a.budget < maxPrograms
 }
 
 // stdinSource is what a command's standard input is.
@@ -111,7 +127,7 @@ const (
 
 func newAnalyzer(ctx Context) *analyzer {
 	ctx = ctx.normalized()
-	return &analyzer{ctx: ctx, dir: ctx.Dir, eval: evaluator{home: ctx.Home, pwd: ctx.Dir}, open: map[*syntax.Word]bool{}}
+	return &analyzer{ctx: ctx, dir: ctx.Dir, eval: evaluator{home: ctx.Home, pwd: ctx.Dir}, open: map[*syntax.Word]bool{}, budget: new(int)}
 }
 
 // codeFile records that the line runs code from what, which the agent can change.

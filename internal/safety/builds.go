@@ -36,6 +36,9 @@ func plainProgram(a *analyzer, c *call) {
 		for _, w := range operands {
 			if strings.HasPrefix(w.val, "+") {
 				a.add(Medium, c.text, "gives "+c.name+" commands to run ("+w.val+"), which can start a shell")
+				if i := strings.Index(w.val, "!"); i >= 0 {
+					a.code(c.text, w.val[i+1:])
+				}
 			}
 		}
 	}
@@ -97,10 +100,10 @@ var projectCode = map[string]string{
 	"task": "the project's Taskfile", "invoke": "the project's tasks.py", "fab": "the project's fabfile",
 	"phpunit": "the project's tests (phpunit)", "rspec": "the project's tests (rspec)", "bundle": "the project's Gemfile",
 	"playwright": "the project's tests (playwright)", "cypress": "the project's tests (cypress)", "karma": "the project's tests (karma)",
-	"tsx": "a TypeScript program", "ts-node": "a TypeScript program", "eslint": "ESLint with the project's configuration",
+	"prettier": "prettier with the project's configuration (which may be JavaScript)", "tsx": "a TypeScript program", "ts-node": "a TypeScript program", "eslint": "ESLint with the project's configuration",
 	"pyright": "pyright with the project's configuration", "staticcheck": "staticcheck", "dotnet": "the project's .NET build",
 	"scons": "the project's SConstruct", "waf": "the project's wscript", "xcodebuild": "the project's Xcode build",
-	"hatch": "the project's hatch environment", "pdm": "the project's pdm scripts", "rye": "the project's rye scripts",
+	"hatch": "the project's hatch environment",
 }
 
 // runsProjectCode judges a program of projectCode.

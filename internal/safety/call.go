@@ -101,6 +101,9 @@ func (a *analyzer) run(env, wrappers []string, words []word, extraInput bool) {
 
 // program records and judges the program words[0] with its arguments.
 func (a *analyzer) program(env, wrappers []string, words []word, extraInput bool) {
+	if !a.spend(shownWord(words[0])) {
+		return
+	}
 	cmd := Command{Env: env, Wrappers: wrappers, Program: words[0].val, Literal: true, Nested: a.nested}
 	for _, w := range words[1:] {
 		cmd.Args = append(cmd.Args, w.val)
@@ -174,6 +177,9 @@ func (a *analyzer) program(env, wrappers []string, words []word, extraInput bool
 
 // dynamicProgram records a command whose program is only known when it runs.
 func (a *analyzer) dynamicProgram(env, wrappers []string, words []word) {
+	if !a.spend(words[0].src) {
+		return
+	}
 	cmd := Command{Env: env, Wrappers: wrappers, Program: words[0].src, Nested: a.nested, dynamicProgram: true}
 	for _, w := range words[1:] {
 		cmd.Args = append(cmd.Args, w.val)
@@ -181,6 +187,10 @@ func (a *analyzer) dynamicProgram(env, wrappers []string, words []word) {
 	}
 	cmd.RunTime = true
 	a.commands = append(a.commands, cmd)
+	if len(a.funcs) > 0 && !a.shell.bound && positional(words[0].src) {
+		// "$@" in a function's body: each call is judged with its own words.
+		return
+	}
 	if fromNetwork(words[0]) {
 		a.add(Critical, cmd.String(), "runs a command downloaded from the network")
 		return
@@ -196,13 +206,21 @@ func (a *analyzer) dynamicProgram(env, wrappers []string, words []word) {
 	a.add(High, cmd.String(), "runs a command only known when it runs ("+words[0].src+")")
 }
 
+// positional reports whether src is only a positional parameter: "$@", $1, "${2}"…
+func positional(src string) bool {
+	s := strings.Trim(src, `"`)
+	s = strings.TrimPrefix(s, "$")
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "{"), "}")
+	return s == "@" || s == "*" || len(s) == 1 && s[0] >= '1' && s[0] <= '9'
+}
+
 // probe judges args as the arguments of the program as, apart from the analysis, and
 // returns the reason of a Critical finding ("" without one).
 func (a *analyzer) probe(as string, args []word) string {
 	if a.depth >= maxDepth {
 		return "hides commands too deeply to judge"
 	}
-	p := &analyzer{ctx: a.ctx, dir: a.dir, eval: a.eval, depth: a.depth + 1, open: map[*syntax.Word]bool{}, stdin: a.stdin, nested: true}
+	p := &analyzer{ctx: a.ctx, dir: a.dir, eval: a.eval, depth: a.depth + 1, open: map[*syntax.Word]bool{}, stdin: a.stdin, nested: true, budget: a.budget}
 	p.program(nil, nil, append([]word{literalWord(as)}, args...), false)
 	for _, f := range p.findings {
 		if f.Tier == Critical {
@@ -247,7 +265,7 @@ func (a *analyzer) mayRun(c *call) {
 			continue
 		}
 		if strings.ContainsAny(w.val, " ;|&") {
-			p := &analyzer{ctx: a.ctx, dir: a.dir, depth: a.depth + 1, open: map[*syntax.Word]bool{}, nested: true}
+			p := &analyzer{ctx: a.ctx, dir: a.dir, depth: a.depth + 1, open: map[*syntax.Word]bool{}, nested: true, budget: a.budget}
 			p.code(c.text, w.val)
 			if why := critical(p); why != "" {
 				a.add(Critical, c.text, "may run "+quoteWord(w.val)+", which "+why)
@@ -305,6 +323,17 @@ var dangerousVariables = map[string]string{
 	"VISUAL": "makes programs run an editor of its choice", "SSH_ASKPASS": "makes ssh run a program",
 	"NODE_OPTIONS": "changes what node loads", "PYTHONSTARTUP": "runs a file in every python started",
 	"PYTHONPATH": "changes what python imports", "PERL5OPT": "changes what perl loads", "RUBYOPT": "changes what ruby loads",
+	"MANPAGER": "makes man run a pager of its choice", "BROWSER": "makes programs open a browser of its choice",
+	"LESSOPEN": "makes less run a program on every file", "SYSTEMD_PAGER": "makes systemctl run a pager of its choice",
+	"CC": "makes builds run another C compiler", "CXX": "makes builds run another C++ compiler", "RUSTC_WRAPPER": "makes cargo run a program",
+	"RUSTC": "makes cargo run another compiler", "RUSTFLAGS": "can make rustc link with a program of its choice",
+	"CGO_CFLAGS": "passes flags to the C compiler that can load code", "CGO_LDFLAGS": "passes flags to the linker that can load code",
+	"GOTOOLCHAIN": "makes go download and run another toolchain", "MAKEFLAGS": "gives make options, --eval among them",
+	"MAKEFILES": "makes make read more makefiles", "JAVA_TOOL_OPTIONS": "makes every JVM load agents", "_JAVA_OPTIONS": "makes every JVM load agents",
+	"NODE_PATH": "changes what node loads", "PERL5LIB": "changes what perl loads", "RUBYLIB": "changes what ruby loads",
+	"PYTHONHOME": "changes which Python runs", "SUDO_ASKPASS": "makes sudo run a program", "GIT_SEQUENCE_EDITOR": "makes git run a program",
+	"NPM_CONFIG_SCRIPT_SHELL": "makes npm run scripts with another program", "CDPATH": "changes where cd goes",
+	"BASHOPTS": "turns on Bash options (alias expansion among them)", "SHELLOPTS": "turns on shell options",
 }
 
 // judgeVariable judges NAME=value set for a command or the rest of the line.
@@ -321,7 +350,30 @@ func (a *analyzer) judgeVariable(cmd, name, value string) {
 		a.add(High, cmd, "sets GOFLAGS with -exec or -toolexec, which makes go run a program")
 		return
 	}
+	if strings.HasPrefix(name, "BASH_FUNC_") {
+		// An exported function: bash defines it from the environment.
+		a.add(Medium, cmd, "defines a shell function through the environment ("+name+")")
+		a.code(cmd, "f"+value)
+		return
+	}
 	if why, ok := dangerousVariables[name]; ok {
 		a.add(High, cmd, "sets "+name+", which "+why)
+		switch {
+		case commandVariables[name]:
+			a.code(cmd, value)
+		case name == "PS4" || name == "PROMPT_COMMAND":
+			a.hiddenCode(cmd, value, "the value of "+name)
+			if name == "PROMPT_COMMAND" {
+				a.code(cmd, value)
+			}
+		}
 	}
+}
+
+// commandVariables hold a command line that programs run.
+var commandVariables = map[string]bool{
+	"GIT_SSH_COMMAND": true, "GIT_PAGER": true, "GIT_EDITOR": true, "GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true,
+	"GIT_PROXY_COMMAND": true, "GIT_SSH": true, "PAGER": true, "EDITOR": true, "VISUAL": true, "SSH_ASKPASS": true,
+	"MANPAGER": true, "BROWSER": true, "LESSOPEN": true, "SYSTEMD_PAGER": true, "CC": true, "CXX": true, "RUSTC_WRAPPER": true,
+	"SUDO_ASKPASS": true, "GIT_SEQUENCE_EDITOR": true,
 }

@@ -73,8 +73,30 @@ func (a *analyzer) checkOptions(c *call, o *opts) parsedArgs {
 		if !known {
 			a.add(Medium, c.text, "gives "+c.name+" the option "+shown+", which parley does not know to be harmless")
 		}
+		// A value taken from the next word could, where the program does not take one,
+		// be an option itself (-m --output=x): it must be one this list knows too.
+		if f.valueArg >= 0 && strings.HasPrefix(f.value, "-") && len(f.value) > 1 && !o.knowsWord(f.value) {
+			a.add(Medium, c.text, "gives "+c.name+" "+f.value+", which may be an option parley does not know to be harmless")
+		}
 	}
 	return p
+}
+
+// knowsWord reports whether an argument written as an option is made of listed options.
+func (o *opts) knowsWord(v string) bool {
+	if strings.HasPrefix(v, "--") {
+		name, _, _ := strings.Cut(v[2:], "=")
+		return o.knowsLong(name)
+	}
+	for i := 1; i < len(v); i++ {
+		if !o.knowsShort(v[i : i+1]) {
+			return false
+		}
+		if strings.IndexByte(o.shortArg, v[i]) >= 0 {
+			return true // the rest is its value
+		}
+	}
+	return true
 }
 
 // flagWord returns the word of an option's value (see flag.valueWord), or ok false

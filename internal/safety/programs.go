@@ -1,5 +1,7 @@
 package safety
 
+import "strings"
+
 // judge adds a program's findings for one call.
 type judge func(a *analyzer, c *call)
 
@@ -33,8 +35,8 @@ func init() {
 		"init": initProgram, "telinit": initProgram, "systemctl": systemctl, "service": service, "rc-service": service,
 		"launchctl": fixed(High, "changes services (launchctl)"),
 		"kill":      kill, "pkill": killByName, "killall": killByName, "killall5": killByName, "skill": killByName, "slay": killByName,
-		"xkill":   killByName,
-		"crontab": crontab, "at": fixed(High, "schedules commands to run later (at)"), "batch": fixed(High, "schedules commands to run later (batch)"),
+		"xkill":    killByName,
+		"crontab":  crontab,
 		"iptables": firewall, "ip6tables": firewall, "nft": firewall, "ufw": firewall, "firewall-cmd": firewall, "pfctl": firewall,
 		"mount": mount, "umount": mount, "swapoff": fixed(High, "turns swap off (swapoff)"), "swapon": fixed(Medium, "turns swap on"),
 		"sysctl": func(a *analyzer, c *call) {
@@ -63,6 +65,15 @@ func init() {
 		"git": git,
 		// Builds.
 		"make": makeProgram, "gmake": makeProgram, "cmake": cmake,
+		// Programs that write through an option, or run code they are given.
+		"iconv": iconv, "openssl": openssl, "dos2unix": dos2unix, "unix2dos": dos2unix, "yq": yq, "tree": tree, "dc": dc, "man": man,
+		"gpg": fixed(Medium, "changes the keyring or writes files (gpg)"), "gpg2": fixed(Medium, "changes the keyring or writes files (gpg)"),
+		"ping": network, "dig": network, "nslookup": network, "host": network, "traceroute": network, "tracepath": network,
+		"whois": network, "mtr": network, "tldr": network, "ip": ipProgram, "ifconfig": ifconfig, "netstat": plainProgram, "ss": plainProgram,
+		"pipenv": envRunner, "pdm": envRunner, "rye": envRunner, "conda": envRunner, "mamba": envRunner, "micromamba": envRunner, "pixi": envRunner,
+		"tmux": tmux, "screen": screen, "at": atProgram, "batch": atProgram,
+		"fzf":  fixed(Medium, "runs commands bound to its keys or its preview (fzf)"),
+		"htop": fixed(Medium, "can signal processes (htop)"), "top": topProgram,
 		// Packages and publishing.
 		"npm": nodePackages, "pnpm": nodePackages, "yarn": nodePackages, "bun": bunProgram,
 		"npx": npx, "pnpx": npx, "bunx": npx, "uvx": npx, "pipx": npx,
@@ -76,9 +87,9 @@ func init() {
 		"zypper": osPackages, "apk": osPackages, "brew": osPackages, "port": osPackages, "snap": osPackages,
 		"flatpak": osPackages, "pacman": osPackages, "dpkg": osPackages, "rpm": osPackages, "nix-env": osPackages,
 		// Formatters rewrite files when told to.
-		"gofmt": formatter("w"), "goimports": formatter("w"), "rustfmt": formatter(""), "clang-format": formatter("i"),
-		"prettier": formatter("write"), "black": formatter(""), "isort": formatter(""),
-		"ruff": formatter("fix"), "autopep8": formatter("i"), "shfmt": formatter("w"),
+		"gofmt": formatter("w", "l d e s r"), "goimports": formatter("w", "l d e local"), "rustfmt": formatter("", "check edition"),
+		"clang-format": formatter("i", "style dry-run n Werror"), "black": formatter("", "check diff quiet q"), "isort": formatter("", "check-only check diff"),
+		"ruff": formatter("fix", "no-fix"), "autopep8": formatter("i", "diff d"), "shfmt": formatter("w", "l d i s"),
 	}
 	for _, name := range shellNames {
 		programTable[name] = shell
@@ -117,14 +128,31 @@ func bunProgram(a *analyzer, c *call) {
 }
 
 // formatter judges a formatter: with its write option (or, when write is "", always)
-// it rewrites files in the workspace, which is Medium.
-func formatter(write string) judge {
+// it rewrites files in the workspace, which is Medium; without it, it only reads (its
+// other options must be known: checkFlags lists the read-only ones).
+func formatter(write string, checkFlags string) judge {
 	return func(a *analyzer, c *call) {
 		if versionQuery(c.args) {
 			return
 		}
 		p := parseArgs(c.args, flagSpec{})
-		if write != "" && !p.has(write) && !(c.name == "ruff" && firstOperand(c.args) == "format") {
+		readOnly := write != "" && !p.has(write) && !(c.name == "ruff" && firstOperand(c.args) == "format")
+		if write == "" && checkFlags != "" {
+			for _, f := range strings.Fields(checkFlags) {
+				if p.has(f) {
+					readOnly = true
+				}
+			}
+		}
+		if c.name == "ruff" && !p.has("no-fix") {
+			readOnly = false // ruff check fixes what its configuration says to
+		}
+		if readOnly {
+			for _, f := range p.flags {
+				if !strings.Contains(" "+checkFlags+" ", " "+f.name+" ") {
+					a.add(Medium, c.text, "gives "+c.name+" an option parley does not know to be harmless ("+f.name+")")
+				}
+			}
 			for _, w := range p.operandWords(c.args) {
 				a.reads(c.text, w, a.dir)
 			}

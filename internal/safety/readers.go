@@ -2,9 +2,14 @@ package safety
 
 import "strings"
 
+// sortOptions are sort's options (-o writes; --compress-program runs a program).
+var sortOptions = opts{short: "bdfghiMnrRsuVzcCm", shortArg: "kotST",
+	long:    "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort human-numeric-sort numeric-sort random-sort reverse version-sort check merge stable unique zero-terminated debug help version",
+	longArg: "key output field-separator buffer-size temporary-directory parallel files0-from random-source sort batch-size"}
+
 // sortProgram is a reader whose -o writes.
 func sortProgram(a *analyzer, c *call) {
-	p := parseArgs(c.args, flagSpec{short: "kotST", long: []string{"key", "output", "field-separator", "buffer-size", "temporary-directory", "parallel", "files0-from", "random-source", "sort", "batch-size", "compress-program"}})
+	p := a.checkOptions(c, &sortOptions)
 	if f, ok := p.get("o", "output"); ok {
 		a.writes(c.text, f.valueWord(c.args), a.dir, "writes to")
 	}
@@ -17,16 +22,37 @@ func sortProgram(a *analyzer, c *call) {
 	}
 }
 
-// find judges find's actions: -delete, -exec and its kind (the command runs nested,
-// with {} only known at run time), -fprint and its kind (they write files), and where
-// it starts.
+// findTests are find's tests and options known to be harmless, and how many words
+// each takes.
+var findTests = map[string]int{
+	"-name": 1, "-iname": 1, "-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1,
+	"-lname": 1, "-ilname": 1, "-type": 1, "-xtype": 1, "-size": 1, "-mtime": 1, "-mmin": 1, "-atime": 1, "-amin": 1,
+	"-ctime": 1, "-cmin": 1, "-newer": 1, "-anewer": 1, "-cnewer": 1, "-newerXY": 1, "-user": 1, "-group": 1, "-uid": 1,
+	"-gid": 1, "-perm": 1, "-links": 1, "-inum": 1, "-samefile": 1, "-maxdepth": 1, "-mindepth": 1, "-regextype": 1,
+	"-fstype": 1, "-used": 1, "-printf": 1, "-context": 1, "-empty": 0, "-readable": 0, "-writable": 0, "-executable": 0,
+	"-depth": 0, "-prune": 0, "-print": 0, "-print0": 0, "-ls": 0, "-quit": 0, "-true": 0, "-false": 0, "-not": 0, "!": 0,
+	"-a": 0, "-and": 0, "-o": 0, "-or": 0, "(": 0, ")": 0, ",": 0, "-follow": 0, "-xdev": 0, "-mount": 0, "-noleaf": 0,
+	"-daystart": 0, "-ignore_readdir_race": 0, "-noignore_readdir_race": 0, "-nouser": 0, "-nogroup": 0, "-nowarn": 0,
+	"-warn": 0, "-help": 0, "--help": 0, "-version": 0, "--version": 0,
+}
+
+// findNames are the tests that narrow what find matches by name.
+var findNames = map[string]bool{"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true, "-iwholename": true, "-regex": true, "-iregex": true}
+
+// find judges find: its tests must be known; -delete is a recursive delete of where it
+// starts (narrowed by a name test, it deletes what matches: High inside the workspace);
+// -exec and its kind run their command with {} only known at run time; -fprint and
+// its kind write files.
 func find(a *analyzer, c *call) {
 	var starts []word
 	i := 0
 	for ; i < len(c.args); i++ {
 		v := c.args[i].val
 		if c.args[i].lit && (strings.HasPrefix(v, "-") && v != "-" || v == "(" || v == "!") {
-			if v == "-H" || v == "-L" || v == "-P" {
+			if v == "-H" || v == "-L" || v == "-P" || strings.HasPrefix(v, "-O") || v == "-D" {
+				if v == "-D" {
+					i++
+				}
 				continue
 			}
 			break
@@ -36,16 +62,17 @@ func find(a *analyzer, c *call) {
 	if len(starts) == 0 {
 		starts = []word{literalWord(".")}
 	}
+	narrowed, alternatives, deletes := false, false, false
 	for ; i < len(c.args); i++ {
 		w := c.args[i]
 		if !w.lit {
+			a.add(Medium, c.text, "gives find an expression only known when it runs ("+w.src+")")
 			continue
 		}
 		switch w.val {
 		case "-delete":
-			for _, s := range starts {
-				a.deletes(c.text, s, a.dir, true)
-			}
+			deletes = true
+			continue
 		case "-exec", "-execdir", "-ok", "-okdir":
 			end := i + 1
 			for end < len(c.args) && !(c.args[end].lit && (c.args[end].val == ";" || c.args[end].val == "+")) {
@@ -62,10 +89,43 @@ func find(a *analyzer, c *call) {
 				a.reads(c.text, s, a.dir)
 			}
 			i = end
+			continue
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if i+1 < len(c.args) {
 				a.writes(c.text, c.args[i+1], a.dir, "writes to")
+				i++
 			}
+			if w.val == "-fprintf" {
+				i++
+			}
+			continue
+		case "-o", "-or", ",", "-not", "!":
+			alternatives = true
+		}
+		n, known := findTests[w.val]
+		if !known {
+			if strings.HasPrefix(w.val, "-newer") {
+				n, known = 1, true
+			} else {
+				a.add(Medium, c.text, "gives find "+w.val+", which parley does not know to be harmless")
+				continue
+			}
+		}
+		if findNames[w.val] && i+1 < len(c.args) && strings.Trim(c.args[i+1].val, "*?.") != "" {
+			narrowed = true
+		}
+		i += n
+	}
+	if deletes {
+		for _, s := range starts {
+			if narrowed && !alternatives {
+				loc := a.locate(s, a.dir)
+				if loc.place == placeInside || loc.place == placeRoot {
+					a.add(High, c.text, "deletes the files it finds under "+loc.describe())
+					continue
+				}
+			}
+			a.deletes(c.text, s, a.dir, true)
 		}
 	}
 	for _, s := range starts {

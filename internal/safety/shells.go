@@ -2,6 +2,7 @@ package safety
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -63,6 +64,8 @@ func (a *analyzer) shellCode(c *call, w word) {
 		a.add(Critical, c.text, "runs code downloaded from the network")
 	default:
 		c.cmd.RunTime = true
+		// Recorded as what runs, so that rules know something they cannot see runs.
+		a.commands = append(a.commands, Command{Program: w.src, Nested: true, dynamicProgram: true, RunTime: true})
 		a.add(Critical, c.text, "runs shell code only known when it runs ("+w.src+"), which parley cannot see")
 		// What can be seen of it is still judged: sh -c "rm -rf $DIR".
 		if f, err := parse(w.val); err == nil && a.depth < maxDepth {
@@ -274,6 +277,22 @@ func runInterpreter(a *analyzer, c *call) {
 		}
 	}
 	handled := false
+	if c.name == "gdb" || c.name == "erl" {
+		// Their long options have one dash: -ex, -eval.
+		for i, w := range c.args {
+			v := strings.TrimLeft(w.val, "-")
+			name, value, has := strings.Cut(v, "=")
+			if !w.lit || !strings.HasPrefix(w.val, "-") || !slices.Contains(in.code, name) {
+				continue
+			}
+			if !has && i+1 < len(c.args) {
+				a.inlineWord(c, in.language, c.args[i+1])
+			} else {
+				a.inlineWord(c, in.language, literalWord(value))
+			}
+			handled = true
+		}
+	}
 	for _, f := range p.flags {
 		for _, name := range in.code {
 			if matchesFlag(f, name) || f.name == name {

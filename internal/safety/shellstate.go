@@ -272,8 +272,11 @@ func (a *analyzer) paramCode(cmd string, w *syntax.Word) {
 	syntax.Walk(w, func(n syntax.Node) bool {
 		p, ok := n.(*syntax.ParamExp)
 		if !ok {
-			switch n.(type) {
+			switch x := n.(type) {
 			case *syntax.CmdSubst, *syntax.ProcSubst:
+				return false
+			case *syntax.ArithmExp:
+				a.arithmetic(cmd, x.X)
 				return false
 			}
 			return true
