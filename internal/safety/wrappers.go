@@ -234,8 +234,8 @@ func unwrapEnv(a *analyzer, words []word) unwrapped {
 		case v == "-" || strings.HasPrefix(v, "-") && v != "--":
 			u.text += " " + w.src
 		case v == "--":
-		case envName.MatchString(v):
-			u.env = append(u.env, v)
+		case strings.IndexByte(v, '=') > 0:
+			u.env = append(u.env, v) // env takes any NAME=value, BASH_FUNC_f%%=… too
 		default:
 			u.inner = args[i:]
 			return u
