@@ -46,15 +46,24 @@ or --model openai:NAME --base-url URL (any OpenAI-compatible /v1/chat/completion
 key comes from OPENAI_API_KEY). PARLEY_MODEL sets the default model.
 
 Approvals: the agent asks the client (session/request_permission) before it runs a
-command that is not plainly harmless, edits a sensitive file (.env, keys, lockfiles, CI
-workflows...; "sensitive_files" in parley's config.json adds rules after the defaults,
-each {"pattern": GLOB, "action": "ask" or "allow"}, the last match winning), or calls a
-tool of the session's MCP servers. --auto-approve lists what
-runs without asking: commands, edits (of files that are not sensitive; the default),
-sensitive-edits, mcp, or none. --yolo approves all of them. A critical command (deleting
-outside the workspace, a downloaded script run by a shell...) always asks. "Always"
-answers hold for the session, or for the workspace when the user picks that option
-(listed and reset with parley permissions).
+command, edits a sensitive file (.env, keys, lockfiles, CI workflows...;
+"sensitive_files" in parley's config.json adds rules after the defaults, each
+{"pattern": GLOB, "action": "ask" or "allow"}, the last match winning), or calls a tool
+of the session's MCP servers. --auto-approve lists what runs without asking:
+  harmless         commands of no risk: reads, and builds that run none of the
+                   project's code (ls, cat, grep, git log, go build)
+  commands         every command but critical ones (harmless ones included)
+  edits            edits of files that are not sensitive
+  sensitive-edits  edits of sensitive files
+  mcp              tools of the session's MCP servers
+  none             nothing: every command asks, harmless ones too
+The default is harmless,edits: harmless commands and ordinary edits run unasked.
+--yolo approves all of them. A critical command (deleting the workspace or outside it,
+a downloaded script run by a shell, code only known when it runs...) always asks.
+"Always" answers hold for the session, or for the workspace when the user picks that
+option (listed and reset with parley permissions); a command that runs code the agent
+can change (a script, make, the project's tests) is never covered by one. Without its
+database (another process holds it locked), nothing is approved unasked.
 
 Checkpoints: every turn that changes files is a checkpoint; /checkpoints lists them,
 /undo restores the last one (or checkpoint N, or one file), /keep accepts them. Sessions
@@ -77,7 +86,7 @@ and hooks turned off, so listing a checkout never runs a program it configures.`
 	fl.IntVar(&f.maxTurns, "max-turn-requests", 25, "the most model requests in one turn")
 	fl.IntVar(&f.numCtx, "num-ctx", 0, "Ollama's context size (options.num_ctx); 0 keeps the server's default")
 	fl.BoolVar(&f.noThink, "no-think", false, "never ask the model for its reasoning")
-	fl.StringSliceVar(&f.autoApprove, "auto-approve", []string{"edits"}, "what runs without asking: commands, edits, sensitive-edits, mcp, or none (critical commands always ask)")
+	fl.StringSliceVar(&f.autoApprove, "auto-approve", []string{"harmless", "edits"}, "what runs without asking: harmless, commands, edits, sensitive-edits, mcp, or none (critical commands always ask)")
 	fl.BoolVar(&f.yolo, "yolo", false, "approve everything without asking, except critical commands")
 	fl.StringVar(&f.dbPath, "db", store.DefaultPath(), "the parley database (sessions, checkpoints, remembered approvals)")
 	fl.StringVar(&f.sandboxMode, "sandbox", "auto", "confine the commands the agent runs itself with Landlock: auto (where the kernel offers it) or off")
@@ -129,7 +138,8 @@ func runAgent(cmd *cobra.Command, g *globals, f agentCommandFlags) error {
 	}
 	// Without its database the agent still works, but keeps nothing: say so in its log.
 	if st, err := store.Open(f.dbPath); err != nil {
-		g.logger.Warn("sessions, checkpoints and remembered approvals are off", "error", err)
+		g.logger.Warn("sessions, checkpoints and remembered approvals are off; nothing is approved without a question", "error", err)
+		opts.StoreErr = err
 	} else {
 		defer st.Close()
 		opts.Store = st
@@ -147,8 +157,10 @@ func parseAutoApprove(values []string, yolo bool) (agent.AutoApprove, error) {
 	var a agent.AutoApprove
 	for _, v := range values {
 		switch strings.TrimSpace(strings.ToLower(v)) {
+		case "harmless":
+			a.Harmless = true
 		case "commands":
-			a.Commands = true
+			a.Commands, a.Harmless = true, true
 		case "edits":
 			a.Edits = true
 		case "sensitive-edits":
@@ -157,7 +169,7 @@ func parseAutoApprove(values []string, yolo bool) (agent.AutoApprove, error) {
 			a.MCP = true
 		case "none", "":
 		default:
-			return a, fmt.Errorf("--auto-approve: %q is not one of commands, edits, sensitive-edits, mcp, none", v)
+			return a, fmt.Errorf("--auto-approve: %q is not one of harmless, commands, edits, sensitive-edits, mcp, none", v)
 		}
 	}
 	return a, nil

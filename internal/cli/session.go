@@ -64,13 +64,13 @@ type session struct {
 
 func startSession(ctx context.Context, g *globals, con *console, opts sessionOptions) (*session, error) {
 	s := &session{g: g, con: con, opts: opts, roots: opts.roots}
-	var err error
-	if s.store, err = store.Open(store.DefaultPath()); err != nil {
-		con.say("parley: permission decisions will not be remembered: %v", err)
+	var err, storeErr error
+	if s.store, storeErr = store.Open(store.DefaultPath()); storeErr != nil {
+		con.say("parley: remembered permission decisions cannot be read, so none is used and --yolo allows nothing unasked: %v", storeErr)
 	}
 	home, _ := os.UserHomeDir()
 	policy := &permission.Policy{
-		Store: s.store, Agent: opts.agentName, Workspace: opts.dir, Roots: opts.roots.Dirs(), Home: home,
+		Store: s.store, StoreErr: storeErr, Agent: opts.agentName, Workspace: opts.dir, Roots: opts.roots.Dirs(), Home: home,
 		Yolo: opts.yolo, Rules: opts.rules,
 	}
 	if con.canAsk() {

@@ -44,6 +44,38 @@ type Command struct {
 	// may be an alias or an extension, arguments read from the input (xargs). A rule
 	// that would refuse or ask about some command must assume it could be this one.
 	RunTime bool
+	// anything is set when, RunTime, the command could be any command at all (a git
+	// alias, shell code in a variable), not only its own program with other words.
+	anything bool
+}
+
+// Pattern is the command as a permission pattern for what it may turn out to be: its
+// literal words as String shows them, each word only known when it runs as *, and
+// only * when it could be any command (a git alias, code in a variable). A rule whose
+// pattern can match some text this pattern matches could match the command.
+func (c Command) Pattern() string {
+	if c.anything || c.dynamicProgram && len(c.Args) == 0 {
+		return "*"
+	}
+	prog := JoinArgv([]string{c.Program})
+	if c.dynamicProgram {
+		prog = "*"
+	}
+	parts := append([]string(nil), c.Env...)
+	parts = append(parts, c.Wrappers...)
+	parts = append(parts, prog)
+	for i, a := range c.Args {
+		if i < len(c.shown) && c.shown[i] != quoteWord(a) { // only known when it runs
+			parts = append(parts, "*")
+			continue
+		}
+		parts = append(parts, quoteWord(a))
+	}
+	out := strings.Join(parts, " ")
+	if c.RunTime && !c.Literal {
+		out += "*" // arguments read from the input
+	}
+	return out
 }
 
 // shownWord is how a word appears in Command.String.

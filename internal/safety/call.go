@@ -135,7 +135,7 @@ func (a *analyzer) program(env, wrappers []string, words []word, extraInput bool
 	if v, ok := a.shell.aliases[name]; ok && len(env) == 0 && len(wrappers) == 0 {
 		// An alias expands to its text followed by the rest of the words.
 		if !v.lit {
-			c.cmd.RunTime = true
+			c.cmd.RunTime, c.cmd.anything = true, true
 			a.add(Critical, c.text, "runs an alias only known when it runs, which parley cannot see")
 			return
 		}

@@ -171,7 +171,7 @@ func git(a *analyzer, c *call) {
 	}
 	sub := c.args[i]
 	if !sub.lit {
-		c.cmd.RunTime = true
+		c.cmd.RunTime, c.cmd.anything = true, true
 		a.add(High, c.text, "runs a git subcommand only known when it runs ("+sub.src+")")
 		return
 	}
@@ -181,7 +181,7 @@ func git(a *analyzer, c *call) {
 	if v, ok := aliases[strings.ToLower(sub.val)]; ok && !gitBuiltins[sub.val] {
 		// git -c alias.p=push p: p is push. Judged as what it expands to, so that rules
 		// about git push see it.
-		c.cmd.RunTime = true
+		c.cmd.RunTime, c.cmd.anything = true, true
 		if strings.HasPrefix(v, "!") {
 			return // a shell alias: judged as code with the -c option
 		}
@@ -190,7 +190,7 @@ func git(a *analyzer, c *call) {
 	}
 	if !gitBuiltins[sub.val] {
 		// An alias from the configuration, or a git-NAME program: either may run anything.
-		c.cmd.RunTime = true
+		c.cmd.RunTime, c.cmd.anything = true, true
 	}
 	gitSubcommand(a, c, sub.val, c.args[i+1:])
 }

@@ -65,7 +65,7 @@ func (a *analyzer) shellCode(c *call, w word) {
 	default:
 		c.cmd.RunTime = true
 		// Recorded as what runs, so that rules know something they cannot see runs.
-		a.commands = append(a.commands, Command{Program: w.src, Nested: true, dynamicProgram: true, RunTime: true})
+		a.commands = append(a.commands, Command{Program: w.src, Nested: true, dynamicProgram: true, RunTime: true, anything: true})
 		a.add(Critical, c.text, "runs shell code only known when it runs ("+w.src+"), which parley cannot see")
 		// What can be seen of it is still judged: sh -c "rm -rf $DIR".
 		if f, err := parse(w.val); err == nil && a.depth < maxDepth {
@@ -88,10 +88,10 @@ func (a *analyzer) codeFromInput(c *call, what string, interactive bool) {
 	case in.download:
 		a.add(Critical, c.text, "runs "+what+" downloaded from the network")
 	case in.kind == stdinPipe && in.unseen:
-		c.cmd.RunTime = true
+		c.cmd.RunTime, c.cmd.anything = true, true
 		a.add(Critical, c.text, "runs the "+what+" another program prints, which parley cannot see")
 	case in.kind == stdinText && in.unseen:
-		c.cmd.RunTime = true
+		c.cmd.RunTime, c.cmd.anything = true, true
 		a.add(Critical, c.text, "runs "+what+" from a heredoc only known when it runs")
 		if shellCode {
 			if f, err := parse(in.text); err == nil && a.depth < maxDepth {
@@ -330,7 +330,7 @@ func (a *analyzer) inlineWord(c *call, language string, w word) {
 	case fromNetwork(w):
 		a.add(Critical, c.text, "runs "+language+" code downloaded from the network")
 	case !w.lit:
-		c.cmd.RunTime = true
+		c.cmd.RunTime, c.cmd.anything = true, true
 		a.add(Critical, c.text, "runs "+language+" code only known when it runs, which parley cannot see")
 	default:
 		a.inlineCode(c, language, w.val)
