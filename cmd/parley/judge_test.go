@@ -108,12 +108,12 @@ func TestAgentAsksBeforeOrdinaryProgramsRunCode(t *testing.T) {
 		}
 	}
 	classes := map[string]string{ // command: the file it leaves when it runs
-		"make --eval 'x:;@touch m-eval' x":                                  "m-eval",
-		"make -f evil.mk":                                                   "m-makefile",
-		"make test":                                                         "m-maketest",
-		"npm test":                                                          "m-npm",
-		"git grep -O'touch m-grep; true' inside":                            "m-grep",
-		"cc -wrapper " + touch + ",m-wrapper -fsyntax-only x.c":             "m-wrapper",
+		"make --eval 'x:;@touch m-eval' x":       "m-eval",
+		"make -f evil.mk":                        "m-makefile",
+		"make test":                              "m-maketest",
+		"npm test":                               "m-npm",
+		"git grep -O'touch m-grep; true' inside": "m-grep",
+		"cc -wrapper " + touch + ",m-wrapper -fsyntax-only x.c": "m-wrapper",
 		"sed -f s.sed a.txt":                                                "m-sed",
 		`bash -c 'x=$(cat data.txt); echo $((x))'`:                          "m-arith",
 		`bash -c 'x=$(cat prompt.txt); echo "${x@P}"'`:                      "m-prompt",
