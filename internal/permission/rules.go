@@ -38,7 +38,7 @@ func (p *Policy) configured(s Subject) Action {
 		actions := p.lastMatching(execKey(c.Full()), execKey(c.String()), execKey(safety.JoinArgv(c.Core())))
 		found = append(found, actions...)
 		allAllowed = allAllowed && actions[0] == ActionAllow
-		if (c.RunTime || !c.Literal) && p.couldRefuseOrAsk(c.Pattern()) {
+		if (c.RunTime || !c.Literal) && p.couldRefuseOrAsk(c.Patterns()...) {
 			// What runs is only known when it runs (git p, $GIT push, eval "$X"): a rule
 			// that refuses or asks could be about it, so it is asked about, never allowed.
 			found = append(found, ActionAsk)
@@ -78,14 +78,16 @@ func (p *Policy) lastMatching(keys ...string) []Action {
 }
 
 // couldRefuseOrAsk reports whether a rule that refuses or asks could match a command of
-// the pattern (see safety.Command.Pattern): some key both patterns match exists.
-func (p *Policy) couldRefuseOrAsk(pattern string) bool {
+// one of the patterns (see safety.Command.Patterns): some key both patterns match exists.
+func (p *Policy) couldRefuseOrAsk(patterns ...string) bool {
 	for _, r := range p.Rules {
 		if r.Action == ActionAllow {
 			continue
 		}
-		if patternsMeet(r.Tool, execKey(pattern)) {
-			return true
+		for _, pattern := range patterns {
+			if patternsMeet(r.Tool, execKey(pattern)) {
+				return true
+			}
 		}
 	}
 	return false

@@ -47,35 +47,41 @@ type Command struct {
 	// anything is set when, RunTime, the command could be any command at all (a git
 	// alias, shell code in a variable), not only its own program with other words.
 	anything bool
+	// input is set when more arguments are read from the input when it runs (xargs).
+	input bool
 }
 
-// Pattern is the command as a permission pattern for what it may turn out to be: its
-// literal words as String shows them, each word only known when it runs as *, and
-// only * when it could be any command (a git alias, code in a variable). A rule whose
-// pattern can match some text this pattern matches could match the command.
-func (c Command) Pattern() string {
+// Patterns are the command as permission patterns for what it may turn out to be, with
+// its assignments and wrappers and without them (as Full and String): its literal words
+// as they are shown, each word only known when it runs as *, arguments read from the
+// input as a final *, and only * when it could be any command at all (a git alias, code
+// in a variable). A rule whose pattern can match some text one of these matches could
+// match the command.
+func (c Command) Patterns() []string {
 	if c.anything || c.dynamicProgram && len(c.Args) == 0 {
-		return "*"
+		return []string{"*"}
 	}
 	prog := JoinArgv([]string{c.Program})
 	if c.dynamicProgram {
 		prog = "*"
 	}
-	parts := append([]string(nil), c.Env...)
-	parts = append(parts, c.Wrappers...)
-	parts = append(parts, prog)
+	words := []string{prog}
 	for i, a := range c.Args {
 		if i < len(c.shown) && c.shown[i] != quoteWord(a) { // only known when it runs
-			parts = append(parts, "*")
+			words = append(words, "*")
 			continue
 		}
-		parts = append(parts, quoteWord(a))
+		words = append(words, quoteWord(a))
 	}
-	out := strings.Join(parts, " ")
-	if c.RunTime && !c.Literal {
-		out += "*" // arguments read from the input
+	if c.input {
+		words = append(words, "*")
 	}
-	return out
+	bare := strings.Join(words, " ")
+	wrapped := append(append(append([]string(nil), c.Env...), c.Wrappers...), bare)
+	if full := strings.Join(wrapped, " "); full != bare {
+		return []string{full, bare}
+	}
+	return []string{bare}
 }
 
 // shownWord is how a word appears in Command.String.

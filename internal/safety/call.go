@@ -114,7 +114,7 @@ func (a *analyzer) program(env, wrappers []string, words []word, extraInput bool
 	}
 	if extraInput {
 		cmd.Literal = false
-		cmd.RunTime = true // what the input holds may be options, or a subcommand
+		cmd.RunTime, cmd.input = true, true // what the input holds may be options, or a subcommand
 	}
 	a.commands = append(a.commands, cmd)
 	c := &call{cmd: &a.commands[len(a.commands)-1], name: programName(words[0].val), args: words[1:], extraInput: extraInput}

@@ -181,7 +181,7 @@ func git(a *analyzer, c *call) {
 	if v, ok := aliases[strings.ToLower(sub.val)]; ok && !gitBuiltins[sub.val] {
 		// git -c alias.p=push p: p is push. Judged as what it expands to, so that rules
 		// about git push see it.
-		c.cmd.RunTime, c.cmd.anything = true, true
+		c.cmd.RunTime = true
 		if strings.HasPrefix(v, "!") {
 			return // a shell alias: judged as code with the -c option
 		}

@@ -43,7 +43,9 @@ func nodePackages(a *analyzer, c *call) {
 		if len(rest) > 1 && (rest[1].val == "get" || rest[1].val == "list" || rest[1].val == "ls") {
 			return
 		}
-		a.add(Medium, c.text, "changes the package manager's configuration ("+c.name+" "+verb+")")
+		// The user's configuration holds script-shell, node-options…: what every later
+		// run of every project starts.
+		a.add(High, c.text, "changes the package manager's configuration for every project ("+c.name+" "+verb+")")
 	case "cache":
 		if len(rest) > 1 && (rest[1].val == "clean" || rest[1].val == "clear") {
 			a.add(Medium, c.text, "clears the package cache")
@@ -173,6 +175,15 @@ func cargo(a *analyzer, c *call) {
 	default:
 		a.add(Medium, c.text, "builds and runs the crate's code (cargo "+verb+": build scripts, macros, tests), which the agent can change")
 		a.codeFile("the crate's code")
+	}
+	p := parseArgs(c.args, flagSpec{long: []string{"target-dir", "artifact-dir", "out-dir", "manifest-path", "config"}})
+	for _, f := range p.flags {
+		switch {
+		case f.long && (f.name == "target-dir" || f.name == "artifact-dir" || f.name == "out-dir"):
+			a.writes(c.text, f.valueWord(c.args), a.dir, "builds into")
+		case f.long && f.name == "config":
+			a.add(High, c.text, "gives cargo configuration on the command line, which can name programs it runs")
+		}
 	}
 }
 

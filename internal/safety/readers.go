@@ -13,6 +13,9 @@ func sortProgram(a *analyzer, c *call) {
 	if f, ok := p.get("o", "output"); ok {
 		a.writes(c.text, f.valueWord(c.args), a.dir, "writes to")
 	}
+	if w, ok := flagWord(p, c.args, "T", "temporary-directory"); ok {
+		a.writes(c.text, w, a.dir, "writes temporary files in")
+	}
 	if _, ok := p.get("compress-program"); ok {
 		a.add(High, c.text, "makes sort run a program (--compress-program)")
 	}
