@@ -164,7 +164,7 @@ func (a *analyzer) inlineCode(c *call, language, code string) {
 	if s.writes != nil && s.writes.MatchString(code) {
 		found = true
 		for _, call := range callsOf(s.writes, code, s.bare) {
-			if len(call.literals) > 0 {
+			if len(call.literals) > 0 && call.plain {
 				a.writes(c.text, literalWord(call.literals[0]), a.dir, "writes to")
 				continue
 			}

@@ -85,6 +85,10 @@ func find(a *analyzer, c *call) {
 			for j := range inner {
 				if strings.Contains(inner[j].val, "{}") {
 					inner[j] = unknownWord(inner[j].src)
+					if inner[j].src == "{}" && startsPlain(starts) {
+						// What find finds starts with where it started: never a dash.
+						inner[j].prefix = "./"
+					}
 				}
 			}
 			a.nestedRun(c.text, inner)
@@ -135,6 +139,17 @@ func find(a *analyzer, c *call) {
 		a.reads(c.text, s, a.dir)
 		a.openFile(s)
 	}
+}
+
+// startsPlain reports whether every place find starts from is a literal path that does
+// not start with a dash.
+func startsPlain(starts []word) bool {
+	for _, s := range starts {
+		if !s.lit || strings.HasPrefix(s.val, "-") {
+			return false
+		}
+	}
+	return true
 }
 
 // nestedRun judges words another program runs as a command (find -exec, fd -x).

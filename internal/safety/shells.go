@@ -302,6 +302,12 @@ func runInterpreter(a *analyzer, c *call) {
 		}
 	}
 	if handled {
+		if (c.name == "perl" || c.name == "ruby") && (hasClusterLetter(c.args, 'i') || p.has("i")) {
+			// perl -pi -e CODE FILES edits the files in place.
+			for _, w := range p.operandWords(c.args) {
+				a.writes(c.text, w, a.dir, "edits")
+			}
+		}
 		return
 	}
 	if in.module != "" {
