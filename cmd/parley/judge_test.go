@@ -470,3 +470,77 @@ func TestLockedStoreKeepsYoloFromAllowing(t *testing.T) {
 		t.Error("parley agent ran a command unasked while its remembered answers could not be read")
 	}
 }
+
+// classRow is one row of internal/safety/CLASSES.md, the table of classes.
+type classRow struct{ class, example, tier, always string }
+
+func readClassTable(t *testing.T) []classRow {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "internal", "safety", "CLASSES.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []classRow
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "| class ") || strings.HasPrefix(line, "| ---") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(strings.ReplaceAll(line, `\|`, "\x00"), "| "), " | ")
+		for i := range cells {
+			cells[i] = strings.ReplaceAll(cells[i], "\x00", "|")
+		}
+		rows = append(rows, classRow{cells[0], strings.Trim(cells[1], "`"), cells[2], cells[3]})
+	}
+	if len(rows) < 100 {
+		t.Fatalf("CLASSES.md has %d rows", len(rows))
+	}
+	return rows
+}
+
+// Every class of the table, through the real binary: parley agent at its default
+// settings runs the harmless ones unasked and asks about every other (the client
+// refuses, so none of them runs); the client host, with --yolo and nobody to ask,
+// refuses exactly the critical ones.
+func TestClassesThroughTheBinary(t *testing.T) {
+	rows := readClassTable(t)
+	w := newWorkspace(t)
+	var commands []string
+	for _, r := range rows {
+		commands = append(commands, r.example)
+	}
+	questions := agentRuns(t, w, commands, nil, "--max-turn-requests", "1000")
+	asked := askedAbout(questions)
+	t.Logf("%d commands, %d questions", len(commands), len(questions))
+	for _, r := range rows {
+		i := slices.Index(asked, r.example)
+		if got := i >= 0; got != (r.tier != "none") {
+			t.Errorf("parley agent, %s (%s): asked %v, want %v", r.class, r.example, got, r.tier != "none")
+		}
+		if i < 0 || r.tier == "critical" {
+			continue
+		}
+		offered := slices.ContainsFunc(questions[i].Options, func(o acp.PermissionOption) bool { return o.Kind == acp.PermissionOptionKindAllowAlways })
+		if offered != (r.always == "yes") {
+			t.Errorf("parley agent, %s (%s): always allow offered %v, the table says %s", r.class, r.example, offered, r.always)
+		}
+	}
+
+	var script strings.Builder
+	for _, r := range rows {
+		script.WriteString("ask " + strings.ReplaceAll(r.example, "\n", " ") + "\n")
+	}
+	res := w.run(t, script.String(), "--yolo")
+	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
+	if len(lines) != len(rows) {
+		t.Fatalf("%d answers for %d questions:\n%s\nstderr %s", len(lines), len(rows), res.stdout, res.stderr)
+	}
+	for i, r := range rows {
+		want := "chose allow_once"
+		if r.tier == "critical" {
+			want = "chose reject_once"
+		}
+		if lines[i] != want {
+			t.Errorf("parley run --yolo, %s (%s): %q, want %q", r.class, r.example, lines[i], want)
+		}
+	}
+}

@@ -12,6 +12,9 @@ func plainProgram(a *analyzer, c *call) {
 	if c.name == "echo" {
 		return // echo prints what it is given, options it does not know too
 	}
+	if c.name == "jq" {
+		c = a.jqArguments(c)
+	}
 	p := a.checkOptions(c, &pl.opts)
 	for _, name := range []string{"f", "file", "exclude-from", "files0-from", "from-file", "to-file", "magic-file", "files-from", "ignore-file", "rawfile"} {
 		if len(name) == 1 && c.name != "grep" && c.name != "egrep" && c.name != "fgrep" && c.name != "zgrep" && c.name != "rg" && c.name != "jq" {
@@ -65,6 +68,25 @@ func plainProgram(a *analyzer, c *call) {
 	if c.extraInput {
 		a.reads(c.text, unknownWord("(its input)"), a.dir)
 	}
+}
+
+// jqArguments takes out jq's options with two values (--arg NAME VALUE, --rawfile NAME
+// FILE…), judging the files read, and returns the call without them.
+func (a *analyzer) jqArguments(c *call) *call {
+	out := *c
+	out.args = nil
+	for i := 0; i < len(c.args); i++ {
+		w := c.args[i]
+		if w.lit && (w.val == "--arg" || w.val == "--argjson" || w.val == "--rawfile" || w.val == "--slurpfile") && i+2 < len(c.args) {
+			if w.val == "--rawfile" || w.val == "--slurpfile" {
+				a.reads(c.text, c.args[i+2], a.dir)
+			}
+			i += 2
+			continue
+		}
+		out.args = append(out.args, w)
+	}
+	return &out
 }
 
 // plainRuns are long options of plain programs that run a program of the command's

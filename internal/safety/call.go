@@ -334,6 +334,9 @@ var dangerousVariables = map[string]string{
 	"PYTHONHOME": "changes which Python runs", "SUDO_ASKPASS": "makes sudo run a program", "GIT_SEQUENCE_EDITOR": "makes git run a program",
 	"NPM_CONFIG_SCRIPT_SHELL": "makes npm run scripts with another program", "CDPATH": "changes where cd goes",
 	"BASHOPTS": "turns on Bash options (alias expansion among them)", "SHELLOPTS": "turns on shell options",
+	"OPENSSL_CONF": "makes openssl load a configuration that can load code", "KUBECONFIG": "makes kubectl read a configuration that can name programs",
+	"DOCKER_CONFIG": "makes docker read a configuration that names programs", "CARGO_HOME": "makes cargo read another configuration",
+	"GIT_CONFIG": "makes git read another configuration", "GIT_CEILING_DIRECTORIES": "changes which repository git finds",
 }
 
 // judgeVariable judges NAME=value set for a command or the rest of the line.

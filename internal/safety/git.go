@@ -192,6 +192,13 @@ func git(a *analyzer, c *call) {
 		// An alias from the configuration, or a git-NAME program: either may run anything.
 		c.cmd.RunTime, c.cmd.anything = true, true
 	}
+	if loc := a.locate(literalWord("."), dir); dir == "" || loc.place == placeInside {
+		// Below the workspace's root, git may find a repository the agent made (a .git
+		// file, a directory with HEAD, config and objects/), whose configuration can
+		// name programs git runs even to read (core.fsmonitor, core.pager).
+		a.add(Medium, c.text, "runs git in "+loc.describe()+", where a repository the agent made could run programs")
+		a.codeFile("the configuration of the repository git finds in " + loc.shown)
+	}
 	gitSubcommand(a, c, sub.val, c.args[i+1:])
 }
 
@@ -227,6 +234,9 @@ func (a *analyzer) gitGlobal(c *call, name, value, dir string) string {
 	case "--git-dir", "--work-tree":
 		if loc := a.locate(literalWord(value), dir); loc.outside() {
 			a.add(High, c.text, "points git at "+loc.describe())
+		} else if name == "--git-dir" {
+			a.add(Medium, c.text, "uses the repository in "+value+", whose configuration (which the agent can write) can make git run programs")
+			a.codeFile("the configuration of the repository in " + value)
 		}
 	}
 	return dir
@@ -347,6 +357,13 @@ func gitSubcommand(a *analyzer, c *call, sub string, args []word) {
 	default:
 		if gitReadOnly[sub] {
 			a.gitRead(c, sub, args)
+			return
+		}
+		if sub == "format-patch" {
+			a.add(Medium, c.text, "writes patch files (git format-patch)")
+			if f, ok := p.get("o", "output-directory"); ok {
+				a.writes(c.text, f.valueWord(args), a.dir, "writes patch files into")
+			}
 			return
 		}
 		if gitBuiltins[sub] {

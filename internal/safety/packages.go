@@ -171,7 +171,12 @@ func cargo(a *analyzer, c *call) {
 		a.add(Medium, c.text, "changes the project's dependencies (cargo "+verb+")")
 	case "fmt":
 		a.add(Medium, c.text, "rewrites the crate's files (cargo fmt)")
-	case "", "--version", "-V", "version", "help", "--help", "-h", "tree", "metadata", "locate-project", "pkgid", "read-manifest", "verify-project", "search", "--list":
+	case "", "--version", "-V", "version", "help", "--help", "-h", "--list":
+	case "tree", "metadata", "locate-project", "pkgid", "read-manifest", "verify-project", "search":
+		// .cargo/config.toml in the workspace names the rustc cargo runs, even to ask
+		// for its version.
+		a.add(Medium, c.text, "runs the programs .cargo/config.toml names (cargo "+verb+")")
+		a.codeFile("the workspace's .cargo/config.toml")
 	default:
 		a.add(Medium, c.text, "builds and runs the crate's code (cargo "+verb+": build scripts, macros, tests), which the agent can change")
 		a.codeFile("the crate's code")

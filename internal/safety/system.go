@@ -162,6 +162,11 @@ func fc(a *analyzer, c *call) {
 // docker judges container commands by verb.
 func docker(a *analyzer, c *call) {
 	p := parseArgs(c.args, flagSpec{short: "HcDl", long: []string{"host", "context", "config", "log-level", "tlscacert", "tlscert", "tlskey"}, stopAtOperand: true})
+	if w, ok := flagWord(p, c.args, "config"); ok {
+		// Its config.json names credential helpers and plugin directories: programs.
+		a.add(Medium, c.text, "reads "+c.name+"'s configuration from "+w.src+", which can name programs it runs")
+		a.codeFile(w.src)
+	}
 	if len(p.operands) == 0 {
 		return
 	}
@@ -251,6 +256,16 @@ func valuesOf(ws []word) []string {
 // kubectl and its kind: reads are harmless, deletes High, other changes Medium.
 func kubectl(a *analyzer, c *call) {
 	verb := firstOperand(c.args)
+	p := parseArgs(c.args, flagSpec{long: []string{"kubeconfig", "post-renderer"}})
+	if w, ok := flagWord(p, c.args, "kubeconfig"); ok {
+		// A kubeconfig can name a program that gets the credentials (exec).
+		a.add(Medium, c.text, "reads the cluster configuration "+w.src+", which can name a program "+c.name+" runs")
+		a.codeFile(w.src)
+	}
+	if w, ok := flagWord(p, c.args, "post-renderer"); ok {
+		a.add(High, c.text, "runs a program on what "+c.name+" renders (--post-renderer)")
+		a.shellCode(c, w)
+	}
 	switch verb {
 	case "", "get", "describe", "logs", "explain", "version", "api-resources", "api-versions", "top", "config", "cluster-info", "diff", "auth", "status", "list", "show", "history", "template", "search", "lint":
 	case "delete", "drain", "cordon", "uninstall", "destroy", "taint", "replace", "rollback":
@@ -265,9 +280,14 @@ func kubectl(a *analyzer, c *call) {
 func terraform(a *analyzer, c *call) {
 	verb := firstOperand(c.args)
 	switch verb {
+	case "version", "-version", "--version", "-help", "--help", "help":
+		return
 	case "fmt", "init", "get":
 		a.add(Medium, c.text, "rewrites files or downloads and installs providers ("+c.name+" "+verb+")")
-	case "", "plan", "validate", "show", "output", "version", "providers", "graph":
+	case "", "plan", "validate", "show", "output", "providers", "graph", "console":
+		// Providers are programs (in .terraform, which the agent can write), and an
+		// external data source runs any program during a plan.
+		a.add(Medium, c.text, "runs the configuration's providers and external programs ("+c.name+" "+verb+")")
 	case "destroy":
 		a.add(High, c.text, "destroys infrastructure ("+c.name+" destroy)")
 	case "apply", "import", "state", "taint", "force-unlock", "workspace":
@@ -275,6 +295,7 @@ func terraform(a *analyzer, c *call) {
 	default:
 		a.add(Medium, c.text, "runs "+c.name+" "+verb)
 	}
+	a.codeFile("the configuration's providers and external programs")
 }
 
 // firstOperand returns the first argument that does not look like an option.

@@ -123,6 +123,12 @@ func awk(a *analyzer, c *call) {
 		case f.name == "e" || f.long && f.name == "source":
 			a.awkProgram(c, f.valueWord(c.args), sandbox)
 			fromFile = true
+		case f.name == "W" && strings.HasPrefix(f.value, "e") && len(operands) > 0:
+			// mawk -W exec FILE: the program is in FILE.
+			a.reads(c.text, operands[0], a.dir)
+			a.add(Medium, c.text, "runs the awk program in "+operands[0].src+", which the agent can change")
+			a.codeFile(operands[0].src)
+			operands, fromFile = operands[1:], true
 		}
 	}
 	if !fromFile && len(operands) > 0 {
