@@ -466,7 +466,9 @@ func (a *analyzer) assign(as *syntax.Assign, judge bool) string {
 	}
 	if as.Index != nil {
 		a.substitutions(as.Index)
-		a.arithmetic("", as.Index)
+		if !a.shell.assoc[name] {
+			a.arithmetic("", as.Index)
+		}
 	}
 	known := as.Value == nil || a.eval.word(as.Value).lit
 	if as.Value != nil && as.Array == nil {

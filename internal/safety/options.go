@@ -55,14 +55,7 @@ func (a *analyzer) checkOptions(c *call, o *opts) parsedArgs {
 	if p.unknown && !o.globSafe {
 		a.add(Medium, c.text, "gives "+c.name+" words only known when it runs, which may be options (a file named -x, $VAR); write ./*.go or put -- before them")
 	}
-	if p.unknown && o.globSafe {
-		for _, w := range c.args {
-			if !w.lit && w.canBeFlag() && !w.glob {
-				a.add(Medium, c.text, "gives "+c.name+" words only known when it runs ("+w.src+"), which may be options")
-				break
-			}
-		}
-	}
+
 	for _, f := range p.flags {
 		known := o.knowsLong(f.name)
 		shown := "--" + f.name

@@ -21,6 +21,9 @@ type shellState struct {
 	// positional are "$@" while a function is judged for a call; bound says they are.
 	positional []word
 	bound      bool
+	// assoc are the associative arrays the line declares (declare -A): their
+	// subscripts are strings, not arithmetic.
+	assoc map[string]bool
 }
 
 type variable struct {
@@ -164,9 +167,11 @@ func (a *analyzer) hiddenCode(cmd, text, what string) {
 		return
 	}
 	a.add(Medium, cmd, "hides commands in "+what+" that Bash expands ("+text+")")
-	f, err := parse(": \"" + strings.ReplaceAll(text, `"`, `\"`) + "\"")
+	src := ": \"" + strings.ReplaceAll(text, `"`, `\"`) + "\""
+	f, err := parse(src)
 	if err != nil {
-		f, err = parse(": " + text)
+		src = ": " + text
+		f, err = parse(src)
 	}
 	if err != nil {
 		a.add(High, cmd, "hides commands in "+what+" that cannot be parsed")
@@ -178,7 +183,7 @@ func (a *analyzer) hiddenCode(cmd, text, what string) {
 	}
 	a.depth++
 	saved := a.eval
-	a.eval = evaluator{src: ": \"" + text + "\"", home: a.ctx.Home, pwd: a.dir}
+	a.eval = evaluator{src: src, home: a.ctx.Home, pwd: a.dir}
 	for _, s := range f.Stmts {
 		a.substitutions(s)
 	}
@@ -281,7 +286,7 @@ func (a *analyzer) paramCode(cmd string, w *syntax.Word) {
 			}
 			return true
 		}
-		if p.Index != nil {
+		if p.Index != nil && !(p.Param != nil && a.shell.assoc[p.Param.Value]) {
 			a.arithmetic(cmd, p.Index)
 		}
 		if p.Slice != nil {
@@ -502,9 +507,19 @@ func (a *analyzer) declClause(c *syntax.DeclClause) {
 	if c.Variant != nil {
 		variant = c.Variant.Value
 	}
+	assoc := false
 	for _, as := range c.Args {
+		if assoc && as.Name != nil {
+			if a.shell.assoc == nil {
+				a.shell.assoc = map[string]bool{}
+			}
+			a.shell.assoc[as.Name.Value] = true
+		}
 		if as.Naked && as.Name == nil && as.Value != nil {
 			w := a.word(as.Value)
+			if w.lit && strings.HasPrefix(w.val, "-") && strings.Contains(w.val, "A") {
+				assoc = true
+			}
 			if w.lit && (strings.HasPrefix(w.val, "-") || strings.HasPrefix(w.val, "+")) {
 				if strings.ContainsAny(w.val, "in") {
 					a.add(Medium, variant, "declares integer variables or references ("+variant+" "+w.val+"), whose values Bash evaluates again")
@@ -514,7 +529,7 @@ func (a *analyzer) declClause(c *syntax.DeclClause) {
 			a.shellName(variant, w)
 			continue
 		}
-		if as.Index != nil {
+		if as.Index != nil && !a.shell.assoc[as.Name.Value] {
 			a.arithmetic(variant, as.Index)
 		}
 		a.assign(as, true)

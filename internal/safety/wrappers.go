@@ -134,14 +134,12 @@ func unwrapParallel(a *analyzer, words []word) unwrapped {
 		}
 		command = append(command, w)
 	}
-	text := wordsText(words[:start+1])
 	src := joinValues(command)
 	if !strings.Contains(src, "{") {
 		src += " {}"
 	}
 	c := &call{cmd: &Command{}, name: "parallel", text: wordsText(words)}
 	a.shellCode(c, word{src: src, val: strings.NewReplacer("{}", "$INPUT", "{.}", "$INPUT", "{/}", "$INPUT", "{//}", "$INPUT", "{/.}", "$INPUT", "{#}", "1", "{%}", "1").Replace(src), lit: allLiteral(command)})
-	_ = text
 	return unwrapped{handled: true}
 }
 
