@@ -30,9 +30,7 @@ func (g *callGuard) Command(ctx context.Context, c tools.Command) error {
 		line = shellJoin(c.Argv)
 	}
 	v := g.judge.command(c, g.roots.Dirs())
-	if v.risk == riskNone {
-		return g.proceed(nil)
-	}
+	auto := g.approver.auto
 	q := question{
 		call:     g.call,
 		title:    "Run `" + line + "`",
@@ -40,7 +38,10 @@ func (g *callGuard) Command(ctx context.Context, c tools.Command) error {
 		covers:   v.covers,
 		what:     "command",
 		critical: v.risk == riskCritical,
-		auto:     g.approver.auto.Commands,
+		noAlways: v.noAlways != "",
+		// Harmless commands run unasked only when the settings say so (the default);
+		// with --auto-approve none every command asks.
+		auto:     auto.Commands || v.risk == riskNone && auto.Harmless,
 		content:  commandContent(line, v),
 		rawInput: map[string]string{"command": line, "cwd": c.Dir},
 	}

@@ -20,6 +20,9 @@ type verdict struct {
 	reason string // for the user: why it asks
 	key    string // what an "always" answer about it remembers
 	covers string // the same in words: "`rm -f build.log`, exactly"
+	// noAlways names the code, in files the agent can change, that the command runs
+	// ("build.sh"): "" when there is none. An "always allow" cannot bind it.
+	noAlways string
 }
 
 // judge is the approvals' view of internal/safety, the one judge of commands and of

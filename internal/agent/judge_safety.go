@@ -2,6 +2,7 @@ package agent
 
 import (
 	"os"
+	"strings"
 
 	"github.com/parley-acp/parley/internal/agent/tools"
 	"github.com/parley-acp/parley/internal/safety"
@@ -29,7 +30,7 @@ func (j safetyJudge) command(c tools.Command, roots []string) verdict {
 		a = safety.AnalyzeArgv(c.Argv, ctx)
 	}
 	shape := a.Shape()
-	return verdict{risk: riskOf(a.Tier), reason: a.Reason(), key: shape.Key(), covers: shape.Describe()}
+	return verdict{risk: riskOf(a.Tier), reason: a.Reason(), key: shape.Key(), covers: shape.Describe(), noAlways: strings.Join(a.CodeFiles, ", ")}
 }
 
 func (j safetyJudge) sensitive(path string, roots []string) bool {

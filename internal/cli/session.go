@@ -49,13 +49,13 @@ type session struct {
 // says a person answers the permission questions.
 func startSession(g *globals, con *console, opts sessionOptions, interactive bool) (*session, error) {
 	s := &session{}
-	var err error
-	if s.store, err = store.Open(store.DefaultPath()); err != nil {
-		con.say("parley: permission decisions will not be remembered: %v", err)
+	var err, storeErr error
+	if s.store, storeErr = store.Open(store.DefaultPath()); storeErr != nil {
+		con.say("parley: remembered permission decisions cannot be read, so none is used and --yolo allows nothing unasked: %v", storeErr)
 	}
 	home, _ := os.UserHomeDir()
 	policy := &permission.Policy{
-		Store: s.store, Agent: opts.agentName, Workspace: opts.dir, Roots: opts.roots.Dirs(), Home: home,
+		Store: s.store, StoreErr: storeErr, Agent: opts.agentName, Workspace: opts.dir, Roots: opts.roots.Dirs(), Home: home,
 		Yolo: opts.yolo, Rules: opts.rules,
 	}
 	box, cleanup, err := commandSandbox(opts.sandboxMode, opts.sandboxWritable, "parley-terminal-")

@@ -319,7 +319,7 @@ func (a *Agent) CreateTerminal(ctx context.Context, req *acp.CreateTerminalReque
 	if req.Cwd != "" {
 		dir = req.Cwd // confined by Terminals; a relative one is refused there
 	}
-	if reason, ok := c.decideTerminal(ctx, req.SessionID, append([]string{req.Command}, req.Args...), dir); !ok {
+	if reason, ok := c.decideTerminal(ctx, req.SessionID, append([]string{req.Command}, req.Args...), req.Env, dir); !ok {
 		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%s", reason)
 	}
 	if a.opts.Sandbox != nil {

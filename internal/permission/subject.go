@@ -28,10 +28,16 @@ type Subject struct {
 	// command can only be rejected for always; a command the agent did not show, not
 	// at all).
 	Always string
-	// NoAlwaysAllow is set when "allow always" is not offered: critical commands
-	// always ask.
+	// NoAlwaysAllow is set when "allow always" is not offered, and a remembered allow
+	// does not count: critical commands always ask, and a command that runs code from
+	// files the agent can change (a script, a makefile, the project's tests) may run
+	// other code next time with the same words.
 	NoAlwaysAllow bool
 }
+
+// RunsEditableCode reports whether the command runs code from files the agent can
+// change (see safety.Analysis.CodeFiles).
+func (s Subject) RunsEditableCode() bool { return s.Analysis != nil && len(s.Analysis.CodeFiles) > 0 }
 
 // Tier is the command's tier (None for a call that is not a command).
 func (s Subject) Tier() safety.Tier {
@@ -74,7 +80,7 @@ func (p *Policy) Subject(tc acp.ToolCallUpdate) Subject {
 	s.Command = s.Analysis.Line
 	s.Key = string(acp.ToolKindExecute) + ":" + s.Analysis.Shape().Key()
 	s.Always = s.Analysis.Shape().Describe()
-	s.NoAlwaysAllow = s.Critical()
+	s.NoAlwaysAllow = s.Critical() || s.RunsEditableCode()
 	return s
 }
 
