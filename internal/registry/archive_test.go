@@ -21,9 +21,13 @@ type member struct {
 	mode int64
 }
 
-func file(name, body string) member { return member{name: name, typ: tar.TypeReg, body: body, mode: 0o644} }
-func exe(name, body string) member  { return member{name: name, typ: tar.TypeReg, body: body, mode: 0o755} }
-func dir(name string) member        { return member{name: name, typ: tar.TypeDir, mode: 0o755} }
+func file(name, body string) member {
+	return member{name: name, typ: tar.TypeReg, body: body, mode: 0o644}
+}
+func exe(name, body string) member {
+	return member{name: name, typ: tar.TypeReg, body: body, mode: 0o755}
+}
+func dir(name string) member { return member{name: name, typ: tar.TypeDir, mode: 0o755} }
 func symlink(name, to string) member {
 	return member{name: name, typ: tar.TypeSymlink, link: to, mode: 0o777}
 }
