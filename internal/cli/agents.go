@@ -258,4 +258,3 @@ func newAgentsRemoveCommand() *cobra.Command {
 		},
 	}
 }
-
