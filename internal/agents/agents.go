@@ -87,6 +87,7 @@ func NewIn(cfg *config.File, dir string) *Catalog {
 			a.Spec.Env = append(a.Spec.Env, k+"="+v)
 		}
 		slices.Sort(a.Spec.Env)
+		a.Fetch = FetchOf(s.Command, s.Args)
 		if _, err := exec.LookPath(s.Command); err != nil {
 			a.NotRunnable = fmt.Sprintf("%s is not installed or not on PATH", s.Command)
 		}
@@ -144,10 +145,10 @@ func (b builtin) resolve() Agent {
 		return a
 	}
 	a.Spec = agentproc.Spec{Command: "npx", Args: append([]string{"-y", b.npm}, b.args...)}
-	a.Fetch = &Fetch{Runner: "npx", Package: b.npm}
 	if b.name == "gemini" {
 		a.Spec.Args = append([]string{"-y", "-p", b.npm, "gemini"}, b.args...)
 	}
+	a.Fetch = FetchOf(a.Spec.Command, a.Spec.Args)
 	if _, err := exec.LookPath("npx"); err != nil {
 		a.NotRunnable = fmt.Sprintf("%s is not installed, and npx (to fetch %s) is not on PATH", b.command, b.npm)
 	}

@@ -24,22 +24,65 @@ type Fetch struct {
 func (f Fetch) String() string { return f.Package + " through " + f.Runner }
 
 // NeedsDownload reports whether starting a must download its package first: it has a
-// Fetch, and the package is in none of the places the runner would take it from without
-// the network. For npx: npx's own cache (the _npx folder of npm's cache, where `npx`
-// installs what it runs), the project around dir (npx runs a project's own
-// node_modules), and npm's global packages. For uvx: uv's installed tools and the
-// environments uv keeps in its cache. It reads only local files.
-func (a Agent) NeedsDownload(dir string) bool {
-	if a.Fetch == nil {
+// Fetch that NeedsDownload.
+func (a Agent) NeedsDownload(dir string) bool { return a.Fetch.NeedsDownload(dir) }
+
+// NeedsDownload reports whether the runner must download the package: it is in none of
+// the places the runner would take it from without the network. For npx: npx's own cache
+// (the _npx folder of npm's cache, where npx installs what it runs), the project around
+// dir (npx runs a project's own node_modules), and npm's global packages. For uvx: uv's
+// installed tools and the environments uv keeps in its cache. It reads only local files.
+// A nil Fetch needs nothing.
+func (f *Fetch) NeedsDownload(dir string) bool {
+	if f == nil {
 		return false
 	}
-	switch a.Fetch.Runner {
+	switch f.Runner {
 	case "npx":
-		return !npxHas(a.Fetch.Package, dir)
+		return !npxHas(f.Package, dir)
 	case "uvx":
-		return !uvxHas(a.Fetch.Package)
+		return !uvxHas(f.Package)
 	}
 	return false
+}
+
+// FetchOf is the package a command line fetches when it runs a package runner (npx or
+// uvx, with the options before the package), or nil.
+func FetchOf(command string, args []string) *Fetch {
+	runner := strings.TrimSuffix(strings.ToLower(filepath.Base(command)), ".cmd")
+	runner = strings.TrimSuffix(runner, ".exe")
+	var valued map[string]bool // options whose value is the next word
+	var packageOpts map[string]bool
+	switch runner {
+	case "npx":
+		valued = map[string]bool{"-c": true, "--call": true, "--cache": true, "--registry": true, "--userconfig": true}
+		packageOpts = map[string]bool{"-p": true, "--package": true}
+	case "uvx":
+		valued = map[string]bool{"--with": true, "--python": true, "-p": true, "--index": true, "--index-url": true, "--extra-index-url": true, "--cache-dir": true}
+		packageOpts = map[string]bool{"--from": true}
+	default:
+		return nil
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, value, hasValue := strings.Cut(a, "=")
+		switch {
+		case packageOpts[name] && hasValue:
+			return &Fetch{Runner: runner, Package: value}
+		case packageOpts[name] && i+1 < len(args):
+			return &Fetch{Runner: runner, Package: args[i+1]}
+		case valued[name] && !hasValue:
+			i++
+		case a == "--":
+			if i+1 < len(args) {
+				return &Fetch{Runner: runner, Package: args[i+1]}
+			}
+			return nil
+		case !strings.HasPrefix(a, "-"):
+			return &Fetch{Runner: runner, Package: a}
+		}
+	}
+	return nil
 }
 
 // npxHas reports whether npx would find spec without downloading it.
