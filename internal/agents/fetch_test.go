@@ -123,3 +123,30 @@ func TestInstalledAgentsAreKnown(t *testing.T) {
 		t.Errorf("a broken record: warnings %q", c.Warnings())
 	}
 }
+
+func TestFetchOf(t *testing.T) {
+	for _, tc := range []struct {
+		line, runner, pkg string
+	}{
+		{"npx -y @agentclientprotocol/claude-agent-acp", "npx", "@agentclientprotocol/claude-agent-acp"},
+		{"npx --yes -p @google/gemini-cli gemini --acp", "npx", "@google/gemini-cli"},
+		{"npx --package=@x/y@1.0.0 y --acp", "npx", "@x/y@1.0.0"},
+		{"/usr/local/bin/npx --registry http://mirror some-agent@2", "npx", "some-agent@2"},
+		{"uvx --from my-agent==0.3 my-agent acp", "uvx", "my-agent==0.3"},
+		{"uvx --python 3.12 fast-agent-acp", "uvx", "fast-agent-acp"},
+		{"node agent.mjs", "", ""},
+		{"npx", "", ""},
+	} {
+		spec, err := ParseCommand(tc.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := FetchOf(spec.Command, spec.Args)
+		switch {
+		case tc.runner == "" && f != nil:
+			t.Errorf("%s: %+v, want none", tc.line, f)
+		case tc.runner != "" && (f == nil || f.Runner != tc.runner || f.Package != tc.pkg):
+			t.Errorf("%s: %+v, want %s %s", tc.line, f, tc.runner, tc.pkg)
+		}
+	}
+}
