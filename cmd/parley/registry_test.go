@@ -319,6 +319,11 @@ func TestAgentsInstallRefusesBadArchives(t *testing.T) {
 	if r := parleyIn(t, t.TempDir(), env, "", "run", "--agent", "bad-sum", "hi"); r.code == 0 {
 		t.Error("a refused agent runs")
 	}
+	// A registry agent called like parley's own agent does not replace it.
+	reg.binary("parley", "1.0.0", "parley.tar.gz", good, "agent", nil, "")
+	if r := parleyIn(t, t.TempDir(), env, "", "agents", "install", "parley"); r.code != 1 || !strings.Contains(r.stderr, "parley's own agent") {
+		t.Errorf("install parley: exit %d, stderr:\n%s", r.code, r.stderr)
+	}
 }
 
 // TestAgentsRegistryFromConfigAndKept: registry_url in config.json names the registry; its

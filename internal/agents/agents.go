@@ -79,7 +79,9 @@ func NewIn(cfg *config.File, dir string) *Catalog {
 		r.warnings = append(r.warnings, err.Error())
 	}
 	for id, rec := range installed {
-		r.agents[id] = fromInstalled(rec)
+		if !Reserved(id) {
+			r.agents[id] = fromInstalled(rec)
+		}
 	}
 	for name, s := range cfg.AgentServers {
 		a := Agent{Name: name, Source: cfg.Path, Spec: agentproc.Spec{Command: s.Command, Args: s.Args}}
@@ -184,6 +186,17 @@ func (r *Catalog) Lookup(name string) (Agent, error) {
 		return a, fmt.Errorf("agent %q cannot run here: %s", name, a.NotRunnable)
 	}
 	return a, nil
+}
+
+// Reserved reports whether name is one of parley's own agents (eliza, parley), which an
+// agent installed from the registry may not replace: `--agent parley` always runs parley.
+func Reserved(name string) bool {
+	for _, b := range builtins {
+		if b.name == name && b.self != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // BuiltinNames lists the built-in agents, for help texts.

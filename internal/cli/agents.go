@@ -194,6 +194,10 @@ func installAgents(ctx context.Context, cmd *cobra.Command, ids []string, update
 		e, ok := loaded.Index.Find(id)
 		old, had := installed[id]
 		switch {
+		case agents.Reserved(id):
+			fmt.Fprintf(errw, "parley: %s is the name of parley's own agent: an agent from the registry cannot take it\n", id)
+			failed = append(failed, id)
+			continue
 		case !ok:
 			fmt.Fprintf(errw, "parley: %s is not in the registry %s (`parley agents` lists its agents)\n", toolui.SafeText(id), loaded.From)
 			failed = append(failed, id)

@@ -27,7 +27,7 @@ const (
 	// DefaultMaxAge is how long a fetched index is used before it is fetched again.
 	DefaultMaxAge = 24 * time.Hour
 	// DefaultFetchTimeout bounds one fetch of the index.
-	DefaultFetchTimeout = 20 * time.Second
+	DefaultFetchTimeout = 10 * time.Second
 	// maxIndexSize bounds the index: the public one is a few hundred kilobytes.
 	maxIndexSize = 16 << 20
 )
