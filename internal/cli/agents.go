@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os/exec"
 	"os"
 	"slices"
 	"strings"
@@ -226,6 +227,9 @@ func installAgents(ctx context.Context, cmd *cobra.Command, ids []string, update
 		}
 		if rec.Kind == "npx" || rec.Kind == "uvx" {
 			fmt.Fprintf(out, "  %s fetches %s on its first start.\n", rec.Kind, rec.Package)
+			if _, err := exec.LookPath(rec.Command); err != nil {
+				fmt.Fprintf(errw, "parley: %s is not on PATH: install %s to run %s\n", rec.Command, map[string]string{"npx": "Node.js", "uvx": "uv"}[rec.Kind], id)
+			}
 		}
 		fmt.Fprintf(out, "  Try it: parley chat --agent %s\n", id)
 	}
