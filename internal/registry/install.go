@@ -110,6 +110,7 @@ func (in *Installer) Install(ctx context.Context, e Entry, from string) (Install
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return Installed{}, fmt.Errorf("creating %s: %w", dir, err)
 	}
+	in.removeLeftovers()
 	rec := Installed{ID: e.ID, Name: e.Name, Version: e.Version, Description: e.Description, From: from, InstalledAt: time.Now().UTC()}
 	var err error
 	switch rec.Kind = e.Kind(); rec.Kind {
@@ -152,6 +153,17 @@ func (in *Installer) Install(ctx context.Context, e Entry, from string) (Install
 		in.removeTree(old.Dir)
 	}
 	return rec, nil
+}
+
+// removeLeftovers deletes what installs that were killed midway left (their temporary
+// directories), once they are old enough not to be another install under way.
+func (in *Installer) removeLeftovers() {
+	old, _ := filepath.Glob(filepath.Join(in.dir(), ".install-*"))
+	for _, p := range old {
+		if st, err := os.Lstat(p); err == nil && time.Since(st.ModTime()) > time.Hour {
+			os.RemoveAll(p)
+		}
+	}
 }
 
 // Remove forgets the agent id and deletes its files.
