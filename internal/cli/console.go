@@ -117,6 +117,8 @@ func (c *console) show(ev conversation.Event) {
 		if e.Restart {
 			c.say("parley: the agent exited (%v); restarting it with a new session", e.Reason)
 		}
+	case conversation.StartProgress:
+		c.showStartProgress(e)
 	case conversation.TurnUpdate:
 		c.showUpdate(e.Update)
 	case conversation.TurnEnded:
@@ -129,6 +131,22 @@ func (c *console) show(ev conversation.Event) {
 		c.say("parley: %s", e.Text)
 	case conversation.Refused:
 		c.say("parley: refused %s: there is no terminal to ask (--yolo allows all but critical commands)", oneLineSafe(e.Title))
+	}
+}
+
+// showStartProgress says what happens while an agent takes more than a moment to start:
+// what runs, what it downloads, and the lines it writes to its stderr.
+func (c *console) showStartProgress(p conversation.StartProgress) {
+	if p.First {
+		c.say("parley: %s is still starting: %s", p.Agent, p.Command)
+		if p.Download != "" {
+			c.say("parley: it first downloads %s (allowed %v; Ctrl-C stops)", p.Download, p.Allowed)
+		} else {
+			c.say("parley: waiting up to %v for it to answer (--agent-timeout)", p.Allowed)
+		}
+	}
+	for _, line := range p.Stderr {
+		c.say("  %s: %s", p.Agent, line)
 	}
 }
 

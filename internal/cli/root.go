@@ -55,7 +55,8 @@ places that want to use them.
 
   parley chat               talk with an agent in the terminal
   parley run "prompt"       one prompt to an agent, the reply on stdout
-  parley agents             the agents parley knows, and whether they can run here
+  parley agents             the agents parley knows, and whether they can run here;
+                            'parley agents install ID' installs one from the ACP registry
   parley permissions        the "always" decisions parley remembers, and resetting them
   parley vscodelm           ACP agents as VS Code language models (the extension's backend)
   parley agent              parley's coding agent (Ollama or OpenAI-compatible models), as an ACP agent

@@ -222,12 +222,13 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 			return opts, err
 		}
 		opts.agentName = opts.spec.String()
+		opts.fetch = agents.FetchOf(opts.spec.Command, opts.spec.Args)
 	default:
 		a, err := agents.New(cfg).Lookup(f.name)
 		if err != nil {
 			return opts, err
 		}
-		opts.spec, opts.agentName = a.Spec, f.name
+		opts.spec, opts.agentName, opts.fetch = a.Spec, f.name, a.Fetch
 	}
 	if opts.roots, err = workspaceRoots(f.cwd); err != nil {
 		return opts, err

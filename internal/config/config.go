@@ -1,7 +1,8 @@
 // Package config reads parley's configuration file, $XDG_CONFIG_HOME/parley/config.json,
 // in one place: the agents the user added (agent_servers, in the shape editors use), the
-// permission rules they configured, and the sensitive-file rules parley's agent asks
-// about. A missing file is an empty configuration.
+// permission rules they configured, the sensitive-file rules parley's agent asks about,
+// and the ACP registry parley installs agents from (registry_url). A missing file is an
+// empty configuration.
 package config
 
 import (
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/permission"
@@ -28,6 +30,10 @@ type File struct {
 	// (the last match wins), e.g. {"pattern": "**/secrets/**", "action": "ask"} or
 	// {"pattern": "**/package.json", "action": "allow"}.
 	SensitiveFiles []safety.FileRule `json:"sensitive_files"`
+	// RegistryURL replaces the public ACP registry (`parley agents`): a mirror's
+	// registry.json, by an https URL, an http URL on this machine, or a file path.
+	// $PARLEY_REGISTRY_URL replaces both.
+	RegistryURL string `json:"registry_url"`
 }
 
 // FileRules are the sensitive-file rules in force: parley's defaults, then the user's.
@@ -73,6 +79,9 @@ func Load(path string) (*File, error) {
 		default:
 			return nil, fmt.Errorf("%s: permissions[%d]: action must be ask, allow or reject, not %q", path, i, r.Action)
 		}
+	}
+	if u := f.RegistryURL; u != "" && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "file://") && !filepath.IsAbs(u) {
+		return nil, fmt.Errorf("%s: registry_url must be an https URL or an absolute file path, not %q", path, u)
 	}
 	if _, err := f.FileRules(); err != nil {
 		return nil, err
