@@ -150,7 +150,7 @@ func registryEnv(t *testing.T, reg *testRegistry) (env []string, home string) {
 	return append(testbin.HomeEnv(home), "PARLEY_REGISTRY_URL="+reg.url()), home
 }
 
-func dataDir(home string) string { return filepath.Join(home, "data", "parley", "agents") }
+func agentsDataDir(home string) string { return filepath.Join(home, "data", "parley", "agents") }
 
 func TestAgentsInstallRunUpdateRemove(t *testing.T) {
 	reg := newTestRegistry(t)
@@ -183,7 +183,7 @@ func TestAgentsInstallRunUpdateRemove(t *testing.T) {
 	if !strings.Contains(r.stdout, "Installed tar-agent 1.0.0") || !strings.Contains(r.stdout, "Installed zip-agent 2.0.0") {
 		t.Errorf("install says:\n%s", r.stdout)
 	}
-	if target, err := os.Readlink(filepath.Join(dataDir(home), "tar-agent", "1.0.0", "tar-agent-1.0.0", "doc")); err != nil || target != "README" {
+	if target, err := os.Readlink(filepath.Join(agentsDataDir(home), "tar-agent", "1.0.0", "tar-agent-1.0.0", "doc")); err != nil || target != "README" {
 		t.Errorf("the archive's link inside it is not kept: %q %v", target, err)
 	}
 
@@ -225,7 +225,7 @@ func TestAgentsInstallRunUpdateRemove(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "Updated tar-agent from 1.0.0 to 1.1.0") {
 		t.Fatalf("update: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dataDir(home), "tar-agent", "1.0.0")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(agentsDataDir(home), "tar-agent", "1.0.0")); !os.IsNotExist(err) {
 		t.Errorf("the old version's files are still there: %v", err)
 	}
 	r = parleyIn(t, dir, env, "", "run", "--agent", "tar-agent", "flood 2")
@@ -237,7 +237,7 @@ func TestAgentsInstallRunUpdateRemove(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "Removed tar-agent 1.1.0") {
 		t.Errorf("remove: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dataDir(home), "tar-agent")); !os.IsNotExist(err) {
+	if _, err := os.Stat(filepath.Join(agentsDataDir(home), "tar-agent")); !os.IsNotExist(err) {
 		t.Errorf("remove left files: %v", err)
 	}
 	r = parleyIn(t, dir, env, "", "run", "--agent", "tar-agent", "hello")
@@ -302,7 +302,7 @@ func TestAgentsInstallRefusesBadArchives(t *testing.T) {
 			t.Errorf("install %s: exit %d, stderr:\n%s", tc.id, r.code, r.stderr)
 		}
 	}
-	entries, _ := os.ReadDir(dataDir(home))
+	entries, _ := os.ReadDir(agentsDataDir(home))
 	for _, e := range entries {
 		t.Errorf("left in the agents' directory: %s", e.Name())
 	}
