@@ -508,7 +508,9 @@ func TestClassesThroughTheBinary(t *testing.T) {
 	for _, r := range rows {
 		commands = append(commands, r.example)
 	}
-	questions := agentRuns(t, w, commands, nil, "--max-turn-requests", "1000")
+	// A window large enough that the 128 calls need no compaction (a summary request would
+	// take one of the scripted replies).
+	questions := agentRuns(t, w, commands, nil, "--max-turn-requests", "1000", "--context", "1000000")
 	asked := askedAbout(questions)
 	t.Logf("%d commands, %d questions", len(commands), len(questions))
 	for _, r := range rows {
