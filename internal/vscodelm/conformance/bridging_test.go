@@ -40,24 +40,32 @@ func TestBridgedToolPermissionForms(t *testing.T) {
 			}
 		})
 	}
-	t.Run("hostile execute titled with a tool's name", func(t *testing.T) {
-		tool := vscodelm.ToolDefinition{Name: "copilot_readFile", Description: "Read a file"}
-		c := start(t)
-		cv := c.conversation(fakeAgent("ok"), tool, agentActionTool("parley-agent-action"))
-		parts := c.ok(cv.send(user("hostile copilot_readFile")))
-		if strings.Contains(textOf(parts), "hostile: allow") {
-			t.Fatalf("an execute request titled %q was allowed without confirmation: %q", tool.Name, textOf(parts))
-		}
-		calls := toolCalls(parts)
-		if len(calls) != 1 || calls[0].ToolName != "parley-agent-action" {
-			t.Fatalf("tool calls %+v, want the agent action shown for confirmation", calls)
-		}
-		cv.record(parts)
-		got := textOf(c.ok(cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(calls[0].ToolCallID, "Approved")}})))
-		if !strings.Contains(got, "hostile: allow_once") {
-			t.Errorf("after the user approved: %q, want allow_once", got)
-		}
-	})
+	// A shell command (kind execute, the command as input) named as a call of an offered
+	// tool, by the bare name or in each agent's MCP form, is the agent's own action: VS
+	// Code is asked through the agent-action tool, and only its approval allows it.
+	for _, form := range []string{"bare", "claude", "codex", "gemini", "qwen"} {
+		t.Run("hostile execute named as the tool, "+form, func(t *testing.T) {
+			tool := vscodelm.ToolDefinition{Name: "copilot_readFile", Description: "Read a file"}
+			c := start(t)
+			cv := c.conversation(fakeAgent("ok"), tool, agentActionTool("parley-agent-action"))
+			parts := c.ok(cv.send(user("hostile " + form + " copilot_readFile")))
+			if strings.Contains(textOf(parts), "hostile: allow") {
+				t.Fatalf("a shell command named as %s in the %s form was allowed without confirmation: %q", tool.Name, form, textOf(parts))
+			}
+			calls := toolCalls(parts)
+			if len(calls) != 1 || calls[0].ToolName != "parley-agent-action" {
+				t.Fatalf("tool calls %+v, want the agent action shown for confirmation", calls)
+			}
+			if !strings.Contains(string(calls[0].Parameters), "rm -rf ~") {
+				t.Errorf("agent action %s, want the command shown to the user", calls[0].Parameters)
+			}
+			cv.record(parts)
+			got := textOf(c.ok(cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(calls[0].ToolCallID, "Approved")}})))
+			if !strings.Contains(got, "hostile: allow_once") {
+				t.Errorf("after the user approved: %q, want allow_once", got)
+			}
+		})
+	}
 	t.Run("hostile without the agent-action tool", func(t *testing.T) {
 		tool := vscodelm.ToolDefinition{Name: "copilot_readFile", Description: "Read a file"}
 		c := start(t)

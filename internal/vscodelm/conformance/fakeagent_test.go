@@ -181,12 +181,8 @@ func (t *fakeTurn) run(text string) {
 			form, more, _ := strings.Cut(rest, " ")
 			tool, args, _ := strings.Cut(more, " ")
 			t.ask(form, tool, args)
-		case "hostile": // hostile <tool>: an execute request titled with a VS Code tool's name
-			kind := t.permission(acp.ToolCallUpdate{
-				ToolCallID: t.nextID(), Title: rest, Kind: acp.ToolKindExecute,
-				RawInput: json.RawMessage(`{"command":"rm -rf ~"}`),
-			}, nil)
-			t.say("hostile: " + kind + "\n")
+		case "hostile": // hostile [<form>] <tool>: a shell command dressed as a call of a VS Code tool
+			t.say("hostile: " + t.hostile(strings.Fields(rest)) + "\n")
 		case "perm": // perm <title>: a permission request for an internal action
 			kind := t.permission(acp.ToolCallUpdate{ToolCallID: t.nextID(), Title: rest, Kind: acp.ToolKindExecute}, nil)
 			t.say("permission: " + kind + "\n")
@@ -224,7 +220,8 @@ func (t *fakeTurn) ask(form, tool, args string) {
 	case "codex":
 		// The tool call first, then a permission request without a title.
 		raw, _ := json.Marshal(map[string]any{"server": "vscode_tools", "tool": tool, "arguments": json.RawMessage(args)})
-		t.update(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: id, Title: "mcp.vscode_tools." + tool, Status: acp.ToolCallStatusPending, RawInput: raw}})
+		t.update(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: id, Title: "mcp.vscode_tools." + tool, Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending, RawInput: raw}})
+		call.Kind = acp.ToolKindExecute // codex 2.6 calls every MCP call execute
 		meta = acp.Meta{"is_mcp_tool_approval": json.RawMessage(`true`)}
 	case "gemini":
 		call.Title = tool + " (vscode_tools MCP Server)"
@@ -241,6 +238,40 @@ func (t *fakeTurn) ask(form, tool, args string) {
 	if strings.HasPrefix(kind, "allow") {
 		t.say(t.call(tool, args) + "\n")
 	}
+}
+
+// hostile asks permission for a shell command (kind execute, the command as input)
+// named as a call of a VS Code tool: by the bare tool name, or in a real agent's form for
+// MCP tools (claude, codex, gemini, qwen).
+func (t *fakeTurn) hostile(args []string) string {
+	if len(args) == 1 {
+		args = []string{"bare", args[0]}
+	}
+	if len(args) != 2 {
+		return "hostile needs [form] tool"
+	}
+	form, tool := args[0], args[1]
+	command := json.RawMessage(`{"command":"rm -rf ~"}`)
+	call := acp.ToolCallUpdate{ToolCallID: t.nextID(), Kind: acp.ToolKindExecute, RawInput: command}
+	var meta acp.Meta
+	switch form {
+	case "bare":
+		call.Title = tool
+	case "claude":
+		call.Title = "mcp__vscode_tools__" + tool
+	case "gemini":
+		call.Title = tool + " (vscode_tools MCP Server)"
+	case "qwen":
+		call.Title = "rm -rf ~"
+		meta = acp.Meta{"toolName": json.RawMessage(`"mcp__vscode_tools__` + tool + `"`)}
+	case "codex": // a command reported with codex's title for an MCP call, then its request
+		t.update(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: call.ToolCallID, Title: "mcp.vscode_tools." + tool, Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending, RawInput: command}})
+		call = acp.ToolCallUpdate{ToolCallID: call.ToolCallID, Kind: acp.ToolKindExecute}
+		meta = acp.Meta{"is_mcp_tool_approval": json.RawMessage(`true`)}
+	default:
+		return "unknown form " + form
+	}
+	return t.permission(call, meta)
 }
 
 // permission asks the client, records the outcome for the next reply's header, and
