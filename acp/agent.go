@@ -3,7 +3,9 @@ package acp
 import (
 	"context"
 	"io"
+	"sync"
 
+	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
 )
 
@@ -14,9 +16,12 @@ type Agent interface {
 	Initialize(ctx context.Context, req *InitializeRequest) (*InitializeResponse, error)
 	NewSession(ctx context.Context, req *NewSessionRequest) (*NewSessionResponse, error)
 	// Prompt runs one turn. Its session updates must be sent before it returns; on
-	// session/cancel it must return StopReasonCancelled, not an error.
+	// session/cancel it must return StopReasonCancelled, not an error. ctx ends when a
+	// session/cancel for its session is read after the prompt, even one read before Prompt
+	// was called.
 	Prompt(ctx context.Context, req *PromptRequest) (*PromptResponse, error)
-	// Cancel is the session/cancel notification: stop the session's turn.
+	// Cancel is the session/cancel notification: stop the session's turn. The connection
+	// has ended the context of the session's prompts already.
 	Cancel(ctx context.Context, req *CancelNotification) error
 }
 
@@ -57,7 +62,69 @@ type (
 
 // AgentConn is the agent's side of a connection: it serves an Agent and calls the client.
 type AgentConn struct {
-	rpc *jsonrpc2.Conn
+	rpc   *jsonrpc2.Conn
+	turns runningTurns
+}
+
+// runningTurns are the prompts being answered, by session, from the moment session/prompt
+// is read until its handler returns. session/cancel ends their contexts: a cancel read
+// right behind a prompt whose handler has not started yet (a busy machine) is not lost,
+// and the agent does not run the whole turn.
+type runningTurns struct {
+	mu      sync.Mutex
+	running map[SessionID]map[*context.CancelFunc]struct{}
+}
+
+type turnReleaseKey struct{}
+
+// start registers a prompt read from the wire. It runs on the dispatcher, in arrival
+// order (jsonrpc2.Starter).
+func (rt *runningTurns) start(ctx context.Context, req *jsonrpc2.Request) context.Context {
+	var p struct {
+		SessionID SessionID `json:"sessionId"`
+	}
+	if json.Unmarshal(req.Params, &p) != nil {
+		return ctx // the handler answers the bad params
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	rt.mu.Lock()
+	if rt.running == nil {
+		rt.running = map[SessionID]map[*context.CancelFunc]struct{}{}
+	}
+	if rt.running[p.SessionID] == nil {
+		rt.running[p.SessionID] = map[*context.CancelFunc]struct{}{}
+	}
+	rt.running[p.SessionID][&cancel] = struct{}{}
+	rt.mu.Unlock()
+	release := func() {
+		rt.mu.Lock()
+		delete(rt.running[p.SessionID], &cancel)
+		if len(rt.running[p.SessionID]) == 0 {
+			delete(rt.running, p.SessionID)
+		}
+		rt.mu.Unlock()
+		cancel()
+	}
+	return context.WithValue(ctx, turnReleaseKey{}, release)
+}
+
+// cancel ends the contexts of the session's prompts.
+func (rt *runningTurns) cancel(session SessionID) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	for cancel := range rt.running[session] {
+		(*cancel)()
+	}
+}
+
+// releasing runs a prompt's handler and forgets the prompt when it returns.
+func releasing(r route) route {
+	return func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		if release, ok := ctx.Value(turnReleaseKey{}).(func()); ok {
+			defer release()
+		}
+		return r(ctx, req)
+	}
 }
 
 // NewAgentConn serves an agent over stream (usually the process's stdin and stdout). bind
@@ -67,7 +134,23 @@ func NewAgentConn(stream io.ReadWriteCloser, bind func(conn *AgentConn) Agent, o
 	c := &AgentConn{}
 	newRPC(stream, opts, func(rpc *jsonrpc2.Conn) *router {
 		c.rpc = rpc
-		return agentRoutes(bind(c))
+		rt := agentRoutes(bind(c))
+		rt.start = func(ctx context.Context, req *jsonrpc2.Request) context.Context {
+			if req.Method != MethodSessionPrompt {
+				return ctx
+			}
+			return c.turns.start(ctx, req)
+		}
+		rt.routes[MethodSessionPrompt] = releasing(rt.routes[MethodSessionPrompt])
+		cancel := rt.routes[MethodSessionCancel]
+		rt.routes[MethodSessionCancel] = func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+			var n CancelNotification
+			if json.Unmarshal(req.Params, &n) == nil {
+				c.turns.cancel(n.SessionID)
+			}
+			return cancel(ctx, req)
+		}
+		return rt
 	})
 	return c
 }

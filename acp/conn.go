@@ -83,6 +83,17 @@ func notificationOf[Req any](fn func(context.Context, *Req) error) route {
 type router struct {
 	routes     map[string]route
 	extensions ExtensionHandler
+	// start, when set, sees every request in arrival order before its handler runs (see
+	// jsonrpc2.Starter) and gives the handler its context.
+	start func(ctx context.Context, req *jsonrpc2.Request) context.Context
+}
+
+// StartRequest implements jsonrpc2.Starter.
+func (rt *router) StartRequest(ctx context.Context, req *jsonrpc2.Request) context.Context {
+	if rt.start == nil {
+		return ctx
+	}
+	return rt.start(ctx, req)
 }
 
 func (rt *router) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {

@@ -26,6 +26,15 @@ type Handler interface {
 	Handle(ctx context.Context, req *Request) (result any, err error)
 }
 
+// Starter is a Handler that must see each request in arrival order: StartRequest runs on
+// the dispatcher goroutine, before the request's handler goroutine starts and before any
+// message read after the request is handled, and returns the context the handler runs
+// with. It must not block. An ACP agent uses it so that a cancel notification read after a
+// request always finds it, however late the handler goroutine gets to run.
+type Starter interface {
+	StartRequest(ctx context.Context, req *Request) context.Context
+}
+
 // HandlerFunc adapts a function to Handler.
 type HandlerFunc func(ctx context.Context, req *Request) (any, error)
 
@@ -199,12 +208,32 @@ func NewConn(stream io.ReadWriteCloser, binder Binder) *Conn {
 // may be nil). A peer's error answer is returned as *Error. When ctx ends first, the peer
 // is sent $/cancel_request and Call returns ctx's error at once; the late answer is dropped.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	p, err := c.Start(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	return p.Wait(ctx, result)
+}
+
+// Pending is a request sent and not answered yet (see Start).
+type Pending struct {
+	c      *Conn
+	id     ID
+	method string
+	call   *pendingCall
+}
+
+// Start sends a request without waiting for its answer: it returns once the request is
+// queued, so that whatever the caller sends after it goes out after it. When ctx ends
+// before the request is queued, it is not sent and Start returns ctx's error. Wait must
+// be called on the result.
+func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, error) {
 	p, err := encodeValue(params)
 	if err != nil {
-		return fmt.Errorf("encoding %s params: %w", method, err)
+		return nil, fmt.Errorf("encoding %s params: %w", method, err)
 	}
 	if c.inHook(ctx) {
-		return fmt.Errorf("%s: an AfterResponse hook may only send notifications", method)
+		return nil, fmt.Errorf("%s: an AfterResponse hook may only send notifications", method)
 	}
 	id := Int64ID(c.nextID.Add(1))
 	call := &pendingCall{method: method, nested: isNested(ctx, c), result: make(chan callResult, 1)}
@@ -212,17 +241,28 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if c.closing {
 		err := c.closedError()
 		c.mu.Unlock()
-		return fmt.Errorf("%s: %w", method, err)
+		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	c.pending[id.raw] = call
 	c.mu.Unlock()
 	if call.nested {
 		c.queue.addNested(1)
-		defer c.queue.addNested(-1)
 	}
 	if err := c.write(ctx, appendRequest(nil, id, method, p)); err != nil {
 		c.forget(id)
-		return fmt.Errorf("%s: %w", method, err)
+		if call.nested {
+			c.queue.addNested(-1)
+		}
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	return &Pending{c: c, id: id, method: method, call: call}, nil
+}
+
+// Wait waits for the answer to a request Start sent, as Call does.
+func (p *Pending) Wait(ctx context.Context, result any) error {
+	c, call, method := p.c, p.call, p.method
+	if call.nested {
+		defer c.queue.addNested(-1)
 	}
 	select {
 	case r := <-call.result:
@@ -236,8 +276,8 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		}
 		return nil
 	case <-ctx.Done():
-		c.forget(id)
-		cancel, _ := json.Marshal(map[string]ID{"requestId": id})
+		c.forget(p.id)
+		cancel, _ := json.Marshal(map[string]ID{"requestId": p.id})
 		sendCtx, stop := context.WithTimeout(context.Background(), cancelSendWait)
 		defer stop()
 		c.write(sendCtx, appendRequest(nil, ID{}, "$/cancel_request", cancel))
@@ -715,14 +755,18 @@ func (c *Conn) serve(req *Request) {
 		cancel()
 	}
 	ctx = context.WithValue(ctx, inflightKey{}, in)
+	withdrawn := ctx // ends only by $/cancel_request or the connection's end
+	if st, ok := c.handler.(Starter); ok {
+		ctx = st.StartRequest(ctx, req)
+	}
 	c.handlers.Add(1)
 	go func() {
 		defer c.handlers.Done()
 		defer cancel()
 		var result any
 		var err error
-		if ctx.Err() != nil {
-			err = ctx.Err()
+		if withdrawn.Err() != nil {
+			err = withdrawn.Err()
 		} else {
 			result, err = c.safeHandle(ctx, req)
 		}

@@ -24,10 +24,11 @@ import (
 )
 
 const (
-	// fakeAgentEnv selects the role and the start-up behaviour: "ok", "stuck-initialize"
-	// or "stuck-session".
+	// fakeAgentEnv selects the role and the start-up behaviour: "ok", "stuck-initialize",
+	// "stuck-session", or "gated-session" (session/new answers once the FIFO gives a line).
 	fakeAgentEnv = "PARLEY_CONFORMANCE_AGENT"
-	// fakeFIFOEnv names a FIFO from which `stagger` reads a line before its second call.
+	// fakeFIFOEnv names a FIFO from which `stagger` reads a line before its second call,
+	// and "gated-session" one before it answers session/new.
 	fakeFIFOEnv = "PARLEY_CONFORMANCE_FIFO"
 )
 
@@ -98,9 +99,15 @@ func (a *scriptedAgent) Initialize(ctx context.Context, req *acp.InitializeReque
 }
 
 func (a *scriptedAgent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
-	if a.mode == "stuck-session" {
+	switch a.mode {
+	case "stuck-session":
 		<-ctx.Done()
 		return nil, ctx.Err()
+	case "gated-session":
+		if fifo, err := os.Open(os.Getenv(fakeFIFOEnv)); err == nil {
+			bufio.NewReader(fifo).ReadString('\n')
+			fifo.Close()
+		}
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
