@@ -65,6 +65,13 @@
 //
 // # Agents
 //
+// A session's first prompt waits (at most 10 seconds) while the agent, connected to
+// vscode_tools, has not listed its tools yet: an agent that discovers MCP servers behind
+// session/new (qwen-code) would start the turn without them, and on a busy machine give
+// the discovery up. An agent that connects only once prompted (Claude) is not waited for;
+// one whose process connected before a first prompt once is waited for in later sessions
+// too.
+//
 // One agent process per agent definition serves all its conversations (pool.go). Starting
 // it and opening sessions never block other conversations, and every call to an agent
 // other than a turn (initialize, session/new, session/close) has a deadline

@@ -33,7 +33,7 @@ type worker struct {
 	done    chan struct{} // closed when run has returned
 	ctx     context.Context
 	cancel  context.CancelFunc // ends ctx when run returns: every helper's calls end with it
-	openers sync.WaitGroup     // session openers; end waits for them
+	openers sync.WaitGroup     // session openers and discovery waits; end waits for them
 
 	// Owned by run's goroutine.
 	convID       string // the conversation it serves; "" for a spare not taken yet
@@ -42,6 +42,8 @@ type worker struct {
 	needsContext bool      // the session has not been given the conversation's earlier turns
 	unseen       []Message // of requests cancelled before their prompt went out: context for the next one
 	opening      bool      // a session is being opened
+	discovering  bool      // the first prompt waits for the agent to list VS Code's tools
+	discovered   bool      // no need to wait for that (any more)
 	bridge       *mcpbridge.Session
 	pending      *chatRequest // waits for the session to open
 	queued       *chatRequest // waits for the cancelled turn to end
@@ -122,6 +124,7 @@ type (
 		err   error
 	}
 	evCompleteNow struct{ gen int }
+	evDiscovered  struct{} // the agent listed the tools, gave up, or took too long
 )
 
 func newWorker(s *Server, id string, def AgentDef) *worker {
@@ -258,6 +261,12 @@ func (w *worker) handle(ev any) {
 		w.onPromptDone(ev)
 	case evSessionOpened:
 		w.onSessionOpened(ev)
+	case evDiscovered:
+		w.discovering, w.discovered = false, true
+		if r := w.pending; r != nil {
+			w.pending = nil
+			w.prompt(r)
+		}
 	}
 }
 
@@ -373,7 +382,74 @@ func (w *worker) prompt(r *chatRequest) {
 		w.openSession(r.params.Cwd, r.params.AdditionalDirectories)
 		return
 	}
+	if w.awaitDiscovery() {
+		w.pending = r
+		return
+	}
 	w.startTurn(r)
+}
+
+// discoveryWait bounds how long a session's first prompt waits for the agent to list the
+// tools of vscode_tools.
+const discoveryWait = 10 * time.Second
+
+// awaitDiscovery reports whether the session's first prompt must wait for the agent to
+// list VS Code's tools, and starts that wait (evDiscovered ends it).
+//
+// An agent that discovers its MCP servers in the background of session/new (qwen-code)
+// starts a turn that comes first without them: its model finds no such tool, and on a busy
+// machine the turn keeps the agent so busy that it gives the discovery up (qwen-code
+// allows an HTTP server 5 seconds). Such an agent connects to vscode_tools while it opens
+// the session; one that connects only once prompted (Claude) must not be waited for. So
+// the prompt waits, at most discoveryWait, until the agent has listed the tools or given
+// up, when it has connected but not listed them yet, or when it is an agent process that
+// connected before its first prompt in an earlier session.
+func (w *worker) awaitDiscovery() bool {
+	if w.discovering {
+		return true
+	}
+	if w.discovered || w.bridge == nil || len(w.tools) == 0 || w.agent == nil {
+		return false
+	}
+	settled, connected := w.bridge.Settled(), w.bridge.Connected()
+	if isClosed(settled) {
+		w.discovered = true
+		return false
+	}
+	if isClosed(connected) {
+		w.agent.discoversEarly.Store(true)
+	} else if !w.agent.discoversEarly.Load() {
+		w.discovered = true
+		return false
+	}
+	w.logger.Debug("the first prompt waits for the agent to list VS Code's tools")
+	w.discovering = true
+	w.openers.Go(func() {
+		timer := time.NewTimer(discoveryWait)
+		defer timer.Stop()
+	wait:
+		for _, ch := range []<-chan struct{}{connected, settled} {
+			select {
+			case <-ch:
+			case <-timer.C:
+				w.logger.Info("the agent did not list VS Code's tools in time; prompting without them", "waited", discoveryWait)
+				break wait
+			case <-w.ctx.Done():
+				return
+			}
+		}
+		w.post(context.Background(), evDiscovered{})
+	})
+	return true
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 func (w *worker) agentExited() bool {

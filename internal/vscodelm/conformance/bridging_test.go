@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -143,5 +144,62 @@ func TestBadToolSchemaIsThatToolsProblem(t *testing.T) {
 	}
 	for _, name := range []string{"deep", "twotypes"} {
 		c.awaitStderr("skipping tool", "tool="+name)
+	}
+}
+
+// Issue 16 (qwen-code, two VS Code tools and the agent-action tool): an agent that
+// discovers its MCP servers in the background of session/new must have VS Code's tools
+// before its first turn starts, or its model finds no such tool and no call reaches VS
+// Code. (qwen-code gives an HTTP MCP server 5 seconds; on a busy machine the turn parley
+// started at once kept it too busy to list the tools in time, and it gave up.) parley holds
+// the first prompt until the agent, connected to vscode_tools, has listed them.
+func TestFirstPromptWaitsForBackgroundToolDiscovery(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "list")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	c := start(t, "--log", "debug", "vscodelm")
+	tools := append(slices.Clone(threeTools[:2]), agentActionTool("parley-agent-action"))
+	cv := c.conversation(fakeAgent("background-mcp", fakeFIFOEnv+"="+fifo), tools...)
+	id := cv.send(user("both a b"))
+	// The agent has connected and waits for the test before it lists the tools: parley
+	// must hold the prompt meanwhile (it says so), not start the turn without them.
+	key := strconv.FormatInt(id, 10)
+	c.waitFor("the prompt held for the tools, or an answer", func() bool {
+		return slices.ContainsFunc(c.logLines, func(l string) bool { return strings.Contains(l, "waits for the agent to list") }) ||
+			c.calls[key].answers > 0 || len(c.calls[key].parts) > 0
+	})
+	list, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list.WriteString("go\n")
+	list.Close()
+
+	var text strings.Builder
+	called := map[string]bool{}
+	for range 4 { // VS Code runs the tools a response calls, until one calls none
+		parts := c.ok(id)
+		text.WriteString(textOf(parts))
+		cv.record(parts)
+		calls := toolCalls(parts)
+		if len(calls) == 0 {
+			break
+		}
+		var results []vscodelm.ContentPart
+		for _, call := range calls {
+			if call.ToolName == "parley-agent-action" {
+				t.Fatalf("parley asked VS Code to confirm the agent's call of a VS Code tool: %s", call.Parameters)
+			}
+			called[call.ToolName] = true
+			results = append(results, toolResult(call.ToolCallID, "result-of-"+call.ToolName))
+		}
+		id = cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: results})
+	}
+	if !called["a"] || !called["b"] {
+		t.Errorf("VS Code ran %v, want both tools; reply %q", called, text.String())
+	}
+	if got := text.String(); !strings.Contains(got, "OK: result-of-a\nOK: result-of-b") {
+		t.Errorf("reply %q, want both results given to the agent", got)
 	}
 }

@@ -25,7 +25,10 @@ import (
 
 const (
 	// fakeAgentEnv selects the role and the start-up behaviour: "ok", "stuck-initialize",
-	// "stuck-session", or "gated-session" (session/new answers once the FIFO gives a line).
+	// "stuck-session", "gated-session" (session/new answers once the FIFO gives a line), or
+	// "background-mcp" (as qwen-code: session/new connects to the MCP servers and answers,
+	// their tools are listed behind it, once the FIFO gives a line; a call of a tool not
+	// discovered yet fails).
 	fakeAgentEnv = "PARLEY_CONFORMANCE_AGENT"
 	// fakeFIFOEnv names a FIFO from which `stagger` reads a line before its second call,
 	// and "gated-session" one before it answers session/new.
@@ -83,6 +86,11 @@ type fakeSession struct {
 	calls      int
 	mcp        *mcp.ClientSession
 
+	// background-mcp: closed once discovery has ended, with discoveredMCP set when the
+	// tools were listed.
+	discovered    chan struct{}
+	discoveredMCP *mcp.ClientSession
+
 	cancelMu sync.Mutex
 	cancel   context.CancelFunc
 }
@@ -114,7 +122,31 @@ func (a *scriptedAgent) NewSession(ctx context.Context, req *acp.NewSessionReque
 	a.next++
 	s := &fakeSession{id: acp.SessionID(fmt.Sprintf("fake-%d", a.next)), servers: req.McpServers, permission: "none"}
 	a.sessions[s.id] = s
+	if a.mode == "background-mcp" {
+		// Connected while the session opens, listed behind it, as qwen-code does.
+		s.discovered = make(chan struct{})
+		server, ok := vscodeToolsServer(s.servers)
+		if !ok {
+			close(s.discovered)
+		} else if c, err := mcpclient.Connect(context.WithoutCancel(ctx), server); err != nil {
+			close(s.discovered)
+		} else {
+			go s.discover(c) // ends with the process
+		}
+	}
 	return &acp.NewSessionResponse{SessionID: s.id}, nil
+}
+
+// discover lists the tools of vscode_tools once the FIFO gives a line.
+func (s *fakeSession) discover(c *mcp.ClientSession) {
+	defer close(s.discovered)
+	if fifo, err := os.Open(os.Getenv(fakeFIFOEnv)); err == nil {
+		bufio.NewReader(fifo).ReadString('\n')
+		fifo.Close()
+	}
+	if _, err := c.ListTools(context.Background(), nil); err == nil {
+		s.discoveredMCP = c
+	}
 }
 
 func (a *scriptedAgent) Cancel(ctx context.Context, req *acp.CancelNotification) error {
@@ -195,6 +227,15 @@ func (t *fakeTurn) run(text string) {
 			t.say("permission: " + kind + "\n")
 		case "stagger": // stagger <tool1> <tool2>: the second call once the FIFO gives a line
 			t.stagger(strings.Fields(rest))
+		case "both": // both <tool1> <tool2>: two calls at once
+			tools := strings.Fields(rest)
+			results := make([]string, len(tools))
+			var wg sync.WaitGroup
+			for i, tool := range tools {
+				wg.Go(func() { results[i] = t.call(tool, "{}") })
+			}
+			wg.Wait()
+			t.say(strings.Join(results, "\n") + "\n")
 		case "stderr":
 			fmt.Fprintln(os.Stderr, rest)
 			t.say("wrote to stderr\n")
@@ -357,31 +398,48 @@ func (t *fakeTurn) stagger(tools []string) {
 }
 
 func (t *fakeTurn) mcpSession() (*mcp.ClientSession, error) {
+	if t.s.discovered != nil { // background-mcp: only what discovery found, no waiting
+		select {
+		case <-t.s.discovered:
+			if t.s.discoveredMCP != nil {
+				return t.s.discoveredMCP, nil
+			}
+		default:
+		}
+		return nil, fmt.Errorf("the tool is not registered in this session (MCP discovery has not finished)")
+	}
 	if t.s.mcp != nil {
 		return t.s.mcp, nil
 	}
-	for _, srv := range t.s.servers {
-		var server mcpclient.Server
+	server, ok := vscodeToolsServer(t.s.servers)
+	if !ok {
+		return nil, fmt.Errorf("no vscode_tools server in session/new")
+	}
+	c, err := mcpclient.Connect(context.WithoutCancel(t.ctx), server)
+	if err != nil {
+		return nil, err
+	}
+	t.s.mcp = c
+	return c, nil
+}
+
+// vscodeToolsServer is parley's vscode_tools among the servers of session/new.
+func vscodeToolsServer(servers []acp.McpServer) (mcpclient.Server, bool) {
+	for _, srv := range servers {
 		switch {
 		case srv.HTTP != nil && srv.HTTP.Name == "vscode_tools":
-			server = mcpclient.Server{Name: srv.HTTP.Name, URL: srv.HTTP.URL, Headers: map[string]string{}}
+			server := mcpclient.Server{Name: srv.HTTP.Name, URL: srv.HTTP.URL, Headers: map[string]string{}}
 			for _, h := range srv.HTTP.Headers {
 				server.Headers[h.Name] = h.Value
 			}
+			return server, true
 		case srv.Stdio != nil && srv.Stdio.Name == "vscode_tools":
-			server = mcpclient.Server{Name: srv.Stdio.Name, Command: srv.Stdio.Command, Args: srv.Stdio.Args}
+			server := mcpclient.Server{Name: srv.Stdio.Name, Command: srv.Stdio.Command, Args: srv.Stdio.Args}
 			for _, e := range srv.Stdio.Env {
 				server.Env = append(server.Env, e.Name+"="+e.Value)
 			}
-		default:
-			continue
+			return server, true
 		}
-		c, err := mcpclient.Connect(context.WithoutCancel(t.ctx), server)
-		if err != nil {
-			return nil, err
-		}
-		t.s.mcp = c
-		return c, nil
 	}
-	return nil, fmt.Errorf("no vscode_tools server in session/new")
+	return mcpclient.Server{}, false
 }
