@@ -212,7 +212,13 @@ func (s *Server) routeChat(r *chatRequest) {
 	rt.lastCwd, rt.lastDirs, rt.lastTools = r.params.Cwd, r.params.AdditionalDirectories, r.tools
 	cs := rt.convs[conv.ID]
 	if cs == nil {
-		cs = &convState{conv: conv, w: s.takeSpare(r), key: r.def.Key, cwd: r.params.Cwd}
+		var w *worker
+		if cancelled {
+			w = s.startWorker(r.def) // the spare is left to a request that runs
+		} else {
+			w = s.takeSpare(r)
+		}
+		cs = &convState{conv: conv, w: w, key: r.def.Key, cwd: r.params.Cwd}
 		rt.convs[conv.ID] = cs
 		if len(rt.convs) > s.max {
 			s.evictOldest(conv.ID)
