@@ -16,12 +16,11 @@ type Agent interface {
 	Initialize(ctx context.Context, req *InitializeRequest) (*InitializeResponse, error)
 	NewSession(ctx context.Context, req *NewSessionRequest) (*NewSessionResponse, error)
 	// Prompt runs one turn. Its session updates must be sent before it returns; on
-	// session/cancel it must return StopReasonCancelled, not an error. ctx ends when a
-	// session/cancel for its session is read after the prompt, even one read before Prompt
-	// was called.
+	// session/cancel it must return StopReasonCancelled, not an error. TurnContext(ctx)
+	// ends at the first session/cancel for its session read after the prompt, even one
+	// read before Prompt was called (a cancel Cancel alone would miss).
 	Prompt(ctx context.Context, req *PromptRequest) (*PromptResponse, error)
-	// Cancel is the session/cancel notification: stop the session's turn. The connection
-	// has ended the context of the session's prompts already.
+	// Cancel is the session/cancel notification: stop the session's turn.
 	Cancel(ctx context.Context, req *CancelNotification) error
 }
 
@@ -67,15 +66,31 @@ type AgentConn struct {
 }
 
 // runningTurns are the prompts being answered, by session, from the moment session/prompt
-// is read until its handler returns. session/cancel ends their contexts: a cancel read
-// right behind a prompt whose handler has not started yet (a busy machine) is not lost,
-// and the agent does not run the whole turn.
+// is read until its handler returns. session/cancel ends their turn contexts
+// (TurnContext): a cancel read right behind a prompt whose handler has not started yet (a
+// busy machine) is not lost, and the agent does not run the whole turn. The handler's own
+// context is left alone, so that calls the agent makes with it (a permission request ACP
+// has the client answer "cancelled") still get their answers.
 type runningTurns struct {
 	mu      sync.Mutex
 	running map[SessionID]map[*context.CancelFunc]struct{}
 }
 
-type turnReleaseKey struct{}
+type (
+	turnReleaseKey struct{}
+	turnContextKey struct{}
+)
+
+// TurnContext is the context of the turn a Prompt handler runs, given the handler's ctx:
+// it ends at the first session/cancel for the prompt's session that the connection read
+// after the prompt, whenever the handler started, and when the handler returns. An agent
+// derives its turn's work from it. Outside a Prompt handler it is ctx.
+func TurnContext(ctx context.Context) context.Context {
+	if turn, ok := ctx.Value(turnContextKey{}).(context.Context); ok {
+		return turn
+	}
+	return ctx
+}
 
 // start registers a prompt read from the wire. It runs on the dispatcher, in arrival
 // order (jsonrpc2.Starter).
@@ -86,7 +101,7 @@ func (rt *runningTurns) start(ctx context.Context, req *jsonrpc2.Request) contex
 	if json.Unmarshal(req.Params, &p) != nil {
 		return ctx // the handler answers the bad params
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	turn, cancel := context.WithCancel(ctx)
 	rt.mu.Lock()
 	if rt.running == nil {
 		rt.running = map[SessionID]map[*context.CancelFunc]struct{}{}
@@ -105,10 +120,10 @@ func (rt *runningTurns) start(ctx context.Context, req *jsonrpc2.Request) contex
 		rt.mu.Unlock()
 		cancel()
 	}
-	return context.WithValue(ctx, turnReleaseKey{}, release)
+	return context.WithValue(context.WithValue(ctx, turnContextKey{}, turn), turnReleaseKey{}, release)
 }
 
-// cancel ends the contexts of the session's prompts.
+// cancel ends the turn contexts of the session's prompts.
 func (rt *runningTurns) cancel(session SessionID) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()

@@ -99,7 +99,7 @@ type lateAgent struct {
 
 func (a *lateAgent) Prompt(ctx context.Context, req *PromptRequest) (*PromptResponse, error) {
 	<-a.gate
-	if ctx.Err() != nil {
+	if TurnContext(ctx).Err() != nil {
 		return &PromptResponse{StopReason: StopReasonCancelled}, nil
 	}
 	return &PromptResponse{StopReason: StopReasonEndTurn}, nil // the whole turn, run for nothing
@@ -111,8 +111,8 @@ func (a *lateAgent) Cancel(ctx context.Context, req *CancelNotification) error {
 }
 
 // A session/cancel read right behind its prompt, before the agent's Prompt has even
-// started, still ends that prompt: the agent sees its context ended and does not run the
-// turn.
+// started, still ends that prompt: the agent sees its turn context ended and does not run
+// the turn.
 func TestCancelReadBeforeThePromptHandlerStartsEndsIt(t *testing.T) {
 	x, y := net.Pipe()
 	a := &lateAgent{gate: make(chan struct{}), cancelled: make(chan struct{})}

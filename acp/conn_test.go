@@ -33,8 +33,7 @@ func (a *testAgent) Prompt(ctx context.Context, req *PromptRequest) (*PromptResp
 	text, _ := req.Prompt[0].AsText()
 	switch text {
 	case "ask":
-		// The request outlives session/cancel (which ends ctx): ACP has the client answer it.
-		resp, err := a.conn.RequestPermission(context.WithoutCancel(ctx), &RequestPermissionRequest{
+		resp, err := a.conn.RequestPermission(ctx, &RequestPermissionRequest{
 			SessionID: req.SessionID,
 			ToolCall:  ToolCallUpdate{ToolCallID: "c1", Title: "rm -rf build"},
 			Options:   []PermissionOption{{OptionID: "y", Name: "Yes", Kind: PermissionOptionKindAllowOnce}},

@@ -259,7 +259,7 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	}
 	s.turnMu.Lock()
 	defer s.turnMu.Unlock()
-	turnCtx, cancel := context.WithCancel(ctx)
+	turnCtx, cancel := context.WithCancel(acp.TurnContext(ctx)) // ends at a session/cancel read after the prompt
 	defer cancel()
 	s.cancel.Store(&cancel)
 	defer s.cancel.Store(nil)

@@ -177,7 +177,7 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	}
 	s.mu.Lock() // one turn at a time per session; a second prompt waits its turn
 	defer s.mu.Unlock()
-	turnCtx, release := s.beginTurn(ctx)
+	turnCtx, release := s.beginTurn(acp.TurnContext(ctx)) // ends at a session/cancel read after the prompt
 	defer release()
 	t := &turn{agent: a, session: s, ctx: turnCtx}
 	text := acp.PromptText(req.Prompt)

@@ -59,7 +59,7 @@
 // answer, in the next turn, a message the user cancelled). session/cancel never overtakes
 // the prompt it cancels (acp.ClientConn.Prompt), and parley's own agents end a prompt on a
 // session/cancel read after it even when their handler has not started yet
-// (acp.AgentConn).
+// (acp.TurnContext).
 // A permission request for one of parley's own bridged tools is allowed in every agent's
 // form (bridged.go); nothing else is allowed by name.
 //

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -467,7 +468,7 @@ func (w *worker) agentExited() bool {
 func (w *worker) startTurn(r *chatRequest) {
 	text := userText(r.new)
 	gaveContext := false
-	unseen := append(w.unseen, r.new...)
+	unseen := slices.Concat(w.unseen, r.new)
 	if strings.TrimSpace(text) != "" {
 		switch {
 		case w.needsContext && len(r.context) > 0:
@@ -513,7 +514,7 @@ func (w *worker) onPromptDone(ev evPromptDone) {
 		// Cancelled before the agent saw it: what it carried is context for the next one.
 		w.needsContext = w.needsContext || w.turn.gaveContext
 		if !w.turn.gaveContext {
-			w.unseen = append(w.turn.unseen, w.unseen...)
+			w.unseen = slices.Concat(w.turn.unseen, w.unseen)
 		}
 	}
 	w.turn = nil

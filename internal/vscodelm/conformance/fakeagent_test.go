@@ -172,7 +172,7 @@ func (a *scriptedAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*ac
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancel(acp.TurnContext(ctx))
 	defer cancel()
 	s.cancelMu.Lock()
 	s.cancel = cancel
