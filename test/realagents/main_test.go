@@ -50,7 +50,8 @@ func TestMain(m *testing.M) {
 	}
 	tmpRoot, _ = filepath.EvalSymlinks(dir)
 	code := m.Run()
-	if code == 0 || os.Getenv("PARLEY_REALAGENTS_KEEP") == "" {
+	keep := os.Getenv("PARLEY_REALAGENTS_KEEP")
+	if keep == "" || code == 0 && keep != "always" {
 		os.RemoveAll(dir)
 	} else {
 		fmt.Println("realagents: sandboxes kept in", dir)
