@@ -1,7 +1,6 @@
 package proc
 
 import (
-	"bytes"
 	"os"
 	"strconv"
 )
@@ -29,20 +28,4 @@ func marked(marker string) []int {
 		}
 	}
 	return pids
-}
-
-// carries reports whether the NUL-separated environment has marker in MarkerVar's list.
-func carries(environ []byte, marker string) bool {
-	for kv := range bytes.SplitSeq(environ, []byte{0}) {
-		value, ok := bytes.CutPrefix(kv, []byte(MarkerVar+"="))
-		if !ok {
-			continue
-		}
-		for m := range bytes.SplitSeq(value, []byte{':'}) {
-			if string(m) == marker {
-				return true
-			}
-		}
-	}
-	return false
 }

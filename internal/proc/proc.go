@@ -1,10 +1,21 @@
 // Package proc supervises the processes parley starts: agents, the terminals an agent asks
-// for, and the commands parley's own agent runs. Each starts in a process group of its own,
-// with a marker in its environment that its descendants inherit. Stopping one sends SIGTERM
-// to its group, SIGKILL after a grace, and then ends whatever it left behind: what is still
-// in its group, and, where the system lets parley find them (Linux), the descendants that
-// started a session of their own (setsid, daemons) but still carry its marker. KillAll
-// ends every process not stopped yet, for an exit that cannot wait (a second Ctrl-C).
+// for, and the commands parley's own agent runs. Each process and everything it starts is
+// one tree that ends with it, whatever the platform:
+//
+//   - On Unix (proc_unix.go) each starts in a process group of its own, with a marker in its
+//     environment that its descendants inherit. Stopping one sends SIGTERM to its group,
+//     SIGKILL after a grace, and then ends whatever it left behind: what is still in its
+//     group, and the descendants that started a session of their own (setsid, daemons) but
+//     still carry its marker, found through /proc on Linux and through sysctl on macOS
+//     (marked_*.go).
+//   - On Windows (proc_windows.go) each starts in a new console process group, suspended,
+//     and is put in a Job Object of its own before it runs a single instruction, so every
+//     process it ever starts is in the job too. Stopping one sends CTRL_BREAK_EVENT to its
+//     group, then terminates the whole job after the grace; the job is also set to end
+//     with its last handle, so the tree goes even when parley itself dies.
+//
+// KillAll ends every process not stopped yet, for an exit that cannot wait (a second
+// Ctrl-C).
 //
 // Output keeps a bounded head and tail of what a process writes.
 package proc
@@ -18,7 +29,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -26,15 +36,16 @@ import (
 // every supervised process a process descends from.
 const MarkerVar = "PARLEY_PROC"
 
-// killWait bounds the wait for a process to exit after SIGKILL (it may be stuck in the
-// kernel, on a dead network file system say).
+// killWait bounds the wait for a process to exit after it was killed (it may be stuck in
+// the kernel, on a dead network file system say).
 const killWait = 5 * time.Second
 
-// Process is a command started in its own process group.
+// Process is a command started in its own process group (and, on Windows, its own job).
 type Process struct {
 	cmd    *exec.Cmd
-	pgid   int
+	pgid   int // the process's id, which is its group's too
 	marker string
+	tree   tree // what the platform needs to end the whole tree (proc_windows.go: the job)
 
 	exited  chan struct{}
 	waitErr error // set before exited is closed
@@ -50,7 +61,8 @@ var (
 
 // Start starts cmd in a new process group, with a new marker added to its environment
 // (cmd.Env, or this process's environment when nil). The caller keeps setting everything
-// else of cmd (Dir, stdio, WaitDelay); Wait is called here: watch Exited instead.
+// else of cmd (Dir, stdio, WaitDelay) but SysProcAttr's process-group settings; Wait is
+// called here: watch Exited instead.
 func Start(cmd *exec.Cmd) (*Process, error) {
 	p := &Process{
 		cmd:     cmd,
@@ -63,14 +75,17 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 		env = os.Environ()
 	}
 	cmd.Env = withMarker(env, p.marker)
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
+	prepare(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	p.pgid = cmd.Process.Pid
+	if err := p.adopt(); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		p.release()
+		return nil, err
+	}
 	live.Store(p, struct{}{})
 	go func() {
 		p.waitErr = cmd.Wait()
@@ -117,20 +132,12 @@ func (p *Process) State() *os.ProcessState {
 	}
 }
 
-// Signal sends sig to the process's group, if the process has not been reaped yet.
-func (p *Process) Signal(sig syscall.Signal) {
-	select {
-	case <-p.exited:
-	default:
-		syscall.Kill(-p.pgid, sig)
-	}
-}
-
-// Stop ends the process: SIGTERM to its group, SIGKILL once grace has passed or ctx has
-// ended, then it ends what the process left (see the package comment). It returns once
-// all of that is done, or an error when the process did not exit even after SIGKILL. A
-// process that exited on its own is only cleaned up after. Stop may be called more than
-// once, and concurrently; every call waits for the first.
+// Stop ends the process: SIGTERM to its group (CTRL_BREAK_EVENT on Windows), SIGKILL
+// (terminating its job) once grace has passed or ctx has ended, then it ends what the
+// process left (see the package comment). It returns once all of that is done, or an
+// error when the process did not exit even after it was killed. A process that exited on
+// its own is only cleaned up after. Stop may be called more than once, and concurrently;
+// every call waits for the first.
 func (p *Process) Stop(ctx context.Context, grace time.Duration) error {
 	var err error
 	first := false
@@ -138,6 +145,7 @@ func (p *Process) Stop(ctx context.Context, grace time.Duration) error {
 		first = true
 		err = p.stop(ctx, grace)
 		live.Delete(p)
+		p.release()
 		close(p.stopped)
 	})
 	if !first {
@@ -157,8 +165,7 @@ func (p *Process) stop(ctx context.Context, grace time.Duration) error {
 		return nil
 	default:
 	}
-	syscall.Kill(-p.pgid, syscall.SIGTERM)
-	if grace > 0 {
+	if p.interrupt() && grace > 0 {
 		timer := time.NewTimer(grace)
 		select {
 		case <-p.exited:
@@ -167,44 +174,19 @@ func (p *Process) stop(ctx context.Context, grace time.Duration) error {
 		}
 		timer.Stop()
 	}
-	syscall.Kill(-p.pgid, syscall.SIGKILL)
+	p.kill()
 	timer := time.NewTimer(killWait)
 	defer timer.Stop()
 	select {
 	case <-p.exited:
 		return nil
 	case <-timer.C:
-		return fmt.Errorf("process %d did not exit %v after SIGKILL", p.pgid, killWait)
+		return fmt.Errorf("process %d did not exit %v after it was killed", p.pgid, killWait)
 	}
 }
 
-// killLeftovers ends what the process left running: its group, then (where they can be
-// found) the processes that carry its marker, until none is left.
-func (p *Process) killLeftovers() {
-	select {
-	case <-p.exited:
-		// Background processes it left still hold its group id, and while any of them
-		// lives the id cannot be given to a new process. So if a process with the
-		// leader's pid exists now, it is a new one and the group is gone: leave it alone.
-		if syscall.Kill(p.pgid, 0) == syscall.ESRCH {
-			syscall.Kill(-p.pgid, syscall.SIGKILL)
-		}
-	default:
-		syscall.Kill(-p.pgid, syscall.SIGKILL) // it has not been reaped: the id is still ours
-	}
-	for range 10 { // each round kills what the previous one let fork
-		pids := marked(p.marker)
-		if len(pids) == 0 {
-			return
-		}
-		for _, pid := range pids {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
-}
-
-// KillAll sends SIGKILL to every process started here and not stopped yet, and to what
-// they left, without waiting for anything: for an exit that cannot wait.
+// KillAll kills every process started here and not stopped yet, and what they left,
+// without waiting for anything: for an exit that cannot wait.
 func KillAll() {
 	live.Range(func(key, _ any) bool {
 		key.(*Process).killLeftovers()
