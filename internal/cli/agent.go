@@ -80,7 +80,7 @@ and hooks turned off, so listing a checkout never runs a program it configures.`
 	fl.StringSliceVar(&f.autoApprove, "auto-approve", []string{"edits"}, "what runs without asking: commands, edits, sensitive-edits, mcp, or none (critical commands always ask)")
 	fl.BoolVar(&f.yolo, "yolo", false, "approve everything without asking, except critical commands")
 	fl.StringVar(&f.dbPath, "db", store.DefaultPath(), "the parley database (sessions, checkpoints, remembered approvals)")
-	fl.StringVar(&f.sandboxMode, "sandbox", "auto", "confine the commands the agent runs itself with Landlock: auto (where the kernel offers it) or off")
+	fl.StringVar(&f.sandboxMode, "sandbox", "auto", sandboxFlagHelp("the commands the agent runs itself"))
 	fl.StringArrayVar(&f.sandboxWritable, "sandbox-write", nil, "a further directory confined commands may write (repeatable)")
 	return cmd
 }
@@ -113,6 +113,7 @@ func runAgent(cmd *cobra.Command, g *globals, f agentCommandFlags) error {
 		return &exitError{code: exitUsage, err: err}
 	}
 	defer cleanup()
+	warnUnconfined(g.logger, f.sandboxMode)
 	opts := agent.Options{
 		Provider:        provider,
 		Model:           name,
@@ -196,6 +197,10 @@ func sandboxStatus() string {
 may write only in the session's workspace, a temporary directory of their own (their
 TMPDIR), the user's cache directory and --sandbox-write directories (--sandbox off turns this off). Commands the
 client runs in its own terminals are the client's to confine.`, abi)
+	}
+	if !sandbox.Supported {
+		return `off. Landlock, which confines commands on Linux, is Linux's: on ` + platformName() + ` the commands
+the agent runs can write wherever the user can; the approvals above are the only guard.`
 	}
 	return `off. This kernel offers no Landlock, so the commands the agent runs can write
 wherever the user can; the approvals above are the only guard.`

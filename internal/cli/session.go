@@ -81,6 +81,7 @@ func startSession(ctx context.Context, g *globals, con *console, opts sessionOpt
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	s.sandboxCleanup = cleanup
+	warnUnconfined(g.logger, opts.sandboxMode)
 	s.client = host.NewClient(host.ClientOptions{Policy: policy, Sandbox: box, OnUpdate: s.onUpdate, OnPermission: s.onPermission})
 	if s.log, err = openAgentLog(opts.agentName); err != nil {
 		g.logger.Warn("the agent's stderr is not logged", "error", err)

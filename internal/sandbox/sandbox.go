@@ -1,5 +1,5 @@
 // Package sandbox confines the commands parley's coding agent runs on this machine with
-// Landlock, where the kernel offers it: a confined command reads and runs what the user
+// Landlock, where the kernel offers it (Linux only; see Supported): a confined command reads and runs what the user
 // can, but writes only inside the session's workspace roots, a temporary directory of
 // its own (its TMPDIR), the user's cache directory (build caches) and whatever else the
 // user named.
@@ -15,6 +15,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 )
 
 // Policy is how commands are confined: which binary confines them, and what they may
@@ -55,6 +56,11 @@ func (p *Policy) Wrap(roots []string, command string, args []string) (string, []
 	argv = append(argv, "--", command)
 	return p.exe, append(argv, args...)
 }
+
+// Supported reports whether this platform can confine commands at all: Landlock is
+// Linux's, and macOS and Windows offer nothing parley uses instead, so there commands are
+// never confined.
+const Supported = runtime.GOOS == "linux"
 
 // ErrUnavailable is Exec's answer where the kernel offers no Landlock.
 var ErrUnavailable = errors.New("this kernel offers no Landlock")
