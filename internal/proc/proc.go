@@ -75,7 +75,9 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 		env = os.Environ()
 	}
 	cmd.Env = withMarker(env, p.marker)
-	prepare(cmd)
+	if err := prepare(cmd); err != nil {
+		return nil, err
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}

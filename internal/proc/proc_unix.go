@@ -11,11 +11,12 @@ import (
 type tree struct{}
 
 // prepare has cmd start in a process group of its own.
-func prepare(cmd *exec.Cmd) {
+func prepare(cmd *exec.Cmd) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
+	return nil
 }
 
 // adopt has nothing to do: the group exists from the start.

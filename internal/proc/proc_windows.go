@@ -3,7 +3,9 @@ package proc
 import (
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -13,6 +15,10 @@ import (
 
 // Windows has no process groups to signal and no marker to look for: a process tree is
 // held together by a Job Object. What this relies on, as Microsoft documents it:
+//
+//   - A batch file (.cmd, .bat) is run by starting cmd.exe with /c and the file (as
+//     CreateProcess's documentation says), and cmd.exe reads that command line by its own
+//     rules; prepare builds one for those rules (batch.go).
 //
 //   - A process created with CREATE_SUSPENDED runs no code until its primary thread is
 //     resumed, and a process in a job puts every process it creates in the same job
@@ -39,12 +45,27 @@ type tree struct {
 	job windows.Handle // 0 once released
 }
 
-// prepare has cmd start suspended, in a console process group of its own.
-func prepare(cmd *exec.Cmd) {
+// prepare has cmd start suspended, in a console process group of its own, and a batch
+// file (npx.cmd) start through cmd.exe with a command line it reads as intended (see
+// batch.go).
+func prepare(cmd *exec.Cmd) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.CreationFlags |= windows.CREATE_NEW_PROCESS_GROUP | windows.CREATE_SUSPENDED
+	if cmd.Err != nil || !isBatchFile(cmd.Path) || cmd.SysProcAttr.CmdLine != "" {
+		return nil // cmd.Start reports a command that was not found
+	}
+	comspec := os.Getenv("ComSpec")
+	if comspec == "" {
+		comspec = filepath.Join(os.Getenv("SystemRoot"), "System32", "cmd.exe")
+	}
+	line, err := batchCommandLine(comspec, cmd.Path, cmd.Args[1:])
+	if err != nil {
+		return err
+	}
+	cmd.Path, cmd.SysProcAttr.CmdLine = comspec, line
+	return nil
 }
 
 // adopt puts the suspended process in a new job, then lets it run.
