@@ -7,7 +7,7 @@
 // symlink in it is resolved (intermediate ones, chains, and a dangling final one), it lies
 // inside one of the roots. On Windows it must also mean what it says (winpath.go): device
 // names (CON, NUL…), alternate data streams (file:stream), device and object namespaces
-// and names Win32 would rewrite are refused, a verbatim \?\C:\ path is taken in its plain
+// and names Win32 would rewrite are refused, a verbatim \\?\C:\ path is taken in its plain
 // form, and case is ignored when a path is compared with a root. The access methods (Open, ReadFile, WriteFile, Stat, Cwd,
 // OpenTree) then reach it through an os.Root at that root, which refuses to leave the root
 // at every step: a symlink swapped in after the check cannot lead outside. parley's own
