@@ -92,6 +92,8 @@ func (b builtin) resolve() Agent {
 		a.Spec = agentproc.Spec{Command: b.command, Args: b.args}
 		return a
 	}
+	// On Windows npx is npx.cmd: exec.LookPath finds it through PATHEXT, and internal/proc
+	// starts a batch file through cmd.exe.
 	a.Spec = agentproc.Spec{Command: "npx", Args: append([]string{"-y", b.npm}, b.args...)}
 	if b.name == "gemini" {
 		a.Spec.Args = append([]string{"-y", "-p", b.npm, "gemini"}, b.args...)
