@@ -12,7 +12,9 @@
 //     and is put in a Job Object of its own before it runs a single instruction, so every
 //     process it ever starts is in the job too. Stopping one sends CTRL_BREAK_EVENT to its
 //     group, then terminates the whole job after the grace; the job is also set to end
-//     with its last handle, so the tree goes even when parley itself dies.
+//     with its last handle, so the tree goes even when parley itself dies. A batch file
+//     (npx.cmd, npm.cmd) starts through cmd.exe with a command line it reads as meant
+//     (batch.go).
 //
 // KillAll ends every process not stopped yet, for an exit that cannot wait (a second
 // Ctrl-C).
