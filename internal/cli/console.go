@@ -11,7 +11,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/toolui"
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // console draws a conversation for a person (or a script, with --json): it is the view
@@ -226,9 +226,9 @@ func terminalWidth() int {
 	return w
 }
 
-// isTerminal reports whether f is a character device (a terminal), not a pipe or file.
-// isTerminal reports whether f is a terminal. Being a character device is not enough:
-// /dev/null is one too, and a run with its input from there has nobody to ask.
+// isTerminal reports whether f is a terminal (a console on Windows). Being a character
+// device is not enough: /dev/null (NUL) is one too, and a run with its input from there has
+// nobody to ask.
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
 	if !ok {
@@ -239,11 +239,11 @@ func isTerminal(f any) bool {
 	if err != nil {
 		return false
 	}
-	var ioctlErr error
-	if err := raw.Control(func(fd uintptr) { _, ioctlErr = unix.IoctlGetTermios(int(fd), unix.TCGETS) }); err != nil {
+	terminal := false
+	if err := raw.Control(func(fd uintptr) { terminal = term.IsTerminal(int(fd)) }); err != nil {
 		return false
 	}
-	return ioctlErr == nil
+	return terminal
 }
 
 // streamWriter buffers output and flushes it shortly after it was written, so a stream of

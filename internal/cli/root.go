@@ -46,6 +46,7 @@ func Main(args []string) int {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	defer enableEscapes(stdout, stderr)()
 	g := &globals{}
 	root := &cobra.Command{
 		Use:   "parley",

@@ -68,6 +68,7 @@ func startSession(g *globals, con *console, opts sessionOptions, interactive boo
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	s.sandboxCleanup = cleanup
+	warnUnconfined(g.logger, opts.sandboxMode)
 	if s.log, err = openAgentLog(opts.agentName); err != nil {
 		g.logger.Warn("the agent's stderr is not logged", "error", err)
 	}

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package realagents proves parley with the ACP agents people use (codex-acp,
 // claude-agent-acp, gemini-cli, qwen-code and opencode), installed at exact versions from
 // npm and run offline against fakellm, the scripted model server, on 127.0.0.1. Every

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -59,7 +58,7 @@ func TestCancelBeforeTheRequestIsRouted(t *testing.T) {
 // until the test lets it answer).
 func TestCancelWhileTheSessionOpens(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "gate")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+	if err := mkfifo(fifo); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 	c := start(t, "--log", "debug", "vscodelm")
