@@ -9,8 +9,8 @@
 // uploads (so it needs no --allow-proposed-apis); the proposed flavour declares exactly
 // the proposal render.ts uses. A platform package names its target in its manifest and
 // carries bin/parley (parley.exe on Windows), executable, built for that system and
-// processor (read from the binary's header); on the machine's own platform the binary
-// is run and must print the extension's version. A universal package carries no parley.
+// processor (read from the binary's header; signed, for Apple silicon); on the machine's
+// own platform the binary is run and must print the extension's version. A universal package carries no parley.
 // Prints a table of sizes; exits 1 when anything is wrong.
 'use strict';
 
@@ -41,9 +41,16 @@ function binaryKind(b) {
     const machine = b.readUInt16LE(18);
     return { format: 'ELF', arch: { 0x3e: 'x86-64', 0xb7: 'arm64' }[machine] ?? `machine 0x${machine.toString(16)}` };
   }
-  if (b.length >= 8 && b.readUInt32LE(0) === 0xfeedfacf) {
+  if (b.length >= 32 && b.readUInt32LE(0) === 0xfeedfacf) {
     const cpu = b.readUInt32LE(4);
-    return { format: 'Mach-O', arch: { 0x01000007: 'x86-64', 0x0100000c: 'arm64' }[cpu] ?? `cputype 0x${cpu.toString(16)}` };
+    // macOS on Apple silicon runs only signed code; Go's linker signs ad hoc
+    // (LC_CODE_SIGNATURE, load command 0x1d), even when cross-compiling.
+    let signed = false;
+    for (let i = 0, off = 32, n = b.readUInt32LE(16); i < n && off + 8 <= b.length; i++) {
+      if (b.readUInt32LE(off) === 0x1d) signed = true;
+      off += b.readUInt32LE(off + 4);
+    }
+    return { format: 'Mach-O', arch: { 0x01000007: 'x86-64', 0x0100000c: 'arm64' }[cpu] ?? `cputype 0x${cpu.toString(16)}`, signed };
   }
   if (b.length >= 64 && b.toString('latin1', 0, 2) === 'MZ') {
     const pe = b.readUInt32LE(0x3c);
@@ -134,6 +141,7 @@ async function check(file) {
     if (binary) {
       const kind = binaryKind(binary.data);
       if (kind.format !== t.format || kind.arch !== t.arch) problems.push(`${name} is ${kind.format} ${kind.arch}, not ${t.format} ${t.arch}`);
+      if (want.target === 'darwin-arm64' && !kind.signed) problems.push(`${name} has no code signature: macOS on Apple silicon would not run it`);
       if (t.format !== 'PE' && (binary.mode & 0o755) !== 0o755) problems.push(`${name} has mode ${binary.mode.toString(8)}: not executable once unpacked`);
       const runnable = kind.format === t.format && kind.arch === t.arch && t.node[0] === process.platform && t.node[1] === process.arch;
       if (runnable) {
