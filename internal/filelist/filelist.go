@@ -53,16 +53,36 @@ func gitList(ctx context.Context, tree *workspace.Tree) ([]File, bool) {
 	}
 	var files []File
 	seen := map[string]bool{}
-	for rel := range bytes.SplitSeq(out, []byte{0}) {
-		if len(rel) == 0 || seen[string(rel)] {
+	// Each directory is opened once (through the tree), and its files looked at in one
+	// step each: git lists a directory's files together.
+	var dir *workspace.Tree
+	dirName := ""
+	defer func() {
+		if dir != nil {
+			dir.Close()
+		}
+	}()
+	for b := range bytes.SplitSeq(out, []byte{0}) {
+		rel := string(b)
+		if len(rel) == 0 || seen[rel] {
 			continue // a tracked file with conflicts is listed once per stage
 		}
-		seen[string(rel)] = true
-		info, err := fs.Stat(tree.FS(), string(rel)) // the tree's Stat does not follow a final symlink
+		seen[rel] = true
+		if d := path.Dir(rel); d != dirName || dir == nil {
+			if dir != nil {
+				dir.Close()
+			}
+			dirName = d
+			if dir, err = tree.Sub(d); err != nil {
+				dir = nil
+				continue // gone meanwhile, or not a directory
+			}
+		}
+		info, err := fs.Stat(dir.FS(), path.Base(rel)) // the tree's Stat does not follow a final symlink
 		if err != nil || info.IsDir() {
 			continue // deleted in the work tree, a submodule, or not really under the tree
 		}
-		files = append(files, File{Rel: string(rel), Symlink: info.Mode()&fs.ModeSymlink != 0, Info: info})
+		files = append(files, File{Rel: rel, Symlink: info.Mode()&fs.ModeSymlink != 0, Info: info})
 	}
 	return files, true
 }
