@@ -113,4 +113,3 @@ func TestListSessionsPages(t *testing.T) {
 		t.Errorf("bad cursor: %v", err)
 	}
 }
-
