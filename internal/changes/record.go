@@ -224,6 +224,19 @@ func (r *Record) sessionRow() int64 {
 	return r.sess
 }
 
+// Prepare takes the workspace's first snapshot, if this process has not taken it yet:
+// what the conversation does while its agent starts, so its first turn does not wait.
+func (r *Record) Prepare(ctx context.Context) error {
+	if err := r.t.lock(ctx); err != nil {
+		return err
+	}
+	defer r.t.unlock()
+	if !r.t.walk || r.t.files != nil {
+		return nil
+	}
+	return errors.Join(r.log.prune(ctx), r.t.snapshot(ctx))
+}
+
 // BeginTurn starts the record of a turn: a snapshot of the workspace (what changed since
 // the last one is not the agent's: a hand edit, another tool), then every change found
 // until EndTurn is the turn's. label is the prompt. An error says the workspace could
