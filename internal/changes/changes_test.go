@@ -421,3 +421,13 @@ func TestPruneByAgeAndExpireBySize(t *testing.T) {
 		t.Errorf("%d turns survived pruning", len(turns))
 	}
 }
+
+func readFileOr(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "(" + err.Error() + ")"
+	}
+	return string(b)
+}
+
+func unixSymlink(target, link string) error { return os.Symlink(target, link) }

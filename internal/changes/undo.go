@@ -118,7 +118,7 @@ func (r *Record) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) 
 	}
 	var conflicts []Conflict
 	for _, p := range plans {
-		if c, ok := r.check(ctx, p); !ok {
+		if c, ok := r.check(ctx, rows, p); !ok {
 			conflicts = append(conflicts, c)
 		}
 	}
@@ -226,10 +226,10 @@ func (r *Record) plan(ctx context.Context, rows []store.ChangeTurn, req UndoRequ
 // check reports whether the file can be undone: what it holds now is what the newest
 // turn left (or already what the undo would leave), nobody changed it between the turns
 // gone back through, no later turn changed it, and what it was is kept.
-func (r *Record) check(ctx context.Context, p *planned) (Conflict, bool) {
+func (r *Record) check(ctx context.Context, rows []store.ChangeTurn, p *planned) (Conflict, bool) {
 	first := p.steps[0]
 	c := Conflict{Path: p.path, Rel: r.display(p.path), Turn: first.turn.Number}
-	if n := r.laterChange(ctx, p); n != 0 {
+	if n := laterChange(rows, p); n != 0 {
 		c.Reason = fmt.Sprintf("turn %d changed it since: undo that turn first, or rewind to turn %d", n, first.turn.Number)
 		return c, false
 	}
@@ -270,11 +270,7 @@ func (r *Record) check(ctx context.Context, p *planned) (Conflict, bool) {
 
 // laterChange is the number of a turn after the ones undone that changed the file and
 // can still be undone (0: none).
-func (r *Record) laterChange(ctx context.Context, p *planned) int {
-	rows, err := r.log.st.ChangeTurns(ctx, p.steps[0].turn.Session)
-	if err != nil {
-		return 0
-	}
+func laterChange(rows []store.ChangeTurn, p *planned) int {
 	for i := len(rows) - 1; i >= 0; i-- {
 		t := rows[i]
 		if t.Number <= p.steps[0].turn.Number {
