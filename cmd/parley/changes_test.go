@@ -259,4 +259,3 @@ func TestUnknownConfigKeysAreWarnedAbout(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
-
