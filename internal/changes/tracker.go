@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,6 +34,7 @@ type tracker struct {
 
 	files    map[string]*entry // nil until the first snapshot
 	lastScan time.Time         // when the last snapshot began; zero before the first
+	scans    uint64            // scans begun: marks the entries each lists
 	kept     int64             // bytes of content the workspace keeps, as last counted
 	walkErr  error             // why the workspace is not followed (too many files)
 	open     []*openTurn
@@ -46,6 +48,7 @@ type entry struct {
 	// racy: it changed so shortly before the snapshot that a later change within the
 	// file system's clock tick could keep its times; the next snapshot reads it again.
 	racy bool
+	seen uint64 // the scan that last listed it (scan's own bookkeeping)
 }
 
 func (e *entry) version() version {
@@ -143,6 +146,15 @@ type listed struct {
 	abs, rel string
 	tree     *workspace.Tree
 	stat     fileStat
+	old      *entry // the record's entry for it; nil for a file new to the record
+}
+
+// readResult is a file read by a snapshot: its state, its version, and its content when
+// the record may keep it.
+type readResult struct {
+	state   State
+	v       version
+	content []byte
 }
 
 // scan compares the workspace with the last snapshot: the files git would not ignore are
@@ -161,7 +173,9 @@ func (t *tracker) scan(ctx context.Context) (scanResult, error) {
 		}
 	}()
 	own := t.ownDirs()
-	seen := map[string]bool{}
+	t.scans++
+	gen := t.scans
+	seen := map[string]bool{} // listed files the record has no entry for yet
 	var all []listed
 	for _, dir := range t.roots.Dirs() {
 		tree, err := t.roots.OpenTree(dir)
@@ -173,16 +187,25 @@ func (t *tracker) scan(ctx context.Context) (scanResult, error) {
 		if err != nil {
 			return r, fmt.Errorf("listing %s: %w", dir, err)
 		}
+		prefix := dir
+		if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+			prefix += string(filepath.Separator)
+		}
 		for _, f := range files {
 			if f.Symlink || !f.Info.Mode().IsRegular() {
 				continue // links and special files are not followed
 			}
-			abs := filepath.Join(dir, filepath.FromSlash(f.Rel))
-			if seen[abs] || len(own) > 0 && inAny(own, abs) {
+			abs := prefix + filepath.FromSlash(f.Rel) // f.Rel is clean: no Join needed
+			e := t.files[abs]
+			if e != nil && e.seen == gen || e == nil && seen[abs] || len(own) > 0 && inAny(own, abs) {
 				continue // a root inside another; parley's own database and logs
 			}
-			seen[abs] = true
-			all = append(all, listed{abs: abs, rel: f.Rel, tree: tree, stat: statOf(f.Info)})
+			if e != nil {
+				e.seen = gen
+			} else {
+				seen[abs] = true
+			}
+			all = append(all, listed{abs: abs, rel: f.Rel, tree: tree, stat: statOf(f.Info), old: e})
 			if len(all) > t.log.limits.MaxFiles {
 				return r, errTooManyFiles{root: t.root, max: t.log.limits.MaxFiles}
 			}
@@ -190,23 +213,24 @@ func (t *tracker) scan(ctx context.Context) (scanResult, error) {
 	}
 	var toRead []listed
 	for _, f := range all {
-		if e := t.files[f.abs]; e == nil || e.racy || !e.stat.same(f.stat) {
+		if e := f.old; e == nil || e.racy || !e.stat.same(f.stat) {
 			toRead = append(toRead, f)
 		}
 	}
-	states, err := t.readAll(ctx, toRead)
+	read, err := t.readAll(ctx, toRead)
 	if err != nil {
 		return r, err
 	}
 	budget := t.log.limits.baselineBytes() - t.kept
 	for i, f := range toRead {
-		s := states[i]
+		s, v, content := read[i].state, read[i].v, read[i].content
 		if !s.Exists {
-			delete(seen, f.abs) // gone meanwhile: as if it had not been listed
+			if f.old != nil {
+				f.old.seen = 0 // gone meanwhile: as if it had not been listed
+			}
 			continue
 		}
-		old := t.files[f.abs]
-		v, content := versionOfState(s)
+		old := f.old
 		e := &entry{stat: s.stat, kind: v.kind, hash: v.hash, racy: s.stat.mtime >= r.started.Add(-racyWindow).UnixNano() || s.stat.ctime >= r.started.Add(-racyWindow).UnixNano()}
 		r.put[f.abs] = e
 		changed := !old.version().same(v)
@@ -235,7 +259,7 @@ func (t *tracker) scan(ctx context.Context) (scanResult, error) {
 		}
 	}
 	for path, e := range t.files {
-		if seen[path] || !t.inRoots(path) {
+		if e.seen == gen || !t.inRoots(path) {
 			continue
 		}
 		// Not listed: deleted, or now ignored (then it is simply no longer followed).
@@ -265,7 +289,7 @@ func cmpString(a, b string) int {
 // readAll reads the files with a few workers, a directory at a time: reading is most of
 // a snapshot's cost when files changed, and the first snapshot reads every file. Each
 // directory is opened once (through its tree) and its files named in one step.
-func (t *tracker) readAll(ctx context.Context, files []listed) ([]State, error) {
+func (t *tracker) readAll(ctx context.Context, files []listed) ([]readResult, error) {
 	type group struct {
 		tree  *workspace.Tree
 		dir   string
@@ -284,7 +308,7 @@ func (t *tracker) readAll(ctx context.Context, files []listed) ([]State, error) 
 		}
 		g.files = append(g.files, i)
 	}
-	states := make([]State, len(files))
+	states := make([]readResult, len(files))
 	next := make(chan *group)
 	var wg sync.WaitGroup
 	for range min(len(groups), 2*runtime.GOMAXPROCS(0)) {
@@ -300,7 +324,8 @@ func (t *tracker) readAll(ctx context.Context, files []listed) ([]State, error) 
 					if err != nil {
 						s = State{} // no longer a regular file: as if it were gone
 					}
-					states[i] = s
+					v, content := versionOfState(s) // hashed here: the workers share the cost
+					states[i] = readResult{state: s, v: v, content: content}
 				}
 				sub.Close()
 			}
