@@ -112,7 +112,7 @@ func (r *Record) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) 
 	if err != nil {
 		return UndoResult{}, err
 	}
-	plans, undid, err := r.plan(ctx, rows, req)
+	plans, undid, err := r.plan(rows, req)
 	if err != nil {
 		return UndoResult{}, err
 	}
@@ -129,7 +129,7 @@ func (r *Record) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) 
 }
 
 // plan works out, per file, what the undo goes back through.
-func (r *Record) plan(ctx context.Context, rows []store.ChangeTurn, req UndoRequest) ([]*planned, []int, error) {
+func (r *Record) plan(rows []store.ChangeTurn, req UndoRequest) ([]*planned, []int, error) {
 	wanted := func(path string) bool { return len(req.Paths) == 0 || slices.Contains(req.Paths, path) }
 	pending := func(t store.ChangeTurn) []store.ChangeTurnFile {
 		var out []store.ChangeTurnFile
@@ -187,9 +187,6 @@ func (r *Record) plan(ctx context.Context, rows []store.ChangeTurn, req UndoRequ
 			undid = append(undid, t.Number)
 		}
 		for _, f := range files {
-			if !slices.ContainsFunc(req.Paths, func(p string) bool { return p == f.Path }) && len(req.Paths) > 0 {
-				continue
-			}
 			p := byPath[f.Path]
 			if p == nil {
 				p = &planned{path: f.Path}
@@ -219,7 +216,6 @@ func (r *Record) plan(ctx context.Context, rows []store.ChangeTurn, req UndoRequ
 		plans = append(plans, p)
 	}
 	slices.SortFunc(plans, func(a, b *planned) int { return cmpString(a.path, b.path) })
-	_ = ctx
 	return plans, undid, nil
 }
 
@@ -452,23 +448,23 @@ func (r *Record) Keep(ctx context.Context, req KeepRequest) ([]KeptChange, error
 	if len(r.t.open) > 0 {
 		return nil, ErrTurnRunning
 	}
-	turns, err := r.Turns(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if req.Turn != 0 && !slices.ContainsFunc(turns, func(t Turn) bool { return t.Number == req.Turn }) {
-		return nil, fmt.Errorf("there is no turn %d: %w", req.Turn, ErrNoChange)
-	}
 	r.mu.Lock()
 	sess := r.sess
 	r.mu.Unlock()
+	if sess == 0 {
+		return nil, nil
+	}
 	rows, err := r.log.st.ChangeTurns(ctx, sess)
 	if err != nil {
 		return nil, err
 	}
+	if req.Turn != 0 && !slices.ContainsFunc(rows, func(t store.ChangeTurn) bool { return t.Number == req.Turn }) {
+		return nil, fmt.Errorf("there is no turn %d: %w", req.Turn, ErrNoChange)
+	}
 	var kept []KeptChange
 	err = r.log.st.UpdateChanges(ctx, func(tx *store.ChangesTx) error {
-		for i, t := range turns {
+		for _, row := range rows {
+			t := r.turnOf(row)
 			if req.Turn != 0 && t.Number != req.Turn {
 				continue
 			}
@@ -476,7 +472,7 @@ func (r *Record) Keep(ctx context.Context, req KeepRequest) ([]KeptChange, error
 				if c.Status != Pending || len(req.Paths) > 0 && !slices.Contains(req.Paths, c.Path) {
 					continue
 				}
-				if err := tx.SetTurnFileStatus(rows[i].ID, c.Path, string(Kept)); err != nil {
+				if err := tx.SetTurnFileStatus(row.ID, c.Path, string(Kept)); err != nil {
 					return err
 				}
 				c.Status = Kept

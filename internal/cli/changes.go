@@ -156,7 +156,9 @@ it to get the changes back.`,
 				return &exitError{code: exitFailure, err: err}
 			}
 			printUndone(out, &res, dir)
-			fmt.Fprintln(errw, "(recorded as turn "+strconv.Itoa(res.Record.Number)+": `parley undo` again brings the changes back)")
+			if res.Record.Number != 0 {
+				fmt.Fprintln(errw, "(recorded as turn "+strconv.Itoa(res.Record.Number)+": `parley undo` again brings the changes back)")
+			}
 			return nil
 		},
 	}

@@ -109,7 +109,11 @@ func undoneText(res changes.UndoResult) string {
 	for i, n := range res.Turns {
 		turns[i] = strconv.Itoa(n)
 	}
-	lines := []string{fmt.Sprintf("Undid turn %s (recorded as turn %d: /undo brings the changes back):", strings.Join(turns, ", "), res.Record.Number)}
+	head := fmt.Sprintf("Undid turn %s (recorded as turn %d: /undo brings the changes back):", strings.Join(turns, ", "), res.Record.Number)
+	if res.Record.Number == 0 {
+		head = fmt.Sprintf("Undid turn %s (its files were already as they were):", strings.Join(turns, ", "))
+	}
+	lines := []string{head}
 	for _, o := range res.Files {
 		lines = append(lines, "  "+o.Rel+": "+o.Did)
 	}
