@@ -3,6 +3,7 @@ module github.com/parley-acp/parley
 go 1.26.0
 
 require (
+	github.com/aymanbagabas/go-udiff v0.4.1
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/creack/pty v1.1.24
 	github.com/go-git/go-git/v5 v5.19.3

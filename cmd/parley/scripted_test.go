@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +22,8 @@ import (
 //	write PATH TEXT                fs/write_text_file
 //	run LIMIT CMD ARGS...          terminal/create (outputByteLimit LIMIT), wait, output, release
 //	runin CWD CMD ARGS...          the same in the working directory CWD (1 MiB limit)
+//	create PATH TEXT               the agent's own process writes PATH (not through parley)
+//	delete PATH                    the agent's own process deletes PATH
 //	ask TITLE                      session/request_permission, the four kinds in a shuffled order
 //	ask-or-give-up TITLE           the same, and a rejection ends the turn cancelled (as codex-acp does)
 //
@@ -152,6 +156,20 @@ func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionID, line string) 
 			return "write error: " + err.Error()
 		}
 		return "wrote " + path
+	case "create":
+		path, content, _ := strings.Cut(rest, " ")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "create error: " + err.Error()
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			return "create error: " + err.Error()
+		}
+		return "created " + path
+	case "delete":
+		if err := os.Remove(rest); err != nil {
+			return "delete error: " + err.Error()
+		}
+		return "deleted " + rest
 	case "run", "runin", "runenv":
 		var env []acp.EnvVariable
 		if verb == "runenv" { // runenv NAME=VALUE ;; LIMIT COMMAND ARGS…

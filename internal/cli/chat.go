@@ -37,6 +37,11 @@ Commands:
   /sessions             list the agent's sessions (when it can)
   /load ID              resume one of them (session/load or session/resume)
   /new                  start a new session
+  /changes              list the files each turn created, changed and deleted
+  /diff [FILE]          show the last turn's diffs (or FILE's, from the last turn that changed it)
+  /undo [FILE|TURN]     undo the last turn (or FILE, or turn TURN); never overwrites a later change
+  /rewind TURN          undo every turn from TURN on
+  /keep [TURN]          keep the changes (of every turn, or of TURN): they can no longer be undone
   /quit                 leave
 Any other /command is sent to the agent (agents advertise their own).` + unconfinedHelp(),
 		Args: cobra.NoArgs,
@@ -51,6 +56,7 @@ Any other /command is sent to the agent (agents advertise their own).` + unconfi
 			// never an answer (without a terminal, requests are refused; --yolo allows).
 			con := newConsole(consoleOptions{
 				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), tty: isTerminal(cmd.OutOrStdout()),
+				changesHint: "review: /diff; undo: /undo",
 			})
 			defer con.close()
 			// Ctrl-C belongs to the chat: it cancels a turn instead of ending parley. SIGTERM
@@ -226,6 +232,16 @@ func (c *chat) onLine(ctx context.Context, l inputLine) error {
 			err = c.load(ctx, arg)
 		case "new":
 			err = c.reopen(ctx)
+		case "changes":
+			err = c.listChanges(ctx)
+		case "diff":
+			err = c.showDiff(ctx, arg)
+		case "undo":
+			err = c.undo(ctx, arg, false)
+		case "rewind":
+			err = c.undo(ctx, arg, true)
+		case "keep":
+			err = c.keep(ctx, arg)
 		default:
 			c.send(line) // the agent's own command
 			return nil
@@ -340,7 +356,7 @@ func stopMessage(stop acp.StopReason) string {
 
 func (c *chat) help() {
 	var b strings.Builder
-	b.WriteString("parley commands: /help /mode [ID] /model [ID] /sessions /load ID /new /quit")
+	b.WriteString("parley commands: /help /mode [ID] /model [ID] /sessions /load ID /new /changes /diff [FILE] /undo [FILE|TURN] /rewind TURN /keep [TURN] /quit")
 	if cmds := c.session.Commands; len(cmds) > 0 {
 		b.WriteString("\nthe agent's commands:")
 		for _, cmd := range cmds {

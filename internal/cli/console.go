@@ -27,6 +27,8 @@ type console struct {
 	ticker   *time.Ticker
 	stopTick chan struct{}
 
+	changesHint string
+
 	failOnce sync.Once
 	failed   chan struct{} // closed on the first write error of the output
 	failErr  error         // set before failed is closed
@@ -35,11 +37,12 @@ type console struct {
 type consoleOptions struct {
 	stdout, stderr io.Writer
 	json           bool
-	tty            bool // stdout is a terminal
+	tty            bool   // stdout is a terminal
+	changesHint    string // how to review and undo a turn's changes, said after them
 }
 
 func newConsole(o consoleOptions) *console {
-	c := &console{stderr: o.stderr, failed: make(chan struct{})}
+	c := &console{stderr: o.stderr, failed: make(chan struct{}), changesHint: o.changesHint}
 	out := newStreamWriter(o.stdout, c.fail)
 	c.flushers = append(c.flushers, out)
 	switch {
@@ -131,6 +134,8 @@ func (c *console) show(ev conversation.Event) {
 		c.say("parley: %s", e.Text)
 	case conversation.Refused:
 		c.say("parley: refused %s: there is no terminal to ask (--yolo allows all but critical commands)", oneLineSafe(e.Title))
+	case conversation.TurnChanges:
+		c.showTurnChanges(e)
 	}
 }
 

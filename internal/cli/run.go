@@ -104,6 +104,7 @@ Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 			canAsk := args[0] != "-" && isTerminal(cmd.InOrStdin())
 			con := newConsole(consoleOptions{
 				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), json: jsonOut, tty: isTerminal(cmd.OutOrStdout()),
+				changesHint: "review: parley changes; undo: parley undo",
 			})
 			defer con.close()
 			ctx, stop := interruptible(cmd.Context())
@@ -148,6 +149,7 @@ func (r *runView) turn(ctx context.Context, text string) error {
 	p := r.conv.Send([]acp.ContentBlock{acp.TextBlock(text)})
 	interrupted, outputFailed := ctx.Done(), r.con.outputFailed()
 	var wasInterrupted bool
+	var ended error // the turn's result, once it ended, while its changes are awaited
 	for {
 		var lines <-chan inputLine
 		var eof <-chan struct{}
@@ -188,7 +190,14 @@ func (r *runView) turn(ctx context.Context, text string) error {
 					if err := r.con.outputErr(); err != nil {
 						return &exitError{code: exitFailure, err: fmt.Errorf("the turn failed: %w", err)}
 					}
-					return turnError(e, wasInterrupted)
+					if !r.conv.Recorded() {
+						return turnError(e, wasInterrupted)
+					}
+					ended = turnError(e, wasInterrupted) // its changes follow
+				case conversation.TurnChanges:
+					if e.Turn == p.ID {
+						return ended
+					}
 				case conversation.Closed:
 					return &exitError{code: exitFailure, err: errors.New("the conversation ended before the turn did")}
 				}
@@ -213,7 +222,9 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 	if f.timeout <= 0 {
 		return sessionOptions{}, errors.New("--agent-timeout must be positive")
 	}
-	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, agentTimeout: f.timeout, sandboxMode: f.sandboxMode, sandboxWritable: f.sandboxWritable}
+	warnConfig(cmd.ErrOrStderr(), cfg)
+	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, agentTimeout: f.timeout, sandboxMode: f.sandboxMode, sandboxWritable: f.sandboxWritable,
+		changeLimits: cfg.Changes.Limits()}
 	switch {
 	case f.command != "" && cmd.Flags().Changed("agent"):
 		return opts, errors.New("give either --agent or --agent-command, not both")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/agents"
+	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/logfile"
 	"github.com/parley-acp/parley/internal/permission"
@@ -35,6 +37,8 @@ type sessionOptions struct {
 	// fetch is the package the agent's command downloads before it starts (npx, uvx),
 	// if any: a start that downloads it is allowed longer, and says so.
 	fetch *agents.Fetch
+	// changeLimits bound the record of what the agent changes (config.json's "changes").
+	changeLimits changes.Limits
 }
 
 // session is what run and chat hold of one conversation: the agent process, the
@@ -83,7 +87,18 @@ func startSession(g *globals, con *console, opts sessionOptions, interactive boo
 		agentOpts.Stderr, agentOpts.LogName = s.log, s.log.Name()
 	}
 	s.agent = conversation.NewAgent(agentOpts)
-	s.conv = conversation.New(conversation.Options{Agent: s.agent, Roots: opts.roots, Policy: policy, Interactive: interactive})
+	convOpts := conversation.Options{Agent: s.agent, Roots: opts.roots, Policy: policy, Interactive: interactive}
+	if s.store != nil && !opts.changeLimits.Off {
+		// Every turn's changes are recorded (parley changes, parley undo, /undo); the
+		// conversation closes the record when it ends.
+		rec, err := changes.NewLog(s.store, opts.changeLimits).Conversation(context.Background(), opts.roots, opts.agentName)
+		if err != nil {
+			con.say("parley: the agent's changes will not be recorded: %v", err)
+		} else {
+			convOpts.Changes = rec
+		}
+	}
+	s.conv = conversation.New(convOpts)
 	return s, nil
 }
 

@@ -294,8 +294,10 @@ func (a *Agent) ReadTextFile(ctx context.Context, req *acp.ReadTextFileRequest) 
 	return a.fs.ReadTextFile(ctx, req)
 }
 
+// WriteTextFile writes through the session's record of changes, when it keeps one: what
+// the file held is recorded before the write (changes.go).
 func (a *Agent) WriteTextFile(ctx context.Context, req *acp.WriteTextFileRequest) (*acp.WriteTextFileResponse, error) {
-	return a.fs.WriteTextFile(ctx, req)
+	return a.writeTextFile(ctx, req)
 }
 
 // CreateTerminal runs the command if the session's policy lets it: the user's rules hold

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/toolui"
@@ -30,6 +31,9 @@ type Options struct {
 	// Load, when set, is the agent's session to reopen (session/load, or session/resume)
 	// instead of a new one.
 	Load acp.SessionID
+	// Changes, when set, records what each turn changes in the workspace (see changes.go);
+	// the conversation closes it when it ends.
+	Changes *changes.Record
 }
 
 // Conversation is one ACP session on an Agent, shown by any number of views. See the
@@ -96,6 +100,7 @@ func New(opts Options) *Conversation {
 	}
 	go c.run()
 	c.post(startMsg{})
+	c.post(prepareChangesMsg{})
 	return c
 }
 
@@ -195,7 +200,7 @@ func (c *Conversation) startSession() {
 	}
 	ctx := c.withStartProgress(c.ctx)
 	c.goHelper(func() {
-		res := openedMsg{}
+		res := openedMsg{loaded: load != ""}
 		res.proc, _, res.err = c.agent.running(ctx)
 		if res.err == nil {
 			res.session, res.err = c.open(ctx, res.proc, load)
@@ -268,6 +273,7 @@ func agentInfo(name string, info *acp.InitializeResponse) AgentInfo {
 type openedMsg struct {
 	proc    *host.Agent
 	session Session
+	loaded  bool // an existing session was reopened
 	err     error
 }
 
@@ -280,6 +286,7 @@ func (m openedMsg) handle(c *Conversation) {
 		// The prompts that waited for the start fail with it; the next one tries again.
 		for _, p := range c.st.queue {
 			c.emit(TurnEnded{Turn: p.ID, Err: m.err})
+			c.emitChanges(p.ID, changes.Turn{}, nil)
 		}
 		c.st.queue = nil
 		return
@@ -288,6 +295,7 @@ func (m openedMsg) handle(c *Conversation) {
 		c.closeSessionOn(m.proc, m.session.ID)
 		return
 	}
+	c.recordSession(m.session.ID, m.loaded)
 	c.attach(m.proc, m.session, false)
 	c.emit(Ready{Session: c.st.session})
 	c.pump()
@@ -383,17 +391,21 @@ func (c *Conversation) pump() {
 	c.emit(TurnStarted{Prompt: p})
 	proc, sid := c.st.proc, c.st.session.ID
 	c.goHelper(func() {
+		beginErr := c.beginChanges(ctx, p)
 		resp, err := proc.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: sid, Prompt: p.Content})
 		if err != nil {
 			err = proc.Explain(err)
 		}
-		c.post(turnDoneMsg{resp: resp, err: err})
+		changed, endErr := c.endChanges()
+		c.post(turnDoneMsg{resp: resp, err: err, changed: changed, changesErr: errors.Join(beginErr, endErr)})
 	})
 }
 
 type turnDoneMsg struct {
-	resp *acp.PromptResponse
-	err  error
+	resp       *acp.PromptResponse
+	err        error
+	changed    changes.Turn
+	changesErr error
 }
 
 func (m turnDoneMsg) handle(c *Conversation) {
@@ -409,6 +421,7 @@ func (m turnDoneMsg) handle(c *Conversation) {
 		ended.StopReason, ended.Usage = m.resp.StopReason, m.resp.Usage
 	}
 	c.emit(ended)
+	c.emitChanges(t.prompt.ID, m.changed, m.changesErr)
 	c.pump()
 }
 
@@ -549,6 +562,9 @@ func (helperDoneMsg) handle(c *Conversation) { c.helperDone() }
 
 // finish runs once, when the actor ends.
 func (c *Conversation) finish() {
+	if c.opts.Changes != nil {
+		c.opts.Changes.Close() // every turn's helper has reported: no snapshot is under way
+	}
 	c.emit(Closed{Err: c.st.closeErr})
 	for s := range c.st.subs {
 		s.box.Close()

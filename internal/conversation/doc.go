@@ -48,6 +48,12 @@
 // has to say: a refusal for want of someone to ask, an agent restarted); Closed. A new
 // Subscription starts with a Snapshot of the session and the question on screen, if any.
 //
+// When Options.Changes is set, every turn is recorded (internal/changes; the hooks are in
+// changes.go): each TurnEnded is followed by TurnChanges, the files it created, changed and
+// deleted; views read the record with Changes and Diff, and act with Undo and Keep
+// (refused while a turn runs), which every view hears of (ChangesUndone, ChangesKept).
+// A permission question about an edit carries its diff (permission.Question.Diffs).
+//
 // A Subscription is an unbounded mailbox that the conversation never waits for: a slow
 // view falls behind, nothing is dropped, and a view takes what has accumulated in one
 // batch (Take), which is how a terminal draws a flood of text in frames.

@@ -48,6 +48,7 @@ func (c *Conversation) decideTerminal(ctx context.Context, session acp.SessionID
 
 // ask is the policy's question to a person (only when Interactive).
 func (c *Conversation) ask(ctx context.Context, q *permission.Question) (permission.Answer, error) {
+	q.Diffs = c.editDiffs(q.Request.ToolCall)
 	pq := &question{ctx: ctx, q: q, answer: make(chan permission.Answer, 1)}
 	if !c.postCtx(ctx, askMsg{pq}) {
 		if ctx.Err() != nil {
@@ -89,7 +90,11 @@ func (c *Conversation) showQuestion() {
 		return
 	}
 	q := c.st.questions[0]
-	c.emitTurn([]toolui.Event{c.st.shown.AwaitConfirmation(q.q.Request)})
+	ev := c.st.shown.AwaitConfirmation(q.q.Request)
+	if len(q.q.Diffs) == 0 && ev.Tool != nil { // the diffs earlier updates of the call carried
+		q.q.Diffs = append([]toolui.Diff(nil), ev.Tool.Diffs...)
+	}
+	c.emitTurn([]toolui.Event{ev})
 	c.emit(QuestionAsked{ID: q.id, Question: q.q})
 }
 

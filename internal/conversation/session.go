@@ -321,6 +321,7 @@ func (m reopenedMsg) handle(c *Conversation) {
 	}
 	// The session left stays open with the agent (no session/close): the user may
 	// load it again.
+	c.recordSession(m.session.ID, m.load != "")
 	c.attach(m.proc, m.session, m.load != "" && m.session.Agent.Capabilities.LoadSession)
 	c.emit(SessionChanged{Session: c.st.session})
 	m.reply <- reopened{session: c.st.session}

@@ -39,6 +39,7 @@ var scenarios = []scenario{
 	{"run/shell-refused", runShellRefused},
 	{"run/shell-yolo", runShellYolo},
 	{"run/read-edit", runReadEdit},
+	{"run/changes-undo", runChangesUndo},
 	{"run/sigint", runSIGINT},
 	{"chat/message", chatMessage},
 	{"chat/model", chatModel},
