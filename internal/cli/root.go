@@ -55,6 +55,7 @@ places that want to use them.
   parley chat               talk with an agent in the terminal
   parley run "prompt"       one prompt to an agent, the reply on stdout
   parley agents             the agents parley knows, and whether they can run here
+  parley login              sign in to an agent (parley logout signs out)
   parley permissions        the "always" decisions parley remembers, and resetting them
   parley vscodelm           ACP agents as VS Code language models (the extension's backend)
   parley agent              parley's coding agent (Ollama or OpenAI-compatible models), as an ACP agent
@@ -75,7 +76,7 @@ places that want to use them.
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g), newSandboxExecCommand())
+	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newLoginCommand(g), newLogoutCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g), newSandboxExecCommand())
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/logfile"
 	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/sandbox"
 	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/workspace"
 	"github.com/parley-acp/parley/internal/xdg"
@@ -21,6 +22,9 @@ import (
 type sessionOptions struct {
 	spec      agentproc.Spec
 	agentName string
+	// agentCommand and cwdFlag are --agent-command and --cwd as given, for the command
+	// lines parley suggests.
+	agentCommand, cwdFlag string
 	roots     *workspace.Roots
 	dir       string // the first of roots: the session's cwd
 	yolo      bool
@@ -31,6 +35,9 @@ type sessionOptions struct {
 	// confined (see commandSandbox).
 	sandboxMode     string
 	sandboxWritable []string
+	// elicit: the person who answers permission questions answers the agent's
+	// elicitations too (chat, login); without it they are declined (run).
+	elicit bool
 }
 
 // session is what run and chat hold of one conversation: the agent process, the
@@ -64,18 +71,33 @@ func startSession(g *globals, con *console, opts sessionOptions, interactive boo
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	s.sandboxCleanup = cleanup
-	if s.log, err = openAgentLog(opts.agentName); err != nil {
+	s.agent, s.log = newAgent(g, opts, box, interactive && opts.elicit)
+	s.conv = conversation.New(conversation.Options{
+		Agent: s.agent, Roots: opts.roots, Policy: policy,
+		Interactive: interactive, Elicit: interactive && opts.elicit,
+	})
+	return s, nil
+}
+
+// newAgent makes the agent of opts, its stderr appended to its log (returned, nil when
+// it cannot be opened). Every view advertises terminal sign-in (the command it takes is
+// `parley login`, or /login in a chat) and form elicitations (a view without a person
+// declines them); URL elicitations only where a person may open the page.
+func newAgent(g *globals, opts sessionOptions, box *sandbox.Policy, elicitURLs bool) (*conversation.Agent, *logfile.File) {
+	log, err := openAgentLog(opts.agentName)
+	if err != nil {
 		g.logger.Warn("the agent's stderr is not logged", "error", err)
 	}
 	spec := opts.spec
 	spec.Dir = opts.dir
-	agentOpts := conversation.AgentOptions{Name: opts.agentName, Spec: spec, Timeout: opts.agentTimeout, Sandbox: box, Logger: g.logger}
-	if s.log != nil { // a nil *logfile.File in the interface would not read as "no log"
-		agentOpts.Stderr, agentOpts.LogName = s.log, s.log.Name()
+	agentOpts := conversation.AgentOptions{
+		Name: opts.agentName, Spec: spec, Timeout: opts.agentTimeout, Sandbox: box, Logger: g.logger,
+		TerminalAuth: true, ElicitForms: true, ElicitURLs: elicitURLs,
 	}
-	s.agent = conversation.NewAgent(agentOpts)
-	s.conv = conversation.New(conversation.Options{Agent: s.agent, Roots: opts.roots, Policy: policy, Interactive: interactive})
-	return s, nil
+	if log != nil { // a nil *logfile.File in the interface would not read as "no log"
+		agentOpts.Stderr, agentOpts.LogName = log, log.Name()
+	}
+	return conversation.NewAgent(agentOpts), log
 }
 
 // waitReady shows the events of the conversation's start until its session is open.
@@ -86,7 +108,12 @@ func waitReady(con *console, sub *conversation.Subscription, stop <-chan struct{
 			case conversation.Ready:
 				return e.Session, nil
 			case conversation.StartFailed:
+				if _, ok := errors.AsType[*conversation.AuthRequiredError](e.Err); ok {
+					return conversation.Session{}, e.Err // the caller offers to sign in, or says how
+				}
 				return conversation.Session{}, &exitError{code: exitFailure, err: e.Err}
+			case conversation.SignInRequired:
+				// Shown by the caller, from StartFailed's error.
 			default:
 				con.show(ev)
 			}

@@ -103,11 +103,14 @@ type Closed struct {
 
 // Snapshot is the first event of every Subscription: where the conversation stands.
 type Snapshot struct {
-	Ready    bool // the session is open
-	Session  Session
-	Running  *Prompt  // the turn that runs, if any
-	Queue    []Prompt // what waits behind it
-	Question *QuestionAsked
+	Ready   bool // the session is open
+	Session Session
+	Running *Prompt  // the turn that runs, if any
+	Queue   []Prompt // what waits behind it
+	// The question on screen, if any: a permission question or an elicitation.
+	Question    *QuestionAsked
+	Elicitation *ElicitationAsked
+	SigningIn   bool // a sign-in is under way (SignInEnded will follow)
 }
 
 func (Starting) event()       {}
@@ -152,7 +155,8 @@ type Session struct {
 	Models    *acp.SessionModelState
 	Config    []acp.SessionConfigOption
 	Commands  []acp.AvailableCommand
-	Usage     *acp.UsageUpdate
+	Usage     *acp.UsageUpdate // the context window's use and the cost so far (usage_update)
+	TurnUsage *acp.Usage       // the last turn's usage, as the agent reported it at its end
 	Cwd       string
 	ExtraDirs []string // the other workspace roots
 }
@@ -163,5 +167,6 @@ type AgentInfo struct {
 	Title        string // the agent's own name for itself, or Name
 	Version      string
 	Capabilities acp.AgentCapabilities
-	AuthMethods  []acp.AuthMethod
+	AuthMethods  []acp.AuthMethod // as the agent sent them
+	Methods      []AuthMethod     // those parley can carry out (SignIn)
 }
