@@ -25,10 +25,10 @@ type sessionOptions struct {
 	// agentCommand and cwdFlag are --agent-command and --cwd as given, for the command
 	// lines parley suggests.
 	agentCommand, cwdFlag string
-	roots     *workspace.Roots
-	dir       string // the first of roots: the session's cwd
-	yolo      bool
-	rules     []permission.Rule // configured by the user
+	roots                 *workspace.Roots
+	dir                   string // the first of roots: the session's cwd
+	yolo                  bool
+	rules                 []permission.Rule // configured by the user
 	// agentTimeout bounds initialize and every session request but prompt.
 	agentTimeout time.Duration
 	// sandboxMode and sandboxWritable say how terminal/create's commands are
