@@ -176,6 +176,17 @@ func (c *AgentConn) ReleaseTerminal(ctx context.Context, req *ReleaseTerminalReq
 	return call[ReleaseTerminalResponse](ctx, c.rpc, MethodReleaseTerminal, req)
 }
 
+// CreateElicitation asks the user something through the client (gate:
+// clientCapabilities.elicitation, per mode).
+func (c *AgentConn) CreateElicitation(ctx context.Context, req *CreateElicitationRequest) (*CreateElicitationResponse, error) {
+	return call[CreateElicitationResponse](ctx, c.rpc, MethodCreateElicitation, req)
+}
+
+// CompleteElicitation tells the client that a URL elicitation's page is done with.
+func (c *AgentConn) CompleteElicitation(ctx context.Context, n *CompleteElicitationNotification) error {
+	return c.rpc.Notify(ctx, MethodCompleteElicitation, n)
+}
+
 // CallExtension sends an extension request and decodes its result into result.
 func (c *AgentConn) CallExtension(ctx context.Context, method string, params, result any) error {
 	return c.rpc.Call(ctx, method, params, result)

@@ -104,7 +104,7 @@ func (c *chat) askVars(m conversation.AuthMethod) error {
 	if !c.tty {
 		return errors.New("set " + strings.Join(varNames(m), ", ") + " in your environment and start parley again")
 	}
-	message := fmt.Sprintf("%s reads these variables when it starts; parley starts it again with them (nothing is saved)", c.session.Agent.Name)
+	message := fmt.Sprintf("%s reads these variables when it starts: parley starts it again with them (and saves them nowhere)", c.s.agent.Name())
 	if m.Link != "" {
 		message += "; get them at " + m.Link
 	}

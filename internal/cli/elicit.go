@@ -31,6 +31,7 @@ type elicitScreen struct {
 	field  int            // the field being asked; len(Fields) is the summary
 	values map[string]any // the answers so far
 	hidden bool           // the terminal's echo is off for a secret field
+	done   bool           // answered
 }
 
 // showElicitation puts e on screen and asks its first question; send answers it.
@@ -44,7 +45,11 @@ func (c *console) showElicitation(e conversation.ElicitationAsked, send func(con
 	c.mu.Unlock()
 	el := e.Elicitation
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nThe agent (%s) asks: %s\n", oneLineSafe(el.Agent), indentSafe(el.Message))
+	if s.own() {
+		fmt.Fprintf(&b, "\n%s\n", indentSafe(el.Message))
+	} else {
+		fmt.Fprintf(&b, "\nThe agent (%s) asks: %s\n", oneLineSafe(el.Agent), indentSafe(el.Message))
+	}
 	switch {
 	case el.URL != nil:
 		u := el.URL
@@ -81,6 +86,10 @@ func (c *console) showElicitation(e conversation.ElicitationAsked, send func(con
 
 func (s *elicitScreen) write(text string) { fmt.Fprint(s.con.stderr, text) }
 
+// own reports a form of parley's own (ID 0: the variables of a sign-in), sent once its
+// last field is answered, without the summary an agent's form gets.
+func (s *elicitScreen) own() bool { return s.ID == 0 }
+
 // ask shows a prompt: what was typed before it is discarded first.
 func (s *elicitScreen) ask(prompt string) {
 	s.mark = s.discard()
@@ -112,6 +121,10 @@ func (s *elicitScreen) next(i int) {
 	}
 	s.field = i
 	if i == len(fields) {
+		if s.own() {
+			s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionAccept, Content: s.values})
+			return
+		}
 		s.summary()
 		return
 	}
@@ -267,8 +280,8 @@ func (s *elicitScreen) read(l inputLine) (done, quit bool) {
 	} else {
 		s.values[f.Name] = v
 	}
-	s.next(s.field + 1)
-	return false, false
+	s.next(s.field + 1) // the last one of parley's own form sends it
+	return s.done, false
 }
 
 // again asks the current question again.
@@ -343,6 +356,7 @@ func (s *elicitScreen) answer(a conversation.ElicitationAnswer) bool {
 		}
 		return false
 	}
+	s.done = true
 	return true
 }
 
