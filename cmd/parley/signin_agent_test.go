@@ -20,8 +20,9 @@ import (
 //	signin-agent     an agent method (authenticate); it signs out too (logout)
 //	signin-device    an agent method that asks the user to open a page (a URL
 //	                 elicitation about the authenticate request), then says it is done
-//	signin-slow      an agent method whose authenticate never ends by itself: it waits
-//	                 for $/cancel_request, and says so in $HOME/authenticate-cancelled
+//	signin-slow      an agent method whose authenticate never ends by itself: it says it
+//	                 started in $HOME/authenticate-started, waits for $/cancel_request, and
+//	                 says so in $HOME/authenticate-cancelled
 //	signin-terminal  a terminal method: the same command with --login, which reads a code
 //	                 on its terminal (offered only to a client that advertised
 //	                 auth.terminal)
@@ -136,6 +137,7 @@ func (a *signInAgent) Authenticate(ctx context.Context, req *acp.AuthenticateReq
 		}
 		defer a.conn.CompleteElicitation(ctx, &acp.CompleteElicitationNotification{ElicitationID: "device-1"})
 	case "signin-slow":
+		os.WriteFile(filepath.Join(os.Getenv("HOME"), "authenticate-started"), []byte("started"), 0o600)
 		<-ctx.Done()
 		os.WriteFile(filepath.Join(os.Getenv("HOME"), "authenticate-cancelled"), []byte(context.Cause(ctx).Error()), 0o600)
 		return nil, ctx.Err()

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // signInFixture is a workspace and a home that outlive one parley: what one command
@@ -226,20 +228,45 @@ func TestChatSignInWithAPage(t *testing.T) {
 // authenticate request with $/cancel_request, and the chat goes on.
 func TestChatGivesUpASignInWithCancelRequest(t *testing.T) {
 	f := newSignIn(t)
+	// The agent says when its authenticate starts and when it saw the cancellation, into
+	// FIFOs the test reads: no waiting on time.
+	started, cancelled := filepath.Join(f.home(), "authenticate-started"), filepath.Join(f.home(), "authenticate-cancelled")
+	for _, fifo := range []string{started, cancelled} {
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	term := startTerminalIn(t, f.dir, f.env, "chat", "--agent-command", fakeAgentCommand(t, "signin-slow"))
 	term.expect("needs you to sign in")
 	term.typeLine("/login")
-	term.expect("signing in with Sign in")
+	if got := readFIFO(t, started); got != "started" {
+		t.Fatalf("the agent said %q", got)
+	}
 	term.pty.Write([]byte{3}) // Ctrl-C
 	term.expect("giving up the sign-in")
 	term.expect("the sign-in failed")
+	if got := readFIFO(t, cancelled); !strings.Contains(got, "cancel") {
+		t.Errorf("the agent saw %q", got)
+	}
 	term.typeLine("/quit")
 	term.wait(t, 0)
-	b, err := os.ReadFile(filepath.Join(f.home(), "authenticate-cancelled"))
-	if err != nil {
-		t.Fatalf("the agent's authenticate was not cancelled: %v", err)
+}
+
+// readFIFO reads what a process writes into the FIFO at path.
+func readFIFO(t *testing.T, path string) string {
+	t.Helper()
+	got := make(chan string, 1)
+	go func() {
+		b, _ := os.ReadFile(path)
+		got <- string(b)
+	}()
+	select {
+	case s := <-got:
+		return s
+	case <-time.After(20 * time.Second): // a hang guard
+		t.Fatalf("nothing came through %s", path)
+		return ""
 	}
-	t.Logf("the agent saw: %s", b)
 }
 
 func writeScript(t *testing.T, name, body string) string {

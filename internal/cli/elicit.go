@@ -32,6 +32,10 @@ type elicitScreen struct {
 	values map[string]any // the answers so far
 	hidden bool           // the terminal's echo is off for a secret field
 	done   bool           // answered
+	// pending is what to say before the next prompt (why an answer was refused): it is
+	// written after the discard of what was typed, like the prompt, so that a line
+	// typed as soon as it shows is never discarded.
+	pending string
 }
 
 // showElicitation puts e on screen and asks its first question; send answers it.
@@ -93,8 +97,12 @@ func (s *elicitScreen) own() bool { return s.ID == 0 }
 // ask shows a prompt: what was typed before it is discarded first.
 func (s *elicitScreen) ask(prompt string) {
 	s.mark = s.discard()
-	s.write(prompt)
+	s.write(s.pending + prompt)
+	s.pending = ""
 }
+
+// refuse says why an answer did not do, before the next prompt.
+func (s *elicitScreen) refuse(why string) { s.pending += "  " + why + "\n" }
 
 func (s *elicitScreen) discard() uint64 {
 	if s.in == nil {
@@ -152,7 +160,8 @@ func (s *elicitScreen) next(i int) {
 	b.WriteString("\n  > ")
 	if f.Secret {
 		if err := s.in.hideInput(true); err != nil {
-			s.write(fmt.Sprintf("  %s: it is secret, and %v: the form is cancelled.\n", oneLineSafe(f.Label()), err))
+			s.write(s.pending + fmt.Sprintf("  %s: it is secret, and %v: the form is cancelled.\n", oneLineSafe(f.Label()), err))
+			s.pending = ""
 			s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionCancel})
 			return
 		}
@@ -235,8 +244,7 @@ func (s *elicitScreen) summary() {
 		}
 		fmt.Fprintf(&b, "    %s: %s\n", oneLineSafe(f.Label()), oneLineSafe(showValue(f, v)))
 	}
-	s.write(b.String())
-	s.ask("  [y] send  [r] start over  [d] decline  [c] cancel\n? ")
+	s.ask(b.String() + "  [y] send  [r] start over  [d] decline  [c] cancel\n? ")
 }
 
 // read takes a line typed while the elicitation is on screen: done once it is answered
@@ -248,7 +256,7 @@ func (s *elicitScreen) read(l inputLine) (done, quit bool) {
 		s.write("\n")
 	}
 	if l.epoch < s.mark {
-		s.write("(ignored what was typed before the question)\n")
+		s.refuse("(ignored what was typed before the question)")
 		s.again()
 		return false, false
 	}
@@ -271,7 +279,7 @@ func (s *elicitScreen) read(l inputLine) (done, quit bool) {
 	f := el.Form.Fields[s.field]
 	v, err := f.Parse(l.text)
 	if err != nil {
-		s.write(fmt.Sprintf("  ✗ %v\n", err)) // the error never quotes what was typed
+		s.refuse(fmt.Sprintf("✗ %v", err)) // the error never quotes what was typed
 		s.next(s.field)
 		return false, false
 	}
@@ -332,6 +340,8 @@ func (s *elicitScreen) readURL(text string) bool {
 		}
 		if err := openURL(u.URL); err != nil {
 			s.write(fmt.Sprintf("  parley could not open it (%v): open it yourself.\n", err))
+		} else {
+			s.write("  (opened in your browser)\n")
 		}
 		return s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionAccept})
 	case "a":
@@ -349,7 +359,7 @@ func (s *elicitScreen) readURL(text string) bool {
 // refused it as invalid.
 func (s *elicitScreen) answer(a conversation.ElicitationAnswer) bool {
 	if err := s.send(a); err != nil {
-		s.write(fmt.Sprintf("  ✗ %v\n", err))
+		s.refuse(fmt.Sprintf("✗ %v", err))
 		if s.Elicitation.Form != nil && s.Elicitation.Form.Answerable {
 			s.values = map[string]any{}
 			s.next(0)

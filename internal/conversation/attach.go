@@ -68,6 +68,9 @@ func (s Session) Attach(path string) (acp.ContentBlock, string, error) {
 	if i := strings.IndexByte(mimeType, ';'); i >= 0 {
 		mimeType = mimeType[:i]
 	}
+	if mimeType == "" && looksLikeText(head[:n]) {
+		mimeType = "text/plain"
+	}
 	link.ResourceLink.MIMEType = mimeType
 
 	if imageTypes[mimeType] {
@@ -115,4 +118,13 @@ func readRest(f io.Reader, head []byte, limit int64) ([]byte, error) {
 		return nil, errors.New("it grew while it was read")
 	}
 	return data, nil
+}
+
+// looksLikeText reports whether the start of a file reads as text: UTF-8 (a character cut
+// at the end aside) without NUL bytes.
+func looksLikeText(head []byte) bool {
+	for i := 0; i < utf8.UTFMax && len(head) > 0 && !utf8.Valid(head); i++ {
+		head = head[:len(head)-1]
+	}
+	return utf8.Valid(head) && !strings.ContainsRune(string(head), 0)
 }
