@@ -54,10 +54,9 @@ type AuthMethod struct {
 	Vars []AuthVar
 	Link string
 
-	command  string            // terminal: the program and arguments to run
-	args     []string          //
-	env      map[string]string // terminal: variables added
-	standard bool              // terminal: ACP's form (the agent's own command), not _meta's
+	command string            // terminal: the program and arguments to run
+	args    []string          //
+	env     map[string]string // terminal: variables added
 }
 
 // AuthVar is a variable an environment variable method needs.
@@ -136,26 +135,31 @@ func authMethods(spec []string, methods []acp.AuthMethod) []AuthMethod {
 		}
 		out = append(out, m)
 	}
-	// A method in ACP's terminal form wins over the same id in the older form.
+	// A method in ACP's terminal form wins over another of the same id (the older form
+	// of the same method).
+	standard := map[acp.AuthMethodID]bool{}
 	for _, m := range methods {
-		if t := m.Terminal; t != nil {
-			add(AuthMethod{
-				ID: t.ID, Name: t.Name, Description: t.Description, Kind: AuthTerminal,
-				Command: append(slices.Clone(spec), t.Args...), EnvNames: sortedKeys(t.Env),
-				command: spec[0], args: append(slices.Clone(spec[1:]), t.Args...), env: t.Env, standard: true,
-			})
+		if m.Terminal != nil {
+			standard[m.Terminal.ID] = true
 		}
 	}
 	for _, m := range methods {
 		switch {
-		case m.Agent != nil:
+		case m.Terminal != nil:
+			t := m.Terminal
+			add(AuthMethod{
+				ID: t.ID, Name: t.Name, Description: t.Description, Kind: AuthTerminal,
+				Command: append(slices.Clone(spec), t.Args...), EnvNames: sortedKeys(t.Env),
+				command: spec[0], args: append(slices.Clone(spec[1:]), t.Args...), env: t.Env,
+			})
+		case m.Agent != nil && !standard[m.Agent.ID]:
 			if legacy, ok := legacyTerminal(m.Agent); ok {
 				add(legacy)
 			} else {
 				add(AuthMethod{ID: m.Agent.ID, Name: m.Agent.Name, Description: m.Agent.Description, Kind: AuthAgent})
 			}
 		case m.Unknown != nil && m.Kind() == string(AuthEnvVar):
-			if env, ok := envVarMethod(m.Unknown); ok {
+			if env, ok := envVarMethod(m.Unknown); ok && !standard[env.ID] {
 				add(env)
 			}
 		}
@@ -223,7 +227,7 @@ func validEnvName(name string) bool {
 }
 
 func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
+	var keys []string
 	for k := range m {
 		keys = append(keys, k)
 	}
@@ -384,8 +388,13 @@ func (m signedInMsg) handle(c *Conversation) {
 		return
 	}
 	// An agent method signs in the running process: a session it opened stays. The
-	// others started the agent again (or will): the session is opened again.
-	if m.method.Kind != AuthAgent || c.st.proc == nil || exited(c.st.proc) || c.st.start != nil {
+	// others started the agent again: the session is opened again, on the new process
+	// (not reported as a restart: the views know why).
+	if m.method.Kind != AuthAgent && c.st.proc != nil {
+		c.agent.detach(c.st.session.ID, c)
+		c.st.proc = nil
+	}
+	if c.st.proc == nil || exited(c.st.proc) || c.st.start != nil {
 		c.startSession()
 	}
 }
