@@ -584,6 +584,7 @@ func (helperDoneMsg) handle(c *Conversation) { c.helperDone() }
 
 // finish runs once, when the actor ends.
 func (c *Conversation) finish() {
+	c.agent.forgetURLs(c)
 	c.emit(Closed{Err: c.st.closeErr})
 	for s := range c.st.subs {
 		s.box.Close()

@@ -274,6 +274,18 @@ func (m elicitAnswerMsg) handle(c *Conversation) {
 	c.showQuestion()
 }
 
+// forgetURLs drops the URL elicitations c accepted (c has ended): their completion, if
+// it comes, is ignored.
+func (a *Agent) forgetURLs(c *Conversation) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for id, owner := range a.urlElicits {
+		if owner == c {
+			delete(a.urlElicits, id)
+		}
+	}
+}
+
 // watchURL remembers which conversation accepted a URL elicitation, for its completion.
 func (a *Agent) watchURL(id acp.ElicitationID, c *Conversation) {
 	a.mu.Lock()
