@@ -35,7 +35,11 @@ func questionText(q *permission.Question) string {
 	if title == "" {
 		title = string(q.Request.ToolCall.ToolCallID)
 	}
-	fmt.Fprintf(&b, "\nThe agent asks permission: %s\n", oneLineSafe(title))
+	fmt.Fprintf(&b, "\nThe agent asks permission: %s", oneLineSafe(title))
+	if name := q.Request.ToolCall.Name; name != "" && name != title {
+		fmt.Fprintf(&b, " (its tool %s)", oneLineSafe(name))
+	}
+	b.WriteString("\n")
 	s := q.Subject
 	switch {
 	case s.Command != "":

@@ -18,7 +18,7 @@ func TestRealAgents(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			t.Parallel()
 			requireInstalled(t, a)
-			for _, sc := range scenarios {
+			for _, sc := range append(scenarios, a.ownScenarios()...) {
 				t.Run(sc.name, func(t *testing.T) {
 					model := newModel(t)
 					sb := newSandbox(t, a, model)
