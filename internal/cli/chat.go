@@ -18,6 +18,7 @@ import (
 
 func newChatCommand(g *globals) *cobra.Command {
 	var af agentFlags
+	var plain bool
 	cmd := &cobra.Command{
 		Use:   "chat [flags]",
 		Short: "Talk with an ACP agent in the terminal",
@@ -44,6 +45,9 @@ Any other /command is sent to the agent (agents advertise their own).`,
 			opts, err := af.sessionOptions(cmd)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
+			}
+			if useTUI(cmd, plain) {
+				return runChatTUI(cmd, g, &af, opts)
 			}
 			in := newPrompter(cmd.InOrStdin())
 			defer in.close()
@@ -91,6 +95,7 @@ Any other /command is sent to the agent (agents advertise their own).`,
 		},
 	}
 	af.register(cmd)
+	cmd.Flags().BoolVar(&plain, "plain", false, "the line interface even on a terminal (it is the one used without a terminal, with TERM=dumb or NO_COLOR)")
 	return cmd
 }
 
