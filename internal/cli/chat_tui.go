@@ -134,4 +134,3 @@ func (s *startedSessions) closeAll() {
 	}
 	wg.Wait()
 }
-

@@ -41,6 +41,7 @@ type model struct {
 	armed     bool      // the next ctrl+c quits
 	quitting  bool
 	flash     string // a short message in the status line, until the next key
+	lastPoll  time.Time
 }
 
 // quitWindow is how soon a second Ctrl-C must follow the first to quit between turns
@@ -101,7 +102,7 @@ func (m *model) tick() tea.Cmd {
 
 func (m *model) anyBusy() bool {
 	for _, cv := range m.convs {
-		if cv.busy() {
+		if cv.busy() || len(cv.runningTerminals()) > 0 {
 			return true
 		}
 		for _, e := range cv.tools {
@@ -226,7 +227,7 @@ func (m *model) onEvents(msg eventsMsg) tea.Cmd {
 		m.picker = nil
 		m.comp.closeCompletion()
 	}
-	cmds := []tea.Cmd{m.tick()}
+	cmds := []tea.Cmd{m.tick(), m.pollOutputs()}
 	if !cv.closed {
 		cmds = append(cmds, cv.pump(m.ctx, now))
 	}
@@ -332,7 +333,12 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.comp.comp.active {
 		switch s {
 		case "tab", "enter":
+			slash := m.comp.comp.kind == '/'
+			needsArg := slash && m.comp.comp.items[m.comp.comp.sel].needsArg
 			m.comp.acceptCompletion()
+			if s == "enter" && slash && !needsArg {
+				return m.submit() // a command that needs nothing more runs at once
+			}
 			m.comp.updateCompletion(m.files, m.commands())
 			return nil
 		case "up", "ctrl+p":
@@ -453,6 +459,11 @@ func (m *model) submit() tea.Cmd {
 // pollOutputs reads the terminals of running tool calls (on a command: the agent's
 // client answers from memory, but never on the UI's goroutine).
 func (m *model) pollOutputs() tea.Cmd {
+	if now := time.Now(); now.Sub(m.lastPoll) < 100*time.Millisecond {
+		return nil
+	} else {
+		m.lastPoll = now
+	}
 	var cmds []tea.Cmd
 	for _, cv := range m.convs {
 		read := cv.conv.TerminalOutput

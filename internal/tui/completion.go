@@ -25,9 +25,10 @@ type completion struct {
 }
 
 type compItem struct {
-	insert string // what replaces the word
-	label  string
-	desc   string
+	insert   string // what replaces the word
+	label    string
+	desc     string
+	needsArg bool // a command that takes input the user still has to type
 }
 
 // maxCompletions is how many entries the list shows.
@@ -52,9 +53,8 @@ var parleyCommands = []command{
 	{name: "quit", desc: "leave parley"},
 }
 
-// commandsFor lists parley's commands and the agent's (an agent's command of the same
-// name as one of parley's is reached as /agent-name… no: it shadows nothing, parley's
-// wins and the agent's is listed with a note).
+// commandsFor lists parley's commands, then the agent's (parley's own win a name both
+// have).
 func commandsFor(agentCmds []acp.AvailableCommand) []command {
 	out := append([]command(nil), parleyCommands...)
 	for _, c := range agentCmds {
@@ -132,7 +132,7 @@ func matchCommands(q string, cmds []command) []compItem {
 		if c.hint != "" {
 			desc += "  ‹" + c.hint + "›"
 		}
-		out = append(out, compItem{insert: "/" + c.name + " ", label: "/" + c.name, desc: desc})
+		out = append(out, compItem{insert: "/" + c.name + " ", label: "/" + c.name, desc: desc, needsArg: c.agent && c.hint != "" || c.name == "find"})
 	}
 	return out
 }

@@ -46,6 +46,7 @@ func (m *markdown) renderer(width int) *glamour.TermRenderer {
 // What glamour cannot render is shown as plain wrapped text.
 func (m *markdown) render(text string, width int) []string {
 	width = max(width, 10)
+	text = expandTabs(text)
 	r := m.renderer(width)
 	if r == nil {
 		return plainLines(text, width)
@@ -81,5 +82,14 @@ func trimRightSpace(l string) string {
 
 // plainLines wraps plain text to width, keeping its own line breaks.
 func plainLines(text string, width int) []string {
-	return strings.Split(xansi.Wrap(text, max(width, 1), ""), "\n")
+	return strings.Split(xansi.Wrap(expandTabs(text), max(width, 1), ""), "\n")
+}
+
+// expandTabs replaces tabs by spaces: a tab on the screen is a jump of the cursor that
+// leaves no cells behind, so code would lose its indentation.
+func expandTabs(s string) string {
+	if !strings.Contains(s, "\t") {
+		return s
+	}
+	return strings.ReplaceAll(s, "\t", "    ")
 }

@@ -26,7 +26,7 @@ type questionPanel struct {
 
 // answerGrace is how long after a question appears its keys are not taken: a key typed
 // for the composer a moment before it appeared must not answer it.
-const answerGrace = 300 * time.Millisecond
+const answerGrace = 250 * time.Millisecond
 
 var answerKeys = []struct {
 	answer permission.Answer
