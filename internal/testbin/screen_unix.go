@@ -353,3 +353,6 @@ func (s *Screen) SavePNG(path string) bool {
 		fmt.Sprintf("--window-size=%d,%d", w, h), "--screenshot="+path, "file://"+page)
 	return cmd.Run() == nil
 }
+
+// Pid is the program's process id.
+func (s *Screen) Pid() int { return s.cmd.Process.Pid }

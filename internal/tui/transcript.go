@@ -135,46 +135,66 @@ func (t *transcript) view() []string {
 		t.total = 0
 	}
 	want := t.height + t.offset
-	var rev [][]string // entries' lines, last entry first
+	// Walk back from the end until the screen (and what is scrolled past) is filled;
+	// only the lines on screen are decorated.
+	type part struct{ entry, from, to int } // lines [from, to) of an entry
+	var rev []part
 	got := 0
 	for i := len(t.entries) - 1; i >= 0 && got < want; i-- {
-		ls := t.decorate(i, t.linesOf(i))
-		rev = append(rev, ls)
-		got += len(ls)
+		n := len(t.linesOf(i))
+		rev = append(rev, part{i, 0, n})
+		got += n
 	}
 	if got < want && t.offset > 0 {
 		// Scrolled past the top: stop at the top.
 		t.offset = max(0, got-t.height)
-		want = t.height + t.offset
 	}
-	all := make([]string, 0, got)
-	for i := len(rev) - 1; i >= 0; i-- {
-		all = append(all, rev[i]...)
+	// Skip offset lines from the end, keep height lines before them.
+	skip, keep := t.offset, t.height
+	out := make([]string, 0, t.height)
+	var visible []part
+	for _, p := range rev {
+		n := p.to - p.from
+		if skip >= n {
+			skip -= n
+			continue
+		}
+		p.to -= skip
+		skip = 0
+		if n := p.to - p.from; n > keep {
+			p.from = p.to - keep
+		}
+		keep -= p.to - p.from
+		visible = append(visible, p)
+		if keep == 0 {
+			break
+		}
 	}
-	end := len(all) - t.offset
-	start := max(0, end-t.height)
-	return all[start:end]
+	for i := len(visible) - 1; i >= 0; i-- {
+		p := visible[i]
+		out = append(out, t.decorate(p.entry, p.from, t.linesOf(p.entry)[p.from:p.to])...)
+	}
+	return out
 }
 
 // decorate adds the gutter: a bar beside the selected item, and highlights the current
 // search match.
-func (t *transcript) decorate(i int, ls []string) []string {
+func (t *transcript) decorate(i, from int, ls []string) []string {
 	bar := "  "
 	if i == t.sel {
 		bar = t.ctx.st.accent.Render("▌") + " "
 	}
 	out := make([]string, len(ls))
 	for j, l := range ls {
-		if j == 0 && l == "" && i > 0 {
-			out[j] = ""
-			continue
+		if l == "" && from+j == 0 && i > 0 {
+			continue // the blank line between items
 		}
 		out[j] = bar + l
 	}
 	if t.search != "" && t.matchAt < len(t.matches) {
 		m := t.matches[t.matchAt]
-		if m.entry == i && m.line < len(out) {
-			out[m.line] = t.ctx.st.accent.Render("▶ ") + highlight(xansi.Strip(ls[m.line]), t.search, t.ctx.st)
+		if j := m.line - from; m.entry == i && j >= 0 && j < len(out) {
+			out[j] = t.ctx.st.accent.Render("▶ ") + highlight(xansi.Strip(ls[j]), t.search, t.ctx.st)
 		}
 	}
 	return out
