@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/permission"
@@ -28,6 +29,9 @@ type File struct {
 	// (the last match wins), e.g. {"pattern": "**/secrets/**", "action": "ask"} or
 	// {"pattern": "**/package.json", "action": "allow"}.
 	SensitiveFiles []safety.FileRule `json:"sensitive_files"`
+	// Warnings name what the file holds that parley does not know (a misspelt key is
+	// otherwise silently ignored).
+	Warnings []string `json:"-"`
 }
 
 // FileRules are the sensitive-file rules in force: parley's defaults, then the user's.
@@ -60,8 +64,9 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	if err := json.Unmarshal(data, f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s%s: %w", path, position(data, err), err)
 	}
+	f.Warnings = unknownKeys(path, data)
 	for name, s := range f.AgentServers {
 		if s.Command == "" {
 			return nil, fmt.Errorf("%s: agent_servers.%s has no command", path, name)
@@ -78,4 +83,73 @@ func Load(path string) (*File, error) {
 		return nil, err
 	}
 	return f, nil
+}
+
+// position is ":LINE:COLUMN" of a decoding error, or "" when it has none.
+func position(data []byte, err error) string {
+	var offset int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		offset = se.Offset
+	case errors.As(err, &te):
+		offset = te.Offset
+	}
+	if offset < 0 || offset > int64(len(data)) {
+		return ""
+	}
+	line, col := 1, 1
+	for _, b := range data[:offset] {
+		if b == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	// The decoder reports the offset after the byte at fault.
+	if col > 1 {
+		col--
+	}
+	return fmt.Sprintf(":%d:%d", line, col)
+}
+
+// knownKeys are the members parley reads, at the top level and in an agent server.
+var (
+	knownTop   = map[string]bool{"agent_servers": true, "permissions": true, "sensitive_files": true}
+	knownAgent = map[string]bool{"command": true, "args": true, "env": true}
+)
+
+// unknownKeys names the members of the file parley does not read.
+func unknownKeys(path string, data []byte) []string {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) != nil {
+		return nil
+	}
+	var out []string
+	for _, k := range sortedKeys(top) {
+		if !knownTop[k] {
+			out = append(out, fmt.Sprintf("%s: unknown key %q (parley reads agent_servers, permissions and sensitive_files)", path, k))
+		}
+	}
+	var servers map[string]map[string]json.RawMessage
+	if json.Unmarshal(top["agent_servers"], &servers) == nil {
+		for _, name := range sortedKeys(servers) {
+			for _, k := range sortedKeys(servers[name]) {
+				if !knownAgent[k] {
+					out = append(out, fmt.Sprintf("%s: agent_servers.%s: unknown key %q (an agent has command, args and env)", path, name, k))
+				}
+			}
+		}
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

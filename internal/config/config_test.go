@@ -48,3 +48,25 @@ func TestSensitiveFilesComeAfterTheDefaults(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadSaysWhereAndWhatIsWrong(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.json")
+	os.WriteFile(path, []byte("{\n  \"agent_servers\": {\n    \"mine\": {\"command\": \"x\",}\n  }\n}\n"), 0o644)
+	_, err := Load(path)
+	if err == nil || !strings.Contains(err.Error(), path+":3:") {
+		t.Errorf("a syntax error does not name its line: %v", err)
+	}
+	os.WriteFile(path, []byte("{\"agent_servers\": {\"mine\": {\"command\": \"x\", \"argz\": [\"-v\"]}}, \"permisions\": []}"), 0o644)
+	f, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Warnings) != 2 || !strings.Contains(f.Warnings[0], `"permisions"`) || !strings.Contains(f.Warnings[1], `agent_servers.mine: unknown key "argz"`) {
+		t.Errorf("the unknown keys are not named: %q", f.Warnings)
+	}
+	os.WriteFile(path, []byte("{\"permissions\": {\"tool\": \"x\"}}"), 0o644)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path+":1:") {
+		t.Errorf("a type error does not name its place: %v", err)
+	}
+}
