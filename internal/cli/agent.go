@@ -78,7 +78,10 @@ and hooks turned off, so listing a checkout never runs a program it configures.`
   parley run --agent-command "parley agent --model openai:gpt-4o-mini --base-url http://127.0.0.1:8080/v1" "fix the failing test"
   parley agent --auto-approve edits,commands`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runAgent(cmd, g, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			defer byHand(cmd, "parley agent", "parley")()
+			return runAgent(cmd, g, f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.model, "model", "", "the `MODEL`: ollama:NAME or openai:NAME (default $PARLEY_MODEL, else "+defaultModel+")")
