@@ -20,6 +20,7 @@ import (
 type fileIndex struct {
 	root  string
 	files []string // slash-separated, relative to root
+	lower []string // files in lower case, for the quick first pass of a search
 	err   error
 }
 
@@ -74,7 +75,13 @@ func gitFiles(ctx context.Context, root string) ([]string, bool) {
 func walkFiles(ctx context.Context, root string) ([]string, error) {
 	var files []string
 	var patterns []gitignore.Pattern
+	var matcher gitignore.Matcher
 	readIgnore := func(rel string) {
+		defer func() {
+			if len(patterns) > 0 {
+				matcher = gitignore.NewMatcher(patterns)
+			}
+		}()
 		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel), ".gitignore"))
 		if err != nil || len(data) > 1<<20 {
 			return
@@ -107,7 +114,7 @@ func walkFiles(ctx context.Context, root string) ([]string, error) {
 		if d.IsDir() && (d.Name() == ".git" || d.Name() == ".hg" || d.Name() == ".svn" || d.Name() == "node_modules") {
 			return filepath.SkipDir
 		}
-		if len(patterns) > 0 && gitignore.NewMatcher(patterns).Match(strings.Split(rel, "/"), d.IsDir()) {
+		if matcher != nil && matcher.Match(strings.Split(rel, "/"), d.IsDir()) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -135,7 +142,30 @@ func (idx *fileIndex) find(q string, n int) []string {
 	if q == "" {
 		return idx.files[:min(n, len(idx.files))]
 	}
-	ms := fuzzy.Find(q, idx.files)
+	// A quick first pass keeps the files that hold the query's letters in order (what
+	// a fuzzy match needs); only those are scored. On 50,000 files that is the
+	// difference between a key that lags and one that does not.
+	if len(idx.lower) != len(idx.files) {
+		idx.lower = make([]string, len(idx.files))
+		for i, f := range idx.files {
+			idx.lower[i] = strings.ToLower(f)
+		}
+	}
+	lq := strings.ToLower(q)
+	var cands []int
+	for i, f := range idx.lower {
+		if subsequence(lq, f) {
+			cands = append(cands, i)
+		}
+	}
+	if len(cands) > maxScored {
+		cands = idx.likeliest(cands, lq)
+	}
+	strs := make([]string, len(cands))
+	for i, c := range cands {
+		strs[i] = idx.files[c]
+	}
+	ms := fuzzy.Find(q, strs)
 	out := make([]string, 0, min(n, len(ms)))
 	for _, m := range ms {
 		if len(out) == n {
@@ -159,4 +189,41 @@ func imageType(name string) string {
 		return "image/webp"
 	}
 	return ""
+}
+
+// subsequence reports whether the bytes of q appear in s in order.
+func subsequence(q, s string) bool {
+	j := 0
+	for i := 0; i < len(s) && j < len(q); i++ {
+		if s[i] == q[j] {
+			j++
+		}
+	}
+	return j == len(q)
+}
+
+// maxScored bounds how many files a search scores: a query that most files match (the
+// first letter or two) would cost a frame's time many times over.
+const maxScored = 2000
+
+// likeliest keeps maxScored of the files, those most likely to score best first: the
+// ones whose name holds the query as it is typed, then those whose path does, then the
+// rest (in the index's order within each group: a full sort would cost what it saves).
+func (idx *fileIndex) likeliest(cands []int, lq string) []int {
+	var groups [3][]int
+	for _, i := range cands {
+		lf := idx.lower[i]
+		r := 2
+		if j := strings.Index(lf, lq); j >= 0 {
+			r = 1
+			if !strings.Contains(lf[j:], "/") {
+				r = 0 // in the file's own name
+			}
+		}
+		if len(groups[r]) < maxScored {
+			groups[r] = append(groups[r], i)
+		}
+	}
+	out := append(append(groups[0], groups[1]...), groups[2]...)
+	return out[:maxScored]
 }

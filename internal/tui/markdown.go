@@ -60,8 +60,11 @@ func (m *markdown) render(text string, width int) []string {
 	for i, l := range lines {
 		lines[i] = trimRightSpace(l)
 	}
-	for len(lines) > 0 && xansi.Strip(lines[0]) == "" {
+	for len(lines) > 0 && strings.TrimSpace(xansi.Strip(lines[0])) == "" {
 		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(xansi.Strip(lines[len(lines)-1])) == "" {
+		lines = lines[:len(lines)-1]
 	}
 	return lines
 }
