@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -86,7 +87,9 @@ func (a *tuiAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Pro
 	if len(extra) > 0 {
 		head += " + " + strings.Join(extra, ", ")
 	}
-	a.say(ctx, req.SessionID, head+"\n\n")
+	if os.Getenv("PARLEY_TUI_DEMO") == "" { // the recording for the README leaves it out
+		a.say(ctx, req.SessionID, head+"\n\n")
+	}
 	for _, line := range lines {
 		if err := a.do(ctx, req.SessionID, strings.TrimSpace(line)); err != nil {
 			return nil, err

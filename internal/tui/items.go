@@ -279,6 +279,9 @@ func (t *toolItem) running() bool { return !t.tc.State.Done() }
 
 // update takes the call's new state.
 func (t *toolItem) update(tc *toolui.ToolCall, now time.Time) {
+	if t.tc.State == toolui.WaitingForConfirmation && tc.State != toolui.WaitingForConfirmation {
+		t.started = now // the time it waited for the user is not the call's
+	}
 	t.tc = tc
 	if tc.State.Done() && t.ended.IsZero() {
 		t.ended = now
