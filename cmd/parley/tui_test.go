@@ -313,3 +313,64 @@ func TestTUIStaysOffWithoutATerminalThatCanShowIt(t *testing.T) {
 		s.Wait()
 	}
 }
+
+func TestTUIQueuesWhileTheAgentWorksAndEscTakesItBack(t *testing.T) {
+	w := newWorkspace(t)
+	s := startTUI(t, w.dir, w.env, 100, 30)
+	s.Type("slow 100\r")
+	s.WaitText("w2")
+	s.Type("the next question\r")
+	s.WaitText("queued · esc takes it back")
+	s.Type("\x1b")
+	screen := s.WaitFor("the queued message back in the composer", func(screen string) bool {
+		return composerLine(screen) == "› the next question" && !strings.Contains(screen, "queued ·")
+	})
+	if strings.Contains(screen, "prompt 2") {
+		t.Errorf("the message taken back was sent:\n%s", screen)
+	}
+	// Queued again, it goes out once the turn is over.
+	s.Type("\r")
+	s.WaitText("queued · esc takes it back")
+	s.WaitText("prompt 2: 1 lines")
+	shot(t, s, "queued")
+}
+
+func TestTUICompletesFilesAndCommands(t *testing.T) {
+	w := newWorkspace(t)
+	os.MkdirAll(filepath.Join(w.dir, "internal", "server"), 0o755)
+	os.WriteFile(filepath.Join(w.dir, "internal", "server", "handler.go"), []byte("package server\n"), 0o644)
+	s := startTUI(t, w.dir, w.env, 100, 30)
+	s.Type("look at @hand")
+	s.WaitText("@internal/server/handler.go")
+	s.Type("\t")
+	s.WaitFor("the path in the composer", func(screen string) bool {
+		return composerLine(screen) == "› look at @internal/server/handler.go"
+	})
+	s.Type("\r")
+	// The agent takes embedded context: the file goes as a resource.
+	s.WaitText("prompt 1: 1 lines + resource")
+	s.WaitText("+ file internal/server/handler.go")
+
+	s.Type("/rev")
+	screen := s.WaitText("/review")
+	if !strings.Contains(screen, "review the changes") || !strings.Contains(screen, "‹what to review›") {
+		t.Errorf("the agent's command is listed without its description and hint:\n%s", screen)
+	}
+	shot(t, s, "completion")
+}
+
+func TestTUIModePicker(t *testing.T) {
+	w := newWorkspace(t)
+	s := startTUI(t, w.dir, w.env, 100, 30)
+	s.WaitText("TUI test agent · Ask")
+	s.Type("/mode\r")
+	s.WaitText("Mode  type to filter")
+	s.Type("cod")
+	s.WaitText("filter: cod")
+	shot(t, s, "picker")
+	s.Type("\r")
+	s.WaitText("TUI test agent · Code")
+	// Shift+Tab goes to the next mode.
+	s.Type("\x1b[Z")
+	s.WaitText("TUI test agent · Ask")
+}
