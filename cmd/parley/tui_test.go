@@ -374,3 +374,26 @@ func TestTUIModePicker(t *testing.T) {
 	s.Type("\x1b[Z")
 	s.WaitText("TUI test agent · Ask")
 }
+
+func TestTUISecondConversationWithAnotherAgent(t *testing.T) {
+	w := newWorkspace(t)
+	s := startTUI(t, w.dir, w.env, 100, 30)
+	s.Type("/agent\r")
+	s.WaitText("+ new conversation with eliza")
+	s.Type("new conversation with eliza")
+	s.WaitFor("the filtered list", func(screen string) bool { return !strings.Contains(screen, "1. ") })
+	s.Type("\r")
+	s.WaitText("Eliza (DOCTOR) [2/2]")
+	s.Type("I am worried about my tests\r")
+	s.WaitText("worried about your tests")
+	// Back to the first conversation: its transcript is as it was.
+	s.Type("/agent\r")
+	s.WaitText("● 2. eliza")
+	s.Type("\x1b[A\r") // the list starts on the conversation shown: Up is the first
+	s.WaitText("TUI test agent [1/2]")
+	s.Type("\x03\x03")
+	s.Wait()
+	if out := s.Text(); !strings.Contains(out, "── eliza ──") || !strings.Contains(out, "worried about your tests") {
+		t.Errorf("both transcripts are not printed when leaving:\n%s", out)
+	}
+}
