@@ -63,7 +63,11 @@ func StartScreen(t testing.TB, cmd *exec.Cmd, cols, rows int) *Screen {
 		case <-time.After(ScreenTimeout):
 		}
 		f.Close()
-		s.emu.Close()
+		// The emulator's Close is not safe beside a Read in progress: closing its input
+		// pipe ends the Read the same way.
+		if c, ok := s.emu.InputPipe().(io.Closer); ok {
+			c.Close()
+		}
 		s.readers.Wait()
 	})
 	return s
