@@ -86,6 +86,7 @@ func (c *composer) fit() {
 func (c *composer) value() string { return c.ta.Value() }
 
 func (c *composer) setValue(s string) {
+	c.ta.SetHeight(maxComposerHeight)
 	c.ta.SetValue(s)
 	c.fit()
 }
@@ -118,6 +119,9 @@ func (c *composer) update(msg tea.Msg) tea.Cmd {
 			}
 		}
 	}
+	// At its tallest while it takes the key, the editor never scrolls for a line it is
+	// about to grow by; fit then makes it as tall as its text.
+	c.ta.SetHeight(maxComposerHeight)
 	var cmd tea.Cmd
 	c.ta, cmd = c.ta.Update(msg)
 	c.fit()

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"fmt"
+
+	tea "charm.land/bubbletea/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -269,5 +271,24 @@ func BenchmarkFileCompletionCommonQuery(b *testing.B) {
 	idx := &fileIndex{files: files}
 	for b.Loop() {
 		idx.find("handler", maxCompletions)
+	}
+}
+
+// A message of several lines typed with Ctrl+J shows whole: the editor grows with it
+// instead of scrolling its first line away.
+func TestComposerGrowsWithItsLines(t *testing.T) {
+	c := newComposer(newStyles(true), loadHistory(""))
+	c.setWidth(60)
+	for i, word := range []string{"first", "second", "third"} {
+		if i > 0 {
+			c.update(tea.KeyPressMsg{Code: 'j', Mod: tea.ModCtrl})
+		}
+		for _, r := range word {
+			c.update(keyPress(r))
+		}
+	}
+	view := xansi.Strip(c.view())
+	if c.value() != "first\nsecond\nthird" || !strings.Contains(view, "first") || !strings.Contains(view, "third") {
+		t.Errorf("value %q, view:\n%s", c.value(), view)
 	}
 }
