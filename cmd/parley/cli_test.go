@@ -54,6 +54,10 @@ func TestMissingArgumentPrintsTheUsage(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "needs the PROMPT") || !strings.Contains(r.stderr, "Usage:\n  parley run [flags] PROMPT...") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
 	}
+	r = parley(t, "", "agents", "install")
+	if r.code != 2 || !strings.Contains(r.stderr, "needs the ID") || !strings.Contains(r.stderr, "Usage:\n  parley agents install ID...") {
+		t.Errorf("agents install: exit %d, stderr %q", r.code, r.stderr)
+	}
 }
 
 func TestBadAgentSettingsAreErrors(t *testing.T) {

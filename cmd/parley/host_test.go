@@ -128,28 +128,28 @@ func TestRunPermissionByKind(t *testing.T) {
 func TestPermissionAlwaysIsRememberedAcrossRuns(t *testing.T) {
 	w := newWorkspace(t)
 	// First run on a terminal: the user answers "always".
-	term := startTerminalIn(t, w.dir, w.env, "run", "--agent-command", fakeAgentCommand(t, "scripted"), "ask make release")
-	term.expect("The agent asks permission: make release")
+	term := startTerminalIn(t, w.dir, w.env, "run", "--agent-command", fakeAgentCommand(t, "scripted"), "ask git tag v1.0")
+	term.expect("The agent asks permission: git tag v1.0")
 	term.typeLine("a")
 	term.expect("chose allow_always")
 	term.wait(t, 0)
 
 	// Later runs without a terminal get the remembered answer.
-	if r := w.run(t, "ask make release"); r.stdout != "chose allow_always\n" {
+	if r := w.run(t, "ask git tag v1.0"); r.stdout != "chose allow_always\n" {
 		t.Fatalf("second run: stdout %q, stderr %q", r.stdout, r.stderr)
 	}
 	// Only for that tool: another command is still refused.
-	if r := w.run(t, "ask make clean"); r.stdout != "chose reject_once\n" {
+	if r := w.run(t, "ask git tag v2.0"); r.stdout != "chose reject_once\n" {
 		t.Errorf("another tool: stdout %q", r.stdout)
 	}
 	r := parleyIn(t, w.dir, w.env, "", "permissions")
-	if r.code != 0 || !strings.Contains(r.stdout, "exactly `make release`") || !strings.Contains(r.stdout, w.dir) {
+	if r.code != 0 || !strings.Contains(r.stdout, "exactly `git tag v1.0`") || !strings.Contains(r.stdout, w.dir) {
 		t.Errorf("parley permissions: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := parleyIn(t, w.dir, w.env, "", "permissions", "reset", "--all"); r.code != 0 {
 		t.Errorf("reset: exit %d %s", r.code, r.stderr)
 	}
-	if r := w.run(t, "ask make release"); r.stdout != "chose reject_once\n" {
+	if r := w.run(t, "ask git tag v1.0"); r.stdout != "chose reject_once\n" {
 		t.Errorf("after reset: stdout %q", r.stdout)
 	}
 }

@@ -152,7 +152,13 @@ func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionID, line string) 
 			return "write error: " + err.Error()
 		}
 		return "wrote " + path
-	case "run", "runin":
+	case "run", "runin", "runenv":
+		var env []acp.EnvVariable
+		if verb == "runenv" { // runenv NAME=VALUE ;; LIMIT COMMAND ARGS…
+			assignment, tail, _ := strings.Cut(rest, " ;; ")
+			name, value, _ := strings.Cut(assignment, "=")
+			env, rest = []acp.EnvVariable{{Name: name, Value: value}}, tail
+		}
 		f := strings.Fields(rest)
 		var cwd string
 		limit := uint64(1 << 20)
@@ -165,7 +171,7 @@ func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionID, line string) 
 		if f[1] == "sh" { // sh -c 'script': keep the script whole
 			args = []string{"-c", strings.TrimSuffix(strings.TrimPrefix(strings.SplitN(rest, "-c ", 2)[1], "'"), "'")}
 		}
-		term, err := a.conn.CreateTerminal(ctx, &acp.CreateTerminalRequest{SessionID: sid, Command: f[1], Args: args, Cwd: cwd, OutputByteLimit: &limit})
+		term, err := a.conn.CreateTerminal(ctx, &acp.CreateTerminalRequest{SessionID: sid, Command: f[1], Args: args, Env: env, Cwd: cwd, OutputByteLimit: &limit})
 		if err != nil {
 			return "run error: " + err.Error()
 		}

@@ -41,6 +41,10 @@ type Options struct {
 	// workspace. Nil keeps nothing: sessions cannot be listed, loaded or resumed, and
 	// turns cannot be undone.
 	Store *store.Store
+	// StoreErr says why the database could not be opened (Store is then nil): the
+	// answers remembered for the workspace cannot be read, so nothing is approved
+	// without a question (a rejection may be among them).
+	StoreErr error
 	// Auto says what runs without asking the user; critical commands always ask.
 	Auto AutoApprove
 	// Sandbox confines the commands the agent runs; nil runs them unconfined.
@@ -185,6 +189,7 @@ func (a *agent) openSession(ctx context.Context, id acp.SessionID, roots *worksp
 		session:   id,
 		auto:      a.opts.Auto,
 		store:     a.opts.Store,
+		storeErr:  a.opts.StoreErr,
 		workspace: roots.Dirs()[0],
 		logger:    a.opts.Logger,
 	}

@@ -10,20 +10,27 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agent/tools"
+	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/store"
 )
 
 // AutoApprove says what runs without asking the user. Critical commands always ask.
+// The zero value approves nothing: every command asks, harmless ones too.
 type AutoApprove struct {
-	Commands       bool // commands of medium and high risk
+	Harmless       bool // commands of no risk (reads, builds that run none of the project's code)
+	Commands       bool // commands of medium and high risk (and harmless ones)
 	Edits          bool // edits of files that are not sensitive
 	SensitiveEdits bool // edits of sensitive files (.env, keys, lockfiles, CI workflows...)
 	MCP            bool // tools of the session's MCP servers
 }
 
+// DefaultAutoApprove is what parley agent approves by default: harmless commands and
+// edits of files that are not sensitive.
+func DefaultAutoApprove() AutoApprove { return AutoApprove{Harmless: true, Edits: true} }
+
 // Yolo approves everything but critical commands.
 func Yolo() AutoApprove {
-	return AutoApprove{Commands: true, Edits: true, SensitiveEdits: true, MCP: true}
+	return AutoApprove{Harmless: true, Commands: true, Edits: true, SensitiveEdits: true, MCP: true}
 }
 
 // storeAgent is the agent column of the decisions parley's agent remembers in the
@@ -46,11 +53,14 @@ const (
 // session/request_permission, and remembers "always" answers: for the session in memory,
 // for the workspace in the database when the user chose that.
 type approver struct {
-	ask       func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error)
-	session   acp.SessionID
-	auto      AutoApprove
-	store     *store.Store // nil: nothing is remembered beyond the session
-	workspace string       // the first root: the key of what is remembered
+	ask     func(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error)
+	session acp.SessionID
+	auto    AutoApprove
+	store   *store.Store // nil: nothing is remembered beyond the session
+	// storeErr says why the database could not be opened: a rejection remembered for
+	// the workspace may then go unseen, so nothing is approved without a question.
+	storeErr  error
+	workspace string // the first root: the key of what is remembered
 	logger    *slog.Logger
 
 	mu     sync.Mutex
@@ -65,6 +75,7 @@ type question struct {
 	covers   string                // the same in words, for the options' names
 	what     string                // "command", "edit", "tool call": for the model's message
 	critical bool                  // always asks; no "always allow"
+	noAlways bool                  // no "always allow": it runs code from files the agent can change
 	auto     bool                  // the auto-approve settings cover it
 	content  []acp.ToolCallContent // what the user sees: the diff, the command and its risk
 	rawInput any
@@ -77,37 +88,48 @@ var errTurnCancelled = errors.New("the turn was cancelled while the user was ask
 // decide returns nil when the call may go ahead, a *tools.Refusal (with guidance for the
 // model) when it must not, and errTurnCancelled when the user cancelled the turn.
 func (a *approver) decide(ctx context.Context, q question) error {
-	switch d, where := a.remembered(ctx, q.key); {
+	d, where, known := a.remembered(ctx, q.key)
+	switch {
 	case d == store.Reject:
 		return &tools.Refusal{Message: fmt.Sprintf("The user has refused this %s %s. Do not try it again, in this or another form; find another way, or ask the user how to go on.", q.what, where)}
 	case q.critical:
 		// Critical always asks: no setting or remembered answer covers it.
-	case d == store.Allow || q.auto:
+	case d == store.Allow && !q.noAlways:
+		return nil
+	case q.auto && known:
+		// The settings approve it, and no rejection the user asked to remember can
+		// be hiding in a database that cannot be read.
 		return nil
 	}
 	return a.askUser(ctx, q)
 }
 
 // remembered returns the "always" answer for key: the session's first, then the
-// workspace's. where says which, for the model.
-func (a *approver) remembered(ctx context.Context, key string) (store.Decision, string) {
+// workspace's. where says which, for the model. known is false when the workspace's
+// answers cannot be read (the database failed or could not be opened): then a
+// rejection may be among them.
+func (a *approver) remembered(ctx context.Context, key string) (d store.Decision, where string, known bool) {
 	a.mu.Lock()
 	d, ok := a.grants[key]
 	a.mu.Unlock()
 	if ok {
-		return d, "for this session"
+		return d, "for this session", true
+	}
+	if a.storeErr != nil {
+		return "", "", false
 	}
 	if a.store == nil {
-		return "", ""
+		return "", "", true
 	}
 	r, ok, err := a.store.Lookup(ctx, storeAgent, a.workspace, key)
 	if err != nil {
 		a.logger.Warn("remembered answers cannot be read; asking", "key", key, "error", err)
+		return "", "", false
 	}
-	if err != nil || !ok {
-		return "", "" // a database that fails remembers nothing: the user is asked
+	if !ok {
+		return "", "", true
 	}
-	return r.Decision, "in this workspace"
+	return r.Decision, "in this workspace", true
 }
 
 func (a *approver) askUser(ctx context.Context, q question) error {
@@ -152,7 +174,7 @@ func (a *approver) options(q question) []acp.PermissionOption {
 		covers = "this"
 	}
 	opts := []acp.PermissionOption{{OptionID: optAllowOnce, Name: "Allow once", Kind: acp.PermissionOptionKindAllowOnce}}
-	if !q.critical {
+	if !q.critical && !q.noAlways {
 		opts = append(opts, acp.PermissionOption{OptionID: optAllowSession, Name: "Allow " + covers + " for this session", Kind: acp.PermissionOptionKindAllowAlways})
 		if a.store != nil {
 			opts = append(opts, acp.PermissionOption{OptionID: optAllowWorkspace, Name: "Always allow " + covers + " in this workspace", Kind: acp.PermissionOptionKindAllowAlways})
@@ -188,7 +210,7 @@ func (a *approver) rememberAnswer(ctx context.Context, q question, id string) {
 	default:
 		return
 	}
-	if d == store.Allow && q.critical {
+	if d == store.Allow && (q.critical || q.noAlways) {
 		return // never offered; never remembered
 	}
 	a.mu.Lock()
@@ -209,19 +231,10 @@ func commandContent(line string, v verdict) []acp.ToolCallContent {
 	var b strings.Builder
 	fmt.Fprintf(&b, "```sh\n%s\n```\n", line)
 	if v.reason != "" {
-		fmt.Fprintf(&b, "%s risk: %s", riskName(v.risk), v.reason)
+		fmt.Fprintf(&b, "%s\n", permission.RiskText(v.tier, v.reason))
+	}
+	if v.noAlways != "" {
+		fmt.Fprintf(&b, "No \"always allow\": it runs %s, which can change before it runs again.", v.noAlways)
 	}
 	return []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(strings.TrimSpace(b.String())))}
-}
-
-func riskName(r risk) string {
-	switch r {
-	case riskCritical:
-		return "Critical"
-	case riskHigh:
-		return "High"
-	case riskMedium:
-		return "Medium"
-	}
-	return "No"
 }

@@ -1,6 +1,13 @@
-// Package agents knows which ACP agents parley can start and how: the built-in ones and
-// the user's own, from the agent_servers section of parley's configuration file (read by
-// internal/config; the shape editors already use: name → command, args, env).
+// Package agents knows which ACP agents parley can start and how: the built-in ones, those
+// installed from the ACP registry (internal/registry records them; each is known by its
+// registry id), and the user's own, from the agent_servers section of parley's
+// configuration file (read by internal/config; the shape editors already use: name →
+// command, args, env). A user's entry replaces an installed agent of the same name, and
+// an installed one a built-in.
+//
+// An agent started through a package runner (npx, uvx) may first download its package;
+// Agent.Fetch says so, and NeedsDownload looks, without the network, whether the runner
+// has the package already (fetch.go).
 package agents
 
 import (
@@ -8,11 +15,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/config"
+	"github.com/parley-acp/parley/internal/registry"
 )
 
 // Agent is one agent parley can start.
@@ -22,11 +31,17 @@ type Agent struct {
 	Spec   agentproc.Spec
 	// NotRunnable is empty when the agent can be started here, else it says why not.
 	NotRunnable string
+	// Fetch is set when a package runner starts the agent, which downloads its package
+	// the first time.
+	Fetch *Fetch
+	// Installed is set for an agent installed from the registry.
+	Installed *registry.Installed
 }
 
-// Registry is the set of known agents.
-type Registry struct {
-	agents map[string]Agent
+// Catalog is the set of known agents.
+type Catalog struct {
+	agents   map[string]Agent
+	warnings []string
 }
 
 // builtin describes a built-in agent: a command to look for on PATH, and the npm package
@@ -47,12 +62,27 @@ var builtins = []builtin{
 	{name: "gemini", command: "gemini", args: []string{"--acp"}, npm: "@google/gemini-cli"},
 }
 
-// New returns the built-in agents plus the configuration's agent_servers. A user entry
-// with a built-in's name replaces it.
-func New(cfg *config.File) *Registry {
-	r := &Registry{agents: map[string]Agent{}}
+// New returns the built-in agents, the agents installed from the registry (in
+// registry.DefaultDir) and the configuration's agent_servers. A user entry replaces an
+// installed agent or a built-in of the same name; an installed agent, a built-in.
+func New(cfg *config.File) *Catalog {
+	return NewIn(cfg, registry.DefaultDir())
+}
+
+// NewIn is New with the registry's agents installed in dir.
+func NewIn(cfg *config.File, dir string) *Catalog {
+	r := &Catalog{agents: map[string]Agent{}}
 	for _, b := range builtins {
 		r.agents[b.name] = b.resolve()
+	}
+	installed, err := registry.ReadInstalled(dir)
+	if err != nil {
+		r.warnings = append(r.warnings, err.Error())
+	}
+	for id, rec := range installed {
+		if !Reserved(id) {
+			r.agents[id] = fromInstalled(rec)
+		}
 	}
 	for name, s := range cfg.AgentServers {
 		a := Agent{Name: name, Source: cfg.Path, Spec: agentproc.Spec{Command: s.Command, Args: s.Args}}
@@ -60,6 +90,7 @@ func New(cfg *config.File) *Registry {
 			a.Spec.Env = append(a.Spec.Env, k+"="+v)
 		}
 		slices.Sort(a.Spec.Env)
+		a.Fetch = FetchOf(s.Command, s.Args)
 		if _, err := exec.LookPath(s.Command); err != nil {
 			a.NotRunnable = fmt.Sprintf("%s is not installed or not on PATH", s.Command)
 		}
@@ -68,8 +99,33 @@ func New(cfg *config.File) *Registry {
 	return r
 }
 
+// fromInstalled is an agent installed from the registry.
+func fromInstalled(rec registry.Installed) Agent {
+	a := Agent{Name: rec.ID, Source: "registry " + rec.Version, Installed: &rec, Spec: agentproc.Spec{Command: rec.Command, Args: rec.Args}}
+	for k, v := range rec.Env {
+		a.Spec.Env = append(a.Spec.Env, k+"="+v)
+	}
+	slices.Sort(a.Spec.Env)
+	switch rec.Kind {
+	case "npx", "uvx":
+		a.Fetch = &Fetch{Runner: rec.Kind, Package: rec.Package}
+		if _, err := exec.LookPath(rec.Command); err != nil {
+			a.NotRunnable = fmt.Sprintf("%s (to fetch %s) is not on PATH", rec.Command, rec.Package)
+		}
+	default:
+		if st, err := os.Stat(rec.Command); err != nil || !st.Mode().IsRegular() {
+			a.NotRunnable = fmt.Sprintf("its files are missing (%s); run `parley agents install %s` again", rec.Command, rec.ID)
+		}
+	}
+	return a
+}
+
+// Warnings are problems found while reading the known agents (an unreadable record of
+// installed agents), for `parley agents` to show.
+func (r *Catalog) Warnings() []string { return r.warnings }
+
 // Load reads the configuration file at path and returns New of it.
-func Load(path string) (*Registry, error) {
+func Load(path string) (*Catalog, error) {
 	cfg, err := config.Load(path)
 	if err != nil {
 		return nil, err
@@ -91,10 +147,13 @@ func (b builtin) resolve() Agent {
 		a.Spec = agentproc.Spec{Command: b.command, Args: b.args}
 		return a
 	}
+	// On Windows npx is npx.cmd: exec.LookPath finds it through PATHEXT, and internal/proc
+	// starts a batch file through cmd.exe.
 	a.Spec = agentproc.Spec{Command: "npx", Args: append([]string{"-y", b.npm}, b.args...)}
 	if b.name == "gemini" {
 		a.Spec.Args = append([]string{"-y", "-p", b.npm, "gemini"}, b.args...)
 	}
+	a.Fetch = FetchOf(a.Spec.Command, a.Spec.Args)
 	if _, err := exec.LookPath("npx"); err != nil {
 		a.NotRunnable = fmt.Sprintf("%s is not installed, and npx (to fetch %s) is not on PATH", b.command, b.npm)
 	}
@@ -102,7 +161,7 @@ func (b builtin) resolve() Agent {
 }
 
 // Names lists the known agents, sorted.
-func (r *Registry) Names() []string {
+func (r *Catalog) Names() []string {
 	names := make([]string, 0, len(r.agents))
 	for n := range r.agents {
 		names = append(names, n)
@@ -112,7 +171,7 @@ func (r *Registry) Names() []string {
 }
 
 // All lists the known agents, sorted by name.
-func (r *Registry) All() []Agent {
+func (r *Catalog) All() []Agent {
 	var out []Agent
 	for _, n := range r.Names() {
 		out = append(out, r.agents[n])
@@ -121,7 +180,7 @@ func (r *Registry) All() []Agent {
 }
 
 // Lookup returns how to start the named agent.
-func (r *Registry) Lookup(name string) (Agent, error) {
+func (r *Catalog) Lookup(name string) (Agent, error) {
 	a, ok := r.agents[name]
 	if !ok {
 		return Agent{}, fmt.Errorf("unknown agent %q; known agents: %s (see `parley agents`, or give a command with --agent-command)", name, strings.Join(r.Names(), ", "))
@@ -130,6 +189,17 @@ func (r *Registry) Lookup(name string) (Agent, error) {
 		return a, fmt.Errorf("agent %q cannot run here: %s", name, a.NotRunnable)
 	}
 	return a, nil
+}
+
+// Reserved reports whether name is one of parley's own agents (eliza, parley), which an
+// agent installed from the registry may not replace: `--agent parley` always runs parley.
+func Reserved(name string) bool {
+	for _, b := range builtins {
+		if b.name == name && b.self != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // BuiltinNames lists the built-in agents, for help texts.
@@ -143,9 +213,15 @@ func BuiltinNames() []string {
 
 // ParseCommand splits a command line the way a POSIX shell splits words: blanks separate
 // words, single quotes keep everything literal, double quotes keep blanks, and a
-// backslash escapes the next character. It does not expand anything.
+// backslash escapes the next character. It does not expand anything. On Windows a
+// backslash is an ordinary character, as paths are full of them (C:\tools\agent.exe);
+// quotes work the same.
 func ParseCommand(line string) (agentproc.Spec, error) {
-	words, err := splitWords(line)
+	return parseCommand(line, runtime.GOOS == "windows")
+}
+
+func parseCommand(line string, literalBackslash bool) (agentproc.Spec, error) {
+	words, err := splitWords(line, literalBackslash)
 	if err != nil {
 		return agentproc.Spec{}, err
 	}
@@ -155,7 +231,7 @@ func ParseCommand(line string) (agentproc.Spec, error) {
 	return agentproc.Spec{Command: words[0], Args: words[1:]}, nil
 }
 
-func splitWords(line string) ([]string, error) {
+func splitWords(line string, literalBackslash bool) ([]string, error) {
 	var words []string
 	var word strings.Builder
 	inWord := false
@@ -179,7 +255,7 @@ func splitWords(line string) ([]string, error) {
 		case c == '"':
 			i++
 			for ; i < len(line) && line[i] != '"'; i++ {
-				if line[i] == '\\' && i+1 < len(line) && strings.IndexByte(`"\$`+"`", line[i+1]) >= 0 {
+				if !literalBackslash && line[i] == '\\' && i+1 < len(line) && strings.IndexByte(`"\$`+"`", line[i+1]) >= 0 {
 					i++
 				}
 				word.WriteByte(line[i])
@@ -188,7 +264,7 @@ func splitWords(line string) ([]string, error) {
 				return nil, errors.New(`unterminated " in the agent command`)
 			}
 			inWord = true
-		case c == '\\' && i+1 < len(line):
+		case c == '\\' && i+1 < len(line) && !literalBackslash:
 			i++
 			word.WriteByte(line[i])
 			inWord = true

@@ -47,15 +47,24 @@ or --model openai:NAME --base-url URL (any OpenAI-compatible /v1/chat/completion
 key comes from OPENAI_API_KEY). PARLEY_MODEL sets the default model.
 
 Approvals: the agent asks the client (session/request_permission) before it runs a
-command that is not plainly harmless, edits a sensitive file (.env, keys, lockfiles, CI
-workflows...; "sensitive_files" in parley's config.json adds rules after the defaults,
-each {"pattern": GLOB, "action": "ask" or "allow"}, the last match winning), or calls a
-tool of the session's MCP servers. --auto-approve lists what
-runs without asking: commands, edits (of files that are not sensitive; the default),
-sensitive-edits, mcp, or none. --yolo approves all of them. A critical command (deleting
-outside the workspace, a downloaded script run by a shell...) always asks. "Always"
-answers hold for the session, or for the workspace when the user picks that option
-(listed and reset with parley permissions).
+command, edits a sensitive file (.env, keys, lockfiles, CI workflows...;
+"sensitive_files" in parley's config.json adds rules after the defaults, each
+{"pattern": GLOB, "action": "ask" or "allow"}, the last match winning), or calls a tool
+of the session's MCP servers. --auto-approve lists what runs without asking:
+  harmless         commands of no risk: reads, and builds that run none of the
+                   project's code (ls, cat, grep, git log, go build)
+  commands         every command but critical ones (harmless ones included)
+  edits            edits of files that are not sensitive
+  sensitive-edits  edits of sensitive files
+  mcp              tools of the session's MCP servers
+  none             nothing: every command asks, harmless ones too
+The default is harmless,edits: harmless commands and ordinary edits run unasked.
+--yolo approves all of them. A critical command (deleting the workspace or outside it,
+a downloaded script run by a shell, code only known when it runs...) always asks.
+"Always" answers hold for the session, or for the workspace when the user picks that
+option (listed and reset with parley permissions); a command that runs code the agent
+can change (a script, make, the project's tests) is never covered by one. Without its
+database (another process holds it locked), nothing is approved unasked.
 
 Context: requests always fit the model's context window. Its size is what the server
 reports (Ollama: the model's own, at most 16384 tokens unless --context says more; an
@@ -92,10 +101,10 @@ and hooks turned off, so listing a checkout never runs a program it configures.`
 	fl.MarkDeprecated("num-ctx", "use --context")
 	fl.BoolVar(&f.vision, "vision", false, "the model takes images although its server does not say so (OpenAI-compatible servers often do not)")
 	fl.BoolVar(&f.noThink, "no-think", false, "never ask the model for its reasoning")
-	fl.StringSliceVar(&f.autoApprove, "auto-approve", []string{"edits"}, "`WHAT` runs without asking: commands, edits, sensitive-edits, mcp, or none (critical commands always ask)")
+	fl.StringSliceVar(&f.autoApprove, "auto-approve", []string{"harmless", "edits"}, "`WHAT` runs without asking: harmless, commands, edits, sensitive-edits, mcp, or none (critical commands always ask)")
 	fl.BoolVar(&f.yolo, "yolo", false, "approve everything without asking, except critical commands")
 	fl.StringVar(&f.dbPath, "db", store.DefaultPath(), "the parley database `FILE` (sessions, checkpoints, remembered approvals)")
-	fl.StringVar(&f.sandboxMode, "sandbox", "auto", "confine the commands the agent runs itself with Landlock (a `MODE`): auto (where the kernel offers it) or off")
+	fl.StringVar(&f.sandboxMode, "sandbox", "auto", sandboxFlagHelp("the commands the agent runs itself"))
 	fl.StringArrayVar(&f.sandboxWritable, "sandbox-write", nil, "a further directory `DIR` confined commands may write (repeatable)")
 	return cmd
 }
@@ -128,6 +137,7 @@ func runAgent(cmd *cobra.Command, g *globals, f agentCommandFlags) error {
 		return &exitError{code: exitUsage, err: err}
 	}
 	defer cleanup()
+	warnUnconfined(g.logger, f.sandboxMode)
 	opts := agent.Options{
 		Provider:        provider,
 		Model:           name,
@@ -145,7 +155,8 @@ func runAgent(cmd *cobra.Command, g *globals, f agentCommandFlags) error {
 	}
 	// Without its database the agent still works, but keeps nothing: say so in its log.
 	if st, err := store.Open(f.dbPath); err != nil {
-		g.logger.Warn("sessions, checkpoints and remembered approvals are off", "error", err)
+		g.logger.Warn("sessions, checkpoints and remembered approvals are off; nothing is approved without a question", "error", err)
+		opts.StoreErr = err
 	} else {
 		defer st.Close()
 		opts.Store = st
@@ -163,8 +174,10 @@ func parseAutoApprove(values []string, yolo bool) (agent.AutoApprove, error) {
 	var a agent.AutoApprove
 	for _, v := range values {
 		switch strings.TrimSpace(strings.ToLower(v)) {
+		case "harmless":
+			a.Harmless = true
 		case "commands":
-			a.Commands = true
+			a.Commands, a.Harmless = true, true
 		case "edits":
 			a.Edits = true
 		case "sensitive-edits":
@@ -173,7 +186,7 @@ func parseAutoApprove(values []string, yolo bool) (agent.AutoApprove, error) {
 			a.MCP = true
 		case "none", "":
 		default:
-			return a, fmt.Errorf("--auto-approve: %q is not one of commands, edits, sensitive-edits, mcp, none", v)
+			return a, fmt.Errorf("--auto-approve: %q is not one of harmless, commands, edits, sensitive-edits, mcp, none", v)
 		}
 	}
 	return a, nil
@@ -214,6 +227,10 @@ TMPDIR), the user's cache directory and --sandbox-write directories (--sandbox o
 this off). Commands the client runs in its own terminals are the client's to confine.
 
 %s`, abi, wrapText(sandbox.Reach(abi), 88))
+	}
+	if !sandbox.Supported {
+		return `off. Landlock, which confines commands on Linux, is Linux's: on ` + platformName() + ` the commands
+the agent runs can write wherever the user can; the approvals above are the only guard.`
 	}
 	return `off. This kernel offers no Landlock, so the commands the agent runs can write
 wherever the user can; the approvals above are the only guard.`

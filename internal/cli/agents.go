@@ -1,41 +1,268 @@
 package cli
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/parley-acp/parley/internal/agents"
 	"github.com/parley-acp/parley/internal/config"
+	"github.com/parley-acp/parley/internal/registry"
+	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/spf13/cobra"
 )
 
 func newAgentsCommand(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var refresh bool
+	cmd := &cobra.Command{
 		Use:   "agents",
-		Short: "List the ACP agents parley knows and whether they can run here",
-		Long: `List the ACP agents parley knows: the built-in ones and those of the agent_servers
-section of ` + config.Path() + `, which has the shape editors use:
+		Short: "List the ACP agents parley knows, and install agents from the ACP registry",
+		Long: `List the ACP agents parley knows: the built-in ones, those installed from the ACP
+registry, and those of the agent_servers section of ` + config.Path() + `, which has the
+shape editors use:
 
   {"agent_servers": {"mine": {"command": "my-agent", "args": ["--acp"], "env": {"KEY": "value"}}}}
 
-Built-in agents that are not installed are started through npx.`,
+Then the agents of the ACP registry (` + registry.DefaultURL + `,
+fetched at most once a day and kept for when it cannot be reached; "registry_url" in
+config.json or $` + registry.EnvURL + ` names another: an https URL, an http URL on this
+machine, or a file). Install one with 'parley agents install ID'; it is then known by its
+id everywhere (parley run --agent ID, parley chat --agent ID, the VS Code model list).
+
+An agent that npx or uvx starts downloads its package the first time: "needs a download".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			reg, err := agents.Load(config.Path())
+			cfg, err := config.Load(config.Path())
 			if err != nil {
 				return &exitError{code: exitFailure, err: err}
 			}
-			w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(w, "NAME\tCOMMAND\tSOURCE\tRUNNABLE")
-			for _, a := range reg.All() {
-				runnable := "yes"
-				if a.NotRunnable != "" {
-					runnable = "no: " + a.NotRunnable
-				}
-				fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", a.Name, strings.TrimSpace(a.Spec.String()), a.Source, runnable)
+			known := agents.New(cfg)
+			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			for _, w := range known.Warnings() {
+				fmt.Fprintf(errw, "parley: %s\n", w)
 			}
-			return w.Flush()
+			if err := listKnown(out, known); err != nil {
+				return err
+			}
+			loaded, err := registryLoader(cfg).Load(cmd.Context(), refresh)
+			if err != nil {
+				fmt.Fprintf(errw, "parley: the ACP registry's agents are not listed: %s\n", toolui.SafeText(err.Error()))
+				return nil
+			}
+			return listRegistry(out, errw, loaded, known)
+		},
+	}
+	cmd.Flags().BoolVar(&refresh, "refresh", false, "fetch the registry's index now, even if the copy kept is less than a day old")
+	cmd.AddCommand(newAgentsInstallCommand(), newAgentsUpdateCommand(), newAgentsRemoveCommand())
+	return cmd
+}
+
+func registryLoader(cfg *config.File) *registry.Loader {
+	return &registry.Loader{Location: registry.Location(cfg.RegistryURL), CacheDir: registry.CacheDir()}
+}
+
+func listKnown(out io.Writer, known *agents.Catalog) error {
+	cwd, _ := os.Getwd()
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "NAME\tCOMMAND\tSOURCE\tRUNNABLE")
+	for _, a := range known.All() {
+		runnable := "yes"
+		switch {
+		case a.NotRunnable != "":
+			runnable = "no: " + a.NotRunnable
+		case a.NeedsDownload(cwd):
+			runnable = "needs a download (" + a.Fetch.String() + " on its first start)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", a.Name, toolui.SafeText(strings.TrimSpace(a.Spec.String())), a.Source, runnable)
+	}
+	return w.Flush()
+}
+
+func listRegistry(out, errw io.Writer, loaded *registry.Loaded, known *agents.Catalog) error {
+	fmt.Fprintf(out, "\nThe ACP registry (%s%s):\n", loaded.From, fetchedWhen(loaded))
+	if loaded.Offline != nil {
+		fmt.Fprintf(errw, "parley: %s; listing the copy kept from %s\n", toolui.SafeText(loaded.Offline.Error()), loaded.FetchedAt.Local().Format("2006-01-02 15:04"))
+	}
+	for _, s := range loaded.Skipped {
+		fmt.Fprintf(errw, "parley: the registry's entry %s is left out\n", toolui.SafeText(s))
+	}
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tNAME\tVERSION\tINSTALLED\tDESCRIPTION")
+	for _, e := range loaded.Index.Agents {
+		installed := "no"
+		if a, err := known.Lookup(e.ID); a.Installed != nil {
+			switch {
+			case a.Installed.Version != e.Version:
+				installed = a.Installed.Version + " (update to " + e.Version + ": parley agents update " + e.ID + ")"
+			case err != nil:
+				installed = "yes, but cannot run: " + a.NotRunnable
+			default:
+				installed = "yes"
+			}
+		} else if e.Kind() == "" {
+			installed = "no (nothing for " + registry.Platform() + ")"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", e.ID, oneLine(e.Name, 30), oneLine(e.Version, 20), installed, oneLine(e.Description, 70))
+	}
+	return w.Flush()
+}
+
+func fetchedWhen(l *registry.Loaded) string {
+	if l.FetchedAt.IsZero() {
+		return ""
+	}
+	return ", fetched " + l.FetchedAt.Local().Format("2006-01-02 15:04")
+}
+
+// oneLine is registry text made safe to print on one line of a table, cut at max runes.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > max {
+		s = string([]rune(s)[:max-1]) + "…"
+	}
+	return toolui.SafeText(s)
+}
+
+func newAgentsInstallCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "install ID...",
+		Short: "Install agents from the ACP registry",
+		Long: `Install agents from the ACP registry by their id (see 'parley agents'). A binary
+distribution is downloaded for this machine, its sha256 checked against the registry's,
+and unpacked into parley's data directory; an npx or uvx one is recorded as the command
+that runs it (the package is fetched on the agent's first start).`,
+		Args: needArgs(1, "the ID of an agent of the registry (parley agents lists them)"),
+		RunE: func(cmd *cobra.Command, ids []string) error {
+			ctx, stop := interruptible(cmd.Context())
+			defer stop()
+			return installAgents(ctx, cmd, ids, false)
+		},
+	}
+}
+
+func newAgentsUpdateCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "update [ID...]",
+		Short: "Update agents installed from the ACP registry (all of them when no id is given)",
+		RunE: func(cmd *cobra.Command, ids []string) error {
+			ctx, stop := interruptible(cmd.Context())
+			defer stop()
+			return installAgents(ctx, cmd, ids, true)
+		},
+	}
+}
+
+// installAgents installs ids (update: the installed ones, every one when ids is empty,
+// and only when the registry has another version).
+func installAgents(ctx context.Context, cmd *cobra.Command, ids []string, update bool) error {
+	cfg, err := config.Load(config.Path())
+	if err != nil {
+		return &exitError{code: exitFailure, err: err}
+	}
+	out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	installed, err := registry.ReadInstalled(registry.DefaultDir())
+	if err != nil && update {
+		return &exitError{code: exitFailure, err: err}
+	}
+	if update && len(ids) == 0 {
+		for id := range installed {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		if len(ids) == 0 {
+			fmt.Fprintln(out, "No agent is installed from the ACP registry (see `parley agents`).")
+			return nil
+		}
+	}
+	// An update asks the registry now; an install may use the copy of the day.
+	loaded, err := registryLoader(cfg).Load(ctx, update)
+	if err != nil {
+		return &exitError{code: exitFailure, err: fmt.Errorf("%w\n(set registry_url in %s or $%s to use a mirror)", err, config.Path(), registry.EnvURL)}
+	}
+	if loaded.Offline != nil {
+		fmt.Fprintf(errw, "parley: %s; using the copy kept from %s\n", toolui.SafeText(loaded.Offline.Error()), loaded.FetchedAt.Local().Format("2006-01-02 15:04"))
+	}
+	in := &registry.Installer{Say: func(msg string) { fmt.Fprintf(errw, "parley: %s\n", toolui.SafeText(msg)) }}
+	var failed []string
+	for _, id := range ids {
+		e, ok := loaded.Index.Find(id)
+		old, had := installed[id]
+		switch {
+		case agents.Reserved(id):
+			fmt.Fprintf(errw, "parley: %s is the name of parley's own agent: an agent from the registry cannot take it\n", id)
+			failed = append(failed, id)
+			continue
+		case !ok:
+			fmt.Fprintf(errw, "parley: %s is not in the registry %s (`parley agents` lists its agents)\n", toolui.SafeText(id), loaded.From)
+			failed = append(failed, id)
+			continue
+		case update && !had:
+			fmt.Fprintf(errw, "parley: %s is not installed; install it with `parley agents install %s`\n", id, id)
+			failed = append(failed, id)
+			continue
+		case had && old.Version == e.Version:
+			fmt.Fprintf(out, "%s %s is installed and up to date.\n", id, old.Version)
+			continue
+		}
+		rec, err := in.Install(ctx, e, loaded.From)
+		if err != nil {
+			if ctx.Err() != nil {
+				return &exitError{code: exitCancelled, err: fmt.Errorf("interrupted while installing %s; nothing of it was kept", id)}
+			}
+			fmt.Fprintf(errw, "parley: %s\n", toolui.SafeText(err.Error()))
+			failed = append(failed, id)
+			continue
+		}
+		if had {
+			fmt.Fprintf(out, "Updated %s from %s to %s: %s\n", id, old.Version, rec.Version, toolui.SafeText(commandLine(rec)))
+		} else {
+			fmt.Fprintf(out, "Installed %s %s: %s\n", id, rec.Version, toolui.SafeText(commandLine(rec)))
+		}
+		if rec.Kind == "npx" || rec.Kind == "uvx" {
+			fmt.Fprintf(out, "  %s fetches %s on its first start.\n", rec.Kind, rec.Package)
+			if _, err := exec.LookPath(rec.Command); err != nil {
+				fmt.Fprintf(errw, "parley: %s is not on PATH: install %s to run %s\n", rec.Command, map[string]string{"npx": "Node.js", "uvx": "uv"}[rec.Kind], id)
+			}
+		}
+		fmt.Fprintf(out, "  Try it: parley chat --agent %s\n", id)
+	}
+	if len(failed) > 0 {
+		return &exitError{code: exitFailure, err: fmt.Errorf("not installed: %s", strings.Join(failed, ", "))}
+	}
+	return nil
+}
+
+func commandLine(rec registry.Installed) string {
+	return strings.TrimSpace(rec.Command + " " + strings.Join(rec.Args, " "))
+}
+
+func newAgentsRemoveCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "remove ID...",
+		Short: "Remove agents installed from the ACP registry",
+		Args:  needArgs(1, "the ID of an installed agent"),
+		RunE: func(cmd *cobra.Command, ids []string) error {
+			in := &registry.Installer{}
+			var errs []error
+			for _, id := range ids {
+				rec, err := in.Remove(id)
+				if err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Removed %s %s.\n", id, rec.Version)
+			}
+			if err := errors.Join(errs...); err != nil {
+				return &exitError{code: exitFailure, err: err}
+			}
+			return nil
 		},
 	}
 }

@@ -49,7 +49,7 @@ Commands:
   /load ID              resume one of them (session/load or session/resume)
   /new                  start a new session
   /quit                 leave
-Any other /command is sent to the agent (agents advertise their own).`,
+Any other /command is sent to the agent (agents advertise their own).` + unconfinedHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts, err := af.sessionOptions(cmd)

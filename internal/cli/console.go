@@ -11,7 +11,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/toolui"
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // console draws a conversation for a person (or a script, with --json): it is the view
@@ -120,6 +120,8 @@ func (c *console) show(ev conversation.Event) {
 		if e.Restart {
 			c.say("parley: the agent exited (%v); restarting it with a new session", e.Reason)
 		}
+	case conversation.StartProgress:
+		c.showStartProgress(e)
 	case conversation.TurnUpdate:
 		c.showUpdate(e.Update)
 	case conversation.TurnEnded:
@@ -132,6 +134,22 @@ func (c *console) show(ev conversation.Event) {
 		c.say("parley: %s", e.Text)
 	case conversation.Refused:
 		c.say("parley: refused %s: there is no terminal to ask (--yolo allows all but critical commands)", oneLineSafe(e.Title))
+	}
+}
+
+// showStartProgress says what happens while an agent takes more than a moment to start:
+// what runs, what it downloads, and the lines it writes to its stderr.
+func (c *console) showStartProgress(p conversation.StartProgress) {
+	if p.First {
+		c.say("parley: %s is still starting: %s", p.Agent, p.Command)
+		if p.Download != "" {
+			c.say("parley: it first downloads %s (allowed %v; Ctrl-C stops)", p.Download, p.Allowed)
+		} else {
+			c.say("parley: waiting up to %v for it to answer (--agent-timeout)", p.Allowed)
+		}
+	}
+	for _, line := range p.Stderr {
+		c.say("  %s: %s", p.Agent, line)
 	}
 }
 
@@ -211,9 +229,9 @@ func terminalWidth() int {
 	return w
 }
 
-// isTerminal reports whether f is a character device (a terminal), not a pipe or file.
-// isTerminal reports whether f is a terminal. Being a character device is not enough:
-// /dev/null is one too, and a run with its input from there has nobody to ask.
+// isTerminal reports whether f is a terminal (a console on Windows). Being a character
+// device is not enough: /dev/null (NUL) is one too, and a run with its input from there has
+// nobody to ask.
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
 	if !ok {
@@ -224,11 +242,11 @@ func isTerminal(f any) bool {
 	if err != nil {
 		return false
 	}
-	var ioctlErr error
-	if err := raw.Control(func(fd uintptr) { _, ioctlErr = unix.IoctlGetTermios(int(fd), unix.TCGETS) }); err != nil {
+	terminal := false
+	if err := raw.Control(func(fd uintptr) { terminal = term.IsTerminal(int(fd)) }); err != nil {
 		return false
 	}
-	return ioctlErr == nil
+	return terminal
 }
 
 // streamWriter buffers output and flushes it shortly after it was written, so a stream of

@@ -44,7 +44,7 @@ func questionText(q *permission.Question) string {
 		b.WriteString("  The agent did not say which command it runs; judge it by its title.\n")
 	}
 	if s.Analysis != nil && s.Tier() > safety.None {
-		fmt.Fprintf(&b, "  Risk: %s: %s\n", s.Tier(), oneLineSafe(s.Analysis.Reason()))
+		fmt.Fprintf(&b, "  %s\n", permission.RiskText(s.Tier(), oneLineSafe(s.Analysis.Reason())))
 	}
 	if s.Critical() {
 		b.WriteString("  Critical commands are asked about every time.\n")

@@ -46,6 +46,7 @@ func Main(args []string) int {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	defer enableEscapes(stdout, stderr)()
 	g := &globals{}
 	root := &cobra.Command{
 		Use:   "parley",
@@ -55,6 +56,7 @@ places that want to use them: your terminal (parley chat, parley run), VS Code (
 vscodelm), and its own agents (parley agent, parley eliza).`,
 		Example: `  parley chat                        talk with the default agent in this directory
   parley chat --agent claude         talk with another (parley agents lists them)
+  parley agents install ID           install an agent from the ACP registry
   parley run "explain this repo"     one prompt, the reply on stdout`,
 		Version:       version.String(),
 		SilenceUsage:  true,

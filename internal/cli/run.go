@@ -50,7 +50,7 @@ func (f *agentFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.name, "agent", "eliza", "the agent to run, by `NAME` (built-in: "+strings.Join(agents.BuiltinNames(), ", ")+"; see parley agents)")
 	cmd.Flags().StringVar(&f.command, "agent-command", "", "the agent's `COMMAND` line, e.g. \"npx some-acp-agent --flag\" (overrides --agent)")
 	cmd.Flags().StringVar(&f.cwd, "cwd", "", "the session's working directory `DIR` (default: the current directory)")
-	cmd.Flags().StringVar(&f.sandboxMode, "sandbox", "auto", "confine the commands the agent runs in parley's terminals (terminal/create) with Landlock (a `MODE`): auto (where the kernel offers it) or off")
+	cmd.Flags().StringVar(&f.sandboxMode, "sandbox", "auto", sandboxFlagHelp("the commands the agent runs in parley's terminals (terminal/create)"))
 	cmd.Flags().StringArrayVar(&f.sandboxWritable, "sandbox-write", nil, "a further directory `DIR` those commands may write (repeatable)")
 	cmd.Flags().BoolVar(&f.yolo, "yolo", false, "allow every tool call the agent asks about, without asking (critical commands and rules configured as ask still ask)")
 	cmd.Flags().DurationVar(&f.timeout, "agent-timeout", defaultAgentTimeout(), "how long (a `DURATION`) to wait for the agent to start and to answer each session request (new, load, mode, model...) before giving up; $PARLEY_INIT_TIMEOUT sets the default")
@@ -85,7 +85,7 @@ stdin is a terminal, allows with --yolo (except critical commands), and otherwis
 The agent's own stderr goes to a log file under ` + xdg.StateDir() + `.
 
 Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
-5 max_turn_requests, 130 cancelled (Ctrl-C sends session/cancel).`,
+5 max_turn_requests, 130 cancelled (Ctrl-C sends session/cancel).` + unconfinedHelp(),
 		Example: `  parley run "I am worried about my tests"
   parley run --agent-command "node my-agent.mjs --verbose" "hello"
   echo "flood 1000" | parley run -
@@ -233,12 +233,13 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 			return opts, err
 		}
 		opts.agentName = opts.spec.String()
+		opts.fetch = agents.FetchOf(opts.spec.Command, opts.spec.Args)
 	default:
 		a, err := agents.New(cfg).Lookup(f.name)
 		if err != nil {
 			return opts, err
 		}
-		opts.spec, opts.agentName = a.Spec, f.name
+		opts.spec, opts.agentName, opts.fetch = a.Spec, f.name, a.Fetch
 	}
 	if opts.roots, err = workspaceRoots(f.cwd); err != nil {
 		return opts, err

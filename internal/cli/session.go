@@ -13,6 +13,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
+	"github.com/parley-acp/parley/internal/agents"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/logfile"
 	"github.com/parley-acp/parley/internal/permission"
@@ -34,6 +35,9 @@ type sessionOptions struct {
 	// confined (see commandSandbox).
 	sandboxMode     string
 	sandboxWritable []string
+	// fetch is the package the agent's command downloads before it starts (npx, uvx),
+	// if any: a start that downloads it is allowed longer, and says so.
+	fetch *agents.Fetch
 }
 
 // session is what run and chat hold of one conversation: the agent process, the
@@ -52,13 +56,13 @@ type session struct {
 // says a person answers the permission questions.
 func startSession(g *globals, con *console, opts sessionOptions, interactive bool) (*session, error) {
 	s := &session{}
-	var err error
-	if s.store, err = store.Open(store.DefaultPath()); err != nil {
-		con.say("parley: permission decisions will not be remembered: %v", err)
+	var err, storeErr error
+	if s.store, storeErr = store.Open(store.DefaultPath()); storeErr != nil {
+		con.say("parley: remembered permission decisions cannot be read, so none is used and --yolo allows nothing unasked: %v", storeErr)
 	}
 	home, _ := os.UserHomeDir()
 	policy := &permission.Policy{
-		Store: s.store, Agent: opts.agentName, Workspace: opts.dir, Roots: opts.roots.Dirs(), Home: home,
+		Store: s.store, StoreErr: storeErr, Agent: opts.agentName, Workspace: opts.dir, Roots: opts.roots.Dirs(), Home: home,
 		Yolo: opts.yolo, Rules: opts.rules,
 	}
 	box, cleanup, err := commandSandbox(opts.sandboxMode, opts.sandboxWritable, "parley-terminal-")
@@ -67,18 +71,32 @@ func startSession(g *globals, con *console, opts sessionOptions, interactive boo
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	s.sandboxCleanup = cleanup
+	warnUnconfined(g.logger, opts.sandboxMode)
 	if s.log, err = openAgentLog(logName(opts)); err != nil {
 		g.logger.Warn("the agent's stderr is not logged", "error", err)
 	}
 	spec := opts.spec
 	spec.Dir = opts.dir
 	agentOpts := conversation.AgentOptions{Name: opts.agentName, Spec: spec, Timeout: opts.agentTimeout, Sandbox: box, Logger: g.logger}
+	if opts.fetch.NeedsDownload(opts.dir) {
+		agentOpts.Start.Download = opts.fetch.String()
+		agentOpts.Start.DownloadTimeout = downloadTimeout()
+	}
 	if s.log != nil { // a nil *logfile.File in the interface would not read as "no log"
 		agentOpts.Stderr, agentOpts.LogName = s.log, s.log.Name()
 	}
 	s.agent = conversation.NewAgent(agentOpts)
 	s.conv = conversation.New(conversation.Options{Agent: s.agent, Roots: opts.roots, Policy: policy, Interactive: interactive})
 	return s, nil
+}
+
+// downloadTimeout is $PARLEY_DOWNLOAD_TIMEOUT (a Go duration), or 0 for the default: how
+// long the start of an agent that npx or uvx first downloads may take.
+func downloadTimeout() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("PARLEY_DOWNLOAD_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return 0
 }
 
 // waitReady shows the events of the conversation's start until its session is open.

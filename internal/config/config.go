@@ -1,7 +1,8 @@
 // Package config reads parley's configuration file, $XDG_CONFIG_HOME/parley/config.json,
 // in one place: the agents the user added (agent_servers, in the shape editors use), the
-// permission rules they configured, and the sensitive-file rules parley's agent asks
-// about. A missing file is an empty configuration.
+// permission rules they configured, the sensitive-file rules parley's agent asks about,
+// and the ACP registry parley installs agents from (registry_url). A missing file is an
+// empty configuration.
 package config
 
 import (
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/permission"
@@ -29,6 +31,10 @@ type File struct {
 	// (the last match wins), e.g. {"pattern": "**/secrets/**", "action": "ask"} or
 	// {"pattern": "**/package.json", "action": "allow"}.
 	SensitiveFiles []safety.FileRule `json:"sensitive_files"`
+	// RegistryURL replaces the public ACP registry (`parley agents`): a mirror's
+	// registry.json, by an https URL, an http URL on this machine, or a file path.
+	// $PARLEY_REGISTRY_URL replaces both.
+	RegistryURL string `json:"registry_url"`
 	// Warnings name what the file holds that parley does not know (a misspelt key is
 	// otherwise silently ignored).
 	Warnings []string `json:"-"`
@@ -79,6 +85,9 @@ func Load(path string) (*File, error) {
 			return nil, fmt.Errorf("%s: permissions[%d]: action must be ask, allow or reject, not %q", path, i, r.Action)
 		}
 	}
+	if u := f.RegistryURL; u != "" && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "file://") && !filepath.IsAbs(u) {
+		return nil, fmt.Errorf("%s: registry_url must be an https URL or an absolute file path, not %q", path, u)
+	}
 	if _, err := f.FileRules(); err != nil {
 		return nil, err
 	}
@@ -116,7 +125,7 @@ func position(data []byte, err error) string {
 
 // knownKeys are the members parley reads, at the top level and in an agent server.
 var (
-	knownTop   = map[string]bool{"agent_servers": true, "permissions": true, "sensitive_files": true}
+	knownTop   = map[string]bool{"agent_servers": true, "permissions": true, "sensitive_files": true, "registry_url": true}
 	knownAgent = map[string]bool{"command": true, "args": true, "env": true}
 )
 
@@ -129,7 +138,7 @@ func unknownKeys(path string, data []byte) []string {
 	var out []string
 	for _, k := range sortedKeys(top) {
 		if !knownTop[k] {
-			out = append(out, fmt.Sprintf("%s: unknown key %q (parley reads agent_servers, permissions and sensitive_files)", path, k))
+			out = append(out, fmt.Sprintf("%s: unknown key %q (parley reads agent_servers, permissions, sensitive_files and registry_url)", path, k))
 		}
 	}
 	var servers map[string]map[string]json.RawMessage

@@ -22,6 +22,9 @@ func TestLoad(t *testing.T) {
 		{`{"sensitive_files":[{"pattern":"**/secrets/**","action":"ask"},{"pattern":"**/package.json","action":"allow"}]}`, ""},
 		{`{"sensitive_files":[{"pattern":"**/.env","action":true}]}`, "sensitive_files"},
 		{`{"sensitive_files":[{"pattern":"**/.env","action":"sensitive"}]}`, `write "ask" or "allow"`},
+		{`{"registry_url":"https://mirror.example/registry.json"}`, ""},
+		{`{"registry_url":"/srv/mirror/registry.json"}`, ""},
+		{`{"registry_url":"mirror/registry.json"}`, "registry_url must be"},
 	} {
 		os.WriteFile(path, []byte(tc.body), 0o600)
 		_, err := Load(path)

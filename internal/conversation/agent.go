@@ -31,6 +31,8 @@ type AgentOptions struct {
 	// agent that works answers them quickly, and one that never does must not hang
 	// parley without a word.
 	Timeout time.Duration
+	// Start says what starting the agent involves (a download); see progress.go.
+	Start StartOptions
 	// Sandbox, when set, confines every terminal/create command to writing inside its
 	// session's roots and the sandbox's own directories (Landlock).
 	Sandbox *sandbox.Policy
@@ -156,17 +158,7 @@ func exited(p *host.Agent) bool {
 }
 
 func (a *Agent) launch(ctx context.Context) (*host.Agent, error) {
-	p, err := host.Launch(ctx, a.opts.Spec, host.LaunchOptions{
-		Client:            a,
-		Capabilities:      a.capabilities(),
-		Logger:            a.logger,
-		Stderr:            a.opts.Stderr,
-		InitializeTimeout: a.opts.Timeout,
-	})
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
+	return a.startProcess(ctx) // progress.go
 }
 
 // call makes a request to the agent that sets a session up (new, load, resume, list,
@@ -319,7 +311,7 @@ func (a *Agent) CreateTerminal(ctx context.Context, req *acp.CreateTerminalReque
 	if req.Cwd != "" {
 		dir = req.Cwd // confined by Terminals; a relative one is refused there
 	}
-	if reason, ok := c.decideTerminal(ctx, req.SessionID, append([]string{req.Command}, req.Args...), dir); !ok {
+	if reason, ok := c.decideTerminal(ctx, req.SessionID, append([]string{req.Command}, req.Args...), req.Env, dir); !ok {
 		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%s", reason)
 	}
 	if a.opts.Sandbox != nil {

@@ -193,7 +193,7 @@ func (c *Conversation) startSession() {
 	if restart {
 		load = "" // the process is new: a new session
 	}
-	ctx := c.ctx
+	ctx := c.withStartProgress(c.ctx)
 	c.goHelper(func() {
 		res := openedMsg{}
 		res.proc, _, res.err = c.agent.running(ctx)

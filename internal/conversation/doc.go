@@ -40,8 +40,9 @@
 // SetMode, SetModel, SetConfigOption, NewSession, LoadSession, ListSessions, Close.
 // Methods that wait for the agent take a context and return its error.
 //
-// Views receive Events from a Subscription, in order: Starting, Ready and StartFailed
-// while the agent and its session start; SessionChanged when the session's settings do;
+// Views receive Events from a Subscription, in order: Starting, StartProgress (when the
+// start takes more than a moment: what runs, what it downloads, its stderr), Ready and
+// StartFailed while the agent and its session start; SessionChanged when the session's settings do;
 // Queued and Unqueued; TurnStarted, TurnUpdate (a toolui.Event: text, thought, tool call,
 // plan, usage…), TurnEnded; QuestionAsked and QuestionClosed; Notice (what parley itself
 // has to say: a refusal for want of someone to ask, an agent restarted); Closed. A new

@@ -38,8 +38,8 @@ func (c *Conversation) requestPermission(ctx context.Context, req *acp.RequestPe
 }
 
 // decideTerminal decides a terminal/create; reason says why it was refused.
-func (c *Conversation) decideTerminal(ctx context.Context, session acp.SessionID, argv []string, dir string) (reason string, ok bool) {
-	d := c.opts.Policy.DecideTerminal(ctx, session, argv, dir)
+func (c *Conversation) decideTerminal(ctx context.Context, session acp.SessionID, argv []string, env []acp.EnvVariable, dir string) (reason string, ok bool) {
+	d := c.opts.Policy.DecideTerminal(ctx, session, argv, env, dir)
 	if d.Request != nil {
 		c.postCtx(ctx, decidedMsg{req: d.Request, resp: d.Response, err: d.Err})
 	}

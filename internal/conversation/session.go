@@ -285,7 +285,7 @@ func (m reopenMsg) handle(c *Conversation) {
 		return
 	}
 	c.st.starting = true
-	ctx := m.ctx
+	ctx := c.withStartProgress(m.ctx)
 	c.goHelper(func() {
 		r := reopenedMsg{load: m.load, reply: m.reply}
 		var restarted bool

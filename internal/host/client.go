@@ -151,7 +151,7 @@ func (c *Client) CreateTerminal(ctx context.Context, req *acp.CreateTerminalRequ
 	if req.Cwd != "" {
 		dir = req.Cwd // confined by Terminals; a relative one is refused there
 	}
-	d := c.policy.DecideTerminal(ctx, req.SessionID, append([]string{req.Command}, req.Args...), dir)
+	d := c.policy.DecideTerminal(ctx, req.SessionID, append([]string{req.Command}, req.Args...), req.Env, dir)
 	if d.Request != nil && c.onAsk != nil {
 		c.onAsk(d.Request, d.Response, d.Err)
 	}

@@ -106,7 +106,12 @@ type Rule struct {
 type Policy struct {
 	// Store keeps "always" answers per agent, workspace and key. Nil, or an empty Agent
 	// or Workspace, means nothing is remembered or looked up.
-	Store     *store.Store
+	Store *store.Store
+	// StoreErr says why the store that keeps the "always" answers could not be opened
+	// (another process holds it locked, it is unreadable…). A remembered rejection may
+	// then go unseen, so nothing is allowed without a question on --yolo's word: what
+	// would be allowed is asked about, or refused with nobody to ask.
+	StoreErr  error
 	Agent     string
 	Workspace string // the first root: where decisions are remembered
 	// Roots are the workspace roots and Home the user's home directory, against which
@@ -136,10 +141,12 @@ type Policy struct {
 //     (a remembered "always" and --yolo do not count); allow selects allow_once, else
 //     allow_always, unless the command is critical;
 //  2. a remembered "always" for the call's key: reject selects reject_always, else
-//     reject_once; allow (never for a critical command) selects allow_always, else
-//     allow_once (the user did say "always");
+//     reject_once; allow (never for a critical command, nor for one that runs code
+//     from files the agent can change) selects allow_always, else allow_once (the user
+//     did say "always");
 //  3. a critical command is asked about;
-//  4. --yolo: allow_once, else allow_always;
+//  4. --yolo: allow_once, else allow_always; but not when the remembered decisions
+//     cannot be read (StoreErr, or the lookup failed): one of them may be a rejection;
 //  5. Ask, whose "always" answers are remembered; without Ask, a refusal.
 //
 // An allow the offered options cannot express (no allow option) passes to the next step.
@@ -188,8 +195,13 @@ func (p *Policy) decide(ctx context.Context, req *acp.RequestPermissionRequest, 
 
 	var errs []error
 	rule, remembered, err := p.lookup(ctx, s)
+	unknown := err != nil // what was remembered cannot be known
 	if err != nil {
-		errs = append(errs, err) // go on as if nothing were remembered
+		errs = append(errs, err)
+	}
+	if p.StoreErr != nil && rememberable(s) {
+		unknown = true
+		errs = append(errs, fmt.Errorf("the decisions you asked parley to remember cannot be read (%w), so --yolo allows nothing unasked", p.StoreErr))
 	}
 	if remembered && rule.Decision == store.Reject {
 		return refusal(opts, true), errors.Join(errs...)
@@ -197,14 +209,16 @@ func (p *Policy) decide(ctx context.Context, req *acp.RequestPermissionRequest, 
 	if s.Critical() {
 		return p.ask(ctx, req, s, errs)
 	}
-	if remembered && rule.Decision == store.Allow {
+	if remembered && rule.Decision == store.Allow && !s.NoAlwaysAllow {
 		// The user said "always": tell the agent so when it offers that.
 		if o, ok := firstOf(opts, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce); ok {
 			return acp.SelectedOutcome(o.OptionID), errors.Join(errs...)
 		}
 	}
 
-	if p.Yolo && canAllow {
+	// With what was remembered unknown, a rejection "always" may be among it: --yolo
+	// must not overrule it unseen (fail closed: ask, or refuse with nobody to ask).
+	if p.Yolo && canAllow && !unknown {
 		return acp.SelectedOutcome(allow.OptionID), errors.Join(errs...)
 	}
 	return p.ask(ctx, req, s, errs)

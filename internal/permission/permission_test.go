@@ -18,7 +18,7 @@ const (
 	workspace = "/srv/project"
 )
 
-var goTest = execute(`{"command":"go test ./..."}`, "Bash", "go test ./...")
+var goTest = execute(`{"command":"go vet ./..."}`, "Bash", "go vet ./...")
 
 // goTestKey is what a decision about goTest is remembered under.
 var goTestKey = (&Policy{Workspace: workspace}).Subject(goTest).Key
@@ -127,7 +127,7 @@ func TestDecide(t *testing.T) {
 		{name: "configured reject beats a remembered allow", options: codexLike, answer: unasked, rules: []Rule{{"execute:*", ActionReject}},
 			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: goTestKey, Decision: store.Allow},
 			want:       "decline", wantStored: store.Allow},
-		{name: "configured ask beats a remembered allow", options: codexLike, answer: RejectOnce, rules: []Rule{{"execute:go test *", ActionAsk}},
+		{name: "configured ask beats a remembered allow", options: codexLike, answer: RejectOnce, rules: []Rule{{"execute:go vet *", ActionAsk}},
 			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: goTestKey, Decision: store.Allow},
 			want:       "decline", wantAsked: true, wantStored: store.Allow},
 		{name: "configured ask beats yolo", options: codexLike, yolo: true, answer: RejectOnce, rules: []Rule{{"*", ActionAsk}}, want: "decline", wantAsked: true},
@@ -135,7 +135,7 @@ func TestDecide(t *testing.T) {
 			remembered: &store.Rule{Agent: agent, Workspace: workspace, ToolKey: goTestKey, Decision: store.Allow},
 			want:       "decline", wantStored: store.Allow},
 		{name: "the last matching rule wins", options: codexLike, answer: unasked,
-			rules: []Rule{{"execute:*", ActionReject}, {"execute:go test ./...", ActionAllow}, {"edit:*", ActionReject}}, want: "approved"},
+			rules: []Rule{{"execute:*", ActionReject}, {"execute:go vet ./...", ActionAllow}, {"edit:*", ActionReject}}, want: "approved"},
 		{name: "a rule for other tools does not apply", options: codexLike, answer: RejectOnce, rules: []Rule{{"edit:*", ActionAllow}}, want: "decline", wantAsked: true},
 		{name: "an unknown action asks", options: codexLike, answer: RejectOnce, rules: []Rule{{"*", "maybe"}}, want: "decline", wantAsked: true},
 		{name: "ask then always: remembered under the narrow key", options: codexLike, answer: AllowAlways, rules: []Rule{{"*", ActionAsk}},
@@ -262,7 +262,7 @@ func TestAlwaysPersistsAcrossStoreOpens(t *testing.T) {
 	}{
 		{goTest, "accept_execpolicy_amendment"},
 		{edit, "reject_permissions"},
-		{execute(`{"command":"go run ./evil"}`, "Bash", ""), "decline"}, // "always allow go test" does not cover go run
+		{execute(`{"command":"go run ./evil"}`, "Bash", ""), "decline"}, // "always allow go vet" does not cover go run
 	} {
 		for _, options := range shuffles(codexLike) {
 			resp, err := later.Decide(t.Context(), &acp.RequestPermissionRequest{ToolCall: tc.tool, Options: options})

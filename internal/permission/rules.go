@@ -38,6 +38,12 @@ func (p *Policy) configured(s Subject) Action {
 		actions := p.lastMatching(execKey(c.Full()), execKey(c.String()), execKey(safety.JoinArgv(c.Core())))
 		found = append(found, actions...)
 		allAllowed = allAllowed && actions[0] == ActionAllow
+		if (c.RunTime || !c.Literal) && p.couldRefuseOrAsk(c.Patterns()...) {
+			// What runs is only known when it runs (git p, $GIT push, eval "$X"): a rule
+			// that refuses or asks could be about it, so it is asked about, never allowed.
+			found = append(found, ActionAsk)
+			allAllowed = false
+		}
 	}
 	switch a := strongest(append(found, line)...); {
 	case a == ActionReject || a == ActionAsk:
@@ -69,6 +75,54 @@ func (p *Policy) lastMatching(keys ...string) []Action {
 		}
 	}
 	return out
+}
+
+// couldRefuseOrAsk reports whether a rule that refuses or asks could match a command of
+// one of the patterns (see safety.Command.Patterns): some key both patterns match exists.
+func (p *Policy) couldRefuseOrAsk(patterns ...string) bool {
+	for _, r := range p.Rules {
+		if r.Action == ActionAllow {
+			continue
+		}
+		for _, pattern := range patterns {
+			if patternsMeet(r.Tool, execKey(pattern)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// patternsMeet reports whether some string matches both patterns (* any run of
+// characters, ? any one character): a walk over both at once, remembering the pairs of
+// positions already tried, so it takes at most len(a)·len(b) steps.
+func patternsMeet(a, b string) bool {
+	x, y := []rune(a), []rune(b)
+	if len(x)*len(y) > 1<<20 {
+		return true // too long to compare: assume they meet (the command is asked about)
+	}
+	seen := make(map[[2]int]bool)
+	var meet func(i, j int) bool
+	meet = func(i, j int) bool {
+		key := [2]int{i, j}
+		if seen[key] {
+			return false
+		}
+		seen[key] = true
+		switch {
+		case i == len(x) && j == len(y):
+			return true
+		case i < len(x) && x[i] == '*':
+			// The star matches nothing, or what y's next character matches.
+			return meet(i+1, j) || j < len(y) && meet(i, j+1)
+		case j < len(y) && y[j] == '*':
+			return meet(i, j+1) || i < len(x) && meet(i+1, j)
+		case i < len(x) && j < len(y) && (x[i] == '?' || y[j] == '?' || x[i] == y[j]):
+			return meet(i+1, j+1)
+		}
+		return false
+	}
+	return meet(0, 0)
 }
 
 // strongest returns the most restrictive of the actions: reject, then ask, then allow.

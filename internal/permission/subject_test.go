@@ -156,7 +156,7 @@ func TestDecideTerminal(t *testing.T) {
 			return RejectOnce, nil
 		}}
 	decide := func(argv ...string) TerminalDecision {
-		return p.DecideTerminal(t.Context(), "s1", argv, "")
+		return p.DecideTerminal(t.Context(), "s1", argv, nil, "")
 	}
 	if d := decide("cat", "/etc/passwd"); d.Allowed || !strings.Contains(d.Reason, "rule") || len(asked) != 0 {
 		t.Errorf("a rejected command: %+v, asked %q", d, asked)
@@ -177,7 +177,7 @@ func TestDecideTerminal(t *testing.T) {
 		t.Fatalf("request_permission: %s", outcome(resp))
 	}
 	p.Ask = nil // nobody to ask: only the approval can let it run
-	if d := p.DecideTerminal(t.Context(), "s2", []string{"git", "push", "origin", "main"}, ""); d.Allowed {
+	if d := p.DecideTerminal(t.Context(), "s2", []string{"git", "push", "origin", "main"}, nil, ""); d.Allowed {
 		t.Error("another session used the approval")
 	}
 	if d := decide("bash", "-c", "git push origin main"); !d.Allowed {

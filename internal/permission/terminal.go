@@ -7,7 +7,6 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
-	"github.com/parley-acp/parley/internal/safety"
 )
 
 // maxApproved bounds how many just-approved commands a session keeps for its
@@ -65,8 +64,18 @@ var terminalQuestions atomic.Int64
 // one, is asked about, unless the user has just allowed that same command in this
 // session's request_permission (each such approval is used once). Everything else
 // runs: the agent's own permission requests are where other commands are asked about.
-func (p *Policy) DecideTerminal(ctx context.Context, session acp.SessionID, argv []string, dir string) TerminalDecision {
-	a := safety.AnalyzeArgv(argv, p.context(dir))
+//
+// The environment the agent sets for the command is judged with it (BASH_ENV, LD_PRELOAD,
+// GIT_SSH_COMMAND… run code), as `env NAME=value … command`.
+func (p *Policy) DecideTerminal(ctx context.Context, session acp.SessionID, argv []string, env []acp.EnvVariable, dir string) TerminalDecision {
+	if len(env) > 0 {
+		withEnv := []string{"env", "--"}
+		for _, v := range env {
+			withEnv = append(withEnv, v.Name+"="+v.Value)
+		}
+		argv = append(withEnv, argv...)
+	}
+	a := JudgeCommand("", argv, p.context(dir))
 	s := Subject{Kind: acp.ToolKindExecute, Command: a.Line, Analysis: a, Key: execKey(a.Shape().Key())}
 	action := p.configured(s)
 	switch {

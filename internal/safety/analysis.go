@@ -39,6 +39,49 @@ type Command struct {
 	// carrier is set when the command only runs code given in its arguments (sh -c,
 	// eval), whose commands are listed after it.
 	carrier bool
+	// RunTime is set when what the command runs is only known when it runs: a program
+	// or code held in a variable or printed by another command, a git subcommand that
+	// may be an alias or an extension, arguments read from the input (xargs). A rule
+	// that would refuse or ask about some command must assume it could be this one.
+	RunTime bool
+	// anything is set when, RunTime, the command could be any command at all (a git
+	// alias, shell code in a variable), not only its own program with other words.
+	anything bool
+	// input is set when more arguments are read from the input when it runs (xargs).
+	input bool
+}
+
+// Patterns are the command as permission patterns for what it may turn out to be, with
+// its assignments and wrappers and without them (as Full and String): its literal words
+// as they are shown, each word only known when it runs as *, arguments read from the
+// input as a final *, and only * when it could be any command at all (a git alias, code
+// in a variable). A rule whose pattern can match some text one of these matches could
+// match the command.
+func (c Command) Patterns() []string {
+	if c.anything || c.dynamicProgram && len(c.Args) == 0 {
+		return []string{"*"}
+	}
+	prog := JoinArgv([]string{c.Program})
+	if c.dynamicProgram {
+		prog = "*"
+	}
+	words := []string{prog}
+	for i, a := range c.Args {
+		if i < len(c.shown) && c.shown[i] != quoteWord(a) { // only known when it runs
+			words = append(words, "*")
+			continue
+		}
+		words = append(words, quoteWord(a))
+	}
+	if c.input {
+		words = append(words, "*")
+	}
+	bare := strings.Join(words, " ")
+	wrapped := append(append(append([]string(nil), c.Env...), c.Wrappers...), bare)
+	if full := strings.Join(wrapped, " "); full != bare {
+		return []string{full, bare}
+	}
+	return []string{bare}
 }
 
 // shownWord is how a word appears in Command.String.
@@ -103,8 +146,12 @@ type Analysis struct {
 	Findings []Finding // highest tier first, each reason once
 	Commands []Command // every simple command that runs, in the order met
 	// Err is set when the line cannot be parsed; the tier is then at least High.
-	Err   error
-	shape Shape
+	Err error
+	// CodeFiles names the code, in files the agent can change, that the command runs:
+	// a script, a makefile, the project's tests. What runs can change between two runs
+	// of the same words, so an "always allow" cannot bind it.
+	CodeFiles []string
+	shape     Shape
 }
 
 // Reason is the first (highest) finding's reason, "" when there is none.

@@ -3,6 +3,7 @@ package safety
 import (
 	"cmp"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -39,6 +40,7 @@ func Analyze(line string, ctx Context) *Analysis {
 		a.script(line, f.Stmts, false)
 	}
 	out.Commands = a.commands
+	out.CodeFiles = a.codeFiles
 	out.Findings = a.sorted()
 	if len(out.Findings) > 0 {
 		out.Tier = out.Findings[0].Tier
@@ -80,13 +82,38 @@ type analyzer struct {
 	// open marks the words that may differ in a command remembered with its files
 	// open: file arguments, inside the workspace, of read-only programs.
 	open map[*syntax.Word]bool
+	// codeFiles are the files of code the line runs that the agent can change.
+	codeFiles []string
+	// shell is what the line's own shell knows: functions, aliases, rebound names and
+	// variables set in the line.
+	shell shellState
+	// budget counts the programs judged, probes included, shared by every analyzer
+	// working on the line: code nested in strings, each judged as what several programs
+	// would run, could otherwise take exponential time.
+	budget *int
+}
+
+// maxPrograms bounds the programs judged for one line (see budget).
+const maxPrograms = 20000
+
+// spend counts one program judged; past maxPrograms the line is too complex to judge.
+func (a *analyzer) spend(cmd string) bool {
+	*a.budget++
+	if *a.budget == maxPrograms {
+		a.add(Critical, cmd, "is too complex to judge")
+	}
+	return *a.budget < maxPrograms
 }
 
 // stdinSource is what a command's standard input is.
 type stdinSource struct {
 	kind     stdinKind
 	download bool   // the input comes from the network
-	text     string // a heredoc or here-string, when literal
+	text     string // a heredoc, a here-string or what echo prints, when literal
+	// unseen is set when the text is only known when the command runs: what another
+	// program prints, a heredoc with expansions.
+	unseen bool
+	file   word // the file of < file, or of cat FILE piped in
 }
 
 type stdinKind int
@@ -100,7 +127,17 @@ const (
 
 func newAnalyzer(ctx Context) *analyzer {
 	ctx = ctx.normalized()
-	return &analyzer{ctx: ctx, dir: ctx.Dir, eval: evaluator{home: ctx.Home, pwd: ctx.Dir}, open: map[*syntax.Word]bool{}}
+	return &analyzer{ctx: ctx, dir: ctx.Dir, eval: evaluator{home: ctx.Home, pwd: ctx.Dir}, open: map[*syntax.Word]bool{}, budget: new(int)}
+}
+
+// codeFile records that the line runs code from what, which the agent can change.
+func (a *analyzer) codeFile(what string) {
+	for _, f := range a.codeFiles {
+		if f == what {
+			return
+		}
+	}
+	a.codeFiles = append(a.codeFiles, what)
 }
 
 // add records a finding about the command cmd (shell text, "" for the whole line).
@@ -181,6 +218,7 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 		a.scoped(func() { a.stmts(c.Cond); a.stmts(c.Do) })
 	case *syntax.ForClause:
 		a.substitutions(c.Loop)
+		a.forLoop(c.Loop)
 		a.scoped(func() { a.stmts(c.Do) })
 	case *syntax.CaseClause:
 		a.words([]*syntax.Word{c.Word})
@@ -203,7 +241,18 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 		a.stmt(c.Stmt)
 	case *syntax.TestDecl:
 		a.stmt(c.Body)
-	default: // arithmetic, [[ ]], let: only their substitutions run commands
+	case *syntax.ArithmCmd:
+		a.substitutions(c)
+		a.arithmetic("", c.X)
+	case *syntax.LetClause:
+		a.substitutions(c)
+		for _, x := range c.Exprs {
+			a.arithmetic("let", x)
+		}
+	case *syntax.TestClause:
+		a.substitutions(c)
+		a.testClause(c.X)
+	default:
 		a.substitutions(c)
 	}
 	a.stdin = saved
@@ -216,6 +265,74 @@ func (a *analyzer) scoped(walk func()) {
 	walk()
 	if a.dir != before {
 		a.dir = ""
+	}
+}
+
+// forLoop records what the loop variable holds: the words of a for-in loop, when all are
+// known; a number in a C-style loop.
+func (a *analyzer) forLoop(loop syntax.Loop) {
+	switch l := loop.(type) {
+	case *syntax.WordIter:
+		known := true
+		for _, w := range l.Items {
+			known = known && a.eval.word(w).lit
+			a.paramCode("", w)
+		}
+		value := ""
+		if len(l.Items) > 0 {
+			value = a.eval.word(l.Items[0]).val
+		}
+		known = known && l.InPos.IsValid() && len(l.Items) > 0
+		a.shell.setVar(l.Name.Value, value, known)
+		if known {
+			for _, w := range l.Items {
+				a.hiddenCode("", a.eval.word(w).val, "a loop value")
+			}
+		}
+	case *syntax.CStyleLoop:
+		a.arithmetic("", l.Init)
+		a.arithmetic("", l.Cond)
+		a.arithmetic("", l.Post)
+	}
+}
+
+// testClause judges [[ ]]: arithmetic comparisons (-eq, -lt…) evaluate their operands
+// as arithmetic, and -v evaluates a subscript.
+func (a *analyzer) testClause(x syntax.TestExpr) {
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch t := n.(type) {
+		case *syntax.BinaryTest:
+			if t.Op >= syntax.TsEql && t.Op <= syntax.TsGtr {
+				for _, side := range []syntax.TestExpr{t.X, t.Y} {
+					if w, ok := side.(*syntax.Word); ok {
+						a.arithWord(w)
+					}
+				}
+			}
+		case *syntax.UnaryTest:
+			if t.Op == syntax.TsVarSet || t.Op == syntax.TsRefVar {
+				if w, ok := t.X.(*syntax.Word); ok {
+					a.shellName("[[", a.eval.word(w))
+				}
+			}
+		}
+		return true
+	})
+}
+
+// arithWord judges a word Bash evaluates as arithmetic: a literal expression by its
+// variables, an expansion by the value it has.
+func (a *analyzer) arithWord(w *syntax.Word) {
+	v := a.eval.word(w)
+	if v.lit {
+		for _, name := range regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`).FindAllString(v.val, -1) {
+			a.arithVariable("[[", name)
+		}
+		a.hiddenCode("[[", v.val, "an arithmetic comparison")
+		return
+	}
+	for _, name := range v.params {
+		a.arithVariable("[[", name)
 	}
 }
 
@@ -245,7 +362,8 @@ func (a *analyzer) binary(c *syntax.BinaryCmd) {
 	download := a.downloads(start) || a.stdin.download && a.stdin.kind == stdinPipe
 	a.dir = before
 	saved := a.stdin
-	a.stdin = stdinSource{kind: stdinPipe, download: download}
+	a.stdin = a.printed(c.X)
+	a.stdin.download = download
 	a.stmt(c.Y)
 	a.stdin = saved
 	a.dir = before
@@ -266,22 +384,26 @@ func (a *analyzer) funcDecl(c *syntax.FuncDecl) {
 	if c.Name != nil {
 		name = c.Name.Value
 	}
+	a.defineFunction(c)
 	a.funcs = append(a.funcs, name)
+	saved, savedBound := a.shell.positional, a.shell.bound
+	a.shell.positional, a.shell.bound = nil, false // "$@" is the call's, not known here
 	a.scoped(func() { a.stmt(c.Body) })
+	a.shell.positional, a.shell.bound = saved, savedBound
 	a.funcs = a.funcs[:len(a.funcs)-1]
 }
 
-func (a *analyzer) declClause(c *syntax.DeclClause) {
-	for _, as := range c.Args {
-		a.assign(as, true)
-	}
-}
-
 // words evaluates words (running their substitutions' commands) and returns them.
+// While a function defined in the line is judged for a call, "$@" and "$1"… are the
+// call's words.
 func (a *analyzer) words(ws []*syntax.Word) []word {
 	out := make([]word, 0, len(ws))
 	for _, w := range ws {
 		if w == nil {
+			continue
+		}
+		if pos, ok := a.positionalWords(w); ok {
+			out = append(out, pos...)
 			continue
 		}
 		out = append(out, a.word(w))
@@ -292,6 +414,7 @@ func (a *analyzer) words(ws []*syntax.Word) []word {
 func (a *analyzer) word(w *syntax.Word) word {
 	start := len(a.commands)
 	a.substitutions(w)
+	a.paramCode("", w)
 	out := a.eval.word(w)
 	out.download = out.subst && a.downloads(start)
 	for _, p := range out.params {
@@ -343,11 +466,30 @@ func (a *analyzer) assign(as *syntax.Assign, judge bool) string {
 	}
 	if as.Index != nil {
 		a.substitutions(as.Index)
+		if !a.shell.assoc[name] {
+			a.arithmetic("", as.Index)
+		}
 	}
+	known := as.Value == nil || a.eval.word(as.Value).lit
+	if as.Value != nil && as.Array == nil {
+		if _, arith := onlyArithmetic(as.Value); arith {
+			value, known = "0", true
+		}
+	}
+	a.shell.setVar(name, value, known && as.Array == nil)
 	if judge {
 		a.judgeVariable("", name, value)
 	}
 	return name + "=" + value
+}
+
+// onlyArithmetic reports whether w is one $((…)): its value is a number.
+func onlyArithmetic(w *syntax.Word) (*syntax.ArithmExp, bool) {
+	if len(w.Parts) != 1 {
+		return nil, false
+	}
+	x, ok := w.Parts[0].(*syntax.ArithmExp)
+	return x, ok
 }
 
 // redirects judges a statement's redirections and sets what feeds its input.
@@ -355,10 +497,7 @@ func (a *analyzer) redirects(s *syntax.Stmt) {
 	for _, r := range s.Redirs {
 		if r.Hdoc != nil {
 			w := a.word(r.Hdoc)
-			a.stdin = stdinSource{kind: stdinText, download: fromNetwork(w)}
-			if w.lit {
-				a.stdin.text = w.val
-			}
+			a.stdin = stdinSource{kind: stdinText, download: fromNetwork(w), text: w.val, unseen: !w.lit}
 			continue
 		}
 		if r.Word == nil {
@@ -367,12 +506,9 @@ func (a *analyzer) redirects(s *syntax.Stmt) {
 		w := a.word(r.Word)
 		switch r.Op {
 		case syntax.WordHdoc:
-			a.stdin = stdinSource{kind: stdinText, download: fromNetwork(w)}
-			if w.lit {
-				a.stdin.text = w.val + "\n"
-			}
+			a.stdin = stdinSource{kind: stdinText, download: fromNetwork(w), text: w.val + "\n", unseen: !w.lit}
 		case syntax.RdrIn:
-			a.stdin = stdinSource{kind: stdinFile, download: fromNetwork(w)}
+			a.stdin = stdinSource{kind: stdinFile, download: fromNetwork(w), file: w}
 			a.reads("", w, a.dir)
 		case syntax.DplIn:
 		case syntax.DplOut:

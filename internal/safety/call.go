@@ -101,6 +101,9 @@ func (a *analyzer) run(env, wrappers []string, words []word, extraInput bool) {
 
 // program records and judges the program words[0] with its arguments.
 func (a *analyzer) program(env, wrappers []string, words []word, extraInput bool) {
+	if !a.spend(shownWord(words[0])) {
+		return
+	}
 	cmd := Command{Env: env, Wrappers: wrappers, Program: words[0].val, Literal: true, Nested: a.nested}
 	for _, w := range words[1:] {
 		cmd.Args = append(cmd.Args, w.val)
@@ -111,6 +114,7 @@ func (a *analyzer) program(env, wrappers []string, words []word, extraInput bool
 	}
 	if extraInput {
 		cmd.Literal = false
+		cmd.RunTime, cmd.input = true, true // what the input holds may be options, or a subcommand
 	}
 	a.commands = append(a.commands, cmd)
 	c := &call{cmd: &a.commands[len(a.commands)-1], name: programName(words[0].val), args: words[1:], extraInput: extraInput}
@@ -121,6 +125,39 @@ func (a *analyzer) program(env, wrappers []string, words []word, extraInput bool
 	}
 	if slices.Contains(a.funcs, words[0].val) {
 		a.add(Critical, c.text, "defines a function that runs itself (a fork bomb)")
+		return
+	}
+	name := words[0].val
+	if fn, ok := a.shell.funcs[name]; ok {
+		a.callFunction(fn, words[1:])
+		return
+	}
+	if v, ok := a.shell.aliases[name]; ok && len(env) == 0 && len(wrappers) == 0 {
+		// An alias expands to its text followed by the rest of the words.
+		if !v.lit {
+			c.cmd.RunTime, c.cmd.anything = true, true
+			a.add(Critical, c.text, "runs an alias only known when it runs, which parley cannot see")
+			return
+		}
+		delete(a.shell.aliases, name) // an alias is not expanded in its own text
+		a.code(c.text, v.val+" "+wordsText(words[1:]))
+		a.shell.aliases[name] = v
+		return
+	}
+	if path, ok := a.shell.rebound[name]; ok {
+		a.commands = a.commands[:len(a.commands)-1]
+		a.program(env, wrappers, append([]word{path}, words[1:]...), extraInput)
+		return
+	}
+	if name == "shift" && a.shell.bound {
+		n := 1
+		if len(words) > 1 && isNumber(words[1].val) && len(words[1].val) < 3 {
+			n = int(words[1].val[0] - '0')
+			if len(words[1].val) == 2 {
+				n = n*10 + int(words[1].val[1]-'0')
+			}
+		}
+		a.shell.positional = a.shell.positional[min(n, len(a.shell.positional)):]
 		return
 	}
 	if j, ok := programTable[c.name]; ok {
@@ -140,42 +177,121 @@ func (a *analyzer) program(env, wrappers []string, words []word, extraInput bool
 
 // dynamicProgram records a command whose program is only known when it runs.
 func (a *analyzer) dynamicProgram(env, wrappers []string, words []word) {
+	if !a.spend(words[0].src) {
+		return
+	}
 	cmd := Command{Env: env, Wrappers: wrappers, Program: words[0].src, Nested: a.nested, dynamicProgram: true}
 	for _, w := range words[1:] {
 		cmd.Args = append(cmd.Args, w.val)
 		cmd.shown = append(cmd.shown, shownWord(w))
 	}
+	cmd.RunTime = true
 	a.commands = append(a.commands, cmd)
+	if len(a.funcs) > 0 && !a.shell.bound && positional(words[0].src) {
+		// "$@" in a function's body: each call is judged with its own words.
+		return
+	}
 	if fromNetwork(words[0]) {
 		a.add(Critical, cmd.String(), "runs a command downloaded from the network")
 		return
 	}
-	// The program may be rm: arguments that would make rm critical make this critical.
-	probe := &analyzer{ctx: a.ctx, dir: a.dir, open: map[*syntax.Word]bool{}}
-	rm(probe, &call{cmd: &Command{}, name: "rm", args: words[1:], text: cmd.String()})
-	for _, f := range probe.findings {
-		if f.Tier == Critical {
-			a.add(Critical, cmd.String(), "runs a command only known when it runs ("+words[0].src+"), with arguments that, given to rm, "+f.Reason)
+	// The program may be rm, a shell, an interpreter: arguments that would make one of
+	// them critical make this critical.
+	for _, as := range []string{"rm", "sh", "python3", "find"} {
+		if why := a.probe(as, words[1:]); why != "" {
+			a.add(Critical, cmd.String(), "runs a command only known when it runs ("+words[0].src+"), with arguments that, given to "+as+", "+why)
 			return
 		}
 	}
 	a.add(High, cmd.String(), "runs a command only known when it runs ("+words[0].src+")")
 }
 
-// unknownProgram judges a program parley has no entry for.
+// positional reports whether src is only a positional parameter: "$@", $1, "${2}"…
+func positional(src string) bool {
+	s := strings.Trim(src, `"`)
+	s = strings.TrimPrefix(s, "$")
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "{"), "}")
+	return s == "@" || s == "*" || len(s) == 1 && s[0] >= '1' && s[0] <= '9'
+}
+
+// probe judges args as the arguments of the program as, apart from the analysis, and
+// returns the reason of a Critical finding ("" without one).
+func (a *analyzer) probe(as string, args []word) string {
+	if a.depth >= maxDepth {
+		return "hides commands too deeply to judge"
+	}
+	p := &analyzer{ctx: a.ctx, dir: a.dir, eval: a.eval, depth: a.depth + 1, open: map[*syntax.Word]bool{}, stdin: a.stdin, nested: true, budget: a.budget}
+	p.program(nil, nil, append([]word{literalWord(as)}, args...), false)
+	for _, f := range p.findings {
+		if f.Tier == Critical {
+			return f.Reason
+		}
+	}
+	return ""
+}
+
+// unknownProgram judges a program parley has no entry for: Medium, and what it may run
+// is looked for in its arguments. Any program may start another (a wrapper parley does
+// not know: script -c, a test runner's --exec), so an argument that is shell code, or
+// arguments that start with a known program, are judged as the command they would be;
+// a Critical one makes the call Critical. A program from the workspace is code the
+// agent can change.
 func (a *analyzer) unknownProgram(c *call) {
+	prog := c.cmd.Program
+	a.mayRun(c)
 	if versionQuery(c.args) {
 		return
 	}
-	prog := c.cmd.Program
 	if strings.Contains(prog, "/") {
 		loc := a.locate(literalWord(prog), a.dir)
-		if loc.place == placeInside || loc.place == placeRoot {
-			a.add(Medium, c.text, "runs "+prog+", a program from the workspace")
+		if loc.place == placeInside || loc.place == placeRoot || loc.place == placeUnknown {
+			a.add(Medium, c.text, "runs "+prog+", a program from the workspace, which the agent can change")
+			a.codeFile(prog)
 			return
 		}
 	}
 	a.add(Medium, c.text, "runs "+prog+", a program parley does not know")
+}
+
+// mayRun judges what a program parley does not know may run with these arguments: each
+// literal argument as shell code, and the words from each known program name on as a
+// command. Only Critical findings count: the rest is what the program's Medium covers.
+func (a *analyzer) mayRun(c *call) {
+	if a.depth >= maxDepth {
+		return
+	}
+	for i, w := range c.args {
+		if !w.lit {
+			continue
+		}
+		if strings.ContainsAny(w.val, " ;|&") {
+			p := &analyzer{ctx: a.ctx, dir: a.dir, depth: a.depth + 1, open: map[*syntax.Word]bool{}, nested: true, budget: a.budget}
+			p.code(c.text, w.val)
+			if why := critical(p); why != "" {
+				a.add(Critical, c.text, "may run "+quoteWord(w.val)+", which "+why)
+				return
+			}
+		}
+		name := programName(w.val)
+		_, known := programTable[name]
+		_, wraps := wrapperTable[name]
+		if known || wraps {
+			if why := a.probe(w.val, c.args[i+1:]); why != "" {
+				a.add(Critical, c.text, "may run "+wordsText(c.args[i:])+", which "+why)
+				return
+			}
+		}
+	}
+}
+
+// critical returns the reason of p's first Critical finding, "" without one.
+func critical(p *analyzer) string {
+	for _, f := range p.findings {
+		if f.Tier == Critical {
+			return f.Reason
+		}
+	}
+	return ""
 }
 
 // versionQuery reports whether args only ask a program for its version or help.
@@ -207,6 +323,20 @@ var dangerousVariables = map[string]string{
 	"VISUAL": "makes programs run an editor of its choice", "SSH_ASKPASS": "makes ssh run a program",
 	"NODE_OPTIONS": "changes what node loads", "PYTHONSTARTUP": "runs a file in every python started",
 	"PYTHONPATH": "changes what python imports", "PERL5OPT": "changes what perl loads", "RUBYOPT": "changes what ruby loads",
+	"MANPAGER": "makes man run a pager of its choice", "BROWSER": "makes programs open a browser of its choice",
+	"LESSOPEN": "makes less run a program on every file", "SYSTEMD_PAGER": "makes systemctl run a pager of its choice",
+	"CC": "makes builds run another C compiler", "CXX": "makes builds run another C++ compiler", "RUSTC_WRAPPER": "makes cargo run a program",
+	"RUSTC": "makes cargo run another compiler", "RUSTFLAGS": "can make rustc link with a program of its choice",
+	"CGO_CFLAGS": "passes flags to the C compiler that can load code", "CGO_LDFLAGS": "passes flags to the linker that can load code",
+	"GOTOOLCHAIN": "makes go download and run another toolchain", "MAKEFLAGS": "gives make options, --eval among them",
+	"MAKEFILES": "makes make read more makefiles", "JAVA_TOOL_OPTIONS": "makes every JVM load agents", "_JAVA_OPTIONS": "makes every JVM load agents",
+	"NODE_PATH": "changes what node loads", "PERL5LIB": "changes what perl loads", "RUBYLIB": "changes what ruby loads",
+	"PYTHONHOME": "changes which Python runs", "SUDO_ASKPASS": "makes sudo run a program", "GIT_SEQUENCE_EDITOR": "makes git run a program",
+	"NPM_CONFIG_SCRIPT_SHELL": "makes npm run scripts with another program", "CDPATH": "changes where cd goes",
+	"BASHOPTS": "turns on Bash options (alias expansion among them)", "SHELLOPTS": "turns on shell options",
+	"OPENSSL_CONF": "makes openssl load a configuration that can load code", "KUBECONFIG": "makes kubectl read a configuration that can name programs",
+	"DOCKER_CONFIG": "makes docker read a configuration that names programs", "CARGO_HOME": "makes cargo read another configuration",
+	"GIT_CONFIG": "makes git read another configuration", "GIT_CEILING_DIRECTORIES": "changes which repository git finds",
 }
 
 // judgeVariable judges NAME=value set for a command or the rest of the line.
@@ -223,7 +353,30 @@ func (a *analyzer) judgeVariable(cmd, name, value string) {
 		a.add(High, cmd, "sets GOFLAGS with -exec or -toolexec, which makes go run a program")
 		return
 	}
+	if strings.HasPrefix(name, "BASH_FUNC_") {
+		// An exported function: bash defines it from the environment.
+		a.add(Medium, cmd, "defines a shell function through the environment ("+name+")")
+		a.code(cmd, "f"+value)
+		return
+	}
 	if why, ok := dangerousVariables[name]; ok {
 		a.add(High, cmd, "sets "+name+", which "+why)
+		switch {
+		case commandVariables[name]:
+			a.code(cmd, value)
+		case name == "PS4" || name == "PROMPT_COMMAND":
+			a.hiddenCode(cmd, value, "the value of "+name)
+			if name == "PROMPT_COMMAND" {
+				a.code(cmd, value)
+			}
+		}
 	}
+}
+
+// commandVariables hold a command line that programs run.
+var commandVariables = map[string]bool{
+	"GIT_SSH_COMMAND": true, "GIT_PAGER": true, "GIT_EDITOR": true, "GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true,
+	"GIT_PROXY_COMMAND": true, "GIT_SSH": true, "PAGER": true, "EDITOR": true, "VISUAL": true, "SSH_ASKPASS": true,
+	"MANPAGER": true, "BROWSER": true, "LESSOPEN": true, "SYSTEMD_PAGER": true, "CC": true, "CXX": true, "RUSTC_WRAPPER": true,
+	"SUDO_ASKPASS": true, "GIT_SEQUENCE_EDITOR": true,
 }

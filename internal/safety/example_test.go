@@ -2,6 +2,7 @@ package safety_test
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/parley-acp/parley/internal/safety"
 )
@@ -9,6 +10,7 @@ import (
 func ExampleAnalyze() {
 	ctx := safety.Context{Workspace: []string{"/code/proj"}, Home: "/home/u"}
 	for _, line := range []string{
+		"go vet ./...",
 		"go test ./...",
 		"rm -f build.log",
 		"timeout 60 git -C . push --force",
@@ -16,11 +18,17 @@ func ExampleAnalyze() {
 	} {
 		a := safety.Analyze(line, ctx)
 		fmt.Printf("%s: %s (%s)\n", line, a.Tier, a.Reason())
+		if len(a.CodeFiles) > 0 {
+			fmt.Printf("  no always allow: it runs %s\n", strings.Join(a.CodeFiles, ", "))
+			continue
+		}
 		fmt.Printf("  always allow: %s\n", a.Shape().Describe())
 	}
 	// Output:
-	// go test ./...: none ()
-	//   always allow: `go test ./...` and the same command with other files in the workspace
+	// go vet ./...: none ()
+	//   always allow: `go vet ./...` and the same command with other files in the workspace
+	// go test ./...: medium (builds and runs the package's tests (go test), code the agent can change)
+	//   no always allow: it runs the package's tests
 	// rm -f build.log: medium (deletes build.log)
 	//   always allow: exactly `rm -f build.log`
 	// timeout 60 git -C . push --force: high (force-pushes, which can overwrite commits on the remote (git push --force))

@@ -8,6 +8,10 @@ import (
 // there: ~/.ssh, ~/.aws).
 func (a *analyzer) reads(cmd string, w word, dir string) {
 	loc := a.locate(w, dir)
+	if networkDevice(loc.path) {
+		a.add(Medium, cmd, "reads from the network ("+loc.shown+")")
+		return
+	}
 	if harmlessDevices[loc.path] {
 		return
 	}
@@ -28,6 +32,10 @@ func (a *analyzer) writes(cmd string, w word, dir, verb string) {
 // writesAt is writes with the tier of a plain write inside the workspace.
 func (a *analyzer) writesAt(cmd string, w word, dir, verb string, inside Tier) {
 	loc := a.locate(w, dir)
+	if networkDevice(loc.path) {
+		a.add(Medium, cmd, "sends data over the network ("+loc.shown+")")
+		return
+	}
 	if harmlessDevices[loc.path] || strings.HasPrefix(loc.path, "/dev/fd/") {
 		return
 	}
@@ -70,6 +78,12 @@ func (a *analyzer) protected(cmd string, loc location, what string) bool {
 	}
 	a.add(Critical, cmd, what+" in "+dir+", where parley keeps its own settings and decisions")
 	return true
+}
+
+// networkDevice reports whether p is one of Bash's /dev/tcp and /dev/udp names, which
+// open a connection rather than a file.
+func networkDevice(p string) bool {
+	return strings.HasPrefix(p, "/dev/tcp/") || strings.HasPrefix(p, "/dev/udp/")
 }
 
 // systemPath rates the paths whose change harms the machine itself.

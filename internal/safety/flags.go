@@ -27,6 +27,10 @@ func (f flag) valueWord(args []word) word {
 	if f.valueArg >= 0 {
 		return args[f.valueArg]
 	}
+	if f.index < len(args) && !args[f.index].lit {
+		// -o$OUT: the value is only known when the command runs.
+		return unknownWord(f.value)
+	}
 	return literalWord(f.value)
 }
 

@@ -17,6 +17,72 @@ var gitGlobalFlag = map[string]bool{
 	"--no-optional-locks": true, "--no-lazy-fetch": true, "--no-advice": true,
 }
 
+// gitGlobalOther are git's other global options: they print something and run nothing.
+var gitGlobalOther = map[string]bool{"--version": true, "-v": true, "--help": true, "-h": true, "--html-path": true, "--man-path": true, "--info-path": true}
+
+// gitBuiltins are git's own subcommands: git runs them before any alias of the same
+// name. Any other name is an alias or a git-NAME program found on PATH.
+var gitBuiltins = func() map[string]bool {
+	m := map[string]bool{}
+	for _, name := range strings.Fields(`add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr
+		check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit
+		commit-graph commit-tree config count-objects credential credential-cache credential-store describe diagnose diff
+		diff-files diff-index diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg
+		for-each-ref for-each-repo format-patch fsck gc get-tar-commit-id grep gui hash-object help hook http-backend
+		index-pack init instaweb interpret-trailers log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge
+		merge-base merge-file merge-index merge-one-file merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes
+		pack-objects pack-redundant pack-refs patch-id prune prune-packed pull push range-diff read-tree rebase reflog refs
+		remote repack replace replay request-pull rerere reset restore rev-list rev-parse revert rm send-email send-pack
+		shortlog show show-branch show-index show-ref sparse-checkout stash status stripspace submodule switch symbolic-ref
+		tag unpack-file unpack-objects update-index update-ref update-server-info var verify-commit verify-pack verify-tag
+		version whatchanged worktree write-tree backfill imap-send daemon shell web--browse`) {
+		m[name] = true
+	}
+	return m
+}()
+
+// gitReadOptions are the options of git's read-only subcommands (log, show, diff,
+// status, grep, blame, ls-files, rev-parse…) known to run nothing and write nothing.
+// Not listed, so Medium: --output, --ext-diff, --textconv, --filters, git grep's -O
+// (--open-files-in-pager, which runs a program), fsck's --lost-found, help's --web.
+var gitReadOptions = opts{
+	short:    "abcdfghiklmopqrstuvwxzBCDEFGHIKLMPRSTUWZ0123456789",
+	shortArg: "nLSGUABefXx",
+	long: `oneline graph all branches tags remotes decorate no-decorate source stat numstat shortstat dirstat summary name-only
+		name-status raw patch no-patch patch-with-stat patch-with-raw full-index binary abbrev abbrev-commit no-abbrev-commit
+		full-history first-parent merges no-merges reverse topo-order date-order author-date-order all-match invert-grep
+		regexp-ignore-case basic-regexp extended-regexp fixed-strings perl-regexp follow relative-date parents children
+		left-right cherry-pick cherry-mark cherry boundary ancestry-path simplify-by-decoration show-signature color no-color
+		color-words word-diff color-moved no-color-moved no-renames find-renames find-copies find-copies-harder relative
+		no-relative text ignore-space-change ignore-all-space ignore-space-at-eol ignore-blank-lines ignore-cr-at-eol minimal
+		patience histogram function-context exit-code quiet check cached staged merge-base no-prefix default-prefix
+		compact-summary notes no-notes show-notes mailmap no-mailmap use-mailmap log-size no-expand-tabs walk-reflogs
+		remerge-diff combined-all-paths dense-combined cc no-walk do-walk single-worktree not ignore-missing count full-diff
+		show-linear-break no-ext-diff no-textconv ita-visible-in-index ita-invisible-in-index porcelain long short branch
+		show-stash ahead-behind no-ahead-behind untracked-files ignored column no-column renames verbose null deleted modified
+		others stage unmerged killed exclude-standard error-unmatch full-name recurse-submodules debug eol deduplicate sparse
+		directory no-empty-directory ignore-case word-regexp invert-match line-number files-with-matches name-only
+		files-without-match only-matching heading break show-function untracked no-index no-exclude-standard and or
+		all-match porcelain line-porcelain incremental root show-stats show-name show-number show-email show-toplevel
+		git-dir abbrev-ref verify is-inside-work-tree is-inside-git-dir show-prefix symbolic-full-name git-common-dir
+		absolute-git-dir show-cdup is-bare-repository local-env-vars sq revs-only no-revs flags no-flags symbolic
+		show-object-format is-shallow-repository shared-index-path show-superproject-working-tree sq-quote keep-dashdash
+		stop-at-non-option stuck-long batch batch-check batch-all-objects buffer follow-symlinks unordered
+		allow-unknown-type heads hash exists head long always dirty broken exact-match contains no-contains merged
+		no-merged points-at is-ancestor octopus independent fork-point numbered email committer name-status object-only
+		full-tree tree no-commit-id non-matching unreachable dangling tags cache no-reflogs full connectivity-only strict
+		name-objects progress build-options shell perl python tcl omit-empty all guides config raw stdin irreversible-delete
+		minimal anchored graph-lookahead first-parent-only list-cmds show-current contains sort summary`,
+	longArg: `decorate-refs decorate-refs-exclude since after until before author committer grep max-count skip max-age min-age
+		format pretty date word-diff-regex diff-filter ignore-matching-lines unified diff-algorithm submodule ignore-submodules
+		src-prefix dst-prefix line-prefix inter-hunk-context stat-width stat-name-width stat-count stat-graph-width encoding
+		expand-tabs diff-merges glob exclude exclude-hidden output-indicator-new output-indicator-old output-indicator-context
+		anchored rotate-to skip-to orderfile abbrev exclude-from exclude-per-directory with-tree max-depth threads context
+		after-context before-context regexp file ignore-rev ignore-revs-file contents color-lines color-by-age short
+		path-format git-path resolve-git-dir default sort count points-at merged no-merged contains no-contains match
+		candidates group format source mode batch batch-check type candidates`,
+}
+
 // gitHarmlessConfig are configuration keys (and key prefixes ending in a dot) that
 // cannot make git run a program or reach another place.
 var gitHarmlessConfig = []string{
@@ -28,6 +94,18 @@ var gitHarmlessConfig = []string{
 	"tag.gpgsign", "i18n.", "gc.auto", "maintenance.auto", "fetch.prune", "rebase.autostash", "rerere.enabled",
 	"push.default", "branch.autosetupmerge", "protocol.version", "feature.manyfiles", "index.version",
 	"safe.bareRepository", "versionsort.", "blame.", "grep.linenumber", "interactive.singlekey",
+}
+
+// gitCommandKey reports whether a configuration key's value is a command git runs.
+func gitCommandKey(key string) bool {
+	key = strings.ToLower(key)
+	for _, suffix := range []string{"sshcommand", ".pager", "core.editor", "sequence.editor", ".fsmonitor", "diff.external", ".command",
+		".textconv", ".driver", ".clean", ".smudge", ".process", ".helper", "gpg.program", ".program", "difffilter", "receivepack", "uploadpack", ".cmd", ".proxy"} {
+		if strings.HasSuffix(key, suffix) || strings.HasPrefix(key, "pager.") {
+			return true
+		}
+	}
+	return false
 }
 
 func gitConfigHarmless(key string) bool {
@@ -46,6 +124,7 @@ func gitConfigHarmless(key string) bool {
 // subcommand.
 func git(a *analyzer, c *call) {
 	dir := a.dir
+	aliases := map[string]string{} // -c alias.NAME=value
 	i := 0
 	for ; i < len(c.args); i++ {
 		w := c.args[i]
@@ -76,6 +155,14 @@ func git(a *analyzer, c *call) {
 		}
 		if gitGlobalValue[name] || gitGlobalFlag[name] {
 			c.cmd.core = append(c.cmd.core, i)
+		} else if !gitGlobalOther[name] {
+			a.add(Medium, c.text, "gives git the option "+name+", which parley does not know to be harmless")
+		}
+		if name == "-c" {
+			key, v, _ := strings.Cut(value, "=")
+			if strings.HasPrefix(strings.ToLower(key), "alias.") {
+				aliases[strings.ToLower(strings.TrimPrefix(key, key[:6]))] = v
+			}
 		}
 		dir = a.gitGlobal(c, name, value, dir)
 	}
@@ -84,13 +171,35 @@ func git(a *analyzer, c *call) {
 	}
 	sub := c.args[i]
 	if !sub.lit {
+		c.cmd.RunTime, c.cmd.anything = true, true
 		a.add(High, c.text, "runs a git subcommand only known when it runs ("+sub.src+")")
 		return
 	}
 	saved := a.dir
 	a.dir = dir
+	defer func() { a.dir = saved }()
+	if v, ok := aliases[strings.ToLower(sub.val)]; ok && !gitBuiltins[sub.val] {
+		// git -c alias.p=push p: p is push. Judged as what it expands to, so that rules
+		// about git push see it.
+		c.cmd.RunTime = true
+		if strings.HasPrefix(v, "!") {
+			return // a shell alias: judged as code with the -c option
+		}
+		a.code(c.text, "git "+v+" "+wordsText(c.args[i+1:]))
+		return
+	}
+	if !gitBuiltins[sub.val] {
+		// An alias from the configuration, or a git-NAME program: either may run anything.
+		c.cmd.RunTime, c.cmd.anything = true, true
+	}
+	if loc := a.locate(literalWord("."), dir); dir == "" || loc.place == placeInside {
+		// Below the workspace's root, git may find a repository the agent made (a .git
+		// file, a directory with HEAD, config and objects/), whose configuration can
+		// name programs git runs even to read (core.fsmonitor, core.pager).
+		a.add(Medium, c.text, "runs git in "+loc.describe()+", where a repository the agent made could run programs")
+		a.codeFile("the configuration of the repository git finds in " + loc.shown)
+	}
 	gitSubcommand(a, c, sub.val, c.args[i+1:])
-	a.dir = saved
 }
 
 // gitGlobal judges one global option and returns the directory git now works in.
@@ -109,6 +218,9 @@ func (a *analyzer) gitGlobal(c *call, name, value, dir string) string {
 		}
 		if !gitConfigHarmless(key) {
 			a.add(High, c.text, "sets git's "+key+" for this command, which can make git run a program")
+			if gitCommandKey(key) {
+				a.code(c.text, strings.TrimPrefix(v, "!"))
+			}
 		}
 	case "--config-env":
 		key, _, _ := strings.Cut(value, "=")
@@ -122,6 +234,9 @@ func (a *analyzer) gitGlobal(c *call, name, value, dir string) string {
 	case "--git-dir", "--work-tree":
 		if loc := a.locate(literalWord(value), dir); loc.outside() {
 			a.add(High, c.text, "points git at "+loc.describe())
+		} else if name == "--git-dir" {
+			a.add(Medium, c.text, "uses the repository in "+value+", whose configuration (which the agent can write) can make git run programs")
+			a.codeFile("the configuration of the repository in " + value)
 		}
 	}
 	return dir
@@ -135,7 +250,7 @@ var gitReadOnly = map[string]bool{
 	"merge-base": true, "for-each-ref": true, "count-objects": true, "cherry": true, "range-diff": true,
 	"version": true, "help": true, "check-ignore": true, "check-attr": true, "diff-tree": true, "diff-files": true,
 	"diff-index": true, "verify-commit": true, "verify-tag": true, "fsck": true, "var": true, "archive": true,
-	"bundle": false, "format-patch": true, "request-pull": true,
+	"bundle": false, "format-patch": false, "request-pull": true,
 }
 
 // gitSubcommand judges what the subcommand does.
@@ -161,6 +276,12 @@ func gitSubcommand(a *analyzer, c *call, sub string, args []word) {
 		switch {
 		case p.has("n", "dry-run"):
 		case p.has("f", "force"):
+			// git clean deletes in the directory it runs in and below: outside the
+			// workspace (git -C .. clean) that may be the workspace itself, untracked.
+			if loc := a.locate(literalWord("."), a.dir); a.dir == "" || loc.outside() {
+				a.add(Critical, c.text, "deletes every untracked file in "+loc.describe()+", which may hold the workspace itself (git clean)")
+				return
+			}
 			if p.has("x", "X") {
 				a.add(High, c.text, "deletes untracked and ignored files (git clean)")
 			} else {
@@ -235,15 +356,52 @@ func gitSubcommand(a *analyzer, c *call, sub string, args []word) {
 		}
 	default:
 		if gitReadOnly[sub] {
-			for _, w := range p.operandWords(args) {
-				a.openFile(w)
-			}
-			if f, ok := p.get("output"); ok {
-				a.writes(c.text, f.valueWord(args), a.dir, "writes to")
+			a.gitRead(c, sub, args)
+			return
+		}
+		if sub == "format-patch" {
+			a.add(Medium, c.text, "writes patch files (git format-patch)")
+			if f, ok := p.get("o", "output-directory"); ok {
+				a.writes(c.text, f.valueWord(args), a.dir, "writes patch files into")
 			}
 			return
 		}
+		if gitBuiltins[sub] {
+			a.add(Medium, c.text, "changes the repository (git "+sub+")")
+			return
+		}
 		a.add(Medium, c.text, "runs git "+sub+", which may be an alias or an extension")
+	}
+}
+
+// gitRead judges a read-only subcommand: its options must be known (gitReadOptions);
+// those that write or run a program are judged as such.
+func (a *analyzer) gitRead(c *call, sub string, args []word) {
+	rc := &call{cmd: c.cmd, name: "git " + sub, args: args, text: c.text}
+	p := a.checkOptions(rc, &gitReadOptions)
+	for _, f := range p.flags {
+		switch {
+		case f.long && f.name == "output" || sub == "archive" && (f.name == "o" || f.long && f.name == "output"):
+			a.writes(c.text, f.valueWord(args), a.dir, "writes to")
+		case sub == "grep" && (f.name == "O" || f.long && strings.HasPrefix("open-files-in-pager", f.name) && len(f.name) > 1):
+			a.add(High, c.text, "makes git grep open the files it finds with a program of its choice (-O)")
+			if f.value != "" {
+				a.code(c.text, f.value)
+			}
+		case f.long && (f.name == "ext-diff" || f.name == "textconv" || f.name == "filters"):
+			a.add(Medium, c.text, "lets git run configured diff and filter programs (--"+f.name+")")
+		case f.long && f.name == "lost-found":
+			a.add(Medium, c.text, "writes the objects it finds into .git/lost-found")
+		case sub == "help" && (f.name == "w" || f.long && f.name == "web"):
+			a.add(Medium, c.text, "opens a web browser (git help --web)")
+		}
+	}
+	noIndex := p.has("no-index")
+	for _, w := range p.operandWords(args) {
+		if noIndex {
+			a.reads(c.text, w, a.dir)
+		}
+		a.openFile(w)
 	}
 }
 
@@ -358,6 +516,7 @@ func (a *analyzer) gitChanges(c *call, sub string, p parsedArgs, args []word) {
 	case "bisect":
 		if len(p.operands) > 0 && args[p.operands[0]].val == "run" {
 			a.add(High, c.text, "runs a command on many commits (git bisect run)")
+			a.nestedRun(c.text, args[p.operands[0]+1:])
 			return
 		}
 		a.add(Medium, c.text, "changes the checked-out commit (git bisect)")

@@ -87,11 +87,23 @@ func ssh(a *analyzer, c *call) {
 			opt := strings.ToLower(f.value)
 			if strings.HasPrefix(opt, "proxycommand") || strings.HasPrefix(opt, "localcommand") || strings.HasPrefix(opt, "permitlocalcommand") || strings.HasPrefix(opt, "knownhostscommand") {
 				a.add(High, c.text, "makes ssh run a program here (-o "+f.value+")")
+				if _, cmd, ok := strings.Cut(f.value, "="); ok {
+					a.code(c.text, cmd)
+				} else if _, cmd, ok := strings.Cut(f.value, " "); ok {
+					a.code(c.text, cmd)
+				}
 			}
 		}
 	}
 	if len(p.operands) > 1 {
 		a.add(High, c.text, "runs a command on another machine (ssh)")
+		// The machine may be this one (ssh localhost): the command is judged as if it
+		// ran here, in the home directory, where ssh starts it.
+		rest := p.operandWords(c.args)[1:]
+		saved := a.dir
+		a.dir = a.ctx.Home
+		a.shellCode(c, word{src: wordsText(rest), val: joinValues(rest), lit: allLiteral(rest)})
+		a.dir = saved
 		return
 	}
 	a.add(Medium, c.text, "connects to another machine (ssh)")
@@ -101,8 +113,9 @@ func ssh(a *analyzer, c *call) {
 // the local target; rsync --delete deletes at the target.
 func remoteCopy(a *analyzer, c *call) {
 	p := parseArgs(c.args, flagSpec{short: "cFiJlPoSeBfTD", long: []string{"rsh", "exclude", "include", "exclude-from", "include-from", "files-from", "rsync-path", "filter", "chmod", "chown", "password-file", "port", "log-file", "temp-dir", "partial-dir", "backup-dir", "compare-dest", "copy-dest", "link-dest", "bwlimit", "timeout", "out-format", "info", "debug"}})
-	if _, ok := p.get("e", "rsh", "rsync-path", "S"); ok {
+	if f, ok := p.get("e", "rsh", "rsync-path", "S"); ok {
 		a.add(High, c.text, "makes "+c.name+" run a program of its choice")
+		a.shellCode(c, f.valueWord(c.args))
 	}
 	operands := p.operandWords(c.args)
 	if len(operands) == 0 {
@@ -125,7 +138,19 @@ func remoteCopy(a *analyzer, c *call) {
 			a.reads(c.text, s, a.dir)
 		}
 	}
-	if p.has("delete", "delete-before", "delete-during", "delete-after", "delete-delay", "delete-excluded", "remove-source-files") {
+	if p.has("delete", "delete-before", "delete-during", "delete-after", "delete-delay", "delete-excluded", "del") {
+		// Everything in the target that the source lacks goes: a recursive delete of
+		// the target, as far as parley can tell.
+		if !remote(target) {
+			a.deletes(c.text, target, a.dir, true)
+		}
 		a.add(High, c.text, "deletes files that are not in the source ("+c.name+" --delete)")
+	}
+	if p.has("remove-source-files") {
+		for _, s := range sources {
+			if !remote(s) {
+				a.deletes(c.text, s, a.dir, false)
+			}
+		}
 	}
 }

@@ -32,6 +32,8 @@ func nodePackages(a *analyzer, c *call) {
 			a.add(High, c.text, "installs packages for the whole machine ("+c.name+" "+verb+" -g)")
 		case verb == "x" || verb == "dlx" || verb == "exec" || verb == "create":
 			a.add(Medium, c.text, "downloads and runs a package ("+c.name+" "+verb+")")
+			a.codeFile("the package " + c.name + " " + verb + " runs")
+			a.packageExec(c, rest[1:])
 		default:
 			a.add(Medium, c.text, "installs packages ("+c.name+" "+verb+"), which run their install scripts")
 		}
@@ -41,14 +43,35 @@ func nodePackages(a *analyzer, c *call) {
 		if len(rest) > 1 && (rest[1].val == "get" || rest[1].val == "list" || rest[1].val == "ls") {
 			return
 		}
-		a.add(Medium, c.text, "changes the package manager's configuration ("+c.name+" "+verb+")")
+		// The user's configuration holds script-shell, node-options…: what every later
+		// run of every project starts.
+		a.add(High, c.text, "changes the package manager's configuration for every project ("+c.name+" "+verb+")")
 	case "cache":
 		if len(rest) > 1 && (rest[1].val == "clean" || rest[1].val == "clear") {
 			a.add(Medium, c.text, "clears the package cache")
 		}
+	case "ls", "list", "ll", "la", "why", "explain", "help", "prefix", "root", "bin", "-v", "--version", "-h", "--help", "completion":
+		// Queries of what is installed: nothing runs.
+	case "view", "info", "show", "outdated", "search", "audit", "doctor", "ping", "whoami":
+		a.add(Medium, c.text, "queries the package registry ("+c.name+" "+verb+")")
 	default:
-		// run, test, start, build, ls, view, outdated, audit, why, pack...: the
-		// project's own scripts and queries.
+		// run, test, start, build, pack, a script's own name: the scripts of package.json,
+		// which the agent can change.
+		a.add(Medium, c.text, "runs the scripts of package.json ("+c.name+" "+verb+"), which the agent can change")
+		a.codeFile("the scripts of package.json")
+	}
+}
+
+// packageExec judges npm exec/npx -c 'command' (a shell command) and the command it
+// runs otherwise.
+func (a *analyzer) packageExec(c *call, args []word) {
+	p := parseArgs(args, flagSpec{short: "cp", long: []string{"call", "package"}, stopAtOperand: true})
+	if f, ok := p.get("c", "call"); ok {
+		a.shellCode(c, f.valueWord(args))
+		return
+	}
+	if len(p.operands) > 0 {
+		a.mayRun(&call{cmd: c.cmd, name: c.name, args: args[p.operands[0]:], text: c.text})
 	}
 }
 
@@ -63,12 +86,14 @@ func hasWord(ws []word, values ...string) bool {
 	return false
 }
 
-// npx and its kind download a package and run it.
+// npx and its kind download a package and run it (npx -c runs a shell command).
 func npx(a *analyzer, c *call) {
 	if versionQuery(c.args) {
 		return
 	}
 	a.add(Medium, c.text, "downloads and runs a package ("+c.name+")")
+	a.codeFile("the package " + c.name + " runs")
+	a.packageExec(c, c.args)
 }
 
 // pip judges pip: installs are Medium (setup scripts run), --user or system-wide
@@ -86,6 +111,12 @@ func pip(a *analyzer, c *call) {
 		a.add(Medium, c.text, "removes Python packages")
 	case "config":
 		a.add(Medium, c.text, "changes pip's configuration")
+	case "list", "show", "freeze", "check", "help", "--version", "-V", "inspect", "debug":
+	default:
+		a.add(Medium, c.text, "runs "+c.name+" "+verb)
+	}
+	if hasWord(c.args, "-e", "--editable") || verb == "install" && hasWord(c.args, ".") {
+		a.codeFile("the project's setup code")
 	}
 }
 
@@ -102,12 +133,33 @@ func uv(a *analyzer, c *call) {
 	case "add", "remove", "sync", "lock", "venv", "init":
 		a.add(Medium, c.text, "changes the project's environment (uv "+verb+")")
 	case "run":
-		a.add(None, c.text, "")
+		a.add(Medium, c.text, "runs a command in the project's environment, installing what it needs (uv run)")
+		a.runAfterOptions(c, "run", flagSpec{long: []string{"with", "python", "project", "directory", "extra", "group", "package", "env-file", "index", "index-url", "with-requirements"}, short: "p", stopAtOperand: true})
+	case "--version", "version", "help", "-V", "tree":
+	default:
+		a.add(Medium, c.text, "runs uv "+verb)
+	}
+}
+
+// runAfterOptions judges "TOOL VERB [options] COMMAND…" (uv run, poetry run…): the
+// words after the verb's options are the command it runs.
+func (a *analyzer) runAfterOptions(c *call, verb string, spec flagSpec) {
+	for i, w := range c.args {
+		if w.lit && w.val == verb {
+			rest := c.args[i+1:]
+			p := parseArgs(rest, spec)
+			if len(p.operands) > 0 {
+				a.nestedRun(c.text, rest[p.operands[0]:])
+			}
+			return
+		}
 	}
 }
 
 // cargo judges cargo: publish/yank/owner are High, install Medium (builds and installs
-// a program outside the workspace), build/test None.
+// a program outside the workspace); building, testing and running run the crate's build
+// scripts, procedural macros and tests, code the agent can change (Medium, no
+// "always"); only queries are None.
 func cargo(a *analyzer, c *call) {
 	verb := firstOperand(c.args)
 	switch verb {
@@ -117,11 +169,54 @@ func cargo(a *analyzer, c *call) {
 		a.add(Medium, c.text, "installs a program into ~/.cargo/bin (cargo "+verb+")")
 	case "add", "remove", "update", "fetch", "generate-lockfile", "new", "init", "vendor":
 		a.add(Medium, c.text, "changes the project's dependencies (cargo "+verb+")")
+	case "fmt":
+		a.add(Medium, c.text, "rewrites the crate's files (cargo fmt)")
+	case "", "--version", "-V", "version", "help", "--help", "-h", "--list":
+	case "tree", "metadata", "locate-project", "pkgid", "read-manifest", "verify-project", "search":
+		// .cargo/config.toml in the workspace names the rustc cargo runs, even to ask
+		// for its version.
+		a.add(Medium, c.text, "runs the programs .cargo/config.toml names (cargo "+verb+")")
+		a.codeFile("the workspace's .cargo/config.toml")
+	default:
+		a.add(Medium, c.text, "builds and runs the crate's code (cargo "+verb+": build scripts, macros, tests), which the agent can change")
+		a.codeFile("the crate's code")
+	}
+	p := parseArgs(c.args, flagSpec{long: []string{"target-dir", "artifact-dir", "out-dir", "manifest-path", "config"}})
+	for _, f := range p.flags {
+		switch {
+		case f.long && (f.name == "target-dir" || f.name == "artifact-dir" || f.name == "out-dir"):
+			a.writes(c.text, f.valueWord(c.args), a.dir, "builds into")
+		case f.long && f.name == "config":
+			a.add(High, c.text, "gives cargo configuration on the command line, which can name programs it runs")
+		}
 	}
 }
 
-// goTool judges the go command: builds, tests, vet, run and formatting are the
-// project's own work; get/install/mod change dependencies or install programs.
+// goBuildFlags are the go command's build flags (go help build), with whether each
+// takes a value. -toolexec, -exec and -vettool run a program of the command's choice;
+// -ldflags may name an external linker (-extld).
+var goBuildFlags = map[string]bool{
+	"a": false, "n": false, "p": true, "race": false, "msan": false, "asan": false, "cover": false, "covermode": true,
+	"coverpkg": true, "v": false, "work": false, "x": false, "asmflags": true, "buildmode": true, "buildvcs": true,
+	"compiler": true, "gccgoflags": true, "gcflags": true, "installsuffix": true, "ldflags": true, "linkshared": false,
+	"mod": true, "modcacherw": false, "modfile": true, "overlay": true, "pgo": true, "pkgdir": true, "tags": true,
+	"trimpath": false, "toolexec": true, "o": true, "C": true, "json": false, "e": false, "f": true, "deps": false,
+	"find": false, "export": false, "test": false, "compiled": false, "m": false, "u": false, "retracted": false,
+	"reuse": true, "exec": true, "vettool": true, "i": false, "fix": false,
+	// go test's own flags.
+	"run": true, "bench": true, "count": true, "short": false, "timeout": true, "failfast": false, "shuffle": true,
+	"fuzz": true, "fuzztime": true, "fuzzminimizetime": true, "list": true, "parallel": true, "cpu": true,
+	"benchtime": true, "benchmem": false, "skip": true, "args": false, "coverprofile": true, "cpuprofile": true,
+	"memprofile": true, "blockprofile": true, "mutexprofile": true, "trace": true, "outputdir": true, "fullpath": false,
+	"vet": true, "memprofilerate": true, "blockprofilerate": true, "mutexprofilefraction": true,
+}
+
+// goWrites are the go flags whose value is a file (or directory) it writes.
+var goWrites = map[string]bool{"o": true, "coverprofile": true, "cpuprofile": true, "memprofile": true, "blockprofile": true, "mutexprofile": true, "trace": true, "outputdir": true}
+
+// goTool judges the go command: building, vetting, listing and documentation are None
+// with the flags it knows; test, run, generate and tool run the project's code
+// (Medium, no "always"); get/install/mod/work change dependencies or install programs.
 func goTool(a *analyzer, c *call) {
 	p := parseArgs(c.args, flagSpec{stopAtOperand: true})
 	if len(p.operands) == 0 {
@@ -135,41 +230,80 @@ func goTool(a *analyzer, c *call) {
 	case "install":
 		a.add(Medium, c.text, "installs a program into $GOBIN (go install)")
 	case "mod":
-		if len(rest) > 0 && (rest[0].val == "tidy" || rest[0].val == "download" || rest[0].val == "edit" || rest[0].val == "vendor" || rest[0].val == "init") {
+		if len(rest) > 0 && rest[0].val != "graph" && rest[0].val != "why" && rest[0].val != "help" {
 			a.add(Medium, c.text, "changes or downloads the module's dependencies (go mod "+rest[0].val+")")
 		}
-	case "clean":
-		if hasWord(rest, "-cache", "-modcache", "-testcache", "-fuzzcache") {
-			a.add(Medium, c.text, "deletes Go's caches (go clean)")
+	case "work":
+		if len(rest) > 0 && rest[0].val != "help" {
+			a.add(Medium, c.text, "changes the workspace's go.work (go work "+rest[0].val+")")
 		}
+	case "clean":
+		a.add(Medium, c.text, "deletes build outputs or Go's caches (go clean)")
 	case "env":
 		if hasWord(rest, "-w", "-u") {
-			a.add(Medium, c.text, "changes Go's settings for every project (go env -w)")
+			a.add(High, c.text, "changes Go's settings for every later go command (go env -w), which can make go run a program")
 		}
-	case "test", "build", "vet", "run", "generate", "fmt", "list", "doc", "version", "help", "tool", "work", "bug", "fix":
-		if hasExecFlag(rest) {
-			a.add(High, c.text, "makes go run a program of its choice (-exec or -toolexec)")
-			return
-		}
-		for _, w := range rest {
-			if !strings.HasPrefix(w.val, "-") {
-				a.openFile(w)
-			}
+	case "fmt", "fix":
+		a.add(Medium, c.text, "rewrites the package's files (go "+verb+")")
+	case "test", "run", "generate", "tool":
+		a.goFlags(c, rest)
+		what := map[string]string{"test": "the package's tests", "run": "the program", "generate": "the //go:generate commands of the code", "tool": "a tool, perhaps one of the module's"}[verb]
+		a.add(Medium, c.text, "builds and runs "+what+" (go "+verb+"), code the agent can change")
+		a.codeFile(what)
+	case "build", "vet", "list", "doc", "version", "help", "bug":
+		a.goFlags(c, rest)
+		if verb == "bug" {
+			a.add(Medium, c.text, "opens a web browser (go bug)")
 		}
 	default:
 		a.add(Medium, c.text, "runs go "+verb)
 	}
 }
 
-// hasExecFlag reports -exec or -toolexec (any spelling), which run any program.
-func hasExecFlag(ws []word) bool {
-	for _, w := range ws {
-		v := strings.TrimLeft(w.val, "-")
-		if strings.HasPrefix(w.val, "-") && (strings.HasPrefix(v, "exec") || strings.HasPrefix(v, "toolexec")) {
-			return true
+// goFlags judges the flags of a go build, vet, test… command: unknown ones are Medium,
+// those that run a program of the command's choice High, written files like
+// redirections.
+func (a *analyzer) goFlags(c *call, args []word) {
+	for i := 0; i < len(args); i++ {
+		w := args[i]
+		if !w.lit {
+			if w.canBeFlag() {
+				a.add(Medium, c.text, "gives go flags only known when it runs")
+			}
+			continue
+		}
+		if w.val == "--" || w.val == "-args" || w.val == "--args" {
+			return
+		}
+		if !strings.HasPrefix(w.val, "-") || w.val == "-" {
+			a.openFile(w)
+			continue
+		}
+		name, value, has := strings.Cut(strings.TrimLeft(w.val, "-"), "=")
+		takes, known := goBuildFlags[name]
+		if !known {
+			a.add(Medium, c.text, "gives go the flag -"+name+", which parley does not know to be harmless")
+			continue
+		}
+		valueWord := literalWord(value)
+		if takes && !has && i+1 < len(args) {
+			i++
+			valueWord = args[i]
+			value = args[i].val
+		}
+		switch {
+		case name == "toolexec" || name == "exec" || name == "vettool":
+			a.add(High, c.text, "makes go run a program of its choice (-"+name+")")
+		case name == "ldflags" && (strings.Contains(value, "extld") || !valueWord.lit):
+			a.add(High, c.text, "makes go link with a program of its choice (-ldflags -extld)")
+		case goWrites[name]:
+			a.writes(c.text, valueWord, a.dir, "writes")
+		case name == "C":
+			if loc := a.locate(valueWord, a.dir); loc.outside() {
+				a.add(Medium, c.text, "runs go in "+loc.describe())
+			}
 		}
 	}
-	return false
 }
 
 // publisher judges programs whose job is to publish: twine upload, gem push...
@@ -189,6 +323,11 @@ func publisher(verbs ...string) judge {
 			a.add(Medium, c.text, "removes Ruby gems")
 		case c.name == "poetry" && (verb == "add" || verb == "install" || verb == "update" || verb == "remove" || verb == "lock"):
 			a.add(Medium, c.text, "changes the project's dependencies (poetry "+verb+")")
+		case c.name == "poetry" && verb == "run":
+			a.add(Medium, c.text, "runs a command in the project's environment (poetry run)")
+			a.runAfterOptions(c, "run", flagSpec{stopAtOperand: true})
+		case c.name == "poetry" && verb != "" && verb != "show" && verb != "check" && verb != "version" && verb != "env" && verb != "config":
+			a.add(Medium, c.text, "runs poetry "+verb)
 		case c.name == "dotnet" && verb == "nuget":
 			if hasWord(c.args, "push", "delete") {
 				a.add(High, c.text, "publishes or deletes a package (dotnet nuget)")
@@ -198,5 +337,22 @@ func publisher(verbs ...string) judge {
 				a.add(High, c.text, "publishes artifacts ("+c.name+")")
 			}
 		}
+	}
+}
+
+// envRunner judges pipenv, pdm, rye, conda and their kind: "run" runs a command in the
+// project's environment (judged as itself); anything else changes the environment.
+func envRunner(a *analyzer, c *call) {
+	if versionQuery(c.args) {
+		return
+	}
+	verb := firstOperand(c.args)
+	switch verb {
+	case "run":
+		a.add(Medium, c.text, "runs a command in the project's environment ("+c.name+" run)")
+		a.runAfterOptions(c, "run", flagSpec{short: "np", long: []string{"name", "prefix", "environment", "env"}, stopAtOperand: true})
+	case "list", "info", "show", "graph", "--version":
+	default:
+		a.add(Medium, c.text, "changes the project's environment ("+c.name+" "+verb+")")
 	}
 }

@@ -1,5 +1,7 @@
 package safety
 
+import "strings"
+
 // judge adds a program's findings for one call.
 type judge func(a *analyzer, c *call)
 
@@ -13,7 +15,7 @@ func init() {
 		// Files.
 		"rm": rm, "unlink": rmdir, "rmdir": rmdir, "shred": shred, "srm": shred, "wipe": shred,
 		"mv": copyMove, "cp": copyMove, "ln": copyMove, "install": copyMove,
-		"touch": touchMkdir, "mkdir": touchMkdir, "mkfifo": touchMkdir, "mktemp": harmless,
+		"touch": touchMkdir, "mkdir": touchMkdir, "mkfifo": touchMkdir, "mktemp": mktemp,
 		"chmod": chmod, "chown": chown, "chgrp": chown, "chattr": fixed(High, "changes file attributes (chattr)"),
 		"setfacl": fixed(Medium, "changes file access lists (setfacl)"),
 		"dd":      dd, "tee": tee, "truncate": truncate, "sed": sed, "gsed": sed, "awk": awk, "gawk": awk, "mawk": awk, "nawk": awk,
@@ -33,8 +35,8 @@ func init() {
 		"init": initProgram, "telinit": initProgram, "systemctl": systemctl, "service": service, "rc-service": service,
 		"launchctl": fixed(High, "changes services (launchctl)"),
 		"kill":      kill, "pkill": killByName, "killall": killByName, "killall5": killByName, "skill": killByName, "slay": killByName,
-		"xkill":   killByName,
-		"crontab": crontab, "at": fixed(High, "schedules commands to run later (at)"), "batch": fixed(High, "schedules commands to run later (batch)"),
+		"xkill":    killByName,
+		"crontab":  crontab,
 		"iptables": firewall, "ip6tables": firewall, "nft": firewall, "ufw": firewall, "firewall-cmd": firewall, "pfctl": firewall,
 		"mount": mount, "umount": mount, "swapoff": fixed(High, "turns swap off (swapoff)"), "swapon": fixed(Medium, "turns swap on"),
 		"sysctl": func(a *analyzer, c *call) {
@@ -49,9 +51,9 @@ func init() {
 		"passwd": fixed(High, "changes a password"), "chpasswd": fixed(High, "changes passwords"), "visudo": fixed(High, "changes who may use sudo"),
 		"chsh": fixed(High, "changes a login shell"), "chroot": fixed(High, "runs a command in another root directory (chroot)"),
 		"hostname": hostname, "date": date, "timedatectl": fixed(Medium, "changes the clock settings"),
-		"history": history, "fc": fc, "enable": enable,
+		"history": history, "fc": fc,
 		// Shells and code.
-		"su": su, "eval": eval, "source": source, ".": source, "trap": trap, "alias": alias,
+		"su": su, "eval": eval, "source": source, ".": source, "trap": trap,
 		// Network.
 		"curl": curl, "wget": wget, "fetch": fixed(Medium, "fetches from the network (fetch)"),
 		"aria2c": fixed(Medium, "fetches from the network (aria2c)"), "http": fixed(Medium, "fetches from the network (http)"),
@@ -61,6 +63,17 @@ func init() {
 		"ssh": ssh, "scp": remoteCopy, "sftp": remoteCopy, "rsync": remoteCopy,
 		// Version control.
 		"git": git,
+		// Builds.
+		"make": makeProgram, "gmake": makeProgram, "cmake": cmake,
+		// Programs that write through an option, or run code they are given.
+		"iconv": iconv, "openssl": openssl, "dos2unix": dos2unix, "unix2dos": dos2unix, "yq": yq, "tree": tree, "dc": dc, "man": man,
+		"gpg": fixed(Medium, "changes the keyring or writes files (gpg)"), "gpg2": fixed(Medium, "changes the keyring or writes files (gpg)"),
+		"ping": network, "dig": network, "nslookup": network, "host": network, "traceroute": network, "tracepath": network,
+		"whois": network, "mtr": network, "tldr": network, "ip": ipProgram, "ifconfig": ifconfig, "netstat": plainProgram, "ss": plainProgram,
+		"pipenv": envRunner, "pdm": envRunner, "rye": envRunner, "conda": envRunner, "mamba": envRunner, "micromamba": envRunner, "pixi": envRunner,
+		"tmux": tmux, "screen": screen, "at": atProgram, "batch": atProgram,
+		"fzf":  fixed(Medium, "runs commands bound to its keys or its preview (fzf)"),
+		"htop": fixed(Medium, "can signal processes (htop)"), "top": topProgram,
 		// Packages and publishing.
 		"npm": nodePackages, "pnpm": nodePackages, "yarn": nodePackages, "bun": bunProgram,
 		"npx": npx, "pnpx": npx, "bunx": npx, "uvx": npx, "pipx": npx,
@@ -74,46 +87,34 @@ func init() {
 		"zypper": osPackages, "apk": osPackages, "brew": osPackages, "port": osPackages, "snap": osPackages,
 		"flatpak": osPackages, "pacman": osPackages, "dpkg": osPackages, "rpm": osPackages, "nix-env": osPackages,
 		// Formatters rewrite files when told to.
-		"gofmt": formatter("w"), "goimports": formatter("w"), "rustfmt": formatter(""), "clang-format": formatter("i"),
-		"prettier": formatter("write"), "black": formatter(""), "isort": formatter(""), "eslint": formatter("fix"),
-		"ruff": formatter("fix"), "autopep8": formatter("i"), "shfmt": formatter("w"),
+		"gofmt": formatter("w", "l d e s r"), "goimports": formatter("w", "l d e local"), "rustfmt": formatter("", "check edition"),
+		"clang-format": formatter("i", "style dry-run n Werror"), "black": formatter("", "check diff quiet q"), "isort": formatter("", "check-only check diff"),
+		"ruff": formatter("fix", "no-fix"), "autopep8": formatter("i", "diff d"), "shfmt": formatter("w", "l d i s"),
 	}
 	for _, name := range shellNames {
 		programTable[name] = shell
 	}
-	for name := range readerTable {
-		programTable[name] = reader
-	}
-	for _, name := range harmlessPrograms {
+	for name := range plainTable {
 		if _, ok := programTable[name]; !ok {
-			programTable[name] = harmless
+			programTable[name] = plainProgram
 		}
+	}
+	for name, what := range projectCode {
+		programTable[name] = runsProjectCode(what)
+	}
+	for _, name := range compilers {
+		programTable[name] = compiler
 	}
 	for name := range interpreters {
 		programTable[name] = runInterpreter
 	}
 	programTable["nodejs"] = runInterpreter
 	programTable["powershell"] = runInterpreter
-}
-
-// harmlessPrograms change nothing, or only build and test the project.
-var harmlessPrograms = []string{
-	// Shell builtins and utilities that only print or compute.
-	"echo", "printf", "true", "false", "test", "[", ":", "pwd", "whoami", "id", "uname", "uptime", "nproc", "free",
-	"df", "ps", "pgrep", "top", "htop", "lsof", "who", "w", "last", "groups", "locale", "tput", "clear", "man", "help",
-	"info", "jobs", "wait", "exit", "return", "shift", "unset", "hash", "type", "which", "whereis", "getopts",
-	"mapfile", "readarray", "read", "set", "shopt", "ulimit", "umask", "sleep", "seq", "yes", "expr", "bc", "dc",
-	"base64", "cal", "env", "printenv", "local", "declare", "export", "readonly", "typeset", "let", "dirs", "disown",
-	"bg", "fg", "times", "caller", "compgen", "complete", "logname", "tty", "arch", "getconf", "lscpu", "lsblk",
-	"lsusb", "lspci", "dmesg", "tr", "command", "builtin", "exec", "nohup", "time", "nice", "timeout", "stdbuf", "setsid",
-	"xargs", "watch", "break", "continue", "shellcheck", "diffstat", "colordiff", "tsort", "numfmt", "factor",
-	"iconv", "dos2unix", "unix2dos", "envsubst", "netstat", "ss", "ip", "ifconfig", "ping", "dig", "nslookup",
-	"host", "traceroute", "whois", "openssl", "gpg", "sha", "tldr", "fzf", "vmstat", "iostat", "uuidgen",
-	// The project's own builds and tests.
-	"make", "gmake", "cmake", "ninja", "meson", "ctest", "bazel", "bazelisk", "pytest", "tox", "nox", "jest", "vitest",
-	"mocha", "tsc", "rustc", "gcc", "g++", "cc", "c++", "clang", "clang++", "javac", "kotlinc", "swiftc", "zig",
-	"rake", "mix", "stack", "cabal", "ghc", "dune", "sbt", "lein", "mypy", "pyright", "golangci-lint", "staticcheck",
-	"cargo-clippy", "pre-commit", "tsx", "ts-node", "webpack", "vite", "esbuild", "rollup", "turbo", "nx",
+	builtinTable = builtins()
+	for name, j := range builtinTable {
+		programTable[name] = j
+	}
+	programTable["alias"] = alias
 }
 
 // bunProgram is both a package manager and a runtime.
@@ -127,14 +128,31 @@ func bunProgram(a *analyzer, c *call) {
 }
 
 // formatter judges a formatter: with its write option (or, when write is "", always)
-// it rewrites files in the workspace, which is Medium.
-func formatter(write string) judge {
+// it rewrites files in the workspace, which is Medium; without it, it only reads (its
+// other options must be known: checkFlags lists the read-only ones).
+func formatter(write string, checkFlags string) judge {
 	return func(a *analyzer, c *call) {
 		if versionQuery(c.args) {
 			return
 		}
 		p := parseArgs(c.args, flagSpec{})
-		if write != "" && !p.has(write) && !(c.name == "ruff" && firstOperand(c.args) == "format") {
+		readOnly := write != "" && !p.has(write) && !(c.name == "ruff" && firstOperand(c.args) == "format")
+		if write == "" && checkFlags != "" {
+			for _, f := range strings.Fields(checkFlags) {
+				if p.has(f) {
+					readOnly = true
+				}
+			}
+		}
+		if c.name == "ruff" && !p.has("no-fix") {
+			readOnly = false // ruff check fixes what its configuration says to
+		}
+		if readOnly {
+			for _, f := range p.flags {
+				if !strings.Contains(" "+checkFlags+" ", " "+f.name+" ") {
+					a.add(Medium, c.text, "gives "+c.name+" an option parley does not know to be harmless ("+f.name+")")
+				}
+			}
 			for _, w := range p.operandWords(c.args) {
 				a.reads(c.text, w, a.dir)
 			}

@@ -2,70 +2,19 @@ package safety
 
 import "strings"
 
-// readerSpec describes a program that only reads: which options take values, and
-// how many leading operands are not files (grep's pattern).
-type readerSpec struct {
-	spec    flagSpec
-	pattern int
-}
-
-var readerTable = map[string]readerSpec{
-	"cat": {}, "tac": {}, "nl": {spec: flagSpec{short: "bdfhilnsvw"}}, "head": {spec: flagSpec{short: "nc", long: []string{"lines", "bytes"}}},
-	"tail": {spec: flagSpec{short: "ncs", long: []string{"lines", "bytes", "pid", "sleep-interval", "max-unchanged-stats"}}},
-	"less": {spec: flagSpec{short: "bhjkoOpPtTxXyz"}}, "more": {}, "wc": {}, "file": {spec: flagSpec{short: "mfFeP"}},
-	"stat": {spec: flagSpec{short: "ct", long: []string{"format", "printf"}}}, "du": {spec: flagSpec{short: "dBtX", long: []string{"max-depth", "block-size", "threshold", "exclude", "exclude-from", "time-style", "files0-from"}}},
-	"ls":  {spec: flagSpec{short: "IwT", long: []string{"ignore", "hide", "width", "tabsize", "format", "sort", "time", "time-style", "block-size", "quoting-style", "indicator-style"}}},
-	"dir": {}, "vdir": {}, "diff": {spec: flagSpec{short: "CUxXIFDL", long: []string{"label", "exclude", "exclude-from", "ignore-matching-lines", "show-function-line", "from-file", "to-file", "horizon-lines", "width"}}},
-	"cmp": {spec: flagSpec{short: "in"}}, "md5sum": {}, "sha1sum": {}, "sha224sum": {}, "sha256sum": {}, "sha384sum": {}, "sha512sum": {}, "b2sum": {}, "cksum": {}, "sum": {}, "shasum": {spec: flagSpec{short: "a"}},
-	"xxd": {spec: flagSpec{short: "clgosn"}}, "od": {spec: flagSpec{short: "AjNSstw"}}, "hexdump": {spec: flagSpec{short: "efns"}}, "strings": {spec: flagSpec{short: "ntTe"}},
-	"realpath": {}, "readlink": {}, "uniq": {spec: flagSpec{short: "fsw"}}, "cut": {spec: flagSpec{short: "bcdf", long: []string{"bytes", "characters", "delimiter", "fields", "output-delimiter"}}},
-	"paste": {spec: flagSpec{short: "d"}}, "comm": {}, "join": {spec: flagSpec{short: "aejot12"}}, "fold": {spec: flagSpec{short: "w"}}, "fmt": {spec: flagSpec{short: "pw"}},
-	"column": {spec: flagSpec{short: "cstoN"}}, "rev": {}, "expand": {spec: flagSpec{short: "t"}}, "unexpand": {spec: flagSpec{short: "t"}},
-	"tree": {spec: flagSpec{short: "LPIH", long: []string{"filelimit", "timefmt", "sort", "charset"}}}, "bat": {spec: flagSpec{short: "lHr", long: []string{"language", "highlight-line", "line-range", "theme", "style"}}},
-	"zcat": {}, "bzcat": {}, "xzcat": {}, "zless": {}, "zmore": {},
-	"grep":  {spec: flagSpec{short: "efmABCdD", long: []string{"regexp", "file", "max-count", "after-context", "before-context", "context", "include", "exclude", "exclude-dir", "binary-files", "devices", "directories", "label", "color", "colour"}}, pattern: 1},
-	"egrep": {spec: flagSpec{short: "efmABC"}, pattern: 1}, "fgrep": {spec: flagSpec{short: "efmABC"}, pattern: 1}, "zgrep": {spec: flagSpec{short: "efmABC"}, pattern: 1},
-	"rg": {spec: flagSpec{short: "efgtTmABCMjE", long: []string{"regexp", "file", "glob", "iglob", "type", "type-not", "max-count", "after-context", "before-context", "context", "max-columns", "threads", "encoding", "max-depth", "color", "colors", "sort", "sortr", "type-add", "replace"}}, pattern: 1},
-	"ag": {spec: flagSpec{short: "ABCGgm"}, pattern: 1}, "ack": {spec: flagSpec{short: "ABCm"}, pattern: 1},
-	"jq": {spec: flagSpec{long: []string{"arg", "argjson", "slurpfile", "rawfile", "indent", "from-file"}}, pattern: 1},
-	"yq": {pattern: 1}, "basename": {}, "dirname": {},
-}
-
-// reader judges a read-only program: reads outside the workspace are Medium, and the
-// file arguments inside it may differ in a remembered decision.
-func reader(a *analyzer, c *call) {
-	r := readerTable[c.name]
-	p := parseArgs(c.args, r.spec)
-	operands := p.operandWords(c.args)
-	skip := r.pattern
-	if c.name == "grep" || c.name == "rg" || c.name == "egrep" || c.name == "fgrep" || c.name == "zgrep" {
-		if p.has("e", "regexp", "f", "file") {
-			skip = 0
-		}
-		if c.name == "rg" && p.has("files") {
-			skip = 0
-		}
-		if _, ok := p.get("pre"); ok && c.name == "rg" {
-			a.add(High, c.text, "makes rg run a program on every file (--pre)")
-		}
-	}
-	if c.name == "jq" && p.has("f", "from-file") {
-		skip = 0
-	}
-	if skip > len(operands) {
-		skip = len(operands)
-	}
-	for _, w := range operands[skip:] {
-		a.reads(c.text, w, a.dir)
-		a.openFile(w)
-	}
-}
+// sortOptions are sort's options (-o writes; --compress-program runs a program).
+var sortOptions = opts{short: "bdfghiMnrRsuVzcCm", shortArg: "kotST",
+	long:    "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort human-numeric-sort numeric-sort random-sort reverse version-sort check merge stable unique zero-terminated debug help version",
+	longArg: "key output field-separator buffer-size temporary-directory parallel files0-from random-source sort batch-size"}
 
 // sortProgram is a reader whose -o writes.
 func sortProgram(a *analyzer, c *call) {
-	p := parseArgs(c.args, flagSpec{short: "kotST", long: []string{"key", "output", "field-separator", "buffer-size", "temporary-directory", "parallel", "files0-from", "random-source", "sort", "batch-size", "compress-program"}})
+	p := a.checkOptions(c, &sortOptions)
 	if f, ok := p.get("o", "output"); ok {
 		a.writes(c.text, f.valueWord(c.args), a.dir, "writes to")
+	}
+	if w, ok := flagWord(p, c.args, "T", "temporary-directory"); ok {
+		a.writes(c.text, w, a.dir, "writes temporary files in")
 	}
 	if _, ok := p.get("compress-program"); ok {
 		a.add(High, c.text, "makes sort run a program (--compress-program)")
@@ -76,16 +25,37 @@ func sortProgram(a *analyzer, c *call) {
 	}
 }
 
-// find judges find's actions: -delete, -exec and its kind (the command runs nested,
-// with {} only known at run time), -fprint and its kind (they write files), and where
-// it starts.
+// findTests are find's tests and options known to be harmless, and how many words
+// each takes.
+var findTests = map[string]int{
+	"-name": 1, "-iname": 1, "-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1,
+	"-lname": 1, "-ilname": 1, "-type": 1, "-xtype": 1, "-size": 1, "-mtime": 1, "-mmin": 1, "-atime": 1, "-amin": 1,
+	"-ctime": 1, "-cmin": 1, "-newer": 1, "-anewer": 1, "-cnewer": 1, "-newerXY": 1, "-user": 1, "-group": 1, "-uid": 1,
+	"-gid": 1, "-perm": 1, "-links": 1, "-inum": 1, "-samefile": 1, "-maxdepth": 1, "-mindepth": 1, "-regextype": 1,
+	"-fstype": 1, "-used": 1, "-printf": 1, "-context": 1, "-empty": 0, "-readable": 0, "-writable": 0, "-executable": 0,
+	"-depth": 0, "-prune": 0, "-print": 0, "-print0": 0, "-ls": 0, "-quit": 0, "-true": 0, "-false": 0, "-not": 0, "!": 0,
+	"-a": 0, "-and": 0, "-o": 0, "-or": 0, "(": 0, ")": 0, ",": 0, "-follow": 0, "-xdev": 0, "-mount": 0, "-noleaf": 0,
+	"-daystart": 0, "-ignore_readdir_race": 0, "-noignore_readdir_race": 0, "-nouser": 0, "-nogroup": 0, "-nowarn": 0,
+	"-warn": 0, "-help": 0, "--help": 0, "-version": 0, "--version": 0,
+}
+
+// findNames are the tests that narrow what find matches by name.
+var findNames = map[string]bool{"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true, "-iwholename": true, "-regex": true, "-iregex": true}
+
+// find judges find: its tests must be known; -delete is a recursive delete of where it
+// starts (narrowed by a name test, it deletes what matches: High inside the workspace);
+// -exec and its kind run their command with {} only known at run time; -fprint and
+// its kind write files.
 func find(a *analyzer, c *call) {
 	var starts []word
 	i := 0
 	for ; i < len(c.args); i++ {
 		v := c.args[i].val
 		if c.args[i].lit && (strings.HasPrefix(v, "-") && v != "-" || v == "(" || v == "!") {
-			if v == "-H" || v == "-L" || v == "-P" {
+			if v == "-H" || v == "-L" || v == "-P" || strings.HasPrefix(v, "-O") || v == "-D" {
+				if v == "-D" {
+					i++
+				}
 				continue
 			}
 			break
@@ -95,16 +65,17 @@ func find(a *analyzer, c *call) {
 	if len(starts) == 0 {
 		starts = []word{literalWord(".")}
 	}
+	narrowed, alternatives, deletes := false, false, false
 	for ; i < len(c.args); i++ {
 		w := c.args[i]
 		if !w.lit {
+			a.add(Medium, c.text, "gives find an expression only known when it runs ("+w.src+")")
 			continue
 		}
 		switch w.val {
 		case "-delete":
-			for _, s := range starts {
-				a.deletes(c.text, s, a.dir, true)
-			}
+			deletes = true
+			continue
 		case "-exec", "-execdir", "-ok", "-okdir":
 			end := i + 1
 			for end < len(c.args) && !(c.args[end].lit && (c.args[end].val == ";" || c.args[end].val == "+")) {
@@ -114,6 +85,10 @@ func find(a *analyzer, c *call) {
 			for j := range inner {
 				if strings.Contains(inner[j].val, "{}") {
 					inner[j] = unknownWord(inner[j].src)
+					if inner[j].src == "{}" && startsPlain(starts) {
+						// What find finds starts with where it started: never a dash.
+						inner[j].prefix = "./"
+					}
 				}
 			}
 			a.nestedRun(c.text, inner)
@@ -121,16 +96,60 @@ func find(a *analyzer, c *call) {
 				a.reads(c.text, s, a.dir)
 			}
 			i = end
+			continue
 		case "-fprint", "-fprint0", "-fprintf", "-fls":
 			if i+1 < len(c.args) {
 				a.writes(c.text, c.args[i+1], a.dir, "writes to")
+				i++
 			}
+			if w.val == "-fprintf" {
+				i++
+			}
+			continue
+		case "-o", "-or", ",", "-not", "!":
+			alternatives = true
+		}
+		n, known := findTests[w.val]
+		if !known {
+			if strings.HasPrefix(w.val, "-newer") {
+				n, known = 1, true
+			} else {
+				a.add(Medium, c.text, "gives find "+w.val+", which parley does not know to be harmless")
+				continue
+			}
+		}
+		if findNames[w.val] && i+1 < len(c.args) && strings.Trim(c.args[i+1].val, "*?.") != "" {
+			narrowed = true
+		}
+		i += n
+	}
+	if deletes {
+		for _, s := range starts {
+			if narrowed && !alternatives {
+				loc := a.locate(s, a.dir)
+				if loc.place == placeInside || loc.place == placeRoot {
+					a.add(High, c.text, "deletes the files it finds under "+loc.describe())
+					continue
+				}
+			}
+			a.deletes(c.text, s, a.dir, true)
 		}
 	}
 	for _, s := range starts {
 		a.reads(c.text, s, a.dir)
 		a.openFile(s)
 	}
+}
+
+// startsPlain reports whether every place find starts from is a literal path that does
+// not start with a dash.
+func startsPlain(starts []word) bool {
+	for _, s := range starts {
+		if !s.lit || strings.HasPrefix(s.val, "-") {
+			return false
+		}
+	}
+	return true
 }
 
 // nestedRun judges words another program runs as a command (find -exec, fd -x).

@@ -78,6 +78,11 @@ func DefaultFileRules() []FileRule {
 			"**/AGENTS.md", "**/AGENT.md", "**/CLAUDE.md", "**/GEMINI.md", "**/.cursorrules", "**/.cursor/**",
 			"**/.github/copilot-instructions.md", "**/.claude/**", "**/.gemini/**",
 			"**/.git/**", "**/.gitmodules", "**/.gitattributes", "**/.gitconfig",
+			// A .git file points git at another directory, and HEAD is what makes a
+			// directory a repository: either way git would read a configuration (which
+			// can name programs: core.fsmonitor, core.pager) from files that are not
+			// under .git/.
+			"**/.git", "**/HEAD", "**/.cargo/config", "**/.cargo/config.toml",
 			"**/.bashrc", "**/.bash_profile", "**/.profile", "**/.zshrc", "**/.zprofile"),
 	} {
 		rules = append(rules, group...)

@@ -23,8 +23,8 @@ func TestShapeNeverCoversMore(t *testing.T) {
 			"cat /etc/passwd", "cat ~/.ssh/id_rsa", "cat README.md | sh", "cat -n README.md",
 			"cat README.md > out.txt", "cat ../outside.txt", "cat $F", "cat *.md", "bash -c 'cat README.md'",
 		},
-		"ls src":        {"ls /", "ls ~", "ls src; rm -rf src", "ls -R src", "ls $(rm -rf /)"},
-		"go test ./...": {"go test -exec ./evil ./...", "go test ./... | sh", "go test -run X ./..."},
+		"ls src":       {"ls /", "ls ~", "ls src; rm -rf src", "ls -R src", "ls $(rm -rf /)"},
+		"go vet ./...": {"go vet -vettool ./evil ./...", "go vet ./... | sh", "go vet -json ./..."},
 	} {
 		key := shapeOf(approved).Key()
 		if key == "" {
@@ -45,7 +45,7 @@ func TestShapeCoversHarmlessDifferences(t *testing.T) {
 		"git status":       {"git  status", "'git' status"},
 		"cat README.md":    {"cat main.go", "cat docs/a.md docs/b.md", "cat ./internal/x.go"},
 		"ls -la src":       {"ls -la internal", "ls -la 'cmd/parley'"},
-		"go test ./...":    {"go test ./internal/safety", "go test ./cmd/..."},
+		"go vet ./...":     {"go vet ./internal/safety", "go vet ./cmd/..."},
 		"grep -n foo a.go": {"grep -n foo b.go c.go"},
 	} {
 		key := shapeOf(approved).Key()

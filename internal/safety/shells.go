@@ -2,6 +2,7 @@ package safety
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -52,7 +53,8 @@ func shell(a *analyzer, c *call) {
 	a.scriptFile(c, c.args[p.operands[0]], "the shell script")
 }
 
-// shellCode judges w, a string a shell runs as code.
+// shellCode judges w, a string a shell runs as code. Code only known when it runs is
+// Critical: nobody has seen it, and it could delete the workspace.
 func (a *analyzer) shellCode(c *call, w word) {
 	c.cmd.carrier = w.lit
 	switch {
@@ -61,7 +63,10 @@ func (a *analyzer) shellCode(c *call, w word) {
 	case fromNetwork(w):
 		a.add(Critical, c.text, "runs code downloaded from the network")
 	default:
-		a.add(High, c.text, "runs shell code only known when it runs ("+w.src+")")
+		c.cmd.RunTime = true
+		// Recorded as what runs, so that rules know something they cannot see runs.
+		a.commands = append(a.commands, Command{Program: w.src, Nested: true, dynamicProgram: true, RunTime: true, anything: true})
+		a.add(Critical, c.text, "runs shell code only known when it runs ("+w.src+"), which parley cannot see")
 		// What can be seen of it is still judged: sh -c "rm -rf $DIR".
 		if f, err := parse(w.val); err == nil && a.depth < maxDepth {
 			a.depth++
@@ -73,28 +78,47 @@ func (a *analyzer) shellCode(c *call, w word) {
 	}
 }
 
-// codeFromInput judges a program that runs the code on its input (sh, sh -s, python -).
+// codeFromInput judges a program that runs the code on its input (sh, sh -s, python -):
+// code another program prints, or a heredoc with expansions, is only known when it
+// runs (Critical); literal text is judged as the code it is; a file is a script.
 func (a *analyzer) codeFromInput(c *call, what string, interactive bool) {
 	in := a.stdin
+	shellCode := what == "shell commands"
 	switch {
 	case in.download:
 		a.add(Critical, c.text, "runs "+what+" downloaded from the network")
-	case in.kind == stdinPipe:
-		a.add(High, c.text, "runs the "+what+" piped into it")
-	case in.kind == stdinText && in.text != "" && what == "shell commands":
-		a.code(c.text, in.text)
-	case in.kind == stdinText && in.text != "":
-		a.inlineCode(c, what, in.text)
-	case in.kind == stdinText:
-		a.add(High, c.text, "runs "+what+" from a heredoc only known when it runs")
+	case in.kind == stdinPipe && in.unseen:
+		c.cmd.RunTime, c.cmd.anything = true, true
+		a.add(Critical, c.text, "runs the "+what+" another program prints, which parley cannot see")
+	case in.kind == stdinText && in.unseen:
+		c.cmd.RunTime, c.cmd.anything = true, true
+		a.add(Critical, c.text, "runs "+what+" from a heredoc only known when it runs")
+		if shellCode {
+			if f, err := parse(in.text); err == nil && a.depth < maxDepth {
+				a.depth++
+				a.script(in.text, f.Stmts, true)
+				a.depth--
+			}
+		}
+	case in.kind == stdinPipe || in.kind == stdinText:
+		if strings.TrimSpace(in.text) == "" {
+			return
+		}
+		if shellCode {
+			a.add(Medium, c.text, "runs the "+what+" it is given")
+			a.code(c.text, in.text)
+			return
+		}
+		a.inlineCode(c, strings.TrimSuffix(what, " code"), in.text)
 	case in.kind == stdinFile:
-		a.add(Medium, c.text, "runs "+what+" from a file")
+		a.scriptFile(c, in.file, "the "+what+" in")
 	case interactive || in.kind == stdinInherited:
 		a.add(Medium, c.text, "starts an interactive interpreter")
 	}
 }
 
-// scriptFile judges a program that runs the script file w.
+// scriptFile judges a program that runs the script file w: Medium, and, for a file the
+// agent can change (in the workspace, or only known when it runs), no "always".
 func (a *analyzer) scriptFile(c *call, w word, what string) {
 	if fromNetwork(w) {
 		a.add(Critical, c.text, "runs a script downloaded from the network")
@@ -102,18 +126,24 @@ func (a *analyzer) scriptFile(c *call, w word, what string) {
 	}
 	if !w.lit {
 		a.add(High, c.text, "runs a script only known when it runs ("+w.src+")")
+		a.codeFile(w.src)
 		return
 	}
-	if w.val == "/dev/stdin" || w.val == "-" {
-		a.codeFromInput(c, "commands", false)
+	if w.val == "/dev/stdin" || w.val == "-" || w.val == "/dev/fd/0" {
+		if strings.Contains(what, "shell") {
+			a.codeFromInput(c, "shell commands", false)
+		} else {
+			a.codeFromInput(c, strings.TrimSuffix(strings.TrimPrefix(what, "the "), " program")+" code", false)
+		}
 		return
 	}
 	loc := a.locate(w, a.dir)
-	if loc.outside() {
+	if loc.outside() && loc.place != placeUnknown {
 		a.add(Medium, c.text, "runs "+what+" "+loc.describe())
 		return
 	}
-	a.add(Medium, c.text, "runs "+what+" "+w.val)
+	a.add(Medium, c.text, "runs "+what+" "+w.val+", which the agent can change")
+	a.codeFile(w.val)
 }
 
 // su runs its -c string as code, as another user.
@@ -159,15 +189,6 @@ func trap(a *analyzer, c *call) {
 	a.shellCode(c, c.args[p.operands[0]])
 }
 
-// alias defines words that a shell may later run as code.
-func alias(a *analyzer, c *call) {
-	for _, w := range c.args {
-		if _, value, ok := strings.Cut(w.val, "="); ok {
-			a.shellCode(c, word{src: w.src, val: value, lit: w.lit})
-		}
-	}
-}
-
 // interpreter describes a language runtime: the options that take inline code, and
 // those that take a value.
 type interpreter struct {
@@ -179,16 +200,42 @@ type interpreter struct {
 
 var interpreters = map[string]interpreter{
 	"python":    {language: "Python", code: []string{"c"}, spec: flagSpec{short: "cmWXQ"}, module: "m"},
-	"node":      {language: "JavaScript", code: []string{"e", "eval", "p", "print"}, spec: flagSpec{short: "epr", long: []string{"eval", "print", "require", "import", "loader", "input-type"}}},
+	"node":      {language: "JavaScript", code: []string{"e", "eval", "p", "print"}, spec: flagSpec{short: "eprC", long: []string{"eval", "print", "require", "import", "loader", "input-type", "experimental-loader", "conditions"}}},
 	"deno":      {language: "JavaScript", code: []string{"eval"}, spec: flagSpec{}},
 	"bun":       {language: "JavaScript", code: []string{"e", "eval", "p", "print"}, spec: flagSpec{short: "ep", long: []string{"eval", "print"}}},
-	"perl":      {language: "Perl", code: []string{"e", "E"}, spec: flagSpec{short: "eEIMmx"}},
+	"perl":      {language: "Perl", code: []string{"e", "E"}, spec: flagSpec{short: "eEIMmxd"}},
 	"ruby":      {language: "Ruby", code: []string{"e"}, spec: flagSpec{short: "eIrC"}},
-	"php":       {language: "PHP", code: []string{"r"}, spec: flagSpec{short: "rdcf"}},
+	"php":       {language: "PHP", code: []string{"r"}, spec: flagSpec{short: "rdcfBRFEz"}},
 	"lua":       {language: "Lua", code: []string{"e"}, spec: flagSpec{short: "el"}},
+	"luajit":    {language: "Lua", code: []string{"e"}, spec: flagSpec{short: "elbjO"}},
 	"rscript":   {language: "R", code: []string{"e"}, spec: flagSpec{short: "e"}},
+	"r":         {language: "R", code: []string{"e"}, spec: flagSpec{short: "e"}},
 	"pwsh":      {language: "PowerShell", code: []string{"c", "command", "encodedcommand", "ec"}, spec: flagSpec{short: "c", long: []string{"command", "encodedcommand", "file"}}},
 	"osascript": {language: "AppleScript", code: []string{"e"}, spec: flagSpec{short: "e"}},
+	"tclsh":     {language: "Tcl", spec: flagSpec{}},
+	"wish":      {language: "Tcl", spec: flagSpec{}},
+	"expect":    {language: "Tcl", code: []string{"c"}, spec: flagSpec{short: "cf"}},
+	"julia":     {language: "Julia", code: []string{"e", "eval", "E", "print"}, spec: flagSpec{short: "eEpLJ", long: []string{"eval", "print", "load", "project"}}},
+	"octave":    {language: "Octave", code: []string{"eval"}, spec: flagSpec{long: []string{"eval"}}},
+	"erl":       {language: "Erlang", code: []string{"eval"}, spec: flagSpec{long: []string{"eval"}}},
+	"elixir":    {language: "Elixir", code: []string{"e", "eval"}, spec: flagSpec{short: "er", long: []string{"eval"}}},
+	"groovy":    {language: "Groovy", code: []string{"e"}, spec: flagSpec{short: "e"}},
+	"scala":     {language: "Scala", code: []string{"e"}, spec: flagSpec{short: "e"}},
+	"kotlin":    {language: "Kotlin", code: []string{"e"}, spec: flagSpec{short: "e"}},
+	"guile":     {language: "Scheme", code: []string{"c"}, spec: flagSpec{short: "cels"}},
+	"racket":    {language: "Racket", code: []string{"e"}, spec: flagSpec{short: "efrl", long: []string{"eval"}}},
+	"sbcl":      {language: "Lisp", code: []string{"eval"}, spec: flagSpec{long: []string{"eval", "load", "script"}}},
+	"emacs":     {language: "Emacs Lisp", code: []string{"eval"}, spec: flagSpec{long: []string{"eval", "load", "script"}}},
+	"swift":     {language: "Swift", code: []string{"e"}, spec: flagSpec{short: "e"}},
+	"dart":      {language: "Dart", spec: flagSpec{}},
+	"jshell":    {language: "Java", spec: flagSpec{}},
+	"pypy":      {language: "Python", code: []string{"c"}, spec: flagSpec{short: "cmWXQ"}, module: "m"},
+	"gdb":       {language: "GDB commands", code: []string{"ex", "eval-command", "iex", "init-eval-command"}, spec: flagSpec{long: []string{"ex", "eval-command", "iex", "init-eval-command", "x", "command", "ix", "init-command", "batch"}}},
+	"vim":       {language: "Vim script", code: []string{"c", "cmd"}, spec: flagSpec{short: "cSsuUTwW", long: []string{"cmd"}}},
+	"nvim":      {language: "Vim script", code: []string{"c", "cmd"}, spec: flagSpec{short: "cSsuUwW", long: []string{"cmd"}}},
+	"vi":        {language: "Vim script", code: []string{"c", "cmd"}, spec: flagSpec{short: "cSsuUwW", long: []string{"cmd"}}},
+	"ex":        {language: "Vim script", code: []string{"c", "cmd"}, spec: flagSpec{short: "cSsuUwW", long: []string{"cmd"}}},
+	"sqlite3":   {language: "SQLite commands", code: []string{"cmd"}, spec: flagSpec{long: []string{"cmd", "init", "separator", "newline", "nullvalue"}}},
 }
 
 var pythonVersion = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
@@ -203,6 +250,8 @@ func interpreterFor(name string) (interpreter, bool) {
 		name = "node"
 	case "powershell":
 		name = "pwsh"
+	case "gawk", "awk":
+		return interpreter{}, false
 	}
 	in, ok := interpreters[name]
 	return in, ok
@@ -218,23 +267,62 @@ func runInterpreter(a *analyzer, c *call) {
 	spec := in.spec
 	spec.stopAtOperand = true
 	p := parseArgs(c.args, spec)
+	if p.unknown {
+		a.add(High, c.text, "starts "+c.name+" with options only known when it runs")
+	}
 	if c.name == "deno" || c.name == "bun" {
 		if len(p.operands) > 0 && c.args[p.operands[0]].val == "eval" && len(p.operands) > 1 {
 			a.inlineWord(c, in.language, c.args[p.operands[1]])
 			return
 		}
 	}
-	for _, name := range in.code {
-		if f, ok := p.get(name); ok {
-			a.inlineWord(c, in.language, f.valueWord(c.args))
-			return
+	handled := false
+	if c.name == "gdb" || c.name == "erl" {
+		// Their long options have one dash: -ex, -eval.
+		for i, w := range c.args {
+			v := strings.TrimLeft(w.val, "-")
+			name, value, has := strings.Cut(v, "=")
+			if !w.lit || !strings.HasPrefix(w.val, "-") || !slices.Contains(in.code, name) {
+				continue
+			}
+			if !has && i+1 < len(c.args) {
+				a.inlineWord(c, in.language, c.args[i+1])
+			} else {
+				a.inlineWord(c, in.language, literalWord(value))
+			}
+			handled = true
 		}
+	}
+	for _, f := range p.flags {
+		for _, name := range in.code {
+			if matchesFlag(f, name) || f.name == name {
+				a.inlineWord(c, in.language, f.valueWord(c.args))
+				handled = true
+			}
+		}
+	}
+	if handled {
+		if (c.name == "perl" || c.name == "ruby") && (hasClusterLetter(c.args, 'i') || p.has("i")) {
+			// perl -pi -e CODE FILES edits the files in place.
+			for _, w := range p.operandWords(c.args) {
+				a.writes(c.text, w, a.dir, "edits")
+			}
+		}
+		return
 	}
 	if in.module != "" {
 		if f, ok := p.get(in.module); ok {
 			a.pythonModule(c, f.value, p)
 			return
 		}
+	}
+	switch c.name {
+	case "sqlite3":
+		sqlite(a, c, p)
+		return
+	case "gdb", "vim", "nvim", "vi", "ex", "emacs":
+		a.add(Medium, c.text, "starts "+c.name)
+		return
 	}
 	if len(p.operands) == 0 || c.args[p.operands[0]].val == "-" {
 		a.codeFromInput(c, in.language+" code", false)
@@ -248,42 +336,71 @@ func (a *analyzer) inlineWord(c *call, language string, w word) {
 	case fromNetwork(w):
 		a.add(Critical, c.text, "runs "+language+" code downloaded from the network")
 	case !w.lit:
-		a.add(High, c.text, "runs "+language+" code only known when it runs")
+		c.cmd.RunTime, c.cmd.anything = true, true
+		a.add(Critical, c.text, "runs "+language+" code only known when it runs, which parley cannot see")
 	default:
 		a.inlineCode(c, language, w.val)
 	}
 }
 
-var (
-	codeRunsPrograms = regexp.MustCompile(`\bsystem\s*\(|\bpopen|\bsubprocess\b|\bexec[lv]?p?e?\s*\(|\bspawn|child_process|\bshell_exec|\bpassthru|` + "`" + `|\bos\.exec|Runtime\.getRuntime|\bio\.popen|\bShell\b`)
-	codeDeletes      = regexp.MustCompile(`\brmtree\b|\bunlink|\bremove\s*\(|\brmSync|\brm_rf|\brmdir|\bremoveSync|\brm\s*\(|\bRemove-Item|\bdelete_file|\bos\.remove|\bFileUtils\.rm`)
-	codeNetwork      = regexp.MustCompile(`\burllib|\brequests\b|\bhttp\.|\bhttps?://|\bfetch\s*\(|\bsocket\b|\bnet\.|\bInvoke-WebRequest|\bLWP\b|\bNet::HTTP|\bopen-uri`)
-)
-
-// inlineCode judges code in another language by what it visibly does.
-func (a *analyzer) inlineCode(c *call, language, code string) {
-	switch {
-	case codeRunsPrograms.MatchString(code):
-		a.add(High, c.text, "runs "+language+" code that starts other programs")
-	case codeDeletes.MatchString(code):
-		a.add(High, c.text, "runs "+language+" code that deletes files")
-	case codeNetwork.MatchString(code):
-		a.add(Medium, c.text, "runs "+language+" code that uses the network")
-	default:
-		a.add(Medium, c.text, "runs inline "+language+" code")
+// sqlite judges sqlite3: its dot-commands .shell and .system run shell commands,
+// .output and .once write files, .load loads a library.
+func sqlite(a *analyzer, c *call, p parsedArgs) {
+	operands := p.operandWords(c.args)
+	if len(operands) > 0 {
+		a.writes(c.text, operands[0], a.dir, "opens the database")
+	}
+	for _, w := range operands[min(1, len(operands)):] {
+		a.sqliteText(c, w)
+	}
+	for _, f := range p.flags {
+		if f.name == "cmd" {
+			a.sqliteText(c, f.valueWord(c.args))
+		}
+		if f.name == "init" {
+			a.add(Medium, c.text, "runs the SQLite commands of "+f.value)
+			a.codeFile(f.value)
+		}
+	}
+	if len(operands) <= 1 && a.stdin.kind != stdinInherited {
+		a.sqliteText(c, word{val: a.stdin.text, lit: !a.stdin.unseen && a.stdin.kind != stdinFile})
 	}
 }
 
-// pythonModule judges python -m MODULE.
+func (a *analyzer) sqliteText(c *call, w word) {
+	if !w.lit {
+		a.add(Critical, c.text, "runs SQLite commands only known when they run, which can run any program (.shell)")
+		return
+	}
+	for _, line := range strings.Split(w.val, "\n") {
+		line = strings.TrimSpace(line)
+		cmd, rest, _ := strings.Cut(line, " ")
+		switch cmd {
+		case ".shell", ".system":
+			a.add(High, c.text, "runs a shell command from SQLite ("+cmd+")")
+			a.code(c.text, rest)
+		case ".output", ".once", ".save", ".backup", ".excel":
+			a.writes(c.text, literalWord(strings.Trim(strings.TrimSpace(rest), `'"`)), a.dir, "writes to")
+		case ".load", ".read", ".import":
+			a.add(High, c.text, "loads or runs what "+strings.TrimSpace(rest)+" holds ("+cmd+")")
+		}
+	}
+	if strings.Contains(strings.ToLower(w.val), "attach") {
+		a.add(Medium, c.text, "attaches another database file")
+	}
+}
+
+// pythonModule judges python -m MODULE: the module is found on a path that starts with
+// the current directory, so any module may be the workspace's own code.
 func (a *analyzer) pythonModule(c *call, module string, p parsedArgs) {
 	rest := p.operandWords(c.args)
 	switch module {
 	case "pip", "pip3":
 		a.program(nil, []string{c.cmd.Program + " -m"}, append([]word{literalWord("pip")}, rest...), false)
-	case "pytest", "unittest", "mypy", "compileall", "json.tool", "venv", "doctest", "pydoc", "timeit", "py_compile", "tabnanny", "black", "ruff", "flake8", "pylint", "isort", "coverage", "tox", "nox":
 	case "http.server", "SimpleHTTPServer", "smtpd":
 		a.add(Medium, c.text, "serves files over the network")
 	default:
-		a.add(Medium, c.text, "runs the Python module "+module)
+		a.add(Medium, c.text, "runs the Python module "+module+", which may be the workspace's own code")
+		a.codeFile("the Python module " + module)
 	}
 }

@@ -128,17 +128,29 @@ func hostname(a *analyzer, c *call) {
 }
 
 func date(a *analyzer, c *call) {
-	p := parseArgs(c.args, flagSpec{short: "dfrIs", long: []string{"date", "file", "reference", "set"}})
+	o := opts{short: "uRI", shortArg: "dfrs", long: "utc universal rfc-email debug help version iso-8601 rfc-3339", longArg: "date file reference set resolution"}
+	p := a.checkOptions(c, &o)
 	if p.has("s", "set") {
 		a.add(High, c.text, "sets the system clock")
 	}
+	if w, ok := flagWord(p, c.args, "f", "file", "r", "reference"); ok {
+		a.reads(c.text, w, a.dir)
+	}
 }
 
-// history: clearing it hides what ran.
+// history: clearing it hides what ran; -a, -n, -r and -w read or write a history file.
 func history(a *analyzer, c *call) {
-	p := parseArgs(c.args, flagSpec{short: "danrw"})
-	if p.has("c", "d") {
+	p := parseArgs(c.args, flagSpec{short: "d"})
+	switch {
+	case p.has("c", "d"):
 		a.add(Medium, c.text, "erases the shell's history")
+	case p.has("w", "a"):
+		for _, w := range p.operandWords(c.args) {
+			a.writes(c.text, w, a.dir, "writes the history to")
+		}
+		a.add(Medium, c.text, "writes the shell's history to a file")
+	case len(p.flags) > 0:
+		a.add(Medium, c.text, "changes the shell's history")
 	}
 }
 
@@ -147,17 +159,14 @@ func fc(a *analyzer, c *call) {
 	a.add(High, c.text, "runs commands from the shell's history, which parley cannot see")
 }
 
-// enable -f loads a shared object into the shell.
-func enable(a *analyzer, c *call) {
-	p := parseArgs(c.args, flagSpec{short: "fd"})
-	if p.has("f") {
-		a.add(High, c.text, "loads a library into the shell (enable -f)")
-	}
-}
-
 // docker judges container commands by verb.
 func docker(a *analyzer, c *call) {
 	p := parseArgs(c.args, flagSpec{short: "HcDl", long: []string{"host", "context", "config", "log-level", "tlscacert", "tlscert", "tlskey"}, stopAtOperand: true})
+	if w, ok := flagWord(p, c.args, "config"); ok {
+		// Its config.json names credential helpers and plugin directories: programs.
+		a.add(Medium, c.text, "reads "+c.name+"'s configuration from "+w.src+", which can name programs it runs")
+		a.codeFile(w.src)
+	}
 	if len(p.operands) == 0 {
 		return
 	}
@@ -177,6 +186,10 @@ func docker(a *analyzer, c *call) {
 	case strings.Contains(verb, "prune") || verb == "rmi" || verb == "rm" || strings.HasSuffix(verb, " rm") || verb == "volume rm" || verb == "compose down" && strings.Contains(all, "-v"):
 		a.add(High, c.text, "deletes containers, images or volumes ("+c.name+" "+verb+")")
 	case verb == "run" || verb == "exec" || verb == "create" || verb == "container run" || verb == "compose up" || verb == "compose run":
+		a.containerRun(c, rest[1:])
+		if verb == "container run" {
+			a.containerRun(c, rest[2:])
+		}
 		if strings.Contains(all, "--privileged") || strings.Contains(all, "-v /:") || strings.Contains(all, "--volume /:") ||
 			strings.Contains(all, "--pid=host") || strings.Contains(all, "--net=host") || strings.Contains(all, "--network=host") ||
 			strings.Contains(all, "docker.sock") || strings.Contains(all, "--cap-add") {
@@ -187,6 +200,49 @@ func docker(a *analyzer, c *call) {
 	default:
 		a.add(Medium, c.text, "manages containers ("+c.name+" "+verb+")")
 	}
+}
+
+// containerRun judges docker run's mounts of host directories and the command the
+// container runs with them.
+func (a *analyzer) containerRun(c *call, args []word) {
+	spec := flagSpec{short: "vepwumlhcaEw", long: []string{"volume", "env", "publish", "workdir", "user", "memory", "label", "hostname", "cpu-shares",
+		"attach", "env-file", "name", "network", "net", "entrypoint", "mount", "platform", "restart", "cpus", "add-host", "device", "cap-add",
+		"cap-drop", "security-opt", "ulimit", "log-driver", "log-opt", "pid", "ipc", "uts", "volumes-from", "tmpfs", "gpus", "runtime",
+		"shm-size", "stop-signal", "health-cmd", "health-interval", "pull", "cidfile", "group-add", "dns", "expose", "label-file"}, stopAtOperand: true}
+	p := parseArgs(args, spec)
+	var mounts []string
+	for _, f := range p.flags {
+		var host string
+		switch {
+		case f.name == "v" || f.long && f.name == "volume":
+			host, _, _ = strings.Cut(f.value, ":")
+		case f.long && f.name == "mount" && strings.Contains(f.value, "bind"):
+			for _, kv := range strings.Split(f.value, ",") {
+				if k, v, ok := strings.Cut(kv, "="); ok && (k == "source" || k == "src") {
+					host = v
+				}
+			}
+		case f.long && f.name == "volumes-from":
+			mounts = append(mounts, "another container's volumes")
+		}
+		if host == "" {
+			continue
+		}
+		if !strings.HasPrefix(host, "/") && !strings.HasPrefix(host, ".") && !strings.HasPrefix(host, "~") && !strings.HasPrefix(host, "$") {
+			continue // a named volume
+		}
+		w := f.valueWord(args)
+		w.val, w.prefix = host, strings.SplitN(w.prefix, ":", 2)[0]
+		loc := a.locate(w, a.dir)
+		if loc.place != placeInside || loc.whole {
+			mounts = append(mounts, loc.describe())
+		}
+	}
+	if len(mounts) == 0 || len(p.operands) == 0 {
+		return
+	}
+	a.add(High, c.text, "gives a container "+strings.Join(mounts, ", ")+", where what it runs is out of parley's sight")
+	a.containerCommand(c, mounts, args[p.operands[0]+1:])
 }
 
 func valuesOf(ws []word) []string {
@@ -200,6 +256,16 @@ func valuesOf(ws []word) []string {
 // kubectl and its kind: reads are harmless, deletes High, other changes Medium.
 func kubectl(a *analyzer, c *call) {
 	verb := firstOperand(c.args)
+	p := parseArgs(c.args, flagSpec{long: []string{"kubeconfig", "post-renderer"}})
+	if w, ok := flagWord(p, c.args, "kubeconfig"); ok {
+		// A kubeconfig can name a program that gets the credentials (exec).
+		a.add(Medium, c.text, "reads the cluster configuration "+w.src+", which can name a program "+c.name+" runs")
+		a.codeFile(w.src)
+	}
+	if w, ok := flagWord(p, c.args, "post-renderer"); ok {
+		a.add(High, c.text, "runs a program on what "+c.name+" renders (--post-renderer)")
+		a.shellCode(c, w)
+	}
 	switch verb {
 	case "", "get", "describe", "logs", "explain", "version", "api-resources", "api-versions", "top", "config", "cluster-info", "diff", "auth", "status", "list", "show", "history", "template", "search", "lint":
 	case "delete", "drain", "cordon", "uninstall", "destroy", "taint", "replace", "rollback":
@@ -214,7 +280,14 @@ func kubectl(a *analyzer, c *call) {
 func terraform(a *analyzer, c *call) {
 	verb := firstOperand(c.args)
 	switch verb {
-	case "", "plan", "validate", "fmt", "show", "output", "version", "providers", "graph", "init":
+	case "version", "-version", "--version", "-help", "--help", "help":
+		return
+	case "fmt", "init", "get":
+		a.add(Medium, c.text, "rewrites files or downloads and installs providers ("+c.name+" "+verb+")")
+	case "", "plan", "validate", "show", "output", "providers", "graph", "console":
+		// Providers are programs (in .terraform, which the agent can write), and an
+		// external data source runs any program during a plan.
+		a.add(Medium, c.text, "runs the configuration's providers and external programs ("+c.name+" "+verb+")")
 	case "destroy":
 		a.add(High, c.text, "destroys infrastructure ("+c.name+" destroy)")
 	case "apply", "import", "state", "taint", "force-unlock", "workspace":
@@ -222,6 +295,7 @@ func terraform(a *analyzer, c *call) {
 	default:
 		a.add(Medium, c.text, "runs "+c.name+" "+verb)
 	}
+	a.codeFile("the configuration's providers and external programs")
 }
 
 // firstOperand returns the first argument that does not look like an option.
@@ -262,5 +336,46 @@ func osPackages(a *analyzer, c *call) {
 		a.add(Medium, c.text, "updates the package lists ("+c.name+" "+verb+")")
 	default:
 		a.add(High, c.text, "installs or changes system packages ("+c.name+" "+verb+")")
+	}
+}
+
+// network judges programs whose job is to reach another machine: Medium, like any
+// network access (their arguments can carry data out: dig $(cat .env).example.com).
+func network(a *analyzer, c *call) {
+	if versionQuery(c.args) {
+		return
+	}
+	a.add(Medium, c.text, "reaches the network ("+c.name+")")
+}
+
+// ipProgram judges ip: showing is harmless, anything else changes the network.
+func ipProgram(a *analyzer, c *call) {
+	var words []string
+	for _, w := range c.args {
+		if !strings.HasPrefix(w.val, "-") {
+			words = append(words, w.val)
+		}
+	}
+	if len(words) <= 1 {
+		return
+	}
+	switch words[1] {
+	case "show", "list", "ls", "lst", "get", "s", "l":
+		return
+	}
+	a.add(High, c.text, "changes the network configuration (ip "+strings.Join(words[:2], " ")+")")
+}
+
+func ifconfig(a *analyzer, c *call) {
+	p := parseArgs(c.args, flagSpec{})
+	if len(p.operands) > 1 {
+		a.add(High, c.text, "changes a network interface (ifconfig)")
+	}
+}
+
+// topProgram: top in batch mode only prints; interactive top can signal processes.
+func topProgram(a *analyzer, c *call) {
+	if !hasWord(c.args, "-b") && !hasClusterLetter(c.args, 'b') {
+		a.add(Medium, c.text, "starts top, which can signal processes")
 	}
 }

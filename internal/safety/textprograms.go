@@ -2,34 +2,86 @@ package safety
 
 import "strings"
 
-// sed judges sed: -i edits files in place; a script can also write files (w) and run
-// commands (e) with GNU sed.
+// sedOptions are GNU sed's options (-i edits in place: judged as writes).
+var sedOptions = opts{short: "nrsEuzbi", shortArg: "efl",
+	long:    "quiet silent regexp-extended separate unbuffered null-data posix sandbox debug follow-symlinks binary help version in-place",
+	longArg: "expression file line-length"}
+
+// sed judges sed: its script is parsed (sedEffects) and judged by what it does besides
+// editing text: e and s///e run commands, w writes a file, r reads one. A script from a
+// file is code the agent can change; one only known when it runs could do anything
+// but under --sandbox. -i edits the files in place.
 func sed(a *analyzer, c *call) {
-	p := parseArgs(c.args, flagSpec{short: "efl", long: []string{"expression", "file", "line-length"}})
+	p := a.checkOptions(c, &sedOptions)
 	operands := p.operandWords(c.args)
+	sandbox := p.has("sandbox")
 	var scripts []word
 	for _, f := range p.flags {
-		if f.name == "e" || matchesFlag(f, "expression") {
+		switch {
+		case f.name == "e" || f.long && f.name == "expression":
 			scripts = append(scripts, f.valueWord(c.args))
+		case f.name == "f" || f.long && f.name == "file":
+			w := f.valueWord(c.args)
+			if w.lit && (w.val == "-" || w.val == "/dev/stdin") {
+				a.add(High, c.text, "runs a sed script from its input")
+				continue
+			}
+			a.reads(c.text, w, a.dir)
+			if !sandbox {
+				a.add(Medium, c.text, "runs the sed script in "+w.src+", which the agent can change (and which can run commands with e)")
+				a.codeFile(w.src)
+			}
 		}
 	}
 	if len(scripts) == 0 && !p.has("f", "file") && len(operands) > 0 {
 		scripts, operands = operands[:1], operands[1:]
 	}
-	for _, s := range scripts {
-		if !s.lit || sedRunsOrWrites(s.val) {
-			a.add(High, c.text, "runs a sed script that can run commands or write files")
-		}
+	for _, w := range scripts {
+		a.sedScript(c, w, sandbox)
 	}
-	if p.has("i", "in-place") || hasClusterLetter(c.args, 'i') {
-		for _, w := range operands {
-			a.writes(c.text, w, a.dir, "edits")
-		}
-		return
+	inPlace := p.has("i", "in-place") || hasClusterLetter(c.args, 'i')
+	if c.extraInput {
+		operands = append(operands, unknownWord("(its input)"))
 	}
 	for _, w := range operands {
+		if inPlace {
+			a.writes(c.text, w, a.dir, "edits")
+			continue
+		}
 		a.reads(c.text, w, a.dir)
 		a.openFile(w)
+	}
+}
+
+// sedScript judges one script given on the command line.
+func (a *analyzer) sedScript(c *call, w word, sandbox bool) {
+	if !w.lit {
+		if sandbox {
+			return
+		}
+		c.cmd.RunTime = true
+		a.add(Critical, c.text, "runs a sed script only known when it runs ("+w.src+"), which could run commands (e); --sandbox would rule that out")
+		return
+	}
+	effects, ok := sedEffects(w.val)
+	if !ok {
+		a.add(High, c.text, "runs a sed script parley cannot parse")
+		return
+	}
+	for _, e := range effects {
+		switch e.kind {
+		case "run":
+			if e.arg == "" {
+				a.add(Critical, c.text, "runs the text it edits as commands (sed's e), which parley cannot see")
+				continue
+			}
+			a.add(High, c.text, "runs a command from its sed script (e)")
+			a.code(c.text, e.arg)
+		case "write":
+			a.writes(c.text, literalWord(e.arg), a.dir, "writes to")
+		case "read":
+			a.reads(c.text, literalWord(e.arg), a.dir)
+		}
 	}
 }
 
@@ -43,51 +95,92 @@ func hasClusterLetter(args []word, letter byte) bool {
 	return false
 }
 
-// sedRunsOrWrites looks for the GNU sed commands e, w and W and the s///e and s///w
-// flags. It errs on the side of yes.
-func sedRunsOrWrites(script string) bool {
-	for _, line := range strings.FieldsFunc(script, func(r rune) bool { return r == '\n' || r == ';' }) {
-		line = strings.TrimSpace(line)
-		line = strings.TrimLeft(line, "0123456789,$/!^ ")
-		if line == "" {
-			continue
-		}
-		switch line[0] {
-		case 'e', 'w', 'W':
-			return true
-		case 's':
-			if len(line) > 1 {
-				d := line[1]
-				parts := strings.Split(line, string(d))
-				if len(parts) >= 4 && strings.ContainsAny(parts[len(parts)-1], "ew") {
-					return true
-				}
+// awkOptions are the options of awk, gawk and mawk known to be harmless (-f and -E read
+// the program from a file; gawk's --load, --include, --profile, --pretty-print and
+// --dump-variables are not listed: they load code or write files).
+var awkOptions = opts{short: "bcCnNOPrsStVhge", shortArg: "FvfEW",
+	long:    "characters-as-bytes traditional posix re-interval sandbox lint optimize no-optimize non-decimal-data use-lc-numeric help version copyright gen-pot",
+	longArg: "field-separator assign file exec source"}
+
+// awk judges awk: the program (given or from a file) is scanned for what it does
+// besides printing: system() and pipes run commands, print > file writes, getline <
+// file reads (awkEffects).
+func awk(a *analyzer, c *call) {
+	p := a.checkOptions(c, &awkOptions)
+	operands := p.operandWords(c.args)
+	sandbox := p.has("S", "sandbox")
+	fromFile := false
+	for _, f := range p.flags {
+		switch {
+		case f.name == "f" || f.name == "E" || f.long && (f.name == "file" || f.name == "exec"):
+			w := f.valueWord(c.args)
+			a.reads(c.text, w, a.dir)
+			fromFile = true
+			if !sandbox {
+				a.add(Medium, c.text, "runs the awk program in "+w.src+", which the agent can change")
+				a.codeFile(w.src)
 			}
+		case f.name == "e" || f.long && f.name == "source":
+			a.awkProgram(c, f.valueWord(c.args), sandbox)
+			fromFile = true
+		case f.name == "W" && strings.HasPrefix(f.value, "e") && len(operands) > 0:
+			// mawk -W exec FILE: the program is in FILE.
+			a.reads(c.text, operands[0], a.dir)
+			a.add(Medium, c.text, "runs the awk program in "+operands[0].src+", which the agent can change")
+			a.codeFile(operands[0].src)
+			operands, fromFile = operands[1:], true
 		}
 	}
-	return false
-}
-
-// awk judges awk programs that run commands (system, pipes) or write files.
-func awk(a *analyzer, c *call) {
-	p := parseArgs(c.args, flagSpec{short: "fvFE", long: []string{"file", "assign", "field-separator", "exec", "include", "load"}, stopAtOperand: true})
-	operands := p.operandWords(c.args)
-	if !p.has("f", "file", "E", "exec") && len(operands) > 0 {
-		prog := operands[0]
+	if !fromFile && len(operands) > 0 {
+		a.awkProgram(c, operands[0], sandbox)
 		operands = operands[1:]
-		if !prog.lit || strings.Contains(prog.val, "system") || strings.Contains(prog.val, "|") || strings.Contains(prog.val, ">") {
-			a.add(High, c.text, "runs an awk program that can run commands or write files")
-		}
-	} else {
-		a.add(Medium, c.text, "runs an awk program from a file")
 	}
 	for _, w := range operands {
-		if strings.Contains(w.val, "=") {
-			continue
+		if w.lit && strings.Contains(w.val, "=") {
+			continue // var=value
 		}
 		a.reads(c.text, w, a.dir)
+		a.openFile(w)
 	}
 }
+
+// awkProgram judges an awk program given on the command line.
+func (a *analyzer) awkProgram(c *call, w word, sandbox bool) {
+	if !w.lit {
+		if sandbox {
+			return
+		}
+		c.cmd.RunTime = true
+		a.add(Critical, c.text, "runs an awk program only known when it runs ("+w.src+"), which could run commands (system)")
+		return
+	}
+	if sandbox {
+		return
+	}
+	for _, e := range awkEffects(w.val) {
+		switch {
+		case e.kind == "run" && e.arg == "":
+			a.add(Critical, c.text, "runs a command built when the awk program runs, which parley cannot see")
+		case e.kind == "run":
+			a.add(High, c.text, "runs a command from its awk program")
+			a.code(c.text, e.arg)
+		case e.kind == "write" && e.arg == "":
+			a.add(High, c.text, "writes files named when the awk program runs")
+		case e.kind == "write":
+			a.writes(c.text, literalWord(e.arg), a.dir, "writes to")
+		case e.kind == "read" && e.arg == "":
+			a.add(Medium, c.text, "reads files named when the awk program runs")
+		case e.kind == "read":
+			a.reads(c.text, literalWord(e.arg), a.dir)
+		case e.kind == "code":
+			a.add(High, c.text, "loads awk code or a library ("+e.arg+")")
+		}
+	}
+}
+
+// tarListOptions are tar's options that keep listing an archive harmless.
+var tarListOptions = opts{short: "tvzjJaOwkp", shortArg: "fCTXbHgKLMNV", long: "list verbose gzip gunzip bzip2 xz zstd lzma auto-compress to-stdout wildcards no-wildcards numeric-owner full-time utc help version",
+	longArg: "file directory files-from exclude-from exclude transform owner group mode format blocking-factor"}
 
 // archive judges tar, unzip and the like: extracting writes files (where -C says).
 func archive(a *analyzer, c *call) {
@@ -100,8 +193,18 @@ func archive(a *analyzer, c *call) {
 		}
 		extract := p.has("x", "extract", "get") || strings.ContainsAny(first, "x")
 		create := p.has("c", "create", "r", "append", "u", "update") || strings.ContainsAny(first, "cru")
-		if _, ok := p.get("to-command", "use-compress-program", "I", "checkpoint-action", "info-script", "new-volume-script", "F", "rsh-command"); ok {
-			a.add(High, c.text, "makes tar run a program")
+		for _, f := range p.flags {
+			if f.name == "I" || f.name == "F" || f.long && (f.name == "to-command" || f.name == "use-compress-program" || strings.HasPrefix(f.name, "checkpoint-action") ||
+				f.name == "info-script" || f.name == "new-volume-script" || f.name == "rsh-command") {
+				a.add(High, c.text, "makes tar run a program")
+				value := f.valueWord(c.args)
+				value.val = strings.TrimPrefix(value.val, "exec=")
+				a.shellCode(c, value)
+			}
+		}
+		if !extract && !create {
+			// Listing (tar -tf) reads: its options must be known.
+			a.checkOptions(c, &tarListOptions)
 		}
 		dir := literalWord(".")
 		if f, ok := p.get("C", "directory"); ok {

@@ -33,7 +33,143 @@ func init() {
 		"xargs":    unwrapXargs,
 		"watch":    unwrapWatch,
 		"busybox":  unwrapBusybox,
+		"toybox":   unwrapBusybox,
+		"script":   unwrapScript,
+		"parallel": unwrapParallel,
+		"entr":     unwrapEntr,
+		"sg":       unwrapSg,
+		"chroot":   outsideTracking("chroot", "runs a command in another root directory (chroot)", 1, flagSpec{long: []string{"userspec", "groups"}}),
+		"systemd-run": outsideTracking("systemd-run", "runs a command as a service of its own, outside parley's tracking and any sandbox (systemd-run)", 0,
+			flagSpec{short: "pEHMu", long: []string{"property", "unit", "description", "slice", "uid", "gid", "nice", "setenv", "working-directory", "on-active", "on-boot",
+				"on-startup", "on-unit-active", "on-unit-inactive", "on-calendar", "on-clock-change", "on-timezone-change", "path-property", "socket-property",
+				"timer-property", "service-type", "machine", "host", "background", "slice-inherit"}}),
+		"unshare":          unwrapSimple(flagSpec{short: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "map-user", "map-group", "map-users", "map-groups"}}),
+		"nsenter":          unwrapSimple(flagSpec{short: "tSGrw", long: []string{"target", "setuid", "setgid", "root", "wd"}}),
+		"firejail":         unwrapSimple(flagSpec{}),
+		"fakeroot":         unwrapSimple(flagSpec{short: "lsi", long: []string{"lib", "faked"}}),
+		"fakechroot":       unwrapSimple(flagSpec{short: "lsce", long: []string{"lib", "config-dir", "environment"}}),
+		"strace":           unwrapTracer(flagSpec{short: "eoOpPuIsSbXaE", long: []string{"output", "trace", "signal", "status", "user", "string-limit"}}),
+		"ltrace":           unwrapTracer(flagSpec{short: "eoOpPusnaADL", long: []string{"output", "library"}}),
+		"valgrind":         unwrapSimple(flagSpec{}),
+		"numactl":          unwrapSimple(flagSpec{short: "NmCpPi", long: []string{"cpunodebind", "membind", "physcpubind", "preferred", "interleave"}}),
+		"xvfb-run":         unwrapSimple(flagSpec{short: "nsfepw", long: []string{"server-num", "server-args", "auth-file", "error-file", "xauth-protocol", "wait"}}),
+		"dbus-run-session": unwrapSimple(flagSpec{long: []string{"config-file", "dbus-daemon"}}),
+		"catchsegv":        unwrapSimple(flagSpec{}),
+		"caffeinate":       unwrapSimple(flagSpec{short: "t", long: nil}),
+		"systemd-inhibit":  unwrapSimple(flagSpec{long: []string{"what", "who", "why", "mode"}}),
+		"prlimit":          unwrapSimple(flagSpec{short: "p", long: []string{"pid", "output"}}),
+		"setpriv":          unwrapSimple(flagSpec{long: []string{"reuid", "regid", "groups", "inh-caps", "ambient-caps", "bounding-set", "securebits", "selinux-label", "apparmor-profile", "pdeathsig"}}),
+		"runcon":           unwrapSimple(flagSpec{short: "turl", long: []string{"type", "user", "role", "range"}}),
+		"cgexec":           unwrapSimple(flagSpec{short: "g", long: []string{"sticky"}}),
+		"proxychains":      unwrapSimple(flagSpec{short: "f"}),
+		"proxychains4":     unwrapSimple(flagSpec{short: "f"}),
+		"torsocks":         unwrapSimple(flagSpec{short: "uapP", long: []string{"user", "pass", "address", "port"}}),
+		"daemonize":        outsideTracking("daemonize", "starts a daemon that outlives the command (daemonize)", 0, flagSpec{short: "acepluE"}),
 	}
+}
+
+// outsideTracking strips a wrapper that starts its command somewhere parley's tracking
+// and confinement do not reach (a service, another root): High, and the command is
+// judged as itself.
+func outsideTracking(name, why string, skip int, spec flagSpec) wrapper {
+	inner := unwrapOperands(skip, spec)
+	return func(a *analyzer, words []word) unwrapped {
+		a.add(High, wordsText(words), why)
+		return inner(a, words)
+	}
+}
+
+// unwrapTracer strips strace and ltrace, whose -o writes a file.
+func unwrapTracer(spec flagSpec) wrapper {
+	inner := unwrapSimple(spec)
+	return func(a *analyzer, words []word) unwrapped {
+		p := parseArgs(words[1:], spec)
+		if f, ok := p.get("o", "output"); ok {
+			a.writes(wordsText(words), f.valueWord(words[1:]), a.dir, "writes its trace to")
+		}
+		return inner(a, words)
+	}
+}
+
+// unwrapScript strips script: -c runs a shell command; the file operand (typescript by
+// default) is written; without -c it starts an interactive shell.
+func unwrapScript(a *analyzer, words []word) unwrapped {
+	args := words[1:]
+	p := parseArgs(args, flagSpec{short: "cEImOBTt", long: []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit"}})
+	text := wordsText(words)
+	for _, w := range p.operandWords(args) {
+		a.writes(text, w, a.dir, "records the session to")
+	}
+	if len(p.operands) == 0 {
+		a.writes(text, literalWord("typescript"), a.dir, "records the session to")
+	}
+	for _, f := range p.flags {
+		if f.name == "O" || f.name == "B" || f.name == "T" || f.long && strings.HasPrefix(f.name, "log-") {
+			a.writes(text, f.valueWord(args), a.dir, "records the session to")
+		}
+	}
+	if f, ok := p.get("c", "command"); ok {
+		c := &call{cmd: &Command{}, name: "script", text: text}
+		a.shellCode(c, f.valueWord(args))
+		return unwrapped{handled: true}
+	}
+	a.add(Medium, text, "starts an interactive shell (script)")
+	return unwrapped{handled: true}
+}
+
+// unwrapParallel strips GNU parallel: its command runs through a shell once per input,
+// {} replaced by the input (only known when it runs).
+func unwrapParallel(a *analyzer, words []word) unwrapped {
+	args := words[1:]
+	spec := flagSpec{short: "jSIaEnNdlLsX", long: []string{"jobs", "sshlogin", "arg-file", "delimiter", "eof", "max-args", "max-replace-args", "max-line-length", "timeout", "workdir", "joblog", "results", "halt", "delay", "tagstring", "colsep", "env", "basefile", "return", "transfer-file", "memfree", "load", "nice", "retries", "tmpdir"}, stopAtOperand: true}
+	p := parseArgs(args, spec)
+	if len(p.operands) == 0 {
+		return unwrapped{}
+	}
+	start := p.operands[0]
+	var command []word
+	for _, w := range args[start:] {
+		if w.lit && (w.val == ":::" || w.val == "::::" || w.val == ":::+" || w.val == "::::+") {
+			break
+		}
+		command = append(command, w)
+	}
+	src := joinValues(command)
+	if !strings.Contains(src, "{") {
+		src += " {}"
+	}
+	c := &call{cmd: &Command{}, name: "parallel", text: wordsText(words)}
+	a.shellCode(c, word{src: src, val: strings.NewReplacer("{}", "$INPUT", "{.}", "$INPUT", "{/}", "$INPUT", "{//}", "$INPUT", "{/.}", "$INPUT", "{#}", "1", "{%}", "1").Replace(src), lit: allLiteral(command)})
+	return unwrapped{handled: true}
+}
+
+// unwrapEntr strips entr: -s runs its operand through a shell.
+func unwrapEntr(a *analyzer, words []word) unwrapped {
+	args := words[1:]
+	p := parseArgs(args, flagSpec{stopAtOperand: true})
+	if len(p.operands) == 0 {
+		return unwrapped{}
+	}
+	start := p.operands[0]
+	if p.has("s") {
+		a.shellCode(&call{cmd: &Command{}, name: "entr", text: wordsText(words)}, args[start])
+		return unwrapped{handled: true}
+	}
+	return unwrapped{inner: args[start:], text: wordsText(words[:start+1]), extraInput: hasWord(args[start:], "/_")}
+}
+
+// unwrapSg strips sg GROUP [-c] COMMAND: the command runs through a shell.
+func unwrapSg(a *analyzer, words []word) unwrapped {
+	args := words[1:]
+	if len(args) < 2 {
+		return unwrapped{}
+	}
+	rest := args[1:]
+	if rest[0].lit && rest[0].val == "-c" {
+		rest = rest[1:]
+	}
+	a.shellCode(&call{cmd: &Command{}, name: "sg", text: wordsText(words)}, word{src: wordsText(rest), val: joinValues(rest), lit: allLiteral(rest)})
+	return unwrapped{handled: true}
 }
 
 // wordsText is words as written, for a wrapper's text.
@@ -96,8 +232,8 @@ func unwrapEnv(a *analyzer, words []word) unwrapped {
 		case v == "-" || strings.HasPrefix(v, "-") && v != "--":
 			u.text += " " + w.src
 		case v == "--":
-		case envName.MatchString(v):
-			u.env = append(u.env, v)
+		case strings.IndexByte(v, '=') > 0:
+			u.env = append(u.env, v) // env takes any NAME=value, BASH_FUNC_f%%=… too
 		default:
 			u.inner = args[i:]
 			return u

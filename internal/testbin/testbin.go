@@ -65,7 +65,7 @@ func NoteSources() {
 func IsolatedEnv(home string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "HOME=") {
+		if !strings.HasPrefix(kv, "XDG_") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "PARLEY_REGISTRY_URL=") {
 			env = append(env, kv)
 		}
 	}
@@ -73,9 +73,10 @@ func IsolatedEnv(home string) []string {
 }
 
 // HomeEnv is only the variables IsolatedEnv sets: HOME and the XDG directories under home
-// (and, under -race, GORACE).
+// (and, under -race, GORACE), and an ACP registry that is a missing file under home, so
+// that no test reaches the public registry (a test that wants one sets its own).
 func HomeEnv(home string) []string {
-	env := []string{"HOME=" + home}
+	env := []string{"HOME=" + home, "PARLEY_REGISTRY_URL=" + filepath.Join(home, "no-registry.json")}
 	if raceEnabled {
 		env = append(env, "GORACE="+goRace)
 	}
@@ -125,7 +126,7 @@ func Isolate() (cleanup func(), err error) {
 		}
 	}
 	for _, kv := range IsolatedEnv(home) {
-		if k, v, ok := strings.Cut(kv, "="); ok && (k == "HOME" || strings.HasPrefix(k, "XDG_")) {
+		if k, v, ok := strings.Cut(kv, "="); ok && (k == "HOME" || strings.HasPrefix(k, "XDG_") || k == "PARLEY_REGISTRY_URL") {
 			os.Setenv(k, v)
 		}
 	}

@@ -1,7 +1,9 @@
 package toolui
 
 import (
+	"fmt"
 	"io"
+	"unicode/utf8"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
@@ -159,7 +161,36 @@ func (e *JSONEncoder) EndTurn(reason acp.StopReason) error {
 func ToolCallPart(typ string, tc *ToolCall) ([]byte, error) {
 	j := toolJSON(typ, tc)
 	j.ID, j.ToolCallID = "", tc.ID
-	return json.Marshal(j)
+	out, err := json.Marshal(j)
+	if err != nil {
+		return nil, err
+	}
+	return appendEscapedInvisible(nil, out), nil
+}
+
+// appendEscapedInvisible appends the JSON text js to dst with every character that acts
+// on a display instead of showing (C1 controls, bidirectional overrides and isolates,
+// invisible separators: see invisible) written as a \uXXXX escape. JSON can only hold
+// them inside strings, where the escape decodes to the same character: the data is
+// unchanged, but a terminal or a log viewer shown the line sees no raw U+202E. (The
+// encoder already escapes C0 controls.)
+func appendEscapedInvisible(dst, js []byte) []byte {
+	start := 0
+	for i := 0; i < len(js); {
+		c := js[i]
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(js[i:])
+		if r != utf8.RuneError && invisible(r) {
+			dst = append(dst, js[start:i]...)
+			dst = fmt.Appendf(dst, `\u%04x`, r)
+			start = i + size
+		}
+		i += size
+	}
+	return append(dst, js[start:]...)
 }
 
 func toolJSON(typ string, tc *ToolCall) jsonToolCall {
@@ -199,7 +230,7 @@ func (e *JSONEncoder) write(v any) error {
 	if err != nil {
 		return err // a bug in this file, not the writer's: later lines may still go out
 	}
-	e.buf = append(append(e.buf[:0], line...), '\n')
+	e.buf = append(appendEscapedInvisible(e.buf[:0], line), '\n')
 	if _, err := e.w.Write(e.buf); err != nil {
 		e.err = err
 	}

@@ -205,6 +205,36 @@ func TestRenderersShowControls(t *testing.T) {
 	}
 }
 
+// The JSON encoder's lines are data, kept lossless, but hold no raw C1 control or bidi
+// override: a terminal or a log viewer shown them is not driven by the agent's text.
+func TestJSONEscapesInvisibleCharacters(t *testing.T) {
+	updates := []string{
+		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"csi \u009b2J and \u202egnp.exe \u2066x\u2069 \u200b"}}`,
+		`{"sessionUpdate":"tool_call","toolCallId":"1","title":"Run \u202e\u001b[2J","kind":"execute"}`,
+	}
+	var out bytes.Buffer
+	r := NewJSONEncoder(&out)
+	turn := NewTurn(nil)
+	for _, s := range updates {
+		for _, ev := range turn.Apply(update(t, s)) {
+			r.Render(ev)
+		}
+	}
+	got := out.String()
+	for _, raw := range []string{"\u009b", "\u202e", "\u2066", "\u2069", "\u200b", "\x1b"} {
+		if strings.Contains(got, raw) {
+			t.Errorf("%q got through: %q", raw, got)
+		}
+	}
+	var first struct{ Text string }
+	if err := json.Unmarshal([]byte(strings.SplitN(got, "\n", 2)[0]), &first); err != nil {
+		t.Fatal(err)
+	}
+	if want := "csi \u009b2J and \u202egnp.exe \u2066x\u2069 \u200b"; first.Text != want {
+		t.Errorf("the text decodes to %q, want %q: the escape must lose nothing", first.Text, want)
+	}
+}
+
 func TestSafeText(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain text\n\tindented": "plain text\n\tindented",

@@ -13,7 +13,7 @@ import (
 // overrides and isolates (which reorder what is shown: U+202E), and the invisible
 // separators and marks become "<U+202E>"; a byte that is not UTF-8 becomes "<0x9B>".
 // Every renderer passes the agent's text through it (the JSON encoder excepted: its
-// output is data, and JSON escapes controls itself).
+// output is data, kept lossless; it writes these same characters as \u escapes).
 func SafeText(s string) string {
 	if safeASCII(s) {
 		return s

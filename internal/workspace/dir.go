@@ -6,7 +6,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // Dir is a directory inside the roots, opened, for a command to start in. Starting a
@@ -118,7 +117,7 @@ func (t treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
 	}
-	f, err := t.root.OpenFile(name, readFlags|syscall.O_DIRECTORY, 0)
+	f, err := t.root.OpenFile(name, dirFlags, 0)
 	if err != nil {
 		return nil, err
 	}

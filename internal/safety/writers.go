@@ -1,0 +1,184 @@
+package safety
+
+import (
+	"strings"
+)
+
+// Programs that write files through an option or an operand: the files they write are
+// judged like redirections (a sensitive file is High, a file outside the workspace High,
+// a device Critical).
+
+// iconv judges iconv: -o writes its output.
+func iconv(a *analyzer, c *call) {
+	o := opts{globSafe: false, short: "cls", shortArg: "fto", long: "list silent help version", longArg: "from-code to-code output"}
+	p := a.checkOptions(c, &o)
+	if w, ok := flagWord(p, c.args, "o", "output"); ok {
+		a.writes(c.text, w, a.dir, "writes to")
+	}
+	for _, w := range p.operandWords(c.args) {
+		a.reads(c.text, w, a.dir)
+		a.openFile(w)
+	}
+}
+
+// openssl judges openssl: its subcommand, the files it reads (-in, -key…) and writes
+// (-out, -keyout…); -engine and -provider load code; the network subcommands reach out.
+func openssl(a *analyzer, c *call) {
+	if len(c.args) == 0 {
+		a.add(Medium, c.text, "starts openssl's interactive prompt")
+		return
+	}
+	sub := c.args[0]
+	if !sub.lit {
+		a.add(High, c.text, "runs an openssl command only known when it runs")
+		return
+	}
+	switch sub.val {
+	case "version", "help", "list", "-help", "--help", "-version", "--version":
+		return
+	case "s_client", "s_server", "s_time", "ocsp", "srp":
+		a.add(Medium, c.text, "opens a network connection (openssl "+sub.val+")")
+	case "x509", "req", "dgst", "rand", "enc", "base64", "asn1parse", "verify", "crl", "pkey", "pkeyutl", "rsa", "ec", "ecparam",
+		"genrsa", "genpkey", "dhparam", "pkcs12", "pkcs7", "pkcs8", "cms", "smime", "sha1", "sha256", "sha512", "md5", "passwd", "prime",
+		"kdf", "mac", "storeutl", "crl2pkcs7", "nseq", "sess_id", "spkac", "ts", "rsautl", "dsa", "dsaparam", "gendsa", "errstr", "speed":
+	default:
+		a.add(Medium, c.text, "runs openssl "+sub.val)
+	}
+	for i := 1; i < len(c.args); i++ {
+		w := c.args[i]
+		if !w.lit || !strings.HasPrefix(w.val, "-") {
+			continue
+		}
+		name := strings.TrimLeft(w.val, "-")
+		value := word{}
+		if i+1 < len(c.args) {
+			value = c.args[i+1]
+		}
+		switch name {
+		case "out", "keyout", "signature", "certout", "reqout", "CAserial", "export":
+			a.writes(c.text, value, a.dir, "writes to")
+			i++
+		case "in", "inkey", "key", "cert", "CAfile", "CAkey", "CA", "signkey", "certfile", "untrusted", "peerkey", "kfile", "sigfile", "rand":
+			a.reads(c.text, value, a.dir)
+			i++
+		case "engine", "provider", "provider-path", "keyform", "config", "pre", "post":
+			if name == "keyform" {
+				i++
+				continue
+			}
+			a.add(High, c.text, "makes openssl load code or a configuration that can load it (-"+name+")")
+			i++
+		}
+	}
+}
+
+// dos2unix judges dos2unix and unix2dos: they rewrite their files in place, or write
+// the second of each pair with -n.
+func dos2unix(a *analyzer, c *call) {
+	p := parseArgs(c.args, flagSpec{short: "cfm", long: []string{"convmode", "add-bom"}})
+	operands := p.operandWords(c.args)
+	if p.has("i", "info", "h", "help", "V", "version", "l", "license") {
+		for _, w := range operands {
+			a.reads(c.text, w, a.dir)
+		}
+		return
+	}
+	if p.has("n", "newfile") {
+		for i, w := range operands {
+			if i%2 == 1 {
+				a.writes(c.text, w, a.dir, "writes to")
+			} else {
+				a.reads(c.text, w, a.dir)
+			}
+		}
+		return
+	}
+	for _, w := range operands {
+		a.writes(c.text, w, a.dir, "rewrites")
+	}
+}
+
+// yq judges yq: -i rewrites its files; load() and --from-file read files.
+func yq(a *analyzer, c *call) {
+	o := opts{short: "CMNPeirj0hVv", shortArg: "Iopf", long: "colors no-colors no-doc prettyPrint exit-status inplace unwrapScalar nul-output help version verbose null-input",
+		longArg: "indent output-format input-format from-file front-matter expression"}
+	p := a.checkOptions(c, &o)
+	operands := p.operandWords(c.args)
+	if len(operands) > 0 && (operands[0].val == "eval" || operands[0].val == "e" || operands[0].val == "eval-all" || operands[0].val == "ea") {
+		operands = operands[1:]
+	}
+	if len(operands) > 0 && !p.has("from-file") {
+		operands = operands[1:] // the expression
+	}
+	inPlace := p.has("i", "inplace")
+	for _, w := range operands {
+		if inPlace {
+			a.writes(c.text, w, a.dir, "rewrites")
+			continue
+		}
+		a.reads(c.text, w, a.dir)
+		a.openFile(w)
+	}
+}
+
+// tree judges tree: -o writes its listing, -R writes an HTML file in every directory.
+func tree(a *analyzer, c *call) {
+	o := plainTable["tree"].opts
+	o.shortArg += "o"
+	p := a.checkOptions(c, &o)
+	if w, ok := flagWord(p, c.args, "o"); ok {
+		a.writes(c.text, w, a.dir, "writes its listing to")
+	}
+	for _, w := range p.operandWords(c.args) {
+		a.reads(c.text, w, a.dir)
+		a.openFile(w)
+	}
+}
+
+// dc judges dc: its ! command runs the rest of the line as a shell command.
+func dc(a *analyzer, c *call) {
+	p := parseArgs(c.args, flagSpec{short: "ef", long: []string{"expression", "file"}})
+	for _, f := range p.flags {
+		switch {
+		case f.name == "e" || f.long && f.name == "expression":
+			a.dcText(c, f.valueWord(c.args))
+		case f.name == "f" || f.long && f.name == "file":
+			a.add(Medium, c.text, "runs the dc program in "+f.value+", which can run commands (!)")
+			a.codeFile(f.value)
+		}
+	}
+	for _, w := range p.operandWords(c.args) {
+		a.add(Medium, c.text, "runs the dc program in "+w.src+", which can run commands (!)")
+		a.codeFile(w.src)
+	}
+	if len(p.flags) == 0 && len(p.operands) == 0 && a.stdin.kind != stdinInherited {
+		in := a.stdin
+		a.dcText(c, word{val: in.text, lit: !in.unseen && in.kind != stdinFile, src: "(its input)"})
+	}
+}
+
+func (a *analyzer) dcText(c *call, w word) {
+	if !w.lit {
+		a.add(Critical, c.text, "runs a dc program only known when it runs, which can run commands (!)")
+		return
+	}
+	for _, line := range strings.Split(w.val, "\n") {
+		if i := strings.IndexByte(line, '!'); i >= 0 && !strings.HasPrefix(line[i:], "!=") && !strings.HasPrefix(line[i:], "!<") && !strings.HasPrefix(line[i:], "!>") {
+			a.add(High, c.text, "runs a shell command from dc (!)")
+			a.code(c.text, line[i+1:])
+		}
+	}
+}
+
+// man judges man: its pager and browser options run programs, -l formats a file.
+func man(a *analyzer, c *call) {
+	o := opts{short: "afkKwWuhVdD", shortArg: "MSsLEmCPH", long: "all whatis apropos where where-cat path regex wildcard names-only no-subpages help version debug default",
+		longArg: "manpath sections locale encoding systems config-file extension"}
+	p := a.checkOptions(c, &o)
+	for _, f := range p.flags {
+		if f.name == "P" || f.name == "H" || f.long && (f.name == "pager" || f.name == "html") {
+			a.add(High, c.text, "makes man run a program of its choice (-"+f.name+")")
+			a.shellCode(c, f.valueWord(c.args))
+		}
+	}
+}
