@@ -1,3 +1,5 @@
+//go:build !windows
+
 package main
 
 // The terminal UI, driven as a person drives it: parley chat on a pseudo-terminal, its
