@@ -449,6 +449,9 @@ func (m *model) submit() tea.Cmd {
 		cv.notice(n, true)
 	}
 	p := cv.conv.Conversation.Send(blocks)
+	if cv.running == 0 {
+		cv.sending = p.ID // something moves until the turn starts
+	}
 	if len(labels) > 0 {
 		cv.labels[p.ID] = labels
 	}

@@ -39,6 +39,7 @@ type convView struct {
 	tools    map[acp.ToolCallID]*entry
 	lastUser *entry
 
+	sending  int // a prompt sent that neither started nor was queued yet
 	queued   []conversation.Prompt
 	labels   map[int][]string // attachments of prompts sent, by prompt id
 	question *questionPanel
@@ -84,7 +85,7 @@ func (cv *convView) pump(ctx context.Context, last time.Time) tea.Cmd {
 
 // busy says whether something runs that the status line shows moving.
 func (cv *convView) busy() bool {
-	return cv.starting || cv.running != 0
+	return cv.starting || cv.running != 0 || cv.sending != 0
 }
 
 func (cv *convView) notice(text string, warn bool) {
@@ -143,6 +144,9 @@ func (cv *convView) apply(ev conversation.Event, now time.Time) (back string) {
 		cv.session = e.Session
 	case conversation.Queued:
 		cv.queued = append(cv.queued, e.Prompt)
+		if cv.sending == e.Prompt.ID {
+			cv.sending = 0
+		}
 	case conversation.Unqueued:
 		if cv.dequeue(e.Prompt.ID) {
 			return e.Prompt.Text()
@@ -186,6 +190,9 @@ func (cv *convView) dequeue(id int) bool {
 }
 
 func (cv *convView) startTurn(p conversation.Prompt, replay bool, now time.Time) {
+	if cv.sending == p.ID {
+		cv.sending = 0
+	}
 	cv.endStream()
 	cv.dequeue(p.ID)
 	cv.replay = replay
@@ -205,6 +212,9 @@ func (cv *convView) endTurn(e conversation.TurnEnded) {
 	if e.Replay {
 		cv.replay = false
 		return
+	}
+	if cv.sending == e.Turn {
+		cv.sending = 0
 	}
 	if e.Turn != cv.running && cv.running != 0 {
 		return

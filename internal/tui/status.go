@@ -25,6 +25,8 @@ func (m *model) statusLine(cv *convView) string {
 		left = spin + " starting " + toolui.SafeText(cv.conv.Name) + "…"
 	case cv.question != nil:
 		left = st.warn.Render("? the agent waits for your answer")
+	case cv.running == 0 && cv.sending != 0:
+		left = spin + " sending…"
 	case cv.running != 0 && cv.cancelling:
 		left = spin + " cancelling…"
 	case cv.running != 0 && !cv.firstWord:
