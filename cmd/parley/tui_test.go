@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -235,12 +237,21 @@ func TestTUIEditPermissionShowsItsDiff(t *testing.T) {
 }
 
 // answer presses key until the question takes it: keys pressed in the first moment a
-// question is on screen are ignored by design.
+// question is on screen are ignored by design (the question counts them).
 func answer(s *testbin.Screen, key, then string) {
+	ignored := func(screen string) int {
+		m := regexp.MustCompile(`\((\d+) keys ignored`).FindStringSubmatch(screen)
+		if m == nil {
+			return 0
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
 	for {
+		before := ignored(s.Text())
 		s.Type(key)
 		screen := s.WaitFor("the answer taken or ignored", func(screen string) bool {
-			return strings.Contains(screen, then) || strings.Contains(screen, "are ignored")
+			return strings.Contains(screen, then) || ignored(screen) > before
 		})
 		if strings.Contains(screen, then) {
 			return
@@ -398,4 +409,41 @@ func TestTUISecondConversationWithAnotherAgent(t *testing.T) {
 	if out := s.Text(); !strings.Contains(out, "── eliza ──") || !strings.Contains(out, "worried about your tests") {
 		t.Errorf("both transcripts are not printed when leaving:\n%s", out)
 	}
+}
+
+// TestTUIQuestionShowsWhatRunsAndKeepsTheComposersText: a command's question shows the
+// command and its risk in place of the composer; what was typed waits there untouched,
+// keys that are no answer do nothing, and the answer goes to the agent by kind.
+func TestTUIQuestionShowsWhatRunsAndKeepsTheComposersText(t *testing.T) {
+	w := newWorkspace(t)
+	s := startTUI(t, w.dir, w.env, 100, 30, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
+	s.Type("ask rm -rf build\r")
+	screen := s.WaitText("The agent asks permission")
+	if !strings.Contains(screen, "runs: rm -rf build") || !strings.Contains(screen, "risk: high") {
+		t.Errorf("the question does not show the command and its risk:\n%s", screen)
+	}
+	// Typed now, text goes nowhere: the question is not the composer.
+	s.Type("draft")
+	s.WaitText("5 keys ignored")
+	if strings.Contains(s.Text(), "draft") {
+		t.Errorf("keys typed at the question reached the screen:\n%s", s.Text())
+	}
+	shot(t, s, "question-command")
+	answer(s, "n", "chose reject_once")
+	s.WaitGone("The agent asks permission")
+
+	// A draft typed while the agent works waits while a question is on screen, and is
+	// there again once it is answered.
+	s.Type("seq run 100 sleep 1 ;; ask touch x\r")
+	s.WaitText("sleep 1")
+	s.Type("my draft")
+	s.WaitFor("the draft in the composer", func(screen string) bool { return composerLine(screen) == "› my draft" })
+	screen = s.WaitText("The agent asks permission")
+	if strings.Contains(screen, "my draft") {
+		t.Errorf("the draft shows beside the question:\n%s", screen)
+	}
+	s.Type("\x03") // Ctrl-C refuses the question and cancels the turn
+	s.WaitGone("The agent asks permission")
+	s.WaitFor("the draft back in the composer", func(screen string) bool { return composerLine(screen) == "› my draft" })
+	s.WaitText("ready")
 }

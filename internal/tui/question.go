@@ -21,7 +21,7 @@ type questionPanel struct {
 	q       conversation.QuestionAsked
 	tool    *toolui.ToolCall // the call the question is about, as the transcript knows it
 	shownAt time.Time
-	ignored bool // a key was ignored: say why
+	ignored int // keys ignored: the panel says how many, and why
 }
 
 // answerGrace is how long after a question appears its keys are not taken: a key typed
@@ -51,7 +51,7 @@ func offered(q *permission.Question, a permission.Answer) bool {
 // key reads a key as an answer.
 func (p *questionPanel) key(k tea.KeyPressMsg, now time.Time) (permission.Answer, bool) {
 	if now.Sub(p.shownAt) < answerGrace {
-		p.ignored = true
+		p.ignored++
 		return 0, false
 	}
 	s := strings.ToLower(k.String())
@@ -65,7 +65,7 @@ func (p *questionPanel) key(k tea.KeyPressMsg, now time.Time) (permission.Answer
 	if s == "esc" {
 		return permission.RejectOnce, true
 	}
-	p.ignored = true
+	p.ignored++
 	return 0, false
 }
 
@@ -120,8 +120,8 @@ func (p *questionPanel) view(st styles, width, maxLines int) string {
 		}
 	}
 	foot = append(foot, "  "+strings.Join(keys, "  ")+st.dim.Render("  · esc rejects · ctrl+c cancels the turn"))
-	if p.ignored {
-		foot = append(foot, st.dim.Render("  (keys typed before the question, or that answer nothing, are ignored)"))
+	if p.ignored > 0 {
+		foot = append(foot, st.dim.Render(fmt.Sprintf("  (%d keys ignored: keys typed before the question, or that answer nothing, are ignored)", p.ignored)))
 	}
 	room := maxLines - len(head) - len(foot)
 	if len(body) > room {
