@@ -447,3 +447,26 @@ func TestTUIQuestionShowsWhatRunsAndKeepsTheComposersText(t *testing.T) {
 	s.WaitFor("the draft back in the composer", func(screen string) bool { return composerLine(screen) == "› my draft" })
 	s.WaitText("ready")
 }
+
+// TestTUISessionAndConfigPickers: the agent's sessions and a config option's values are
+// filterable lists; picking a value sets it.
+func TestTUISessionAndConfigPickers(t *testing.T) {
+	w := newWorkspace(t)
+	s := startTUI(t, w.dir, w.env, 100, 30, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
+	s.WaitText("scripted · Ask first · Small")
+	s.Type("/sessions\r")
+	s.WaitText("Sessions in " + w.dir)
+	s.WaitText("about scripted-1")
+	s.Type("\x1b")
+	s.WaitGone("Sessions in")
+	s.Type("/config\r")
+	s.WaitText("Settings")
+	s.Type("\r") // the one option: Mode
+	s.WaitText("Write code")
+	s.Type("write\r")
+	s.WaitText("scripted · Write code · Small")
+	s.Type("/model\r")
+	s.WaitText("Large")
+	s.Type("lar\r")
+	s.WaitText("model: large")
+}

@@ -39,7 +39,8 @@ type convView struct {
 	tools    map[acp.ToolCallID]*entry
 	lastUser *entry
 
-	sending  int // a prompt sent that neither started nor was queued yet
+	sending  int        // a prompt sent that neither started nor was queued yet
+	usage    *acp.Usage // the last turn's, as the agent reported it
 	queued   []conversation.Prompt
 	labels   map[int][]string // attachments of prompts sent, by prompt id
 	question *questionPanel
@@ -224,6 +225,9 @@ func (cv *convView) endTurn(e conversation.TurnEnded) {
 		cv.dequeue(e.Turn)
 	}
 	cv.running, cv.cancelling = 0, false
+	if e.Usage != nil {
+		cv.usage = e.Usage
+	}
 	switch {
 	case e.Err != nil:
 		cv.notice("parley: "+e.Err.Error(), true)

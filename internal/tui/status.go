@@ -76,6 +76,9 @@ func (m *model) sessionSummary(cv *convView) string {
 	if model := currentModel(s.Models, s.Config); model != "" {
 		parts = append(parts, toolui.SafeText(model))
 	}
+	if u := cv.usage; u != nil && u.TotalTokens > 0 {
+		parts = append(parts, fmt.Sprintf("last turn %s tokens (%s in, %s out)", tokens(u.TotalTokens), tokens(u.InputTokens), tokens(u.OutputTokens)))
+	}
 	if u := s.Usage; u != nil && u.Size > 0 {
 		pct := float64(u.Used) * 100 / float64(u.Size)
 		ctx := fmt.Sprintf("ctx %s/%s (%.0f%%)", tokens(u.Used), tokens(u.Size), pct)

@@ -292,3 +292,21 @@ func TestComposerGrowsWithItsLines(t *testing.T) {
 		t.Errorf("value %q, view:\n%s", c.value(), view)
 	}
 }
+
+func TestStatusLineShowsTheSessionAndItsUsage(t *testing.T) {
+	m, cv := newTestModel(160, 20)
+	cv.ready = true
+	cv.session = conversation.Session{
+		Agent:  conversation.AgentInfo{Title: "Agent X"},
+		Modes:  &acp.SessionModeState{CurrentModeID: "code", AvailableModes: []acp.SessionMode{{ID: "code", Name: "Code"}}},
+		Models: &acp.SessionModelState{CurrentModelID: "m1", AvailableModels: []acp.ModelInfo{{ModelID: "m1", Name: "Model One"}}},
+		Usage:  &acp.UsageUpdate{Used: 50_000, Size: 200_000, Cost: &acp.Cost{Amount: 0.42, Currency: "USD"}},
+	}
+	cv.apply(conversation.TurnEnded{Turn: 0, StopReason: acp.StopReasonEndTurn, Usage: &acp.Usage{TotalTokens: 1500, InputTokens: 1200, OutputTokens: 300}}, time.Now())
+	line := xansi.Strip(m.statusLine(cv))
+	for _, want := range []string{"ready", "Agent X", "Code", "Model One", "ctx 50k/200k (25%)", "0.42 USD", "last turn 1.5k tokens (1.2k in, 300 out)", "ctrl+c ×2"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("the status line lacks %q:\n%s", want, line)
+		}
+	}
+}
