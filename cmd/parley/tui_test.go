@@ -470,3 +470,19 @@ func TestTUISessionAndConfigPickers(t *testing.T) {
 	s.Type("lar\r")
 	s.WaitText("model: large")
 }
+
+// TestTUISecondCtrlCQuitsAfterAQuickCancel: the cancel is over at once, and the second
+// Ctrl-C, pressed while the screen still says so, quits all the same.
+func TestTUISecondCtrlCQuitsAfterAQuickCancel(t *testing.T) {
+	w := newWorkspace(t)
+	s := startTUI(t, w.dir, w.env, 100, 30)
+	s.Type("slow 400\r")
+	s.WaitText("w3")
+	s.Type("\x03")
+	s.WaitText("(cancelled)")
+	s.WaitText("press ctrl+c again to quit")
+	s.Type("\x03")
+	if code := s.Wait(); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+}

@@ -41,6 +41,7 @@ type convView struct {
 
 	sending  int        // a prompt sent that neither started nor was queued yet
 	usage    *acp.Usage // the last turn's, as the agent reported it
+	now      time.Time  // when the event being applied came
 	queued   []conversation.Prompt
 	labels   map[int][]string // attachments of prompts sent, by prompt id
 	question *questionPanel
@@ -108,7 +109,7 @@ func (cv *convView) endThought() {
 	if cv.thought != nil {
 		t := cv.thought.it.(*thoughtItem)
 		if t.end.IsZero() {
-			t.end = time.Now()
+			t.end = cv.now
 		}
 		cv.tr.changed(cv.thought)
 		cv.thought = nil
@@ -118,6 +119,7 @@ func (cv *convView) endThought() {
 // apply shows one event. It returns what the app must do about it (a question to put on
 // screen, text to give back to the composer).
 func (cv *convView) apply(ev conversation.Event, now time.Time) (back string) {
+	cv.now = now
 	switch e := ev.(type) {
 	case conversation.Snapshot:
 		cv.session, cv.ready, cv.starting = e.Session, e.Ready, e.Starting

@@ -310,3 +310,24 @@ func TestStatusLineShowsTheSessionAndItsUsage(t *testing.T) {
 		}
 	}
 }
+
+func TestThoughtsAreFoldedAndDimmed(t *testing.T) {
+	_, cv := newTestModel(80, 20)
+	now := time.Now()
+	cv.apply(conversation.TurnUpdate{Turn: 1, Update: toolui.Event{Kind: toolui.ThoughtDelta, Text: "first I look\nthen I decide"}}, now)
+	cv.apply(conversation.TurnUpdate{Turn: 1, Update: toolui.Event{Kind: toolui.TextDelta, Text: "The answer."}}, now.Add(2*time.Second))
+	cv.tr.setSize(80, 20)
+	view := cv.tr.view()
+	plain := strings.Join(strip(view), "\n")
+	if !strings.Contains(plain, "∴ Thought for 2.0s (2 lines; ctrl+o to expand)") || strings.Contains(plain, "first I look") {
+		t.Errorf("folded:\n%s", plain)
+	}
+	if !strings.Contains(view[0], "\x1b[") {
+		t.Errorf("the thought is not styled: %q", view[0])
+	}
+	cv.tr.selectNext(-1)
+	cv.tr.toggleSelected()
+	if plain := strings.Join(strip(cv.tr.view()), "\n"); !strings.Contains(plain, "first I look") || !strings.Contains(plain, "then I decide") {
+		t.Errorf("expanded:\n%s", plain)
+	}
+}
