@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -329,5 +330,24 @@ func TestThoughtsAreFoldedAndDimmed(t *testing.T) {
 	cv.tr.toggleSelected()
 	if plain := strings.Join(strip(cv.tr.view()), "\n"); !strings.Contains(plain, "first I look") || !strings.Contains(plain, "then I decide") {
 		t.Errorf("expanded:\n%s", plain)
+	}
+}
+
+func TestFileIndexInAGitWorkTreeIsGits(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := t.TempDir()
+	if out, err := exec.Command("git", "-C", root, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	for _, f := range []string{"tracked.go", "ignored.log", "new.go"} {
+		os.WriteFile(filepath.Join(root, f), nil, 0o644)
+	}
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("*.log\n"), 0o644)
+	idx := buildFileIndex(t.Context(), root)
+	got := strings.Join(idx.files, " ")
+	if !strings.Contains(got, "tracked.go") || !strings.Contains(got, "new.go") || strings.Contains(got, "ignored.log") {
+		t.Errorf("files: %q", idx.files)
 	}
 }
