@@ -358,11 +358,17 @@ func (t *toolItem) headline(r *renderCtx) (mark, msg, note string) {
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 func (t *toolItem) elapsed(now time.Time) string {
+	c := t.tc.Confirmation
 	switch {
 	case t.tc.State == toolui.WaitingForConfirmation:
 		return ""
+	case c != nil && c.Outcome != "" && !c.Allowed():
+		return "" // refused: it never ran
 	case !t.ended.IsZero():
-		return duration(t.ended.Sub(t.started))
+		if d := t.ended.Sub(t.started); d >= 100*time.Millisecond {
+			return duration(d)
+		}
+		return ""
 	case now.Sub(t.started) >= time.Second:
 		return duration(now.Sub(t.started))
 	}
