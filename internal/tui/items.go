@@ -13,20 +13,36 @@ import (
 )
 
 // userItem is a prompt the user sent (or, when a session is loaded, one the agent
-// replays).
+// replays). A long one (a paste) is folded to its first lines.
 type userItem struct {
 	text        string // safe to print
 	attachments []string
+	expanded    bool
 }
+
+// foldUserLines is how long a prompt may be before it is folded.
+const foldUserLines = 20
+
+func (u *userItem) toggle()        { u.expanded = !u.expanded }
+func (u *userItem) foldable() bool { return strings.Count(u.text, "\n") >= foldUserLines }
 
 func (u *userItem) render(r *renderCtx, width int) []string {
 	var out []string
-	for i, l := range plainLines(u.text, width-2) {
+	lines := plainLines(u.text, width-2)
+	more := 0
+	if len(lines) > foldUserLines && !u.expanded {
+		more = len(lines) - foldUserLines/2
+		lines = lines[:foldUserLines/2]
+	}
+	for i, l := range lines {
 		bar := "  "
 		if i == 0 {
 			bar = r.st.userBar.Render("›") + " "
 		}
 		out = append(out, bar+r.st.user.Render(l))
+	}
+	if more > 0 {
+		out = append(out, "  "+r.st.dim.Render(fmt.Sprintf("… %d more lines (ctrl+o to expand)", more)))
 	}
 	for _, a := range u.attachments {
 		out = append(out, "  "+r.st.dim.Render("+ "+a))
@@ -207,8 +223,9 @@ type thoughtItem struct {
 	end      time.Time // zero while it streams
 }
 
-func (t *thoughtItem) toggle()       { t.expanded = !t.expanded }
-func (t *thoughtItem) running() bool { return t.end.IsZero() }
+func (t *thoughtItem) toggle()        { t.expanded = !t.expanded }
+func (t *thoughtItem) foldable() bool { return true }
+func (t *thoughtItem) running() bool  { return t.end.IsZero() }
 
 func (t *thoughtItem) render(r *renderCtx, width int) []string {
 	text := strings.TrimSpace(t.text.String())
@@ -274,8 +291,9 @@ type toolItem struct {
 	outputEnd bool
 }
 
-func (t *toolItem) toggle()       { t.expanded = !t.expanded }
-func (t *toolItem) running() bool { return !t.tc.State.Done() }
+func (t *toolItem) toggle()        { t.expanded = !t.expanded }
+func (t *toolItem) foldable() bool { return true }
+func (t *toolItem) running() bool  { return !t.tc.State.Done() }
 
 // update takes the call's new state.
 func (t *toolItem) update(tc *toolui.ToolCall, now time.Time) {

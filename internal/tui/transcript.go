@@ -46,10 +46,16 @@ type item interface {
 	render(r *renderCtx, width int) []string
 }
 
-// expandable items fold and unfold with ctrl+o.
+// expandable items fold and unfold with ctrl+o (those that have something folded).
 type expandable interface {
 	item
 	toggle()
+	foldable() bool
+}
+
+func isExpandable(it item) bool {
+	e, ok := it.(expandable)
+	return ok && e.foldable()
 }
 
 // live items change with time (a spinner, a duration) while running reports true.
@@ -241,7 +247,7 @@ func (t *transcript) selectNext(dir int) bool {
 		}
 	}
 	for i += dir; i >= 0 && i < len(t.entries); i += dir {
-		if _, ok := t.entries[i].it.(expandable); ok {
+		if isExpandable(t.entries[i].it) {
 			t.sel = i
 			t.reveal(i)
 			return true
@@ -255,13 +261,13 @@ func (t *transcript) toggleSelected() bool {
 	i := t.sel
 	if i < 0 {
 		for j := len(t.entries) - 1; j >= 0; j-- {
-			if _, ok := t.entries[j].it.(expandable); ok {
+			if isExpandable(t.entries[j].it) {
 				i = j
 				break
 			}
 		}
 	}
-	if i < 0 {
+	if i < 0 || !isExpandable(t.entries[i].it) {
 		return false
 	}
 	t.entries[i].it.(expandable).toggle()

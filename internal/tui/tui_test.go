@@ -351,3 +351,17 @@ func TestFileIndexInAGitWorkTreeIsGits(t *testing.T) {
 		t.Errorf("files: %q", idx.files)
 	}
 }
+
+func TestALongPromptIsFolded(t *testing.T) {
+	_, cv := newTestModel(80, 40)
+	var lines []string
+	for i := range 100 {
+		lines = append(lines, fmt.Sprintf("pasted line %d", i))
+	}
+	cv.apply(conversation.TurnStarted{Prompt: conversation.Prompt{ID: 1, Content: []acp.ContentBlock{acp.TextBlock(strings.Join(lines, "\n"))}}}, time.Now())
+	cv.tr.setSize(80, 40)
+	plain := strings.Join(strip(cv.tr.view()), "\n")
+	if !strings.Contains(plain, "pasted line 9") || strings.Contains(plain, "pasted line 10\n") || !strings.Contains(plain, "… 90 more lines") {
+		t.Errorf("folded:\n%s", plain)
+	}
+}
