@@ -250,10 +250,8 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if s == "ctrl+c" {
 		return m.ctrlC()
 	}
-	if s != "ctrl+c" {
-		if m.armed && cv.running == 0 {
-			m.armed = false
-		}
+	if m.armed && cv.running == 0 {
+		m.armed = false // another key between turns: the next Ctrl-C starts over
 	}
 	if q := cv.question; q != nil {
 		if a, ok := q.key(k, time.Now()); ok {

@@ -234,8 +234,6 @@ func (t *transcript) clampTop() {
 	t.offset = max(0, total-t.height)
 }
 
-func (t *transcript) atEnd() bool { return t.offset == 0 }
-
 // selectNext moves the selection among the expandable items: dir -1 towards the start.
 // With none selected, the last one is taken.
 func (t *transcript) selectNext(dir int) bool {

@@ -187,7 +187,7 @@ func trimAll(ls []string) []string {
 }
 
 func TestTranscriptScrollsAndFinds(t *testing.T) {
-	m, cv := newTestModel(40, 10)
+	_, cv := newTestModel(40, 10)
 	now := time.Now()
 	for i := range 30 {
 		cv.apply(conversation.Notice{Text: fmt.Sprintf("line %d", i)}, now)
@@ -213,7 +213,6 @@ func TestTranscriptScrollsAndFinds(t *testing.T) {
 	if v := strings.Join(cv.tr.view(), "\n"); !strings.Contains(v, "▶") || !strings.Contains(v, "line 7") {
 		t.Errorf("the match is not shown: %q", v)
 	}
-	_ = m
 }
 
 func TestToolCallExpandsToItsInputOutputAndDiff(t *testing.T) {
