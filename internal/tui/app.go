@@ -72,6 +72,7 @@ func newModel(ctx context.Context, o Options) *model {
 	m.md = newMarkdown(true)
 	m.comp = newComposer(m.st, loadHistory(o.HistoryFile))
 	m.convs = []*convView{newConvView(0, o.First, m.st, m.md)}
+	m.convs[0].tr.ctx.root = o.Workspace
 	return m
 }
 
@@ -550,7 +551,7 @@ func (m *model) View() tea.View {
 	var inputCursor *tea.Cursor
 	switch {
 	case cv.question != nil:
-		input = cv.question.view(m.st, m.width, max(6, m.height*2/3))
+		input = cv.question.view(m.st, cv.tr.ctx.root, m.width, max(6, m.height*2/3))
 	case m.picker != nil:
 		input = m.picker.view(m.st, m.width, min(15, max(4, m.height/2)))
 	case m.finding:

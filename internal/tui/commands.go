@@ -362,6 +362,7 @@ func (m *model) onStarted(msg startedMsg) tea.Cmd {
 		return nil
 	}
 	cv := newConvView(len(m.convs), msg.conv, m.st, m.md)
+	cv.tr.ctx.root = m.opts.Workspace
 	m.convs = append(m.convs, cv)
 	m.switchTo(cv.id)
 	return tea.Batch(cv.pump(m.ctx, time.Time{}), m.tick())

@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -450,7 +451,7 @@ func boxed(r *renderCtx, text string, width int, indent string, limit int) []str
 
 // diffLines shows an edit as a coloured unified diff under its file's name.
 func diffLines(r *renderCtx, d toolui.Diff, width int, indent string, limit int) []string {
-	head := fmt.Sprintf("%s %s", toolui.SafeText(d.Path), r.st.dim.Render(fmt.Sprintf("(+%d −%d)", d.Added, d.Removed)))
+	head := fmt.Sprintf("%s %s", toolui.SafeText(relPath(d.Path, r.root)), r.st.dim.Render(fmt.Sprintf("(+%d −%d)", d.Added, d.Removed)))
 	if d.IsNew {
 		head += r.st.dim.Render(" new file")
 	}
@@ -540,4 +541,15 @@ func duration(d time.Duration) string {
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// relPath is p relative to root when it is inside it.
+func relPath(p, root string) string {
+	if root == "" {
+		return p
+	}
+	if rel, err := filepath.Rel(root, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		return filepath.ToSlash(rel)
+	}
+	return p
 }

@@ -70,7 +70,7 @@ func (p *questionPanel) key(k tea.KeyPressMsg, now time.Time) (permission.Answer
 }
 
 // view draws the question in at most maxLines lines.
-func (p *questionPanel) view(st styles, width, maxLines int) string {
+func (p *questionPanel) view(st styles, root string, width, maxLines int) string {
 	q := p.q.Question
 	req := q.Request
 	title := req.ToolCall.Title
@@ -100,7 +100,7 @@ func (p *questionPanel) view(st styles, width, maxLines int) string {
 		head = append(head, st.fail.Render("  Critical commands are asked about every time."))
 	}
 	if p.tool != nil {
-		r := &renderCtx{st: st}
+		r := &renderCtx{st: st, root: root}
 		for _, d := range p.tool.Diffs {
 			body = append(body, diffLines(r, d, width-4, "  ", 400)...)
 		}

@@ -68,7 +68,8 @@ type renderCtx struct {
 	st    styles
 	md    *markdown
 	now   time.Time
-	frame int // the spinner's
+	frame int    // the spinner's
+	root  string // the workspace: paths inside it are shown relative to it
 }
 
 func newTranscript(st styles, md *markdown) *transcript {
