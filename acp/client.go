@@ -336,7 +336,7 @@ func (c *ClientConn) Prompt(ctx context.Context, req *PromptRequest) (*PromptRes
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w: %w", ErrPromptNotSent, context.Cause(ctx))
 		}
-		return nil, err
+		return nil, fromWire(err)
 	}
 	callCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
@@ -344,7 +344,7 @@ func (c *ClientConn) Prompt(ctx context.Context, req *PromptRequest) (*PromptRes
 	go func() {
 		resp := new(PromptResponse)
 		if err := pending.Wait(callCtx, resp); err != nil {
-			done <- result{nil, err}
+			done <- result{nil, fromWire(err)}
 			return
 		}
 		done <- result{resp, nil}

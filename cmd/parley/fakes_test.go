@@ -31,8 +31,11 @@ func runFakeAgent(behaviour string) int {
 	if strings.HasPrefix(behaviour, "hostile-") {
 		return runHostileAgent(strings.TrimPrefix(behaviour, "hostile-"))
 	}
-	if behaviour == "scripted" || behaviour == "scripted-ignoring-eof" {
-		a := &scriptedAgent{}
+	if strings.HasPrefix(behaviour, "signin-") {
+		return runSignInAgent(behaviour, os.Args[2:])
+	}
+	if behaviour == "scripted" || behaviour == "scripted-ignoring-eof" || behaviour == "scripted-config" || behaviour == "scripted-plain" {
+		a := &scriptedAgent{config: behaviour == "scripted-config", plain: behaviour == "scripted-plain"}
 		acp.NewAgentConn(acp.Stdio(), func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 		<-a.conn.Done()
 		if behaviour == "scripted-ignoring-eof" {

@@ -57,6 +57,7 @@ vscodelm), and its own agents (parley agent, parley eliza).`,
 		Example: `  parley chat                        talk with the default agent in this directory
   parley chat --agent claude         talk with another (parley agents lists them)
   parley agents install ID           install an agent from the ACP registry
+  parley login --agent gemini        sign in to an agent (parley logout signs out)
   parley run "explain this repo"     one prompt, the reply on stdout`,
 		Version:       version.String(),
 		SilenceUsage:  true,
@@ -75,7 +76,7 @@ vscodelm), and its own agents (parley agent, parley eliza).`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g), newSandboxExecCommand())
+	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newLoginCommand(g), newLogoutCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newChangesCommand(g), newUndoCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g), newSandboxExecCommand())
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

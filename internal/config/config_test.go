@@ -52,21 +52,32 @@ func TestSensitiveFilesComeAfterTheDefaults(t *testing.T) {
 	}
 }
 
-func TestLoadSaysWhereAndWhatIsWrong(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "config.json")
-	os.WriteFile(path, []byte("{\n  \"agent_servers\": {\n    \"mine\": {\"command\": \"x\",}\n  }\n}\n"), 0o644)
-	_, err := Load(path)
-	if err == nil || !strings.Contains(err.Error(), path+":3:") {
-		t.Errorf("a syntax error does not name its line: %v", err)
-	}
-	os.WriteFile(path, []byte("{\"agent_servers\": {\"mine\": {\"command\": \"x\", \"argz\": [\"-v\"]}}, \"permisions\": []}"), 0o644)
+func TestChangesLimitsAndUnknownKeys(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(path, []byte(`{"changes":{"max_age_days":7,"max_mib":64,"max_fle_kib":5},"permisions":[]}`), 0o600)
 	f, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Warnings) != 2 || !strings.Contains(f.Warnings[0], `"permisions"`) || !strings.Contains(f.Warnings[1], `agent_servers.mine: unknown key "argz"`) {
-		t.Errorf("the unknown keys are not named: %q", f.Warnings)
+	l := f.Changes.Limits()
+	if l.MaxAge.Hours() != 7*24 || l.MaxBytes != 64<<20 || l.MaxFileBytes != 0 {
+		t.Errorf("limits %+v", l)
+	}
+	got := strings.Join(f.Warnings, "\n")
+	if len(f.Warnings) != 2 || !strings.Contains(got, `unknown key "permisions"`) || !strings.Contains(got, `unknown key "changes.max_fle_kib"`) {
+		t.Errorf("warnings:\n%s", got)
+	}
+	os.WriteFile(path, []byte(`{"changes":{"max_mib":-1}}`), 0o600)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "changes") {
+		t.Errorf("a negative limit: %v", err)
+	}
+}
+
+func TestLoadSaysWhereTheFileIsWrong(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(path, []byte("{\n  \"agent_servers\": {\n    \"mine\": {\"command\": \"x\",}\n  }\n}\n"), 0o644)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path+":3:") {
+		t.Errorf("a syntax error does not name its line: %v", err)
 	}
 	os.WriteFile(path, []byte("{\"permissions\": {\"tool\": \"x\"}}"), 0o644)
 	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path+":1:") {

@@ -2,7 +2,7 @@
 // run, parley chat, the VS Code bridge) answers an agent's session/request_permission,
 // and whether a terminal/create the agent sends may run.
 //
-// The rules it keeps, from ACP §10 and the pitfalls in §18 of parley's ACP reference:
+// The rules it keeps, from ACP's permission requests and what clients got wrong with them:
 //
 //   - Options are chosen by kind, never by position, and only among those offered; an
 //     option of an unknown kind is never chosen. Options that share an id cannot be
@@ -27,6 +27,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/store"
+	"github.com/parley-acp/parley/internal/toolui"
 )
 
 // Answer is what the user chose when asked.
@@ -80,6 +81,10 @@ type Question struct {
 	Request *acp.RequestPermissionRequest
 	Subject Subject
 	Answers []Answer
+	// Diffs are the edits the request is about, for a view to show before it asks: the
+	// diffs the tool call carries, or computed from the content it proposes. Whoever asks
+	// fills them in (the conversation core); none for a call that edits nothing.
+	Diffs []toolui.Diff
 }
 
 // Action is what a rule the user configured does with a matching tool call.

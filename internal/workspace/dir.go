@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -82,6 +83,24 @@ func (r *Roots) OpenTree(path string) (*Tree, error) {
 
 // Path is the tree's resolved name.
 func (t *Tree) Path() string { return t.path }
+
+// Sub opens the directory rel (slash-separated, relative to the tree) as a tree of its
+// own, through the tree: what walks many files of one directory opens it once, then names
+// each file in one step. Close it when done.
+func (t *Tree) Sub(rel string) (*Tree, error) {
+	if rel == "." || rel == "" {
+		sub, err := t.root.OpenRoot(".")
+		if err != nil {
+			return nil, err
+		}
+		return &Tree{root: sub, path: t.path}, nil
+	}
+	sub, err := t.root.OpenRoot(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, err
+	}
+	return &Tree{root: sub, path: filepath.Join(t.path, filepath.FromSlash(rel))}, nil
+}
 
 // Close closes the tree.
 func (t *Tree) Close() error { return t.root.Close() }
