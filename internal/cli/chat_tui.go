@@ -79,7 +79,7 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 			started.close()
 			return tui.Conv{}, errors.New("parley is leaving")
 		}
-		return tui.Conv{Name: name, Conversation: started.conv, TerminalOutput: started.agent.TerminalOutput}, nil
+		return tui.Conv{Name: name, Conversation: started.conv, TerminalOutput: started.agent.TerminalOutput, OpenURL: openURL}, nil
 	}
 	list := func() []tui.AgentChoice {
 		cfg, err := config.Load(config.Path())
@@ -95,7 +95,7 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 		return out
 	}
 	return tui.Run(cmd.Context(), tui.Options{
-		First:       tui.Conv{Name: opts.agentName, Conversation: s.conv, TerminalOutput: s.agent.TerminalOutput},
+		First:       tui.Conv{Name: opts.agentName, Conversation: s.conv, TerminalOutput: s.agent.TerminalOutput, OpenURL: openURL},
 		Workspace:   opts.dir,
 		HistoryFile: tui.HistoryFile(xdg.StateDir(), opts.dir),
 		Agents:      list,

@@ -12,6 +12,7 @@ import (
 	xansi "github.com/charmbracelet/x/ansi"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/toolui"
 )
 
 // model is the screen: the conversations (one shown at a time), the composer, and what
@@ -42,6 +43,7 @@ type model struct {
 	quitting  bool
 	flash     string // a short message in the status line, until the next key
 	lastPoll  time.Time
+	prog      *tea.Program // for a sign-in's program, which takes the terminal
 }
 
 // quitWindow is how soon a second Ctrl-C must follow the first to quit between turns
@@ -150,6 +152,21 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onResult(msg)
 	case startedMsg:
 		return m, m.onStarted(msg)
+	case execMsg:
+		return m, m.onExec(msg)
+	case changesMsg:
+		cv := m.convs[msg.conv]
+		switch {
+		case msg.err != nil:
+			cv.notice("parley: "+msg.err.Error(), true)
+		case msg.item != nil:
+			cv.endStream()
+			cv.tr.add(msg.item)
+			cv.tr.offset = 0
+		case msg.text != "":
+			cv.notice(msg.text, false)
+		}
+		return m, nil
 	case reopenPicker:
 		m.picker = msg.p
 		return m, nil
@@ -164,6 +181,10 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.ctrlC()
 	case tea.PasteMsg:
+		if e := m.cur().elicit; e != nil {
+			e.paste(msg.Content)
+			return m, nil
+		}
 		if m.cur().question != nil || m.picker != nil {
 			return m, nil // a paste never answers a question nor mixes into one
 		}
@@ -208,7 +229,7 @@ func (m *model) onEvents(msg eventsMsg) tea.Cmd {
 	cv := m.convs[msg.conv]
 	now := time.Now()
 	var back []string
-	hadQuestion := cv.question
+	hadQuestion, hadElicit := cv.question, cv.elicit
 	for _, ev := range msg.events {
 		if text := cv.apply(ev, now); text != "" {
 			back = append(back, text)
@@ -221,6 +242,15 @@ func (m *model) onEvents(msg eventsMsg) tea.Cmd {
 			text += "\n\n" + cur
 		}
 		m.comp.setValue(text)
+	}
+	if cv.elicit != nil && cv.elicit != hadElicit {
+		cv.elicit.shownAt = now
+		m.picker = nil
+		m.comp.closeCompletion()
+	}
+	if cv.askSignIn && cv.id == m.active && cv.question == nil && cv.elicit == nil {
+		cv.askSignIn = false
+		m.loginPicker("")
 	}
 	if cv.question != nil && cv.question != hadQuestion {
 		// The question is drawn in this frame: keys count from now on.
@@ -258,6 +288,12 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		if a, ok := q.key(k, time.Now()); ok {
 			cv.conv.Conversation.Answer(q.q.ID, a)
 			cv.question = nil
+		}
+		return nil
+	}
+	if e := cv.elicit; e != nil && cv.question == nil {
+		if e.key(k, time.Now()) {
+			cv.elicit = nil
 		}
 		return nil
 	}
@@ -397,6 +433,12 @@ func (m *model) ctrlC() tea.Cmd {
 	if cv.question != nil {
 		cv.conv.Conversation.Answer(cv.question.q.ID, permission.RejectOnce)
 		cv.question = nil
+	} else if cv.elicit != nil {
+		cv.elicit.action(acp.ElicitationActionCancel)
+		cv.elicit = nil
+	}
+	if cv.signingIn {
+		cv.conv.Conversation.CancelSignIn()
 	}
 	switch {
 	case m.picker != nil:
@@ -443,7 +485,7 @@ func (m *model) submit() tea.Cmd {
 		}
 	}
 	m.comp.reset()
-	blocks, labels, notes := promptContent(text, m.opts.Workspace, cv.session.Agent.Capabilities.PromptCapabilities)
+	blocks, labels, notes := promptContent(text, m.opts.Workspace, cv.session.Attach)
 	for _, n := range notes {
 		cv.notice(n, true)
 	}
@@ -545,6 +587,9 @@ func (m *model) View() tea.View {
 	}
 	cv := m.cur()
 	v.WindowTitle = "parley · " + cv.conv.Name
+	if t := cv.session.Title; t != "" {
+		v.WindowTitle += " · " + toolui.SafeText(oneLine(t))
+	}
 	var bottom []string
 	bottom = append(bottom, m.queuedLines(cv)...)
 	var input string
@@ -552,6 +597,12 @@ func (m *model) View() tea.View {
 	switch {
 	case cv.question != nil:
 		input = cv.question.view(m.st, cv.tr.ctx.root, m.width, max(6, m.height*2/3))
+	case cv.elicit != nil:
+		var row, col int
+		input, row, col = cv.elicit.view(m.st, m.width, max(6, m.height*2/3))
+		if row >= 0 {
+			inputCursor = tea.NewCursor(col, row)
+		}
 	case m.picker != nil:
 		input = m.picker.view(m.st, m.width, min(15, max(4, m.height/2)))
 	case m.finding:

@@ -1,130 +1,68 @@
 package tui
 
 import (
-	"encoding/base64"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/parley-acp/parley/acp"
 )
 
-// What a prompt carries besides its text: the files it mentions with @path (inside the
-// workspace) and the images whose paths it holds (a file dragged onto a terminal is
-// pasted as its path). A file goes as its content where the agent takes embedded
-// context and it is small text, else as a link the agent reads itself; an image goes as
-// image content where the agent takes images.
+// What a prompt carries besides its text: the files it mentions with @path and the images
+// whose paths it holds (a file dropped on a terminal is pasted as its path). The
+// conversation's Session.Attach makes the blocks, as the agent's prompt capabilities
+// allow (an image as image content, small text embedded, anything else as a link).
 
-const (
-	maxEmbeddedText = 256 << 10
-	maxImage        = 10 << 20
-)
+// attachFunc is Session.Attach: the block for a file, and a note when the agent gets
+// less than the file.
+type attachFunc func(path string) (acp.ContentBlock, string, error)
 
-// attachment is one block added to a prompt, and how the transcript names it.
-type attachment struct {
-	block acp.ContentBlock
-	label string
-}
-
-// promptContent builds the prompt's blocks from the composer's text. notes says what was
-// not attached and why.
-func promptContent(text, root string, caps acp.PromptCapabilities) (blocks []acp.ContentBlock, labels, notes []string) {
+// promptContent builds the prompt's blocks from the composer's text; labels name what
+// was attached, notes say what was not and why.
+func promptContent(text, root string, attach attachFunc) (blocks []acp.ContentBlock, labels, notes []string) {
 	blocks = append(blocks, acp.TextBlock(text))
 	seen := map[string]bool{}
 	for _, tok := range pathTokens(text) {
 		mention := strings.HasPrefix(tok, "@")
 		p := strings.TrimPrefix(tok, "@")
-		if p == "" {
-			continue
+		if p == "" || (!mention && imageType(p) == "") {
+			continue // a plain word: only images are taken by their path alone
 		}
-		if !filepath.IsAbs(p) {
-			if strings.HasPrefix(p, "~/") {
-				if home, err := os.UserHomeDir(); err == nil {
-					p = filepath.Join(home, p[2:])
-				}
-			} else {
-				p = filepath.Join(root, p)
+		if strings.HasPrefix(p, "~/") {
+			if home, err := os.UserHomeDir(); err == nil {
+				p = filepath.Join(home, p[2:])
 			}
+		} else if !filepath.IsAbs(p) {
+			p = filepath.Join(root, p)
 		}
 		p = filepath.Clean(p)
 		if seen[p] {
 			continue
 		}
-		mime := imageType(p)
-		if !mention && mime == "" {
-			continue // a plain word: only images are taken by their path alone
-		}
-		info, err := os.Stat(p)
-		if err != nil || !info.Mode().IsRegular() {
+		if info, err := os.Stat(p); err != nil || !info.Mode().IsRegular() {
 			if mention && err == nil {
 				notes = append(notes, fmt.Sprintf("%s is not a file: not attached", tok))
 			}
 			continue
 		}
 		seen[p] = true
-		if mime != "" {
-			if !caps.Image {
-				notes = append(notes, fmt.Sprintf("%s: this agent does not take images; sent as its path only", displayName(p, root)))
-				continue
-			}
-			if info.Size() > maxImage {
-				notes = append(notes, fmt.Sprintf("%s: larger than %d MiB, not attached", displayName(p, root), maxImage>>20))
-				continue
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				notes = append(notes, fmt.Sprintf("%s: %v", displayName(p, root), err))
-				continue
-			}
-			b := acp.ImageBlock(base64.StdEncoding.EncodeToString(data), mime)
-			b.Image.URI = fileURI(p)
-			blocks = append(blocks, b)
-			labels = append(labels, "image "+displayName(p, root))
+		b, note, err := attach(p)
+		if err != nil {
+			notes = append(notes, err.Error())
 			continue
 		}
-		if !inside(p, root) {
-			notes = append(notes, fmt.Sprintf("%s is outside the workspace: not attached", tok))
-			continue
+		if note != "" {
+			notes = append(notes, note)
 		}
-		blocks = append(blocks, fileBlock(p, root, info.Size(), caps))
-		labels = append(labels, "file "+displayName(p, root))
+		blocks = append(blocks, b)
+		kind := "file"
+		if b.Image != nil {
+			kind = "image"
+		}
+		labels = append(labels, kind+" "+displayName(p, root))
 	}
 	return blocks, labels, notes
-}
-
-// fileBlock is a file as embedded text, or as a link.
-func fileBlock(p, root string, size int64, caps acp.PromptCapabilities) acp.ContentBlock {
-	uri := fileURI(p)
-	if caps.EmbeddedContext && size <= maxEmbeddedText {
-		if data, err := os.ReadFile(p); err == nil && utf8.Valid(data) && !strings.ContainsRune(string(data), 0) {
-			return acp.ContentBlock{Resource: &acp.EmbeddedResource{Resource: acp.EmbeddedResourceResource{
-				Text: &acp.TextResourceContents{URI: uri, Text: string(data)},
-			}}}
-		}
-	}
-	b := acp.ResourceLinkBlock(displayName(p, root), uri)
-	b.ResourceLink.Size = &size
-	return b
-}
-
-func fileURI(p string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
-}
-
-func inside(p, root string) bool {
-	rp, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return false
-	}
-	rr, err := filepath.EvalSymlinks(root)
-	if err != nil {
-		return false
-	}
-	rel, err := filepath.Rel(rr, rp)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
 func displayName(p, root string) string {

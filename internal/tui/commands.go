@@ -39,6 +39,9 @@ func (m *model) parleyCommand(name, arg string) (tea.Cmd, bool) {
 		if name == "load" && arg != "" {
 			return m.loadSession(acp.SessionID(arg)), true
 		}
+		if verb, id, ok := strings.Cut(arg, " "); ok && (verb == "close" || verb == "delete") {
+			return m.endSession(verb, acp.SessionID(strings.TrimSpace(id))), true
+		}
 		return m.sessionsPicker(), true
 	case "new":
 		conv := cv.conv.Conversation
@@ -51,6 +54,10 @@ func (m *model) parleyCommand(name, arg string) (tea.Cmd, bool) {
 		}), true
 	case "agent", "agents":
 		return m.agentPicker(), true
+	case "login":
+		return m.loginPicker(arg), true
+	case "changes", "diff", "undo", "rewind", "keep":
+		return m.changesCommand(name, arg), true
 	}
 	return nil, false
 }
@@ -366,4 +373,22 @@ func (m *model) onStarted(msg startedMsg) tea.Cmd {
 	m.convs = append(m.convs, cv)
 	m.switchTo(cv.id)
 	return tea.Batch(cv.pump(m.ctx, time.Time{}), m.tick())
+}
+
+// endSession closes or deletes one of the agent's other sessions.
+func (m *model) endSession(verb string, id acp.SessionID) tea.Cmd {
+	cv := m.cur()
+	conv := cv.conv.Conversation
+	return m.wait(cv, func(ctx context.Context) (string, error) {
+		var err error
+		if verb == "close" {
+			err = conv.CloseSession(ctx, id)
+		} else {
+			err = conv.DeleteSession(ctx, id)
+		}
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("(session %s: %sd)", id, verb), nil
+	})
 }

@@ -49,6 +49,12 @@ var parleyCommands = []command{
 	{name: "sessions", desc: "the agent's sessions: load or resume one"},
 	{name: "new", desc: "start a new session with this agent"},
 	{name: "agent", desc: "talk to another agent, or switch conversation"},
+	{name: "login", desc: "sign in to the agent", hint: "[method]"},
+	{name: "changes", desc: "what the agent changed, turn by turn"},
+	{name: "diff", desc: "the diff of a file the agent changed (default: the last turn's)", hint: "[file|turn]"},
+	{name: "undo", desc: "take back the last turn's changes (or a file's, or a turn's)", hint: "[file|turn]"},
+	{name: "rewind", desc: "take back every turn from this one on", hint: "turn"},
+	{name: "keep", desc: "keep changes: they can no longer be undone", hint: "[file|turn]"},
 	{name: "find", desc: "search the transcript (ctrl+f)", hint: "text"},
 	{name: "quit", desc: "leave parley"},
 }
@@ -132,7 +138,7 @@ func matchCommands(q string, cmds []command) []compItem {
 		if c.hint != "" {
 			desc += "  ‹" + c.hint + "›"
 		}
-		out = append(out, compItem{insert: "/" + c.name + " ", label: "/" + c.name, desc: desc, needsArg: c.agent && c.hint != "" || c.name == "find"})
+		out = append(out, compItem{insert: "/" + c.name + " ", label: "/" + c.name, desc: desc, needsArg: c.agent && c.hint != "" || c.name == "find" || c.name == "rewind"})
 	}
 	return out
 }

@@ -45,6 +45,11 @@ type convView struct {
 	queued   []conversation.Prompt
 	labels   map[int][]string // attachments of prompts sent, by prompt id
 	question *questionPanel
+	elicit   *formPanel // the agent's question (an elicitation), or parley's own form
+
+	signIn    []conversation.AuthMethod // the methods, once the agent said it needs a sign-in
+	signingIn bool
+	askSignIn bool // the app should offer the methods (a picker)
 }
 
 func newConvView(id int, c Conv, st styles, md *markdown) *convView {
@@ -133,6 +138,10 @@ func (cv *convView) apply(ev conversation.Event, now time.Time) (back string) {
 		if e.Question != nil {
 			cv.ask(*e.Question, now)
 		}
+		if e.Elicitation != nil {
+			cv.askElicitation(*e.Elicitation, now)
+		}
+		cv.signingIn = e.SigningIn
 	case conversation.Starting:
 		cv.starting = true
 		if e.Restart {
@@ -173,6 +182,68 @@ func (cv *convView) apply(ev conversation.Event, now time.Time) (back string) {
 		cv.notice("parley: "+e.Text, true)
 	case conversation.Refused:
 		cv.notice(fmt.Sprintf("parley: refused %s: nobody can be asked", oneLine(e.Title)), true)
+	case conversation.ElicitationAsked:
+		cv.askElicitation(e, now)
+	case conversation.ElicitationClosed:
+		if cv.elicit != nil && cv.elicit.ask.ID == e.ID {
+			cv.elicit = nil
+			if e.Withdrawn {
+				cv.notice("(the agent withdrew its question)", false)
+			}
+		}
+	case conversation.ElicitationCompleted:
+		cv.notice("(the agent is done with the page)", false)
+	case conversation.ElicitationDeclined:
+		cv.notice("parley declined a question of the agent's: nobody could be asked", true)
+	case conversation.SignInRequired:
+		cv.signIn = e.Methods
+		if cv.signIn == nil {
+			cv.signIn = []conversation.AuthMethod{}
+		}
+		if len(e.Methods) == 0 {
+			cv.notice(fmt.Sprintf("%s needs you to sign in, and offers no method parley can use: sign in with its own tools, then start parley again.", e.Agent), true)
+		} else {
+			cv.notice(fmt.Sprintf("%s needs you to sign in: pick a method (/login lists them again).", e.Agent), true)
+			cv.askSignIn = true
+		}
+	case conversation.SigningIn:
+		cv.signingIn = true
+		cv.notice(fmt.Sprintf("Signing in with %s…", e.Method.Name), false)
+	case conversation.SignInEnded:
+		cv.signingIn = false
+		if e.Err != nil {
+			cv.notice("The sign-in failed: "+e.Err.Error(), true)
+		} else {
+			cv.signIn = nil
+			cv.notice("Signed in.", false)
+		}
+	case conversation.AgentNotice:
+		text := e.Title
+		if e.Description != "" {
+			text += ": " + e.Description
+		}
+		cv.notice(fmt.Sprintf("%s says (%s): %s", cv.conv.Name, e.Severity, text), e.Severity == "warning" || e.Severity == "error")
+	case conversation.Compaction:
+		switch e.Status {
+		case acp.CompactionStatus("in_progress"):
+			cv.notice("(the agent is compacting its context)", false)
+		case acp.CompactionStatus("completed"):
+			cv.notice("(the agent compacted its context)", false)
+		default:
+			cv.notice(fmt.Sprintf("(the agent's compaction: %s %s)", e.Status, e.Error), true)
+		}
+	case conversation.TurnChanges:
+		if len(e.Record.Changes) > 0 {
+			cv.endStream()
+			cv.tr.add(&changesItem{turn: e.Record})
+		}
+		if e.Err != nil {
+			cv.notice("parley: the record of this turn's changes is incomplete: "+e.Err.Error(), true)
+		}
+	case conversation.ChangesUndone:
+		cv.notice(undoneText(e.Result), false)
+	case conversation.ChangesKept:
+		cv.notice(fmt.Sprintf("Kept %d changes: they can no longer be undone.", len(e.Kept)), false)
 	case conversation.Closed:
 		cv.closed, cv.running, cv.starting = true, 0, false
 		if e.Err != nil {
@@ -308,6 +379,11 @@ func (cv *convView) update(ev toolui.Event, now time.Time) {
 			cv.notice(fmt.Sprintf("[the agent sent %s content]", c.Content.Kind()), false)
 		}
 	}
+}
+
+func (cv *convView) askElicitation(e conversation.ElicitationAsked, now time.Time) {
+	conv, id := cv.conv.Conversation, e.ID
+	cv.elicit = newFormPanel(e, func(a conversation.ElicitationAnswer) error { return conv.AnswerElicitation(id, a) }, cv.conv.OpenURL, now)
 }
 
 func (cv *convView) ask(q conversation.QuestionAsked, now time.Time) {

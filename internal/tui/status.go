@@ -25,6 +25,10 @@ func (m *model) statusLine(cv *convView) string {
 		left = spin + " starting " + toolui.SafeText(cv.conv.Name) + "…"
 	case cv.question != nil:
 		left = st.warn.Render("? the agent waits for your answer")
+	case cv.elicit != nil:
+		left = st.warn.Render("? the agent asks you something")
+	case cv.signingIn:
+		left = spin + " signing in…"
 	case cv.running == 0 && cv.sending != 0:
 		left = spin + " sending…"
 	case cv.running != 0 && cv.cancelling:
@@ -70,6 +74,9 @@ func (m *model) sessionSummary(cv *convView) string {
 		name = fmt.Sprintf("%s [%d/%d]", name, cv.id+1, len(m.convs))
 	}
 	parts = append(parts, st.statusKey.Render(toolui.SafeText(name)))
+	if s.Title != "" {
+		parts = append(parts, toolui.SafeText(xansi.Truncate(oneLine(s.Title), 30, "…")))
+	}
 	if mode := currentMode(s.Modes, s.Config); mode != "" {
 		parts = append(parts, toolui.SafeText(mode))
 	}
@@ -171,6 +178,8 @@ func (m *model) keyHints(cv *convView) string {
 		return st.warn.Render("cancelling the turn · press ctrl+c again to quit now")
 	case cv.question != nil:
 		return k("y/a/n/r", "answer") + "  " + k("esc", "reject") + "  " + k("ctrl+c", "reject and cancel the turn")
+	case cv.elicit != nil:
+		return k("esc", "decline") + "  " + k("ctrl+c", "cancel it and the turn")
 	case m.picker != nil:
 		return k("enter", "pick") + "  " + k("esc", "close")
 	case cv.running != 0:

@@ -20,6 +20,8 @@ type Conv struct {
 	// TerminalOutput reads a terminal of the conversation's agent (the output of a
 	// command a tool call runs), or is nil.
 	TerminalOutput func(ctx context.Context, req *acp.TerminalOutputRequest) (*acp.TerminalOutputResponse, error)
+	// OpenURL opens a page the agent asks the user to open, in the user's browser.
+	OpenURL func(url string) error
 }
 
 // AgentChoice is an agent the agent picker offers.
@@ -71,6 +73,7 @@ func Run(ctx context.Context, o Options) error {
 		opts = append(opts, tea.WithWindowSize(o.Width, o.Height))
 	}
 	p := tea.NewProgram(m, opts...)
+	m.prog = p
 	if o.Signals != nil {
 		go func() {
 			for {

@@ -69,23 +69,24 @@ func TestPromptContentAttachesAsTheAgentAllows(t *testing.T) {
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "notes.md"), []byte("# notes\n"), 0o644)
 	png := filepath.Join(root, "shot.png")
-	os.WriteFile(png, []byte("\x89PNG\r\n\x1a\nfake"), 0o644)
-	outside := filepath.Join(t.TempDir(), "secret.txt")
-	os.WriteFile(outside, []byte("secret"), 0o644)
-	text := "read @notes.md and @" + outside + " and see " + png
+	os.WriteFile(png, []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), 0o644)
+	text := "read @notes.md and @nothing.txt and see " + png + " and plain.png"
 
-	blocks, labels, notes := promptContent(text, root, acp.PromptCapabilities{EmbeddedContext: true, Image: true})
-	if len(blocks) != 3 || blocks[1].Resource == nil || blocks[1].Resource.Resource.Text.Text != "# notes\n" || blocks[2].Image == nil || blocks[2].Image.MIMEType != "image/png" {
+	s := conversation.Session{Cwd: root}
+	s.Agent.Capabilities.PromptCapabilities = acp.PromptCapabilities{EmbeddedContext: true, Image: true}
+	blocks, labels, notes := promptContent(text, root, s.Attach)
+	if len(blocks) != 3 || blocks[1].Resource == nil || blocks[2].Image == nil || blocks[2].Image.MIMEType != "image/png" {
 		t.Errorf("with embedded context and images: %+v", blocks)
 	}
-	if len(labels) != 2 || len(notes) != 1 || !strings.Contains(notes[0], "outside the workspace") {
-		t.Errorf("labels %q, notes %q", labels, notes)
+	if diff := cmp.Diff([]string{"file notes.md", "image shot.png"}, labels); diff != "" || len(notes) != 0 {
+		t.Errorf("labels (-want +got):\n%s\nnotes %q", diff, notes)
 	}
-	blocks, _, notes = promptContent(text, root, acp.PromptCapabilities{})
-	if len(blocks) != 2 || blocks[1].ResourceLink == nil || !strings.HasSuffix(blocks[1].ResourceLink.URI, "/notes.md") {
-		t.Errorf("without capabilities, a file is a link: %+v", blocks)
+	s.Agent.Capabilities.PromptCapabilities = acp.PromptCapabilities{}
+	blocks, _, notes = promptContent(text, root, s.Attach)
+	if len(blocks) != 3 || blocks[1].ResourceLink == nil || !strings.HasSuffix(blocks[1].ResourceLink.URI, "/notes.md") || blocks[2].ResourceLink == nil {
+		t.Errorf("without capabilities, files and images are links: %+v", blocks)
 	}
-	if len(notes) != 2 || !strings.Contains(notes[1], "does not take images") {
+	if len(notes) != 1 || !strings.Contains(notes[0], "does not take images") {
 		t.Errorf("notes %q", notes)
 	}
 }
