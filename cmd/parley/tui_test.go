@@ -239,19 +239,11 @@ func TestTUIEditPermissionShowsItsDiff(t *testing.T) {
 // answer presses key until the question takes it: keys pressed in the first moment a
 // question is on screen are ignored by design (the question counts them).
 func answer(s *testbin.Screen, key, then string) {
-	ignored := func(screen string) int {
-		m := regexp.MustCompile(`\((\d+) keys ignored`).FindStringSubmatch(screen)
-		if m == nil {
-			return 0
-		}
-		n, _ := strconv.Atoi(m[1])
-		return n
-	}
 	for {
-		before := ignored(s.Text())
+		before := ignoredKeys(s.Text())
 		s.Type(key)
 		screen := s.WaitFor("the answer taken or ignored", func(screen string) bool {
-			return strings.Contains(screen, then) || ignored(screen) > before
+			return strings.Contains(screen, then) || ignoredKeys(screen) > before
 		})
 		if strings.Contains(screen, then) {
 			return
@@ -485,4 +477,120 @@ func TestTUISecondCtrlCQuitsAfterAQuickCancel(t *testing.T) {
 	if code := s.Wait(); code != 0 {
 		t.Errorf("exit %d", code)
 	}
+}
+
+// startTUIFor is startTUI that waits for want instead of "ready".
+func startTUIFor(t *testing.T, dir string, env []string, want string, args ...string) *testbin.Screen {
+	t.Helper()
+	cmd := exec.Command(self(t), args...)
+	cmd.Env = append(append(envWithout("TERM", "NO_COLOR", "COLUMNS", "LINES"), "PARLEY_TEST_ROLE=parley", "TERM=xterm-256color"), env...)
+	cmd.Dir = dir
+	s := testbin.StartScreen(t, cmd, 100, 30)
+	s.WaitText(want)
+	return s
+}
+
+// TestTUIElicitationForm: the agent's form is asked a field at a time in the composer's
+// place; a secret is masked as it is typed and never shown; the summary sends it.
+func TestTUIElicitationForm(t *testing.T) {
+	w := newWorkspace(t)
+	s := startTUI(t, w.dir, w.env, 100, 30, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
+	s.Type(`elicit-form {"properties":{"name":{"type":"string","title":"Your name"},"password":{"type":"string","title":"Password","format":"password"},"count":{"type":"integer","title":"How many"}},"required":["name","password"]}` + "\r")
+	s.WaitText("The agent asks")
+	s.WaitText("1/3 Your name")
+	answerField(s, "Ada", "2/3 Password")
+	s.Type("s3cret")
+	s.WaitText("••••••")
+	shot(t, s, "elicitation")
+	s.Type("\r")
+	s.WaitText("3/3 How many")
+	s.Type("many\r")
+	s.WaitText("✗")
+	s.Type("\x15\r") // Ctrl+U, then an empty answer skips the optional field
+	screen := s.WaitText("Your answers:")
+	if !strings.Contains(screen, "Password: (hidden)") || !strings.Contains(screen, "Your name: Ada") {
+		t.Errorf("the summary:\n%s", screen)
+	}
+	s.Type("y")
+	s.WaitText("elicited: accept")
+	if strings.Contains(s.Text(), "s3cret") {
+		t.Errorf("the secret was shown:\n%s", s.Text())
+	}
+}
+
+// answerField types an answer once the field takes keys (keys of a question's first
+// moment are ignored, and counted) and waits for next.
+func answerField(s *testbin.Screen, text, next string) {
+	for {
+		before := ignoredKeys(s.Text())
+		s.Type(text[:1])
+		screen := s.WaitFor("the key taken or ignored", func(screen string) bool {
+			return strings.Contains(screen, "› "+text[:1]) || strings.Contains(screen, "› •") || ignoredKeys(screen) > before
+		})
+		if ignoredKeys(screen) == before {
+			break
+		}
+	}
+	s.Type(text[1:] + "\r")
+	s.WaitText(next)
+}
+
+// ignoredKeys is how many keys the question on screen says it ignored.
+func ignoredKeys(screen string) int {
+	m := regexp.MustCompile(`\((\d+) keys ignored`).FindStringSubmatch(screen)
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+func TestTUIOpensAPageOnlyOnConsent(t *testing.T) {
+	w := newWorkspace(t)
+	opened := filepath.Join(t.TempDir(), "opened")
+	browser := filepath.Join(t.TempDir(), "browser")
+	os.WriteFile(browser, []byte("#!/bin/sh\nprintf '%s' \"$1\" > "+opened+"\n"), 0o755)
+	s := startTUIFor(t, w.dir, append(w.env, "BROWSER="+browser), "ready", "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
+	s.Type("elicit-url https://xn--exmple-cua.com/device?code=WXYZ\r")
+	screen := s.WaitText("It asks you to open this page")
+	if !strings.Contains(screen, "host: xn--exmple-cua.com") || !strings.Contains(screen, "punycode") {
+		t.Errorf("the page's host and the warning:\n%s", screen)
+	}
+	if _, err := os.Stat(opened); err == nil {
+		t.Fatal("the page was opened before the user said so")
+	}
+	answer(s, "o", "elicited: accept")
+	if b, _ := os.ReadFile(opened); string(b) != "https://xn--exmple-cua.com/device?code=WXYZ" {
+		t.Errorf("the browser was given %q", b)
+	}
+}
+
+// TestTUISignInWithVariables: the agent needs a sign-in; its methods are offered at
+// once; the variable is asked masked, and the agent starts again with it.
+func TestTUISignInWithVariables(t *testing.T) {
+	f := newSignIn(t)
+	s := startTUIFor(t, f.dir, f.env, "Sign in to", "chat", "--agent-command", fakeAgentCommand(t, "signin-env"))
+	shot(t, s, "signin")
+	s.Type("\r")
+	s.WaitText("FAKE_AGENT_KEY")
+	answerField(s, "sekrit-value", "ready")
+	s.Type("hello\r")
+	s.WaitText("you are signed in")
+	if strings.Contains(s.Text(), "sekrit-value") || strings.Contains(s.Raw(), "sekrit-value") {
+		t.Errorf("the secret was shown")
+	}
+	noSecretUnder(t, f.home(), "sekrit-value")
+}
+
+// TestTUISignInWithATerminalProgram: a terminal method's program gets the terminal (the
+// screen is left while it runs) and the chat comes back once it exits.
+func TestTUISignInWithATerminalProgram(t *testing.T) {
+	f := newSignIn(t)
+	s := startTUIFor(t, f.dir, f.env, "Sign in to", "chat", "--agent-command", fakeAgentCommand(t, "signin-terminal"))
+	s.Type("\r")
+	s.WaitText("Login code:")
+	s.Type(signInCode + "\r")
+	s.WaitText("ready")
+	s.Type("hello\r")
+	s.WaitText("you are signed in")
 }

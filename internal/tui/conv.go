@@ -203,8 +203,7 @@ func (cv *convView) apply(ev conversation.Event, now time.Time) (back string) {
 		if len(e.Methods) == 0 {
 			cv.notice(fmt.Sprintf("%s needs you to sign in, and offers no method parley can use: sign in with its own tools, then start parley again.", e.Agent), true)
 		} else {
-			cv.notice(fmt.Sprintf("%s needs you to sign in: pick a method (/login lists them again).", e.Agent), true)
-			cv.askSignIn = true
+			cv.askSignIn = true // the conversation's notice says why; the methods are offered
 		}
 	case conversation.SigningIn:
 		cv.signingIn = true
