@@ -594,3 +594,23 @@ func TestTUISignInWithATerminalProgram(t *testing.T) {
 	s.Type("hello\r")
 	s.WaitText("you are signed in")
 }
+
+// TestTUIChangesDiffAndUndo: a turn's changes show after it; /diff shows them, /undo
+// takes them back.
+func TestTUIChangesDiffAndUndo(t *testing.T) {
+	w := newWorkspace(t)
+	s := startTUI(t, w.dir, w.env, 100, 40, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
+	s.Type("write " + filepath.Join(w.dir, "a.txt") + " changed-by-the-agent\r")
+	s.WaitText("Changed 1 file")
+	s.Type("/diff\r")
+	screen := s.WaitText("Diff of a.txt")
+	if !strings.Contains(screen, "+changed-by-the-agent") || !strings.Contains(screen, "-inside") {
+		t.Errorf("the diff:\n%s", screen)
+	}
+	s.Type("/undo\r")
+	s.WaitText("restored a.txt")
+	if b, _ := os.ReadFile(filepath.Join(w.dir, "a.txt")); string(b) != "inside" {
+		t.Errorf("a.txt holds %q after the undo", b)
+	}
+	shot(t, s, "changes")
+}
