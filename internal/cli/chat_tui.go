@@ -95,7 +95,7 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 		return out
 	}
 	return tui.Run(cmd.Context(), tui.Options{
-		First:       tui.Conv{Name: opts.agentName, Conversation: s.conv, TerminalOutput: s.agent.TerminalOutput, OpenURL: openURL},
+		First:       tui.Conv{Name: shortAgentName(opts), Conversation: s.conv, TerminalOutput: s.agent.TerminalOutput, OpenURL: openURL},
 		Workspace:   opts.dir,
 		HistoryFile: tui.HistoryFile(xdg.StateDir(), opts.dir),
 		Agents:      list,

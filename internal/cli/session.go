@@ -248,6 +248,24 @@ func logName(opts sessionOptions) string {
 	return "cmd-" + filepath.Base(prog) + "-" + hex.EncodeToString(sum[:4])
 }
 
+// shortAgentName names the agent on a screen: its name, or for a command line, its
+// program's name.
+func shortAgentName(opts sessionOptions) string {
+	if opts.agentName != opts.spec.String() || opts.spec.Command == "" {
+		return opts.agentName
+	}
+	prog := opts.spec.Command
+	if filepath.Base(prog) == "env" {
+		for _, a := range opts.spec.Args {
+			if !strings.Contains(a, "=") && !strings.HasPrefix(a, "-") {
+				prog = a
+				break
+			}
+		}
+	}
+	return filepath.Base(prog)
+}
+
 // openAgentLog opens the file the agent's stderr is appended to.
 func openAgentLog(agent string) (*logfile.File, error) {
 	name := unsafeName.ReplaceAllString(agent, "_")

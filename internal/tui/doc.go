@@ -22,6 +22,10 @@
 //   - question.go: a permission question in the composer's place (what runs, or the
 //     edit's diff, its risk, the answers as keys); keys typed before it was drawn, or in
 //     its first moment, answer nothing.
+//   - elicit.go, signin.go: the agent's questions (a form a field at a time, a page to
+//     open only on consent) and sign-in (its methods as a picker; a terminal method's
+//     program gets the terminal through tea.ExecProcess; variables asked masked).
+//   - changes.go: what each turn changed, and /changes, /diff, /undo, /rewind, /keep.
 //   - picker.go, commands.go: filterable lists for agents and conversations, sessions,
 //     modes, models and config options, and parley's slash commands.
 //   - status.go: what happens (moving from the moment a prompt is sent until the turn

@@ -37,6 +37,8 @@ func (m *model) statusLine(cv *convView) string {
 		left = spin + " thinking… " + st.dim.Render(duration(now.Sub(cv.turnStart)))
 	case cv.running != 0:
 		left = spin + " working… " + st.dim.Render(duration(now.Sub(cv.turnStart)))
+	case !cv.ready && len(cv.signIn) > 0:
+		left = st.warn.Render("● sign in first: /login")
 	case !cv.ready:
 		left = st.dim.Render("● not started: the next prompt tries again")
 	default:
