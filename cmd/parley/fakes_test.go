@@ -25,6 +25,9 @@ func runFakeAgent(behaviour string) int {
 		fmt.Println("Hello! I am not an ACP agent, and I will wait for ever.")
 		select {}
 	}
+	if behaviour == "tui" {
+		return runTUIAgent()
+	}
 	if strings.HasPrefix(behaviour, "hostile-") {
 		return runHostileAgent(strings.TrimPrefix(behaviour, "hostile-"))
 	}

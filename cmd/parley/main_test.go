@@ -151,7 +151,7 @@ func TestRunUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no prompt", []string{"run"}, "requires at least 1 arg"},
+		{"no prompt", []string{"run"}, "needs the PROMPT"},
 		{"empty prompt", []string{"run", "  "}, "prompt is empty"},
 		{"unknown agent", []string{"run", "--agent", "nope", "hi"}, `unknown agent "nope"; known agents: claude, codex, eliza, gemini, parley`},
 		{"both agent flags", []string{"run", "--agent", "eliza", "--agent-command", "x", "hi"}, "not both"},

@@ -87,22 +87,25 @@ and hooks turned off, so listing a checkout never runs a program it configures.`
   parley run --agent-command "parley agent --model openai:gpt-4o-mini --base-url http://127.0.0.1:8080/v1" "fix the failing test"
   parley agent --auto-approve edits,commands`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runAgent(cmd, g, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			defer byHand(cmd, "parley agent", "parley")()
+			return runAgent(cmd, g, f)
+		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.model, "model", "", "the model: ollama:NAME or openai:NAME (default $PARLEY_MODEL, else "+defaultModel+")")
-	fl.StringVar(&f.baseURL, "base-url", "", "the model server's URL (default: Ollama's local address; required for most openai: servers)")
-	fl.IntVar(&f.maxTurns, "max-turn-requests", 25, "the most model requests in one turn")
-	fl.IntVar(&f.context, "context", 0, "the most tokens of context to use (default: the model's window as the server reports it; with Ollama at most 16384, sent as num_ctx)")
-	fl.IntVar(&f.context, "num-ctx", 0, "the same as --context")
+	fl.StringVar(&f.model, "model", "", "the `MODEL`: ollama:NAME or openai:NAME (default $PARLEY_MODEL, else "+defaultModel+")")
+	fl.StringVar(&f.baseURL, "base-url", "", "the model server's `URL` (default: Ollama's local address; required for most openai: servers)")
+	fl.IntVar(&f.maxTurns, "max-turn-requests", 25, "the most model requests in one turn (`N`)")
+	fl.IntVar(&f.context, "context", 0, "the most `TOKENS` of context to use (default: the model's window as the server reports it; with Ollama at most 16384, sent as num_ctx)")
+	fl.IntVar(&f.context, "num-ctx", 0, "the same as --context (`TOKENS`)")
 	fl.MarkDeprecated("num-ctx", "use --context")
 	fl.BoolVar(&f.vision, "vision", false, "the model takes images although its server does not say so (OpenAI-compatible servers often do not)")
 	fl.BoolVar(&f.noThink, "no-think", false, "never ask the model for its reasoning")
-	fl.StringSliceVar(&f.autoApprove, "auto-approve", []string{"harmless", "edits"}, "what runs without asking: harmless, commands, edits, sensitive-edits, mcp, or none (critical commands always ask)")
+	fl.StringSliceVar(&f.autoApprove, "auto-approve", []string{"harmless", "edits"}, "`WHAT` runs without asking: harmless, commands, edits, sensitive-edits, mcp, or none (critical commands always ask)")
 	fl.BoolVar(&f.yolo, "yolo", false, "approve everything without asking, except critical commands")
-	fl.StringVar(&f.dbPath, "db", store.DefaultPath(), "the parley database (sessions, checkpoints, remembered approvals)")
+	fl.StringVar(&f.dbPath, "db", store.DefaultPath(), "the parley database `FILE` (sessions, checkpoints, remembered approvals)")
 	fl.StringVar(&f.sandboxMode, "sandbox", "auto", sandboxFlagHelp("the commands the agent runs itself"))
-	fl.StringArrayVar(&f.sandboxWritable, "sandbox-write", nil, "a further directory confined commands may write (repeatable)")
+	fl.StringArrayVar(&f.sandboxWritable, "sandbox-write", nil, "a further directory `DIR` confined commands may write (repeatable)")
 	return cmd
 }
 

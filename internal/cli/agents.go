@@ -138,7 +138,7 @@ func newAgentsInstallCommand() *cobra.Command {
 distribution is downloaded for this machine, its sha256 checked against the registry's,
 and unpacked into parley's data directory; an npx or uvx one is recorded as the command
 that runs it (the package is fetched on the agent's first start).`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needArgs(1, "the ID of an agent of the registry (parley agents lists them)"),
 		RunE: func(cmd *cobra.Command, ids []string) error {
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
@@ -247,7 +247,7 @@ func newAgentsRemoveCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "remove ID...",
 		Short: "Remove agents installed from the ACP registry",
-		Args:  cobra.MinimumNArgs(1),
+		Args:  needArgs(1, "the ID of an installed agent"),
 		RunE: func(cmd *cobra.Command, ids []string) error {
 			in := &registry.Installer{}
 			var errs []error

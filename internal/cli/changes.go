@@ -93,12 +93,12 @@ Undo a turn, or some of its files, with "parley undo".`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&session, "session", "", "the conversation: its agent session id (parley changes --sessions lists them)")
-	cmd.Flags().IntVar(&turn, "turn", 0, "the turn to list (default: the last)")
+	cmd.Flags().StringVar(&session, "session", "", "the conversation: its agent session `ID` (parley changes --sessions lists them)")
+	cmd.Flags().IntVar(&turn, "turn", 0, "the `TURN` to list (default: the last)")
 	cmd.Flags().BoolVar(&all, "all", false, "list every turn of the conversation")
 	cmd.Flags().BoolVar(&sessions, "sessions", false, "list the conversations recorded in this workspace")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON, for scripts")
-	cmd.Flags().StringVar(&dbPath, "db", store.DefaultPath(), "the parley database")
+	cmd.Flags().StringVar(&dbPath, "db", store.DefaultPath(), "the parley database `FILE`")
 	return cmd
 }
 
@@ -168,10 +168,10 @@ it to get the changes back.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&session, "session", "", "the conversation: its agent session id (parley changes --sessions lists them)")
-	cmd.Flags().IntVar(&turn, "turn", 0, "the turn to undo (default: the last with changes to undo)")
-	cmd.Flags().IntVar(&to, "to", 0, "undo every turn from this one on")
-	cmd.Flags().StringVar(&dbPath, "db", store.DefaultPath(), "the parley database")
+	cmd.Flags().StringVar(&session, "session", "", "the conversation: its agent session `ID` (parley changes --sessions lists them)")
+	cmd.Flags().IntVar(&turn, "turn", 0, "the `TURN` to undo (default: the last with changes to undo)")
+	cmd.Flags().IntVar(&to, "to", 0, "undo every turn from this `TURN` on")
+	cmd.Flags().StringVar(&dbPath, "db", store.DefaultPath(), "the parley database `FILE`")
 	return cmd
 }
 

@@ -18,15 +18,26 @@ import (
 
 func newChatCommand(g *globals) *cobra.Command {
 	var af agentFlags
+	var plain bool
 	cmd := &cobra.Command{
 		Use:   "chat [flags]",
 		Short: "Talk with an ACP agent in the terminal",
-		Long: `Talk with an ACP agent in the terminal. Type a prompt and press Enter; the reply
-streams, tool calls show their progress in place, and the agent's permission requests are
-asked here, one at a time, showing the command that runs and its risk (allow once, allow
-always, reject once, reject always; /quit refuses and leaves). Without a terminal on stdin
-nothing is asked: requests are refused (--yolo allows all but critical commands), and
-every line is a prompt.
+		Long: `Talk with an ACP agent in the terminal.
+
+On a terminal, parley chat is full-screen: Enter sends (Shift+Enter, Alt+Enter or Ctrl+J
+for a new line; a paste stays one message), Up/Down and Ctrl+R recall what you sent in this
+directory, @ attaches a file, / completes commands (the agent's too), Ctrl+O expands a tool
+call to its output and diff, PgUp/PgDn scroll, Ctrl+F finds; typing while the agent works
+queues the message (Esc takes it back). Permission questions show what runs (the command,
+or the edit's diff) and its risk; answer with y, a, n or r. /help lists the rest. When you
+leave, the conversation is printed on the normal screen.
+
+Without a terminal (a pipe, a file), with TERM=dumb, NO_COLOR or --plain, it reads lines:
+type a prompt and press Enter; the reply streams, tool calls show their progress in place,
+and the agent's permission requests are asked one at a time, showing the command that runs
+and its risk (allow once, allow always, reject once, reject always; /quit refuses and
+leaves). Without a terminal on stdin nothing is asked: requests are refused (--yolo allows
+all but critical commands), and every line is a prompt.
 
 Ctrl-C cancels the running turn (session/cancel); a second Ctrl-C, or Ctrl-D, quits.
 
@@ -62,6 +73,9 @@ Any other /command is sent to the agent (agents advertise their own).` + unconfi
 				return &exitError{code: exitUsage, err: err}
 			}
 			opts.elicit = true
+			if useTUI(cmd, plain) {
+				return runChatTUI(cmd, g, &af, opts)
+			}
 			in := newPrompter(cmd.InOrStdin())
 			defer in.close()
 			// Questions are asked only on a terminal: a script's next line is a prompt,
@@ -114,6 +128,7 @@ Any other /command is sent to the agent (agents advertise their own).` + unconfi
 		},
 	}
 	af.register(cmd)
+	cmd.Flags().BoolVar(&plain, "plain", false, "the line interface even on a terminal (it is the one used without a terminal, with TERM=dumb or NO_COLOR)")
 	return cmd
 }
 

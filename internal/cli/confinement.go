@@ -30,9 +30,9 @@ func sandboxFlagHelp(what string) string {
 
 func sandboxFlagHelpFor(supported bool, platform, what string) string {
 	if !supported {
-		return "confine " + what + " with Landlock, which is Linux's: on " + platform + " they are never confined (auto is the same as off)"
+		return "confine " + what + " with Landlock, which is Linux's: on " + platform + " they are never confined (a `MODE`: auto is the same as off)"
 	}
-	return "confine " + what + " with Landlock: auto (where the kernel offers it) or off"
+	return "confine " + what + " with Landlock (a `MODE`): auto (where the kernel offers it) or off"
 }
 
 // unconfinedHelp is a paragraph for --help where commands cannot be confined, "" where

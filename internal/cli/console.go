@@ -50,7 +50,10 @@ func newConsole(o consoleOptions) *console {
 		enc := toolui.NewJSONEncoder(out)
 		c.text, c.rest = enc, enc
 	case o.tty:
-		r := toolui.NewTextRenderer(out, &toolui.TextOptions{Color: true, Live: true, Width: terminalWidth()})
+		// NO_COLOR takes the colours away; TERM=dumb also the redrawing in place, which
+		// moves the cursor.
+		plain := plainTerminalReason()
+		r := toolui.NewTextRenderer(out, &toolui.TextOptions{Color: plain == "", Live: os.Getenv("TERM") != "dumb", Width: terminalWidth()})
 		c.text, c.rest, c.live = r, r, r
 	default:
 		// A pipe: the reply alone on stdout; tool calls, thoughts and plans on stderr.

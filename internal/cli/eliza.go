@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/parley-acp/parley/internal/eliza"
 	"github.com/parley-acp/parley/internal/version"
 	"github.com/spf13/cobra"
@@ -19,9 +17,7 @@ DOCTOR script, needs no model, and understands test commands, one per prompt lin
 ` + eliza.Commands,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if isTerminal(cmd.InOrStdin()) {
-				fmt.Fprintln(cmd.ErrOrStderr(), `parley eliza speaks ACP (JSON-RPC) on stdin and stdout; to talk to it, run: parley run "hello"`)
-			}
+			defer byHand(cmd, "parley eliza", "eliza")()
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
 			return eliza.Serve(ctx, agentStdio(cmd), eliza.Options{

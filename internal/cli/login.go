@@ -61,7 +61,7 @@ Exit status: 0 signed in (or no sign-in needed), 1 the sign-in failed (parley sa
 		},
 	}
 	af.register(cmd)
-	cmd.Flags().StringVar(&method, "method", "", "the sign-in method's id (the agent lists them; parley login without it says which)")
+	cmd.Flags().StringVar(&method, "method", "", "the sign-in method's `ID` (the agent lists them; parley login without it says which)")
 	return cmd
 }
 

@@ -64,7 +64,7 @@ whatever was remembered. Forget remembered decisions with "parley permissions re
 			return printRules(cmd.OutOrStdout(), rules)
 		},
 	}
-	cmd.PersistentFlags().StringVar(&dbPath, "db", store.DefaultPath(), "the parley database")
+	cmd.PersistentFlags().StringVar(&dbPath, "db", store.DefaultPath(), "the parley database `FILE`")
 	filter.flags(cmd, "list only the decisions")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array, for scripts")
 	cmd.AddCommand(newPermissionsResetCommand(g, &dbPath))
@@ -115,8 +115,8 @@ both, or with --all every one of them. The agent will be asked again.`,
 type permissionFilter struct{ agent, workspace string }
 
 func (f *permissionFilter) flags(cmd *cobra.Command, what string) {
-	cmd.Flags().StringVar(&f.agent, "agent", "", what+" for this agent")
-	cmd.Flags().StringVar(&f.workspace, "workspace", "", what+" for this workspace directory")
+	cmd.Flags().StringVar(&f.agent, "agent", "", what+" for this agent (`NAME`)")
+	cmd.Flags().StringVar(&f.workspace, "workspace", "", what+" for this workspace directory `DIR`")
 }
 
 func (f permissionFilter) empty() bool { return f.agent == "" && f.workspace == "" }

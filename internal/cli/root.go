@@ -52,17 +52,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Use:   "parley",
 		Short: "Connect ACP coding agents with editors and terminals",
 		Long: `parley connects coding agents that speak ACP (the Agent Client Protocol) with the
-places that want to use them.
-
-  parley chat               talk with an agent in the terminal
-  parley run "prompt"       one prompt to an agent, the reply on stdout
-  parley agents             the agents parley knows, and whether they can run here;
-                            'parley agents install ID' installs one from the ACP registry
-  parley login              sign in to an agent (parley logout signs out)
-  parley permissions        the "always" decisions parley remembers, and resetting them
-  parley vscodelm           ACP agents as VS Code language models (the extension's backend)
-  parley agent              parley's coding agent (Ollama or OpenAI-compatible models), as an ACP agent
-  parley eliza              the built-in ACP agent (the 1966 DOCTOR), for tests and demos`,
+places that want to use them: your terminal (parley chat, parley run), VS Code (parley
+vscodelm), and its own agents (parley agent, parley eliza).`,
+		Example: `  parley chat                        talk with the default agent in this directory
+  parley chat --agent claude         talk with another (parley agents lists them)
+  parley agents install ID           install an agent from the ACP registry
+  parley login --agent gemini        sign in to an agent (parley logout signs out)
+  parley run "explain this repo"     one prompt, the reply on stdout`,
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -73,9 +69,10 @@ places that want to use them.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.PersistentFlags().StringVar(&g.logLevel, "log", "warn", "log level on stderr: debug, info, warn or error")
-	root.PersistentFlags().StringVar(&g.traceDir, "trace-dir", "", "vscodelm: record the protocol traffic in this directory")
+	root.PersistentFlags().StringVar(&g.logLevel, "log", "warn", "log `LEVEL` on stderr: debug, info, warn or error")
+	root.PersistentFlags().StringVar(&g.traceDir, "trace-dir", "", "vscodelm: record the protocol traffic in this directory `DIR`")
 	root.PersistentFlags().MarkHidden("trace-dir")
+	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})

@@ -48,14 +48,14 @@ type agentFlags struct {
 }
 
 func (f *agentFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.name, "agent", "eliza", "the agent to run, by name (built-in: "+strings.Join(agents.BuiltinNames(), ", ")+"; see `parley agents`)")
-	cmd.Flags().StringVar(&f.command, "agent-command", "", `the agent's command line, e.g. "npx some-acp-agent --flag" (overrides --agent)`)
-	cmd.Flags().StringVar(&f.cwd, "cwd", "", "the session's working directory (default: the current directory)")
+	cmd.Flags().StringVar(&f.name, "agent", "eliza", "the agent to run, by `NAME` (built-in: "+strings.Join(agents.BuiltinNames(), ", ")+"; see parley agents)")
+	cmd.Flags().StringVar(&f.command, "agent-command", "", "the agent's `COMMAND` line, e.g. \"npx some-acp-agent --flag\" (overrides --agent)")
+	cmd.Flags().StringVar(&f.cwd, "cwd", "", "the session's working directory `DIR` (default: the current directory)")
 	cmd.Flags().StringVar(&f.sandboxMode, "sandbox", "auto", sandboxFlagHelp("the commands the agent runs in parley's terminals (terminal/create)"))
-	cmd.Flags().StringArrayVar(&f.sandboxWritable, "sandbox-write", nil, "a further directory those commands may write (repeatable)")
+	cmd.Flags().StringArrayVar(&f.sandboxWritable, "sandbox-write", nil, "a further directory `DIR` those commands may write (repeatable)")
 	cmd.Flags().BoolVar(&f.yolo, "yolo", false, "allow every tool call the agent asks about, without asking (critical commands and rules configured as ask still ask)")
-	cmd.Flags().StringArrayVar(&f.addDirs, "add-dir", nil, "a further workspace directory (repeatable): the agent may use it as it uses the working directory, and is told of it where it takes additional directories")
-	cmd.Flags().DurationVar(&f.timeout, "agent-timeout", defaultAgentTimeout(), "how long to wait for the agent to start and to answer each session request (new, load, mode, model...) before giving up; $PARLEY_INIT_TIMEOUT sets the default")
+	cmd.Flags().StringArrayVar(&f.addDirs, "add-dir", nil, "a further workspace directory `DIR` (repeatable): the agent may use it as it uses the working directory, and is told of it where it takes additional directories")
+	cmd.Flags().DurationVar(&f.timeout, "agent-timeout", defaultAgentTimeout(), "how long (a `DURATION`) to wait for the agent to start and to answer each session request (new, load, mode, model...) before giving up; $PARLEY_INIT_TIMEOUT sets the default")
 }
 
 // defaultAgentTimeout is $PARLEY_INIT_TIMEOUT (a Go duration), or a minute: agents
@@ -105,7 +105,7 @@ session/cancel).` + unconfinedHelp(),
   parley run --agent-command "node my-agent.mjs --verbose" "hello"
   echo "flood 1000" | parley run -
   parley run --json "tool call Build" | jq -c .`,
-		Args: cobra.MinimumNArgs(1),
+		Args: needArgs(1, "the PROMPT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts, err := af.sessionOptions(cmd)
 			if err != nil {
@@ -167,8 +167,8 @@ session/cancel).` + unconfinedHelp(),
 	}
 	af.register(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON event per line (text, thought, plan, tool_call, permission, usage, stop) instead of text")
-	cmd.Flags().StringArrayVar(&sets, "set", nil, "set one of the session's settings before the prompt, as ID=VALUE (repeatable)")
-	cmd.Flags().StringArrayVar(&attach, "attach", nil, "send a file with the prompt (repeatable)")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "set one of the session's settings before the prompt, as `ID=VALUE` (repeatable)")
+	cmd.Flags().StringArrayVar(&attach, "attach", nil, "send a `FILE` with the prompt (repeatable)")
 	return cmd
 }
 
@@ -299,6 +299,14 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 	if f.timeout <= 0 {
 		return sessionOptions{}, errors.New("--agent-timeout must be positive")
 	}
+	if v := os.Getenv("PARLEY_INIT_TIMEOUT"); v != "" && !cmd.Flags().Changed("agent-timeout") {
+		if d, err := time.ParseDuration(v); err != nil || d <= 0 {
+			return sessionOptions{}, fmt.Errorf("PARLEY_INIT_TIMEOUT=%q is not a positive duration (such as 90s or 2m); fix it or unset it", v)
+		}
+	}
+	if cmd.Flags().Changed("agent-command") && strings.TrimSpace(f.command) == "" {
+		return sessionOptions{}, errors.New("--agent-command is empty: give the agent's command line, such as --agent-command \"npx some-acp-agent\"")
+	}
 	warnConfig(cmd.ErrOrStderr(), cfg)
 	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, agentTimeout: f.timeout, sandboxMode: f.sandboxMode, sandboxWritable: f.sandboxWritable,
 		changeLimits: cfg.Changes.Limits(), cwdFlag: f.cwd}
@@ -368,4 +376,15 @@ func workspaceRoots(dir string, more ...string) (*workspace.Roots, error) {
 		dirs = append(dirs, a)
 	}
 	return workspace.NewRoots(dirs...)
+}
+
+// needArgs is cobra's MinimumNArgs with an error that says what is missing and shows the
+// usage, as a new user needs it.
+func needArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) >= n {
+			return nil
+		}
+		return fmt.Errorf("%s needs %s\n\n%s", cmd.CommandPath(), what, strings.TrimRight(cmd.UsageString(), "\n"))
+	}
 }

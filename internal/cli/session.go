@@ -2,11 +2,14 @@ package cli
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
@@ -104,7 +107,7 @@ func startSession(g *globals, con *console, opts sessionOptions, interactive boo
 // `parley login`, or /login in a chat) and form elicitations (a view without a person
 // declines them); URL elicitations only where a person may open the page.
 func newAgent(g *globals, opts sessionOptions, box *sandbox.Policy, elicitURLs bool) (*conversation.Agent, *logfile.File) {
-	log, err := openAgentLog(opts.agentName)
+	log, err := openAgentLog(logName(opts))
 	if err != nil {
 		g.logger.Warn("the agent's stderr is not logged", "error", err)
 	}
@@ -225,6 +228,43 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 // agentLogLimit bounds an agent's stderr log; past it the log is rotated (one previous
 // file is kept), so an agent writing to its stderr without end costs little disk.
 const agentLogLimit = 8 << 20
+
+// logName is the short name of an agent's log: its name, or for a command line, the
+// program's name and a short hash of the whole line (two command lines, two logs).
+func logName(opts sessionOptions) string {
+	if opts.agentName != opts.spec.String() || opts.spec.Command == "" {
+		return opts.agentName
+	}
+	prog := opts.spec.Command
+	if filepath.Base(prog) == "env" { // env VAR=value program: the program names it
+		for _, a := range opts.spec.Args {
+			if !strings.Contains(a, "=") && !strings.HasPrefix(a, "-") {
+				prog = a
+				break
+			}
+		}
+	}
+	sum := sha256.Sum256([]byte(opts.agentName))
+	return "cmd-" + filepath.Base(prog) + "-" + hex.EncodeToString(sum[:4])
+}
+
+// shortAgentName names the agent on a screen: its name, or for a command line, its
+// program's name.
+func shortAgentName(opts sessionOptions) string {
+	if opts.agentName != opts.spec.String() || opts.spec.Command == "" {
+		return opts.agentName
+	}
+	prog := opts.spec.Command
+	if filepath.Base(prog) == "env" {
+		for _, a := range opts.spec.Args {
+			if !strings.Contains(a, "=") && !strings.HasPrefix(a, "-") {
+				prog = a
+				break
+			}
+		}
+	}
+	return filepath.Base(prog)
+}
 
 // openAgentLog opens the file the agent's stderr is appended to.
 func openAgentLog(agent string) (*logfile.File, error) {

@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/parley-acp/parley/internal/proc"
+	"github.com/spf13/cobra"
 )
 
 // Signals. The first Ctrl-C or SIGTERM asks a command to stop in order (cancel the turn,
@@ -83,4 +84,34 @@ func catchBrokenPipe() (release func()) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGPIPE)
 	return func() { signal.Stop(sigs) }
+}
+
+// byHand handles an ACP agent command (parley agent, parley eliza) started by hand in a
+// terminal instead of by a client: it says what the command is and how to talk to the
+// agent, and makes Ctrl-C end it at once (a read of a terminal cannot be interrupted, so
+// an orderly stop would wait for a line nobody types). release undoes the signal
+// handling; nothing is done when stdin is not a terminal.
+func byHand(cmd *cobra.Command, what, agentName string) (release func()) {
+	if !isTerminal(cmd.InOrStdin()) {
+		return func() {}
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, stopSignals...) // before the message: a Ctrl-C after it is caught
+	fmt.Fprintf(cmd.ErrOrStderr(), "%s is an ACP agent: it speaks JSON-RPC on stdin and stdout, for a client that starts it.\nTo talk to it, run: parley chat --agent %s   (Ctrl-C quits)\n", what, agentName)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		select {
+		case <-sigs:
+			fmt.Fprintln(cmd.ErrOrStderr())
+			proc.KillAll()
+			os.Exit(exitCancelled)
+		case <-done:
+		}
+	})
+	return func() {
+		signal.Stop(sigs)
+		close(done)
+		wg.Wait()
+	}
 }

@@ -67,11 +67,11 @@ and direction, in DIR.`,
 			})
 		},
 	}
-	cmd.Flags().StringVar(&g.traceDir, "trace-dir", g.traceDir, "record every line in and out in a file in this directory")
-	cmd.Flags().DurationVar(&idle, "idle-timeout", 30*time.Minute, "close a conversation's agent session after this long without activity; an agent left without sessions ends")
-	cmd.Flags().IntVar(&maxConversations, "max-conversations", 256, "the most conversations kept; past it the least recently used idle one is closed")
-	cmd.Flags().DurationVar(&agentTimeout, "agent-timeout", 60*time.Second, "how long an agent may take to start, or to open or close a session, before the request fails")
-	cmd.Flags().IntVar(&spares, "spares", 2, "sessions opened ahead of time (one per agent: the one you chose last, those you used or configured) so that a new chat does not wait for its agent; 0 for none")
+	cmd.Flags().StringVar(&g.traceDir, "trace-dir", g.traceDir, "record every line in and out in a file in this directory `DIR`")
+	cmd.Flags().DurationVar(&idle, "idle-timeout", 30*time.Minute, "close a conversation's agent session after this long (a `DURATION`) without activity; an agent left without sessions ends")
+	cmd.Flags().IntVar(&maxConversations, "max-conversations", 256, "the most conversations kept (`N`); past it the least recently used idle one is closed")
+	cmd.Flags().DurationVar(&agentTimeout, "agent-timeout", 60*time.Second, "how long (a `DURATION`) an agent may take to start, or to open or close a session, before the request fails")
+	cmd.Flags().IntVar(&spares, "spares", 2, "`N` sessions opened ahead of time (one per agent: the one you chose last, those you used or configured) so that a new chat does not wait for its agent; 0 for none")
 	return cmd
 }
 

@@ -103,7 +103,7 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("reading %s: %w", path, err)
 	}
 	if err := json.Unmarshal(data, f); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s%s: %w", path, position(data, err), err)
 	}
 	f.Warnings = unknownKeys(data, path)
 	for name, s := range f.AgentServers {
@@ -129,6 +129,35 @@ func Load(path string) (*File, error) {
 		return nil, fmt.Errorf("%s: changes: limits must be positive (or 0 for the default)", path)
 	}
 	return f, nil
+}
+
+// position is ":LINE:COLUMN" of a decoding error, or "" when it has none.
+func position(data []byte, err error) string {
+	var offset int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		offset = se.Offset
+	case errors.As(err, &te):
+		offset = te.Offset
+	}
+	if offset < 0 || offset > int64(len(data)) {
+		return ""
+	}
+	line, col := 1, 1
+	for _, b := range data[:offset] {
+		if b == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	// The decoder reports the offset after the byte at fault.
+	if col > 1 {
+		col--
+	}
+	return fmt.Sprintf(":%d:%d", line, col)
 }
 
 // unknownKeys lists the keys of data parley does not read (at the top, and in the

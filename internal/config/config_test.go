@@ -72,3 +72,15 @@ func TestChangesLimitsAndUnknownKeys(t *testing.T) {
 		t.Errorf("a negative limit: %v", err)
 	}
 }
+
+func TestLoadSaysWhereTheFileIsWrong(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(path, []byte("{\n  \"agent_servers\": {\n    \"mine\": {\"command\": \"x\",}\n  }\n}\n"), 0o644)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path+":3:") {
+		t.Errorf("a syntax error does not name its line: %v", err)
+	}
+	os.WriteFile(path, []byte("{\"permissions\": {\"tool\": \"x\"}}"), 0o644)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path+":1:") {
+		t.Errorf("a type error does not name its place: %v", err)
+	}
+}

@@ -26,6 +26,13 @@ type (
 	Unmarshaler = json.Unmarshaler
 )
 
+// SyntaxError and UnmarshalTypeError are encoding/json's errors, whose Offset says where
+// in the input they are (a configuration file's error names its line and column).
+type (
+	SyntaxError        = json.SyntaxError
+	UnmarshalTypeError = json.UnmarshalTypeError
+)
+
 // Marshal returns the compact JSON encoding of v. The output never contains a raw
 // newline, so it can be framed as one line.
 //

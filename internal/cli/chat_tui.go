@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"errors"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+
+	"github.com/parley-acp/parley/internal/agents"
+	"github.com/parley-acp/parley/internal/config"
+	"github.com/parley-acp/parley/internal/tui"
+	"github.com/parley-acp/parley/internal/xdg"
+	"github.com/spf13/cobra"
+)
+
+// useTUI says whether parley chat draws its terminal UI: only for a person at a terminal
+// that can show it. A pipe, a file, TERM=dumb (or no TERM) and NO_COLOR keep the line
+// interface, which scripts and plain terminals read.
+func useTUI(cmd *cobra.Command, plain bool) bool {
+	if plain || !isTerminal(cmd.InOrStdin()) || !isTerminal(cmd.OutOrStdout()) {
+		return false
+	}
+	return plainTerminalReason() == ""
+}
+
+// plainTerminalReason says why the terminal gets plain output ("" when it need not).
+func plainTerminalReason() string {
+	switch term := os.Getenv("TERM"); {
+	case term == "" || term == "dumb":
+		return "TERM=" + term
+	case os.Getenv("NO_COLOR") != "":
+		return "NO_COLOR"
+	}
+	return ""
+}
+
+// runChatTUI is parley chat on a terminal: the conversation drawn full-screen by
+// internal/tui, which may start more conversations (with other agents); all of them are
+// closed here once the screen is left.
+func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOptions) error {
+	// Until the screen is drawn, and once it is left, parley speaks on the normal screen.
+	con := newConsole(consoleOptions{stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), tty: true})
+	defer con.close()
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, stopSignals...)
+	defer signal.Stop(sigs)
+	defer catchBrokenPipe()()
+	s, err := startSession(g, con, opts, true)
+	if err != nil {
+		return err
+	}
+	release := func() {}
+	defer func() { release() }()
+	var others startedSessions
+	defer others.closeAll()
+	defer s.close()
+	// Once the screen is left, closing is in order; a signal meanwhile ends parley at once.
+	defer func() { release = forceExitOnSignal(sigs, nil) }()
+
+	quiet := newConsole(consoleOptions{stdout: io.Discard, stderr: io.Discard})
+	defer quiet.close()
+	start := func(name string) (tui.Conv, error) {
+		o := opts
+		cfg, err := config.Load(config.Path())
+		if err != nil {
+			return tui.Conv{}, err
+		}
+		a, err := agents.New(cfg).Lookup(name)
+		if err != nil {
+			return tui.Conv{}, err
+		}
+		o.spec, o.agentName = a.Spec, name
+		started, err := startSession(g, quiet, o, true)
+		if err != nil {
+			return tui.Conv{}, err
+		}
+		if !others.add(started) {
+			started.close()
+			return tui.Conv{}, errors.New("parley is leaving")
+		}
+		return tui.Conv{Name: name, Conversation: started.conv, TerminalOutput: started.agent.TerminalOutput, OpenURL: openURL}, nil
+	}
+	list := func() []tui.AgentChoice {
+		cfg, err := config.Load(config.Path())
+		if err != nil {
+			return nil
+		}
+		var out []tui.AgentChoice
+		for _, a := range agents.New(cfg).All() {
+			if a.NotRunnable == "" {
+				out = append(out, tui.AgentChoice{Name: a.Name, Description: a.Spec.String()})
+			}
+		}
+		return out
+	}
+	return tui.Run(cmd.Context(), tui.Options{
+		First:       tui.Conv{Name: shortAgentName(opts), Conversation: s.conv, TerminalOutput: s.agent.TerminalOutput, OpenURL: openURL},
+		Workspace:   opts.dir,
+		HistoryFile: tui.HistoryFile(xdg.StateDir(), opts.dir),
+		Agents:      list,
+		Start:       start,
+		Signals:     sigs,
+		Output:      cmd.OutOrStdout(),
+	})
+}
+
+// startedSessions are the conversations the UI started with other agents: closed when
+// parley chat ends (a start still under way then closes its own).
+type startedSessions struct {
+	mu     sync.Mutex
+	list   []*session
+	closed bool
+}
+
+func (s *startedSessions) add(x *session) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return false
+	}
+	s.list = append(s.list, x)
+	return true
+}
+
+func (s *startedSessions) closeAll() {
+	s.mu.Lock()
+	s.closed = true
+	list := s.list
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, x := range list {
+		wg.Go(x.close)
+	}
+	wg.Wait()
+}

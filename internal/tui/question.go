@@ -1,0 +1,136 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	xansi "github.com/charmbracelet/x/ansi"
+	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/safety"
+	"github.com/parley-acp/parley/internal/toolui"
+)
+
+// questionPanel is a permission question on screen, in place of the composer (whose
+// text waits unchanged): what runs — the command, or the edit's diff — its risk, what
+// "always" covers, and the answers as keys. Keys pressed before it was drawn, or in the
+// moment after, answer nothing: a key meant for the composer must not approve a command.
+type questionPanel struct {
+	q       conversation.QuestionAsked
+	tool    *toolui.ToolCall // the call the question is about, as the transcript knows it
+	shownAt time.Time
+	ignored int // keys ignored: the panel says how many, and why
+}
+
+// answerGrace is how long after a question appears its keys are not taken: a key typed
+// for the composer a moment before it appeared must not answer it.
+const answerGrace = 250 * time.Millisecond
+
+var answerKeys = []struct {
+	answer permission.Answer
+	keys   []string
+	label  string
+}{
+	{permission.AllowOnce, []string{"y", "1"}, "allow once"},
+	{permission.AllowAlways, []string{"a", "2"}, "allow always"},
+	{permission.RejectOnce, []string{"n", "3"}, "reject once"},
+	{permission.RejectAlways, []string{"r", "4"}, "reject always"},
+}
+
+func offered(q *permission.Question, a permission.Answer) bool {
+	for _, x := range q.Answers {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// key reads a key as an answer.
+func (p *questionPanel) key(k tea.KeyPressMsg, now time.Time) (permission.Answer, bool) {
+	if now.Sub(p.shownAt) < answerGrace {
+		p.ignored++
+		return 0, false
+	}
+	s := strings.ToLower(k.String())
+	for _, ak := range answerKeys {
+		for _, key := range ak.keys {
+			if s == key && offered(p.q.Question, ak.answer) {
+				return ak.answer, true
+			}
+		}
+	}
+	if s == "esc" {
+		return permission.RejectOnce, true
+	}
+	p.ignored++
+	return 0, false
+}
+
+// view draws the question in at most maxLines lines.
+func (p *questionPanel) view(st styles, root string, width, maxLines int) string {
+	q := p.q.Question
+	req := q.Request
+	title := req.ToolCall.Title
+	if title == "" && p.tool != nil {
+		title = p.tool.InvocationMessage
+	}
+	if title == "" {
+		title = string(req.ToolCall.ToolCallID)
+	}
+	var head, body, foot []string
+	head = append(head, st.question.Render("The agent asks permission: ")+toolui.SafeText(oneLine(title)))
+	s := q.Subject
+	switch {
+	case s.Command != "":
+		head = append(head, "  runs: "+st.accent.Render(toolui.SafeText(oneLine(s.Command))))
+	case s.Kind == "execute":
+		head = append(head, st.dim.Render("  The agent did not say which command it runs; judge it by its title."))
+	}
+	if s.Analysis != nil && s.Tier() > safety.None {
+		risk := st.warn
+		if s.Tier() >= safety.High {
+			risk = st.fail
+		}
+		head = append(head, "  "+risk.Render("risk: "+s.Tier().String())+": "+toolui.SafeText(oneLine(s.Analysis.Reason())))
+	}
+	if s.Critical() {
+		head = append(head, st.fail.Render("  Critical commands are asked about every time."))
+	}
+	if p.tool != nil {
+		r := &renderCtx{st: st, root: root}
+		for _, d := range p.tool.Diffs {
+			body = append(body, diffLines(r, d, width-4, "  ", 400)...)
+		}
+		if len(p.tool.Diffs) == 0 && s.Command == "" {
+			if in := prettyJSON(p.tool.RawInput); in != "" {
+				body = append(body, boxed(r, toolui.SafeText(in), width-4, "  ", 20)...)
+			}
+		}
+	}
+	if s.Always != "" && (offered(q, permission.AllowAlways) || offered(q, permission.RejectAlways)) {
+		foot = append(foot, st.dim.Render("  always covers: "+toolui.SafeText(oneLine(s.Always))))
+	}
+	var keys []string
+	for _, ak := range answerKeys {
+		if offered(q, ak.answer) {
+			keys = append(keys, st.statusKey.Render("["+ak.keys[0]+"]")+" "+ak.label)
+		}
+	}
+	foot = append(foot, "  "+strings.Join(keys, "  ")+st.dim.Render("  · esc rejects · ctrl+c cancels the turn"))
+	if p.ignored > 0 {
+		foot = append(foot, st.dim.Render(fmt.Sprintf("  (%d keys ignored: keys typed before the question, or that answer nothing, are ignored)", p.ignored)))
+	}
+	room := maxLines - len(head) - len(foot)
+	if len(body) > room {
+		cut := len(body) - max(room-1, 0)
+		body = append(body[:max(room-1, 0)], st.dim.Render(fmt.Sprintf("  … %d more lines", cut)))
+	}
+	lines := append(append(head, body...), foot...)
+	for i, l := range lines {
+		lines[i] = xansi.Truncate(l, width, "…")
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,100 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/conversation"
+)
+
+// Conv is one conversation the screen shows, and what it needs besides it.
+type Conv struct {
+	// Name is the agent as the user chose it.
+	Name         string
+	Conversation *conversation.Conversation
+	// TerminalOutput reads a terminal of the conversation's agent (the output of a
+	// command a tool call runs), or is nil.
+	TerminalOutput func(ctx context.Context, req *acp.TerminalOutputRequest) (*acp.TerminalOutputResponse, error)
+	// OpenURL opens a page the agent asks the user to open, in the user's browser.
+	OpenURL func(url string) error
+}
+
+// AgentChoice is an agent the agent picker offers.
+type AgentChoice struct {
+	Name, Description string
+}
+
+// Options configure Run.
+type Options struct {
+	First Conv
+	// Workspace is the session's working directory: @ completes its files, and the
+	// history of prompts is kept per workspace.
+	Workspace string
+	// HistoryFile keeps the prompts sent in this workspace ("" keeps none).
+	HistoryFile string
+	// Agents lists the agents the picker offers, and Start starts a conversation with
+	// one of them (its owner closes it once Run returns). Either may be nil.
+	Agents func() []AgentChoice
+	Start  func(agent string) (Conv, error)
+	// Signals are the process's SIGINT and SIGTERM: the first SIGINT is Ctrl-C, SIGTERM
+	// leaves.
+	Signals <-chan os.Signal
+	Input   io.Reader
+	Output  io.Writer
+	// Env is the environment the terminal's capabilities are read from.
+	Env []string
+	// Width and Height, when set, fix the screen's size (for tests without a terminal).
+	Width, Height int
+}
+
+// Run shows the conversation full-screen until the user leaves, then prints the
+// transcript on the normal screen, so what was shown stays readable in the terminal's
+// scrollback.
+func Run(ctx context.Context, o Options) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	m := newModel(ctx, o)
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithoutCatchPanics()}
+	if o.Input != nil {
+		opts = append(opts, tea.WithInput(o.Input))
+	}
+	if o.Output != nil {
+		opts = append(opts, tea.WithOutput(o.Output))
+	}
+	if o.Env != nil {
+		opts = append(opts, tea.WithEnvironment(o.Env))
+	}
+	if o.Width > 0 && o.Height > 0 {
+		opts = append(opts, tea.WithWindowSize(o.Width, o.Height))
+	}
+	p := tea.NewProgram(m, opts...)
+	m.prog = p
+	if o.Signals != nil {
+		go func() {
+			for {
+				select {
+				case sig := <-o.Signals:
+					p.Send(signalMsg{sig})
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+	}
+	_, err := p.Run()
+	cancel()
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("the terminal UI: %w", err)
+	}
+	out := o.Output
+	if out == nil {
+		out = os.Stdout
+	}
+	io.WriteString(out, m.printable())
+	return nil
+}
