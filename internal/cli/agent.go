@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/parley-acp/parley/internal/agent"
+	"github.com/parley-acp/parley/internal/coder"
 	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/llm"
 	"github.com/parley-acp/parley/internal/sandbox"
@@ -138,7 +138,7 @@ func runAgent(cmd *cobra.Command, g *globals, f agentCommandFlags) error {
 	}
 	defer cleanup()
 	warnUnconfined(g.logger, f.sandboxMode)
-	opts := agent.Options{
+	opts := coder.Options{
 		Provider:        provider,
 		Model:           name,
 		MaxTurnRequests: f.maxTurns,
@@ -163,15 +163,15 @@ func runAgent(cmd *cobra.Command, g *globals, f agentCommandFlags) error {
 	}
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
-	return agent.Serve(ctx, agentStdio(cmd), opts)
+	return coder.Serve(ctx, agentStdio(cmd), opts)
 }
 
 // parseAutoApprove reads --auto-approve and --yolo.
-func parseAutoApprove(values []string, yolo bool) (agent.AutoApprove, error) {
+func parseAutoApprove(values []string, yolo bool) (coder.AutoApprove, error) {
 	if yolo {
-		return agent.Yolo(), nil
+		return coder.Yolo(), nil
 	}
-	var a agent.AutoApprove
+	var a coder.AutoApprove
 	for _, v := range values {
 		switch strings.TrimSpace(strings.ToLower(v)) {
 		case "harmless":

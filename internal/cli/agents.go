@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
-	"github.com/parley-acp/parley/internal/agents"
+	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/registry"
 	"github.com/parley-acp/parley/internal/toolui"
@@ -43,7 +43,7 @@ An agent that npx or uvx starts downloads its package the first time: "needs a d
 			if err != nil {
 				return &exitError{code: exitFailure, err: err}
 			}
-			known := agents.New(cfg)
+			known := catalog.New(cfg)
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			for _, w := range known.Warnings() {
 				fmt.Fprintf(errw, "parley: %s\n", w)
@@ -68,7 +68,7 @@ func registryLoader(cfg *config.File) *registry.Loader {
 	return &registry.Loader{Location: registry.Location(cfg.RegistryURL), CacheDir: registry.CacheDir()}
 }
 
-func listKnown(out io.Writer, known *agents.Catalog) error {
+func listKnown(out io.Writer, known *catalog.Catalog) error {
 	cwd, _ := os.Getwd()
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(w, "NAME\tCOMMAND\tSOURCE\tRUNNABLE")
@@ -85,7 +85,7 @@ func listKnown(out io.Writer, known *agents.Catalog) error {
 	return w.Flush()
 }
 
-func listRegistry(out, errw io.Writer, loaded *registry.Loaded, known *agents.Catalog) error {
+func listRegistry(out, errw io.Writer, loaded *registry.Loaded, known *catalog.Catalog) error {
 	fmt.Fprintf(out, "\nThe ACP registry (%s%s):\n", loaded.From, fetchedWhen(loaded))
 	if loaded.Offline != nil {
 		fmt.Fprintf(errw, "parley: %s; listing the copy kept from %s\n", toolui.SafeText(loaded.Offline.Error()), loaded.FetchedAt.Local().Format("2006-01-02 15:04"))
@@ -195,7 +195,7 @@ func installAgents(ctx context.Context, cmd *cobra.Command, ids []string, update
 		e, ok := loaded.Index.Find(id)
 		old, had := installed[id]
 		switch {
-		case agents.Reserved(id):
+		case catalog.Reserved(id):
 			fmt.Fprintf(errw, "parley: %s is the name of parley's own agent: an agent from the registry cannot take it\n", id)
 			failed = append(failed, id)
 			continue

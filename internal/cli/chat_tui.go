@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"sync"
 
-	"github.com/parley-acp/parley/internal/agents"
+	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/tui"
 	"github.com/parley-acp/parley/internal/xdg"
@@ -66,7 +66,7 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 		if err != nil {
 			return tui.Conv{}, err
 		}
-		a, err := agents.New(cfg).Lookup(name)
+		a, err := catalog.New(cfg).Lookup(name)
 		if err != nil {
 			return tui.Conv{}, err
 		}
@@ -87,7 +87,7 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 			return nil
 		}
 		var out []tui.AgentChoice
-		for _, a := range agents.New(cfg).All() {
+		for _, a := range catalog.New(cfg).All() {
 			if a.NotRunnable == "" {
 				out = append(out, tui.AgentChoice{Name: a.Name, Description: a.Spec.String()})
 			}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/parley-acp/parley/acp"
-	"github.com/parley-acp/parley/internal/agents"
+	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/host"
@@ -48,7 +48,7 @@ type agentFlags struct {
 }
 
 func (f *agentFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&f.name, "agent", "eliza", "the agent to run, by `NAME` (built-in: "+strings.Join(agents.BuiltinNames(), ", ")+"; see parley agents)")
+	cmd.Flags().StringVar(&f.name, "agent", "eliza", "the agent to run, by `NAME` (built-in: "+strings.Join(catalog.BuiltinNames(), ", ")+"; see parley agents)")
 	cmd.Flags().StringVar(&f.command, "agent-command", "", "the agent's `COMMAND` line, e.g. \"npx some-acp-agent --flag\" (overrides --agent)")
 	cmd.Flags().StringVar(&f.cwd, "cwd", "", "the session's working directory `DIR` (default: the current directory)")
 	cmd.Flags().StringVar(&f.sandboxMode, "sandbox", "auto", sandboxFlagHelp("the commands the agent runs in parley's terminals (terminal/create)"))
@@ -314,13 +314,13 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 	case f.command != "" && cmd.Flags().Changed("agent"):
 		return opts, errors.New("give either --agent or --agent-command, not both")
 	case f.command != "":
-		if opts.spec, err = agents.ParseCommand(f.command); err != nil {
+		if opts.spec, err = catalog.ParseCommand(f.command); err != nil {
 			return opts, err
 		}
 		opts.agentName, opts.agentCommand = opts.spec.String(), f.command
-		opts.fetch = agents.FetchOf(opts.spec.Command, opts.spec.Args)
+		opts.fetch = catalog.FetchOf(opts.spec.Command, opts.spec.Args)
 	default:
-		a, err := agents.New(cfg).Lookup(f.name)
+		a, err := catalog.New(cfg).Lookup(f.name)
 		if err != nil {
 			return opts, err
 		}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
-	"github.com/parley-acp/parley/internal/agents"
+	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/logfile"
@@ -43,7 +43,7 @@ type sessionOptions struct {
 	sandboxWritable []string
 	// fetch is the package the agent's command downloads before it starts (npx, uvx),
 	// if any: a start that downloads it is allowed longer, and says so.
-	fetch *agents.Fetch
+	fetch *catalog.Fetch
 	// changeLimits bound the record of what the agent changes (config.json's "changes").
 	changeLimits changes.Limits
 	// elicit: the person who answers permission questions answers the agent's

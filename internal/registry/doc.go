@@ -1,7 +1,7 @@
 // Package registry is parley's client of the ACP agent registry
 // (https://cdn.agentclientprotocol.com/registry/v1/latest/registry.json, or a mirror): it
 // reads the registry's index, keeps a copy of it, and installs, updates and removes the
-// agents it lists. internal/agents makes the installed ones startable by their id.
+// agents it lists. internal/catalog makes the installed ones startable by their id.
 //
 // # The index
 //

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/parley-acp/parley/internal/agents"
+	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
@@ -219,7 +219,7 @@ func (s *Server) models(ctx context.Context, p ModelInfoParams) ModelInfoResult 
 		cfg.AgentServers[name] = server
 	}
 	listed := routeListed{cwd: p.Cwd, dirs: p.AdditionalDirectories}
-	for _, a := range agents.New(cfg).All() {
+	for _, a := range catalog.New(cfg).All() {
 		if a.NotRunnable != "" && a.Source == "built-in" {
 			continue
 		}
