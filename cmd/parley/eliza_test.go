@@ -15,7 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
-	"github.com/parley-acp/parley/internal/host"
 )
 
 // recorder is an ACP client that keeps every update and answers permission requests
@@ -71,10 +70,10 @@ func messageText(updates []acp.SessionUpdate) (text string, chunks int) {
 }
 
 // startEliza runs `parley eliza --deterministic` as a child process and connects to it.
-func startEliza(t *testing.T, r *recorder) *host.Agent {
+func startEliza(t *testing.T, r *recorder) *agentproc.Server {
 	t.Helper()
 	spec := agentproc.Spec{Command: self(t), Args: []string{"eliza", "--deterministic"}, Env: []string{"PARLEY_TEST_ROLE=parley"}}
-	a, err := host.Launch(t.Context(), spec, host.LaunchOptions{Client: r})
+	a, err := agentproc.Launch(t.Context(), spec, agentproc.LaunchOptions{Client: r})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +84,7 @@ func startEliza(t *testing.T, r *recorder) *host.Agent {
 	return a
 }
 
-func newSession(t *testing.T, a *host.Agent, servers ...acp.MCPServer) acp.SessionID {
+func newSession(t *testing.T, a *agentproc.Server, servers ...acp.MCPServer) acp.SessionID {
 	t.Helper()
 	if servers == nil {
 		servers = []acp.MCPServer{}
@@ -97,7 +96,7 @@ func newSession(t *testing.T, a *host.Agent, servers ...acp.MCPServer) acp.Sessi
 	return s.SessionID
 }
 
-func prompt(t *testing.T, ctx context.Context, a *host.Agent, id acp.SessionID, text string) acp.StopReason {
+func prompt(t *testing.T, ctx context.Context, a *agentproc.Server, id acp.SessionID, text string) acp.StopReason {
 	t.Helper()
 	resp, err := a.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: id, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
 	if err != nil {

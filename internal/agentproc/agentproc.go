@@ -1,7 +1,9 @@
-// Package agentproc starts and stops agent processes: the child's stdin and stdout become
-// the protocol stream, its stderr goes to a log (never into the stream) and the last of it
-// is kept for error messages, and stopping it ends its whole process group and what it left
-// (through internal/proc). Every front-end that spawns an agent (run, chat, vscodelm) uses it.
+// Package agentproc runs one agent server: the process (Start: its stdin and stdout become
+// the protocol stream, its stderr goes to a log, never into the stream, and the last of it
+// is kept for error messages; stopping it ends its whole process tree, through
+// internal/proc) and the ACP connection to it (Launch: initialized, every failure
+// explained). Every front-end that spawns an agent goes through it, by way of
+// internal/conversation.
 package agentproc
 
 import (

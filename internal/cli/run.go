@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/parley-acp/parley/internal/agentproc"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,7 +15,6 @@ import (
 	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/conversation"
-	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/workspace"
 	"github.com/parley-acp/parley/internal/xdg"
@@ -64,7 +64,7 @@ func defaultAgentTimeout() time.Duration {
 	if d, err := time.ParseDuration(os.Getenv("PARLEY_INIT_TIMEOUT")); err == nil && d > 0 {
 		return d
 	}
-	return host.DefaultInitializeTimeout
+	return agentproc.DefaultInitializeTimeout
 }
 
 func newRunCommand(g *globals) *cobra.Command {

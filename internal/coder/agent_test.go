@@ -13,7 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/parley-acp/parley/acp"
-	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/llm"
 	"github.com/parley-acp/parley/internal/llm/fakellm"
@@ -28,7 +27,7 @@ type harness struct {
 	dir     string
 	fake    *fakellm.Server
 	conn    *acp.ClientConn
-	client  *host.Client
+	client  *hostClient
 	session acp.SessionID
 
 	mu        sync.Mutex
@@ -73,7 +72,7 @@ func startWith(t testing.TB, dialect string, info llm.ModelInfo, servers []acp.M
 		defer close(served)
 		Serve(context.Background(), y, opts)
 	}()
-	h.client = host.NewClient(host.ClientOptions{
+	h.client = newHostClient(hostClientOptions{
 		Policy: &permission.Policy{Yolo: true},
 		OnUpdate: func(_ context.Context, n *acp.SessionNotification) {
 			h.mu.Lock()
@@ -327,7 +326,7 @@ func TestMissingModelIsAClearError(t *testing.T) {
 	x, y := net.Pipe()
 	go Serve(context.Background(), y, Options{Provider: provider, Model: "absent"})
 	conn := acp.NewClientConn(x, func(*acp.ClientConn) acp.Client {
-		return host.NewClient(host.ClientOptions{Policy: &permission.Policy{}})
+		return newHostClient(hostClientOptions{Policy: &permission.Policy{}})
 	}, nil)
 	defer conn.Close()
 	conn.Initialize(t.Context(), &acp.InitializeRequest{})

@@ -13,7 +13,6 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/coder/tools"
-	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/workspace"
 )
@@ -53,7 +52,7 @@ func envs(t *testing.T) map[string]func() (tools.Env, string) {
 		},
 		"client": func() (tools.Env, string) {
 			dir, roots := workspaceDir()
-			client := host.NewClient(host.ClientOptions{Policy: &permission.Policy{}})
+			client := newHostClient(hostClientOptions{Policy: &permission.Policy{}})
 			client.AddSession("s1", roots)
 			x, y := net.Pipe()
 			cc := acp.NewClientConn(x, func(*acp.ClientConn) acp.Client { return client }, nil)

@@ -48,7 +48,7 @@ type AgentOptions struct {
 
 // DefaultTimeout is AgentOptions.Timeout when it is not set: agents launched through npx
 // may first install themselves.
-const DefaultTimeout = host.DefaultInitializeTimeout
+const DefaultTimeout = agentproc.DefaultInitializeTimeout
 
 // Agent is one agent server process and its ACP connection, shared by the conversations
 // opened on it; it is their ACP client (see the package comment). Its methods are safe
@@ -60,8 +60,8 @@ type Agent struct {
 	terms  *host.Terminals
 
 	mu       sync.Mutex
-	proc     *host.Agent   // the running process; nil before the first start
-	starting chan struct{} // closed when the start under way ends; nil when none is
+	proc     *agentproc.Server // the running process; nil before the first start
+	starting chan struct{}     // closed when the start under way ends; nil when none is
 	closed   bool
 	sessions map[acp.SessionID]*Conversation
 
@@ -131,7 +131,7 @@ func (a *Agent) capabilities() acp.ClientCapabilities {
 
 // running returns the agent process, starting it when it has not started or has died.
 // Concurrent callers share one start. restarted reports that a process ran before.
-func (a *Agent) running(ctx context.Context) (proc *host.Agent, restarted bool, err error) {
+func (a *Agent) running(ctx context.Context) (proc *agentproc.Server, restarted bool, err error) {
 	for {
 		a.mu.Lock()
 		if a.closed {
@@ -182,7 +182,7 @@ func (a *Agent) running(ctx context.Context) (proc *host.Agent, restarted bool, 
 	}
 }
 
-func exited(p *host.Agent) bool {
+func exited(p *agentproc.Server) bool {
 	select {
 	case <-p.Exited():
 		return true
@@ -191,13 +191,13 @@ func exited(p *host.Agent) bool {
 	}
 }
 
-func (a *Agent) launch(ctx context.Context) (*host.Agent, error) {
+func (a *Agent) launch(ctx context.Context) (*agentproc.Server, error) {
 	return a.startProcess(ctx) // progress.go
 }
 
 // call makes a request to the agent that sets a session up (new, load, resume, list,
 // set_mode, set_model, set_config_option, close), bounded by the agent timeout.
-func (a *Agent) call(ctx context.Context, p *host.Agent, method string, do func(context.Context, *acp.ClientConn) error) error {
+func (a *Agent) call(ctx context.Context, p *agentproc.Server, method string, do func(context.Context, *acp.ClientConn) error) error {
 	callCtx, cancel := context.WithTimeout(ctx, a.opts.Timeout)
 	defer cancel()
 	err := do(callCtx, p.Conn)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/parley-acp/parley/internal/agentproc"
 	"os"
 	"os/exec"
 	"slices"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/parley-acp/parley/acp"
-	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/json"
 )
 
@@ -235,7 +235,7 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // methodsOf is proc's sign-in methods.
-func (a *Agent) methodsOf(p *host.Agent) []AuthMethod {
+func (a *Agent) methodsOf(p *agentproc.Server) []AuthMethod {
 	if p == nil || p.Info == nil {
 		return nil
 	}
@@ -399,7 +399,7 @@ func (m signedInMsg) handle(c *Conversation) {
 }
 
 // signIn carries the method out; it runs on a helper goroutine of c's.
-func (a *Agent) signIn(ctx context.Context, c *Conversation, proc *host.Agent, m AuthMethod, opts SignInOptions) error {
+func (a *Agent) signIn(ctx context.Context, c *Conversation, proc *agentproc.Server, m AuthMethod, opts SignInOptions) error {
 	switch m.Kind {
 	case AuthAgent:
 		if proc == nil || exited(proc) {

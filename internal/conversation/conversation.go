@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/parley-acp/parley/internal/agentproc"
 	"sync/atomic"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/changes"
-	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/parley-acp/parley/internal/workspace"
@@ -66,9 +66,9 @@ type message interface{ handle(c *Conversation) }
 // state is the actor's.
 type state struct {
 	session  Session
-	proc     *host.Agent // the process the session lives on; nil while none is open
-	starting bool        // a start (agent and session) is under way
-	start    error       // the last start's failure, until the next start
+	proc     *agentproc.Server // the process the session lives on; nil while none is open
+	starting bool              // a start (agent and session) is under way
+	start    error             // the last start's failure, until the next start
 
 	turn     *runningTurn
 	shown    *toolui.Turn // the turn updates are folded into: the running one, else the last
@@ -215,7 +215,7 @@ func (c *Conversation) startSession() {
 }
 
 // open opens a session (a new one, or load's) on proc. It runs on a helper goroutine.
-func (c *Conversation) open(ctx context.Context, proc *host.Agent, load acp.SessionID) (Session, error) {
+func (c *Conversation) open(ctx context.Context, proc *agentproc.Server, load acp.SessionID) (Session, error) {
 	s := Session{Agent: c.agent.info(proc), Cwd: c.opts.Roots.Dirs()[0]}
 	s.ExtraDirs = c.opts.Roots.Dirs()[1:]
 	caps := proc.Info.AgentCapabilities
@@ -268,7 +268,7 @@ func (c *Conversation) open(ctx context.Context, proc *host.Agent, load acp.Sess
 }
 
 // info is what initialize said about the agent proc.
-func (a *Agent) info(proc *host.Agent) AgentInfo {
+func (a *Agent) info(proc *agentproc.Server) AgentInfo {
 	info := agentInfo(a.opts.Name, proc.Info)
 	info.Methods = a.methodsOf(proc)
 	return info
@@ -294,7 +294,7 @@ func agentInfo(name string, info *acp.InitializeResponse) AgentInfo {
 }
 
 type openedMsg struct {
-	proc    *host.Agent
+	proc    *agentproc.Server
 	session Session
 	loaded  bool // an existing session was reopened
 	err     error
@@ -328,7 +328,7 @@ func (m openedMsg) handle(c *Conversation) {
 // attach makes s the conversation's session and applies what the agent said about it
 // before it was attached. replay shows those updates as a turn of their own (the
 // conversation session/load replays).
-func (c *Conversation) attach(proc *host.Agent, s Session, replay bool) {
+func (c *Conversation) attach(proc *agentproc.Server, s Session, replay bool) {
 	if c.st.proc != nil {
 		c.agent.detach(c.st.session.ID, c)
 	}
@@ -574,7 +574,7 @@ func (closeMsg) handle(c *Conversation) {
 }
 
 // closeSessionOn closes a session the conversation leaves, where the agent can.
-func (c *Conversation) closeSessionOn(proc *host.Agent, id acp.SessionID) {
+func (c *Conversation) closeSessionOn(proc *agentproc.Server, id acp.SessionID) {
 	c.agent.detach(id, c)
 	if proc.Info.AgentCapabilities.SessionCapabilities.Close == nil || exited(proc) {
 		return

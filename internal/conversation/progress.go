@@ -15,12 +15,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/parley-acp/parley/internal/agentproc"
 	"io"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
@@ -74,7 +74,7 @@ func (m startProgressMsg) handle(c *Conversation) {
 
 // startProcess starts the agent process and initializes it, reporting the start's
 // progress to the conversation in ctx (if any) once it takes more than a moment.
-func (a *Agent) startProcess(ctx context.Context) (*host.Agent, error) {
+func (a *Agent) startProcess(ctx context.Context) (*agentproc.Server, error) {
 	report, _ := ctx.Value(startReportKey{}).(func(StartProgress))
 	allowed := a.opts.Timeout
 	if a.opts.Start.Download != "" {
@@ -93,7 +93,7 @@ func (a *Agent) startProcess(ctx context.Context) (*host.Agent, error) {
 	a.mu.Lock()
 	spec.Env = append(append([]string(nil), spec.Env...), a.authEnv...) // a sign-in's variables
 	a.mu.Unlock()
-	p, err := host.Launch(ctx, spec, host.LaunchOptions{
+	p, err := agentproc.Launch(ctx, spec, agentproc.LaunchOptions{
 		Client:            a,
 		Capabilities:      a.capabilities(),
 		Logger:            a.logger,

@@ -3,10 +3,10 @@ package conversation
 import (
 	"context"
 	"errors"
+	"github.com/parley-acp/parley/internal/agentproc"
 	"sort"
 
 	"github.com/parley-acp/parley/acp"
-	"github.com/parley-acp/parley/internal/host"
 )
 
 // The session's commands: its settings, and which session it is. Each makes its request
@@ -57,7 +57,7 @@ func (c *Conversation) notReady() error {
 }
 
 type calledMsg struct {
-	proc    *host.Agent
+	proc    *agentproc.Server
 	session acp.SessionID
 	apply   func(*Conversation)
 	err     error
@@ -290,7 +290,7 @@ func (m reopenMsg) handle(c *Conversation) {
 }
 
 type reopenedMsg struct {
-	proc      *host.Agent
+	proc      *agentproc.Server
 	session   Session
 	load      acp.SessionID
 	restarted bool

@@ -13,7 +13,6 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
-	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
 )
 
@@ -45,7 +44,7 @@ type pooled struct {
 	key   AgentKey
 	name  string
 	ready chan struct{} // closed once the start has ended; agent or err is set then
-	agent *host.Agent
+	agent *agentproc.Server
 	err   error
 	log   io.WriteCloser // its stderr, nil when not logged
 	users int            // sessions open or being opened; guarded by pool.mu
@@ -133,7 +132,7 @@ func (a *pooled) dead() bool {
 func (p *pool) start(a *pooled) {
 	defer p.starts.Done()
 	defer close(a.ready)
-	opts := host.LaunchOptions{Client: a, Logger: p.logger}
+	opts := agentproc.LaunchOptions{Client: a, Logger: p.logger}
 	if p.agentLog != nil {
 		if log, err := p.agentLog(a.name); err != nil {
 			p.logger.Warn("cannot open the agent's log; its stderr is dropped", "agent", a.name, "error", err)
@@ -143,7 +142,7 @@ func (p *pool) start(a *pooled) {
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, p.timeout)
 	defer cancel()
-	agent, err := host.Launch(ctx, p.spec(a.key), opts)
+	agent, err := agentproc.Launch(ctx, p.spec(a.key), opts)
 	switch {
 	case err == nil:
 		a.agent = agent

@@ -1,7 +1,7 @@
 // Package bench holds the benchmarks of `parley vscodelm` (issue 3, "Tests and figures").
 // Like the conformance suite, they build the real binary once (TestMain) and drive it
 // over stdio as a minimal fake VS Code client, with parley's built-in Eliza as the agent;
-// the baseline is a direct ACP client (acp.ClientConn through host.Launch) reading the
+// the baseline is a direct ACP client (acp.ClientConn through agentproc.Launch) reading the
 // same `parley eliza --deterministic` in the same run.
 //
 //	go test -run '^$' -bench . ./internal/vscodelm/bench/
@@ -23,7 +23,6 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
-	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/testbin"
 	"github.com/parley-acp/parley/internal/vscodelm"
@@ -324,7 +323,7 @@ func (c *counter) RequestPermission(ctx context.Context, req *acp.RequestPermiss
 
 type direct struct {
 	b     *testing.B
-	agent *host.Agent
+	agent *agentproc.Server
 	cnt   *counter
 	cwd   string
 }
@@ -335,12 +334,12 @@ func startDirect(b *testing.B) *direct {
 	d := &direct{b: b, cnt: &counter{}, cwd: b.TempDir()}
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
-	agent, err := host.Launch(ctx, agentproc.Spec{
+	agent, err := agentproc.Launch(ctx, agentproc.Spec{
 		Command: parleyBin,
 		Args:    []string{"eliza", "--deterministic"},
 		Env:     testbin.HomeEnv(b.TempDir()),
 		Dir:     d.cwd,
-	}, host.LaunchOptions{Client: d.cnt})
+	}, agentproc.LaunchOptions{Client: d.cnt})
 	if err != nil {
 		b.Fatalf("launching parley eliza: %v", err)
 	}
@@ -389,7 +388,7 @@ func directRate(b *testing.B, n int) float64 {
 }
 
 // BenchmarkDirectChunks is the baseline: a direct ACP client (acp.ClientConn over the
-// stdio of `parley eliza --deterministic`, started with host.Launch) counts the
+// stdio of `parley eliza --deterministic`, started with agentproc.Launch) counts the
 // agent_message_chunk updates of `flood 20000`, one new session per op.
 func BenchmarkDirectChunks(b *testing.B) {
 	d := startDirect(b)

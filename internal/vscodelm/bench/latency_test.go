@@ -10,7 +10,6 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
-	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/vscodelm"
 )
@@ -52,9 +51,9 @@ func BenchmarkChunkLatency(b *testing.B) {
 	b.Run("direct", func(b *testing.B) {
 		cnt := &counter{}
 		dir := b.TempDir()
-		agent, err := host.Launch(context.Background(), agentproc.Spec{
+		agent, err := agentproc.Launch(context.Background(), agentproc.Spec{
 			Command: self, Env: []string{"PARLEY_BENCH_ROLE=stamp-agent"}, Dir: dir,
-		}, host.LaunchOptions{Client: cnt})
+		}, agentproc.LaunchOptions{Client: cnt})
 		if err != nil {
 			b.Fatal(err)
 		}

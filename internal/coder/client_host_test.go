@@ -1,22 +1,24 @@
-package host
+package coder
 
 import (
 	"context"
 	"sync"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/sandbox"
 	"github.com/parley-acp/parley/internal/workspace"
 )
 
-// Client is parley's full ACP client, as parley run and parley chat use it: it serves
-// fs/* and terminal/* inside each session's workspace roots, decides permission requests
-// with a permission.Policy, and hands every session update to the front-end.
-type Client struct {
-	FileSystem
-	*Terminals
+// hostClient is an ACP client for testing parley's agent against: it serves fs/* and
+// terminal/* inside each session's workspace roots with parley's own (internal/host),
+// decides permission requests with a permission.Policy, and hands every session update to
+// the test. (parley's front-ends use internal/conversation, which does the same.)
+type hostClient struct {
+	host.FileSystem
+	*host.Terminals
 	policy   *permission.Policy
 	sandbox  *sandbox.Policy // nil: terminal commands are not confined
 	onUpdate func(ctx context.Context, n *acp.SessionNotification)
@@ -36,8 +38,8 @@ type Client struct {
 // maxHeld bounds the updates held for sessions not added.
 const maxHeld = 1024
 
-// ClientOptions configure a Client.
-type ClientOptions struct {
+// hostClientOptions configure a hostClient.
+type hostClientOptions struct {
 	Policy *permission.Policy
 	// Sandbox, when set, confines every terminal/create command to writing inside the
 	// session's roots and the sandbox's own directories (Landlock).
@@ -49,16 +51,16 @@ type ClientOptions struct {
 	OnPermission func(req *acp.RequestPermissionRequest, resp *acp.RequestPermissionResponse, err error)
 }
 
-// NewClient returns a client with no sessions yet; add each with AddSession.
-func NewClient(opts ClientOptions) *Client {
-	c := &Client{policy: opts.Policy, sandbox: opts.Sandbox, onUpdate: opts.OnUpdate, onAsk: opts.OnPermission, roots: map[acp.SessionID]*workspace.Roots{}}
-	c.FileSystem = FileSystem{RootsFor: c.rootsFor}
-	c.Terminals = NewTerminals(c.rootsFor)
+// newHostClient returns a client with no sessions yet; add each with AddSession.
+func newHostClient(opts hostClientOptions) *hostClient {
+	c := &hostClient{policy: opts.Policy, sandbox: opts.Sandbox, onUpdate: opts.OnUpdate, onAsk: opts.OnPermission, roots: map[acp.SessionID]*workspace.Roots{}}
+	c.FileSystem = host.FileSystem{RootsFor: c.rootsFor}
+	c.Terminals = host.NewTerminals(c.rootsFor)
 	return c
 }
 
 // Capabilities are what the client advertises in initialize.
-func (c *Client) Capabilities() acp.ClientCapabilities {
+func (c *hostClient) Capabilities() acp.ClientCapabilities {
 	return acp.ClientCapabilities{
 		FS:       acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
 		Terminal: true,
@@ -69,7 +71,7 @@ func (c *Client) Capabilities() acp.ClientCapabilities {
 // updates that came for it before it was added (agents send some before their
 // session/new response; the ACP connection passes them on when the response comes,
 // before the caller can add the session).
-func (c *Client) AddSession(id acp.SessionID, roots *workspace.Roots) {
+func (c *hostClient) AddSession(id acp.SessionID, roots *workspace.Roots) {
 	c.deliverMu.Lock()
 	defer c.deliverMu.Unlock()
 	c.mu.Lock()
@@ -91,7 +93,7 @@ func (c *Client) AddSession(id acp.SessionID, roots *workspace.Roots) {
 	}
 }
 
-func (c *Client) rootsFor(id acp.SessionID) (*workspace.Roots, error) {
+func (c *hostClient) rootsFor(id acp.SessionID) (*workspace.Roots, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	r, ok := c.roots[id]
@@ -104,7 +106,7 @@ func (c *Client) rootsFor(id acp.SessionID) (*workspace.Roots, error) {
 // SessionUpdate hands the update to the front-end. An update for a session not added is
 // held until AddSession adds it: one for a session parley never opened is never shown
 // (it is not the reply to anything the user asked).
-func (c *Client) SessionUpdate(ctx context.Context, n *acp.SessionNotification) error {
+func (c *hostClient) SessionUpdate(ctx context.Context, n *acp.SessionNotification) error {
 	c.deliverMu.Lock()
 	defer c.deliverMu.Unlock()
 	if _, err := c.rootsFor(n.SessionID); err != nil {
@@ -119,7 +121,7 @@ func (c *Client) SessionUpdate(ctx context.Context, n *acp.SessionNotification) 
 }
 
 // deliver hands an update to the front-end; c.deliverMu is held.
-func (c *Client) deliver(ctx context.Context, n *acp.SessionNotification) {
+func (c *hostClient) deliver(ctx context.Context, n *acp.SessionNotification) {
 	if c.onUpdate != nil {
 		c.onUpdate(ctx, n)
 	}
@@ -128,7 +130,7 @@ func (c *Client) deliver(ctx context.Context, n *acp.SessionNotification) {
 // RequestPermission decides with the policy (which may ask the user). A request for a
 // session parley never opened is refused with an error: nothing is asked, allowed or
 // shown for it.
-func (c *Client) RequestPermission(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+func (c *hostClient) RequestPermission(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 	if _, err := c.rootsFor(req.SessionID); err != nil {
 		return nil, err
 	}
@@ -142,7 +144,7 @@ func (c *Client) RequestPermission(ctx context.Context, req *acp.RequestPermissi
 // CreateTerminal runs the command if the policy lets it: the user's rules hold for
 // terminal/create whether or not the agent asked first (see
 // permission.Policy.DecideTerminal).
-func (c *Client) CreateTerminal(ctx context.Context, req *acp.CreateTerminalRequest) (*acp.CreateTerminalResponse, error) {
+func (c *hostClient) CreateTerminal(ctx context.Context, req *acp.CreateTerminalRequest) (*acp.CreateTerminalResponse, error) {
 	roots, err := c.rootsFor(req.SessionID)
 	if err != nil {
 		return nil, err
@@ -167,4 +169,4 @@ func (c *Client) CreateTerminal(ctx context.Context, req *acp.CreateTerminalRequ
 }
 
 // Close kills every terminal the agent left running.
-func (c *Client) Close() { c.Terminals.Close() }
+func (c *hostClient) Close() { c.Terminals.Close() }

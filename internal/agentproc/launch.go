@@ -1,7 +1,8 @@
-// Package host is parley's ACP client host: it starts an agent process, connects to it as
-// an ACP client and keeps the two together, so that a dead process or a peer that does not
-// speak ACP becomes a clear error instead of a hang.
-package host
+package agentproc
+
+// Launch starts an agent process, connects to it as an ACP client and keeps the two
+// together, so that a dead process or a peer that does not speak ACP becomes a clear
+// error instead of a hang.
 
 import (
 	"context"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/parley-acp/parley/acp"
-	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/version"
 )
 
@@ -21,11 +21,11 @@ import (
 // LaunchOptions do not say: agents launched through npx may first install themselves.
 const DefaultInitializeTimeout = 60 * time.Second
 
-// Agent is a running agent with its ACP connection.
-type Agent struct {
+// Server is a running agent server with its ACP connection.
+type Server struct {
 	Conn *acp.ClientConn
 	Info *acp.InitializeResponse
-	proc *agentproc.Process
+	proc *Process
 
 	badMu    sync.Mutex
 	firstBad error // the first line the agent wrote that was not ACP
@@ -45,13 +45,13 @@ type LaunchOptions struct {
 }
 
 // Launch starts the agent and initializes it.
-func Launch(ctx context.Context, spec agentproc.Spec, opts LaunchOptions) (*Agent, error) {
+func Launch(ctx context.Context, spec Spec, opts LaunchOptions) (*Server, error) {
 	spec.Stderr = opts.Stderr
-	proc, err := agentproc.Start(spec)
+	proc, err := Start(spec)
 	if err != nil {
 		return nil, err
 	}
-	a := &Agent{proc: proc}
+	a := &Server{proc: proc}
 	connOpts := opts.Conn
 	connOpts.Logger = opts.Logger
 	connOpts.OnBadInput = func(err error) {
@@ -89,7 +89,7 @@ func Launch(ctx context.Context, spec agentproc.Spec, opts LaunchOptions) (*Agen
 
 // Explain adds what is known about the agent's state to an error from the connection:
 // that it exited (and how, with its last stderr), or that it wrote non-ACP output.
-func (a *Agent) Explain(err error) error {
+func (a *Server) Explain(err error) error {
 	if err == nil {
 		return nil
 	}
@@ -118,17 +118,17 @@ func (a *Agent) Explain(err error) error {
 	return err
 }
 
-func (a *Agent) waitExit(d time.Duration) {
+func (a *Server) waitExit(d time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	a.proc.WaitExited(ctx)
 }
 
 // Exited is closed when the agent process has ended.
-func (a *Agent) Exited() <-chan struct{} { return a.proc.Exited() }
+func (a *Server) Exited() <-chan struct{} { return a.proc.Exited() }
 
 // Close ends the connection and the process (and its process group).
-func (a *Agent) Close() error {
+func (a *Server) Close() error {
 	a.Conn.Close()
 	return a.proc.Stop(2 * time.Second)
 }
