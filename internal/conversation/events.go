@@ -75,6 +75,18 @@ type TurnEnded struct {
 	Refused string
 }
 
+// AgentUpdate is one update exactly as the agent sent it, for a view that relays the
+// agent's own ACP (the web chat's server, which is an ACP agent to its page). Only
+// subscriptions made with SubscribeRelay receive it, in place of TurnUpdate: the
+// terminal views, which draw toolui's model, do not pay for the copy. It is sent after
+// the conversation applied the update (SessionChanged, if any, comes first).
+type AgentUpdate struct {
+	Turn   int // the Prompt.ID of the turn it belongs to (the last one between turns)
+	Update acp.SessionUpdate
+	// Replay is set while a loaded session's history is being replayed.
+	Replay bool
+}
+
 // QuestionAsked: a permission question for a person. Answer it with Conversation.Answer.
 type QuestionAsked struct {
 	ID       int
@@ -120,6 +132,7 @@ func (Queued) event()         {}
 func (Unqueued) event()       {}
 func (TurnStarted) event()    {}
 func (TurnUpdate) event()     {}
+func (AgentUpdate) event()    {}
 func (TurnEnded) event()      {}
 func (QuestionAsked) event()  {}
 func (QuestionClosed) event() {}
