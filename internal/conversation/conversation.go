@@ -156,6 +156,16 @@ func (c *Conversation) emit(ev Event) {
 	}
 }
 
+type terminalReleasedMsg struct{ ev TerminalReleased }
+
+func (m terminalReleasedMsg) handle(c *Conversation) {
+	for s := range c.st.subs {
+		if s.relay {
+			s.box.Post(m.ev)
+		}
+	}
+}
+
 // emitRelay sends the agent's update as it came to the views that relay it.
 func (c *Conversation) emitRelay(u acp.SessionUpdate) {
 	for s := range c.st.subs {

@@ -87,6 +87,13 @@ type AgentUpdate struct {
 	Replay bool
 }
 
+// TerminalReleased: the agent released one of its terminals; Output is what it held last.
+// Only relaying subscriptions receive it (a page cannot read parley's terminals itself).
+type TerminalReleased struct {
+	ID     acp.TerminalID
+	Output *acp.TerminalOutputResponse
+}
+
 // QuestionAsked: a permission question for a person. Answer it with Conversation.Answer.
 type QuestionAsked struct {
 	ID       int
@@ -124,21 +131,22 @@ type Snapshot struct {
 	Question *QuestionAsked
 }
 
-func (Starting) event()       {}
-func (Ready) event()          {}
-func (StartFailed) event()    {}
-func (SessionChanged) event() {}
-func (Queued) event()         {}
-func (Unqueued) event()       {}
-func (TurnStarted) event()    {}
-func (TurnUpdate) event()     {}
-func (AgentUpdate) event()    {}
-func (TurnEnded) event()      {}
-func (QuestionAsked) event()  {}
-func (QuestionClosed) event() {}
-func (Notice) event()         {}
-func (Closed) event()         {}
-func (Snapshot) event()       {}
+func (Starting) event()         {}
+func (Ready) event()            {}
+func (StartFailed) event()      {}
+func (SessionChanged) event()   {}
+func (Queued) event()           {}
+func (Unqueued) event()         {}
+func (TurnStarted) event()      {}
+func (TurnUpdate) event()       {}
+func (AgentUpdate) event()      {}
+func (TerminalReleased) event() {}
+func (TurnEnded) event()        {}
+func (QuestionAsked) event()    {}
+func (QuestionClosed) event()   {}
+func (Notice) event()           {}
+func (Closed) event()           {}
+func (Snapshot) event()         {}
 
 // Prompt is something the user sent: its id within the conversation (1, 2, …) and the
 // content the agent receives.
