@@ -54,6 +54,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 places that want to use them.
 
   parley chat               talk with an agent in the terminal
+  parley web                chat with agents in the browser (parley acp: the same over stdio)
   parley run "prompt"       one prompt to an agent, the reply on stdout
   parley agents             the agents parley knows, and whether they can run here;
                             'parley agents install ID' installs one from the ACP registry
@@ -77,7 +78,7 @@ places that want to use them.
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g), newSandboxExecCommand())
+	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g), newWebCommand(g), newACPCommand(g), newSandboxExecCommand())
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
