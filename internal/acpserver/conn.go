@@ -53,6 +53,7 @@ type sessionMeta struct {
 // requestMeta is what a client may say in _meta.parley of session/new, load, list.
 type requestMeta struct {
 	Agent string `json:"agent"`
+	Echo  bool   `json:"echo"` // session/prompt: show the prompt back when its turn starts
 }
 
 func parleyMeta(v any) acp.Meta {
@@ -350,7 +351,7 @@ func (c *conn) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptR
 	if err := checkPrompt(req.Prompt, state.Agent.Capabilities.PromptCapabilities); err != nil {
 		return nil, err
 	}
-	p, end := ss.send(c, req.Prompt)
+	p, end := ss.send(c, req.Prompt, readMeta(req.Meta).Echo)
 	var e promptEnd
 	select {
 	case e = <-end:

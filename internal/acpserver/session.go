@@ -35,12 +35,19 @@ type session struct {
 	terminals  map[acp.TerminalID]*terminalOutput // the last output of each terminal shown
 	views      map[*view]bool
 	waiters    map[int]chan promptEnd // prompt id → the session/prompt waiting for its end
-	owners     map[int]*conn          // prompt id → the connection that sent it
+	owners     map[int]promptOwner    // prompt id → who sent it
 	running    *conversation.Prompt
 	queue      []conversation.Prompt
 	question   *conversation.QuestionAsked
 	updatedAt  time.Time
 	ended      bool
+}
+
+// promptOwner is the connection that sent a prompt, and whether it wants the prompt
+// shown back when its turn starts (the web page does; a plain ACP client shows its own).
+type promptOwner struct {
+	c    *conn
+	echo bool
 }
 
 // promptEnd is how a prompt ended: its turn ended, it was taken out of the queue, or the
@@ -57,7 +64,7 @@ func newSession(srv *Server, id acp.SessionID, agentName string, roots *workspac
 		srv: srv, id: id, agentName: agentName, roots: roots, conv: conv, sub: conv.SubscribeRelay(),
 		started: make(chan struct{}), ctx: ctx, cancel: cancel,
 		terminals: map[acp.TerminalID]*terminalOutput{}, views: map[*view]bool{},
-		waiters: map[int]chan promptEnd{}, owners: map[int]*conn{}, updatedAt: time.Now(),
+		waiters: map[int]chan promptEnd{}, owners: map[int]promptOwner{}, updatedAt: time.Now(),
 	}
 }
 
@@ -80,7 +87,7 @@ func (ss *session) hub() {
 func (ss *session) deliver(ev conversation.Event) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	var owner *conn
+	var owner promptOwner
 	queueChanged := false
 	switch e := ev.(type) {
 	case conversation.Snapshot:
@@ -159,7 +166,7 @@ func (ss *session) deliver(ev conversation.Event) {
 		}
 	}
 	for v := range ss.views {
-		v.post(viewEvent{ev: ev, owner: owner})
+		v.post(viewEvent{ev: ev, owner: owner.c, echo: owner.echo})
 		if queueChanged {
 			v.post(viewEvent{queue: ss.queueState()})
 		}
@@ -197,7 +204,7 @@ func (ss *session) endPrompt(id int, end promptEnd) {
 		return
 	}
 	for v := range ss.views {
-		if v.c == owner && v.post(viewEvent{end: w, endValue: end}) {
+		if v.c == owner.c && v.post(viewEvent{end: w, endValue: end}) {
 			return
 		}
 	}
@@ -218,7 +225,7 @@ func (ss *session) queueState() *queueNotification {
 }
 
 // send sends a prompt for c and returns the channel its end is told on.
-func (ss *session) send(c *conn, content []acp.ContentBlock) (conversation.Prompt, <-chan promptEnd) {
+func (ss *session) send(c *conn, content []acp.ContentBlock, echo bool) (conversation.Prompt, <-chan promptEnd) {
 	end := make(chan promptEnd, 1)
 	// Held while sending: the hub cannot hand out the prompt's end before its waiter is
 	// registered (Send only posts to the conversation, which never waits for the hub).
@@ -230,7 +237,7 @@ func (ss *session) send(c *conn, content []acp.ContentBlock) (conversation.Promp
 	}
 	p := ss.conv.Send(content)
 	ss.waiters[p.ID] = end
-	ss.owners[p.ID] = c
+	ss.owners[p.ID] = promptOwner{c, echo}
 	return p, end
 }
 

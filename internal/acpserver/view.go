@@ -29,6 +29,7 @@ type view struct {
 type viewEvent struct {
 	ev       conversation.Event
 	owner    *conn              // with a TurnStarted: the connection that sent the prompt
+	echo     bool               // and it wants its prompt shown back
 	replay   *acp.SessionUpdate // an update from the transcript, or one parley made
 	queue    *queueNotification
 	terminal *terminalNotification
@@ -97,7 +98,7 @@ func (v *view) show(e viewEvent) bool {
 	case conversation.AgentUpdate:
 		v.c.ac.Update(ctx, id, ev.Update)
 	case conversation.TurnStarted:
-		if e.owner != v.c { // the sender shows its own prompt
+		if e.owner != v.c || e.echo { // a plain ACP client shows its own prompt
 			for _, b := range ev.Prompt.Content {
 				v.c.ac.Update(ctx, id, acp.UserMessageChunk(b))
 			}
