@@ -311,20 +311,43 @@ func (c *ClientConn) CloseSession(ctx context.Context, req *CloseSessionRequest)
 	return resp, err
 }
 
+// ErrPromptNotSent is the error of a Prompt whose context ended before session/prompt was
+// sent: the agent never saw the turn.
+var ErrPromptNotSent = errors.New("the turn was cancelled before its prompt was sent")
+
 // Prompt runs a turn. When ctx ends, Prompt sends session/cancel and keeps waiting (at
 // most the CancelGrace of its options, sending included) for the agent's answer, which
-// should be StopReasonCancelled.
+// should be StopReasonCancelled. session/cancel never goes out before the turn's
+// session/prompt: when ctx ends before the prompt is sent, nothing is sent and Prompt
+// returns ErrPromptNotSent (with ctx's cause).
 func (c *ClientConn) Prompt(ctx context.Context, req *PromptRequest) (*PromptResponse, error) {
 	type result struct {
 		resp *PromptResponse
 		err  error
 	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%w: %w", ErrPromptNotSent, context.Cause(ctx))
+	}
+	// Queued here, on the caller's goroutine, before anything else can be: a
+	// session/cancel sent after it cannot overtake it (the agent would ignore the cancel
+	// and run the whole turn).
+	pending, err := c.rpc.Start(ctx, MethodSessionPrompt, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w: %w", ErrPromptNotSent, context.Cause(ctx))
+		}
+		return nil, fromWire(err)
+	}
 	callCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	defer stop()
 	done := make(chan result, 1)
 	go func() {
-		resp, err := call[PromptResponse](callCtx, c.rpc, MethodSessionPrompt, req)
-		done <- result{resp, err}
+		resp := new(PromptResponse)
+		if err := pending.Wait(callCtx, resp); err != nil {
+			done <- result{nil, fromWire(err)}
+			return
+		}
+		done <- result{resp, nil}
 	}()
 	select {
 	case r := <-done:
@@ -337,7 +360,7 @@ func (c *ClientConn) Prompt(ctx context.Context, req *PromptRequest) (*PromptRes
 	// answer will not come either.
 	sendCtx, sent := context.WithTimeout(grace, cancelSendWait)
 	defer sent()
-	err := c.Cancel(sendCtx, &CancelNotification{SessionID: req.SessionID})
+	err = c.Cancel(sendCtx, &CancelNotification{SessionID: req.SessionID})
 	if err == nil {
 		err = c.rpc.Flush(sendCtx)
 	}

@@ -189,3 +189,34 @@ func TestChatAgentThatNeverSetsTheMode(t *testing.T) {
 	term.typeLine("/quit")
 	term.wait(t, 0)
 }
+
+// expectEither waits until parley has written one of wants (after what earlier expects
+// consumed), and says which came first.
+func (term *terminal) expectEither(wants ...string) string {
+	term.t.Helper()
+	deadline := time.AfterFunc(20*time.Second, func() { // a hang guard
+		term.mu.Lock()
+		term.done = true
+		term.cond.Broadcast()
+		term.mu.Unlock()
+	})
+	defer deadline.Stop()
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	for {
+		first, at := "", -1
+		for _, w := range wants {
+			if i := strings.Index(term.out.String()[term.seen:], w); i >= 0 && (at < 0 || i < at) {
+				first, at = w, i
+			}
+		}
+		if at >= 0 {
+			term.seen += at + len(first)
+			return first
+		}
+		if term.done {
+			term.t.Fatalf("parley wrote none of %q; the terminal shows:\n%s", wants, term.out.String())
+		}
+		term.cond.Wait()
+	}
+}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -26,8 +28,11 @@ func runFakeAgent(behaviour string) int {
 	if strings.HasPrefix(behaviour, "hostile-") {
 		return runHostileAgent(strings.TrimPrefix(behaviour, "hostile-"))
 	}
-	if behaviour == "scripted" || behaviour == "scripted-ignoring-eof" {
-		a := &scriptedAgent{}
+	if strings.HasPrefix(behaviour, "signin-") {
+		return runSignInAgent(behaviour, os.Args[2:])
+	}
+	if behaviour == "scripted" || behaviour == "scripted-ignoring-eof" || behaviour == "scripted-config" || behaviour == "scripted-plain" {
+		a := &scriptedAgent{config: behaviour == "scripted-config", plain: behaviour == "scripted-plain"}
 		acp.NewAgentConn(acp.Stdio(), func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 		<-a.conn.Done()
 		if behaviour == "scripted-ignoring-eof" {
@@ -37,9 +42,24 @@ func runFakeAgent(behaviour string) int {
 		return 0
 	}
 	a := &fakeAgent{behaviour: behaviour}
-	acp.NewAgentConn(acp.Stdio(), func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
+	var stream io.ReadWriteCloser = acp.Stdio()
+	if behaviour == "crlf" {
+		stream = crlfStream{stream}
+	}
+	acp.NewAgentConn(stream, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
 	<-a.conn.Done()
 	return 0
+}
+
+// crlfStream ends every line it writes with \r\n, as a Windows program writing in text
+// mode does.
+type crlfStream struct{ io.ReadWriteCloser }
+
+func (s crlfStream) Write(b []byte) (int, error) {
+	if _, err := s.ReadWriteCloser.Write(bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n"))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 type fakeAgent struct {
@@ -71,6 +91,8 @@ func (a *fakeAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Pr
 		return &acp.PromptResponse{StopReason: acp.StopReasonMaxTokens}, nil
 	case "early-updates":
 		a.conn.Update(ctx, req.SessionID, acp.AgentMessageChunk(acp.TextBlock("bird")))
+	case "crlf":
+		a.conn.Update(ctx, req.SessionID, acp.AgentMessageChunk(acp.TextBlock("every line of mine ends in CRLF")))
 	}
 	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
 }

@@ -195,7 +195,7 @@ func TestAgentAsksBeforeDeletesThroughWrappersUnderYolo(t *testing.T) {
 		t.Errorf("asked about %q\nwant %q", got, commands)
 	}
 	for _, q := range asked {
-		if !strings.Contains(questionText(q), "Critical risk") {
+		if !strings.Contains(questionText(q), "Risk: critical") {
 			t.Errorf("%s: not shown as critical: %q", q.ToolCall.Title, questionText(q))
 		}
 	}

@@ -228,6 +228,19 @@ func TestRunDeliversUpdatesSentBeforeTheSessionResponse(t *testing.T) {
 	}
 }
 
+// A peer on Windows may end its lines with \r\n: parley reads them, as a client of an
+// agent and as an agent of a client.
+func TestLinesEndingInCRLFAreRead(t *testing.T) {
+	r := parley(t, "", "run", "--agent-command", fakeAgentCommand(t, "crlf"), "hi")
+	if r.code != 0 || r.stdout != "every line of mine ends in CRLF\n" {
+		t.Errorf("parley run, an agent writing CRLF: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	r = parley(t, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`+"\r\n", "eliza")
+	if r.code != 0 || !strings.Contains(r.stdout, `"id":1,"result":{`) {
+		t.Errorf("parley eliza, a client writing CRLF: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
 func TestRunRefusesPermissionByKind(t *testing.T) {
 	r := parley(t, "", "run", "request permission deploy")
 	if r.code != 0 || r.stdout != "permission: reject_once\n" || !strings.Contains(r.stderr, "refused deploy") {

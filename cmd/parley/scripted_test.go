@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +22,8 @@ import (
 //	write PATH TEXT                fs/write_text_file
 //	run LIMIT CMD ARGS...          terminal/create (outputByteLimit LIMIT), wait, output, release
 //	runin CWD CMD ARGS...          the same in the working directory CWD (1 MiB limit)
+//	create PATH TEXT               the agent's own process writes PATH (not through parley)
+//	delete PATH                    the agent's own process deletes PATH
 //	ask TITLE                      session/request_permission, the four kinds in a shuffled order
 //	ask-or-give-up TITLE           the same, and a rejection ends the turn cancelled (as codex-acp does)
 //
@@ -34,29 +38,53 @@ import (
 //	usersay "TEXT"                 a user_message_chunk
 //	sayto SESSION "TEXT"           an agent_message_chunk for another session id
 //
-// It also has a mode config option, legacy models, and session/list, for parley chat.
+// It also has a mode config option, legacy models, and session/list, for parley chat;
+// the lines of scripted_more_test.go (elicitations, usage, titles, notices...); and, as
+// "scripted-config", config options of every type instead of the legacy models, or, as
+// "scripted-plain", no prompt capabilities (text and links only).
 type scriptedAgent struct {
 	conn *acp.AgentConn
+
+	config bool // config options of every type (scripted-config)
+	plain  bool // no prompt capabilities, no additional directories (scripted-plain)
 
 	later sync.WaitGroup // the "later" lines still running
 
 	mu       sync.Mutex
+	client   acp.ClientCapabilities // as initialize advertised them
 	sessions []acp.SessionID
+	closed   map[acp.SessionID]bool
+	dirs     map[acp.SessionID][]string // additionalDirectories given
 	mode     acp.SessionConfigValueID
+	settings map[acp.SessionConfigID]acp.SessionConfigValue // scripted-config's
+	prompts  map[acp.SessionID][]acp.ContentBlock           // each session's last prompt
 }
 
 func (a *scriptedAgent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
 	if !req.ClientCapabilities.FS.ReadTextFile || !req.ClientCapabilities.Terminal {
 		return nil, fmt.Errorf("this agent needs a client with fs and terminal")
 	}
+	a.mu.Lock()
+	a.client = req.ClientCapabilities
+	a.mu.Unlock()
+	caps := acp.AgentCapabilities{SessionCapabilities: acp.SessionCapabilities{
+		List: &acp.SessionListCapabilities{}, Close: &acp.SessionCloseCapabilities{}, Delete: &acp.SessionDeleteCapabilities{},
+	}}
+	if !a.plain {
+		caps.PromptCapabilities = acp.PromptCapabilities{Image: true, EmbeddedContext: true}
+		caps.SessionCapabilities.AdditionalDirectories = &acp.SessionAdditionalDirectoriesCapabilities{}
+	}
 	return &acp.InitializeResponse{
 		ProtocolVersion:   acp.ProtocolVersion,
 		AgentInfo:         &acp.Implementation{Name: "scripted", Version: "1"},
-		AgentCapabilities: acp.AgentCapabilities{SessionCapabilities: acp.SessionCapabilities{List: &acp.SessionListCapabilities{}}},
+		AgentCapabilities: caps,
 	}, nil
 }
 
 func (a *scriptedAgent) configOptions() []acp.SessionConfigOption {
+	if a.config {
+		return a.allConfigOptions()
+	}
 	return []acp.SessionConfigOption{{
 		ID: "mode", Name: "Mode", Category: acp.SessionConfigOptionCategoryMode,
 		Select: &acp.SessionConfigSelect{CurrentValue: a.mode, Options: acp.SessionConfigSelectOptions{
@@ -70,21 +98,28 @@ func (a *scriptedAgent) NewSession(ctx context.Context, req *acp.NewSessionReque
 	defer a.mu.Unlock()
 	id := acp.SessionID(fmt.Sprintf("scripted-%d", len(a.sessions)+1))
 	a.sessions = append(a.sessions, id)
+	if a.dirs == nil {
+		a.dirs = map[acp.SessionID][]string{}
+	}
+	a.dirs[id] = req.AdditionalDirectories
 	if a.mode == "" {
 		a.mode = "ask"
 	}
-	return &acp.NewSessionResponse{
-		SessionID:     id,
-		ConfigOptions: a.configOptions(),
-		Models: &acp.SessionModelState{CurrentModelID: "small", AvailableModels: []acp.ModelInfo{
+	resp := &acp.NewSessionResponse{SessionID: id, ConfigOptions: a.configOptions()}
+	if !a.config {
+		resp.Models = &acp.SessionModelState{CurrentModelID: "small", AvailableModels: []acp.ModelInfo{
 			{ModelID: "small", Name: "Small"}, {ModelID: "large", Name: "Large"},
-		}},
-	}, nil
+		}}
+	}
+	return resp, nil
 }
 
 func (a *scriptedAgent) SetSessionConfigOption(ctx context.Context, req *acp.SetSessionConfigOptionRequest) (*acp.SetSessionConfigOptionResponse, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.config {
+		return a.setConfig(req)
+	}
 	a.mode = req.Value.ID
 	return &acp.SetSessionConfigOptionResponse{ConfigOptions: a.configOptions()}, nil
 }
@@ -98,7 +133,11 @@ func (a *scriptedAgent) ListSessions(ctx context.Context, req *acp.ListSessionsR
 	defer a.mu.Unlock()
 	resp := &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
 	for _, id := range a.sessions {
-		resp.Sessions = append(resp.Sessions, acp.SessionInfo{SessionID: id, Cwd: req.Cwd, Title: "about " + string(id)})
+		title := "about " + string(id)
+		if a.closed[id] {
+			title += " (closed)"
+		}
+		resp.Sessions = append(resp.Sessions, acp.SessionInfo{SessionID: id, Cwd: req.Cwd, Title: title})
 	}
 	return resp, nil
 }
@@ -108,6 +147,12 @@ func (a *scriptedAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*ac
 	turn, cancel := context.WithCancel(ctx)
 	defer cancel()
 	turn = context.WithValue(turn, cancelKey{}, cancel)
+	a.mu.Lock()
+	if a.prompts == nil {
+		a.prompts = map[acp.SessionID][]acp.ContentBlock{}
+	}
+	a.prompts[req.SessionID] = req.Prompt
+	a.mu.Unlock()
 	var text string
 	for _, b := range req.Prompt {
 		if t, ok := b.AsText(); ok {
@@ -124,7 +169,12 @@ func (a *scriptedAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*ac
 	if turn.Err() != nil {
 		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	}
-	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+	resp := &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}
+	if strings.Contains(text, "turn-usage") {
+		thought := uint64(2000)
+		resp.Usage = &acp.Usage{TotalTokens: 53000, InputTokens: 35000, OutputTokens: 12000, ThoughtTokens: &thought}
+	}
+	return resp, nil
 }
 
 func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionID, line string) string {
@@ -152,6 +202,20 @@ func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionID, line string) 
 			return "write error: " + err.Error()
 		}
 		return "wrote " + path
+	case "create":
+		path, content, _ := strings.Cut(rest, " ")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return "create error: " + err.Error()
+		}
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			return "create error: " + err.Error()
+		}
+		return "created " + path
+	case "delete":
+		if err := os.Remove(rest); err != nil {
+			return "delete error: " + err.Error()
+		}
+		return "deleted " + rest
 	case "run", "runin", "runenv":
 		var env []acp.EnvVariable
 		if verb == "runenv" { // runenv NAME=VALUE ;; LIMIT COMMAND ARGS…
@@ -239,7 +303,7 @@ func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionID, line string) 
 		}
 		a.conn.Update(ctx, acp.SessionID(other), acp.AgentMessageChunk(acp.TextBlock(text)))
 		return "said to " + other
-	case "ask":
+	case "ask", "ask-tool":
 		opts := []acp.PermissionOption{
 			{OptionID: "opt-allow-once", Name: "Yes", Kind: acp.PermissionOptionKindAllowOnce},
 			{OptionID: "opt-allow-always", Name: "Always", Kind: acp.PermissionOptionKindAllowAlways},
@@ -250,10 +314,13 @@ func (a *scriptedAgent) do(ctx context.Context, sid acp.SessionID, line string) 
 		command, _ := json.Marshal(rest)
 		resp, err := a.conn.RequestPermission(context.WithoutCancel(ctx), &acp.RequestPermissionRequest{
 			SessionID: sid,
-			ToolCall:  acp.ToolCallUpdate{ToolCallID: acp.ToolCallID("call-" + rest), Title: rest, Kind: acp.ToolKindExecute, RawInput: []byte(`{"command":` + string(command) + `}`)},
+			ToolCall:  acp.ToolCallUpdate{ToolCallID: acp.ToolCallID("call-" + rest), Title: rest, Name: toolName(verb), Kind: acp.ToolKindExecute, RawInput: []byte(`{"command":` + string(command) + `}`)},
 			Options:   opts,
 		})
 		return outcomeOf(ctx, opts, resp, err)
+	}
+	if result, ok := a.doMore(ctx, sid, verb, rest); ok {
+		return result
 	}
 	return "unknown line: " + line
 }

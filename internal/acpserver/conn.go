@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/parley-acp/parley/internal/version"
 )
 
@@ -46,6 +48,7 @@ type sessionMeta struct {
 	PromptCapabilities acp.PromptCapabilities `json:"promptCapabilities"`
 	Cwd                string                 `json:"cwd"`
 	Running            *int                   `json:"running,omitempty"` // the prompt whose turn runs (session/load)
+	SignIn             bool                   `json:"signIn,omitempty"`  // the agent wants a sign-in first (_parley/sign_in_required follows)
 	CanList            bool                   `json:"canList,omitempty"` // the agent lists its own sessions
 	AgentSessionID     acp.SessionID          `json:"agentSessionId,omitempty"`
 }
@@ -104,10 +107,13 @@ func (c *conn) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp
 		return nil, err
 	}
 	state, err := ss.waitStarted(ctx)
-	if err != nil {
+	if _, signIn := errors.AsType[*conversation.AuthRequiredError](err); err != nil && !signIn {
 		ss.close()
 		return nil, startError(name, err)
 	}
+	// A session whose agent wants a sign-in first is parley's all the same: the page
+	// shows the agent's methods (_parley/sign_in_required follows the response), and
+	// the session opens once the user has signed in.
 	c.attachAfterResponse(ctx, ss)
 	return &acp.NewSessionResponse{
 		SessionID: ss.id, Modes: state.Modes, ConfigOptions: state.Config, Models: state.Models,
@@ -132,6 +138,9 @@ func (c *conn) describe(ss *session, state conversation.Session) sessionMeta {
 		CanList: state.Agent.Capabilities.SessionCapabilities.List != nil, AgentSessionID: state.ID,
 	}
 	m.PromptCapabilities.Meta, m.PromptCapabilities.Extra = nil, nil
+	ss.mu.Lock()
+	m.SignIn = ss.signIn != nil
+	ss.mu.Unlock()
 	return m
 }
 
@@ -314,12 +323,17 @@ func (c *conn) SetSessionConfigOption(ctx context.Context, req *acp.SetSessionCo
 	if err != nil {
 		return nil, err
 	}
-	if req.Value.Type != "" {
-		return nil, acp.ErrInvalidParams("parley sets only select options so far, not %q ones", req.Value.Type)
+	value := string(req.Value.ID)
+	switch req.Value.Type {
+	case "":
+	case "boolean":
+		value = strconv.FormatBool(req.Value.Boolean)
+	default:
+		return nil, acp.ErrInvalidParams("parley does not know config options of type %q", req.Value.Type)
 	}
-	state, err := ss.conv.SetConfigOption(ctx, req.ConfigID, req.Value.ID)
+	state, err := ss.conv.SetConfig(ctx, string(req.ConfigID), value)
 	if err != nil {
-		return nil, err
+		return nil, acp.ErrInvalidParams("%s", toolui.SafeText(err.Error()))
 	}
 	ss.broadcast(acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: state.Config}}, c)
 	return &acp.SetSessionConfigOptionResponse{ConfigOptions: state.Config}, nil

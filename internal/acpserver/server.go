@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/workspace"
@@ -26,6 +27,9 @@ type Launcher interface {
 	Policy(name string, roots *workspace.Roots) *permission.Policy
 	// Agents lists the agents parley knows, for _parley/agents.
 	Agents() []AgentEntry
+	// Changes is the record of what a conversation of the agent in roots changes; nil
+	// when nothing is recorded (the conversation closes it).
+	Changes(name string, roots *workspace.Roots) *changes.Record
 }
 
 // AgentEntry is one agent in _parley/agents' answer.
@@ -199,7 +203,8 @@ func (s *Server) openSession(id acp.SessionID, name string, roots *workspace.Roo
 		return nil, err
 	}
 	conv := conversation.New(conversation.Options{
-		Agent: agent, Roots: roots, Policy: s.opts.Launcher.Policy(name, roots), Interactive: true, Load: load,
+		Agent: agent, Roots: roots, Policy: s.opts.Launcher.Policy(name, roots), Interactive: true, Elicit: true, Load: load,
+		Changes: s.opts.Launcher.Changes(name, roots),
 	})
 	ss := newSession(s, id, name, roots, conv)
 	s.mu.Lock()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
+	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/eliza"
 	"github.com/parley-acp/parley/internal/json"
@@ -43,12 +44,14 @@ func (l testLauncher) AgentOptions(name string, roots *workspace.Roots) (convers
 	if err != nil {
 		return conversation.AgentOptions{}, err
 	}
-	return conversation.AgentOptions{Name: name, Spec: agentproc.Spec{Command: exe, Env: []string{"PARLEY_TEST_AGENT=eliza"}}, Timeout: 30 * time.Second}, nil
+	return conversation.AgentOptions{Name: name, Spec: agentproc.Spec{Command: exe, Env: []string{"PARLEY_TEST_AGENT=eliza"}}, Timeout: 30 * time.Second, ElicitForms: true, ElicitURLs: true}, nil
 }
 
 func (testLauncher) Policy(name string, roots *workspace.Roots) *permission.Policy {
 	return &permission.Policy{Agent: name, Workspace: roots.Dirs()[0], Roots: roots.Dirs()}
 }
+
+func (testLauncher) Changes(string, *workspace.Roots) *changes.Record { return nil }
 
 func (testLauncher) Agents() []AgentEntry { return []AgentEntry{{Name: "eliza", Source: "built-in"}} }
 

@@ -39,6 +39,8 @@ type session struct {
 	running    *conversation.Prompt
 	queue      []conversation.Prompt
 	question   *conversation.QuestionAsked
+	elicit     *conversation.ElicitationAsked
+	signIn     *conversation.SignInRequired // the agent wants a sign-in before it goes on
 	updatedAt  time.Time
 	ended      bool
 }
@@ -100,6 +102,7 @@ func (ss *session) deliver(ev conversation.Event) {
 		}
 	case conversation.Ready:
 		ss.state = e.Session
+		ss.signIn = nil
 		ss.setStarted(nil)
 	case conversation.StartFailed:
 		ss.setStarted(e.Err)
@@ -157,6 +160,21 @@ func (ss *session) deliver(ev conversation.Event) {
 	case conversation.QuestionClosed:
 		if ss.question != nil && ss.question.ID == e.ID {
 			ss.question = nil
+		}
+	case conversation.ElicitationAsked:
+		q := e
+		ss.elicit = &q
+	case conversation.ElicitationClosed:
+		if ss.elicit != nil && ss.elicit.ID == e.ID {
+			ss.elicit = nil
+		}
+	case conversation.SignInRequired:
+		r := e
+		ss.signIn = &r
+		ss.setStarted(nil) // the session waits for a sign-in: the page shows the choices
+	case conversation.SignInEnded:
+		if e.Err == nil {
+			ss.signIn = nil
 		}
 	case conversation.Closed:
 		ss.ended = true
@@ -255,8 +273,14 @@ func (ss *session) attach(c *conn) (*view, []viewEvent) {
 		first = append(first, viewEvent{terminal: t.notification(ss.id, id)})
 	}
 	first = append(first, viewEvent{queue: ss.queueState()})
+	if ss.signIn != nil {
+		first = append(first, viewEvent{ev: *ss.signIn})
+	}
 	if ss.question != nil {
 		first = append(first, viewEvent{ev: *ss.question})
+	}
+	if ss.elicit != nil {
+		first = append(first, viewEvent{ev: *ss.elicit})
 	}
 	if ss.ended {
 		first = append(first, viewEvent{ev: conversation.Closed{}})

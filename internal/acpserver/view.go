@@ -106,12 +106,41 @@ func (v *view) show(e viewEvent) bool {
 	case conversation.QuestionAsked:
 		v.ask(ev)
 	case conversation.QuestionClosed:
-		v.mu.Lock()
-		if cancel := v.asks[ev.ID]; cancel != nil {
-			cancel()
-			delete(v.asks, ev.ID)
+		v.withdraw(ev.ID)
+	case conversation.ElicitationAsked:
+		v.elicit(ev)
+	case conversation.ElicitationClosed:
+		v.withdraw(ev.ID)
+	case conversation.ElicitationCompleted:
+		v.c.ac.CompleteElicitation(ctx, &acp.CompleteElicitationNotification{ElicitationID: ev.ID})
+	case conversation.SignInRequired:
+		v.c.ac.NotifyExtension(ctx, methodSignInRequired, signInRequiredNotification{SessionID: id, Agent: ev.Agent, During: ev.During, Methods: signInMethods(ev.Methods)})
+	case conversation.SigningIn:
+		v.c.ac.NotifyExtension(ctx, methodStatus, statusNotification{SessionID: id, State: "signing_in", Text: "signing in: " + toolui.SafeText(ev.Method.Name)})
+	case conversation.SignInEnded:
+		n := signInEndedNotification{SessionID: id, Method: toolui.SafeText(ev.Method.Name)}
+		if ev.Err != nil {
+			n.Error = toolui.SafeText(ev.Err.Error())
 		}
-		v.mu.Unlock()
+		v.c.ac.NotifyExtension(ctx, methodSignInEnded, n)
+	case conversation.TurnChanges:
+		n := turnChangesNotification{SessionID: id, PromptID: ev.Turn, turnWire: wireTurn(ev.Record)}
+		if ev.Err != nil {
+			n.Error = toolui.SafeText(ev.Err.Error())
+		}
+		v.c.ac.NotifyExtension(ctx, methodChanges, n)
+	case conversation.ChangesUndone:
+		n := changesEventNotification{SessionID: id, What: "undone", Files: []string{}}
+		for _, f := range ev.Result.Files {
+			n.Files = append(n.Files, f.Rel)
+		}
+		v.c.ac.NotifyExtension(ctx, methodChangesChanged, n)
+	case conversation.ChangesKept:
+		n := changesEventNotification{SessionID: id, What: "kept", Files: []string{}}
+		for _, k := range ev.Kept {
+			n.Files = append(n.Files, k.Change.Rel)
+		}
+		v.c.ac.NotifyExtension(ctx, methodChangesChanged, n)
 	case conversation.Notice:
 		v.c.ac.NotifyExtension(ctx, methodNotice, noticeNotification{SessionID: id, Text: ev.Text})
 	case conversation.Starting:
@@ -154,6 +183,16 @@ func (v *view) ask(q conversation.QuestionAsked) {
 	})
 }
 
+// withdraw takes back what the page was asked (answered elsewhere, or withdrawn).
+func (v *view) withdraw(id int) {
+	v.mu.Lock()
+	if cancel := v.asks[id]; cancel != nil {
+		cancel()
+		delete(v.asks, id)
+	}
+	v.mu.Unlock()
+}
+
 func (v *view) stopAsks() {
 	v.mu.Lock()
 	for id, cancel := range v.asks {
@@ -185,6 +224,18 @@ var answerNames = map[permission.Answer]string{
 func permissionRequest(session acp.SessionID, q conversation.QuestionAsked) *acp.RequestPermissionRequest {
 	agentReq := q.Question.Request
 	req := &acp.RequestPermissionRequest{SessionID: session, ToolCall: agentReq.ToolCall}
+	if !hasDiff(req.ToolCall.Content) && len(q.Question.Diffs) > 0 {
+		// The edit the question is about, as parley worked it out: shown before asking.
+		req.ToolCall.Content = append([]acp.ToolCallContent(nil), req.ToolCall.Content...)
+		for _, d := range q.Question.Diffs {
+			diff := &acp.Diff{Path: d.Path, NewText: d.NewText}
+			if !d.IsNew {
+				old := d.OldText
+				diff.OldText = &old
+			}
+			req.ToolCall.Content = append(req.ToolCall.Content, acp.ToolCallContent{Diff: diff})
+		}
+	}
 	for _, a := range q.Question.Answers {
 		kind := answerKinds[a]
 		name := answerNames[a]
@@ -205,6 +256,15 @@ func permissionRequest(session acp.SessionID, q conversation.QuestionAsked) *acp
 	}
 	req.Meta = parleyMeta(risk)
 	return req
+}
+
+func hasDiff(content []acp.ToolCallContent) bool {
+	for _, c := range content {
+		if c.Diff != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // riskMeta is _meta.parley of a permission request: what parley made of the call.

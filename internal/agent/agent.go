@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agent/tools"
+	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/llm"
 	"github.com/parley-acp/parley/internal/mcpclient"
 	"github.com/parley-acp/parley/internal/safety"
@@ -47,6 +48,8 @@ type Options struct {
 	StoreErr error
 	// Auto says what runs without asking the user; critical commands always ask.
 	Auto AutoApprove
+	// Changes bound what the record of changes (the checkpoints) keeps.
+	Changes changes.Limits
 	// Sandbox confines the commands the agent runs; nil runs them unconfined.
 	Sandbox Sandbox
 	// SensitiveFiles decides which edits are of sensitive files; nil means safety's
@@ -68,6 +71,9 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 		opts.judge = newSafetyJudge(opts.SensitiveFiles)
 	}
 	a := &agent{opts: opts, sessions: map[acp.SessionID]*session{}}
+	if opts.Store != nil {
+		a.changes = changes.NewLog(opts.Store, opts.Changes)
+	}
 	err := acp.Serve(ctx, stream, func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, &acp.ConnOptions{Logger: opts.Logger})
 	a.closeAll()
 	if err != nil {
@@ -77,8 +83,9 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 }
 
 type agent struct {
-	opts Options
-	conn *acp.AgentConn
+	opts    Options
+	conn    *acp.AgentConn
+	changes *changes.Log // the record checkpoints live in; nil without a store
 
 	mu       sync.Mutex
 	caps     acp.ClientCapabilities
@@ -194,7 +201,7 @@ func (a *agent) openSession(ctx context.Context, id acp.SessionID, roots *worksp
 		logger:    a.opts.Logger,
 	}
 	if a.opts.Store != nil {
-		s.ckpts = &checkpoints{store: a.opts.Store, session: string(id), env: env, budget: checkpointBudget}
+		s.ckpts = a.newCheckpoints(ctx, id, roots, env)
 	}
 	a.connectMCP(ctx, s, servers)
 	a.mu.Lock()
@@ -337,7 +344,7 @@ func (a *agent) modelTurn(ctx context.Context, s *session, text string, images [
 	if err != nil {
 		return "", err
 	}
-	turn := s.ckpts.begin(text)
+	turn := s.ckpts.begin(ctx, text)
 	defer turn.end(context.WithoutCancel(ctx))
 	runner := &toolRunner{registry: tools.DefaultRegistry(), session: s.tools, mcp: s.mcp, send: send, ids: &a.callIDs}
 	runner.guard = func(c pendingCall) *callGuard {
@@ -412,6 +419,7 @@ func (s *session) close() {
 	for _, c := range s.clients {
 		c.Close()
 	}
+	s.ckpts.close()
 }
 
 func (a *agent) closeAll() {

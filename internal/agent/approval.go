@@ -10,6 +10,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agent/tools"
+	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/store"
 )
 
@@ -230,22 +231,10 @@ func commandContent(line string, v verdict) []acp.ToolCallContent {
 	var b strings.Builder
 	fmt.Fprintf(&b, "```sh\n%s\n```\n", line)
 	if v.reason != "" {
-		fmt.Fprintf(&b, "%s risk: %s\n", riskName(v.risk), v.reason)
+		fmt.Fprintf(&b, "%s\n", permission.RiskText(v.tier, v.reason))
 	}
 	if v.noAlways != "" {
 		fmt.Fprintf(&b, "No \"always allow\": it runs %s, which can change before it runs again.", v.noAlways)
 	}
 	return []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(strings.TrimSpace(b.String())))}
-}
-
-func riskName(r risk) string {
-	switch r {
-	case riskCritical:
-		return "Critical"
-	case riskHigh:
-		return "High"
-	case riskMedium:
-		return "Medium"
-	}
-	return "No"
 }

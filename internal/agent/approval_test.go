@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"github.com/parley-acp/parley/internal/safety"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -26,7 +27,7 @@ func kinds(opts []acp.PermissionOption) []acp.PermissionOptionKind {
 }
 
 func TestCriticalCommandAsksUnderYoloAndRejectionReachesTheModel(t *testing.T) {
-	judge := fakeJudge{"rm -rf ../victim": riskCritical, "touch made": riskMedium}
+	judge := fakeJudge{"rm -rf ../victim": safety.Critical, "touch made": safety.Medium}
 	la := newLocalAgent(t, "", nil, Options{Auto: Yolo(), judge: judge},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("touch made")}},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("rm -rf ../victim")}},
@@ -62,7 +63,7 @@ func TestCriticalCommandAsksUnderYoloAndRejectionReachesTheModel(t *testing.T) {
 }
 
 func TestAllFourKindsAreOffered(t *testing.T) {
-	la := newLocalAgent(t, "", openStore(t), Options{judge: fakeJudge{"make": riskMedium}},
+	la := newLocalAgent(t, "", openStore(t), Options{judge: fakeJudge{"make": safety.Medium}},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("make")}},
 		fakellm.Reply{Content: []string{"ok"}},
 	)
@@ -90,7 +91,7 @@ func TestAllFourKindsAreOffered(t *testing.T) {
 }
 
 func TestAlwaysForOneCommandDoesNotAllowAnother(t *testing.T) {
-	judge := fakeJudge{"rm -f build.log": riskMedium, "rm -rf src": riskHigh}
+	judge := fakeJudge{"rm -f build.log": safety.Medium, "rm -rf src": safety.High}
 	la := newLocalAgent(t, "", nil, Options{judge: judge},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("rm -f build.log")}},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("rm -f build.log")}},
@@ -121,7 +122,7 @@ func TestAlwaysForOneCommandDoesNotAllowAnother(t *testing.T) {
 
 func TestWorkspaceAlwaysIsRememberedAcrossRestartsButNeverForCritical(t *testing.T) {
 	st := openStore(t)
-	judge := fakeJudge{"make": riskMedium}
+	judge := fakeJudge{"make": safety.Medium}
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	first := newLocalAgent(t, dir, st, Options{judge: judge},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("make")}},
@@ -139,7 +140,7 @@ func TestWorkspaceAlwaysIsRememberedAcrossRestartsButNeverForCritical(t *testing
 	// A critical command with a remembered allow under its key is still asked about.
 	// (The fake judge calls a harmless command critical: a test must never risk a wipe.)
 	st.Remember(t.Context(), store.Rule{Agent: storeAgent, Workspace: dir, ToolKey: "execute:medium:touch wiped", Decision: store.Allow})
-	judge["touch wiped"] = riskCritical
+	judge["touch wiped"] = safety.Critical
 	second := newLocalAgent(t, dir, st, Options{judge: judge},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("make")}},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("touch wiped")}},
@@ -157,7 +158,7 @@ func TestWorkspaceAlwaysIsRememberedAcrossRestartsButNeverForCritical(t *testing
 }
 
 func TestRejectAlwaysRefusesWithoutAsking(t *testing.T) {
-	la := newLocalAgent(t, "", nil, Options{judge: fakeJudge{"curl x": riskHigh}},
+	la := newLocalAgent(t, "", nil, Options{judge: fakeJudge{"curl x": safety.High}},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("curl x")}},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("curl x")}},
 		fakellm.Reply{Content: []string{"fine"}},
@@ -204,7 +205,7 @@ func TestSensitiveEditAsksWithTheDiff(t *testing.T) {
 }
 
 func TestCancelledQuestionEndsTheTurn(t *testing.T) {
-	la := newLocalAgent(t, "", nil, Options{judge: fakeJudge{"make": riskMedium}},
+	la := newLocalAgent(t, "", nil, Options{judge: fakeJudge{"make": safety.Medium}},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("make")}},
 		fakellm.Reply{Content: []string{"never reached"}},
 	)
@@ -216,7 +217,7 @@ func TestCancelledQuestionEndsTheTurn(t *testing.T) {
 }
 
 func TestAnOptionThatWasNotOfferedIsARefusal(t *testing.T) {
-	la := newLocalAgent(t, "", nil, Options{judge: fakeJudge{"touch x": riskMedium}},
+	la := newLocalAgent(t, "", nil, Options{judge: fakeJudge{"touch x": safety.Medium}},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("touch x")}},
 		fakellm.Reply{Content: []string{"ok"}},
 	)

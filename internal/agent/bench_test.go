@@ -2,12 +2,15 @@ package agent
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/parley-acp/parley/internal/agent/tools"
+	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/store"
+	"github.com/parley-acp/parley/internal/workspace"
 
 	"github.com/parley-acp/parley/internal/llm"
 	"github.com/parley-acp/parley/internal/llm/fakellm"
@@ -58,29 +61,39 @@ func BenchmarkClientChunk(b *testing.B) {
 }
 
 // BenchmarkCheckpoint10MiB is what a checkpoint adds to the first edit of a 10 MiB file
-// in a turn: the original stored in SQLite, the hashes of before and after, the record
-// of what was written, and the bound on storage at the turn's end. The write itself is
-// left out (it costs the same with or without a checkpoint).
+// in a turn: what the file held read and stored in SQLite, the hashes of before and
+// after, the record of what was written, and the end of the turn's record. The write
+// itself is left out (it costs the same with or without a checkpoint).
 //
 //	go test -run '^$' -bench 'Checkpoint' -count 6 ./internal/agent/
 func BenchmarkCheckpoint10MiB(b *testing.B) {
-	st, err := store.Open(filepath.Join(b.TempDir(), "parley.db"))
+	dir := b.TempDir()
+	st, err := store.Open(filepath.Join(dir, "parley.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
 	ctx := context.Background()
-	if err := st.SaveSession(ctx, store.AgentSession{ID: "s", Cwd: "/w"}); err != nil {
+	ws := filepath.Join(dir, "ws")
+	old := strings.Repeat("0123456789abcdef", 10<<20/16)
+	if err := os.MkdirAll(ws, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	c := &checkpoints{store: st, session: "s", budget: checkpointBudget}
-	old := strings.Repeat("0123456789abcdef", 10<<20/16)
-	change := tools.Change{Path: "/w/big.txt", Old: &old, New: old + "one more line\n"}
+	if err := os.WriteFile(filepath.Join(ws, "big.txt"), []byte(old), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	roots, err := workspace.NewRoots(ws)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := &agent{changes: changes.NewLog(st, changes.Limits{})}
+	c := a.newCheckpoints(ctx, "s", roots, tools.LocalEnv(roots))
+	change := tools.Change{Path: filepath.Join(ws, "big.txt"), Old: &old, New: old + "one more line\n"}
 	noWrite := func(context.Context) error { return nil }
 	b.SetBytes(int64(len(old)))
 	b.ReportAllocs()
 	for b.Loop() {
-		turn := c.begin("edit big.txt")
+		turn := c.begin(ctx, "edit big.txt")
 		if err := turn.write(ctx, change, noWrite); err != nil {
 			b.Fatal(err)
 		}

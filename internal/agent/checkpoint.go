@@ -2,128 +2,95 @@ package agent
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"io/fs"
-	"sync"
 
+	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agent/tools"
-	"github.com/parley-acp/parley/internal/store"
+	"github.com/parley-acp/parley/internal/changes"
+	"github.com/parley-acp/parley/internal/workspace"
 )
 
-// checkpointBudget bounds the originals one session keeps for undo; past it the oldest
-// checkpoints expire (they can no longer be undone).
-const checkpointBudget = 256 << 20
-
-// checkpoints keeps, for one session, what each turn's writes replaced, so that a turn,
-// or one file of it, can be undone or kept (store/checkpoints.go holds the records).
+// checkpoints is a session's record of changes (internal/changes, the mechanism every
+// front-end's record uses): what each turn wrote, and what the files held before, so a
+// turn, or one file of it, can be undone or kept. The agent records only what its tools
+// write (through the guard, so every edit is recorded before it is made), read and
+// restored through the tools' own access: the client's fs/* when it offers them, so an
+// editor sees an undo as it sees an edit.
 type checkpoints struct {
-	store   *store.Store
-	session string
-	env     tools.Env
-	budget  int64
+	rec   *changes.Record
+	roots *workspace.Roots
 }
 
-// turnCheckpoint is the checkpoint of one turn (or one undo), made at its first write.
-type turnCheckpoint struct {
-	c     *checkpoints
-	label string
-
-	mu sync.Mutex // writes of one turn run one at a time; this keeps it so for the record
-	cp *store.Checkpoint
-}
-
-func (c *checkpoints) begin(label string) *turnCheckpoint {
-	if c == nil || c.store == nil {
+// newCheckpoints returns the session's record; nil when the agent keeps nothing (no
+// database) or it cannot be opened (the agent's log says why).
+func (a *agent) newCheckpoints(ctx context.Context, id acp.SessionID, roots *workspace.Roots, env tools.Env) *checkpoints {
+	if a.changes == nil {
 		return nil
 	}
-	return &turnCheckpoint{c: c, label: label}
+	rec, err := a.changes.Agent(ctx, roots, envFiles{env}, "parley-agent", string(id))
+	if err != nil {
+		a.opts.Logger.Warn("checkpoints are off for this session", "session", id, "error", err)
+		return nil
+	}
+	return &checkpoints{rec: rec, roots: roots}
 }
 
-// write records the file's original (the first time the turn writes it), writes, and
-// records what it left. If the original cannot be kept, the file is not written: an
+func (c *checkpoints) close() {
+	if c != nil {
+		c.rec.Close()
+	}
+}
+
+// turnCheckpoint is the record of one turn's writes.
+type turnCheckpoint struct {
+	c *checkpoints
+}
+
+func (c *checkpoints) begin(ctx context.Context, label string) *turnCheckpoint {
+	if c == nil {
+		return nil
+	}
+	c.rec.BeginTurn(ctx, label) // only writes are recorded: there is no snapshot to fail
+	return &turnCheckpoint{c: c}
+}
+
+// write records the file's content (the first time the turn writes it), writes, and
+// records what it left. If the content cannot be recorded, the file is not written: an
 // edit that cannot be undone is not made silently.
 func (t *turnCheckpoint) write(ctx context.Context, change tools.Change, write func(context.Context) error) error {
-	return t.apply(ctx, change.Path, change.Old, &change.New, write)
+	err := t.c.rec.Write(ctx, change.Path, []byte(change.New), func() error { return write(ctx) })
+	if nr, ok := errors.AsType[*changes.NotRecordedError](err); ok && ctx.Err() == nil {
+		return &tools.Refusal{Message: nr.Error()}
+	}
+	return err
 }
 
-// apply records path's content before (nil: no file), runs do, and records after (nil:
-// do removed the file).
-func (t *turnCheckpoint) apply(ctx context.Context, path string, before, after *string, do func(context.Context) error) error {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.cp == nil {
-		cp, err := t.c.store.NewCheckpoint(ctx, t.c.session, t.label)
-		if err != nil {
-			return &tools.Refusal{Message: fmt.Sprintf("parley could not start a checkpoint to make this change undoable (%v), so the file was not changed.", err)}
-		}
-		t.cp = &cp
+// end completes the turn's record.
+func (t *turnCheckpoint) end(ctx context.Context) {
+	if t != nil {
+		t.c.rec.EndTurn(ctx)
 	}
-	var original []byte
-	if before != nil {
-		original = []byte(*before)
-	}
-	if _, err := t.c.store.RecordOriginal(ctx, t.cp.ID, path, original, hashOf(before)); err != nil {
-		return &tools.Refusal{Message: fmt.Sprintf("parley could not keep a copy of the file to make this change undoable (%v), so the file was not changed.", err)}
-	}
-	if err := do(ctx); err != nil {
-		return err
-	}
-	return t.c.store.RecordWritten(context.WithoutCancel(ctx), t.cp.ID, path, hashOf(after))
 }
 
-// hashOf is the hash of content, "" for no file.
-func hashOf(content *string) string {
-	if content == nil {
-		return ""
-	}
-	return hash(*content)
-}
+// envFiles reads, writes and removes through the tools' access.
+type envFiles struct{ env tools.Env }
 
-// end bounds the session's storage once the turn is over. It returns the numbers of
-// checkpoints that expired.
-func (t *turnCheckpoint) end(ctx context.Context) []int {
-	if t == nil {
-		return nil
-	}
-	t.mu.Lock()
-	wrote := t.cp != nil
-	t.mu.Unlock()
-	if !wrote {
-		return nil
-	}
-	expired, _ := t.c.store.ExpireCheckpoints(ctx, t.c.session, t.c.budget)
-	return expired
-}
-
-// number is the checkpoint's number, 0 when the turn wrote nothing.
-func (t *turnCheckpoint) number() int {
-	if t == nil {
-		return 0
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.cp == nil {
-		return 0
-	}
-	return t.cp.Number
-}
-
-func hash(content string) string {
-	sum := sha256.Sum256([]byte(content))
-	return hex.EncodeToString(sum[:])
-}
-
-// current reads what path holds now: its content's hash, or "" when there is no file.
-func (c *checkpoints) current(ctx context.Context, path string) (content string, sum string, err error) {
-	content, err = c.env.ReadFile(ctx, path)
+func (e envFiles) Read(ctx context.Context, path string, limit int64) (changes.State, error) {
+	content, err := e.env.ReadFile(ctx, path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", "", nil
+		return changes.State{}, nil
 	}
 	if err != nil {
-		return "", "", err
+		return changes.State{}, err
 	}
-	return content, hash(content), nil
+	// The whole file came anyway (the client's fs/read_text_file has no size limit to
+	// ask for): keep it, whatever the limit.
+	return changes.State{Exists: true, Content: []byte(content), Size: int64(len(content))}, nil
 }
+
+func (e envFiles) Write(ctx context.Context, path string, content []byte) error {
+	return e.env.WriteFile(ctx, path, string(content))
+}
+
+func (e envFiles) Remove(ctx context.Context, path string) error { return e.env.Remove(ctx, path) }

@@ -9,7 +9,6 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/llm"
 	"github.com/parley-acp/parley/internal/llm/fakellm"
-	"github.com/parley-acp/parley/internal/store"
 )
 
 // editTurn is a model turn that edits a.txt and creates new.txt.
@@ -75,7 +74,10 @@ func TestUndoRestoresAModifiedFileAndDeletesACreatedOne(t *testing.T) {
 	}
 }
 
-func TestUndoDoesNotSilentlyOverwriteAHandEdit(t *testing.T) {
+// TestUndoNeverOverwritesAHandEdit: a file changed since the agent wrote it is never
+// overwritten: nothing of the turn is undone, the reply names the file, and how it
+// changed is shown (a completed edit with its diff).
+func TestUndoNeverOverwritesAHandEdit(t *testing.T) {
 	la := newLocalAgent(t, "", openStore(t), Options{Auto: AutoApprove{Edits: true}, judge: fakeJudge{}}, editTurn()...)
 	a := filepath.Join(la.dir, "a.txt")
 	os.WriteFile(a, []byte("one\n"), 0o644)
@@ -84,27 +86,35 @@ func TestUndoDoesNotSilentlyOverwriteAHandEdit(t *testing.T) {
 	os.WriteFile(a, []byte("two, and my own line\n"), 0o644)
 	la.client.take()
 
-	la.client.answer = choose(optRejectOnce) // "keep my version"
 	la.prompt("/undo")
-	out := reply(la.client.take())
+	updates := la.client.take()
+	out := reply(updates)
 	if got, _ := readFile(t, a); got != "two, and my own line\n" {
 		t.Errorf("a.txt = %q: the hand edit was overwritten", got)
 	}
-	if !strings.Contains(out, "changed since") {
-		t.Errorf("reply %q does not say why", out)
+	if !strings.Contains(out, "Nothing was undone") || !strings.Contains(out, "a.txt: it changed since") {
+		t.Errorf("reply %q does not name the file and say why", out)
 	}
-	q := la.client.questions()
-	if len(q) != 1 || q[0].ToolCall.Content[0].Diff == nil || *q[0].ToolCall.Content[0].Diff.OldText != "two, and my own line\n" {
-		t.Fatalf("the question did not show what would be lost: %+v", q)
+	if _, ok := readFile(t, filepath.Join(la.dir, "new.txt")); !ok {
+		t.Error("new.txt was deleted: undoing a turn is all or nothing")
 	}
-	if _, ok := readFile(t, filepath.Join(la.dir, "new.txt")); ok {
-		t.Error("new.txt, unchanged since the turn, was not deleted")
+	var shown *acp.Diff
+	for _, u := range updates {
+		if tc := u.Update.ToolCall; tc != nil && len(tc.Content) > 0 && tc.Content[0].Diff != nil {
+			shown = tc.Content[0].Diff
+		}
+	}
+	if shown == nil || shown.OldText == nil || *shown.OldText != "two\n" || shown.NewText != "two, and my own line\n" {
+		t.Fatalf("how the file changed since was not shown: %+v", shown)
+	}
+	if len(la.client.questions()) != 0 {
+		t.Error("the undo asked to overwrite: it must not")
 	}
 
-	la.client.answer = choose(optAllowOnce) // "overwrite my changes"
-	la.prompt("/undo 1 a.txt")
-	if got, _ := readFile(t, a); got != "one\n" {
-		t.Errorf("a.txt = %q after the user agreed to overwrite", got)
+	// new.txt alone can still be undone.
+	la.prompt("/undo 1 new.txt")
+	if _, ok := readFile(t, filepath.Join(la.dir, "new.txt")); ok {
+		t.Errorf("new.txt survived /undo 1 new.txt: %q", reply(la.client.take()))
 	}
 }
 
@@ -128,9 +138,9 @@ func TestKeepDropsOriginalsAndCheckpointsLists(t *testing.T) {
 	if !strings.Contains(out, "kept") {
 		t.Errorf("/keep said %q", out)
 	}
-	cps, _ := st.Checkpoints(t.Context(), string(la.id))
-	if _, err := st.Original(t.Context(), cps[0].ID, filepath.Join(la.dir, "a.txt")); err != store.ErrNoOriginal {
-		t.Errorf("a kept file's original is still stored: %v", err)
+	la.prompt("/checkpoints")
+	if out := reply(la.client.take()); !strings.Contains(out, "kept") || strings.Contains(out, "pending") {
+		t.Errorf("/checkpoints after /keep:\n%s", out)
 	}
 	la.prompt("/undo")
 	if out := reply(la.client.take()); !strings.Contains(out, "Nothing to undo") {

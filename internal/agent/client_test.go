@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"github.com/parley-acp/parley/internal/safety"
 	"net"
 	"path/filepath"
 	"strings"
@@ -107,14 +108,14 @@ type localAgent struct {
 
 // fakeJudge judges the commands it lists and calls everything else harmless; files
 // named .env* are sensitive.
-type fakeJudge map[string]risk
+type fakeJudge map[string]safety.Tier
 
 func (j fakeJudge) command(c tools.Command, roots []string) verdict {
 	line := c.Line
 	if line == "" {
 		line = shellJoin(c.Argv)
 	}
-	return verdict{risk: j[line], reason: "judged by the test", key: "medium:" + line, covers: "`" + line + "`"}
+	return verdict{tier: j[line], reason: "judged by the test", key: "execute:" + line, covers: "`" + line + "`"}
 }
 
 func (fakeJudge) sensitive(path string, roots []string) bool {

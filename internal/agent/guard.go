@@ -9,6 +9,8 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agent/tools"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/safety"
 	"github.com/parley-acp/parley/internal/workspace"
 )
 
@@ -34,14 +36,14 @@ func (g *callGuard) Command(ctx context.Context, c tools.Command) error {
 	q := question{
 		call:     g.call,
 		title:    "Run `" + line + "`",
-		key:      "execute:" + v.key,
+		key:      v.key,
 		covers:   v.covers,
 		what:     "command",
-		critical: v.risk == riskCritical,
+		critical: v.tier == safety.Critical,
 		noAlways: v.noAlways != "",
 		// Harmless commands run unasked only when the settings say so (the default);
 		// with --auto-approve none every command asks.
-		auto:     auto.Commands || v.risk == riskNone && auto.Harmless,
+		auto:     auto.Commands || v.tier == safety.None && auto.Harmless,
 		content:  commandContent(line, v),
 		rawInput: map[string]string{"command": line, "cwd": c.Dir},
 	}
@@ -64,8 +66,8 @@ func (g *callGuard) approveWrite(ctx context.Context, change tools.Change) error
 	q := question{
 		call:     g.call,
 		title:    "Edit " + rel,
-		key:      "edit:" + rel,
-		covers:   "edits of " + rel,
+		key:      permission.EditKey(rel),
+		covers:   permission.EditCovers(rel),
 		what:     "edit of " + rel,
 		auto:     g.approver.auto.Edits,
 		content:  []acp.ToolCallContent{{Diff: &acp.Diff{Path: change.Path, OldText: change.Old, NewText: change.New}}},
@@ -113,7 +115,7 @@ func (a *approver) approveMCP(ctx context.Context, call pendingCall) error {
 	return a.decide(ctx, question{
 		call:     call,
 		title:    "MCP " + call.Name,
-		key:      "mcp:" + call.Name,
+		key:      permission.MCPKey(call.Name),
 		covers:   call.Name,
 		what:     "call of " + call.Name,
 		auto:     a.auto.MCP,

@@ -2,24 +2,16 @@ package agent
 
 import (
 	"github.com/parley-acp/parley/internal/agent/tools"
+	"github.com/parley-acp/parley/internal/safety"
 )
 
-// risk is how risky a command is, in internal/safety's tiers.
-type risk int
-
-const (
-	riskNone risk = iota
-	riskMedium
-	riskHigh
-	riskCritical
-)
-
-// verdict is what the approvals need to know about one command.
+// verdict is what the approvals need to know about one command, in the words of
+// internal/permission's vocabulary (shared with the client host).
 type verdict struct {
-	risk   risk
+	tier   safety.Tier
 	reason string // for the user: why it asks
-	key    string // what an "always" answer about it remembers
-	covers string // the same in words: "`rm -f build.log`, exactly"
+	key    string // what an "always" answer about it remembers (permission.CommandKey)
+	covers string // the same in words (permission.CommandCovers)
 	// noAlways names the code, in files the agent can change, that the command runs
 	// ("build.sh"): "" when there is none. An "always allow" cannot bind it.
 	noAlways string

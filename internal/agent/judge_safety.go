@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/parley-acp/parley/internal/agent/tools"
+	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/safety"
-	"github.com/parley-acp/parley/internal/xdg"
 )
 
 // safetyJudge is the approvals' judge: internal/safety's analysis of commands and its
@@ -22,15 +22,8 @@ func newSafetyJudge(files *safety.FileRules) safetyJudge {
 }
 
 func (j safetyJudge) command(c tools.Command, roots []string) verdict {
-	ctx := safety.Context{Workspace: roots, Dir: c.Dir, Home: j.home, Files: j.files, Protected: xdg.OwnDirs()}
-	var a *safety.Analysis
-	if c.Line != "" {
-		a = safety.Analyze(c.Line, ctx)
-	} else {
-		a = safety.AnalyzeArgv(c.Argv, ctx)
-	}
-	shape := a.Shape()
-	return verdict{risk: riskOf(a.Tier), reason: a.Reason(), key: shape.Key(), covers: shape.Describe(), noAlways: strings.Join(a.CodeFiles, ", ")}
+	a := permission.JudgeCommand(c.Line, c.Argv, safety.Context{Workspace: roots, Dir: c.Dir, Home: j.home, Files: j.files})
+	return verdict{tier: a.Tier, reason: a.Reason(), key: permission.CommandKey(a), covers: permission.CommandCovers(a), noAlways: strings.Join(a.CodeFiles, ", ")}
 }
 
 func (j safetyJudge) sensitive(path string, roots []string) bool {
@@ -50,15 +43,3 @@ var defaultFiles = func() *safety.FileRules {
 	}
 	return f
 }()
-
-func riskOf(t safety.Tier) risk {
-	switch t {
-	case safety.Critical:
-		return riskCritical
-	case safety.High:
-		return riskHigh
-	case safety.Medium:
-		return riskMedium
-	}
-	return riskNone
-}

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"github.com/parley-acp/parley/internal/safety"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,7 +34,7 @@ func TestHarmlessCommandsFollowTheSettings(t *testing.T) {
 		auto  AutoApprove
 		asked int
 	}{{AutoApprove{}, 1}, {DefaultAutoApprove(), 0}, {Yolo(), 0}} {
-		la := newLocalAgent(t, "", nil, Options{Auto: tc.auto, judge: fakeJudge{"ls": riskNone}},
+		la := newLocalAgent(t, "", nil, Options{Auto: tc.auto, judge: fakeJudge{"ls": safety.None}},
 			fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("ls")}},
 			fakellm.Reply{Content: []string{"ok"}},
 		)
@@ -48,7 +49,7 @@ func TestHarmlessCommandsFollowTheSettings(t *testing.T) {
 // Issue 16, class 5: a command that runs code the agent can change offers no "always
 // allow", for the session or the workspace, and says why.
 func TestNoAlwaysForCodeTheAgentCanChange(t *testing.T) {
-	judge := codeJudge{fakeJudge{"sh build.sh": riskMedium}, map[string]string{"sh build.sh": "build.sh"}}
+	judge := codeJudge{fakeJudge{"sh build.sh": safety.Medium}, map[string]string{"sh build.sh": "build.sh"}}
 	la := newLocalAgent(t, "", openStore(t), Options{judge: judge},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("sh build.sh")}},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("sh build.sh")}},
@@ -74,7 +75,7 @@ func TestNoAlwaysForCodeTheAgentCanChange(t *testing.T) {
 // While the database cannot be read, nothing is approved without a question, --yolo
 // or not: a rejection the user asked to remember may be hiding there.
 func TestUnreadableStoreApprovesNothing(t *testing.T) {
-	la := newLocalAgent(t, "", nil, Options{Auto: Yolo(), StoreErr: errors.New("database is locked"), judge: fakeJudge{"touch made": riskMedium}},
+	la := newLocalAgent(t, "", nil, Options{Auto: Yolo(), StoreErr: errors.New("database is locked"), judge: fakeJudge{"touch made": safety.Medium}},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runCall("touch made")}},
 		fakellm.Reply{Content: []string{"ok"}},
 	)

@@ -4,200 +4,164 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
-	"github.com/parley-acp/parley/internal/store"
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/changes"
 )
 
-// fileOutcome is what an undo or a keep did with one file.
-type fileOutcome struct {
-	path   string
-	done   bool    // restored, deleted or kept
-	before *string // the content the undo replaced (nil: no file)
-	after  *string // the content it left (nil: deleted)
-	note   string  // for the user: what happened, or why not
-}
-
-// overwriteAsker asks the user whether an undo may overwrite a file changed since the
-// agent wrote it: current is what the file holds now (nil: it is gone), target what the
-// undo would leave (nil: no file).
-type overwriteAsker func(ctx context.Context, path string, current, target *string) (bool, error)
-
-// errNoCheckpoint is the answer when there is nothing to undo or keep.
-var errNoCheckpoint = errors.New("no checkpoint")
-
-// pick returns the checkpoint number (0: the newest one with pending files) and its
-// pending files (only path's, when path is not "").
-func (c *checkpoints) pick(ctx context.Context, number int, path string) (store.Checkpoint, []store.CheckpointFile, []store.Checkpoint, error) {
-	all, err := c.store.Checkpoints(ctx, c.session)
-	if err != nil {
-		return store.Checkpoint{}, nil, nil, err
-	}
-	for i := len(all) - 1; i >= 0; i-- {
-		cp := all[i]
-		if number != 0 && cp.Number != number {
-			continue
-		}
-		var files []store.CheckpointFile
-		for _, f := range cp.Files {
-			if f.Status == store.FilePending && (path == "" || f.Path == path) {
-				files = append(files, f)
-			}
-		}
-		if len(files) > 0 || number != 0 {
-			return cp, files, all[i+1:], nil
-		}
-	}
-	return store.Checkpoint{}, nil, nil, errNoCheckpoint
-}
-
-// undo restores the pending files of checkpoint number (0: the newest with any), or only
-// path. Each restore is recorded in a new checkpoint (label), so that the undo can be
-// undone in turn. A file changed since the agent wrote it is only overwritten if ask
-// says so.
-func (c *checkpoints) undo(ctx context.Context, number int, path, label string, ask overwriteAsker) (store.Checkpoint, []fileOutcome, error) {
-	cp, files, later, err := c.pick(ctx, number, path)
-	if err != nil {
-		return cp, nil, err
-	}
-	u := c.begin(label)
-	var out []fileOutcome
-	for _, f := range files {
-		o := c.undoFile(ctx, cp, f, later, u, ask)
-		out = append(out, o)
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	u.end(context.WithoutCancel(ctx))
-	return cp, out, nil
-}
-
-func (c *checkpoints) undoFile(ctx context.Context, cp store.Checkpoint, f store.CheckpointFile, later []store.Checkpoint, u *turnCheckpoint, ask overwriteAsker) fileOutcome {
-	o := fileOutcome{path: f.Path}
-	content, sum, err := c.current(ctx, f.Path)
-	if err != nil {
-		o.note = fmt.Sprintf("not undone: it cannot be read (%v)", err)
-		return o
-	}
-	var current *string
-	if sum != "" {
-		current = &content
-	}
-	var target *string
-	if !f.Created {
-		original, err := c.store.Original(ctx, cp.ID, f.Path)
-		if err != nil {
-			o.note = "not undone: its original is no longer kept (it was kept, or expired to bound the storage)"
-			return o
-		}
-		s := string(original)
-		target = &s
-	}
-	o.before, o.after = current, target
-	if sum == hashOf(target) { // already as it was: nothing to overwrite
-		o.done, o.note = true, "already as it was"
-		return o.marked(ctx, c, cp, f)
-	}
-	if sum != f.Written {
-		why := "it was changed since parley wrote it"
-		if n := laterWriter(later, f.Path); n != 0 {
-			why = fmt.Sprintf("checkpoint #%d changed it since (undo that one first)", n)
-		}
-		ok, err := ask(ctx, f.Path, current, target)
-		if err != nil || !ok {
-			o.note = "not undone: " + why + "; your version is left as it is"
-			return o
-		}
-	}
-	do := func(ctx context.Context) error {
-		if target == nil {
-			return c.env.Remove(ctx, f.Path)
-		}
-		return c.env.WriteFile(ctx, f.Path, *target)
-	}
-	if err := u.apply(ctx, f.Path, current, target, do); err != nil {
-		o.note = fmt.Sprintf("not undone: %v", err)
-		return o
-	}
-	o.done, o.note = true, "restored"
-	if target == nil {
-		o.note = "deleted (parley had created it)"
-	}
-	return o.marked(ctx, c, cp, f)
-}
-
-func (o fileOutcome) marked(ctx context.Context, c *checkpoints, cp store.Checkpoint, f store.CheckpointFile) fileOutcome {
-	if err := c.store.SetFileStatus(context.WithoutCancel(ctx), cp.ID, f.Path, store.FileUndone); err != nil {
-		o.note += fmt.Sprintf(" (but marking it undone failed: %v)", err)
-	}
-	return o
-}
-
-// laterWriter is the number of a later checkpoint with path still pending, 0 if none.
-func laterWriter(later []store.Checkpoint, path string) int {
-	for i := len(later) - 1; i >= 0; i-- {
-		if slices.ContainsFunc(later[i].Files, func(f store.CheckpointFile) bool { return f.Path == path && f.Status == store.FilePending }) {
-			return later[i].Number
-		}
-	}
-	return 0
-}
-
-// keep accepts the pending files of checkpoint number (0: every checkpoint), or only
-// path: they can no longer be undone, and their originals are dropped.
-func (c *checkpoints) keep(ctx context.Context, number int, path string) ([]fileOutcome, error) {
-	all, err := c.store.Checkpoints(ctx, c.session)
-	if err != nil {
-		return nil, err
-	}
-	var out []fileOutcome
-	found := false
-	for _, cp := range all {
-		if number != 0 && cp.Number != number {
-			continue
-		}
-		found = true
-		for _, f := range cp.Files {
-			if f.Status != store.FilePending || path != "" && f.Path != path {
-				continue
-			}
-			o := fileOutcome{path: f.Path, done: true, note: fmt.Sprintf("kept (checkpoint #%d)", cp.Number)}
-			if err := c.store.SetFileStatus(ctx, cp.ID, f.Path, store.FileKept); err != nil {
-				o.done, o.note = false, fmt.Sprintf("not kept: %v", err)
-			}
-			out = append(out, o)
-		}
-	}
-	if !found && number != 0 {
-		return nil, errNoCheckpoint
-	}
-	return out, nil
-}
+// The session's /checkpoints, /undo and /keep, on its record of changes. A checkpoint is
+// a turn that wrote files, or an undo; its number is the record's turn number.
 
 // describe lists the session's checkpoints for /checkpoints.
-func (c *checkpoints) describe(ctx context.Context, display func(string) string) (string, error) {
-	all, err := c.store.Checkpoints(ctx, c.session)
+func (c *checkpoints) describe(ctx context.Context) (string, error) {
+	turns, err := c.rec.Turns(ctx)
 	if err != nil {
 		return "", err
 	}
-	if len(all) == 0 {
+	if len(turns) == 0 {
 		return "No checkpoints yet: parley makes one for each turn that changes files.", nil
 	}
 	var b strings.Builder
 	b.WriteString("Checkpoints, oldest first (`/undo N` restores checkpoint N, `/keep N` accepts it; add a file to act on it alone):\n")
-	for _, cp := range all {
-		fmt.Fprintf(&b, "\n#%d  %s  %s\n", cp.Number, cp.CreatedAt.Local().Format("2006-01-02 15:04"), oneLine(cp.Label, 60))
-		for _, f := range cp.Files {
-			what := "modified"
-			if f.Created {
-				what = "created"
+	for _, t := range turns {
+		fmt.Fprintf(&b, "\n#%d  %s  %s\n", t.Number, t.Started.Local().Format("2006-01-02 15:04"), oneLine(t.Label, 60))
+		for _, ch := range t.Changes {
+			what := map[changes.Kind]string{changes.Added: "created", changes.Modified: "modified", changes.Deleted: "deleted"}[ch.Kind]
+			lines := ""
+			if ch.Added+ch.Removed > 0 {
+				lines = fmt.Sprintf(" (+%d −%d)", ch.Added, ch.Removed)
 			}
-			fmt.Fprintf(&b, "    %-8s %-8s %s\n", what, f.Status, display(f.Path))
+			fmt.Fprintf(&b, "    %-8s %-8s %s%s\n", what, ch.Status, ch.Rel, lines)
 		}
 	}
 	return b.String(), nil
+}
+
+// undo runs /undo: checkpoint number (0: the newest with changes to undo), or only path.
+// It never overwrites a change made since the agent wrote the file: then nothing is
+// undone, the reply names the file, and how it changed is shown.
+func (a *agent) undo(ctx context.Context, s *session, c command, path string, send func(acp.SessionUpdate)) {
+	say := func(text string) { send(acp.AgentMessageChunk(acp.TextBlock(text))) }
+	req := changes.UndoRequest{Turn: c.number}
+	if path != "" {
+		req.Paths = []string{path}
+	}
+	res, err := s.ckpts.rec.Undo(ctx, req)
+	if ce, ok := errors.AsType[*changes.ConflictError](err); ok {
+		for _, cf := range ce.Conflicts {
+			if cf.Since {
+				a.showChangedSince(ctx, s, cf, send)
+			}
+		}
+		var b strings.Builder
+		if ce.Partial != nil {
+			b.WriteString(report(fmt.Sprintf("The undo stopped (what it did is checkpoint #%d, itself undoable with /undo)", ce.Partial.Record.Number), ce.Partial.Files))
+		} else {
+			b.WriteString("Nothing was undone:\n")
+		}
+		for _, cf := range ce.Conflicts {
+			fmt.Fprintf(&b, "- %s: %s (checkpoint #%d); your version is left as it is\n", cf.Rel, cf.Reason, cf.Turn)
+		}
+		say(b.String())
+		return
+	}
+	switch {
+	case errors.Is(err, changes.ErrNoChange) && c.number != 0 && path == "":
+		say(fmt.Sprintf("There is no checkpoint #%d. /checkpoints lists them.", c.number))
+		return
+	case errors.Is(err, changes.ErrNothingToUndo) && c.number != 0:
+		say(fmt.Sprintf("Nothing to undo in checkpoint #%d: its files were kept or undone already.", c.number))
+		return
+	case errors.Is(err, changes.ErrNothingToUndo):
+		say("Nothing to undo: no change is waiting to be kept or undone.")
+		return
+	case err != nil:
+		say("Nothing was undone: " + err.Error())
+		return
+	}
+	for _, o := range res.Files {
+		a.reportRestore(ctx, s, res.Record.Number, o, send)
+	}
+	undid := make([]string, len(res.Turns))
+	for i, n := range res.Turns {
+		undid[i] = fmt.Sprintf("#%d", n)
+	}
+	say(report(fmt.Sprintf("Undo of checkpoint %s (itself undoable with /undo: checkpoint #%d)", strings.Join(undid, ", "), res.Record.Number), res.Files))
+}
+
+// reportRestore shows one restored file as an edit, with its diff, so an editor can
+// follow it.
+func (a *agent) reportRestore(ctx context.Context, s *session, undo int, o changes.Outcome, send func(acp.SessionUpdate)) {
+	if o.Did == "already as it was" {
+		return
+	}
+	content := []acp.ToolCallContent{}
+	if d, err := s.ckpts.rec.Diff(ctx, changes.DiffRequest{Turn: undo, Path: o.Path}); err == nil && d.New != nil {
+		content = append(content, acp.ToolCallContent{Diff: &acp.Diff{Path: o.Path, OldText: d.Old, NewText: *d.New}})
+	}
+	a.sendCompleted(s, "Undo "+o.Rel, o.Path, content, send)
+}
+
+// showChangedSince shows how a file changed since the checkpoint wrote it: what an undo
+// would have overwritten.
+func (a *agent) showChangedSince(ctx context.Context, s *session, cf changes.Conflict, send func(acp.SessionUpdate)) {
+	d, err := s.ckpts.rec.Diff(ctx, changes.DiffRequest{Turn: cf.Turn, Path: cf.Path, Since: true})
+	if err != nil {
+		return
+	}
+	var content []acp.ToolCallContent
+	switch {
+	case d.New != nil:
+		content = append(content, acp.ToolCallContent{Diff: &acp.Diff{Path: cf.Path, OldText: d.Old, NewText: *d.New}})
+	case d.Unified != "":
+		content = append(content, acp.ToolContent(acp.TextBlock(d.Unified)))
+	default:
+		content = append(content, acp.ToolContent(acp.TextBlock(cf.Rel+" is gone.")))
+	}
+	a.sendCompleted(s, cf.Rel+" changed since checkpoint #"+fmt.Sprint(cf.Turn), cf.Path, content, send)
+}
+
+func (a *agent) sendCompleted(s *session, title, path string, content []acp.ToolCallContent, send func(acp.SessionUpdate)) {
+	id := acp.ToolCallID(fmt.Sprintf("call_%d", a.callIDs.Add(1)))
+	send(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: id, Title: title, Kind: acp.ToolKindEdit, Status: acp.ToolCallStatusCompleted,
+		Content: content, Locations: []acp.ToolCallLocation{{Path: path}}}})
+}
+
+// keep runs /keep: checkpoint number (0: every one), or only path.
+func (c *checkpoints) keep(ctx context.Context, number int, path string) (string, error) {
+	req := changes.KeepRequest{Turn: number}
+	if path != "" {
+		req.Paths = []string{path}
+	}
+	kept, err := c.rec.Keep(ctx, req)
+	switch {
+	case errors.Is(err, changes.ErrNoChange):
+		return fmt.Sprintf("There is no checkpoint #%d. /checkpoints lists them.", number), nil
+	case err != nil:
+		return "", err
+	case len(kept) == 0:
+		return "Nothing to keep: no change is waiting to be kept or undone.", nil
+	}
+	var b strings.Builder
+	b.WriteString("Kept:\n")
+	for _, k := range kept {
+		fmt.Fprintf(&b, "- %s: kept (checkpoint #%d)\n", k.Change.Rel, k.Turn)
+	}
+	return b.String(), nil
+}
+
+func report(head string, out []changes.Outcome) string {
+	var b strings.Builder
+	b.WriteString(head + ":\n")
+	for _, o := range out {
+		did := o.Did
+		if did == "deleted" {
+			did = "deleted (parley had created it)"
+		}
+		fmt.Fprintf(&b, "- %s: %s\n", o.Rel, did)
+	}
+	return b.String()
 }
 
 func oneLine(s string, n int) string {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -146,6 +147,8 @@ func (b builtin) resolve() Agent {
 		a.Spec = agentproc.Spec{Command: b.command, Args: b.args}
 		return a
 	}
+	// On Windows npx is npx.cmd: exec.LookPath finds it through PATHEXT, and internal/proc
+	// starts a batch file through cmd.exe.
 	a.Spec = agentproc.Spec{Command: "npx", Args: append([]string{"-y", b.npm}, b.args...)}
 	if b.name == "gemini" {
 		a.Spec.Args = append([]string{"-y", "-p", b.npm, "gemini"}, b.args...)
@@ -210,9 +213,15 @@ func BuiltinNames() []string {
 
 // ParseCommand splits a command line the way a POSIX shell splits words: blanks separate
 // words, single quotes keep everything literal, double quotes keep blanks, and a
-// backslash escapes the next character. It does not expand anything.
+// backslash escapes the next character. It does not expand anything. On Windows a
+// backslash is an ordinary character, as paths are full of them (C:\tools\agent.exe);
+// quotes work the same.
 func ParseCommand(line string) (agentproc.Spec, error) {
-	words, err := splitWords(line)
+	return parseCommand(line, runtime.GOOS == "windows")
+}
+
+func parseCommand(line string, literalBackslash bool) (agentproc.Spec, error) {
+	words, err := splitWords(line, literalBackslash)
 	if err != nil {
 		return agentproc.Spec{}, err
 	}
@@ -222,7 +231,7 @@ func ParseCommand(line string) (agentproc.Spec, error) {
 	return agentproc.Spec{Command: words[0], Args: words[1:]}, nil
 }
 
-func splitWords(line string) ([]string, error) {
+func splitWords(line string, literalBackslash bool) ([]string, error) {
 	var words []string
 	var word strings.Builder
 	inWord := false
@@ -246,7 +255,7 @@ func splitWords(line string) ([]string, error) {
 		case c == '"':
 			i++
 			for ; i < len(line) && line[i] != '"'; i++ {
-				if line[i] == '\\' && i+1 < len(line) && strings.IndexByte(`"\$`+"`", line[i+1]) >= 0 {
+				if !literalBackslash && line[i] == '\\' && i+1 < len(line) && strings.IndexByte(`"\$`+"`", line[i+1]) >= 0 {
 					i++
 				}
 				word.WriteByte(line[i])
@@ -255,7 +264,7 @@ func splitWords(line string) ([]string, error) {
 				return nil, errors.New(`unterminated " in the agent command`)
 			}
 			inWord = true
-		case c == '\\' && i+1 < len(line):
+		case c == '\\' && i+1 < len(line) && !literalBackslash:
 			i++
 			word.WriteByte(line[i])
 			inWord = true

@@ -17,7 +17,7 @@ func TestParseCommand(t *testing.T) {
 		{`  a  'b c'  "d \"e\""  f\ g `, []string{"a", "b c", `d "e"`, "f g"}},
 		{`x ''`, []string{"x", ""}},
 	} {
-		spec, err := ParseCommand(tc.line)
+		spec, err := parseCommand(tc.line, false)
 		if err != nil {
 			t.Errorf("%q: %v", tc.line, err)
 			continue
@@ -77,5 +77,27 @@ func TestBadConfigIsAClearError(t *testing.T) {
 	os.WriteFile(path, []byte(`{`), 0o600)
 	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), path) {
 		t.Errorf("got %v", err)
+	}
+}
+
+// On Windows a backslash is part of a path, not an escape.
+func TestParseCommandOnWindows(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{`C:\tools\agent.exe --acp`, []string{`C:\tools\agent.exe`, "--acp"}},
+		{`"C:\Program Files\nodejs\node.exe" C:\agents\main.mjs --dir "D:\my work\"`, []string{`C:\Program Files\nodejs\node.exe`, `C:\agents\main.mjs`, "--dir", `D:\my work\`}},
+		{`npx -y @agentclientprotocol/codex-acp`, []string{"npx", "-y", "@agentclientprotocol/codex-acp"}},
+		{`agent '--say "hi"'`, []string{"agent", `--say "hi"`}},
+	} {
+		spec, err := parseCommand(tc.line, true)
+		if err != nil {
+			t.Errorf("%q: %v", tc.line, err)
+			continue
+		}
+		if got := append([]string{spec.Command}, spec.Args...); !slices.Equal(got, tc.want) {
+			t.Errorf("%q: got %q, want %q", tc.line, got, tc.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"github.com/parley-acp/parley/internal/acpserver"
 	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/agents"
+	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/logfile"
@@ -23,16 +25,17 @@ import (
 // installed, configured), an --agent-command, the user's permission rules and remembered
 // decisions, the agents' log files and the terminals' sandbox. One per process.
 type launcher struct {
-	g        *globals
-	catalog  *agents.Catalog
-	custom   map[string]agentproc.Spec // --agent-command, under its command line
-	rules    []permission.Rule
-	yolo     bool
-	timeout  time.Duration
-	store    *store.Store
-	storeErr error
-	box      *sandbox.Policy
-	cleanup  func()
+	g            *globals
+	catalog      *agents.Catalog
+	custom       map[string]agentproc.Spec // --agent-command, under its command line
+	rules        []permission.Rule
+	changeLimits changes.Limits
+	yolo         bool
+	timeout      time.Duration
+	store        *store.Store
+	storeErr     error
+	box          *sandbox.Policy
+	cleanup      func()
 
 	mu   sync.Mutex
 	logs map[string]*logfile.File
@@ -48,7 +51,7 @@ func newLauncher(g *globals, cmd *cobra.Command, f *agentFlags) (*launcher, stri
 	if f.timeout <= 0 {
 		return nil, "", fmt.Errorf("--agent-timeout must be positive")
 	}
-	l := &launcher{g: g, catalog: agents.New(cfg), custom: map[string]agentproc.Spec{}, rules: cfg.Permissions, yolo: f.yolo, timeout: f.timeout, logs: map[string]*logfile.File{}}
+	l := &launcher{g: g, catalog: agents.New(cfg), custom: map[string]agentproc.Spec{}, rules: cfg.Permissions, changeLimits: cfg.Changes.Limits(), yolo: f.yolo, timeout: f.timeout, logs: map[string]*logfile.File{}}
 	name := f.name
 	switch {
 	case f.command != "" && cmd.Flags().Changed("agent"):
@@ -89,7 +92,12 @@ func (l *launcher) AgentOptions(name string, roots *workspace.Roots) (conversati
 	}
 	dir := roots.Dirs()[0]
 	spec.Dir = dir
-	opts := conversation.AgentOptions{Name: name, Spec: spec, Timeout: l.timeout, Sandbox: l.box, Logger: l.g.logger}
+	// The page answers form and URL elicitations; a terminal sign-in is run with
+	// `parley login` (the page says so), as in every other view.
+	opts := conversation.AgentOptions{
+		Name: name, Spec: spec, Timeout: l.timeout, Sandbox: l.box, Logger: l.g.logger,
+		TerminalAuth: true, ElicitForms: true, ElicitURLs: true,
+	}
 	if fetch.NeedsDownload(dir) {
 		opts.Start.Download = fetch.String()
 		opts.Start.DownloadTimeout = downloadTimeout()
@@ -121,6 +129,18 @@ func (l *launcher) Policy(name string, roots *workspace.Roots) *permission.Polic
 		Store: l.store, StoreErr: l.storeErr, Agent: name, Workspace: roots.Dirs()[0], Roots: roots.Dirs(), Home: home,
 		Yolo: l.yolo, Rules: l.rules,
 	}
+}
+
+func (l *launcher) Changes(name string, roots *workspace.Roots) *changes.Record {
+	if l.store == nil || l.changeLimits.Off {
+		return nil
+	}
+	rec, err := changes.NewLog(l.store, l.changeLimits).Conversation(context.Background(), roots, name)
+	if err != nil {
+		l.g.logger.Warn("the agent's changes will not be recorded", "agent", name, "error", err)
+		return nil
+	}
+	return rec
 }
 
 func (l *launcher) Agents() []acpserver.AgentEntry {

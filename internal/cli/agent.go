@@ -101,7 +101,7 @@ and hooks turned off, so listing a checkout never runs a program it configures.`
 	fl.StringSliceVar(&f.autoApprove, "auto-approve", []string{"harmless", "edits"}, "what runs without asking: harmless, commands, edits, sensitive-edits, mcp, or none (critical commands always ask)")
 	fl.BoolVar(&f.yolo, "yolo", false, "approve everything without asking, except critical commands")
 	fl.StringVar(&f.dbPath, "db", store.DefaultPath(), "the parley database (sessions, checkpoints, remembered approvals)")
-	fl.StringVar(&f.sandboxMode, "sandbox", "auto", "confine the commands the agent runs itself with Landlock: auto (where the kernel offers it) or off")
+	fl.StringVar(&f.sandboxMode, "sandbox", "auto", sandboxFlagHelp("the commands the agent runs itself"))
 	fl.StringArrayVar(&f.sandboxWritable, "sandbox-write", nil, "a further directory confined commands may write (repeatable)")
 	return cmd
 }
@@ -134,6 +134,7 @@ func runAgent(cmd *cobra.Command, g *globals, f agentCommandFlags) error {
 		return &exitError{code: exitUsage, err: err}
 	}
 	defer cleanup()
+	warnUnconfined(g.logger, f.sandboxMode)
 	opts := agent.Options{
 		Provider:        provider,
 		Model:           name,
@@ -223,6 +224,10 @@ TMPDIR), the user's cache directory and --sandbox-write directories (--sandbox o
 this off). Commands the client runs in its own terminals are the client's to confine.
 
 %s`, abi, wrapText(sandbox.Reach(abi), 88))
+	}
+	if !sandbox.Supported {
+		return `off. Landlock, which confines commands on Linux, is Linux's: on ` + platformName() + ` the commands
+the agent runs can write wherever the user can; the approvals above are the only guard.`
 	}
 	return `off. This kernel offers no Landlock, so the commands the agent runs can write
 wherever the user can; the approvals above are the only guard.`

@@ -30,27 +30,45 @@ every line is a prompt.
 
 Ctrl-C cancels the running turn (session/cancel); a second Ctrl-C, or Ctrl-D, quits.
 
+When the agent needs you to sign in, its methods are listed: /login N signs in with the
+Nth (the agent signs you in; or its login program runs in this terminal; or parley asks
+for the variables it reads, without showing what you type, and starts it again). When the
+agent asks you something (a form, or a page to open), it is asked here, a field at a time.
+
+A word @PATH in a prompt attaches the file: as an image where the agent takes images, the
+whole text where it takes embedded files, else a link to the file.
+
 Commands:
   /help                 this list, with the agent's own commands
+  /login [N|ID]         sign in (the methods, or one of them)
+  /config [ID [VALUE]]  the session's settings (model, mode, thought level…), one's values, or set one
   /mode [ID]            show or switch the session's mode
   /model [ID]           show or switch the model
   /sessions             list the agent's sessions (when it can)
+  /sessions close ID    close one (session/close); /sessions delete ID deletes it from the list
   /load ID              resume one of them (session/load or session/resume)
   /new                  start a new session
+  /changes              list the files each turn created, changed and deleted
+  /diff [FILE]          show the last turn's diffs (or FILE's, from the last turn that changed it)
+  /undo [FILE|TURN]     undo the last turn (or FILE, or turn TURN); never overwrites a later change
+  /rewind TURN          undo every turn from TURN on
+  /keep [TURN]          keep the changes (of every turn, or of TURN): they can no longer be undone
   /quit                 leave
-Any other /command is sent to the agent (agents advertise their own).`,
+Any other /command is sent to the agent (agents advertise their own).` + unconfinedHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts, err := af.sessionOptions(cmd)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
+			opts.elicit = true
 			in := newPrompter(cmd.InOrStdin())
 			defer in.close()
 			// Questions are asked only on a terminal: a script's next line is a prompt,
 			// never an answer (without a terminal, requests are refused; --yolo allows).
 			con := newConsole(consoleOptions{
 				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), tty: isTerminal(cmd.OutOrStdout()),
+				changesHint: "review: /diff; undo: /undo",
 			})
 			defer con.close()
 			// Ctrl-C belongs to the chat: it cancels a turn instead of ending parley. SIGTERM
@@ -82,10 +100,15 @@ Any other /command is sent to the agent (agents advertise their own).`,
 			}()
 			session, err := waitReady(con, sub, interrupted)
 			close(stopWaiting)
+			c := &chat{s: s, conv: s.conv, sub: sub, con: con, in: in, sigs: sigs, session: session, tty: isTerminal(cmd.InOrStdin())}
+			if ae, ok := errors.AsType[*conversation.AuthRequiredError](err); ok {
+				c.offerSignIn(ae.Agent, ae.Methods)
+				return c.loop(cmd.Context())
+			}
 			if err != nil {
 				return err
 			}
-			c := &chat{s: s, conv: s.conv, sub: sub, con: con, in: in, sigs: sigs, session: session}
+			c.title = session.Title
 			con.say("%s is ready. /help for commands; Ctrl-C cancels a turn, twice quits; Ctrl-D quits.", session.Agent.Title)
 			return c.loop(cmd.Context())
 		},
@@ -107,11 +130,17 @@ type chat struct {
 	sigs    chan os.Signal
 	session conversation.Session // as the last event showed it
 
-	turn      int       // the prompt whose turn runs; 0 between turns
-	question  *onScreen // the question on screen
-	quitting  bool      // leave once the turn is over
-	cancelled int       // the turn Ctrl-C cancelled
-	last      time.Time // the last Ctrl-C at the prompt
+	turn      int           // the prompt whose turn runs; 0 between turns
+	question  *onScreen     // the permission question on screen
+	elicit    *elicitScreen // the elicitation on screen
+	quitting  bool          // leave once the turn is over
+	cancelled int           // the turn Ctrl-C cancelled
+	last      time.Time     // the last Ctrl-C at the prompt
+	tty       bool          // the input is a terminal: a terminal sign-in can run in it
+
+	signIn  []conversation.AuthMethod // the methods offered while the agent needs a sign-in
+	signing bool                      // a sign-in is under way
+	title   string                    // the session's title, as last shown
 }
 
 // quitWindow is how soon a second Ctrl-C at the prompt must follow the first to quit.
@@ -125,7 +154,7 @@ func (c *chat) loop(ctx context.Context) error {
 	for {
 		var lines <-chan inputLine
 		var eof <-chan struct{}
-		if c.turn == 0 || c.question != nil {
+		if c.turn == 0 || c.question != nil || c.elicit != nil {
 			lines, eof = c.in.lines, c.in.eof
 		}
 		var err error
@@ -158,10 +187,43 @@ func (c *chat) onEvents() error {
 		switch e := ev.(type) {
 		case conversation.Ready:
 			c.session = e.Session
+			c.showTitle()
+			if c.signIn != nil {
+				c.signIn = nil
+				c.con.say("%s is ready.", e.Session.Agent.Title)
+				c.promptIfIdle()
+			}
 		case conversation.SessionChanged:
 			c.session = e.Session
+			c.showTitle()
 		case conversation.StartFailed:
-			c.con.say("parley: %v", e.Err)
+			if _, ok := errors.AsType[*conversation.AuthRequiredError](e.Err); !ok {
+				c.con.say("parley: %v", e.Err)
+			}
+		case conversation.SignInRequired:
+			c.offerSignIn(e.Agent, e.Methods)
+			c.promptIfIdle()
+		case conversation.SigningIn:
+			c.signing = true
+			c.con.say("parley: signing in with %s …", oneLineSafe(e.Method.Name))
+		case conversation.SignInEnded:
+			c.signing = false
+			if e.Err != nil {
+				c.con.say("parley: the sign-in failed: %v", e.Err)
+			} else {
+				c.con.say("parley: signed in with %s; opening the session again …", oneLineSafe(e.Method.Name))
+			}
+			c.promptIfIdle()
+		case conversation.ElicitationAsked:
+			c.elicit = c.con.showElicitation(e, func(a conversation.ElicitationAnswer) error { return c.conv.AnswerElicitation(e.ID, a) }, c.in)
+		case conversation.ElicitationClosed:
+			if c.elicit != nil && c.elicit.ID == e.ID {
+				c.elicit = nil
+				if e.Withdrawn {
+					c.con.say("\n(the agent withdrew its question)")
+				}
+				c.promptIfIdle()
+			}
 		case conversation.QuestionAsked:
 			c.question = c.con.showQuestion(e, c.in)
 		case conversation.QuestionClosed:
@@ -179,11 +241,16 @@ func (c *chat) onEvents() error {
 			if outErr := c.con.outputErr(); outErr != nil {
 				return outErr
 			}
+			_, needsSignIn := errors.AsType[*conversation.AuthRequiredError](e.Err)
 			switch {
+			case needsSignIn: // the offer to sign in says it
 			case e.Err != nil:
 				c.con.say("parley: %v", e.Err)
 			case e.StopReason != acp.StopReasonEndTurn:
 				c.con.say("(%s)", stopMessage(e.StopReason))
+			}
+			if e.Usage != nil {
+				c.con.say("(%s)", turnUsageText(e.Usage))
 			}
 			if c.quitting {
 				return errQuit
@@ -202,6 +269,19 @@ func (c *chat) onLine(ctx context.Context, l inputLine) error {
 	if c.question != nil {
 		return c.onAnswer(l)
 	}
+	if c.elicit != nil {
+		done, quit := c.elicit.read(l)
+		if done {
+			c.elicit = nil
+		}
+		if quit {
+			if c.turn == 0 {
+				return errQuit
+			}
+			c.quit()
+		}
+		return nil
+	}
 	line := strings.TrimSpace(l.text)
 	if line == "" {
 		c.con.prompt("› ")
@@ -216,28 +296,59 @@ func (c *chat) onLine(ctx context.Context, l inputLine) error {
 			return errQuit
 		case "help":
 			c.help()
+		case "login":
+			err = c.login(arg)
+		case "config":
+			err = c.config(ctx, arg)
 		case "mode":
 			err = c.setMode(ctx, arg)
 		case "model":
 			err = c.setModel(ctx, arg)
 		case "sessions":
-			err = c.listSessions(ctx)
+			err = c.sessions(ctx, arg)
 		case "load":
 			err = c.load(ctx, arg)
 		case "new":
 			err = c.reopen(ctx)
+		case "changes":
+			err = c.listChanges(ctx)
+		case "diff":
+			err = c.showDiff(ctx, arg)
+		case "undo":
+			err = c.undo(ctx, arg, false)
+		case "rewind":
+			err = c.undo(ctx, arg, true)
+		case "keep":
+			err = c.keep(ctx, arg)
 		default:
+			if c.signIn != nil {
+				c.con.say("parley: sign in first (/login), or /quit")
+				break
+			}
 			c.send(line) // the agent's own command
 			return nil
+		}
+		if errors.Is(err, errAsking) {
+			return nil // a question is on screen
 		}
 		if err != nil {
 			c.con.say("parley: %v", err)
 		}
 		c.drain()
+		c.promptIfIdle()
+		return nil
+	}
+	switch {
+	case c.signIn != nil:
+		c.con.say("parley: sign in first (/login), or /quit")
+		c.con.prompt("› ")
+		return nil
+	case c.signing:
+		c.con.say("parley: wait for the sign-in to end (Ctrl-C gives it up)")
 		c.con.prompt("› ")
 		return nil
 	}
-	c.send(line)
+	c.sendWithAttachments(line)
 	return nil
 }
 
@@ -284,6 +395,15 @@ func (c *chat) quit() {
 }
 
 func (c *chat) onEOF() error {
+	if c.elicit != nil {
+		c.con.say("")
+		c.elicit.cancelled()
+		c.elicit = nil
+		if c.turn != 0 {
+			c.quit()
+			return nil
+		}
+	}
 	if c.question != nil {
 		c.con.say("")
 		c.answer(permission.RejectOnce)
@@ -300,6 +420,20 @@ func (c *chat) onEOF() error {
 // while it is cancelling quits once it is over, a third ends parley at once. At the
 // prompt, two within quitWindow quit. SIGTERM quits.
 func (c *chat) onSignal(sig os.Signal) error {
+	if c.signing && sig != syscall.SIGTERM {
+		c.con.say("\n(giving up the sign-in)")
+		c.conv.CancelSignIn()
+		return nil
+	}
+	if c.elicit != nil {
+		c.con.say("\n(cancelled the agent's question)")
+		c.elicit.cancelled()
+		c.elicit = nil
+		if c.turn == 0 {
+			c.con.prompt("› ")
+			return nil
+		}
+	}
 	if c.question != nil {
 		c.con.say("\n(refused)")
 		c.answer(permission.RejectOnce)
@@ -340,7 +474,7 @@ func stopMessage(stop acp.StopReason) string {
 
 func (c *chat) help() {
 	var b strings.Builder
-	b.WriteString("parley commands: /help /mode [ID] /model [ID] /sessions /load ID /new /quit")
+	b.WriteString("parley commands: /help /login [N|ID] /config [ID [VALUE]] /mode [ID] /model [ID] /sessions [close|delete ID] /load ID /new /changes /diff [FILE] /undo [FILE|TURN] /rewind TURN /keep [TURN] /quit")
 	if cmds := c.session.Commands; len(cmds) > 0 {
 		b.WriteString("\nthe agent's commands:")
 		for _, cmd := range cmds {

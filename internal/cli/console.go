@@ -11,7 +11,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/toolui"
-	"golang.org/x/sys/unix"
+	"golang.org/x/term"
 )
 
 // console draws a conversation for a person (or a script, with --json): it is the view
@@ -27,6 +27,8 @@ type console struct {
 	ticker   *time.Ticker
 	stopTick chan struct{}
 
+	changesHint string
+
 	failOnce sync.Once
 	failed   chan struct{} // closed on the first write error of the output
 	failErr  error         // set before failed is closed
@@ -35,11 +37,12 @@ type console struct {
 type consoleOptions struct {
 	stdout, stderr io.Writer
 	json           bool
-	tty            bool // stdout is a terminal
+	tty            bool   // stdout is a terminal
+	changesHint    string // how to review and undo a turn's changes, said after them
 }
 
 func newConsole(o consoleOptions) *console {
-	c := &console{stderr: o.stderr, failed: make(chan struct{})}
+	c := &console{stderr: o.stderr, failed: make(chan struct{}), changesHint: o.changesHint}
 	out := newStreamWriter(o.stdout, c.fail)
 	c.flushers = append(c.flushers, out)
 	switch {
@@ -123,14 +126,35 @@ func (c *console) show(ev conversation.Event) {
 		c.showUpdate(e.Update)
 	case conversation.TurnEnded:
 		if e.Err != nil || e.Replay {
-			c.endTurn("")
+			c.endTurn("", nil)
 		} else {
-			c.endTurn(e.StopReason)
+			c.endTurn(e.StopReason, e.Usage)
 		}
 	case conversation.Notice:
 		c.say("parley: %s", e.Text)
+	case conversation.AgentNotice:
+		text := oneLineSafe(e.Title)
+		if e.Description != "" {
+			text += ": " + oneLineSafe(e.Description)
+		}
+		c.say("[%s from the agent] %s", oneLineSafe(string(e.Severity)), text)
+	case conversation.Compaction:
+		switch e.Status {
+		case acp.CompactionStatusInProgress:
+			c.say("(the agent is compacting its context …)")
+		case acp.CompactionStatusCompleted:
+			c.say("(the agent compacted its context)")
+		case acp.CompactionStatusFailed:
+			c.say("(the agent could not compact its context: %s)", oneLineSafe(e.Error))
+		}
+	case conversation.ElicitationDeclined:
+		c.say("parley: declined what the agent asked (%s): nobody here can answer it", oneLineSafe(e.Elicitation.Message))
+	case conversation.ElicitationCompleted:
+		c.say("(the agent is done with the page it asked you to open)")
 	case conversation.Refused:
 		c.say("parley: refused %s: there is no terminal to ask (--yolo allows all but critical commands)", oneLineSafe(e.Title))
+	case conversation.TurnChanges:
+		c.showTurnChanges(e)
 	}
 }
 
@@ -166,9 +190,16 @@ func (c *console) showUpdate(ev toolui.Event) {
 	c.render(ev)
 }
 
-func (c *console) endTurn(stop acp.StopReason) {
+// endTurn ends the turn's output; usage, the agent's report of the turn's tokens, goes
+// on the JSON stop line (the chat says it in words).
+func (c *console) endTurn(stop acp.StopReason, usage *acp.Usage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if enc, ok := c.text.(*toolui.JSONEncoder); ok {
+		enc.EndTurnUsage(stop, usage)
+		c.flush()
+		return
+	}
 	c.text.EndTurn(stop)
 	if c.rest != c.text {
 		c.rest.EndTurn(stop)
@@ -226,9 +257,9 @@ func terminalWidth() int {
 	return w
 }
 
-// isTerminal reports whether f is a character device (a terminal), not a pipe or file.
-// isTerminal reports whether f is a terminal. Being a character device is not enough:
-// /dev/null is one too, and a run with its input from there has nobody to ask.
+// isTerminal reports whether f is a terminal (a console on Windows). Being a character
+// device is not enough: /dev/null (NUL) is one too, and a run with its input from there has
+// nobody to ask.
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
 	if !ok {
@@ -239,11 +270,11 @@ func isTerminal(f any) bool {
 	if err != nil {
 		return false
 	}
-	var ioctlErr error
-	if err := raw.Control(func(fd uintptr) { _, ioctlErr = unix.IoctlGetTermios(int(fd), unix.TCGETS) }); err != nil {
+	terminal := false
+	if err := raw.Control(func(fd uintptr) { terminal = term.IsTerminal(int(fd)) }); err != nil {
 		return false
 	}
-	return ioctlErr == nil
+	return terminal
 }
 
 // streamWriter buffers output and flushes it shortly after it was written, so a stream of

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"sync"
@@ -28,6 +29,9 @@ type prompter struct {
 	mu    sync.Mutex
 	epoch uint64 // bumped by discardTypeAhead
 	term  *terminalInput
+	tty   bool // the input is a terminal (term may still be nil where it cannot be read line by line)
+
+	hidden bool // hideInput turned the echo off: close turns it back on
 
 	stopping chan struct{} // closed by close
 	done     chan struct{} // closed when the reading goroutine has ended
@@ -51,6 +55,7 @@ func newPrompter(in io.Reader) *prompter {
 		done:     make(chan struct{}),
 	}
 	if f, ok := in.(*os.File); ok && isTerminal(f) {
+		p.tty = true
 		if term, err := openTerminalInput(f); err == nil {
 			p.term = term
 			go p.readTerminal()
@@ -146,8 +151,44 @@ func (p *prompter) discardTypeAhead() (mark uint64, dropped bool) {
 	return p.epoch, dropped
 }
 
+// hideInput stops (or resumes) showing what is typed, for a secret. Nothing shows what
+// is typed into a pipe; a terminal parley cannot control is an error, and the secret is
+// not asked there.
+func (p *prompter) hideInput(hide bool) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case !p.tty:
+		return nil
+	case p.term == nil:
+		return errors.New("parley cannot hide what is typed on this terminal")
+	}
+	if err := p.term.setEcho(!hide); err != nil {
+		return err
+	}
+	p.hidden = hide
+	return nil
+}
+
+// suspend stops reading the terminal until resume is called, so that a program run in
+// it (a terminal sign-in) gets what is typed; resume then discards what that program
+// left unread. The reading goroutine waits for the lock this holds.
+func (p *prompter) suspend() (resume func()) {
+	p.mu.Lock()
+	return func() {
+		p.mu.Unlock()
+		p.discardTypeAhead()
+	}
+}
+
 // close ends the reading goroutine and, on a terminal, waits for it.
 func (p *prompter) close() {
+	p.mu.Lock()
+	if p.hidden && p.term != nil {
+		p.term.setEcho(true)
+		p.hidden = false
+	}
+	p.mu.Unlock()
 	close(p.stopping)
 	if p.term != nil {
 		p.term.wake()

@@ -35,7 +35,11 @@ func questionText(q *permission.Question) string {
 	if title == "" {
 		title = string(q.Request.ToolCall.ToolCallID)
 	}
-	fmt.Fprintf(&b, "\nThe agent asks permission: %s\n", oneLineSafe(title))
+	fmt.Fprintf(&b, "\nThe agent asks permission: %s", oneLineSafe(title))
+	if name := q.Request.ToolCall.Name; name != "" && name != title {
+		fmt.Fprintf(&b, " (its tool %s)", oneLineSafe(name))
+	}
+	b.WriteString("\n")
 	s := q.Subject
 	switch {
 	case s.Command != "":
@@ -44,10 +48,20 @@ func questionText(q *permission.Question) string {
 		b.WriteString("  The agent did not say which command it runs; judge it by its title.\n")
 	}
 	if s.Analysis != nil && s.Tier() > safety.None {
-		fmt.Fprintf(&b, "  Risk: %s: %s\n", s.Tier(), oneLineSafe(s.Analysis.Reason()))
+		fmt.Fprintf(&b, "  %s\n", permission.RiskText(s.Tier(), oneLineSafe(s.Analysis.Reason())))
 	}
 	if s.Critical() {
 		b.WriteString("  Critical commands are asked about every time.\n")
+	}
+	for _, d := range q.Diffs {
+		verb := "Edit"
+		if d.IsNew {
+			verb = "Create"
+		}
+		fmt.Fprintf(&b, "  %s %s (+%d −%d):\n", verb, oneLineSafe(d.Path), d.Added, d.Removed)
+		for _, l := range d.ShortUnified(questionDiffLines) {
+			fmt.Fprintf(&b, "    %s\n", toolui.SafeText(l)) // a diff line keeps its leading mark
+		}
 	}
 	if s.Always != "" && (offers(q.Answers, permission.AllowAlways) || offers(q.Answers, permission.RejectAlways)) {
 		fmt.Fprintf(&b, "  always covers: %s\n", oneLineSafe(s.Always))
@@ -61,6 +75,10 @@ func questionText(q *permission.Question) string {
 	b.WriteString("\n? ")
 	return b.String()
 }
+
+// questionDiffLines bounds the diff a question shows of each edit: enough to judge a
+// small edit, a summary of a large one (the last line says how much more there is).
+const questionDiffLines = 24
 
 // oneLineSafe is text from the agent on one line, made safe to print.
 func oneLineSafe(s string) string {

@@ -46,6 +46,7 @@ func Main(args []string) int {
 }
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	defer enableEscapes(stdout, stderr)()
 	g := &globals{}
 	root := &cobra.Command{
 		Use:   "parley",
@@ -58,6 +59,7 @@ places that want to use them.
   parley run "prompt"       one prompt to an agent, the reply on stdout
   parley agents             the agents parley knows, and whether they can run here;
                             'parley agents install ID' installs one from the ACP registry
+  parley login              sign in to an agent (parley logout signs out)
   parley permissions        the "always" decisions parley remembers, and resetting them
   parley vscodelm           ACP agents as VS Code language models (the extension's backend)
   parley agent              parley's coding agent (Ollama or OpenAI-compatible models), as an ACP agent
@@ -78,7 +80,7 @@ places that want to use them.
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g), newWebCommand(g), newACPCommand(g), newSandboxExecCommand())
+	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newWebCommand(g), newACPCommand(g), newLoginCommand(g), newLogoutCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newChangesCommand(g), newUndoCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g), newSandboxExecCommand())
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

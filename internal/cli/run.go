@@ -44,15 +44,17 @@ type agentFlags struct {
 	timeout            time.Duration
 	sandboxMode        string
 	sandboxWritable    []string
+	addDirs            []string
 }
 
 func (f *agentFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.name, "agent", "eliza", "the agent to run, by name (built-in: "+strings.Join(agents.BuiltinNames(), ", ")+"; see `parley agents`)")
 	cmd.Flags().StringVar(&f.command, "agent-command", "", `the agent's command line, e.g. "npx some-acp-agent --flag" (overrides --agent)`)
 	cmd.Flags().StringVar(&f.cwd, "cwd", "", "the session's working directory (default: the current directory)")
-	cmd.Flags().StringVar(&f.sandboxMode, "sandbox", "auto", "confine the commands the agent runs in parley's terminals (terminal/create) with Landlock: auto (where the kernel offers it) or off")
+	cmd.Flags().StringVar(&f.sandboxMode, "sandbox", "auto", sandboxFlagHelp("the commands the agent runs in parley's terminals (terminal/create)"))
 	cmd.Flags().StringArrayVar(&f.sandboxWritable, "sandbox-write", nil, "a further directory those commands may write (repeatable)")
 	cmd.Flags().BoolVar(&f.yolo, "yolo", false, "allow every tool call the agent asks about, without asking (critical commands and rules configured as ask still ask)")
+	cmd.Flags().StringArrayVar(&f.addDirs, "add-dir", nil, "a further workspace directory (repeatable): the agent may use it as it uses the working directory, and is told of it where it takes additional directories")
 	cmd.Flags().DurationVar(&f.timeout, "agent-timeout", defaultAgentTimeout(), "how long to wait for the agent to start and to answer each session request (new, load, mode, model...) before giving up; $PARLEY_INIT_TIMEOUT sets the default")
 }
 
@@ -68,6 +70,7 @@ func defaultAgentTimeout() time.Duration {
 func newRunCommand(g *globals) *cobra.Command {
 	var af agentFlags
 	var jsonOut bool
+	var sets, attach []string
 	cmd := &cobra.Command{
 		Use:   "run [flags] PROMPT...",
 		Short: "Send one prompt to an ACP agent and print its reply",
@@ -84,9 +87,21 @@ stderr otherwise. When the agent asks permission, parley applies your rules, ask
 stdin is a terminal, allows with --yolo (except critical commands), and otherwise refuses.
 The agent's own stderr goes to a log file under ` + xdg.StateDir() + `.
 
+--set ID=VALUE changes one of the session's settings (its config options: model, mode,
+thought level…; true or false for a boolean) before the prompt is sent; an id or value
+the agent does not offer exits with status 2, listing those it does, and nothing is sent.
+--attach FILE sends a file with the prompt: an image where the agent takes images, the
+whole text where it takes embedded files, else a link to the file.
+
+parley run never signs in: when the agent needs it, parley exits with status 6 and says
+which methods the agent offers and the parley login command for each. What the agent
+asks you (elicitations) is declined, and its turn goes on.
+
 Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
-5 max_turn_requests, 130 cancelled (Ctrl-C sends session/cancel).`,
+5 max_turn_requests, 6 the agent needs you to sign in, 130 cancelled (Ctrl-C sends
+session/cancel).` + unconfinedHelp(),
 		Example: `  parley run "I am worried about my tests"
+  parley run --set model=large --attach screenshot.png "what is wrong here?"
   parley run --agent-command "node my-agent.mjs --verbose" "hello"
   echo "flood 1000" | parley run -
   parley run --json "tool call Build" | jq -c .`,
@@ -101,9 +116,14 @@ Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
+			settings, err := parseSets(sets)
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
 			canAsk := args[0] != "-" && isTerminal(cmd.InOrStdin())
 			con := newConsole(consoleOptions{
 				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), json: jsonOut, tty: isTerminal(cmd.OutOrStdout()),
+				changesHint: "review: parley changes; undo: parley undo",
 			})
 			defer con.close()
 			ctx, stop := interruptible(cmd.Context())
@@ -116,25 +136,80 @@ Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
 			defer s.close()
 			sub := s.conv.Subscribe()
 			defer sub.Close()
-			if _, err := waitReady(con, sub, ctx.Done()); err != nil {
+			session, err := waitReady(con, sub, ctx.Done())
+			if ae, ok := errors.AsType[*conversation.AuthRequiredError](err); ok {
+				return signInNeeded(opts, ae)
+			}
+			if err != nil {
 				return err
 			}
-			r := &runView{con: con, conv: s.conv, sub: sub}
+			if err := applySettings(ctx, s.conv, session, settings); err != nil {
+				return err
+			}
+			content := []acp.ContentBlock{acp.TextBlock(prompt)}
+			for _, path := range attach {
+				block, note, err := session.Attach(path)
+				if err != nil {
+					return &exitError{code: exitUsage, err: fmt.Errorf("--attach: %w", err)}
+				}
+				if note != "" {
+					con.say("parley: %s", note)
+				}
+				content = append(content, block)
+			}
+			r := &runView{con: con, conv: s.conv, sub: sub, opts: opts}
 			if canAsk {
 				r.in = newPrompter(cmd.InOrStdin())
 				defer r.in.close()
 			}
-			return r.turn(ctx, prompt)
+			return r.turn(ctx, content)
 		},
 	}
 	af.register(cmd)
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON event per line (text, thought, plan, tool_call, permission, usage, stop) instead of text")
+	cmd.Flags().StringArrayVar(&sets, "set", nil, "set one of the session's settings before the prompt, as ID=VALUE (repeatable)")
+	cmd.Flags().StringArrayVar(&attach, "attach", nil, "send a file with the prompt (repeatable)")
 	return cmd
+}
+
+// setting is one --set.
+type setting struct{ id, value string }
+
+func parseSets(sets []string) ([]setting, error) {
+	var out []setting
+	for _, s := range sets {
+		id, value, ok := strings.Cut(s, "=")
+		if !ok || id == "" {
+			return nil, fmt.Errorf("--set %q: give ID=VALUE", s)
+		}
+		out = append(out, setting{strings.TrimSpace(id), strings.TrimSpace(value)})
+	}
+	return out, nil
+}
+
+// applySettings checks every --set against what the agent offers, then sets them, in
+// order: a wrong id or value exits 2, listing the valid ones, before anything is set.
+func applySettings(ctx context.Context, conv *conversation.Conversation, s conversation.Session, settings []setting) error {
+	for _, st := range settings {
+		if _, _, err := s.CheckSetting(st.id, st.value); err != nil {
+			return &exitError{code: exitUsage, err: fmt.Errorf("--set %s=%s: %w", st.id, st.value, err)}
+		}
+	}
+	for _, st := range settings {
+		if _, err := conv.SetConfig(ctx, st.id, st.value); err != nil {
+			if _, ok := errors.AsType[*conversation.InvalidSettingError](err); ok {
+				return &exitError{code: exitUsage, err: fmt.Errorf("--set %s=%s: %w", st.id, st.value, err)}
+			}
+			return &exitError{code: exitFailure, err: fmt.Errorf("--set %s=%s: %w", st.id, st.value, err)}
+		}
+	}
+	return nil
 }
 
 // runView is parley run's view of its one turn: it draws the conversation's events and,
 // on a terminal, reads the answers to its questions.
 type runView struct {
+	opts     sessionOptions
 	con      *console
 	conv     *conversation.Conversation
 	sub      *conversation.Subscription
@@ -144,10 +219,11 @@ type runView struct {
 
 // turn sends the prompt and follows the turn to its end; ctx ending (Ctrl-C) cancels it,
 // and so does the output failing (nobody sees the turn any more).
-func (r *runView) turn(ctx context.Context, text string) error {
-	p := r.conv.Send([]acp.ContentBlock{acp.TextBlock(text)})
+func (r *runView) turn(ctx context.Context, content []acp.ContentBlock) error {
+	p := r.conv.Send(content)
 	interrupted, outputFailed := ctx.Done(), r.con.outputFailed()
 	var wasInterrupted bool
+	var ended error // the turn's result, once it ended, while its changes are awaited
 	for {
 		var lines <-chan inputLine
 		var eof <-chan struct{}
@@ -188,7 +264,17 @@ func (r *runView) turn(ctx context.Context, text string) error {
 					if err := r.con.outputErr(); err != nil {
 						return &exitError{code: exitFailure, err: fmt.Errorf("the turn failed: %w", err)}
 					}
-					return turnError(e, wasInterrupted)
+					if ae, ok := errors.AsType[*conversation.AuthRequiredError](e.Err); ok {
+						return signInNeeded(r.opts, ae)
+					}
+					if !r.conv.Recorded() {
+						return turnError(e, wasInterrupted)
+					}
+					ended = turnError(e, wasInterrupted) // its changes follow
+				case conversation.TurnChanges:
+					if e.Turn == p.ID {
+						return ended
+					}
 				case conversation.Closed:
 					return &exitError{code: exitFailure, err: errors.New("the conversation ended before the turn did")}
 				}
@@ -213,7 +299,9 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 	if f.timeout <= 0 {
 		return sessionOptions{}, errors.New("--agent-timeout must be positive")
 	}
-	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, agentTimeout: f.timeout, sandboxMode: f.sandboxMode, sandboxWritable: f.sandboxWritable}
+	warnConfig(cmd.ErrOrStderr(), cfg)
+	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, agentTimeout: f.timeout, sandboxMode: f.sandboxMode, sandboxWritable: f.sandboxWritable,
+		changeLimits: cfg.Changes.Limits(), cwdFlag: f.cwd}
 	switch {
 	case f.command != "" && cmd.Flags().Changed("agent"):
 		return opts, errors.New("give either --agent or --agent-command, not both")
@@ -221,7 +309,7 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 		if opts.spec, err = agents.ParseCommand(f.command); err != nil {
 			return opts, err
 		}
-		opts.agentName = opts.spec.String()
+		opts.agentName, opts.agentCommand = opts.spec.String(), f.command
 		opts.fetch = agents.FetchOf(opts.spec.Command, opts.spec.Args)
 	default:
 		a, err := agents.New(cfg).Lookup(f.name)
@@ -230,7 +318,7 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 		}
 		opts.spec, opts.agentName, opts.fetch = a.Spec, f.name, a.Fetch
 	}
-	if opts.roots, err = workspaceRoots(f.cwd); err != nil {
+	if opts.roots, err = workspaceRoots(f.cwd, f.addDirs...); err != nil {
 		return opts, err
 	}
 	opts.dir = opts.roots.Dirs()[0]
@@ -252,9 +340,9 @@ func readPrompt(cmd *cobra.Command, args []string) (string, error) {
 	return prompt, nil
 }
 
-// workspaceRoots confines the session to dir (default: the current directory), resolved
-// by the one confinement check.
-func workspaceRoots(dir string) (*workspace.Roots, error) {
+// workspaceRoots confines the session to dir (default: the current directory) and the
+// further directories, resolved by the one confinement check.
+func workspaceRoots(dir string, more ...string) (*workspace.Roots, error) {
 	if dir == "" {
 		var err error
 		if dir, err = os.Getwd(); err != nil {
@@ -265,9 +353,19 @@ func workspaceRoots(dir string) (*workspace.Roots, error) {
 	if err != nil {
 		return nil, err
 	}
-	roots, err := workspace.NewRoots(abs)
-	if err != nil {
+	if _, err := workspace.NewRoots(abs); err != nil {
 		return nil, fmt.Errorf("--cwd: %w", err)
 	}
-	return roots, nil
+	dirs := []string{abs}
+	for _, d := range more {
+		a, err := filepath.Abs(d)
+		if err == nil {
+			_, err = workspace.NewRoots(a)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--add-dir: %w", err)
+		}
+		dirs = append(dirs, a)
+	}
+	return workspace.NewRoots(dirs...)
 }

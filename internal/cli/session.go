@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,9 +12,11 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/agents"
+	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/logfile"
 	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/sandbox"
 	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/workspace"
 	"github.com/parley-acp/parley/internal/xdg"
@@ -22,10 +25,13 @@ import (
 type sessionOptions struct {
 	spec      agentproc.Spec
 	agentName string
-	roots     *workspace.Roots
-	dir       string // the first of roots: the session's cwd
-	yolo      bool
-	rules     []permission.Rule // configured by the user
+	// agentCommand and cwdFlag are --agent-command and --cwd as given, for the command
+	// lines parley suggests.
+	agentCommand, cwdFlag string
+	roots                 *workspace.Roots
+	dir                   string // the first of roots: the session's cwd
+	yolo                  bool
+	rules                 []permission.Rule // configured by the user
 	// agentTimeout bounds initialize and every session request but prompt.
 	agentTimeout time.Duration
 	// sandboxMode and sandboxWritable say how terminal/create's commands are
@@ -35,6 +41,11 @@ type sessionOptions struct {
 	// fetch is the package the agent's command downloads before it starts (npx, uvx),
 	// if any: a start that downloads it is allowed longer, and says so.
 	fetch *agents.Fetch
+	// changeLimits bound the record of what the agent changes (config.json's "changes").
+	changeLimits changes.Limits
+	// elicit: the person who answers permission questions answers the agent's
+	// elicitations too (chat, login); without it they are declined (run).
+	elicit bool
 }
 
 // session is what run and chat hold of one conversation: the agent process, the
@@ -68,22 +79,49 @@ func startSession(g *globals, con *console, opts sessionOptions, interactive boo
 		return nil, &exitError{code: exitUsage, err: err}
 	}
 	s.sandboxCleanup = cleanup
-	if s.log, err = openAgentLog(opts.agentName); err != nil {
+	warnUnconfined(g.logger, opts.sandboxMode)
+	s.agent, s.log = newAgent(g, opts, box, interactive && opts.elicit)
+	convOpts := conversation.Options{
+		Agent: s.agent, Roots: opts.roots, Policy: policy,
+		Interactive: interactive, Elicit: interactive && opts.elicit,
+	}
+	if s.store != nil && !opts.changeLimits.Off {
+		// Every turn's changes are recorded (parley changes, parley undo, /undo); the
+		// conversation closes the record when it ends.
+		rec, err := changes.NewLog(s.store, opts.changeLimits).Conversation(context.Background(), opts.roots, opts.agentName)
+		if err != nil {
+			con.say("parley: the agent's changes will not be recorded: %v", err)
+		} else {
+			convOpts.Changes = rec
+		}
+	}
+	s.conv = conversation.New(convOpts)
+	return s, nil
+}
+
+// newAgent makes the agent of opts, its stderr appended to its log (returned, nil when
+// it cannot be opened). Every view advertises terminal sign-in (the command it takes is
+// `parley login`, or /login in a chat) and form elicitations (a view without a person
+// declines them); URL elicitations only where a person may open the page.
+func newAgent(g *globals, opts sessionOptions, box *sandbox.Policy, elicitURLs bool) (*conversation.Agent, *logfile.File) {
+	log, err := openAgentLog(opts.agentName)
+	if err != nil {
 		g.logger.Warn("the agent's stderr is not logged", "error", err)
 	}
 	spec := opts.spec
 	spec.Dir = opts.dir
-	agentOpts := conversation.AgentOptions{Name: opts.agentName, Spec: spec, Timeout: opts.agentTimeout, Sandbox: box, Logger: g.logger}
+	agentOpts := conversation.AgentOptions{
+		Name: opts.agentName, Spec: spec, Timeout: opts.agentTimeout, Sandbox: box, Logger: g.logger,
+		TerminalAuth: true, ElicitForms: true, ElicitURLs: elicitURLs,
+	}
 	if opts.fetch.NeedsDownload(opts.dir) {
 		agentOpts.Start.Download = opts.fetch.String()
 		agentOpts.Start.DownloadTimeout = downloadTimeout()
 	}
-	if s.log != nil { // a nil *logfile.File in the interface would not read as "no log"
-		agentOpts.Stderr, agentOpts.LogName = s.log, s.log.Name()
+	if log != nil { // a nil *logfile.File in the interface would not read as "no log"
+		agentOpts.Stderr, agentOpts.LogName = log, log.Name()
 	}
-	s.agent = conversation.NewAgent(agentOpts)
-	s.conv = conversation.New(conversation.Options{Agent: s.agent, Roots: opts.roots, Policy: policy, Interactive: interactive})
-	return s, nil
+	return conversation.NewAgent(agentOpts), log
 }
 
 // downloadTimeout is $PARLEY_DOWNLOAD_TIMEOUT (a Go duration), or 0 for the default: how
@@ -110,7 +148,12 @@ func waitReady(con *console, sub *conversation.Subscription, stop <-chan struct{
 			case conversation.Ready:
 				return e.Session, nil
 			case conversation.StartFailed:
+				if _, ok := errors.AsType[*conversation.AuthRequiredError](e.Err); ok {
+					return conversation.Session{}, e.Err // the caller offers to sign in, or says how
+				}
 				return conversation.Session{}, &exitError{code: exitFailure, err: e.Err}
+			case conversation.SignInRequired:
+				// Shown by the caller, from StartFailed's error.
 			default:
 				con.show(ev)
 			}

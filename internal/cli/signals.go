@@ -16,7 +16,11 @@ import (
 // its way out, one more signal ends parley at once: every process it started is killed
 // and it exits with status 130, so that no peer that stopped answering can hold it.
 
-// stopSignals are the signals that ask parley to stop.
+// stopSignals are the signals that ask parley to stop. On Windows, Go delivers Ctrl-C and
+// Ctrl-Break as os.Interrupt and the console's closing, the user's logoff and the
+// system's shutdown as SIGTERM, so the same two mean the same there. The processes
+// parley starts are in process groups of their own (internal/proc) and do not see the
+// terminal's Ctrl-C: parley decides when they stop.
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
 
 // interruptible is ctx ended by the first Ctrl-C or SIGTERM; a second one ends parley at
@@ -73,7 +77,8 @@ func forceExit(sig os.Signal) {
 // catchBrokenPipe makes a write to a stdout whose reader went away fail with EPIPE instead
 // of killing parley with SIGPIPE (which would leave the agent running and explain
 // nothing): the console notices the error and ends the turn. The signal is caught, not
-// ignored, so that the commands parley starts still get SIGPIPE as usual.
+// ignored, so that the commands parley starts still get SIGPIPE as usual. (Windows has
+// no SIGPIPE: the write fails there anyway, and this changes nothing.)
 func catchBrokenPipe() (release func()) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGPIPE)

@@ -8,11 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/parley-acp/parley/internal/version"
 	"github.com/parley-acp/parley/internal/vscodelm"
+	"github.com/parley-acp/parley/internal/xdg"
 	"github.com/spf13/cobra"
 )
 
@@ -28,7 +28,7 @@ lm/provideLanguageModelChatInformation). Each VS Code conversation becomes an AC
 VS Code's tools reach the agent through an MCP server named vscode_tools, and the agent's
 permission requests come back as calls of the parley-agent-action tool.
 
-Each agent's stderr is appended to $XDG_STATE_HOME/parley/logs/<agent>.log. --log debug
+Each agent's stderr is appended to ` + filepath.Join(xdg.StateDir(), "logs", "<agent>.log") + `. --log debug
 says, for each request, which conversation it continues and what was new.
 --trace-dir DIR records every line in and out (and parley's own log), each with its time
 and direction, in DIR.`,
@@ -73,29 +73,6 @@ and direction, in DIR.`,
 	cmd.Flags().DurationVar(&agentTimeout, "agent-timeout", 60*time.Second, "how long an agent may take to start, or to open or close a session, before the request fails")
 	cmd.Flags().IntVar(&spares, "spares", 2, "sessions opened ahead of time (one per agent: the one you chose last, those you used or configured) so that a new chat does not wait for its agent; 0 for none")
 	return cmd
-}
-
-// interruptibleStdin makes a pipe or socket on stdin readable through Go's poller, so that
-// closing it ends a read in progress: on a signal, parley stops without waiting for the
-// client to close its end. A terminal is left as it is (its mode is shared with the shell).
-func interruptibleStdin(in io.ReadCloser) io.ReadCloser {
-	f, ok := in.(*os.File)
-	if !ok {
-		return in
-	}
-	info, err := f.Stat()
-	if err != nil || info.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
-		return in
-	}
-	fd, err := syscall.Dup(int(f.Fd()))
-	if err != nil {
-		return in
-	}
-	if err := syscall.SetNonblock(fd, true); err != nil {
-		syscall.Close(fd)
-		return in
-	}
-	return os.NewFile(uintptr(fd), f.Name())
 }
 
 // trace records a stream's traffic, one line per protocol message, each with its time

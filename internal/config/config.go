@@ -1,8 +1,9 @@
 // Package config reads parley's configuration file, $XDG_CONFIG_HOME/parley/config.json,
 // in one place: the agents the user added (agent_servers, in the shape editors use), the
 // permission rules they configured, the sensitive-file rules parley's agent asks about,
-// and the ACP registry parley installs agents from (registry_url). A missing file is an
-// empty configuration.
+// the ACP registry parley installs agents from (registry_url), and the limits of the
+// record of changes. A missing file is an empty configuration; a key parley does not
+// know is a warning, not an error.
 package config
 
 import (
@@ -10,8 +11,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
+	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/safety"
@@ -34,6 +38,39 @@ type File struct {
 	// registry.json, by an https URL, an http URL on this machine, or a file path.
 	// $PARLEY_REGISTRY_URL replaces both.
 	RegistryURL string `json:"registry_url"`
+	// Changes bounds the record of what agents change (parley changes, parley undo), e.g.
+	// {"max_age_days": 30, "max_mib": 256, "max_file_kib": 1024, "max_files": 100000}.
+	Changes Changes `json:"changes"`
+	// Warnings are what the file has that parley does not know (a misspelt key, say):
+	// ignored, and said.
+	Warnings []string `json:"-"`
+}
+
+// Changes is the "changes" section: the limits of the record of changes (0: parley's
+// default, see changes.Limits).
+type Changes struct {
+	Off        bool `json:"off"`          // record nothing
+	MaxAgeDays int  `json:"max_age_days"` // turns older are forgotten (30)
+	MaxMiB     int  `json:"max_mib"`      // content kept per workspace (256)
+	MaxFileKiB int  `json:"max_file_kib"` // a larger file is recorded by size and times (1024)
+	MaxFiles   int  `json:"max_files"`    // a workspace with more files is not followed (100000)
+}
+
+// Limits are the section as the record takes them.
+func (c Changes) Limits() changes.Limits {
+	return changes.Limits{
+		Off:          c.Off,
+		MaxAge:       time.Duration(c.MaxAgeDays) * 24 * time.Hour,
+		MaxBytes:     int64(c.MaxMiB) << 20,
+		MaxFileBytes: int64(c.MaxFileKiB) << 10,
+		MaxFiles:     c.MaxFiles,
+	}
+}
+
+// known are the keys parley reads, at the top and in the sections it checks.
+var known = map[string][]string{
+	"":        {"agent_servers", "permissions", "sensitive_files", "registry_url", "changes"},
+	"changes": {"off", "max_age_days", "max_mib", "max_file_kib", "max_files"},
 }
 
 // FileRules are the sensitive-file rules in force: parley's defaults, then the user's.
@@ -68,6 +105,7 @@ func Load(path string) (*File, error) {
 	if err := json.Unmarshal(data, f); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	f.Warnings = unknownKeys(data, path)
 	for name, s := range f.AgentServers {
 		if s.Command == "" {
 			return nil, fmt.Errorf("%s: agent_servers.%s has no command", path, name)
@@ -86,5 +124,43 @@ func Load(path string) (*File, error) {
 	if _, err := f.FileRules(); err != nil {
 		return nil, err
 	}
+	c := f.Changes
+	if c.MaxAgeDays < 0 || c.MaxMiB < 0 || c.MaxFileKiB < 0 || c.MaxFiles < 0 {
+		return nil, fmt.Errorf("%s: changes: limits must be positive (or 0 for the default)", path)
+	}
 	return f, nil
+}
+
+// unknownKeys lists the keys of data parley does not read (at the top, and in the
+// sections it knows all of), in the order of the file.
+func unknownKeys(data []byte, path string) []string {
+	var warnings []string
+	check := func(section string, raw []byte) {
+		var keys map[string]json.RawMessage
+		if json.Unmarshal(raw, &keys) != nil {
+			return
+		}
+		var unknown []string
+		for k := range keys {
+			if !slices.Contains(known[section], k) {
+				unknown = append(unknown, k)
+			}
+		}
+		slices.Sort(unknown)
+		for _, k := range unknown {
+			where := k
+			if section != "" {
+				where = section + "." + k
+			}
+			warnings = append(warnings, fmt.Sprintf("%s: unknown key %q is ignored (known: %s)", path, where, strings.Join(known[section], ", ")))
+		}
+	}
+	check("", data)
+	var top map[string]json.RawMessage
+	if json.Unmarshal(data, &top) == nil {
+		if raw, ok := top["changes"]; ok {
+			check("changes", raw)
+		}
+	}
+	return warnings
 }

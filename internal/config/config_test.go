@@ -51,3 +51,24 @@ func TestSensitiveFilesComeAfterTheDefaults(t *testing.T) {
 		}
 	}
 }
+
+func TestChangesLimitsAndUnknownKeys(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(path, []byte(`{"changes":{"max_age_days":7,"max_mib":64,"max_fle_kib":5},"permisions":[]}`), 0o600)
+	f, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := f.Changes.Limits()
+	if l.MaxAge.Hours() != 7*24 || l.MaxBytes != 64<<20 || l.MaxFileBytes != 0 {
+		t.Errorf("limits %+v", l)
+	}
+	got := strings.Join(f.Warnings, "\n")
+	if len(f.Warnings) != 2 || !strings.Contains(got, `unknown key "permisions"`) || !strings.Contains(got, `unknown key "changes.max_fle_kib"`) {
+		t.Errorf("warnings:\n%s", got)
+	}
+	os.WriteFile(path, []byte(`{"changes":{"max_mib":-1}}`), 0o600)
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "changes") {
+		t.Errorf("a negative limit: %v", err)
+	}
+}

@@ -37,6 +37,13 @@ type AgentOptions struct {
 	// session's roots and the sandbox's own directories (Landlock).
 	Sandbox *sandbox.Policy
 	Logger  *slog.Logger
+	// TerminalAuth advertises terminal sign-in (clientCapabilities.auth.terminal, and the
+	// older _meta["terminal-auth"]): the agent's command can be run again, in a terminal
+	// the user types in, by Conversation.SignIn's RunTerminal or by `parley login`.
+	TerminalAuth bool
+	// ElicitForms and ElicitURLs advertise the elicitation modes (clientCapabilities
+	// .elicitation). A conversation without a person to ask still declines them.
+	ElicitForms, ElicitURLs bool
 }
 
 // DefaultTimeout is AgentOptions.Timeout when it is not set: agents launched through npx
@@ -64,6 +71,11 @@ type Agent struct {
 	// a session being opened, released by attach, and updates for ids parley never
 	// opened, which are never shown. At most maxHeld, the oldest dropped first.
 	held []*acp.SessionNotification
+
+	// Under mu: sign-in (auth.go) and URL elicitations (elicitation.go).
+	authEnv    []string // variables an env var sign-in gave, added at every start
+	signingIn  *Conversation
+	urlElicits map[acp.ElicitationID]*Conversation
 }
 
 // maxHeld bounds the updates held for sessions not attached.
@@ -87,12 +99,34 @@ func NewAgent(opts AgentOptions) *Agent {
 // Name is the agent as the user chose it.
 func (a *Agent) Name() string { return a.opts.Name }
 
-// capabilities are what parley advertises to the agent.
+// capabilities are what parley advertises to the agent: files and terminals, every
+// config option type and session update it shows, and the sign-in and elicitation forms
+// its owner can carry out.
 func (a *Agent) capabilities() acp.ClientCapabilities {
-	return acp.ClientCapabilities{
+	caps := acp.ClientCapabilities{
 		FS:       acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true},
 		Terminal: true,
+		Session: &acp.ClientSessionCapabilities{
+			ConfigOptions: &acp.SessionConfigOptionsCapabilities{Boolean: &acp.BooleanConfigOptionCapabilities{}},
+			Notices:       &acp.NoticeCapabilities{},
+			Compaction:    &acp.CompactionCapabilities{},
+		},
 	}
+	if a.opts.TerminalAuth {
+		caps.Auth.Terminal = true
+		// The marker agents read before terminal sign-in was part of ACP.
+		caps.Meta = acp.Meta{"terminal-auth": []byte("true")}
+	}
+	if a.opts.ElicitForms || a.opts.ElicitURLs {
+		caps.Elicitation = &acp.ElicitationCapabilities{}
+		if a.opts.ElicitForms {
+			caps.Elicitation.Form = &acp.ElicitationFormCapabilities{}
+		}
+		if a.opts.ElicitURLs {
+			caps.Elicitation.URL = &acp.ElicitationURLCapabilities{}
+		}
+	}
+	return caps
 }
 
 // running returns the agent process, starting it when it has not started or has died.
@@ -174,6 +208,9 @@ func (a *Agent) call(ctx context.Context, p *host.Agent, method string, do func(
 		}
 		return fmt.Errorf("%s did not answer %s within %v: it may be stuck, or still busy starting up (its log: %s); to wait longer, run parley again with --agent-timeout",
 			a.opts.Name, method, a.opts.Timeout, logName)
+	}
+	if isAuthRequired(err) {
+		return &AuthRequiredError{Agent: a.opts.Name, During: method, Methods: a.methodsOf(p), Err: err}
 	}
 	if err != nil {
 		return p.Explain(fmt.Errorf("%s: %w", method, err))
@@ -294,8 +331,10 @@ func (a *Agent) ReadTextFile(ctx context.Context, req *acp.ReadTextFileRequest) 
 	return a.fs.ReadTextFile(ctx, req)
 }
 
+// WriteTextFile writes through the session's record of changes, when it keeps one: what
+// the file held is recorded before the write (changes.go).
 func (a *Agent) WriteTextFile(ctx context.Context, req *acp.WriteTextFileRequest) (*acp.WriteTextFileResponse, error) {
-	return a.fs.WriteTextFile(ctx, req)
+	return a.writeTextFile(ctx, req)
 }
 
 // CreateTerminal runs the command if the session's policy lets it: the user's rules hold

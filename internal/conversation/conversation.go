@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/toolui"
@@ -26,10 +27,16 @@ type Options struct {
 	// Interactive says a person can answer questions. Without one, what the policy would
 	// ask is refused (and a Refused event says so).
 	Interactive bool
-	MCPServers  []acp.MCPServer
+	// Elicit says that person also answers the agent's elicitations (with Interactive);
+	// otherwise they are declined at once (ElicitationDeclined) and the turn goes on.
+	Elicit     bool
+	MCPServers []acp.MCPServer
 	// Load, when set, is the agent's session to reopen (session/load, or session/resume)
 	// instead of a new one.
 	Load acp.SessionID
+	// Changes, when set, records what each turn changes in the workspace (see changes.go);
+	// the conversation closes it when it ends.
+	Changes *changes.Record
 }
 
 // Conversation is one ACP session on an Agent, shown by any number of views. See the
@@ -71,6 +78,8 @@ type state struct {
 	questions []*question // the open questions, oldest first; the first is on screen
 	nextQ     int
 
+	signIn context.CancelFunc // the sign-in under way (auth.go), if any
+
 	subs      map[*Subscription]bool
 	replaying bool // attach is applying a loaded session's replay
 	helpers   int  // goroutines that will post one message each
@@ -97,6 +106,7 @@ func New(opts Options) *Conversation {
 	}
 	go c.run()
 	c.post(startMsg{})
+	c.post(prepareChangesMsg{})
 	return c
 }
 
@@ -219,7 +229,7 @@ func (c *Conversation) startSession() {
 	}
 	ctx := c.withStartProgress(c.ctx)
 	c.goHelper(func() {
-		res := openedMsg{}
+		res := openedMsg{loaded: load != ""}
 		res.proc, _, res.err = c.agent.running(ctx)
 		if res.err == nil {
 			res.session, res.err = c.open(ctx, res.proc, load)
@@ -230,29 +240,35 @@ func (c *Conversation) startSession() {
 
 // open opens a session (a new one, or load's) on proc. It runs on a helper goroutine.
 func (c *Conversation) open(ctx context.Context, proc *host.Agent, load acp.SessionID) (Session, error) {
-	s := Session{Agent: agentInfo(c.agent.Name(), proc.Info), Cwd: c.opts.Roots.Dirs()[0]}
+	s := Session{Agent: c.agent.info(proc), Cwd: c.opts.Roots.Dirs()[0]}
 	s.ExtraDirs = c.opts.Roots.Dirs()[1:]
 	caps := proc.Info.AgentCapabilities
 	mcp := c.opts.MCPServers
 	if mcp == nil {
 		mcp = []acp.MCPServer{}
 	}
+	// The other roots go to an agent that takes them; either way parley's own file and
+	// terminal access covers them all (the session's Roots).
+	var extra []string
+	if caps.SessionCapabilities.AdditionalDirectories != nil {
+		extra = s.ExtraDirs
+	}
 	var err error
 	switch {
 	case load == "":
 		err = c.agent.call(ctx, proc, acp.MethodNewSession, func(ctx context.Context, conn *acp.ClientConn) error {
-			resp, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.Cwd, MCPServers: mcp})
+			resp, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.Cwd, MCPServers: mcp, AdditionalDirectories: extra})
 			if err == nil {
 				s.ID, s.Modes, s.Config, s.Models = resp.SessionID, resp.Modes, resp.ConfigOptions, resp.Models
 			}
 			return err
 		})
-		if err != nil {
+		if err != nil && !isAuthRequiredErr(err) {
 			err = fmt.Errorf("opening a session: %w", err)
 		}
 	case caps.LoadSession:
 		err = c.agent.call(ctx, proc, acp.MethodLoadSession, func(ctx context.Context, conn *acp.ClientConn) error {
-			resp, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: load, Cwd: s.Cwd, MCPServers: mcp})
+			resp, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: load, Cwd: s.Cwd, MCPServers: mcp, AdditionalDirectories: extra})
 			if err == nil {
 				s.ID, s.Modes, s.Config, s.Models = load, resp.Modes, resp.ConfigOptions, resp.Models
 			}
@@ -260,7 +276,7 @@ func (c *Conversation) open(ctx context.Context, proc *host.Agent, load acp.Sess
 		})
 	case caps.SessionCapabilities.Resume != nil:
 		err = c.agent.call(ctx, proc, acp.MethodResumeSession, func(ctx context.Context, conn *acp.ClientConn) error {
-			resp, err := conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: load, Cwd: s.Cwd, MCPServers: mcp})
+			resp, err := conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: load, Cwd: s.Cwd, MCPServers: mcp, AdditionalDirectories: extra})
 			if err == nil {
 				s.ID, s.Modes, s.Config, s.Models = load, resp.Modes, resp.ConfigOptions, resp.Models
 			}
@@ -269,10 +285,22 @@ func (c *Conversation) open(ctx context.Context, proc *host.Agent, load acp.Sess
 	default:
 		err = errors.New("this agent cannot reopen sessions")
 	}
-	if err != nil && load != "" {
+	if err != nil && load != "" && !isAuthRequiredErr(err) {
 		err = fmt.Errorf("loading session %s: %w", load, err)
 	}
 	return s, err
+}
+
+// info is what initialize said about the agent proc.
+func (a *Agent) info(proc *host.Agent) AgentInfo {
+	info := agentInfo(a.opts.Name, proc.Info)
+	info.Methods = a.methodsOf(proc)
+	return info
+}
+
+func isAuthRequiredErr(err error) bool {
+	_, ok := errors.AsType[*AuthRequiredError](err)
+	return ok
 }
 
 func agentInfo(name string, info *acp.InitializeResponse) AgentInfo {
@@ -292,6 +320,7 @@ func agentInfo(name string, info *acp.InitializeResponse) AgentInfo {
 type openedMsg struct {
 	proc    *host.Agent
 	session Session
+	loaded  bool // an existing session was reopened
 	err     error
 }
 
@@ -300,10 +329,12 @@ func (m openedMsg) handle(c *Conversation) {
 	c.st.starting = false
 	if m.err != nil {
 		c.st.start = m.err
+		c.noteAuth(m.err)
 		c.emit(StartFailed{Err: m.err})
 		// The prompts that waited for the start fail with it; the next one tries again.
 		for _, p := range c.st.queue {
 			c.emit(TurnEnded{Turn: p.ID, Err: m.err})
+			c.emitChanges(p.ID, changes.Turn{}, nil)
 		}
 		c.st.queue = nil
 		return
@@ -312,6 +343,7 @@ func (m openedMsg) handle(c *Conversation) {
 		c.closeSessionOn(m.proc, m.session.ID)
 		return
 	}
+	c.recordSession(m.session.ID, m.loaded)
 	c.attach(m.proc, m.session, false)
 	c.emit(Ready{Session: c.st.session})
 	c.pump()
@@ -409,17 +441,24 @@ func (c *Conversation) pump() {
 	c.emit(TurnStarted{Prompt: p})
 	proc, sid := c.st.proc, c.st.session.ID
 	c.goHelper(func() {
+		beginErr := c.beginChanges(ctx, p)
 		resp, err := proc.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: sid, Prompt: p.Content})
-		if err != nil {
+		switch {
+		case isAuthRequired(err):
+			err = &AuthRequiredError{Agent: c.agent.Name(), During: acp.MethodSessionPrompt, Methods: c.agent.methodsOf(proc), Err: err}
+		case err != nil:
 			err = proc.Explain(err)
 		}
-		c.post(turnDoneMsg{resp: resp, err: err})
+		changed, endErr := c.endChanges()
+		c.post(turnDoneMsg{resp: resp, err: err, changed: changed, changesErr: errors.Join(beginErr, endErr)})
 	})
 }
 
 type turnDoneMsg struct {
-	resp *acp.PromptResponse
-	err  error
+	resp       *acp.PromptResponse
+	err        error
+	changed    changes.Turn
+	changesErr error
 }
 
 func (m turnDoneMsg) handle(c *Conversation) {
@@ -432,9 +471,14 @@ func (m turnDoneMsg) handle(c *Conversation) {
 	}
 	ended := TurnEnded{Turn: t.prompt.ID, Cancelled: t.cancelled, Refused: t.refused, Err: m.err}
 	if m.err == nil {
-		ended.StopReason, ended.Usage = m.resp.StopReason, m.resp.Usage
+		ended.StopReason, ended.Usage = m.resp.StopReason, copyUsage(m.resp.Usage)
+		if m.resp.Usage != nil {
+			c.st.session.TurnUsage = copyUsage(m.resp.Usage)
+		}
 	}
+	c.noteAuth(m.err)
 	c.emit(ended)
+	c.emitChanges(t.prompt.ID, m.changed, m.changesErr)
 	c.pump()
 }
 
@@ -497,6 +541,7 @@ func (c *Conversation) applyUpdate(n *acp.SessionNotification) {
 		s.Usage = &usage
 	default:
 		changed = false
+		c.applyOther(u)
 	}
 	if changed {
 		c.emit(SessionChanged{Session: c.st.session})
@@ -543,9 +588,12 @@ func (closeMsg) handle(c *Conversation) {
 		t.cancel()
 	}
 	for _, q := range c.st.questions {
-		q.answer <- permission.Cancelled
+		q.cancel()
 	}
 	c.st.questions = nil
+	if c.st.signIn != nil {
+		c.st.signIn()
+	}
 	if c.st.proc != nil && !exited(c.st.proc) {
 		c.closeSessionOn(c.st.proc, c.st.session.ID)
 	}
@@ -576,6 +624,10 @@ func (helperDoneMsg) handle(c *Conversation) { c.helperDone() }
 
 // finish runs once, when the actor ends.
 func (c *Conversation) finish() {
+	if c.opts.Changes != nil {
+		c.opts.Changes.Close() // every turn's helper has reported: no snapshot is under way
+	}
+	c.agent.forgetURLs(c)
 	c.emit(Closed{Err: c.st.closeErr})
 	for s := range c.st.subs {
 		s.box.Close()

@@ -21,12 +21,14 @@
 // from the views (commands) and from the Agent (what the agent sent):
 //
 //   - the session: its id, and its settings as the agent last reported them (modes,
-//     models, config options, available commands, title, usage);
+//     models, config options, available commands, title, usage, the last turn's usage);
 //   - the turn that runs, folded through internal/toolui's Turn (text, thoughts, tool
 //     calls with their states, plan), and the prompts queued behind it;
-//   - the permission questions: the policy (internal/permission) decides first, exactly
-//     as everywhere in parley; what it must ask a person becomes a Question, shown one at
-//     a time in the order they came;
+//   - the questions: the policy (internal/permission) decides permission requests first,
+//     exactly as everywhere in parley, and what it must ask a person becomes a question;
+//     the agent's elicitations (a form, or a page to open) are questions too, in the same
+//     queue, shown one at a time in the order they came;
+//   - the sign-in under way, if any;
 //   - the views subscribed to it.
 //
 // Calls to the agent (session/prompt, set_mode, load…) never run on the actor's
@@ -35,18 +37,59 @@
 //
 // # Commands and events
 //
-// Views command with methods: Send (a prompt; queued while a turn runs), Unqueue, Cancel
-// (the turn; what was queued goes back to the views as Unqueued), Answer (a question),
-// SetMode, SetModel, SetConfigOption, NewSession, LoadSession, ListSessions, Close.
-// Methods that wait for the agent take a context and return its error.
+// Views command with methods:
+//
+//   - the turn: Send (a prompt; queued while a turn runs; Session.Attach makes the
+//     content blocks of a file the user attaches, as the agent's prompt capabilities
+//     allow), Unqueue, Cancel (the turn; what was queued goes back to the views as
+//     Unqueued);
+//   - the questions: Answer (a permission question), AnswerElicitation (an elicitation:
+//     accept with the form's values, which it checks first and refuses with an error
+//     naming the field, decline or cancel);
+//   - signing in: SignIn (a method the agent offers, given how the view runs a terminal
+//     program and the values of variables; it returns at once) and CancelSignIn;
+//   - the settings: Session.Settings lists them (config options of every known type,
+//     the legacy modes and models after them; the values each takes, for completion),
+//     SetConfig checks and sets one (an *InvalidSettingError lists what would do), and
+//     SetMode, SetModel, SetConfigOption as before;
+//   - the sessions: NewSession, LoadSession, ListSessions, CloseSession, DeleteSession;
+//     Close ends the conversation.
+//
+// Methods that wait for the agent take a context and return its error. The Agent itself
+// offers Start (initialize, for what the agent says before any session), Methods and
+// Logout.
 //
 // Views receive Events from a Subscription, in order: Starting, StartProgress (when the
 // start takes more than a moment: what runs, what it downloads, its stderr), Ready and
-// StartFailed while the agent and its session start; SessionChanged when the session's settings do;
-// Queued and Unqueued; TurnStarted, TurnUpdate (a toolui.Event: text, thought, tool call,
-// plan, usage…), TurnEnded; QuestionAsked and QuestionClosed; Notice (what parley itself
-// has to say: a refusal for want of someone to ask, an agent restarted); Closed. A new
-// Subscription starts with a Snapshot of the session and the question on screen, if any.
+// StartFailed while the agent and its session start; SignInRequired when the agent answers
+// auth_required (with the methods; StartFailed's or TurnEnded's error is then an
+// *AuthRequiredError), SigningIn and SignInEnded around a sign-in; SessionChanged when
+// the session's settings do (its title among them); Queued and Unqueued; TurnStarted,
+// TurnUpdate (a toolui.Event: text with its message id, thought, tool call with its
+// name, plan, usage…), TurnEnded (with the end-of-turn usage the agent reported);
+// QuestionAsked and QuestionClosed, ElicitationAsked and ElicitationClosed (one question
+// on screen at a time, permission or elicitation), ElicitationCompleted (the agent is
+// done with a page the user agreed to open), ElicitationDeclined (nobody could answer);
+// AgentNotice and Compaction (what the agent says outside the turn); Notice (what parley
+// itself has to say: a refusal for want of someone to ask, an agent restarted); Closed.
+// A new Subscription starts with a Snapshot of the session, the question on screen, if
+// any, and whether a sign-in is under way.
+//
+// What a view needs for each feature: for sign-in, show SignInRequired's methods (each
+// with its kind: the agent's own flow, a terminal program with its command line, or the
+// variables to set, never their values) and call SignIn with the one the user picks, a
+// RunTerminal where it has a terminal (a web view runs none: ErrNoTerminal) and Vars
+// where it can ask for values; for elicitations, draw ElicitationAsked's Form field by
+// field (Field.Parse checks a typed answer, Field.Check a given value; a Secret field is
+// never echoed) or its URL with its host and Punycode warning, open only on consent, and
+// call AnswerElicitation; for settings, list Session.Settings and call SetConfig; for
+// usage, show Session.Usage and TurnEnded.Usage as given (never added up).
+//
+// When Options.Changes is set, every turn is recorded (internal/changes; the hooks are in
+// changes.go): each TurnEnded is followed by TurnChanges, the files it created, changed and
+// deleted; views read the record with Changes and Diff, and act with Undo and Keep
+// (refused while a turn runs), which every view hears of (ChangesUndone, ChangesKept).
+// A permission question about an edit carries its diff (permission.Question.Diffs).
 //
 // A Subscription is an unbounded mailbox that the conversation never waits for: a slow
 // view falls behind, nothing is dropped, and a view takes what has accumulated in one
@@ -69,4 +112,21 @@
 // Notice, as `parley run` without a terminal does today. If so, the policy's Ask posts the
 // question to the actor, which shows it to every view; the first Answer wins, and a
 // question the agent withdraws (its request cancelled) is closed with Withdrawn.
+//
+// # Elicitations and sign-in
+//
+// Options.Elicit says the person answers elicitations too; without one they are declined
+// at once (ElicitationDeclined) and the turn goes on. The Agent advertises the modes its
+// owner asks for (AgentOptions.ElicitForms, ElicitURLs) and refuses another (-32602). An
+// elicitation about a session goes to the conversation that owns it; one about a request
+// (a sign-in's authenticate) to the conversation signing in. Answers are checked against
+// the form before they are sent, and never logged.
+//
+// A sign-in runs on a helper goroutine like every call to the agent: authenticate for the
+// agent's own methods; for a terminal method, the agent's command again with the
+// method's arguments appended and its variables added (or the command an older agent
+// names in _meta["terminal-auth"]), run by the view in the user's terminal, after which
+// the agent is started again; for the older environment variable form, the agent started
+// again with the variables. Then the session is opened again. A restart ends the agent
+// process for every conversation on it: they open new sessions on the next prompt.
 package conversation

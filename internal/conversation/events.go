@@ -128,7 +128,10 @@ type Snapshot struct {
 	Session  Session
 	Running  *Prompt  // the turn that runs, if any
 	Queue    []Prompt // what waits behind it
-	Question *QuestionAsked
+	// The question on screen, if any: a permission question or an elicitation.
+	Question    *QuestionAsked
+	Elicitation *ElicitationAsked
+	SigningIn   bool // a sign-in is under way (SignInEnded will follow)
 }
 
 func (Starting) event()         {}
@@ -175,7 +178,8 @@ type Session struct {
 	Models    *acp.SessionModelState
 	Config    []acp.SessionConfigOption
 	Commands  []acp.AvailableCommand
-	Usage     *acp.UsageUpdate
+	Usage     *acp.UsageUpdate // the context window's use and the cost so far (usage_update)
+	TurnUsage *acp.Usage       // the last turn's usage, as the agent reported it at its end
 	Cwd       string
 	ExtraDirs []string // the other workspace roots
 }
@@ -186,5 +190,6 @@ type AgentInfo struct {
 	Title        string // the agent's own name for itself, or Name
 	Version      string
 	Capabilities acp.AgentCapabilities
-	AuthMethods  []acp.AuthMethod
+	AuthMethods  []acp.AuthMethod // as the agent sent them
+	Methods      []AuthMethod     // those parley can carry out (SignIn)
 }

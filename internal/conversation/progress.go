@@ -89,7 +89,11 @@ func (a *Agent) startProcess(ctx context.Context) (*host.Agent, error) {
 	if a.opts.Stderr != nil {
 		stderr = io.MultiWriter(a.opts.Stderr, w)
 	}
-	p, err := host.Launch(ctx, a.opts.Spec, host.LaunchOptions{
+	spec := a.opts.Spec
+	a.mu.Lock()
+	spec.Env = append(append([]string(nil), spec.Env...), a.authEnv...) // a sign-in's variables
+	a.mu.Unlock()
+	p, err := host.Launch(ctx, spec, host.LaunchOptions{
 		Client:            a,
 		Capabilities:      a.capabilities(),
 		Logger:            a.logger,

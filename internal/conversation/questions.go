@@ -21,12 +21,24 @@ type Refused struct {
 
 func (Refused) event() {}
 
-// question is a permission question waiting for, or on, the screen.
+// question is a question waiting for, or on, the screen: a permission question or an
+// elicitation (elicitation.go), one queue for both.
 type question struct {
-	id     int // 0 until the actor has it
-	ctx    context.Context
-	q      *permission.Question
-	answer chan permission.Answer // buffered: the actor never waits on it
+	id       int // 0 until the actor has it
+	ctx      context.Context
+	q        *permission.Question               // a permission question, or
+	e        *Elicitation                       // an elicitation
+	answer   chan permission.Answer             // buffered: the actor never waits on it
+	elicited chan acp.CreateElicitationResponse // buffered, likewise
+}
+
+// cancel answers the question "cancelled": the conversation is closing.
+func (q *question) cancel() {
+	if q.e != nil {
+		q.elicited <- acp.CreateElicitationResponse{Action: acp.ElicitationActionCancel}
+		return
+	}
+	q.answer <- permission.Cancelled
 }
 
 // requestPermission answers session/request_permission. The response is always safe to
@@ -48,6 +60,7 @@ func (c *Conversation) decideTerminal(ctx context.Context, session acp.SessionID
 
 // ask is the policy's question to a person (only when Interactive).
 func (c *Conversation) ask(ctx context.Context, q *permission.Question) (permission.Answer, error) {
+	q.Diffs = c.editDiffs(q.Request.ToolCall)
 	pq := &question{ctx: ctx, q: q, answer: make(chan permission.Answer, 1)}
 	if !c.postCtx(ctx, askMsg{pq}) {
 		if ctx.Err() != nil {
@@ -72,7 +85,7 @@ type askMsg struct{ q *question }
 
 func (m askMsg) handle(c *Conversation) {
 	if c.st.closed {
-		m.q.answer <- permission.Cancelled
+		m.q.cancel()
 		return
 	}
 	c.st.nextQ++
@@ -89,7 +102,15 @@ func (c *Conversation) showQuestion() {
 		return
 	}
 	q := c.st.questions[0]
-	c.emitTurn([]toolui.Event{c.st.shown.AwaitConfirmation(q.q.Request)})
+	if q.e != nil {
+		c.emit(ElicitationAsked{ID: q.id, Elicitation: q.e})
+		return
+	}
+	ev := c.st.shown.AwaitConfirmation(q.q.Request)
+	if len(q.q.Diffs) == 0 && ev.Tool != nil { // the diffs earlier updates of the call carried
+		q.q.Diffs = append([]toolui.Diff(nil), ev.Tool.Diffs...)
+	}
+	c.emitTurn([]toolui.Event{ev})
 	c.emit(QuestionAsked{ID: q.id, Question: q.q})
 }
 
@@ -99,7 +120,7 @@ type answerMsg struct {
 }
 
 func (m answerMsg) handle(c *Conversation) {
-	if len(c.st.questions) == 0 || c.st.questions[0].id != m.id {
+	if len(c.st.questions) == 0 || c.st.questions[0].id != m.id || c.st.questions[0].q == nil {
 		return
 	}
 	q := c.st.questions[0]
@@ -118,7 +139,11 @@ func (m withdrawMsg) handle(c *Conversation) {
 		}
 		c.st.questions = append(c.st.questions[:i], c.st.questions[i+1:]...)
 		if i == 0 {
-			c.emit(QuestionClosed{ID: q.id, Answer: permission.Cancelled, Withdrawn: true})
+			if q.e != nil {
+				c.emit(ElicitationClosed{ID: q.id, Action: acp.ElicitationActionCancel, Withdrawn: true})
+			} else {
+				c.emit(QuestionClosed{ID: q.id, Answer: permission.Cancelled, Withdrawn: true})
+			}
 			c.showQuestion()
 		}
 		return

@@ -70,6 +70,7 @@ func (m calledMsg) handle(c *Conversation) {
 	if m.err == nil && m.apply != nil && m.proc == c.st.proc && m.session == c.st.session.ID {
 		m.apply(c)
 	}
+	c.noteAuth(m.err)
 	m.reply <- m.err
 }
 
@@ -114,17 +115,7 @@ func (c *Conversation) changeSession(f func(s *Session)) {
 // SetConfigOption sets a select config option to value and returns the session as the
 // agent then reports it (the agent decides what was set).
 func (c *Conversation) SetConfigOption(ctx context.Context, id acp.SessionConfigID, value acp.SessionConfigValueID) (Session, error) {
-	err := c.callSession(ctx, acp.MethodSetSessionConfigOption, func(ctx context.Context, conn *acp.ClientConn, s Session) (func(*Conversation), error) {
-		resp, err := conn.SetSessionConfigOption(ctx, &acp.SetSessionConfigOptionRequest{SessionID: s.ID, ConfigID: id, Value: acp.ConfigValueID(value)})
-		if err != nil {
-			return nil, err
-		}
-		return func(c *Conversation) { c.changeSession(func(s *Session) { s.Config = resp.ConfigOptions }) }, nil
-	})
-	if err != nil {
-		return Session{}, err
-	}
-	return c.Session(ctx)
+	return c.setConfigValue(ctx, id, acp.ConfigValueID(value))
 }
 
 // SetMode switches the session's mode: through the config option of category mode when
@@ -311,6 +302,7 @@ func (m reopenedMsg) handle(c *Conversation) {
 	c.helperDone()
 	c.st.starting = false
 	if m.err != nil {
+		c.noteAuth(m.err)
 		m.reply <- reopened{err: m.err}
 		return
 	}
@@ -321,6 +313,7 @@ func (m reopenedMsg) handle(c *Conversation) {
 	}
 	// The session left stays open with the agent (no session/close): the user may
 	// load it again.
+	c.recordSession(m.session.ID, m.load != "")
 	c.attach(m.proc, m.session, m.load != "" && m.session.Agent.Capabilities.LoadSession)
 	c.emit(SessionChanged{Session: c.st.session})
 	m.reply <- reopened{session: c.st.session}

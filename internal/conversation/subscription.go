@@ -60,9 +60,14 @@ func (m subscribeMsg) handle(c *Conversation) {
 		snap.Running = &p
 	}
 	if len(c.st.questions) > 0 {
-		q := c.st.questions[0]
-		snap.Question = &QuestionAsked{ID: q.id, Question: q.q}
+		switch q := c.st.questions[0]; {
+		case q.e != nil:
+			snap.Elicitation = &ElicitationAsked{ID: q.id, Elicitation: q.e}
+		default:
+			snap.Question = &QuestionAsked{ID: q.id, Question: q.q}
+		}
 	}
+	snap.SigningIn = c.st.signIn != nil
 	m.s.box.Post(snap)
 	c.st.subs[m.s] = true
 }

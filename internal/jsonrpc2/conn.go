@@ -208,15 +208,35 @@ func NewConn(stream io.ReadWriteCloser, binder Binder) *Conn {
 // may be nil). A peer's error answer is returned as *Error. When ctx ends first, the peer
 // is sent $/cancel_request and Call returns ctx's error at once; the late answer is dropped.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	p, err := c.Start(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	return p.Wait(ctx, result)
+}
+
+// Pending is a request sent and not answered yet (see Start).
+type Pending struct {
+	c      *Conn
+	id     ID
+	method string
+	call   *pendingCall
+}
+
+// Start sends a request without waiting for its answer: it returns once the request is
+// queued, so that whatever the caller sends after it goes out after it. When ctx ends
+// before the request is queued, it is not sent and Start returns ctx's error. Wait must
+// be called on the result.
+func (c *Conn) Start(ctx context.Context, method string, params any) (*Pending, error) {
 	p, err := encodeValue(params)
 	if err != nil {
-		return fmt.Errorf("encoding %s params: %w", method, err)
+		return nil, fmt.Errorf("encoding %s params: %w", method, err)
 	}
 	if c.inHook(ctx) {
-		return fmt.Errorf("%s: an AfterResponse hook may only send notifications", method)
+		return nil, fmt.Errorf("%s: an AfterResponse hook may only send notifications", method)
 	}
 	if ctx.Err() != nil { // not sent at all: the peer would only be told to cancel it
-		return fmt.Errorf("%s: %w", method, context.Cause(ctx))
+		return nil, fmt.Errorf("%s: %w", method, context.Cause(ctx))
 	}
 	id := Int64ID(c.nextID.Add(1))
 	call := &pendingCall{method: method, nested: isNested(ctx, c), result: make(chan callResult, 1)}
@@ -224,17 +244,28 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 	if c.closing {
 		err := c.closedError()
 		c.mu.Unlock()
-		return fmt.Errorf("%s: %w", method, err)
+		return nil, fmt.Errorf("%s: %w", method, err)
 	}
 	c.pending[id.raw] = call
 	c.mu.Unlock()
 	if call.nested {
 		c.queue.addNested(1)
-		defer c.queue.addNested(-1)
 	}
 	if err := c.write(ctx, appendRequest(nil, id, method, p)); err != nil {
 		c.forget(id)
-		return fmt.Errorf("%s: %w", method, err)
+		if call.nested {
+			c.queue.addNested(-1)
+		}
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	return &Pending{c: c, id: id, method: method, call: call}, nil
+}
+
+// Wait waits for the answer to a request Start sent, as Call does.
+func (p *Pending) Wait(ctx context.Context, result any) error {
+	c, call, method := p.c, p.call, p.method
+	if call.nested {
+		defer c.queue.addNested(-1)
 	}
 	select {
 	case r := <-call.result:
@@ -248,8 +279,8 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 		}
 		return nil
 	case <-ctx.Done():
-		c.forget(id)
-		cancel, _ := json.Marshal(map[string]ID{"requestId": id})
+		c.forget(p.id)
+		cancel, _ := json.Marshal(map[string]ID{"requestId": p.id})
 		sendCtx, stop := context.WithTimeout(context.Background(), cancelSendWait)
 		defer stop()
 		c.write(sendCtx, appendRequest(nil, ID{}, "$/cancel_request", cancel))

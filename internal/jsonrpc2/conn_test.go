@@ -745,3 +745,46 @@ func TestCallWithAnEndedContextSendsNothing(t *testing.T) {
 		t.Errorf("the peer first got %v; want the notification sent after the call", m)
 	}
 }
+
+// Windows peers may end lines with \r\n (a program writing in text mode does): requests,
+// notifications and responses so ended are read like any other, and the \r does not count
+// against the line limit.
+func TestCRLFLines(t *testing.T) {
+	const limit = 1 << 10
+	notified := make(chan string, 1)
+	handler := HandlerFunc(func(ctx context.Context, req *Request) (any, error) {
+		if req.Method == "note" {
+			var p echoParams
+			DecodeParams(req, &p)
+			notified <- p.Text
+			return nil, nil
+		}
+		return echo(ctx, req)
+	})
+	c, peer := newRawPeer(t, Options{Handler: handler, MaxLineBytes: limit})
+	crlf := func(line string) string { return line + "\r" } // send adds the \n
+
+	peer.send(crlf(`{"jsonrpc":"2.0","method":"note","params":{"text":"first"}}`))
+	if got := <-notified; got != "first" {
+		t.Errorf("notification: %q", got)
+	}
+	peer.send(crlf(`{"jsonrpc":"2.0","id":1,"method":"echo","params":{"text":"hi"}}`))
+	if m := peer.recv(); m["id"] != float64(1) || m["result"].(map[string]any)["text"] != "hi" {
+		t.Errorf("request: got %v", m)
+	}
+	errc := make(chan error, 1)
+	var result echoParams
+	go func() { errc <- c.Call(t.Context(), "get", nil, &result) }()
+	req := peer.recv()
+	peer.send(crlf(fmt.Sprintf(`{"jsonrpc":"2.0","id":%v,"result":{"text":"back"}}`, req["id"])))
+	if err := <-errc; err != nil || result.Text != "back" {
+		t.Errorf("response: %v, %+v", err, result)
+	}
+	// A line of exactly the limit, then \r\n.
+	head := `{"jsonrpc":"2.0","id":2,"method":"echo","params":{"text":"`
+	full := head + strings.Repeat("x", limit-len(head)-len(`"}}`)) + `"}}`
+	peer.send(crlf(full))
+	if m := peer.recv(); m["id"] != float64(2) || m["result"] == nil {
+		t.Errorf("a line of %d bytes and \\r\\n with a limit of %d: got %v", len(full), limit, m)
+	}
+}

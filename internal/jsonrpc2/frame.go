@@ -27,7 +27,7 @@ func (e *LineTooLongError) Error() string {
 const prefixKeep = 64 << 10
 
 // LineReader reads newline-delimited messages. Empty lines are skipped and a trailing
-// carriage return is dropped.
+// carriage return is dropped: a line may end in \n or \r\n.
 type LineReader struct {
 	r     *bufio.Reader
 	limit int
@@ -63,7 +63,7 @@ func (lr *LineReader) ReadLine() ([]byte, error) {
 
 func (lr *LineReader) readRaw() ([]byte, error) {
 	chunk, err := lr.r.ReadSlice('\n')
-	if contentLen(chunk) > lr.limit {
+	if contentLen(nil, chunk, errors.Is(err, bufio.ErrBufferFull)) > lr.limit {
 		return nil, lr.skipRest(nil, chunk, err)
 	}
 	if !errors.Is(err, bufio.ErrBufferFull) {
@@ -73,7 +73,7 @@ func (lr *LineReader) readRaw() ([]byte, error) {
 	buf := bytes.Clone(chunk)
 	for {
 		chunk, err = lr.r.ReadSlice('\n')
-		if len(buf)+contentLen(chunk) > lr.limit {
+		if contentLen(buf, chunk, errors.Is(err, bufio.ErrBufferFull)) > lr.limit {
 			return nil, lr.skipRest(buf, chunk, err)
 		}
 		buf = append(buf, chunk...)
@@ -99,10 +99,23 @@ func (lr *LineReader) skipRest(buf, chunk []byte, err error) error {
 	return &LineTooLongError{Limit: lr.limit, Prefix: prefix}
 }
 
-// contentLen is the length of a line without its newline, which the limit does not count.
-func contentLen(chunk []byte) int {
-	if n := len(chunk); n > 0 && chunk[n-1] == '\n' {
-		return n - 1
+// contentLen is the length of the line read so far (buf, then chunk) without its end,
+// \n or \r\n (Windows programs writing in text mode end lines so), which the limit does
+// not count. more says that the line goes on after chunk: a \r that ends chunk then may
+// be the start of its end.
+func contentLen(buf, chunk []byte, more bool) int {
+	n := len(buf) + len(chunk)
+	if len(chunk) == 0 {
+		return n
 	}
-	return len(chunk)
+	switch last := chunk[len(chunk)-1]; {
+	case last == '\n':
+		n--
+		if len(chunk) >= 2 && chunk[len(chunk)-2] == '\r' || len(chunk) == 1 && len(buf) > 0 && buf[len(buf)-1] == '\r' {
+			n--
+		}
+	case last == '\r' && more:
+		n--
+	}
+	return n
 }

@@ -65,15 +65,21 @@ func compactOrNil(t *testing.T, raw json.RawMessage) json.RawMessage {
 func FuzzLineReader(f *testing.F) {
 	f.Add([]byte("a\nb\r\n\n  \nccc"), 4)
 	f.Add([]byte("xxxxxxxx\nshort\n"), 3)
+	f.Add([]byte("four\r\nfive5\r\nfour\r"), 4)
 	f.Fuzz(func(t *testing.T, input []byte, limit int) {
 		if limit <= 0 || limit > 1<<20 {
 			limit = 16
 		}
 		// Expected outcome per raw line: its text, or nil for "reported too long".
 		var want [][]byte
-		for raw := range bytes.SplitSeq(input, []byte("\n")) {
+		raws := bytes.Split(input, []byte("\n"))
+		for i, raw := range raws {
+			size := len(raw) // raw has no newline: Split removed it; nor the \r of \r\n
+			if i < len(raws)-1 && bytes.HasSuffix(raw, []byte("\r")) {
+				size--
+			}
 			switch l := bytes.TrimRight(raw, "\r"); {
-			case len(raw) > limit: // raw has no newline: Split removed it
+			case size > limit:
 				want = append(want, nil)
 			case len(bytes.TrimSpace(l)) > 0:
 				want = append(want, l)
@@ -99,4 +105,19 @@ func FuzzLineReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The \r of a \r\n that falls at the end of the reader's buffer, its \n read next, still
+// does not count against the limit.
+func TestLineReaderCRLFAcrossTheBuffer(t *testing.T) {
+	const buffered = 64 << 10 // NewLineReader's buffer
+	line := bytes.Repeat([]byte("x"), buffered-1)
+	input := append(append(bytes.Clone(line), "\r\n"...), "next\r\n"...)
+	lr := NewLineReader(bytes.NewReader(input), len(line))
+	for _, want := range [][]byte{line, []byte("next")} {
+		got, err := lr.ReadLine()
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("got %d bytes, %v; want %d bytes", len(got), err, len(want))
+		}
+	}
 }

@@ -483,3 +483,39 @@ func TestMCPSessionLogsAreDebug(t *testing.T) {
 		t.Errorf("info lines from the MCP server:\n%s", got)
 	}
 }
+
+// Connected and Settled tell the agent's discovery apart: connected, then settled once it
+// has the tool list; an agent that leaves before listing settles it too.
+func TestDiscoveryIsTracked(t *testing.T) {
+	t.Run("listed", func(t *testing.T) {
+		_, s, _ := newTestSession(t)
+		if isClosed(s.Connected()) || isClosed(s.Settled()) {
+			t.Fatal("connected or settled before any agent came")
+		}
+		cs, _ := connectHTTP(t, s, nil)
+		<-s.Connected()
+		if isClosed(s.Settled()) {
+			t.Fatal("settled before the agent listed the tools")
+		}
+		if _, err := cs.ListTools(t.Context(), nil); err != nil {
+			t.Fatal(err)
+		}
+		<-s.Settled()
+	})
+	t.Run("left before listing", func(t *testing.T) {
+		_, s, _ := newTestSession(t)
+		cs, _ := connectHTTP(t, s, nil)
+		<-s.Connected()
+		cs.Close()
+		<-s.Settled()
+	})
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}

@@ -58,6 +58,13 @@ type Session struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	// connected is closed when the agent first initializes an MCP session with this
+	// server; settled when it first has the tool list (tools/list answered) or an MCP
+	// session of its ended before (the agent gave up).
+	connected, settled         chan struct{}
+	connectedOnce, settledOnce sync.Once
+	watchers                   sync.WaitGroup // one per MCP session, until it ends
+
 	mu      sync.Mutex
 	closed  bool
 	tools   map[string]Tool // normalised, as registered with server
@@ -71,6 +78,7 @@ func newSession(b *Bridge, id, url, secret string, onCall CallFunc) *Session {
 		bridge: b, id: id, url: url, secret: secret, onCall: onCall,
 		ctx: ctx, cancel: cancel,
 		tools: make(map[string]Tool), warned: make(map[string]bool),
+		connected: make(chan struct{}), settled: make(chan struct{}),
 	}
 	s.server = mcp.NewServer(&mcp.Implementation{Name: ServerName, Version: version.String()}, &mcp.ServerOptions{
 		Logger: b.sdkLogger,
@@ -172,10 +180,44 @@ func (s *Session) warnOnce(tool, msg string, args ...any) {
 	s.bridge.logger.Warn(msg, args...)
 }
 
+// Connected is closed once the agent has initialized an MCP session with this server.
+func (s *Session) Connected() <-chan struct{} { return s.connected }
+
+// Settled is closed once the agent's discovery of the tools has ended: it has been given
+// the tool list (its first tools/list was answered), or an MCP session of its ended
+// before that (it gave up). An agent that discovers its MCP tools in the background after
+// session/new cannot use them in a turn that starts before.
+func (s *Session) Settled() <-chan struct{} { return s.settled }
+
+// settle closes settled once, saying why.
+func (s *Session) settle(why string) {
+	s.settledOnce.Do(func() {
+		s.bridge.logger.Debug("vscode_tools: "+why, "session", s.id)
+		close(s.settled)
+	})
+}
+
 // routeCalls strips the agent-side prefix from tools/call and answers unknown names with
-// the reference's error, before the go-sdk looks the tool up.
+// the reference's error, before the go-sdk looks the tool up; it notes when the agent
+// connects and when it lists the tools.
 func (s *Session) routeCalls(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "initialize":
+			s.connectedOnce.Do(func() {
+				s.bridge.logger.Debug("vscode_tools: the agent connected", "session", s.id)
+				close(s.connected)
+			})
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+				s.watch(ss)
+			}
+		case "tools/list":
+			res, err := next(ctx, method, req)
+			if err == nil {
+				s.settle("the agent listed the tools")
+			}
+			return res, err
+		}
 		if call, ok := req.(*mcp.CallToolRequest); ok && call.Params != nil {
 			name := strings.TrimPrefix(call.Params.Name, toolPrefix)
 			s.mu.Lock()
@@ -188,6 +230,20 @@ func (s *Session) routeCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
+}
+
+// watch settles the discovery when an MCP session ends before the agent listed the tools.
+// The session's shutdown closes every MCP session, so the watcher always ends.
+func (s *Session) watch(ss *mcp.ServerSession) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	s.watchers.Go(func() {
+		ss.Wait()
+		s.settle("an MCP session ended before the agent listed the tools")
+	})
 }
 
 // runTool hands calls of tool name to the owner. Each call runs in its own handler
@@ -250,4 +306,5 @@ func (s *Session) shutdown() {
 	for ss := range s.server.Sessions() {
 		ss.Close()
 	}
+	s.watchers.Wait()
 }

@@ -27,6 +27,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/store"
+	"github.com/parley-acp/parley/internal/toolui"
 )
 
 // Answer is what the user chose when asked.
@@ -80,6 +81,10 @@ type Question struct {
 	Request *acp.RequestPermissionRequest
 	Subject Subject
 	Answers []Answer
+	// Diffs are the edits the request is about, for a view to show before it asks: the
+	// diffs the tool call carries, or computed from the content it proposes. Whoever asks
+	// fills them in (the conversation core); none for a call that edits nothing.
+	Diffs []toolui.Diff
 }
 
 // Action is what a rule the user configured does with a matching tool call.

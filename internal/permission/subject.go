@@ -7,7 +7,6 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/safety"
-	"github.com/parley-acp/parley/internal/xdg"
 )
 
 // Subject is what a permission request is about, as parley judges it: for an execute
@@ -63,23 +62,21 @@ func (p *Policy) Subject(tc acp.ToolCallUpdate) Subject {
 	}
 	argv, line, dir := commandOf(tc)
 	switch {
-	case argv != nil:
-		s.Analysis = safety.AnalyzeArgv(argv, p.context(dir))
-	case line != "":
-		s.Analysis = safety.Analyze(line, p.context(dir))
+	case argv != nil || line != "":
+		s.Analysis = JudgeCommand(line, argv, p.context(dir))
 	default:
 		// The agent did not say what it runs. Its title is judged (a critical title
 		// still always asks, rules still see it) but is not shown as what runs, and
 		// nothing about it is remembered.
 		if title := unquoteTitle(tc.Title); title != "" {
-			s.Analysis = safety.Analyze(title, p.context(dir))
+			s.Analysis = JudgeCommand(title, nil, p.context(dir))
 		}
 		s.Key = ToolKey(tc)
 		return s
 	}
 	s.Command = s.Analysis.Line
-	s.Key = string(acp.ToolKindExecute) + ":" + s.Analysis.Shape().Key()
-	s.Always = s.Analysis.Shape().Describe()
+	s.Key = CommandKey(s.Analysis)
+	s.Always = CommandCovers(s.Analysis)
 	s.NoAlwaysAllow = s.Critical() || s.RunsEditableCode()
 	return s
 }
@@ -94,7 +91,7 @@ func (p *Policy) context(dir string) safety.Context {
 	if dir != "" && !filepath.IsAbs(dir) {
 		dir = ""
 	}
-	return safety.Context{Workspace: roots, Dir: dir, Home: p.Home, Protected: xdg.OwnDirs()}
+	return safety.Context{Workspace: roots, Dir: dir, Home: p.Home}
 }
 
 // commandOf returns what an execute call runs: rawInput.command as an argument vector

@@ -7,7 +7,6 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
-	"github.com/parley-acp/parley/internal/safety"
 )
 
 // maxApproved bounds how many just-approved commands a session keeps for its
@@ -76,7 +75,7 @@ func (p *Policy) DecideTerminal(ctx context.Context, session acp.SessionID, argv
 		}
 		argv = append(withEnv, argv...)
 	}
-	a := safety.AnalyzeArgv(argv, p.context(dir))
+	a := JudgeCommand("", argv, p.context(dir))
 	s := Subject{Kind: acp.ToolKindExecute, Command: a.Line, Analysis: a, Key: execKey(a.Shape().Key())}
 	action := p.configured(s)
 	switch {

@@ -60,35 +60,6 @@ func sessionOf(pid string) int {
 	return sid
 }
 
-// carries reports whether the NUL-separated environment has marker in MarkerVar's list.
-func carries(environ []byte, marker string) bool {
-	for kv := range bytes.SplitSeq(environ, []byte{0}) {
-		value, ok := bytes.CutPrefix(kv, []byte(MarkerVar+"="))
-		if !ok {
-			continue
-		}
-		for m := range bytes.SplitSeq(value, []byte{':'}) {
-			if string(m) == marker {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// isTerminal reports whether f is a terminal (a tty or pty), whatever its name.
-func isTerminal(f *os.File) bool {
-	raw, err := f.SyscallConn() // not Fd, which would put the file into blocking mode
-	if err != nil {
-		return false
-	}
-	var ioctlErr error
-	if err := raw.Control(func(fd uintptr) { _, ioctlErr = unix.IoctlGetTermios(int(fd), unix.TCGETS) }); err != nil {
-		return false
-	}
-	return ioctlErr == nil
-}
-
 // closeInheritedTerminalsOnExec marks close-on-exec every terminal this process holds
 // beyond its stdio: only one it inherited can lack the mark. Other files it inherited
 // (a make jobserver's pipes) still pass on.

@@ -1,16 +1,11 @@
-//go:build !linux
+//go:build unix && !linux && !darwin
 
 package proc
 
-import "os"
-
-// leftovers finds nothing outside Linux: processes that left their group are not tracked.
+// leftovers finds nothing where parley has no way to list processes' environments (the
+// BSDs): processes that left their group are not tracked.
 func leftovers(marker string, session int) []int { return nil }
 
-// isTerminal is false outside Linux until a port says how to ask (TIOCGETA on the BSDs
-// and macOS, GetConsoleMode on Windows).
-func isTerminal(f *os.File) bool { return false }
-
-// closeInheritedTerminalsOnExec does nothing outside Linux yet: a port lists its open
-// files its own way.
+// closeInheritedTerminalsOnExec does nothing here: there is no portable way to list a
+// process's open files (a terminal inherited beyond stdio would pass to children).
 func closeInheritedTerminalsOnExec() {}

@@ -1,16 +1,27 @@
 // Package proc supervises the processes parley starts: agents, the terminals an agent asks
-// for, and the commands parley's own agent runs. Each starts in a session of its own, so
-// without a controlling terminal: it cannot open /dev/tty, push input into the user's
-// terminal (TIOCSTI) or write escape sequences to it, and its stdin, stdout and stderr are
-// never a terminal (Start refuses one). The session's id is the process's id, which is also
-// its process group's. A marker in its environment is inherited by its descendants.
+// for, and the commands parley's own agent runs. Each process and everything it starts is
+// one tree that ends with it, whatever the platform, and none of them gets the user's
+// terminal: Start refuses one as stdin, stdout, stderr or extra file.
 //
-// Stopping one sends SIGTERM to its group, SIGKILL after a grace, and then ends whatever it
-// left behind: what is still in its group, and, where the system lets parley find them
-// (Linux, through /proc), what is still in its session (background jobs that moved to a
-// group of their own) and the descendants that started a session of their own (setsid,
-// daemons) but still carry its marker. KillAll ends every process not stopped yet, for an
-// exit that cannot wait (a second Ctrl-C).
+//   - On Unix (proc_unix.go) each starts in a session of its own, so without a controlling
+//     terminal: it cannot open /dev/tty, push input into the user's terminal (TIOCSTI) or
+//     write escape sequences to it. The session's id is the process's, which is also its
+//     group's; a marker in its environment is inherited by its descendants. Stopping one
+//     sends SIGTERM to its group, SIGKILL after a grace, and then ends whatever it left
+//     behind: what is still in its group, and, where parley can find them, what is still
+//     in its session (background jobs that moved to a group of their own: Linux, through
+//     /proc) and the descendants that started a session of their own (setsid, daemons) but
+//     still carry its marker (through /proc on Linux, sysctl on macOS: marked_*.go).
+//   - On Windows (proc_windows.go) each starts in a new console process group, suspended,
+//     and is put in a Job Object of its own before it runs a single instruction, so every
+//     process it ever starts is in the job too. Stopping one sends CTRL_BREAK_EVENT to its
+//     group, then terminates the whole job after the grace; the job is also set to end
+//     with its last handle, so the tree goes even when parley itself dies. A batch file
+//     (npx.cmd, npm.cmd) starts through cmd.exe with a command line it reads as meant
+//     (batch.go).
+//
+// KillAll ends every process not stopped yet, for an exit that cannot wait (a second
+// Ctrl-C).
 //
 // Output keeps a bounded head and tail of what a process writes.
 package proc
@@ -24,23 +35,26 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // MarkerVar is the environment variable that carries, separated by colons, the markers of
 // every supervised process a process descends from.
 const MarkerVar = "PARLEY_PROC"
 
-// killWait bounds the wait for a process to exit after SIGKILL (it may be stuck in the
-// kernel, on a dead network file system say).
+// killWait bounds the wait for a process to exit after it was killed (it may be stuck in
+// the kernel, on a dead network file system say).
 const killWait = 5 * time.Second
 
-// Process is a command started in its own session (and process group).
+// Process is a command started in its own session and process group (on Windows, its own
+// console group and job).
 type Process struct {
 	cmd    *exec.Cmd
-	pgid   int
+	pgid   int // the process's id, which is its group's too
 	marker string
+	tree   tree // what the platform needs to end the whole tree (proc_windows.go: the job)
 
 	exited  chan struct{}
 	waitErr error // set before exited is closed
@@ -58,9 +72,10 @@ var (
 	inheritedTerminals sync.Once
 )
 
-// Start starts cmd in a new session without a controlling terminal, with a new marker
-// added to its environment (cmd.Env, or this process's environment when nil). The caller
-// keeps setting everything else of cmd (Dir, stdio, WaitDelay), but its stdio and extra
+// Start starts cmd in a new session without a controlling terminal (on Windows, a new
+// console group and job), with a new marker added to its environment (cmd.Env, or this
+// process's environment when nil). The caller keeps setting everything else of cmd (Dir,
+// stdio, WaitDelay) but SysProcAttr's session and group settings; its stdio and extra
 // files must not be a terminal. Wait is called here: watch Exited instead.
 func Start(cmd *exec.Cmd) (*Process, error) {
 	if err := refuseTerminals(cmd); err != nil {
@@ -78,30 +93,25 @@ func Start(cmd *exec.Cmd) (*Process, error) {
 		env = os.Environ()
 	}
 	cmd.Env = withMarker(env, p.marker)
-	InOwnSession(cmd)
+	if err := prepare(cmd); err != nil {
+		return nil, err
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
 	p.pgid = cmd.Process.Pid
+	if err := p.adopt(); err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		p.release()
+		return nil, err
+	}
 	live.Store(p, struct{}{})
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.exited)
 	}()
 	return p, nil
-}
-
-// InOwnSession makes cmd start in a session of its own, without a controlling terminal
-// (setsid: Unix; a Windows port gives its own). Start does it, and so must whatever
-// starts a process itself (the MCP SDK starts the servers it talks to).
-func InOwnSession(cmd *exec.Cmd) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	// setsid(2) in the child: a new session and group, both with the child's id, and no
-	// controlling terminal. (Setpgid would fail after it: a session leader cannot move.)
-	cmd.SysProcAttr.Setsid = true
-	cmd.SysProcAttr.Setpgid, cmd.SysProcAttr.Setctty, cmd.SysProcAttr.Foreground = false, false, false
 }
 
 // withMarker appends marker to the markers env already carries (the last setting wins).
@@ -115,7 +125,7 @@ func withMarker(env []string, marker string) []string {
 	return append(env, MarkerVar+"="+value)
 }
 
-// Pid is the process's id (and its group's and session's).
+// Pid is the process's id (and its group's).
 func (p *Process) Pid() int { return p.pgid }
 
 // Exited is closed once the process has exited and been reaped (and, per exec.Cmd, its
@@ -142,20 +152,12 @@ func (p *Process) State() *os.ProcessState {
 	}
 }
 
-// Signal sends sig to the process's group, if the process has not been reaped yet.
-func (p *Process) Signal(sig syscall.Signal) {
-	select {
-	case <-p.exited:
-	default:
-		syscall.Kill(-p.pgid, sig)
-	}
-}
-
-// Stop ends the process: SIGTERM to its group, SIGKILL once grace has passed or ctx has
-// ended, then it ends what the process left (see the package comment). It returns once
-// all of that is done, or an error when the process did not exit even after SIGKILL. A
-// process that exited on its own is only cleaned up after. Stop may be called more than
-// once, and concurrently; every call waits for the first.
+// Stop ends the process: SIGTERM to its group (CTRL_BREAK_EVENT on Windows), SIGKILL
+// (terminating its job) once grace has passed or ctx has ended, then it ends what the
+// process left (see the package comment). It returns once all of that is done, or an
+// error when the process did not exit even after it was killed. A process that exited on
+// its own is only cleaned up after. Stop may be called more than once, and concurrently;
+// every call waits for the first.
 func (p *Process) Stop(ctx context.Context, grace time.Duration) error {
 	var err error
 	first := false
@@ -163,6 +165,7 @@ func (p *Process) Stop(ctx context.Context, grace time.Duration) error {
 		first = true
 		err = p.stop(ctx, grace)
 		live.Delete(p)
+		p.release()
 		close(p.stopped)
 	})
 	if !first {
@@ -182,8 +185,7 @@ func (p *Process) stop(ctx context.Context, grace time.Duration) error {
 		return nil
 	default:
 	}
-	syscall.Kill(-p.pgid, syscall.SIGTERM)
-	if grace > 0 {
+	if p.interrupt() && grace > 0 {
 		timer := time.NewTimer(grace)
 		select {
 		case <-p.exited:
@@ -192,43 +194,14 @@ func (p *Process) stop(ctx context.Context, grace time.Duration) error {
 		}
 		timer.Stop()
 	}
-	syscall.Kill(-p.pgid, syscall.SIGKILL)
+	p.kill()
 	timer := time.NewTimer(killWait)
 	defer timer.Stop()
 	select {
 	case <-p.exited:
 		return nil
 	case <-timer.C:
-		return fmt.Errorf("process %d did not exit %v after SIGKILL", p.pgid, killWait)
-	}
-}
-
-// killLeftovers ends what the process left running: its group, then (where they can be
-// found) the processes still in its session or carrying its marker, until none is left.
-func (p *Process) killLeftovers() {
-	session := p.pgid
-	select {
-	case <-p.exited:
-		// Background processes it left still hold its group and session id, and while any
-		// of them lives the id cannot be given to a new process. So if a process with the
-		// leader's pid exists now, it is a new one and the group and session are gone:
-		// leave them alone.
-		if syscall.Kill(p.pgid, 0) == syscall.ESRCH {
-			syscall.Kill(-p.pgid, syscall.SIGKILL)
-		} else {
-			session = 0
-		}
-	default:
-		syscall.Kill(-p.pgid, syscall.SIGKILL) // it has not been reaped: the id is still ours
-	}
-	for range 10 { // each round kills what the previous one let fork
-		pids := leftovers(p.marker, session)
-		if len(pids) == 0 {
-			return
-		}
-		for _, pid := range pids {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
+		return fmt.Errorf("process %d did not exit %v after it was killed", p.pgid, killWait)
 	}
 }
 
@@ -248,8 +221,21 @@ func refuseTerminals(cmd *exec.Cmd) error {
 	return nil
 }
 
-// KillAll sends SIGKILL to every process started here and not stopped yet, and to what
-// they left, without waiting for anything: for an exit that cannot wait.
+// isTerminal reports whether f is a terminal (a tty, a pty, a console), whatever its name.
+func isTerminal(f *os.File) bool {
+	raw, err := f.SyscallConn() // not Fd, which would put the file into blocking mode
+	if err != nil {
+		return false
+	}
+	var is bool
+	if err := raw.Control(func(fd uintptr) { is = term.IsTerminal(int(fd)) }); err != nil {
+		return false
+	}
+	return is
+}
+
+// KillAll kills every process started here and not stopped yet, and what they left,
+// without waiting for anything: for an exit that cannot wait.
 func KillAll() {
 	live.Range(func(key, _ any) bool {
 		key.(*Process).killLeftovers()

@@ -1,5 +1,6 @@
 // Package sandbox confines the commands parley's coding agent runs on this machine, and
-// those agents run in parley's terminals, with Landlock, where the kernel offers it: a
+// those agents run in parley's terminals, with Landlock, where the kernel offers it (Linux
+// only; see Supported): a
 // confined command reads and runs what the user can, but writes only inside the session's
 // workspace roots, a temporary directory of its own (its TMPDIR), the user's cache
 // directory (build caches) and whatever else the user named. It cannot open a terminal
@@ -18,6 +19,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -68,6 +70,11 @@ const (
 	abiScopes     = 6 // abstract Unix sockets and signals reach only the same domain
 	abiResolveUnx = 9 // connecting to a Unix socket by its path is a right of its own
 )
+
+// Supported reports whether this platform can confine commands at all: Landlock is
+// Linux's, and macOS and Windows offer nothing parley uses instead, so there commands are
+// never confined.
+const Supported = runtime.GOOS == "linux"
 
 // ErrUnavailable is Exec's answer where the kernel offers no Landlock.
 var ErrUnavailable = errors.New("this kernel offers no Landlock")

@@ -1,9 +1,10 @@
 // Package store is parley's SQLite database: what parley keeps between runs. The
 // permission decisions a user chose to remember (rules.go, for every front-end and for
 // parley's own agent), the coding agent's sessions and their conversations
-// (sessions.go), and its checkpoints: the files each turn wrote and what they held
-// before (checkpoints.go). Each concern has its own file with a few small methods on
-// Store; the schema is a list of embedded migrations.
+// (sessions.go), and the record of changes (changes.go; internal/changes holds its
+// logic): per workspace, its files as the last snapshot saw them and the content kept to
+// undo, per conversation its turns and the files each changed. Each concern has its own
+// file with a few small methods on Store; the schema is a list of embedded migrations.
 //
 // The database is opened with one connection (SQLite has one writer anyway), in WAL mode
 // with a busy timeout, so several parley processes can share the file: a second process

@@ -53,7 +53,9 @@
 //	{"type":"usage","used":N,"size":N,"cost"?:{"amount","currency"}}
 //	{"type":"other","kind":"current_mode_update","update":{…}}  as received
 //	{"type":"unknown","kind":"…","update":{…}}          an update kind parley does not know
-//	{"type":"stop","stopReason":"end_turn"}             the end of the turn
+//	{"type":"stop","stopReason":"end_turn","usage"?:{"totalTokens","inputTokens","outputTokens",
+//	  "thoughtTokens"?,"cachedReadTokens"?,"cachedWriteTokens"?}}   the end of the turn, with the
+//	                                                    turn's usage when the agent reported it
 //
 // A call is its whole current state every time, so a script keeps the last object per
 // id: "id", "state" (streaming, waiting_for_confirmation, executing, completed,

@@ -59,6 +59,17 @@ type jsonUpdate struct {
 type jsonStop struct {
 	Type       string         `json:"type"`
 	StopReason acp.StopReason `json:"stopReason"`
+	Usage      *jsonTurnUsage `json:"usage,omitempty"`
+}
+
+// jsonTurnUsage is the agent's end-of-turn usage, as it reported it.
+type jsonTurnUsage struct {
+	TotalTokens       uint64  `json:"totalTokens"`
+	InputTokens       uint64  `json:"inputTokens"`
+	OutputTokens      uint64  `json:"outputTokens"`
+	ThoughtTokens     *uint64 `json:"thoughtTokens,omitempty"`
+	CachedReadTokens  *uint64 `json:"cachedReadTokens,omitempty"`
+	CachedWriteTokens *uint64 `json:"cachedWriteTokens,omitempty"`
 }
 
 type jsonToolCall struct {
@@ -152,7 +163,17 @@ func (e *JSONEncoder) Render(ev Event) error {
 
 // EndTurn writes the stop line: {"type":"stop","stopReason":"end_turn"}.
 func (e *JSONEncoder) EndTurn(reason acp.StopReason) error {
-	return e.write(jsonStop{"stop", reason})
+	return e.EndTurnUsage(reason, nil)
+}
+
+// EndTurnUsage writes the stop line with the turn's usage as the agent reported it at
+// its end, if it did: {"type":"stop","stopReason":"end_turn","usage":{"totalTokens":…}}.
+func (e *JSONEncoder) EndTurnUsage(reason acp.StopReason, u *acp.Usage) error {
+	stop := jsonStop{Type: "stop", StopReason: reason}
+	if u != nil {
+		stop.Usage = &jsonTurnUsage{u.TotalTokens, u.InputTokens, u.OutputTokens, u.ThoughtTokens, u.CachedReadTokens, u.CachedWriteTokens}
+	}
+	return e.write(stop)
 }
 
 // ToolCallPart is a tool call's whole current state as a JSON part of type typ, keyed by

@@ -1,7 +1,9 @@
-// Package version says which parley this is, from the build information Go records in
-// every binary: the module version of a release (go install …/cmd/parley@v1.2.3), or the
-// commit of a build from a checkout (when Go stamped it: -buildvcs). Nothing needs to set
-// anything at build time.
+// Package version says which parley this is. A release build stamps its version at link
+// time (GoReleaser and the VS Code extension's packaging pass
+// -ldflags "-X github.com/parley-acp/parley/internal/version.release=v1.2.3"); any other
+// build takes it from the build information Go records in every binary: the module
+// version of `go install …/cmd/parley@v1.2.3`, or the commit of a build from a checkout
+// (when Go stamped it: -buildvcs).
 package version
 
 import (
@@ -9,9 +11,18 @@ import (
 	"sync"
 )
 
-// String is parley's version: "v1.2.3", "devel 1a2b3c4d5e6f" (a checkout, "-dirty" when it
-// had uncommitted changes), or "devel".
-func String() string { return fromBinary() }
+// release is the version a release build stamps with -X; empty in any other build. It is
+// a variable the linker sets, so it must stay an uninitialised package-level string.
+var release string
+
+// String is parley's version: "v1.2.3" (a release, or go install of a tagged version),
+// "devel 1a2b3c4d5e6f" (a checkout, "-dirty" when it had uncommitted changes), or "devel".
+func String() string {
+	if release != "" {
+		return release
+	}
+	return fromBinary()
+}
 
 var fromBinary = sync.OnceValue(func() string {
 	info, ok := debug.ReadBuildInfo()

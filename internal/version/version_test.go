@@ -23,3 +23,17 @@ func TestFromBuildInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestStampedReleaseWins: a version stamped at link time is the version, whatever the
+// build information says (a release built from a checkout has "(devel)" there).
+func TestStampedReleaseWins(t *testing.T) {
+	defer func(old string) { release = old }(release)
+	release = "v1.2.3"
+	if got := String(); got != "v1.2.3" {
+		t.Errorf("String() = %q with release stamped v1.2.3", got)
+	}
+	release = ""
+	if got := String(); got != fromBinary() {
+		t.Errorf("String() = %q unstamped, want the build information's %q", got, fromBinary())
+	}
+}

@@ -18,26 +18,43 @@ import (
 //	rawInput {"server":"vscode_tools","tool":<name>}  codex, likewise
 //	title "<name> (vscode_tools MCP Server)"          gemini
 //
-// A bare tool name never counts: an agent's own "execute" request titled like a VS Code
-// tool (say copilot_readFile) is an action of the agent's, and VS Code must confirm it.
+// A name is only a claim: any agent (or a model steering one) can put it on a request for
+// something else, say a shell command titled mcp__vscode_tools__read_file. So the request
+// must also look like what every agent sends for an MCP tool call, in what it says and in
+// what it reported earlier about the same toolCallId:
+//
+//   - every form present names the same offered tool;
+//   - its input, when there is one, is that tool's arguments: a JSON object whose members
+//     the tool's schema declares (when it declares any), or codex's wrapper
+//     {"server":"vscode_tools","tool":<the same name>,"arguments":{…}} around them;
+//   - its kind is absent or "other", as Claude, gemini and qwen give MCP calls; codex
+//     calls every MCP call "execute", so that kind (or any other) is taken only from an
+//     agent that described the call with the wrapper, which no shell command's or edit's
+//     input is.
+//
+// Anything else is an action of the agent's own, which VS Code must confirm through the
+// agent-action tool. A bare tool name never counts either: an agent's own "execute"
+// request titled like a VS Code tool (say copilot_readFile) is such an action.
 
-// bridgedToolAsked returns the bridged VS Code tool a permission request is about, from
-// the request and what the agent reported earlier about the same toolCallId, or "" when
-// it is not a call of parley's vscode_tools.
+// bridgedToolAsked returns the bridged VS Code tool a permission request is the agent's
+// call of, from the request and what the agent reported earlier about the same
+// toolCallId, or "" when it is anything else.
 func bridgedToolAsked(req *acp.RequestPermissionRequest, reported *reportedCall, tools []ToolDefinition) string {
+	titles := []string{req.ToolCall.Title}
+	metas := []acp.Meta{req.Meta, req.ToolCall.Meta}
+	inputs := []json.RawMessage{req.ToolCall.RawInput}
+	kinds := []acp.ToolKind{req.ToolCall.Kind}
+	if reported != nil {
+		titles = append(titles, reported.title)
+		metas = append(metas, reported.meta)
+		inputs = append(inputs, reported.rawInput)
+		kinds = append(kinds, reported.kind)
+	}
 	var names []string
 	add := func(name string, ok bool) {
 		if ok {
 			names = append(names, name)
 		}
-	}
-	titles := []string{req.ToolCall.Title}
-	metas := []acp.Meta{req.Meta, req.ToolCall.Meta}
-	inputs := []json.RawMessage{req.ToolCall.RawInput}
-	if reported != nil {
-		titles = append(titles, reported.title)
-		metas = append(metas, reported.meta)
-		inputs = append(inputs, reported.rawInput)
 	}
 	for _, t := range titles {
 		add(toolFromTitle(t))
@@ -51,14 +68,41 @@ func bridgedToolAsked(req *acp.RequestPermissionRequest, reported *reportedCall,
 	for _, in := range inputs {
 		add(toolFromRawInput(in))
 	}
-	for _, name := range names {
-		for _, t := range tools {
-			if t.Name == name {
-				return name
-			}
+	if len(names) == 0 {
+		return ""
+	}
+	for _, name := range names[1:] {
+		if name != names[0] {
+			return "" // two tools claimed at once: not one MCP call
 		}
 	}
-	return ""
+	tool := offeredTool(tools, names[0])
+	if tool == nil {
+		return ""
+	}
+	wrapped := false
+	for _, in := range inputs {
+		ok, w := toolInput(in, tool)
+		if !ok {
+			return ""
+		}
+		wrapped = wrapped || w
+	}
+	for _, k := range kinds {
+		if k != "" && k != acp.ToolKindOther && !wrapped {
+			return ""
+		}
+	}
+	return tool.Name
+}
+
+func offeredTool(tools []ToolDefinition, name string) *ToolDefinition {
+	for i := range tools {
+		if tools[i].Name == name {
+			return &tools[i]
+		}
+	}
+	return nil
 }
 
 func toolFromTitle(title string) (string, bool) {
@@ -72,16 +116,66 @@ func toolFromTitle(title string) (string, bool) {
 	return strings.CutSuffix(title, " ("+mcpbridge.ServerName+" MCP Server)")
 }
 
+// codexWrapper is how codex reports an MCP tool call's input.
+type codexWrapper struct {
+	Server    string          `json:"server"`
+	Tool      string          `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
 func toolFromRawInput(raw json.RawMessage) (string, bool) {
-	if len(bytes.TrimSpace(raw)) == 0 || bytes.TrimSpace(raw)[0] != '{' {
-		return "", false
-	}
-	var in struct {
-		Server string `json:"server"`
-		Tool   string `json:"tool"`
-	}
-	if json.Unmarshal(raw, &in) != nil || in.Server != mcpbridge.ServerName {
+	var in codexWrapper
+	if !isObject(raw) || json.Unmarshal(raw, &in) != nil || in.Server != mcpbridge.ServerName {
 		return "", false
 	}
 	return in.Tool, in.Tool != ""
+}
+
+// toolInput reports whether raw, a permission request's or tool call's input, is absent
+// or the arguments of a call of tool (ok): an object whose members the tool's schema
+// declares (any object when it declares none), bare or in codex's wrapper (wrapped).
+func toolInput(raw json.RawMessage, tool *ToolDefinition) (ok, wrapped bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return true, false
+	}
+	if !isObject(raw) {
+		return false, false
+	}
+	var wrapper codexWrapper
+	if json.Unmarshal(raw, &wrapper) == nil && wrapper.Server == mcpbridge.ServerName {
+		if wrapper.Tool != tool.Name {
+			return false, false
+		}
+		args := bytes.TrimSpace(wrapper.Arguments)
+		ok := len(args) == 0 || string(args) == "null" || isObject(args) && membersDeclared(args, tool.InputSchema)
+		return ok, ok
+	}
+	return membersDeclared(raw, tool.InputSchema), false
+}
+
+// membersDeclared reports whether every member of the object args is a property the
+// schema declares; a schema that declares none takes any object.
+func membersDeclared(args, schema json.RawMessage) bool {
+	var s struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if len(schema) == 0 || json.Unmarshal(schema, &s) != nil || len(s.Properties) == 0 {
+		return true
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(args, &members) != nil {
+		return false
+	}
+	for name := range members {
+		if _, ok := s.Properties[name]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func isObject(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{'
 }

@@ -50,10 +50,27 @@
 // differently worded result — is answered with the agent's reject_once option, and the
 // turn goes on in the request that carried it, as it does after an approval.
 // lm/cancel cancels the turn, and ACP answers its pending permission requests "cancelled".
+// A cancel is never lost, whatever its timing. One that comes before its request was
+// routed (the client cancels at once, and the two handlers race) is answered at once, and
+// the request is still recorded in its conversation. A request cancelled before its
+// prompt went out (while its session opened, behind a cancelled turn, before the worker
+// took it, or before the prompt was written) is never prompted: the agent gets its
+// messages as earlier context of the next prompt, never as a prompt of their own (it would
+// answer, in the next turn, a message the user cancelled). session/cancel never overtakes
+// the prompt it cancels (acp.ClientConn.Prompt), and parley's own agents end a prompt on a
+// session/cancel read after it even when their handler has not started yet (acp.AgentConn
+// registers each prompt as it is read).
 // A permission request for one of parley's own bridged tools is allowed in every agent's
 // form (bridged.go); nothing else is allowed by name.
 //
 // # Agents
+//
+// A session's first prompt waits (at most 10 seconds) while the agent, connected to
+// vscode_tools, has not listed its tools yet: an agent that discovers MCP servers behind
+// session/new (qwen-code) would start the turn without them, and on a busy machine give
+// the discovery up. An agent that connects only once prompted (Claude) is not waited for;
+// one whose process connected before a first prompt once is waited for in later sessions
+// too.
 //
 // One agent process per agent definition serves all its conversations (pool.go). Starting
 // it and opening sessions never block other conversations, and every call to an agent

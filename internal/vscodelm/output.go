@@ -86,6 +86,7 @@ func (w *worker) flush() {
 // tool_call_update notifications: what a later permission request for it is about.
 type reportedCall struct {
 	title    string
+	kind     acp.ToolKind
 	rawInput json.RawMessage
 	meta     acp.Meta
 }
@@ -97,7 +98,7 @@ func (w *worker) remember(u acp.SessionUpdate) {
 	switch {
 	case u.ToolCall != nil:
 		if len(w.reported) < maxReported {
-			w.reported[u.ToolCall.ToolCallID] = &reportedCall{title: u.ToolCall.Title, rawInput: u.ToolCall.RawInput, meta: u.ToolCall.Meta}
+			w.reported[u.ToolCall.ToolCallID] = &reportedCall{title: u.ToolCall.Title, kind: u.ToolCall.Kind, rawInput: u.ToolCall.RawInput, meta: u.ToolCall.Meta}
 		}
 	case u.ToolCallUpdate != nil:
 		r := w.reported[u.ToolCallUpdate.ToolCallID]
@@ -106,6 +107,9 @@ func (w *worker) remember(u acp.SessionUpdate) {
 		}
 		if u.ToolCallUpdate.Title != "" {
 			r.title = u.ToolCallUpdate.Title
+		}
+		if u.ToolCallUpdate.Kind != "" {
+			r.kind = u.ToolCallUpdate.Kind
 		}
 		if len(u.ToolCallUpdate.RawInput) > 0 {
 			r.rawInput = u.ToolCallUpdate.RawInput

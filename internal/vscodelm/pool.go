@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
@@ -48,6 +49,10 @@ type pooled struct {
 	err   error
 	log   io.WriteCloser // its stderr, nil when not logged
 	users int            // sessions open or being opened; guarded by pool.mu
+	// discoversEarly: a session of this process connected to vscode_tools before its
+	// first prompt, so the agent discovers MCP servers in the background of session/new
+	// and a first prompt waits for it (worker.awaitDiscovery).
+	discoversEarly atomic.Bool
 
 	mu      sync.Mutex
 	workers map[acp.SessionID]*worker

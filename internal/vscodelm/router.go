@@ -182,13 +182,20 @@ func (s *Server) want(def AgentDef) {
 
 // routeChat matches a request to its conversation, starting a new one (and its worker)
 // when no session can take it, and hands it to the conversation's worker.
+//
+// A request whose lm/cancel came first (the client cancelled it before its handler ran) is
+// answered -32800 at once, and still routed: its conversation records it as it records
+// any cancelled request, and its worker never prompts it. The next request of that chat
+// repeats its user message ([..., U1, U2]); the agent then gets U1 as earlier context and
+// answers U2, as after a cancel that came later, never U1 run again as a new prompt.
 func (s *Server) routeChat(r *chatRequest) {
 	rt := &s.router
+	cancelled := false
 	for i, id := range rt.early {
 		if id == r.key {
 			rt.early = append(rt.early[:i], rt.early[i+1:]...)
-			r.finish(errCancelled)
-			return
+			cancelled = true
+			break
 		}
 	}
 	mt := rt.matcher.Match(r.def.Key, r.params.Messages)
@@ -205,14 +212,26 @@ func (s *Server) routeChat(r *chatRequest) {
 	rt.lastCwd, rt.lastDirs, rt.lastTools = r.params.Cwd, r.params.AdditionalDirectories, r.tools
 	cs := rt.convs[conv.ID]
 	if cs == nil {
-		cs = &convState{conv: conv, w: s.takeSpare(r), key: r.def.Key, cwd: r.params.Cwd}
+		var w *worker
+		if cancelled {
+			w = s.startWorker(r.def) // the spare is left to a request that runs
+		} else {
+			w = s.takeSpare(r)
+		}
+		cs = &convState{conv: conv, w: w, key: r.def.Key, cwd: r.params.Cwd}
 		rt.convs[conv.ID] = cs
 		if len(rt.convs) > s.max {
 			s.evictOldest(conv.ID)
 		}
 		s.want(r.def) // the user chose this agent: it gets a spare next time
 	}
-	cs.current, cs.busy, cs.lastActive = r, true, time.Now()
+	cs.current, cs.lastActive = r, time.Now()
+	if cancelled {
+		r.finish(errCancelled)
+		cs.w.mail.post(ctlRequest{req: r, cancelled: true})
+		return
+	}
+	cs.busy = true
 	rt.open[r.key] = r
 	cs.w.mail.post(ctlRequest{req: r})
 }

@@ -1,6 +1,7 @@
 package vscodelm
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"sync"
@@ -81,7 +82,8 @@ func (w *worker) onCall(call mcpbridge.Call, reply chan mcpbridge.Result) {
 // else becomes a call of the agent-action tool that VS Code confirms, or is refused when
 // the client offers no such tool.
 func (w *worker) onPermission(req *acp.RequestPermissionRequest, reply chan permAnswer) {
-	if tool := bridgedToolAsked(req, w.reported[req.ToolCall.ToolCallID], w.tools); tool != "" {
+	reported := w.reported[req.ToolCall.ToolCallID]
+	if tool := bridgedToolAsked(req, reported, w.tools); tool != "" {
 		w.logger.Debug("allowed the agent's call of a VS Code tool", "tool", tool)
 		reply <- permAnswer{outcome: choose(req.Options, true)}
 		return
@@ -95,7 +97,17 @@ func (w *worker) onPermission(req *acp.RequestPermissionRequest, reply chan perm
 		p.id = "permission-" + mcpbridge.NewCallID()
 	}
 	w.perms = append(w.perms, p)
-	params, _ := json.Marshal(map[string]any{"kind": nullIfEmpty(string(req.ToolCall.Kind)), "title": nullIfEmpty(req.ToolCall.Title), "raw_input": req.ToolCall.RawInput})
+	// What the user approves is what the agent asks for: an agent that leaves the
+	// request's title, kind or input out (codex) said them on the tool call it reported.
+	title, kind, input := req.ToolCall.Title, req.ToolCall.Kind, req.ToolCall.RawInput
+	if reported != nil {
+		title = cmp.Or(title, reported.title)
+		kind = cmp.Or(kind, reported.kind)
+		if len(input) == 0 {
+			input = reported.rawInput
+		}
+	}
+	params, _ := json.Marshal(map[string]any{"kind": nullIfEmpty(string(kind)), "title": nullIfEmpty(title), "raw_input": input})
 	w.showWait(ContentPart{Type: PartToolCall, ToolCallID: p.id, ToolName: w.action, Parameters: params}, &p.shown, "permission", req.ToolCall.Title)
 }
 

@@ -3,8 +3,10 @@ package vscodelm
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -32,14 +34,17 @@ type worker struct {
 	done    chan struct{} // closed when run has returned
 	ctx     context.Context
 	cancel  context.CancelFunc // ends ctx when run returns: every helper's calls end with it
-	openers sync.WaitGroup     // session openers; end waits for them
+	openers sync.WaitGroup     // session openers and discovery waits; end waits for them
 
 	// Owned by run's goroutine.
 	convID       string // the conversation it serves; "" for a spare not taken yet
 	agent        *pooled
 	session      acp.SessionID
-	needsContext bool // the session has not been given the conversation's earlier turns
-	opening      bool // a session is being opened
+	needsContext bool      // the session has not been given the conversation's earlier turns
+	unseen       []Message // of requests cancelled before their prompt went out: context for the next one
+	opening      bool      // a session is being opened
+	discovering  bool      // the first prompt waits for the agent to list VS Code's tools
+	discovered   bool      // no need to wait for that (any more)
 	bridge       *mcpbridge.Session
 	pending      *chatRequest // waits for the session to open
 	queued       *chatRequest // waits for the cancelled turn to end
@@ -68,6 +73,10 @@ type turnState struct {
 	id       int
 	cancel   context.CancelFunc // sends session/cancel
 	draining bool               // cancelled: its output is dropped until it ends
+	// What the prompt carries that the agent had not seen, given back (to unseen, or
+	// needsContext) when the turn is cancelled before its prompt went out.
+	unseen      []Message
+	gaveContext bool
 }
 
 // said is one part for VS Code. A transient part (thinking, tool_invocation) is not
@@ -81,7 +90,10 @@ type said struct {
 
 // Messages from the router (through the mailbox).
 type (
-	ctlRequest struct{ req *chatRequest }
+	ctlRequest struct {
+		req       *chatRequest
+		cancelled bool // lm/cancel came before the request was routed: it is answered already
+	}
 	ctlCancel  struct{ req *chatRequest }
 	ctlClose   struct{} // the conversation is evicted: close its session and end
 	ctlPrepare struct { // open a spare session ahead of the conversation that will take it
@@ -113,6 +125,7 @@ type (
 		err   error
 	}
 	evCompleteNow struct{ gen int }
+	evDiscovered  struct{} // the agent listed the tools, gave up, or took too long
 )
 
 func newWorker(s *Server, id string, def AgentDef) *worker {
@@ -219,7 +232,7 @@ func (w *worker) drain() {
 func (w *worker) control(msg any) bool {
 	switch m := msg.(type) {
 	case ctlRequest:
-		w.onRequest(m.req)
+		w.onRequest(m.req, m.cancelled)
 	case ctlCancel:
 		w.onCancel(m.req)
 	case ctlClose:
@@ -249,6 +262,12 @@ func (w *worker) handle(ev any) {
 		w.onPromptDone(ev)
 	case evSessionOpened:
 		w.onSessionOpened(ev)
+	case evDiscovered:
+		w.discovering, w.discovered = false, true
+		if r := w.pending; r != nil {
+			w.pending = nil
+			w.prompt(r)
+		}
 	}
 }
 
@@ -296,8 +315,9 @@ func (w *worker) reportBusy() {
 	}
 }
 
-// onRequest takes a request the router matched to this conversation.
-func (w *worker) onRequest(r *chatRequest) {
+// onRequest takes a request the router matched to this conversation. One cancelled
+// already is never prompted: its messages are context for the next prompt.
+func (w *worker) onRequest(r *chatRequest, cancelled bool) {
 	if w.convID != r.conv {
 		w.convID, w.logger = r.conv, w.s.logger.With("conversation", r.conv)
 	}
@@ -320,6 +340,14 @@ func (w *worker) onRequest(r *chatRequest) {
 		w.bridge.SetTools(bridgeTools(r.tools))
 	}
 	if w.resume(r) {
+		if cancelled {
+			w.onCancel(r)
+		}
+		return
+	}
+	if cancelled {
+		w.report(r, nil, "cancelled")
+		w.unseen = append(w.unseen, r.new...)
 		return
 	}
 	w.prompt(r)
@@ -334,9 +362,11 @@ func (w *worker) onCancel(r *chatRequest) {
 	case w.pending:
 		w.report(r, nil, "cancelled")
 		w.pending = nil // the session still opens, for the next request
+		w.unseen = append(w.unseen, r.new...)
 	case w.queued:
 		w.report(r, nil, "cancelled")
 		w.queued = nil
+		w.unseen = append(w.unseen, r.new...)
 	}
 }
 
@@ -353,7 +383,74 @@ func (w *worker) prompt(r *chatRequest) {
 		w.openSession(r.params.Cwd, r.params.AdditionalDirectories)
 		return
 	}
+	if w.awaitDiscovery() {
+		w.pending = r
+		return
+	}
 	w.startTurn(r)
+}
+
+// discoveryWait bounds how long a session's first prompt waits for the agent to list the
+// tools of vscode_tools.
+const discoveryWait = 10 * time.Second
+
+// awaitDiscovery reports whether the session's first prompt must wait for the agent to
+// list VS Code's tools, and starts that wait (evDiscovered ends it).
+//
+// An agent that discovers its MCP servers in the background of session/new (qwen-code)
+// starts a turn that comes first without them: its model finds no such tool, and on a busy
+// machine the turn keeps the agent so busy that it gives the discovery up (qwen-code
+// allows an HTTP server 5 seconds). Such an agent connects to vscode_tools while it opens
+// the session; one that connects only once prompted (Claude) must not be waited for. So
+// the prompt waits, at most discoveryWait, until the agent has listed the tools or given
+// up, when it has connected but not listed them yet, or when it is an agent process that
+// connected before its first prompt in an earlier session.
+func (w *worker) awaitDiscovery() bool {
+	if w.discovering {
+		return true
+	}
+	if w.discovered || w.bridge == nil || len(w.tools) == 0 || w.agent == nil {
+		return false
+	}
+	settled, connected := w.bridge.Settled(), w.bridge.Connected()
+	if isClosed(settled) {
+		w.discovered = true
+		return false
+	}
+	if isClosed(connected) {
+		w.agent.discoversEarly.Store(true)
+	} else if !w.agent.discoversEarly.Load() {
+		w.discovered = true
+		return false
+	}
+	w.logger.Debug("the first prompt waits for the agent to list VS Code's tools")
+	w.discovering = true
+	w.openers.Go(func() {
+		timer := time.NewTimer(discoveryWait)
+		defer timer.Stop()
+	wait:
+		for _, ch := range []<-chan struct{}{connected, settled} {
+			select {
+			case <-ch:
+			case <-timer.C:
+				w.logger.Info("the agent did not list VS Code's tools in time; prompting without them", "waited", discoveryWait)
+				break wait
+			case <-w.ctx.Done():
+				return
+			}
+		}
+		w.post(context.Background(), evDiscovered{})
+	})
+	return true
+}
+
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 func (w *worker) agentExited() bool {
@@ -366,11 +463,20 @@ func (w *worker) agentExited() bool {
 }
 
 // startTurn sends the request's new user text as a prompt, with the earlier turns for a
-// session that has not seen them (a new conversation, or an agent that restarted).
+// session that has not seen them (a new conversation, or an agent that restarted), or
+// else with the messages of requests cancelled before the agent saw them.
 func (w *worker) startTurn(r *chatRequest) {
 	text := userText(r.new)
-	if w.needsContext && len(r.context) > 0 && strings.TrimSpace(text) != "" {
-		text = "Earlier in this conversation:\n" + transcript(r.context) + "\n" + text
+	gaveContext := false
+	unseen := slices.Concat(w.unseen, r.new)
+	if strings.TrimSpace(text) != "" {
+		switch {
+		case w.needsContext && len(r.context) > 0:
+			text = "Earlier in this conversation:\n" + transcript(r.context) + "\n" + text
+			gaveContext = true
+		case len(w.unseen) > 0:
+			text = "Earlier in this conversation:\n" + transcript(w.unseen) + "\n" + text
+		}
 	}
 	w.open, w.answer = r, nil
 	w.flush() // what a turn that ended without a request to carry it said
@@ -378,10 +484,11 @@ func (w *worker) startTurn(r *chatRequest) {
 		w.endExchange("completed", nil)
 		return
 	}
-	w.needsContext = false
+	w.needsContext, w.unseen = false, nil
 	w.turns++
+	w.logger.Debug("turn started", "request", r.key, "session", w.session)
 	ctx, cancel := context.WithCancel(w.ctx)
-	w.turn = &turnState{id: w.turns, cancel: cancel}
+	w.turn = &turnState{id: w.turns, cancel: cancel, unseen: unseen, gaveContext: gaveContext}
 	w.view = toolui.NewTurn(&toolui.TurnOptions{Root: r.params.Cwd})
 	w.reported = map[acp.ToolCallID]*reportedCall{}
 	agent, session, id := w.agent, w.session, w.turns
@@ -403,6 +510,13 @@ func (w *worker) onPromptDone(ev evPromptDone) {
 	}
 	draining := w.turn.draining
 	w.turn.cancel()
+	if errors.Is(ev.err, acp.ErrPromptNotSent) {
+		// Cancelled before the agent saw it: what it carried is context for the next one.
+		w.needsContext = w.needsContext || w.turn.gaveContext
+		if !w.turn.gaveContext {
+			w.unseen = slices.Concat(w.turn.unseen, w.unseen)
+		}
+	}
 	w.turn = nil
 	w.refuseWaits() // the turn is over: nothing it waited for matters now
 	switch {
@@ -546,7 +660,7 @@ func (w *worker) onSessionOpened(ev evSessionOpened) {
 	}
 	if r := w.pending; r != nil {
 		w.pending = nil
-		w.startTurn(r)
+		w.prompt(r)
 	}
 }
 

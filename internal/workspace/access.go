@@ -24,10 +24,6 @@ import (
 // answer would not fit a protocol line any peer accepts) and the agent's local tools.
 const MaxReadBytes = 50 << 20
 
-// readFlags open for reading without blocking: opening a FIFO waits for a writer, and a
-// device may do anything; what is opened is checked before a byte is read.
-const readFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOCTTY
-
 // Open opens an existing regular file inside the roots for reading. It refuses anything
 // else (a directory, a FIFO, a device: *NotRegularError) and a file with more than one
 // hard link (*HardLinkError): its other names may be outside, and nothing can prove they
@@ -275,17 +271,10 @@ func checkReadable(path string, f *os.File) error {
 	if !info.Mode().IsRegular() {
 		return &NotRegularError{Path: path, Mode: info.Mode()}
 	}
-	if n := linkCount(info); n > 1 {
+	if n := linkCount(f, info); n > 1 {
 		return &HardLinkError{Path: path, Links: n}
 	}
 	return nil
-}
-
-func linkCount(info fs.FileInfo) uint64 {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 1
 }
 
 // readLimited reads f whole, refusing more than limit bytes.

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 )
 
 // Dir is a directory inside the roots, opened, for a command to start in. Starting a
@@ -84,6 +84,24 @@ func (r *Roots) OpenTree(path string) (*Tree, error) {
 // Path is the tree's resolved name.
 func (t *Tree) Path() string { return t.path }
 
+// Sub opens the directory rel (slash-separated, relative to the tree) as a tree of its
+// own, through the tree: what walks many files of one directory opens it once, then names
+// each file in one step. Close it when done.
+func (t *Tree) Sub(rel string) (*Tree, error) {
+	if rel == "." || rel == "" {
+		sub, err := t.root.OpenRoot(".")
+		if err != nil {
+			return nil, err
+		}
+		return &Tree{root: sub, path: t.path}, nil
+	}
+	sub, err := t.root.OpenRoot(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, err
+	}
+	return &Tree{root: sub, path: filepath.Join(t.path, filepath.FromSlash(rel))}, nil
+}
+
 // Close closes the tree.
 func (t *Tree) Close() error { return t.root.Close() }
 
@@ -118,7 +136,7 @@ func (t treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
 	}
-	f, err := t.root.OpenFile(name, readFlags|syscall.O_DIRECTORY, 0)
+	f, err := t.root.OpenFile(name, dirFlags, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -2,11 +2,9 @@ package workspace
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
+	"runtime"
 
 	"github.com/parley-acp/parley/internal/xdg"
 )
@@ -21,6 +19,8 @@ import (
 // ancestors (which catches a symlink swapped in after the name was checked, and the
 // directory itself renamed into the workspace).
 
+// fileID is a file's identity: its device and inode on Unix, its volume serial number and
+// file index on Windows (identity_*.go).
 type fileID struct{ dev, ino uint64 }
 
 type protectedDir struct {
@@ -40,9 +40,7 @@ func parleyDirs() protection {
 			resolved = filepath.Clean(d)
 		}
 		pd := protectedDir{path: resolved}
-		if info, err := os.Stat(resolved); err == nil {
-			pd.id, pd.ok = idOf(info)
-		}
+		pd.id, pd.ok = idOfPath(resolved)
 		p = append(p, pd)
 	}
 	return p
@@ -51,12 +49,17 @@ func parleyDirs() protection {
 // checkName refuses a resolved path inside one of the directories.
 func (p protection) checkName(path, resolved string) error {
 	for _, d := range p {
-		if within(d.path, resolved) {
+		if pathWithin(d.path, resolved, filepath.Separator, protectFoldsCase) {
 			return &ProtectedError{Path: path, Dir: d.path}
 		}
 	}
 	return nil
 }
+
+// protectFoldsCase: on the file systems macOS and Windows create by default, a name in
+// another case is the same file. Ignoring case only refuses more; the identity check
+// below catches a directory in a case-sensitive file system anyway.
+const protectFoldsCase = runtime.GOOS == "darwin" || runtime.GOOS == "windows"
 
 // checkDir refuses an opened directory that is one of the directories or lies below one.
 func (p protection) checkDir(path string, dir *os.Root) error {
@@ -68,10 +71,8 @@ func (p protection) checkDir(path string, dir *os.Root) error {
 		if d.ok {
 			ids[d.id] = d.path
 		}
-		if info, err := os.Stat(d.path); err == nil { // it may have been created since
-			if id, ok := idOf(info); ok {
-				ids[id] = d.path
-			}
+		if id, ok := idOfPath(d.path); ok { // it may have been created since
+			ids[id] = d.path
 		}
 	}
 	if len(ids) == 0 {
@@ -92,25 +93,11 @@ func (p protection) checkDir(path string, dir *os.Root) error {
 	return nil
 }
 
-func idOf(info fs.FileInfo) (fileID, bool) {
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileID{}, false
-	}
-	return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino)}, true
-}
-
 // within reports whether the clean absolute path p is dir or below it (whole components:
-// /srv/ab is not inside /srv/a).
+// /srv/ab is not inside /srv/a). On Windows, case is ignored, as Windows ignores it (and
+// filepath.Rel, which turns the path into one relative to its root, ignores it too).
 func within(dir, p string) bool {
-	if p == dir {
-		return true
-	}
-	prefix := dir
-	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
-		prefix += string(filepath.Separator)
-	}
-	return strings.HasPrefix(p, prefix)
+	return pathWithin(dir, p, filepath.Separator, runtime.GOOS == "windows")
 }
 
 // ProtectedError reports a write to, or a command started in, one of parley's own

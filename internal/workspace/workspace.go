@@ -5,7 +5,10 @@
 //
 // A path is accepted only when it is absolute and, once `..` is cleaned away and every
 // symlink in it is resolved (intermediate ones, chains, and a dangling final one), it lies
-// inside one of the roots. The access methods (Open, ReadFile, WriteFile, Stat, Cwd,
+// inside one of the roots. On Windows it must also mean what it says (winpath.go): device
+// names (CON, NUL…), alternate data streams (file:stream), device and object namespaces
+// and names Win32 would rewrite are refused, a verbatim \\?\C:\ path is taken in its plain
+// form, and case is ignored when a path is compared with a root. The access methods (Open, ReadFile, WriteFile, Stat, Cwd,
 // OpenTree) then reach it through an os.Root at that root, which refuses to leave the root
 // at every step: a symlink swapped in after the check cannot lead outside. parley's own
 // configuration, data and state directories are never written to nor used as a command's
@@ -18,6 +21,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"syscall"
@@ -28,6 +32,9 @@ import (
 type Roots struct {
 	dirs    []string // absolute, symlinks resolved, no duplicates, in the order given
 	protect protection
+	// windowsNames applies checkWindowsPath to every path: set where GOOS is windows (and
+	// by tests elsewhere, to see that every access goes through it).
+	windowsNames bool
 }
 
 // NewRoots checks dirs (absolute, existing directories) and resolves their symlinks, so that
@@ -36,7 +43,7 @@ func NewRoots(dirs ...string) (*Roots, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("a workspace needs at least one root directory")
 	}
-	r := &Roots{protect: parleyDirs()}
+	r := &Roots{protect: parleyDirs(), windowsNames: runtime.GOOS == "windows"}
 	for _, d := range dirs {
 		if !filepath.IsAbs(d) {
 			return nil, fmt.Errorf("workspace root %q is not an absolute path", d)
@@ -106,10 +113,17 @@ func (r *Roots) ResolveForWrite(path string) (string, error) {
 }
 
 func (r *Roots) absolute(path string) (string, error) {
-	if !filepath.IsAbs(path) {
+	plain := path
+	if r.windowsNames {
+		var err error
+		if plain, err = checkWindowsPath(path); err != nil {
+			return "", err
+		}
+	}
+	if !filepath.IsAbs(plain) {
 		return "", &RelativeError{Path: path, Roots: r.Dirs()}
 	}
-	clean := filepath.Clean(path)
+	clean := filepath.Clean(plain)
 	if strings.IndexByte(clean, 0) >= 0 {
 		return "", fmt.Errorf("path %q contains a NUL byte", path)
 	}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package workspace
 
 import (
@@ -59,22 +61,6 @@ func tree(t testing.TB) string {
 		}
 	}
 	return base
-}
-
-func mustMkdir(t testing.TB, d string) {
-	t.Helper()
-	if err := os.MkdirAll(d, 0o755); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func mustRoots(t testing.TB, dirs ...string) *Roots {
-	t.Helper()
-	r, err := NewRoots(dirs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }
 
 // kind names the error class a caller maps to a protocol error.

@@ -1,3 +1,5 @@
+//go:build linux
+
 package realagents
 
 import (
@@ -21,6 +23,10 @@ type agentDef struct {
 	native   string // not "": a native executable below node_modules, run without node
 	args     []string
 	setup    func(sb *sandbox) []string // writes its config; returns its variables
+
+	// signIn, when set, is how the agent asks for a sign-in and lets one happen offline
+	// (signin_test.go).
+	signIn *signInCase
 
 	// Known behaviour (real-agents-offline.md §8), which the assertions follow.
 	writesThroughFS   bool // edits a file through the client's fs/write_text_file
@@ -93,6 +99,14 @@ var agentDefs = []*agentDef{
 		setup: func(sb *sandbox) []string {
 			return []string{"GOOGLE_GEMINI_BASE_URL=" + sb.model.URL(), "GEMINI_API_KEY=fake-key", "GEMINI_CLI_HOME=" + sb.agentHome,
 				"GEMINI_CLI_NO_RELAUNCH=true", "GEMINI_CLI_TRUST_WORKSPACE=true"}
+		},
+		// Without a key or a base URL it answers session/new with auth_required; its
+		// gemini-api-key method signs in from GEMINI_API_KEY without the network and is
+		// kept in its settings, and the base URL then still leads to the fake server.
+		signIn: &signInCase{
+			method:    "gemini-api-key",
+			noAccount: []string{"GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL"},
+			signingIn: []string{"GOOGLE_GEMINI_BASE_URL"},
 		},
 		writesThroughFS: true,
 	},

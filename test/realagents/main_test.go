@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package realagents proves parley with the ACP agents people use (codex-acp,
 // claude-agent-acp, gemini-cli, qwen-code and opencode), installed at exact versions from
 // npm and run offline against fakellm, the scripted model server, on 127.0.0.1. Every
@@ -50,7 +52,8 @@ func TestMain(m *testing.M) {
 	}
 	tmpRoot, _ = filepath.EvalSymlinks(dir)
 	code := m.Run()
-	if code == 0 || os.Getenv("PARLEY_REALAGENTS_KEEP") == "" {
+	keep := os.Getenv("PARLEY_REALAGENTS_KEEP")
+	if keep == "" || code == 0 && keep != "always" {
 		os.RemoveAll(dir)
 	} else {
 		fmt.Println("realagents: sandboxes kept in", dir)

@@ -1,3 +1,5 @@
+//go:build linux
+
 package realagents
 
 import (
@@ -16,7 +18,7 @@ func TestRealAgents(t *testing.T) {
 		t.Run(a.name, func(t *testing.T) {
 			t.Parallel()
 			requireInstalled(t, a)
-			for _, sc := range scenarios {
+			for _, sc := range append(scenarios, a.ownScenarios()...) {
 				t.Run(sc.name, func(t *testing.T) {
 					model := newModel(t)
 					sb := newSandbox(t, a, model)
@@ -37,6 +39,7 @@ var scenarios = []scenario{
 	{"run/shell-refused", runShellRefused},
 	{"run/shell-yolo", runShellYolo},
 	{"run/read-edit", runReadEdit},
+	{"run/changes-undo", runChangesUndo},
 	{"run/sigint", runSIGINT},
 	{"chat/message", chatMessage},
 	{"chat/model", chatModel},

@@ -1,3 +1,5 @@
+//go:build linux
+
 package realagents
 
 import (
@@ -56,6 +58,34 @@ func vscodeTools(n int) func(t *testing.T, sb *sandbox) {
 		}
 		c.close()
 		sb.requireValidFrames(t)
+		toolsListedBeforeTurn(t, c)
+	}
+}
+
+// toolsListedBeforeTurn checks, in parley's debug log, that an agent which connected to
+// vscode_tools before its first turn started (it discovers MCP servers behind session/new,
+// as qwen-code does) had listed the tools by then: a turn that starts first runs without
+// them (issue 16: with qwen-code on a busy machine, neither call reached VS Code). An
+// agent that connects only once prompted (Claude) lists them within the turn.
+func toolsListedBeforeTurn(t *testing.T, c *vsClient) {
+	t.Helper()
+	connected, listed, turn := -1, -1, -1
+	for i, line := range strings.Split(c.stderr.String(), "\n") {
+		first := func(at *int, what string) {
+			if *at < 0 && strings.Contains(line, what) {
+				*at = i
+			}
+		}
+		first(&connected, "vscode_tools: the agent connected")
+		first(&listed, "vscode_tools: the agent listed the tools")
+		first(&turn, `msg="turn started"`)
+	}
+	if turn < 0 {
+		t.Errorf("parley's log has no turn; is it at debug level?")
+		return
+	}
+	if connected >= 0 && connected < turn && (listed < 0 || listed > turn) {
+		t.Errorf("the agent connected to vscode_tools before its first turn, and the turn started before it had listed the tools")
 	}
 }
 

@@ -1,3 +1,5 @@
+//go:build linux
+
 package realagents
 
 import (
@@ -6,7 +8,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -25,6 +29,8 @@ type vsClient struct {
 	stdin  io.WriteCloser
 	stderr bytes.Buffer
 	exited chan struct{}
+	// closeOnce: the scenario closes the client, and so does the test's cleanup.
+	closeOnce sync.Once
 
 	mu      sync.Mutex
 	nextID  int
@@ -77,7 +83,8 @@ func toolOutput(name string) string { return "result-of-" + name }
 
 func (sb *sandbox) startVSCode(t testing.TB) *vsClient {
 	t.Helper()
-	cmd := exec.Command(parleyBinary(t), "vscodelm")
+	// Its debug log is kept in the sandbox (vscodelm.log), for a look at a failure.
+	cmd := exec.Command(parleyBinary(t), "--log", "debug", "vscodelm")
 	cmd.Env, cmd.Dir = sb.env, sb.workspace
 	c := &vsClient{t: t, sb: sb, cmd: cmd, pending: map[int]*vsCall{}, exited: make(chan struct{})}
 	cmd.Stderr = &c.stderr
@@ -136,14 +143,17 @@ func (c *vsClient) read(r io.Reader) {
 
 // close ends the backend as VS Code does (stdin closed) and waits for it.
 func (c *vsClient) close() {
-	c.stdin.Close()
-	select {
-	case <-c.exited:
-	case <-time.After(30 * time.Second):
-		c.t.Errorf("parley vscodelm did not exit after stdin closed\nstderr:\n%s", c.stderr.String())
-		c.cmd.Process.Kill()
-		<-c.exited
-	}
+	c.closeOnce.Do(func() {
+		c.stdin.Close()
+		select {
+		case <-c.exited:
+		case <-time.After(30 * time.Second):
+			c.t.Errorf("parley vscodelm did not exit after stdin closed\nstderr:\n%s", c.stderr.String())
+			c.cmd.Process.Kill()
+			<-c.exited
+		}
+		os.WriteFile(filepath.Join(c.sb.root, "vscodelm.log"), c.stderr.Bytes(), 0o600)
+	})
 }
 
 // chat sends one lm/provideLanguageModelChatResponse with the whole history and waits

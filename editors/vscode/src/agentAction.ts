@@ -91,6 +91,32 @@ export function isApproval(result: unknown): boolean {
   return Array.isArray(result) && result.length === 1 && (result[0] as { value?: unknown } | null)?.value === APPROVED;
 }
 
+/** The confirmation as plain text, for a dialog (no Markdown there). */
+export function confirmationText(input: AgentActionInput): string {
+  const lines: string[] = [];
+  if (input.kind) lines.push(`Kind: ${input.kind}`);
+  const command = commandOf(input.raw_input);
+  if (command) lines.push(`Command: ${command}`);
+  const files = filesOf(input.raw_input);
+  if (files.length > 0) lines.push(`${files.length === 1 ? 'File' : 'Files'}: ${files.join(', ')}`);
+  const description = (input.raw_input as { description?: unknown } | null)?.description;
+  if (typeof description === 'string' && description.trim()) lines.push(description.trim());
+  return lines.join('\n');
+}
+
+/** The button of confirmInDialog that allows the action. */
+export const ALLOW_ONCE = 'Allow Once';
+
+/**
+ * Asks about an agent action in a modal dialog: for editors without VS Code's tool API,
+ * where the confirmation cannot appear in the chat. Resolves true only when the user
+ * chose to allow it; closing the dialog is a no.
+ */
+export async function confirmInDialog(input: AgentActionInput): Promise<boolean> {
+  const choice = await vscode.window.showWarningMessage(`Allow the agent to ${actionTitle(input)}?`, { modal: true, detail: confirmationText(input) }, ALLOW_ONCE);
+  return choice === ALLOW_ONCE;
+}
+
 export class AgentActionTool implements vscode.LanguageModelTool<AgentActionInput> {
   prepareInvocation(options: vscode.LanguageModelToolInvocationPrepareOptions<AgentActionInput>): vscode.PreparedToolInvocation {
     const input = options.input ?? {};

@@ -1,15 +1,23 @@
 // The extension's entry point: wires the backend, the model provider, the agent-action
 // tool, the @parley participant, the commands and the settings together.
+//
+// Each of VS Code's APIs the extension registers with is used only where the editor has
+// it: editors built on VS Code may lack the language-model provider API (then there are
+// no parley models, but @parley works), the tool API or the chat API. The proposed chat
+// API is used only by the flavour of the extension that declares it (see
+// scripts/package.js): the published one shows everything through stable APIs.
 
 import * as vscode from 'vscode';
 import { AgentActionTool } from './agentAction';
 import { Backend } from './backend';
 import { workspaceRoots } from './convert';
-import { INSTALL_COMMAND, locateParley, ParleyNotFoundError } from './locate';
+import { findParley, INSTALL_COMMAND, ParleyNotFoundError, type FoundParley } from './locate';
 import { checkAgentServers, listModels, type ModelContext, type ParleyModel } from './models';
 import { PARTICIPANT_ID, ParleyParticipant } from './participant';
 import { ParleyChatProvider } from './provider';
 import { AGENT_ACTION_TOOL, type PrepareSessionParams, type ToolDefinition } from './wire';
+import { editorApis, openTerminalChat, PROPOSED_CHAT_API } from './capabilities';
+import { VersionChecker } from './versionCheck';
 
 const LAST_MODEL_KEY = 'parley.lastModel';
 
@@ -23,9 +31,26 @@ export function activate(context: vscode.ExtensionContext): void {
   const log = vscode.window.createOutputChannel('parley');
   context.subscriptions.push(log);
 
-  const parleyPath = () => locateParley(config().get<string>('path', '')?.trim() ?? '');
+  const apis = editorApis();
+  const extensionVersion = String(context.extension.packageJSON?.version ?? '');
+  const declaresProposed = ((context.extension.packageJSON?.enabledApiProposals ?? []) as string[]).includes(PROPOSED_CHAT_API);
+  const find = () => findParley(config().get<string>('path', '')?.trim() ?? '', process.env, context.extensionPath);
+  const versions = new VersionChecker({
+    extensionVersion,
+    log,
+    warn: (message, ...actions) => vscode.window.showWarningMessage(message, ...actions),
+    copy: (text) => vscode.env.clipboard.writeText(text),
+    openSettings: () => vscode.commands.executeCommand('workbench.action.openSettings', 'parley.path'),
+  });
+  // Each start of the backend finds parley again (the setting may have changed) and
+  // checks, once per binary, that its version is the extension's.
+  const locate = async (): Promise<string> => {
+    const found: FoundParley = await find();
+    void versions.check(found);
+    return found.path;
+  };
   backend = new Backend({
-    locate: parleyPath,
+    locate,
     globalArgs: () => {
       const args = ['--log', config().get<string>('logLevel', 'warn') ?? 'warn'];
       const trace = config().get<string>('traceDir', '')?.trim();
@@ -77,8 +102,10 @@ export function activate(context: vscode.ExtensionContext): void {
   };
 
   const provider = new ParleyChatProvider({ models: modelContext, log, reportStartFailure, onChosen, onListed });
-  context.subscriptions.push(provider, vscode.lm.registerLanguageModelChatProvider('parley', provider));
-  context.subscriptions.push(vscode.lm.registerTool(AGENT_ACTION_TOOL, new AgentActionTool()));
+  context.subscriptions.push(provider);
+  if (apis.languageModelProvider) context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider('parley', provider));
+  if (apis.tools) context.subscriptions.push(vscode.lm.registerTool(AGENT_ACTION_TOOL, new AgentActionTool()));
+  for (const missing of apis.missing) log.appendLine(`[client] this editor has no ${missing.api}: ${missing.consequence}`);
 
   const participant = new ParleyParticipant({
     backend: be,
@@ -91,12 +118,20 @@ export function activate(context: vscode.ExtensionContext): void {
     },
     defaultAgent: () => config().get<string>('chat.agent', 'eliza') || 'eliza',
     agentActionTool: () => agentActionDefinition(context),
-    useProposedApi: () => config().get<boolean>('chat.toolInvocationParts', true) ?? true,
+    useProposedApi: () => declaresProposed && (config().get<boolean>('chat.toolInvocationParts', true) ?? true),
     onChosen,
   });
-  const chat = vscode.chat.createChatParticipant(PARTICIPANT_ID, participant.handler);
-  chat.iconPath = new vscode.ThemeIcon('comment-discussion');
-  context.subscriptions.push(chat);
+  if (apis.chatParticipant) {
+    const chat = vscode.chat.createChatParticipant(PARTICIPANT_ID, participant.handler);
+    chat.iconPath = new vscode.ThemeIcon('comment-discussion');
+    context.subscriptions.push(chat);
+  }
+  if (!apis.chatParticipant && !apis.languageModelProvider) {
+    // Nothing of parley shows in this editor's UI: say what works instead, once.
+    void vscode.window
+      .showInformationMessage('This editor has neither VS Code\'s chat nor its language model API, so parley\'s agents cannot appear in a chat here. "parley: Chat in a terminal" talks to them in a terminal.', 'Chat in a Terminal')
+      .then((choice) => choice && vscode.commands.executeCommand('parley.chatInTerminal'));
+  }
 
   context.subscriptions.push(
     vscode.commands.registerCommand('parley.restartBackend', async () => {
@@ -109,6 +144,15 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     }),
     vscode.commands.registerCommand('parley.showLog', () => log.show(true)),
+    vscode.commands.registerCommand('parley.chatInTerminal', async () => {
+      try {
+        const found = await find();
+        void versions.check(found);
+        openTerminalChat(found.path, config().get<string>('chat.agent', 'eliza') || 'eliza', workspaceRoots().cwd);
+      } catch (err) {
+        reportStartFailure(err);
+      }
+    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('parley')) return;
       shown.clear();

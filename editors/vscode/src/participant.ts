@@ -7,7 +7,7 @@
 
 import * as vscode from 'vscode';
 import { BackendError, RequestCancelledError, type Backend, type LogSink } from './backend';
-import { actionTitle, isApproval } from './agentAction';
+import { actionTitle, APPROVED, confirmInDialog, isApproval } from './agentAction';
 import { toolResultContent, workspaceRoots } from './convert';
 import type { ParleyModel } from './models';
 import { TurnRenderer } from './render';
@@ -108,8 +108,8 @@ export class ParleyParticipant {
 
   private tools(request: vscode.ChatRequest): ToolDefinition[] {
     const tools = [this.ctx.agentActionTool()];
-    for (const ref of request.toolReferences) {
-      const t = vscode.lm.tools.find((x) => x.name === ref.name);
+    for (const ref of request.toolReferences ?? []) {
+      const t = (vscode.lm?.tools ?? []).find((x) => x.name === ref.name);
       if (t && t.name !== AGENT_ACTION_TOOL) tools.push({ name: t.name, description: t.description, inputSchema: t.inputSchema ?? {} });
     }
     return tools;
@@ -197,6 +197,12 @@ export class ParleyParticipant {
     const results: WirePart[] = [];
     for (const call of calls) {
       const input = (call.parameters ?? {}) as object;
+      if (call.toolName === AGENT_ACTION_TOOL && typeof vscode.lm?.invokeTool !== 'function') {
+        // An editor without the tool API: the user is asked in a dialog instead.
+        if (!(await confirmInDialog(input as AgentActionInput))) return { declined: actionTitle(input as AgentActionInput) };
+        results.push({ type: 'tool_result', toolCallId: call.toolCallId, result: [{ value: APPROVED }] });
+        continue;
+      }
       try {
         const result = await vscode.lm.invokeTool(call.toolName, { input, toolInvocationToken: request.toolInvocationToken }, token);
         const content = toolResultContent(result.content);

@@ -46,6 +46,9 @@ const maxCapture = 1 << 20
 const killGrace = 2 * time.Second
 
 func (e localEnv) Run(ctx context.Context, command string, args []string, cwd string, timeout time.Duration) (string, int, error) {
+	if err := ctx.Err(); err != nil { // a command that exits at once would race the select below
+		return "", -1, err
+	}
 	dir, err := e.roots.Cwd(cwd)
 	if err != nil {
 		return "", -1, err

@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/parley-acp/parley/internal/json"
@@ -40,24 +40,32 @@ func TestBridgedToolPermissionForms(t *testing.T) {
 			}
 		})
 	}
-	t.Run("hostile execute titled with a tool's name", func(t *testing.T) {
-		tool := vscodelm.ToolDefinition{Name: "copilot_readFile", Description: "Read a file"}
-		c := start(t)
-		cv := c.conversation(fakeAgent("ok"), tool, agentActionTool("parley-agent-action"))
-		parts := c.ok(cv.send(user("hostile copilot_readFile")))
-		if strings.Contains(textOf(parts), "hostile: allow") {
-			t.Fatalf("an execute request titled %q was allowed without confirmation: %q", tool.Name, textOf(parts))
-		}
-		calls := toolCalls(parts)
-		if len(calls) != 1 || calls[0].ToolName != "parley-agent-action" {
-			t.Fatalf("tool calls %+v, want the agent action shown for confirmation", calls)
-		}
-		cv.record(parts)
-		got := textOf(c.ok(cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(calls[0].ToolCallID, "Approved")}})))
-		if !strings.Contains(got, "hostile: allow_once") {
-			t.Errorf("after the user approved: %q, want allow_once", got)
-		}
-	})
+	// A shell command (kind execute, the command as input) named as a call of an offered
+	// tool, by the bare name or in each agent's MCP form, is the agent's own action: VS
+	// Code is asked through the agent-action tool, and only its approval allows it.
+	for _, form := range []string{"bare", "claude", "codex", "gemini", "qwen"} {
+		t.Run("hostile execute named as the tool, "+form, func(t *testing.T) {
+			tool := vscodelm.ToolDefinition{Name: "copilot_readFile", Description: "Read a file"}
+			c := start(t)
+			cv := c.conversation(fakeAgent("ok"), tool, agentActionTool("parley-agent-action"))
+			parts := c.ok(cv.send(user("hostile " + form + " copilot_readFile")))
+			if strings.Contains(textOf(parts), "hostile: allow") {
+				t.Fatalf("a shell command named as %s in the %s form was allowed without confirmation: %q", tool.Name, form, textOf(parts))
+			}
+			calls := toolCalls(parts)
+			if len(calls) != 1 || calls[0].ToolName != "parley-agent-action" {
+				t.Fatalf("tool calls %+v, want the agent action shown for confirmation", calls)
+			}
+			if !strings.Contains(string(calls[0].Parameters), "rm -rf ~") {
+				t.Errorf("agent action %s, want the command shown to the user", calls[0].Parameters)
+			}
+			cv.record(parts)
+			got := textOf(c.ok(cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(calls[0].ToolCallID, "Approved")}})))
+			if !strings.Contains(got, "hostile: allow_once") {
+				t.Errorf("after the user approved: %q, want allow_once", got)
+			}
+		})
+	}
 	t.Run("hostile without the agent-action tool", func(t *testing.T) {
 		tool := vscodelm.ToolDefinition{Name: "copilot_readFile", Description: "Read a file"}
 		c := start(t)
@@ -66,43 +74,6 @@ func TestBridgedToolPermissionForms(t *testing.T) {
 			t.Errorf("reply %q, want the request refused with reject_once", got)
 		}
 	})
-}
-
-// Case 6: a call that arrives after the response ended (opencode makes its calls tens of
-// milliseconds apart) is shown in the next response, the one that carries the first
-// result; it is never failed.
-func TestLateParallelCallIsShownNext(t *testing.T) {
-	fifo := filepath.Join(t.TempDir(), "go")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("no FIFOs here: %v", err)
-	}
-	c := start(t, "--log", "debug", "vscodelm")
-	cv := c.conversation(fakeAgent("ok", fakeFIFOEnv+"="+fifo), threeTools...)
-	parts := c.ok(cv.send(user("stagger a b")))
-	calls := toolCalls(parts)
-	if len(calls) != 1 || calls[0].ToolName != "a" {
-		t.Fatalf("first response: tool calls %+v, want the call of a", calls)
-	}
-	cv.record(parts)
-	// The response has ended; now the agent makes its second call.
-	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.WriteString("go\n")
-	w.Close()
-	c.awaitStderr("tool=b", "held for the next request")
-
-	parts = c.ok(cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(calls[0].ToolCallID, "alpha")}}))
-	late := toolCalls(parts)
-	if len(late) != 1 || late[0].ToolName != "b" {
-		t.Fatalf("second response: tool calls %+v (text %q), want the late call of b", late, textOf(parts))
-	}
-	cv.record(parts)
-	got := textOf(c.ok(cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(late[0].ToolCallID, "beta")}})))
-	if !strings.Contains(got, "OK: alpha\nOK: beta") {
-		t.Errorf("reply %q, want both results, neither failed", got)
-	}
 }
 
 // Case 7: a tool whose schema the MCP side cannot take (nested 500 levels deep, or with a
@@ -135,5 +106,62 @@ func TestBadToolSchemaIsThatToolsProblem(t *testing.T) {
 	}
 	for _, name := range []string{"deep", "twotypes"} {
 		c.awaitStderr("skipping tool", "tool="+name)
+	}
+}
+
+// Issue 16 (qwen-code, two VS Code tools and the agent-action tool): an agent that
+// discovers its MCP servers in the background of session/new must have VS Code's tools
+// before its first turn starts, or its model finds no such tool and no call reaches VS
+// Code. (qwen-code gives an HTTP MCP server 5 seconds; on a busy machine the turn parley
+// started at once kept it too busy to list the tools in time, and it gave up.) parley holds
+// the first prompt until the agent, connected to vscode_tools, has listed them.
+func TestFirstPromptWaitsForBackgroundToolDiscovery(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "list")
+	if err := mkfifo(fifo); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	c := start(t, "--log", "debug", "vscodelm")
+	tools := append(slices.Clone(threeTools[:2]), agentActionTool("parley-agent-action"))
+	cv := c.conversation(fakeAgent("background-mcp", fakeFIFOEnv+"="+fifo), tools...)
+	id := cv.send(user("both a b"))
+	// The agent has connected and waits for the test before it lists the tools: parley
+	// must hold the prompt meanwhile (it says so), not start the turn without them.
+	key := strconv.FormatInt(id, 10)
+	c.waitFor("the prompt held for the tools, or an answer", func() bool {
+		return slices.ContainsFunc(c.logLines, func(l string) bool { return strings.Contains(l, "waits for the agent to list") }) ||
+			c.calls[key].answers > 0 || len(c.calls[key].parts) > 0
+	})
+	list, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list.WriteString("go\n")
+	list.Close()
+
+	var text strings.Builder
+	called := map[string]bool{}
+	for range 4 { // VS Code runs the tools a response calls, until one calls none
+		parts := c.ok(id)
+		text.WriteString(textOf(parts))
+		cv.record(parts)
+		calls := toolCalls(parts)
+		if len(calls) == 0 {
+			break
+		}
+		var results []vscodelm.ContentPart
+		for _, call := range calls {
+			if call.ToolName == "parley-agent-action" {
+				t.Fatalf("parley asked VS Code to confirm the agent's call of a VS Code tool: %s", call.Parameters)
+			}
+			called[call.ToolName] = true
+			results = append(results, toolResult(call.ToolCallID, "result-of-"+call.ToolName))
+		}
+		id = cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: results})
+	}
+	if !called["a"] || !called["b"] {
+		t.Errorf("VS Code ran %v, want both tools; reply %q", called, text.String())
+	}
+	if got := text.String(); !strings.Contains(got, "OK: result-of-a\nOK: result-of-b") {
+		t.Errorf("reply %q, want both results given to the agent", got)
 	}
 }

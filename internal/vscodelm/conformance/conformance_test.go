@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -536,7 +535,7 @@ func TestAgentCrash(t *testing.T) {
 		killed := 0
 		for pid, ppid := range parleyProcesses("eliza") {
 			if ppid == c.cmd.Process.Pid {
-				syscall.Kill(pid, syscall.SIGKILL) // the agent process our parley started
+				killProcess(pid) // the agent process our parley started
 				killed++
 			}
 		}

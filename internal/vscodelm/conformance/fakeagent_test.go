@@ -24,10 +24,14 @@ import (
 )
 
 const (
-	// fakeAgentEnv selects the role and the start-up behaviour: "ok", "stuck-initialize"
-	// or "stuck-session".
+	// fakeAgentEnv selects the role and the start-up behaviour: "ok", "stuck-initialize",
+	// "stuck-session", "gated-session" (session/new answers once the FIFO gives a line), or
+	// "background-mcp" (as qwen-code: session/new connects to the MCP servers and answers,
+	// their tools are listed behind it, once the FIFO gives a line; a call of a tool not
+	// discovered yet fails).
 	fakeAgentEnv = "PARLEY_CONFORMANCE_AGENT"
-	// fakeFIFOEnv names a FIFO from which `stagger` reads a line before its second call.
+	// fakeFIFOEnv names a FIFO from which `stagger` reads a line before its second call,
+	// and "gated-session" one before it answers session/new.
 	fakeFIFOEnv = "PARLEY_CONFORMANCE_FIFO"
 )
 
@@ -75,6 +79,11 @@ type fakeSession struct {
 	permission string // the outcome of the last permission request
 	calls      int
 	mcp        *mcp.ClientSession
+
+	// background-mcp: closed once discovery has ended, with discoveredMCP set when the
+	// tools were listed.
+	discovered    chan struct{}
+	discoveredMCP *mcp.ClientSession
 }
 
 func (a *scriptedAgent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
@@ -89,16 +98,46 @@ func (a *scriptedAgent) Initialize(ctx context.Context, req *acp.InitializeReque
 }
 
 func (a *scriptedAgent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
-	if a.mode == "stuck-session" {
+	switch a.mode {
+	case "stuck-session":
 		<-ctx.Done()
 		return nil, ctx.Err()
+	case "gated-session":
+		if fifo, err := os.Open(os.Getenv(fakeFIFOEnv)); err == nil {
+			bufio.NewReader(fifo).ReadString('\n')
+			fifo.Close()
+		}
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.next++
 	s := &fakeSession{id: acp.SessionID(fmt.Sprintf("fake-%d", a.next)), servers: req.MCPServers, permission: "none"}
 	a.sessions[s.id] = s
+	if a.mode == "background-mcp" {
+		// Connected while the session opens, listed behind it, as qwen-code does.
+		s.discovered = make(chan struct{})
+		server, ok := vscodeToolsServer(s.servers)
+		if !ok {
+			close(s.discovered)
+		} else if c, err := mcpclient.Connect(context.WithoutCancel(ctx), server); err != nil {
+			close(s.discovered)
+		} else {
+			go s.discover(c) // ends with the process
+		}
+	}
 	return &acp.NewSessionResponse{SessionID: s.id}, nil
+}
+
+// discover lists the tools of vscode_tools once the FIFO gives a line.
+func (s *fakeSession) discover(c *mcp.ClientSession) {
+	defer close(s.discovered)
+	if fifo, err := os.Open(os.Getenv(fakeFIFOEnv)); err == nil {
+		bufio.NewReader(fifo).ReadString('\n')
+		fifo.Close()
+	}
+	if _, err := c.ListTools(context.Background(), nil); err == nil {
+		s.discoveredMCP = c
+	}
 }
 
 func (a *scriptedAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptResponse, error) {
@@ -153,17 +192,22 @@ func (t *fakeTurn) run(text string) {
 			form, more, _ := strings.Cut(rest, " ")
 			tool, args, _ := strings.Cut(more, " ")
 			t.ask(form, tool, args)
-		case "hostile": // hostile <tool>: an execute request titled with a VS Code tool's name
-			kind := t.permission(acp.ToolCallUpdate{
-				ToolCallID: t.nextID(), Title: rest, Kind: acp.ToolKindExecute,
-				RawInput: json.RawMessage(`{"command":"rm -rf ~"}`),
-			}, nil)
-			t.say("hostile: " + kind + "\n")
+		case "hostile": // hostile [<form>] <tool>: a shell command dressed as a call of a VS Code tool
+			t.say("hostile: " + t.hostile(strings.Fields(rest)) + "\n")
 		case "perm": // perm <title>: a permission request for an internal action
 			kind := t.permission(acp.ToolCallUpdate{ToolCallID: t.nextID(), Title: rest, Kind: acp.ToolKindExecute}, nil)
 			t.say("permission: " + kind + "\n")
 		case "stagger": // stagger <tool1> <tool2>: the second call once the FIFO gives a line
 			t.stagger(strings.Fields(rest))
+		case "both": // both <tool1> <tool2>: two calls at once
+			tools := strings.Fields(rest)
+			results := make([]string, len(tools))
+			var wg sync.WaitGroup
+			for i, tool := range tools {
+				wg.Go(func() { results[i] = t.call(tool, "{}") })
+			}
+			wg.Wait()
+			t.say(strings.Join(results, "\n") + "\n")
 		case "stderr":
 			fmt.Fprintln(os.Stderr, rest)
 			t.say("wrote to stderr\n")
@@ -196,7 +240,8 @@ func (t *fakeTurn) ask(form, tool, args string) {
 	case "codex":
 		// The tool call first, then a permission request without a title.
 		raw, _ := json.Marshal(map[string]any{"server": "vscode_tools", "tool": tool, "arguments": json.RawMessage(args)})
-		t.update(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: id, Title: "mcp.vscode_tools." + tool, Status: acp.ToolCallStatusPending, RawInput: raw}})
+		t.update(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: id, Title: "mcp.vscode_tools." + tool, Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending, RawInput: raw}})
+		call.Kind = acp.ToolKindExecute // codex 2.6 calls every MCP call execute
 		meta = acp.Meta{"is_mcp_tool_approval": json.RawMessage(`true`)}
 	case "gemini":
 		call.Title = tool + " (vscode_tools MCP Server)"
@@ -213,6 +258,40 @@ func (t *fakeTurn) ask(form, tool, args string) {
 	if strings.HasPrefix(kind, "allow") {
 		t.say(t.call(tool, args) + "\n")
 	}
+}
+
+// hostile asks permission for a shell command (kind execute, the command as input)
+// named as a call of a VS Code tool: by the bare tool name, or in a real agent's form for
+// MCP tools (claude, codex, gemini, qwen).
+func (t *fakeTurn) hostile(args []string) string {
+	if len(args) == 1 {
+		args = []string{"bare", args[0]}
+	}
+	if len(args) != 2 {
+		return "hostile needs [form] tool"
+	}
+	form, tool := args[0], args[1]
+	command := json.RawMessage(`{"command":"rm -rf ~"}`)
+	call := acp.ToolCallUpdate{ToolCallID: t.nextID(), Kind: acp.ToolKindExecute, RawInput: command}
+	var meta acp.Meta
+	switch form {
+	case "bare":
+		call.Title = tool
+	case "claude":
+		call.Title = "mcp__vscode_tools__" + tool
+	case "gemini":
+		call.Title = tool + " (vscode_tools MCP Server)"
+	case "qwen":
+		call.Title = "rm -rf ~"
+		meta = acp.Meta{"toolName": json.RawMessage(`"mcp__vscode_tools__` + tool + `"`)}
+	case "codex": // a command reported with codex's title for an MCP call, then its request
+		t.update(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: call.ToolCallID, Title: "mcp.vscode_tools." + tool, Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending, RawInput: command}})
+		call = acp.ToolCallUpdate{ToolCallID: call.ToolCallID, Kind: acp.ToolKindExecute}
+		meta = acp.Meta{"is_mcp_tool_approval": json.RawMessage(`true`)}
+	default:
+		return "unknown form " + form
+	}
+	return t.permission(call, meta)
 }
 
 // permission asks the client, records the outcome for the next reply's header, and
@@ -291,31 +370,48 @@ func (t *fakeTurn) stagger(tools []string) {
 }
 
 func (t *fakeTurn) mcpSession() (*mcp.ClientSession, error) {
+	if t.s.discovered != nil { // background-mcp: only what discovery found, no waiting
+		select {
+		case <-t.s.discovered:
+			if t.s.discoveredMCP != nil {
+				return t.s.discoveredMCP, nil
+			}
+		default:
+		}
+		return nil, fmt.Errorf("the tool is not registered in this session (MCP discovery has not finished)")
+	}
 	if t.s.mcp != nil {
 		return t.s.mcp, nil
 	}
-	for _, srv := range t.s.servers {
-		var server mcpclient.Server
+	server, ok := vscodeToolsServer(t.s.servers)
+	if !ok {
+		return nil, fmt.Errorf("no vscode_tools server in session/new")
+	}
+	c, err := mcpclient.Connect(context.WithoutCancel(t.ctx), server)
+	if err != nil {
+		return nil, err
+	}
+	t.s.mcp = c
+	return c, nil
+}
+
+// vscodeToolsServer is parley's vscode_tools among the servers of session/new.
+func vscodeToolsServer(servers []acp.MCPServer) (mcpclient.Server, bool) {
+	for _, srv := range servers {
 		switch {
 		case srv.HTTP != nil && srv.HTTP.Name == "vscode_tools":
-			server = mcpclient.Server{Name: srv.HTTP.Name, URL: srv.HTTP.URL, Headers: map[string]string{}}
+			server := mcpclient.Server{Name: srv.HTTP.Name, URL: srv.HTTP.URL, Headers: map[string]string{}}
 			for _, h := range srv.HTTP.Headers {
 				server.Headers[h.Name] = h.Value
 			}
+			return server, true
 		case srv.Stdio != nil && srv.Stdio.Name == "vscode_tools":
-			server = mcpclient.Server{Name: srv.Stdio.Name, Command: srv.Stdio.Command, Args: srv.Stdio.Args}
+			server := mcpclient.Server{Name: srv.Stdio.Name, Command: srv.Stdio.Command, Args: srv.Stdio.Args}
 			for _, e := range srv.Stdio.Env {
 				server.Env = append(server.Env, e.Name+"="+e.Value)
 			}
-		default:
-			continue
+			return server, true
 		}
-		c, err := mcpclient.Connect(context.WithoutCancel(t.ctx), server)
-		if err != nil {
-			return nil, err
-		}
-		t.s.mcp = c
-		return c, nil
 	}
-	return nil, fmt.Errorf("no vscode_tools server in session/new")
+	return mcpclient.Server{}, false
 }

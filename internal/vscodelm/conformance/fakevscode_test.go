@@ -22,7 +22,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -423,6 +422,15 @@ func (c *client) newID() int64 {
 // request sends a request and returns its id.
 func (c *client) request(method string, params any) int64 {
 	c.t.Helper()
+	id, line := c.prepare(method, params)
+	c.write(line)
+	return id
+}
+
+// prepare encodes a request and records it as sent, for the caller to write (several
+// lines may go out in one write).
+func (c *client) prepare(method string, params any) (int64, string) {
+	c.t.Helper()
 	id := c.newID()
 	line, err := json.Marshal(struct {
 		JSONRPC string `json:"jsonrpc"`
@@ -433,8 +441,18 @@ func (c *client) request(method string, params any) int64 {
 	if err != nil {
 		c.t.Fatalf("encoding %s: %v", method, err)
 	}
-	c.requestRaw(id, method, string(line))
-	return id
+	key := strconv.FormatInt(id, 10)
+	c.mu.Lock()
+	c.calls[key] = &call{id: key, method: method}
+	c.mu.Unlock()
+	return id, string(line)
+}
+
+// nextRequestID is the id the next request will get.
+func (c *client) nextRequestID() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.nextID + 1
 }
 
 // requestRaw sends line, a request the caller wrote by hand with the numeric id id.
@@ -450,7 +468,11 @@ func (c *client) requestRaw(id int64, method, line string) {
 // cancel sends lm/cancel for id.
 func (c *client) cancel(id int64) {
 	c.t.Helper()
-	c.raw(fmt.Sprintf(`{"jsonrpc":"2.0","method":"lm/cancel","params":{"requestId":%d}}`, id))
+	c.raw(cancelLine(id))
+}
+
+func cancelLine(id int64) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","method":"lm/cancel","params":{"requestId":%d}}`, id)
 }
 
 // waitFor blocks until done (called with c.mu held) holds. It fails the test when the
@@ -637,7 +659,7 @@ func (c *client) finish() {
 	if left := waitNoAgents(); len(left) > 0 {
 		t.Errorf("processes of the parley binary outlive parley vscodelm: %v", left)
 		for _, pid := range left {
-			syscall.Kill(pid, syscall.SIGKILL) // started by this test's parley
+			killProcess(pid) // started by this test's parley
 		}
 	}
 	if t.Failed() {
@@ -808,8 +830,21 @@ func (c *client) conversation(agent json.RawMessage, tools ...vscodelm.ToolDefin
 // send appends msgs to the history and sends it all.
 func (cv *conversation) send(msgs ...vscodelm.Message) int64 {
 	cv.c.t.Helper()
+	id, line := cv.prepare(msgs...)
+	cv.c.write(line)
+	return id
+}
+
+// prepare is send without the write: the caller writes the line.
+func (cv *conversation) prepare(msgs ...vscodelm.Message) (int64, string) {
+	cv.c.t.Helper()
 	cv.history = append(cv.history, msgs...)
-	return cv.c.chat(cv.agent, slices.Clone(cv.history), cv.tools)
+	return cv.c.prepare(chatMethod, vscodelm.ChatRequestParams{
+		ModelID:  "eliza",
+		Messages: slices.Clone(cv.history),
+		Agent:    cv.agent,
+		Options:  &vscodelm.RequestOptions{Tools: cv.tools, ToolMode: toolMode(cv.tools)},
+	})
 }
 
 // record appends the assistant's reply as VS Code echoes it: the parts it received.
@@ -906,4 +941,11 @@ func TestClientChecksFrames(t *testing.T) {
 			t.Errorf("violations %q, want none", c.violations)
 		}
 	})
+}
+
+// killProcess kills pid, which this test's parley started.
+func killProcess(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		p.Kill()
+	}
 }

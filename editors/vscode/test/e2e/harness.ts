@@ -13,8 +13,10 @@ export interface Installs {
   codeServer: string;
   chromium: string;
   parley: string;
-  /** The packaged extension; when absent, the extension folder is copied in. */
+  /** The .vsix for this platform, as published: it carries parley, declares no proposed API. */
   vsix?: string;
+  /** The universal .vsix of the proposed flavour (it declares the proposed chat API). */
+  vsixProposed?: string;
 }
 
 export function installsFromEnv(): Installs {
@@ -23,7 +25,10 @@ export function installsFromEnv(): Installs {
     if (!v) throw new Error(`${name} is not set: run the end-to-end tests through scripts/ci.sh (or set NODE24, CODE_SERVER, CHROMIUM and PARLEY_BIN)`);
     return v;
   };
-  return { node24: need('NODE24'), codeServer: need('CODE_SERVER'), chromium: need('CHROMIUM'), parley: need('PARLEY_BIN'), vsix: process.env.PARLEY_VSIX || undefined };
+  return {
+    node24: need('NODE24'), codeServer: need('CODE_SERVER'), chromium: need('CHROMIUM'), parley: need('PARLEY_BIN'),
+    vsix: process.env.PARLEY_VSIX || undefined, vsixProposed: process.env.PARLEY_VSIX_PROPOSED || undefined,
+  };
 }
 
 const extensionRoot = path.resolve(__dirname, '../../..'); // editors/vscode (from out/test/e2e)
@@ -45,13 +50,43 @@ export interface VSCode {
   page: Page;
   browser: Browser;
   log(): string;
+  /** What the parley extension wrote to its output channel ("parley: Show log"). */
+  parleyOutput(): string;
   /** The workbench's console errors and warnings, for failures. */
   console: string[];
   stop(): Promise<void>;
 }
 
+export interface StartOptions {
+  settings?: Record<string, unknown>;
+  /** Start code-server with --enable-proposed-api parley-acp.parley. */
+  proposedApi?: boolean;
+  /**
+   * How the parley extension gets in: a .vsix installed as a user would, or the compiled
+   * folder copied in (default), optionally without VS Code's language model provider API.
+   */
+  extension?: { vsix: string } | { folder: true; withoutLanguageModelProvider?: boolean };
+  /** Set parley.path to the test's parley (default); false: the extension finds its own. */
+  parleyPath?: boolean;
+  /** What the test extension checks: everything through vscode.lm (default), or only activation. */
+  selfTest?: 'full' | 'activation';
+  /** The test extension offers a model of its own, as the editor's own models would be. */
+  standInModel?: boolean;
+}
+
+/**
+ * The main module of an extension folder whose editor lacks the language model provider
+ * API, as some editors built on VS Code do: it removes the function from the vscode API
+ * object the extension gets (one per extension), then loads the real entry point.
+ */
+const WITHOUT_LM_PROVIDER = `const vscode = require('vscode');
+delete vscode.lm.registerLanguageModelChatProvider;
+if (vscode.lm.registerLanguageModelChatProvider !== undefined) throw new Error('cannot remove vscode.lm.registerLanguageModelChatProvider');
+module.exports = require('./out/src/extension.js');
+`;
+
 /** Starts code-server and opens its workbench in Chromium; resolves once the workbench shows. */
-export async function startVSCode(inst: Installs, opts: { settings?: Record<string, unknown>; proposedApi?: boolean } = {}): Promise<VSCode> {
+export async function startVSCode(inst: Installs, opts: StartOptions = {}): Promise<VSCode> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-vscode-e2e-'));
   const dirs = Object.fromEntries(['home', 'config', 'data', 'state', 'cache', 'run', 'tmp', 'userdata', 'extensions', 'workspace', 'trace'].map((d) => [d, path.join(root, d)]));
   for (const d of Object.values(dirs)) fs.mkdirSync(d, { recursive: true, mode: 0o700 });
@@ -63,7 +98,8 @@ export async function startVSCode(inst: Installs, opts: { settings?: Record<stri
   fs.mkdirSync(machineDir, { recursive: true });
   const machine = Object.fromEntries(Object.entries(opts.settings ?? {}).filter(([k]) => k.startsWith('parley.')));
   // The backend's trace (its log included) lets the test extension see what parley did.
-  fs.writeFileSync(path.join(machineDir, 'settings.json'), JSON.stringify({ 'parley.path': inst.parley, 'parley.traceDir': dirs.trace, ...machine }, null, 2));
+  const parleyPath = opts.parleyPath === false ? {} : { 'parley.path': inst.parley };
+  fs.writeFileSync(path.join(machineDir, 'settings.json'), JSON.stringify({ ...parleyPath, 'parley.traceDir': dirs.trace, ...machine }, null, 2));
   const userDir = path.join(dirs.userdata, 'User');
   fs.mkdirSync(userDir, { recursive: true });
   fs.writeFileSync(path.join(userDir, 'settings.json'), JSON.stringify({
@@ -94,14 +130,22 @@ export async function startVSCode(inst: Installs, opts: { settings?: Record<stri
     TMPDIR: dirs.tmp,
     PARLEY_E2E_OUT: resultsFile,
     PARLEY_E2E_TRACE: dirs.trace,
+    PARLEY_E2E_SELFTEST: opts.selfTest ?? 'full',
+    ...(opts.standInModel ? { PARLEY_E2E_STANDIN_MODEL: '1' } : {}),
   };
   const codeServerArgs = [inst.codeServer, '--user-data-dir', dirs.userdata, '--extensions-dir', dirs.extensions];
-  if (inst.vsix) {
-    const res = await run(inst.node24, [...codeServerArgs, '--install-extension', inst.vsix], env);
-    if (res.code !== 0) throw new Error(`installing ${inst.vsix} failed:\n${res.output}`);
+  const how = opts.extension ?? { folder: true };
+  if ('vsix' in how) {
+    const res = await run(inst.node24, [...codeServerArgs, '--install-extension', how.vsix], env);
+    if (res.code !== 0) throw new Error(`installing ${how.vsix} failed:\n${res.output}`);
   } else {
-    const dest = path.join(dirs.extensions, 'parley-acp.parley-0.1.0');
+    const manifest = JSON.parse(fs.readFileSync(path.join(extensionRoot, 'package.json'), 'utf8'));
+    const dest = path.join(dirs.extensions, `parley-acp.parley-${manifest.version}`);
     copyDir(extensionRoot, dest, (rel) => ['package.json', 'README.md', 'out', path.join('out', 'src')].includes(rel) || rel.startsWith(path.join('out', 'src') + path.sep));
+    if (how.withoutLanguageModelProvider) {
+      fs.writeFileSync(path.join(dest, 'without-lm-provider.js'), WITHOUT_LM_PROVIDER);
+      fs.writeFileSync(path.join(dest, 'package.json'), JSON.stringify({ ...manifest, main: './without-lm-provider.js' }, null, 2));
+    }
   }
 
   const config = path.join(root, 'code-server.yaml');
@@ -110,7 +154,7 @@ export async function startVSCode(inst: Installs, opts: { settings?: Record<stri
   const proc = spawn(inst.node24, [
     ...codeServerArgs, '--config', config,
     '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--ignore-last-opened',
-    '--disable-getting-started-override', ...(opts.proposedApi === false ? [] : ['--enable-proposed-api', 'parley-acp.parley']),
+    '--disable-getting-started-override', ...(opts.proposedApi ? ['--enable-proposed-api', 'parley-acp.parley'] : []),
   ], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`code-server did not start within 60 s:\n${logLines.join('')}`)), 60_000);
@@ -140,12 +184,27 @@ export async function startVSCode(inst: Installs, opts: { settings?: Record<stri
   return {
     root, workspace: dirs.workspace, resultsFile, page, browser, console: consoleLines,
     log: () => logLines.join(''),
+    parleyOutput: () => outputChannel(path.join(dirs.userdata, 'logs'), 'parley'),
     async stop() {
       await browser.close().catch(() => undefined);
       await stopGroup(proc);
       if (!process.env.PARLEY_E2E_KEEP) fs.rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** The contents of the output channel name, from the files VS Code keeps under logs (N-name.log). */
+function outputChannel(logs: string, name: string): string {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (new RegExp(`^\\d+-${name}\\.log$`).test(e.name)) found.push(fs.readFileSync(p, 'utf8'));
+    }
+  };
+  if (fs.existsSync(logs)) walk(logs);
+  return found.join('');
 }
 
 function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {

@@ -1,8 +1,10 @@
 // End to end in a real VS Code (code-server, headless Chromium): the parley extension as
-// another extension uses it through vscode.lm, as a model chosen in the Chat view's
-// picker, as the @parley participant, and in VS Code's own agent mode. Screenshots go to
-// PARLEY_VSCODE_ARTIFACTS (default: test-output/ beside package.json); timings to
-// timings.json there.
+// published for this platform (its .vsix installed, the parley it carries, no proposed
+// API), as another extension uses it through vscode.lm, as a model chosen in the Chat
+// view's picker, as the @parley participant, and in VS Code's own agent mode; then its
+// proposed-API flavour in a VS Code that grants it, and the extension in an editor
+// without the language model provider API. Screenshots go to PARLEY_VSCODE_ARTIFACTS
+// (default: test-output/ beside package.json); timings to timings.json there.
 
 import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -103,9 +105,12 @@ async function pickModel(name: string, screenshot?: string): Promise<void> {
     const shown = await item.waitFor({ timeout: 10_000 }).then(() => true, () => false);
     if (shown) {
       if (screenshot) await shot(screenshot);
-      await item.click();
-      await chosen();
-      return;
+      // On a busy machine the list may be drawn again between finding the row and the
+      // click; the click then finds no row: open the picker again.
+      if (await item.click({ timeout: 10_000 }).then(() => true, () => false)) {
+        await chosen();
+        return;
+      }
     }
     await shot(`picker-without-${name.replace(/[^a-z0-9]+/gi, '-')}`);
     await page.keyboard.press('Escape');
@@ -147,10 +152,13 @@ function uiTest(name: string, body: () => Promise<void>): void {
   });
 }
 
-describe('parley in a real VS Code', { timeout: 10 * 60_000 }, () => {
+describe('parley in a real VS Code, as published for this platform', { timeout: 10 * 60_000 }, () => {
   before(async () => {
     fs.mkdirSync(shots, { recursive: true });
-    vs = await startVSCode(installsFromEnv(), { settings: { 'chat.allowAnonymousAccess': true } });
+    const inst = installsFromEnv();
+    assert.ok(inst.vsix, 'PARLEY_VSIX names the .vsix for this platform (scripts/ci.sh sets it)');
+    // No parley.path: the extension must find the parley it carries.
+    vs = await startVSCode(inst, { extension: { vsix: inst.vsix }, parleyPath: false, settings: { 'chat.allowAnonymousAccess': true } });
     page = vs.page;
   });
   after(async () => {
@@ -172,6 +180,11 @@ describe('parley in a real VS Code', { timeout: 10 * 60_000 }, () => {
     assert.match(s.afterTools, /OK: 5/);
     assert.equal(s.tokens, 3);
     assert.equal(s.killedBackends, 1, 'one backend process, started by the extension');
+    const extensions = fs.realpathSync(path.join(vs.root, 'extensions'));
+    assert.ok(s.backendExecutables.every((exe: string) => exe.startsWith(extensions + path.sep) && exe.endsWith(`${path.sep}bin${path.sep}parley`)),
+      `the backend is the parley the .vsix carries: ${JSON.stringify(s.backendExecutables)}`);
+    assert.match(vs.parleyOutput(), /\[client\] parley v\d+\.\d+\.\d+\S* at \S+\/bin\/parley \(carried by this extension\): the version of this extension/,
+      'the extension checked the version of the parley it carries');
     assert.equal(s.coldBackend.text.trim(), 'back from the dead', 'the request after the backend died is answered');
     timings['lm first part, cold (first request, agent not started)'] = s.cold.firstPartMs;
     timings['lm first part, cold backend (killed: backend, agent and session all start)'] = s.coldBackend.firstPartMs;
@@ -209,14 +222,12 @@ describe('parley in a real VS Code', { timeout: 10 * 60_000 }, () => {
     await shot('03-parley-reply');
   });
 
-  uiTest('@parley: a tool call shown with its past-tense message', async () => {
+  uiTest('@parley: a tool call shown with its past-tense message, through stable APIs', async () => {
     await newChat();
-    await send('@parley tool call Build the project');
+    await send('@parley think it over\ntool call Build the project');
     await waitForResponseText(/tool call Build the project: completed/);
     await waitForResponseDone();
-    await expandSteps();
-    const call = lastResponse().locator('.chat-tool-invocation-part').filter({ hasText: /Built.the.project/ }).first();
-    await call.waitFor({ state: 'visible', timeout: PATIENCE });
+    await waitForResponseText(/✓\s*Built\sthe\sproject/);
     await shot('04-parley-tool-call');
   });
 
@@ -278,9 +289,11 @@ describe('parley in a real VS Code', { timeout: 10 * 60_000 }, () => {
   });
 });
 
-describe('parley in a real VS Code that does not grant the proposed API', { timeout: 5 * 60_000 }, () => {
+describe('the proposed-API flavour in a VS Code that grants it', { timeout: 5 * 60_000 }, () => {
   before(async () => {
-    vs = await startVSCode(installsFromEnv(), { proposedApi: false, settings: { 'chat.allowAnonymousAccess': true } });
+    const inst = installsFromEnv();
+    assert.ok(inst.vsixProposed, 'PARLEY_VSIX_PROPOSED names the proposed flavour (scripts/ci.sh sets it)');
+    vs = await startVSCode(inst, { extension: { vsix: inst.vsixProposed }, proposedApi: true, selfTest: 'activation', settings: { 'chat.allowAnonymousAccess': true } });
     page = vs.page;
     await testExtensionResults();
   });
@@ -288,13 +301,38 @@ describe('parley in a real VS Code that does not grant the proposed API', { time
     await vs?.stop();
   });
 
-  uiTest('@parley: the thought and the tool entry still show', async () => {
+  uiTest('@parley: the tool call is a VS Code tool entry', async () => {
     await pickModel('Eliza (parley)'); // VS Code's default is the first model listed (Claude)
     await send('@parley think it over\ntool call Build the project');
     await waitForResponseText(/tool call Build the project: completed/);
     await waitForResponseDone();
     await expandSteps();
     await lastResponse().locator('.chat-tool-invocation-part').filter({ hasText: /Built.the.project/ }).first().waitFor({ state: 'visible', timeout: PATIENCE });
-    await shot('12-no-proposed-api-tool-call');
+    await shot('12-proposed-api-tool-entry');
+  });
+});
+
+describe('an editor without the language model provider API', { timeout: 5 * 60_000 }, () => {
+  before(async () => {
+    vs = await startVSCode(installsFromEnv(), { extension: { folder: true, withoutLanguageModelProvider: true }, selfTest: 'activation', standInModel: true, settings: { 'chat.allowAnonymousAccess': true } });
+    page = vs.page;
+  });
+  after(async () => {
+    await vs?.stop();
+  });
+
+  uiTest('the extension activates, offers no models, and @parley answers', async () => {
+    const results = await testExtensionResults();
+    assert.ok(results?.done, `the test extension did not finish: ${JSON.stringify(results)}`);
+    assert.equal(results.error, undefined);
+    assert.equal(results.steps.installed, true);
+    assert.equal(results.steps.active, true, `the parley extension did not activate:\n${vs.log()}`);
+    assert.deepEqual(results.steps.models, []);
+    assert.match(vs.parleyOutput(), /this editor has no language model provider API/);
+    // The chat sends nothing without a model: the editor's own (here the test extension's).
+    await pickModel('Stand-in model');
+    await send('@parley slowly hello without models');
+    await waitForResponseText(/hello without models/);
+    await shot('13-without-lm-provider');
   });
 });

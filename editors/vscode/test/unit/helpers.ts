@@ -50,14 +50,16 @@ export interface Harness {
 }
 
 /** A backend on the real binary and a provider on it, as the extension wires them. */
-export function harness(opts: { bin?: string; agentServers?: AgentServers; stopGraceMs?: number } = {}): Harness {
+export function harness(
+  opts: { bin?: string; locate?: () => Promise<string>; agentServers?: AgentServers; stopGraceMs?: number; listingRetryDelaysMs?: number[] } = {},
+): Harness {
   const log = new MemoryLog();
   const failures: unknown[] = [];
   const chosen: string[] = [];
   const bin = opts.bin ?? parleyBin();
   const env = isolatedEnv();
   const backend = new Backend({
-    locate: async () => bin,
+    locate: opts.locate ?? (async () => bin),
     globalArgs: () => ['--log', 'info'],
     log,
     env,
@@ -71,6 +73,7 @@ export function harness(opts: { bin?: string; agentServers?: AgentServers; stopG
     reportStartFailure: (err) => failures.push(err),
     onChosen: (m) => chosen.push(m.id),
     onListed: () => undefined,
+    listingRetryDelaysMs: opts.listingRetryDelaysMs,
   });
   return {
     backend, provider, log, failures, chosen, agentServers,
@@ -81,6 +84,7 @@ export function harness(opts: { bin?: string; agentServers?: AgentServers; stopG
       return m;
     },
     async dispose() {
+      provider.dispose();
       await backend.dispose();
       fs.rmSync(env.HOME!, { recursive: true, force: true });
     },

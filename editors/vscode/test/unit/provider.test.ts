@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { AgentActionTool } from '../../src/agentAction';
-import { assistant, harness, noTools, Recorder, textOf, toolCallsOf, toolResults, tools, user, gone } from './helpers';
+import { assistant, gone, harness, noTools, parleyBin, Recorder, textOf, toolCallsOf, toolResults, tools, user } from './helpers';
 import * as vscode from './vscode-mock';
 
 const token = () => new vscode.CancellationTokenSource().token;
@@ -231,5 +231,84 @@ describe('backend process', () => {
     assert.equal(failures.length, 1);
     assert.match(String((failures[0] as Error).message), /go install github\.com\/parley-acp\/parley\/cmd\/parley@latest/);
     await assert.rejects(locateParley('/nonexistent/parley', env), /parley\.path is "\/nonexistent\/parley"/);
+    provider.dispose(); // it would go on trying
+  });
+});
+
+describe('model listing', () => {
+  /** Resolves when the provider tells VS Code the models changed; rejects after ms. */
+  function announced(h: ReturnType<typeof harness>, ms: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`VS Code was not told the models changed within ${ms} ms`)), ms);
+      const sub = h.provider.onDidChangeLanguageModelChatInformation(() => {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve();
+      });
+    });
+  }
+
+  test('a cancelled listing is tried again and the models announced: the picker does not stay empty', async () => {
+    const h = harness({ listingRetryDelaysMs: [20] });
+    try {
+      const source = new vscode.CancellationTokenSource();
+      source.cancel(); // VS Code gave up on a listing the loaded machine answered too slowly
+      const told = announced(h, 10000);
+      assert.deepEqual(await h.provider.provideLanguageModelChatInformation({ silent: true }, source.token), []);
+      await told;
+      const models = await h.provider.provideLanguageModelChatInformation({ silent: true }, token());
+      assert.ok(models.some((m) => m.id === 'eliza'), `models after the retry: ${models.map((m) => m.id)}`);
+    } finally {
+      await h.dispose();
+    }
+  });
+
+  test('a listing that fails is tried again until parley answers, and VS Code keeps the models it had', async () => {
+    let broken = false;
+    const h = harness({
+      listingRetryDelaysMs: [20, 40],
+      locate: async () => {
+        if (broken) throw new Error('parley is being reinstalled');
+        return parleyBin();
+      },
+    });
+    try {
+      const before = await h.provider.provideLanguageModelChatInformation({ silent: true }, token());
+      assert.ok(before.length > 0);
+      const pid = h.backend.pid!;
+      broken = true;
+      process.kill(pid, 'SIGKILL');
+      assert.ok(await gone(pid));
+      const during = await h.provider.provideLanguageModelChatInformation({ silent: true }, token());
+      assert.deepEqual(during.map((m) => m.id), before.map((m) => m.id), 'a failed listing gives VS Code the models it had, not none');
+      assert.ok(h.log.lines.some((l) => l.includes('parley is being reinstalled')), h.log.lines.join('\n'));
+      const told = announced(h, 10000);
+      broken = false; // the retries find it again
+      await told;
+      assert.ok(h.backend.pid && h.backend.pid !== pid, 'the retry started the backend again');
+    } finally {
+      await h.dispose();
+    }
+  });
+
+  test('a listing that fails before any succeeded answers none, then announces the models', async () => {
+    let broken = true;
+    const h = harness({
+      listingRetryDelaysMs: [20],
+      locate: async () => {
+        if (broken) throw new Error('parley is not there yet');
+        return parleyBin();
+      },
+    });
+    try {
+      assert.deepEqual(await h.provider.provideLanguageModelChatInformation({ silent: true }, token()), []);
+      const told = announced(h, 10000);
+      broken = false;
+      await told;
+      const models = await h.provider.provideLanguageModelChatInformation({ silent: true }, token());
+      assert.ok(models.some((m) => m.id === 'eliza'));
+    } finally {
+      await h.dispose();
+    }
   });
 });

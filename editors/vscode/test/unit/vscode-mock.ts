@@ -159,6 +159,11 @@ export const mock = {
   providers: new Map<string, unknown>(),
   commands: new Map<string, Function>(),
   output: [] as string[],
+  /** The button a shown message answers with (undefined: the message was closed); tests replace it. */
+  answer: (_kind: 'error' | 'warning' | 'info', _text: string, _options: unknown, _items: string[]): string | undefined => undefined,
+  /** The options of each message, in the order shown (e.g. {modal: true, detail}). */
+  messageOptions: [] as unknown[],
+  terminals: [] as Array<{ name?: string; shellPath?: string; shellArgs?: string[]; cwd?: string; shown: boolean }>,
 };
 
 export const workspace = {
@@ -178,9 +183,11 @@ export const workspace = {
 };
 
 function record(kind: 'error' | 'warning' | 'info') {
-  return async (text: string) => {
+  return async (text: string, ...rest: unknown[]) => {
+    const options = rest.length > 0 && typeof rest[0] === 'object' && rest[0] !== null ? rest.shift() : undefined;
     mock.messages.push({ kind, text });
-    return undefined;
+    mock.messageOptions.push(options);
+    return mock.answer(kind, text, options, rest as string[]);
   };
 }
 
@@ -188,6 +195,11 @@ export const window = {
   showErrorMessage: record('error'),
   showWarningMessage: record('warning'),
   showInformationMessage: record('info'),
+  createTerminal(options: { name?: string; shellPath?: string; shellArgs?: string[]; cwd?: string }) {
+    const t = { ...options, shown: false };
+    mock.terminals.push(t);
+    return { show: () => void (t.shown = true), dispose: () => undefined };
+  },
   createOutputChannel(_name: string) {
     return {
       appendLine: (l: string) => mock.output.push(l),

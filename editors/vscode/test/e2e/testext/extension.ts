@@ -12,14 +12,53 @@ class TextTool implements vscode.LanguageModelTool<Record<string, unknown>> {
   }
 }
 
+class StandInModel implements vscode.LanguageModelChatProvider {
+  provideLanguageModelChatInformation(): vscode.LanguageModelChatInformation[] {
+    return [{ id: 'stand-in', name: 'Stand-in model', family: 'stand-in', version: '1', maxInputTokens: 100_000, maxOutputTokens: 10_000, capabilities: { toolCalling: true } }]; // agent mode lists only models that call tools
+  }
+  async provideLanguageModelChatResponse(_model: vscode.LanguageModelChatInformation, _messages: readonly vscode.LanguageModelChatRequestMessage[], _options: vscode.ProvideLanguageModelChatResponseOptions, progress: vscode.Progress<vscode.LanguageModelResponsePart>): Promise<void> {
+    progress.report(new vscode.LanguageModelTextPart('the stand-in model answers'));
+  }
+  async provideTokenCount(_model: vscode.LanguageModelChatInformation, text: string | vscode.LanguageModelChatRequestMessage): Promise<number> {
+    return typeof text === 'string' ? text.length : 1;
+  }
+}
+
 export function activate(context: vscode.ExtensionContext): void {
   context.subscriptions.push(
     vscode.lm.registerTool('parley_e2e_echo', new TextTool((i) => `echo: ${String(i.text)}`)),
     vscode.lm.registerTool('parley_e2e_add', new TextTool((i) => String(Number(i.a) + Number(i.b)))),
   );
+  // The editor's own model, for an editor where parley offers none (the chat sends
+  // nothing, not even to @parley, without some model): it answers every request alike.
+  if (process.env.PARLEY_E2E_STANDIN_MODEL) context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider('parley-e2e', new StandInModel()));
   const out = process.env.PARLEY_E2E_OUT;
   // Chat requests reach extensions only after activate returns: run from a timer.
-  if (out) setTimeout(() => void selfTest(out), 0);
+  if (out) setTimeout(() => void (process.env.PARLEY_E2E_SELFTEST === 'activation' ? activationTest(out) : selfTest(out)), 0);
+}
+
+/**
+ * Only whether the parley extension activated (an editor without some API must not stop
+ * it), and the parley models VS Code offers.
+ */
+async function activationTest(out: string): Promise<void> {
+  const results: Results = { done: false, steps: {} };
+  try {
+    const ext = vscode.extensions.getExtension('parley-acp.parley');
+    const end = Date.now() + 60_000;
+    while (ext && !ext.isActive && Date.now() < end) await new Promise((r) => setTimeout(r, 100)); // activation has no event
+    results.steps.installed = !!ext;
+    results.steps.active = !!ext?.isActive;
+    results.steps.models = (await vscode.lm.selectChatModels({ vendor: 'parley' })).map((m) => m.id);
+    // Asking for every vendor's models also makes VS Code resolve them, so that the model
+    // picker lists them (it shows only vendors resolved so far).
+    results.steps.allModels = (await vscode.lm.selectChatModels()).map((m) => `${m.vendor}/${m.id}`);
+  } catch (err) {
+    results.error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  }
+  results.done = true;
+  fs.writeFileSync(`${out}.tmp`, JSON.stringify(results, null, 2));
+  fs.renameSync(`${out}.tmp`, out);
 }
 
 interface Results {
@@ -50,7 +89,8 @@ async function selfTest(out: string): Promise<void> {
     // of everything: the backend process, the agent process, the session.
     const killed = killBackends();
     step('killedBackends', killed.length);
-    await Promise.all(killed.map(waitGone));
+    step('backendExecutables', killed.map((k) => k.exe));
+    await Promise.all(killed.map((k) => waitGone(k.pid)));
     step('coldBackend', await timedReply(eliza, 'slowly back from the dead'));
     // "parley: Restart backend", then a new conversation once VS Code has listed the models
     // again: the extension asked parley to get the last chosen agent (Eliza) ready.
@@ -107,21 +147,21 @@ async function waitForLog(dir: string, before: Set<string>, re: RegExp, timeoutM
   return false;
 }
 
-/** Kills the `parley vscodelm` processes this extension host started; returns their pids. */
-function killBackends(): number[] {
-  const pids: number[] = [];
+/** Kills the `parley vscodelm` processes this extension host started; returns their pids and binaries. */
+function killBackends(): Array<{ pid: number; exe: string }> {
+  const pids: Array<{ pid: number; exe: string }> = [];
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const argv = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
       const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid && argv.includes('vscodelm')) pids.push(Number(name));
+      if (ppid === process.pid && argv.includes('vscodelm')) pids.push({ pid: Number(name), exe: fs.readlinkSync(`/proc/${name}/exe`) });
     } catch {
       // gone meanwhile
     }
   }
-  for (const pid of pids) process.kill(pid, 'SIGKILL');
+  for (const { pid } of pids) process.kill(pid, 'SIGKILL');
   return pids;
 }
 

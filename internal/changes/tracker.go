@@ -1,0 +1,510 @@
+package changes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/parley-acp/parley/internal/filelist"
+	"github.com/parley-acp/parley/internal/store"
+	"github.com/parley-acp/parley/internal/workspace"
+	"github.com/parley-acp/parley/internal/xdg"
+)
+
+// A tracker follows one workspace for the records of one process: the files as its last
+// snapshot saw them, and the turns running there now (which every change a snapshot
+// finds is attributed to). Records of conversations in the same workspace share it. One
+// snapshot, checkpoint or undo runs at a time (sem); everything below sem is held with it.
+type tracker struct {
+	log   *Log
+	ws    int64
+	root  string
+	roots *workspace.Roots
+	walk  bool // snapshots find changes on disk; false: only writes through parley are recorded
+	refs  int  // records using it; under log.mu
+
+	sem chan struct{}
+
+	files    map[string]*entry // nil until the first snapshot
+	lastScan time.Time         // when the last snapshot began; zero before the first
+	scans    uint64            // scans begun: marks the entries each lists
+	kept     int64             // bytes of content the workspace keeps, as last counted
+	walkErr  error             // why the workspace is not followed (too many files)
+	open     []*openTurn
+}
+
+// entry is a file as the last snapshot saw it.
+type entry struct {
+	stat fileStat
+	kind string
+	hash string
+	// racy: it changed so shortly before the snapshot that a later change within the
+	// file system's clock tick could keep its times; the next snapshot reads it again.
+	racy bool
+	seen uint64 // the scan that last listed it (scan's own bookkeeping)
+}
+
+func (e *entry) version() version {
+	if e == nil {
+		return none
+	}
+	return version{kind: e.kind, hash: e.hash, size: e.stat.size, sig: e.stat.sig()}
+}
+
+func (e *entry) stored(path string) store.ChangeFile {
+	return store.ChangeFile{Path: path, Size: e.stat.size, Mtime: e.stat.mtime, Ctime: e.stat.ctime,
+		Inode: e.stat.inode, Mode: e.stat.mode, Kind: e.kind, Hash: e.hash}
+}
+
+// racyWindow is how close to a snapshot a file's change must be for the snapshot to read
+// it again next time: more than any file system's timestamp granularity that matters
+// here (ext4 and tmpfs tick in milliseconds; FAT in two seconds is not served).
+const racyWindow = time.Second
+
+// openTurn is a turn running in the workspace: the files it changed so far, what they
+// were before it and what they are now.
+type openTurn struct {
+	rec     *Record
+	label   string
+	undo    bool // the record of an undo
+	started time.Time
+	turn    store.ChangeTurn // ID 0 until it changed something
+	files   map[string]*turnFile
+}
+
+type turnFile struct {
+	before, after version
+	written       bool
+}
+
+func (t *tracker) lock(ctx context.Context) error {
+	select {
+	case t.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (t *tracker) unlock() { <-t.sem }
+
+// errTooManyFiles: the workspace has more files than Limits.MaxFiles.
+type errTooManyFiles struct {
+	root string
+	max  int
+}
+
+func (e errTooManyFiles) Error() string {
+	return fmt.Sprintf("%s has more than %d files git would not ignore: parley records only what the agent writes through it there (raise changes.max_files in config.json to follow it all)", e.root, e.max)
+}
+
+// load reads the files the workspace's last snapshot saw (by this or an earlier process).
+func (t *tracker) load(ctx context.Context) error {
+	if t.files != nil {
+		return nil
+	}
+	rows, err := t.log.st.ChangeFiles(ctx, t.ws)
+	if err != nil {
+		return err
+	}
+	files := make(map[string]*entry, len(rows))
+	for _, f := range rows {
+		files[f.Path] = &entry{stat: fileStat{size: f.Size, mtime: f.Mtime, ctime: f.Ctime, inode: f.Inode, mode: f.Mode, links: 1}, kind: f.Kind, hash: f.Hash}
+	}
+	kept, err := t.log.st.ChangeBytes(ctx, t.ws)
+	if err != nil {
+		return err
+	}
+	t.files, t.kept = files, kept
+	return nil
+}
+
+// scanResult is what a snapshot found: entries to record, blobs to keep, changes.
+type scanResult struct {
+	started  time.Time
+	put      map[string]*entry
+	del      []string
+	blobs    []store.Blob
+	deltas   []delta
+	contents map[string][]byte // the new content of changed files, for their line counts
+}
+
+type delta struct {
+	path          string
+	before, after version
+}
+
+// listed is a file a snapshot lists.
+type listed struct {
+	abs, rel string
+	tree     *workspace.Tree
+	stat     fileStat
+	old      *entry // the record's entry for it; nil for a file new to the record
+}
+
+// readResult is a file read by a snapshot: its state, its version, and its content when
+// the record may keep it.
+type readResult struct {
+	state   State
+	v       version
+	content []byte
+}
+
+// scan compares the workspace with the last snapshot: the files git would not ignore are
+// listed, and only those whose size, times, inode or mode differ (or that changed just
+// before the last snapshot) are read and hashed. It changes nothing: commit does.
+func (t *tracker) scan(ctx context.Context) (scanResult, error) {
+	r := scanResult{started: time.Now(), put: map[string]*entry{}, contents: map[string][]byte{}}
+	if err := t.load(ctx); err != nil {
+		return r, err
+	}
+	baseline := t.lastScan.IsZero() // this process's first look: it finds, it reports nothing
+	var trees []*workspace.Tree
+	defer func() {
+		for _, tr := range trees {
+			tr.Close()
+		}
+	}()
+	own := t.ownDirs()
+	t.scans++
+	gen := t.scans
+	seen := map[string]bool{} // listed files the record has no entry for yet
+	var all []listed
+	for _, dir := range t.roots.Dirs() {
+		tree, err := t.roots.OpenTree(dir)
+		if err != nil {
+			return r, fmt.Errorf("listing %s: %w", dir, err)
+		}
+		trees = append(trees, tree)
+		files, err := filelist.List(ctx, t.roots, dir, tree)
+		if err != nil {
+			return r, fmt.Errorf("listing %s: %w", dir, err)
+		}
+		prefix := dir
+		if !strings.HasSuffix(prefix, string(filepath.Separator)) {
+			prefix += string(filepath.Separator)
+		}
+		for _, f := range files {
+			if f.Symlink || !f.Info.Mode().IsRegular() {
+				continue // links and special files are not followed
+			}
+			abs := prefix + filepath.FromSlash(f.Rel) // f.Rel is clean: no Join needed
+			e := t.files[abs]
+			if e != nil && e.seen == gen || e == nil && seen[abs] || len(own) > 0 && inAny(own, abs) {
+				continue // a root inside another; parley's own database and logs
+			}
+			if e != nil {
+				e.seen = gen
+			} else {
+				seen[abs] = true
+			}
+			all = append(all, listed{abs: abs, rel: f.Rel, tree: tree, stat: statOf(f.Info), old: e})
+			if len(all) > t.log.limits.MaxFiles {
+				return r, errTooManyFiles{root: t.root, max: t.log.limits.MaxFiles}
+			}
+		}
+	}
+	var toRead []listed
+	for _, f := range all {
+		if e := f.old; e == nil || e.racy || !e.stat.same(f.stat) {
+			toRead = append(toRead, f)
+		}
+	}
+	read, err := t.readAll(ctx, toRead)
+	if err != nil {
+		return r, err
+	}
+	budget := t.log.limits.baselineBytes() - t.kept
+	for i, f := range toRead {
+		s, v, content := read[i].state, read[i].v, read[i].content
+		if !s.Exists {
+			if f.old != nil {
+				f.old.seen = 0 // gone meanwhile: as if it had not been listed
+			}
+			continue
+		}
+		old := f.old
+		e := &entry{stat: s.stat, kind: v.kind, hash: v.hash, racy: s.stat.mtime >= r.started.Add(-racyWindow).UnixNano() || s.stat.ctime >= r.started.Add(-racyWindow).UnixNano()}
+		r.put[f.abs] = e
+		changed := !old.version().same(v)
+		// A file that is new to the record but did not change since well before the last
+		// snapshot was there all along (no longer ignored, say): it is not a change. (File
+		// times come from a coarse clock: a margin keeps a file made just after the
+		// snapshot began from looking older than it.)
+		if old == nil && !t.lastScan.IsZero() && e.stat.ctime != 0 && e.stat.ctime < t.lastScan.Add(-racyWindow).UnixNano() {
+			changed = false
+		}
+		keep := content != nil && v.kind == kindText && !s.Linked
+		switch {
+		case changed && !baseline:
+			r.deltas = append(r.deltas, delta{path: f.abs, before: old.version(), after: v})
+			if keep {
+				r.contents[f.abs] = content
+			}
+		case old.version().same(v):
+			keep = false // the same content: kept already, if it could be
+		default:
+			keep = keep && int64(len(content)) <= budget // the first look at it: within the budget
+		}
+		if keep {
+			r.blobs = append(r.blobs, store.Blob{Hash: v.hash, Content: content})
+			budget -= int64(len(content))
+		}
+	}
+	for path, e := range t.files {
+		if e.seen == gen || !t.inRoots(path) {
+			continue
+		}
+		// Not listed: deleted, or now ignored (then it is simply no longer followed).
+		r.del = append(r.del, path)
+		if s, err := t.stateOf(path); err == nil && s.Exists {
+			continue
+		}
+		if !baseline {
+			r.deltas = append(r.deltas, delta{path: path, before: e.version(), after: none})
+		}
+	}
+	slices.Sort(r.del)
+	slices.SortFunc(r.deltas, func(a, b delta) int { return cmpString(a.path, b.path) })
+	return r, nil
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// readAll reads the files with a few workers, a directory at a time: reading is most of
+// a snapshot's cost when files changed, and the first snapshot reads every file. Each
+// directory is opened once (through its tree) and its files named in one step.
+func (t *tracker) readAll(ctx context.Context, files []listed) ([]readResult, error) {
+	type group struct {
+		tree  *workspace.Tree
+		dir   string
+		files []int
+	}
+	var groups []*group
+	byDir := map[string]*group{}
+	for i, f := range files {
+		dir := path.Dir(f.rel)
+		key := f.tree.Path() + "\x00" + dir
+		g := byDir[key]
+		if g == nil {
+			g = &group{tree: f.tree, dir: dir}
+			byDir[key] = g
+			groups = append(groups, g)
+		}
+		g.files = append(g.files, i)
+	}
+	states := make([]readResult, len(files))
+	next := make(chan *group)
+	var wg sync.WaitGroup
+	for range min(len(groups), 2*runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for g := range next {
+				sub, err := g.tree.Sub(g.dir)
+				if err != nil {
+					continue // gone meanwhile: its files are as if gone
+				}
+				for _, i := range g.files {
+					f := files[i]
+					s, err := readIn(sub.FS(), path.Base(f.rel), f.abs, t.log.limits.MaxFileBytes)
+					if err != nil {
+						s = State{} // no longer a regular file: as if it were gone
+					}
+					v, content := versionOfState(s) // hashed here: the workers share the cost
+					states[i] = readResult{state: s, v: v, content: content}
+				}
+				sub.Close()
+			}
+		})
+	}
+	var err error
+feed:
+	for _, g := range groups {
+		select {
+		case next <- g:
+		case <-ctx.Done():
+			err = ctx.Err()
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	return states, err
+}
+
+// stateOf reads what path is now, without its content.
+func (t *tracker) stateOf(path string) (State, error) {
+	return RootsFiles(t.roots).Read(context.Background(), path, -1)
+}
+
+func (t *tracker) inRoots(path string) bool {
+	for _, d := range t.roots.Dirs() {
+		if within(d, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownDirs are parley's own directories inside the workspace (its database changes on
+// every turn; none of it is the agent's work): usually none.
+func (t *tracker) ownDirs() []string {
+	var out []string
+	for _, d := range xdg.OwnDirs() {
+		if d != "" && t.inRoots(filepath.Clean(d)) {
+			out = append(out, filepath.Clean(d))
+		}
+	}
+	return out
+}
+
+func inAny(dirs []string, path string) bool {
+	for _, d := range dirs {
+		if d != "" && within(filepath.Clean(d), path) {
+			return true
+		}
+	}
+	return false
+}
+
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !(len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator))
+}
+
+// commit records what scan found: the workspace's files, the content to keep, and each
+// change in every turn running now. Memory follows only once the database has it.
+func (t *tracker) commit(ctx context.Context, r scanResult) error {
+	if err := t.ensureSessions(ctx, len(r.deltas) > 0); err != nil {
+		return err
+	}
+	created := map[*openTurn]store.ChangeTurn{}
+	err := t.log.st.UpdateChanges(ctx, func(tx *store.ChangesTx) error {
+		slices.SortFunc(r.blobs, func(a, b store.Blob) int { return cmpString(a.Hash, b.Hash) })
+		if err := tx.PutBlobs(t.ws, r.blobs); err != nil {
+			return err
+		}
+		// In key order: tables are kept in that order, and rows inserted in it cost a
+		// fraction of rows inserted at random (the first snapshot: 6 s to 2 s).
+		put := make([]store.ChangeFile, 0, len(r.put))
+		for path, e := range r.put {
+			put = append(put, e.stored(path))
+		}
+		slices.SortFunc(put, func(a, b store.ChangeFile) int { return cmpString(a.Path, b.Path) })
+		if err := tx.PutFiles(t.ws, put); err != nil {
+			return err
+		}
+		if err := tx.DeleteFiles(t.ws, r.del); err != nil {
+			return err
+		}
+		for _, ot := range t.open {
+			for _, d := range r.deltas {
+				if err := ot.record(tx, created, d.path, d.before, d.after, false); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for ot, ct := range created {
+		ot.turn = ct
+	}
+	for _, ot := range t.open {
+		for _, d := range r.deltas {
+			ot.apply(d.path, d.before, d.after, false)
+		}
+	}
+	for path, e := range r.put {
+		t.files[path] = e
+	}
+	for _, path := range r.del {
+		delete(t.files, path)
+	}
+	for _, b := range r.blobs {
+		t.kept += int64(len(b.Content))
+	}
+	t.lastScan = r.started
+	return nil
+}
+
+// snapshot scans and commits. A workspace with too many files stops being followed
+// (the error says so once; later snapshots do nothing).
+func (t *tracker) snapshot(ctx context.Context) error {
+	if !t.walk || t.walkErr != nil {
+		return nil
+	}
+	r, err := t.scan(ctx)
+	if _, ok := errors.AsType[errTooManyFiles](err); ok {
+		t.walkErr = err
+		return err
+	}
+	if err != nil {
+		return fmt.Errorf("taking a snapshot of the workspace: %w", err)
+	}
+	if err := t.commit(ctx, r); err != nil {
+		return fmt.Errorf("recording a snapshot of the workspace: %w", err)
+	}
+	return nil
+}
+
+// ensureSessions makes sure every running turn's conversation is in the database before
+// a change is attributed to it.
+func (t *tracker) ensureSessions(ctx context.Context, needed bool) error {
+	if !needed {
+		return nil
+	}
+	for _, ot := range t.open {
+		if _, err := ot.rec.session(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// record writes one change of a file into the turn's record, creating the turn's row at
+// its first change (created collects the rows made in this transaction).
+func (ot *openTurn) record(tx *store.ChangesTx, created map[*openTurn]store.ChangeTurn, path string, before, after version, written bool) error {
+	turn := ot.turn
+	if turn.ID == 0 {
+		if c, ok := created[ot]; ok {
+			turn = c
+		} else {
+			sid := ot.rec.sessionRow()
+			c, err := tx.NewTurn(sid, ot.label, ot.undo, ot.started)
+			if err != nil {
+				return err
+			}
+			created[ot] = c
+			turn = c
+		}
+	}
+	return tx.AddTurnFile(turn.ID, store.ChangeTurnFile{Path: path, Before: before.stored(), After: after.stored(), Written: written})
+}
+
+// apply folds a change into the turn in memory: what the file was before the turn stays
+// the first one seen.
+func (ot *openTurn) apply(path string, before, after version, written bool) {
+	if f, ok := ot.files[path]; ok {
+		f.after = after
+		f.written = f.written || written
+		return
+	}
+	ot.files[path] = &turnFile{before: before, after: after, written: written}
+}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/parley-acp/parley/internal/changes"
+)
+
+// The chat's /changes, /diff, /undo, /rewind and /keep: the conversation's record of
+// changes (internal/changes through internal/conversation), between turns.
+
+// listChanges shows every turn of the conversation that changed files, and its undos.
+func (c *chat) listChanges(ctx context.Context) error {
+	turns, err := c.conv.Changes(ctx)
+	if err != nil {
+		return err
+	}
+	if len(turns) == 0 {
+		c.con.say("No turn of this conversation has changed a file yet.")
+		return nil
+	}
+	var lines []string
+	for _, t := range turns {
+		lines = append(lines, turnHeading(t))
+		for _, ch := range t.Changes {
+			lines = append(lines, "  "+changeLine(ch, ch.Rel))
+		}
+	}
+	c.con.say("%s", strings.Join(lines, "\n"))
+	return nil
+}
+
+// showDiff shows the diffs of the last turn that changed files, or FILE's from the last
+// turn that changed it (and how it changed since, if it did).
+func (c *chat) showDiff(ctx context.Context, arg string) error {
+	turns, err := c.conv.Changes(ctx)
+	if err != nil {
+		return err
+	}
+	if len(turns) == 0 {
+		return errors.New("no turn of this conversation has changed a file yet")
+	}
+	var reqs []changes.DiffRequest
+	if arg == "" {
+		last := turns[len(turns)-1]
+		for _, ch := range last.Changes {
+			reqs = append(reqs, changes.DiffRequest{Turn: last.Number, Path: ch.Path})
+		}
+	} else {
+		reqs = append(reqs, changes.DiffRequest{Path: absPath(c.session.Cwd, arg)})
+	}
+	var out []string
+	for _, req := range reqs {
+		d, err := c.conv.Diff(ctx, req)
+		if err != nil {
+			return err
+		}
+		out = append(out, fmt.Sprintf("turn %d, %s:", d.Turn, changeLine(d.Change, d.Change.Rel)), diffText(d))
+		if d.ChangedSince {
+			since, err := c.conv.Diff(ctx, changes.DiffRequest{Turn: d.Turn, Path: req.Path, Since: true})
+			if err == nil {
+				out = append(out, fmt.Sprintf("%s changed since turn %d (an undo would not overwrite it):", d.Change.Rel, d.Turn), diffText(since))
+			}
+		}
+	}
+	c.con.say("%s", strings.Join(out, "\n"))
+	return nil
+}
+
+// undo runs /undo [FILE|TURN] (the last turn with changes to undo by default), or
+// /rewind TURN.
+func (c *chat) undo(ctx context.Context, arg string, rewind bool) error {
+	var req changes.UndoRequest
+	n, numErr := strconv.Atoi(strings.TrimPrefix(arg, "#"))
+	switch {
+	case rewind && numErr != nil:
+		return errors.New("/rewind needs the number of a turn (see /changes)")
+	case rewind:
+		req = changes.UndoRequest{Turn: n, Rewind: true}
+	case arg == "":
+	case numErr == nil && n > 0:
+		req.Turn = n
+	default:
+		for _, f := range strings.Fields(arg) {
+			req.Paths = append(req.Paths, absPath(c.session.Cwd, f))
+		}
+	}
+	res, err := c.conv.Undo(ctx, req)
+	if ce, ok := errors.AsType[*changes.ConflictError](err); ok {
+		if ce.Partial != nil {
+			c.con.say("%s", undoneText(*ce.Partial))
+		}
+		c.con.say("%s", conflictText(ce, "/diff FILE shows how a file changed since its turn."))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c.con.say("%s", undoneText(res))
+	return nil
+}
+
+func undoneText(res changes.UndoResult) string {
+	turns := make([]string, len(res.Turns))
+	for i, n := range res.Turns {
+		turns[i] = strconv.Itoa(n)
+	}
+	head := fmt.Sprintf("Undid turn %s (recorded as turn %d: /undo brings the changes back):", strings.Join(turns, ", "), res.Record.Number)
+	if res.Record.Number == 0 {
+		head = fmt.Sprintf("Undid turn %s (its files were already as they were):", strings.Join(turns, ", "))
+	}
+	lines := []string{head}
+	for _, o := range res.Files {
+		lines = append(lines, "  "+o.Rel+": "+o.Did)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// keep runs /keep [TURN]: every pending change, or turn TURN's.
+func (c *chat) keep(ctx context.Context, arg string) error {
+	var req changes.KeepRequest
+	if arg != "" {
+		n, err := strconv.Atoi(strings.TrimPrefix(arg, "#"))
+		if err != nil || n <= 0 {
+			return errors.New("/keep takes the number of a turn (see /changes), or nothing for every turn")
+		}
+		req.Turn = n
+	}
+	kept, err := c.conv.Keep(ctx, req)
+	if err != nil {
+		return err
+	}
+	if len(kept) == 0 {
+		c.con.say("Nothing to keep: no change is waiting to be kept or undone.")
+		return nil
+	}
+	lines := []string{"Kept (these can no longer be undone):"}
+	for _, k := range kept {
+		lines = append(lines, fmt.Sprintf("  turn %d: %s", k.Turn, changeLine(k.Change, k.Change.Rel)))
+	}
+	c.con.say("%s", strings.Join(lines, "\n"))
+	return nil
+}

@@ -1,0 +1,317 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/conversation"
+)
+
+// The chat's commands for what ACP says about the session beyond the turn: signing in,
+// the settings, the agent's other sessions, the title, the usage, attachments.
+
+// offerSignIn lists the methods and says how to sign in with them.
+func (c *chat) offerSignIn(agent string, methods []conversation.AuthMethod) {
+	c.signIn = methods
+	if c.signIn == nil {
+		c.signIn = []conversation.AuthMethod{}
+	}
+	if len(methods) == 0 {
+		c.con.say("parley: %s needs you to sign in, and offers no method parley can use: sign in with its own tools, then start parley again.", agent)
+		return
+	}
+	hint := "/login N signs in with the Nth"
+	if len(methods) == 1 {
+		hint = "/login signs in"
+	}
+	c.con.say("parley: %s needs you to sign in. Its methods:\n%s\n%s; /quit leaves.", agent, strings.Join(methodLines(methods, true), "\n"), hint)
+}
+
+// promptIfIdle shows the input prompt when nothing else is on screen.
+func (c *chat) promptIfIdle() {
+	if c.turn == 0 && c.question == nil && c.elicit == nil && !c.quitting {
+		c.con.prompt("› ")
+	}
+}
+
+// login signs in with a method, by number or id.
+func (c *chat) login(arg string) error {
+	methods := c.signIn
+	if methods == nil {
+		methods = c.session.Agent.Methods
+	}
+	if len(methods) == 0 {
+		return errors.New("this agent offers no sign-in method parley can use")
+	}
+	if arg == "" && len(methods) > 1 {
+		c.con.say("sign-in methods:\n%s\n/login N signs in with the Nth", strings.Join(methodLines(methods, true), "\n"))
+		return nil
+	}
+	m := methods[0]
+	if arg != "" {
+		found := false
+		for i, x := range methods {
+			if string(x.ID) == arg || strconv.Itoa(i+1) == arg {
+				m, found = x, true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("no sign-in method %q: /login lists them", arg)
+		}
+	}
+	switch m.Kind {
+	case conversation.AuthTerminal:
+		if !c.tty {
+			return conversation.ErrNoTerminal
+		}
+		return c.conv.SignIn(m.ID, conversation.SignInOptions{RunTerminal: terminalRunner(c.con, c.in)})
+	case conversation.AuthEnvVar:
+		return c.askVars(m)
+	}
+	return c.conv.SignIn(m.ID, conversation.SignInOptions{})
+}
+
+// askVars asks for the variables of an environment variable method that are not set
+// (a secret one without echo), then signs in with them. The values stay in this parley:
+// they are given to the agent's process and nowhere else.
+func (c *chat) askVars(m conversation.AuthMethod) error {
+	form := &conversation.Form{Answerable: true}
+	var set []string
+	for _, v := range m.Vars {
+		if os.Getenv(v.Name) != "" {
+			set = append(set, v.Name)
+			continue
+		}
+		label := v.Name
+		if v.Label != "" {
+			label = v.Label + " (" + v.Name + ")"
+		}
+		form.Fields = append(form.Fields, conversation.Field{Name: v.Name, Title: label, Kind: conversation.FieldText, Required: !v.Optional, Secret: v.Secret})
+	}
+	if len(set) > 0 {
+		c.con.say("parley: %s %s set in your environment already", strings.Join(set, ", "), map[bool]string{true: "is", false: "are"}[len(set) == 1])
+	}
+	if len(form.Fields) == 0 {
+		return c.conv.SignIn(m.ID, conversation.SignInOptions{})
+	}
+	if !c.tty {
+		return errors.New("set " + strings.Join(varNames(m), ", ") + " in your environment and start parley again")
+	}
+	message := fmt.Sprintf("%s reads these variables when it starts: parley starts it again with them (and saves them nowhere)", c.s.agent.Name())
+	if m.Link != "" {
+		message += "; get them at " + m.Link
+	}
+	ask := conversation.ElicitationAsked{Elicitation: &conversation.Elicitation{Agent: c.s.agent.Name(), Message: message, Mode: acp.ElicitationModeForm, Form: form}}
+	c.elicit = c.con.showElicitation(ask, func(a conversation.ElicitationAnswer) error {
+		if a.Action != acp.ElicitationActionAccept {
+			c.con.say("(no sign-in)")
+			c.promptIfIdle()
+			return nil
+		}
+		if _, err := form.Validate(a.Content); err != nil {
+			return err
+		}
+		vars := map[string]string{}
+		for k, v := range a.Content {
+			vars[k], _ = v.(string)
+		}
+		if err := c.conv.SignIn(m.ID, conversation.SignInOptions{Vars: vars}); err != nil {
+			c.con.say("parley: %v", err)
+			c.promptIfIdle()
+		}
+		return nil
+	}, c.in)
+	return errAsking
+}
+
+// errAsking: the command goes on as a question on screen; no prompt yet.
+var errAsking = errors.New("asking")
+
+func varNames(m conversation.AuthMethod) []string {
+	var names []string
+	for _, v := range m.Vars {
+		names = append(names, v.Name)
+	}
+	return names
+}
+
+// config lists the settings (arg ""), one setting's values (arg ID), or sets one (arg
+// ID VALUE).
+func (c *chat) config(ctx context.Context, arg string) error {
+	id, value, _ := strings.Cut(arg, " ")
+	value = strings.TrimSpace(value)
+	settings := c.session.Settings()
+	switch {
+	case id == "":
+		if len(settings) == 0 {
+			return errors.New("this agent offers no settings")
+		}
+		var lines []string
+		for _, st := range settings {
+			line := fmt.Sprintf("  %-20s %-24s %s", st.ID, oneLineSafe(st.Name), oneLineSafe(st.Current))
+			if st.Category != "" {
+				line += "  [" + oneLineSafe(string(st.Category)) + "]"
+			}
+			lines = append(lines, line)
+		}
+		c.con.say("settings (/config ID lists the values; /config ID VALUE sets one):\n%s", strings.Join(lines, "\n"))
+		return nil
+	case value == "":
+		st, ok := c.session.Setting(id)
+		if !ok {
+			_, _, err := c.session.CheckSetting(id, "")
+			return err
+		}
+		c.showSetting(st)
+		return nil
+	}
+	s, err := c.conv.SetConfig(ctx, id, value)
+	if err != nil {
+		return err
+	}
+	c.session = s
+	if st, ok := s.Setting(id); ok { // the agent decides what was set
+		c.con.say("%s: %s", oneLineSafe(st.Name), oneLineSafe(st.Current))
+	}
+	return nil
+}
+
+func (c *chat) showSetting(st conversation.Setting) {
+	var lines []string
+	if st.Description != "" {
+		lines = append(lines, "  "+oneLineSafe(st.Description))
+	}
+	if st.Kind == conversation.SettingBoolean {
+		lines = append(lines, fmt.Sprintf("  %s (true or false)", st.Current))
+	}
+	group := ""
+	for _, v := range st.Values {
+		if v.Group != group && v.Group != "" {
+			lines = append(lines, "  "+oneLineSafe(v.Group)+":")
+		}
+		group = v.Group
+		mark := "  "
+		if v.ID == st.Current {
+			mark = "* "
+		}
+		line := fmt.Sprintf("  %s%-24s %s", mark, oneLineSafe(v.ID), oneLineSafe(v.Name))
+		if v.Description != "" {
+			line += " — " + oneLineSafe(v.Description)
+		}
+		lines = append(lines, line)
+	}
+	c.con.say("%s (%s):\n%s", oneLineSafe(st.Name), st.ID, strings.Join(lines, "\n"))
+}
+
+// sessions lists the agent's sessions, or closes or deletes one.
+func (c *chat) sessions(ctx context.Context, arg string) error {
+	verb, id, _ := strings.Cut(arg, " ")
+	id = strings.TrimSpace(id)
+	switch verb {
+	case "":
+		return c.listSessions(ctx)
+	case "close", "delete":
+		if id == "" {
+			return fmt.Errorf("/sessions %s needs a session id (see /sessions)", verb)
+		}
+		var err error
+		if verb == "close" {
+			err = c.conv.CloseSession(ctx, acp.SessionID(id))
+		} else {
+			err = c.conv.DeleteSession(ctx, acp.SessionID(id))
+		}
+		if err != nil {
+			return err
+		}
+		c.con.say("(session %s %s)", id, map[string]string{"close": "closed", "delete": "deleted"}[verb])
+		return nil
+	}
+	return fmt.Errorf("/sessions takes close ID or delete ID, not %q", verb)
+}
+
+// showTitle says the session's title when it changes.
+func (c *chat) showTitle() {
+	if t := c.session.Title; t != c.title {
+		c.title = t
+		if t != "" {
+			c.con.say("(title: %s)", oneLineSafe(t))
+		}
+	}
+}
+
+// sendWithAttachments sends a prompt and the files its @PATH words name.
+func (c *chat) sendWithAttachments(line string) {
+	content := []acp.ContentBlock{acp.TextBlock(line)}
+	for _, path := range mentions(line, c.session.Cwd) {
+		block, note, err := c.session.Attach(path)
+		if err != nil {
+			c.con.say("parley: %v", err)
+			continue
+		}
+		if note != "" {
+			c.con.say("parley: %s", note)
+		}
+		content = append(content, block)
+	}
+	p := c.conv.Send(content)
+	c.turn = p.ID
+}
+
+// mentions are the words of line that start with @ and name a file.
+func mentions(line, cwd string) []string {
+	var paths []string
+	for _, w := range strings.Fields(line) {
+		path, ok := strings.CutPrefix(w, "@")
+		path = strings.TrimRight(path, ",.;:!?)")
+		if !ok || path == "" {
+			continue
+		}
+		if strings.HasPrefix(path, "~/") {
+			if home, err := os.UserHomeDir(); err == nil {
+				path = home + path[1:]
+			}
+		}
+		abs := path
+		if !filepath.IsAbs(abs) {
+			abs = filepath.Join(cwd, path)
+		}
+		if info, err := os.Stat(abs); err == nil && info.Mode().IsRegular() {
+			paths = append(paths, abs)
+		}
+	}
+	return paths
+}
+
+// turnUsageText is the end-of-turn usage as the agent reported it (never added up: it
+// may be the turn's or the session's).
+func turnUsageText(u *acp.Usage) string {
+	parts := []string{"in " + count(u.InputTokens), "out " + count(u.OutputTokens)}
+	if u.ThoughtTokens != nil {
+		parts = append(parts, "thinking "+count(*u.ThoughtTokens))
+	}
+	if u.CachedReadTokens != nil {
+		parts = append(parts, "cache read "+count(*u.CachedReadTokens))
+	}
+	if u.CachedWriteTokens != nil {
+		parts = append(parts, "cache write "+count(*u.CachedWriteTokens))
+	}
+	return fmt.Sprintf("usage: %s tokens (%s)", count(u.TotalTokens), strings.Join(parts, ", "))
+}
+
+// count is a token count in a few characters.
+func count(n uint64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatUint(n, 10)
+	case n < 999_500:
+		return fmt.Sprintf("%dk", (n+500)/1000)
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e6), ".0") + "M"
+}

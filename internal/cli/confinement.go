@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"log/slog"
+	"runtime"
+
+	"github.com/parley-acp/parley/internal/sandbox"
+)
+
+// Confinement of commands is Linux's (Landlock). Elsewhere --help says so, and so does
+// the log when a command starts that would have confined them. Each text is a function
+// of whether this platform confines (sandbox.Supported) and its name, so that the texts
+// of every platform are tested on any.
+
+// platformName is this platform as people call it.
+func platformName() string {
+	switch runtime.GOOS {
+	case "darwin":
+		return "macOS"
+	case "windows":
+		return "Windows"
+	}
+	return runtime.GOOS
+}
+
+// sandboxFlagHelp is --sandbox's help; what is the commands it applies to.
+func sandboxFlagHelp(what string) string {
+	return sandboxFlagHelpFor(sandbox.Supported, platformName(), what)
+}
+
+func sandboxFlagHelpFor(supported bool, platform, what string) string {
+	if !supported {
+		return "confine " + what + " with Landlock, which is Linux's: on " + platform + " they are never confined (auto is the same as off)"
+	}
+	return "confine " + what + " with Landlock: auto (where the kernel offers it) or off"
+}
+
+// unconfinedHelp is a paragraph for --help where commands cannot be confined, "" where
+// they can.
+func unconfinedHelp() string { return unconfinedHelpFor(sandbox.Supported, platformName()) }
+
+func unconfinedHelpFor(supported bool, platform string) string {
+	if supported {
+		return ""
+	}
+	return "\n\nOn " + platform + ` the commands an agent runs through parley are not confined:
+Landlock, which confines their writes on Linux, is Linux's, so they can write wherever
+you can. The permission questions (and your rules) are all that stands before them.`
+}
+
+// warnUnconfined says in the log, as a command that would confine commands (--sandbox
+// auto) starts, that this platform does not.
+func warnUnconfined(logger *slog.Logger, mode string) {
+	warnUnconfinedFor(sandbox.Supported, platformName(), logger, mode)
+}
+
+func warnUnconfinedFor(supported bool, platform string, logger *slog.Logger, mode string) {
+	if supported || mode != "auto" {
+		return
+	}
+	logger.Warn("commands the agent runs through parley are not confined on " + platform +
+		" (Landlock is Linux's): they can write wherever you can, and only the permission questions guard them; --sandbox off says you know")
+}

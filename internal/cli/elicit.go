@@ -1,0 +1,416 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/conversation"
+)
+
+// An elicitation (the agent asking the user something) is asked on the terminal like a
+// permission question, by the goroutine that reads the input: a form one field at a time,
+// then a summary to send, start over, decline or cancel; a URL shown whole with its host
+// (and a warning when the host may imitate another name), opened only once the user says
+// so. As for permission questions, only what is typed once the question is on screen
+// answers it. A secret field is typed without echo, and its value is never shown back.
+
+// elicitScreen is an elicitation on screen.
+type elicitScreen struct {
+	conversation.ElicitationAsked
+	send   func(conversation.ElicitationAnswer) error // the conversation's AnswerElicitation
+	con    *console
+	in     *prompter
+	mark   uint64
+	field  int            // the field being asked; len(Fields) is the summary
+	values map[string]any // the answers so far
+	hidden bool           // the terminal's echo is off for a secret field
+	done   bool           // answered
+	// pending is what to say before the next prompt (why an answer was refused): it is
+	// written after the discard of what was typed, like the prompt, so that a line
+	// typed as soon as it shows is never discarded.
+	pending string
+}
+
+// showElicitation puts e on screen and asks its first question; send answers it.
+func (c *console) showElicitation(e conversation.ElicitationAsked, send func(conversation.ElicitationAnswer) error, in *prompter) *elicitScreen {
+	s := &elicitScreen{ElicitationAsked: e, send: send, con: c, in: in, values: map[string]any{}}
+	c.mu.Lock()
+	if c.live != nil {
+		c.live.Detach()
+	}
+	c.flush()
+	c.mu.Unlock()
+	el := e.Elicitation
+	var b strings.Builder
+	if s.own() {
+		fmt.Fprintf(&b, "\n%s\n", indentSafe(el.Message))
+	} else {
+		fmt.Fprintf(&b, "\nThe agent (%s) asks: %s\n", oneLineSafe(el.Agent), indentSafe(el.Message))
+	}
+	switch {
+	case el.URL != nil:
+		u := el.URL
+		fmt.Fprintf(&b, "  It asks you to open this page:\n    %s\n  host: %s\n", oneLineSafe(u.URL), oneLineSafe(u.Host))
+		if u.Punycode {
+			b.WriteString("  Warning: the host name has international characters (punycode): it may imitate another site's name.\n")
+		}
+		if !u.Openable {
+			b.WriteString("  parley opens only http and https pages: open it yourself if you trust it.\n")
+		}
+		s.write(b.String())
+		s.askURL()
+	case el.Form != nil:
+		f := el.Form
+		if f.Title != "" {
+			fmt.Fprintf(&b, "  %s\n", oneLineSafe(f.Title))
+		}
+		if f.Description != "" {
+			fmt.Fprintf(&b, "  %s\n", indentSafe(f.Description))
+		}
+		if !f.Answerable {
+			b.WriteString("  parley cannot show every field of this form.\n")
+			s.write(b.String())
+			s.field = len(f.Fields)
+			s.ask("  [d] decline [c] cancel\n? ")
+			return s
+		}
+		b.WriteString("  One field at a time: an empty line keeps the default or skips an optional field; /decline or /cancel answers the whole form.\n")
+		s.write(b.String())
+		s.next(0)
+	}
+	return s
+}
+
+func (s *elicitScreen) write(text string) { fmt.Fprint(s.con.stderr, text) }
+
+// own reports a form of parley's own (ID 0: the variables of a sign-in), sent once its
+// last field is answered, without the summary an agent's form gets.
+func (s *elicitScreen) own() bool { return s.ID == 0 }
+
+// ask shows a prompt: what was typed before it is discarded first.
+func (s *elicitScreen) ask(prompt string) {
+	s.mark = s.discard()
+	s.write(s.pending + prompt)
+	s.pending = ""
+}
+
+// refuse says why an answer did not do, before the next prompt.
+func (s *elicitScreen) refuse(why string) { s.pending += "  " + why + "\n" }
+
+func (s *elicitScreen) discard() uint64 {
+	if s.in == nil {
+		return 0
+	}
+	mark, _ := s.in.discardTypeAhead()
+	return mark
+}
+
+func (s *elicitScreen) askURL() {
+	if s.Elicitation.URL.Openable {
+		s.ask("  [o] open it in your browser  [a] I will open it myself  [d] decline  [c] cancel\n? ")
+		return
+	}
+	s.ask("  [a] I will open it myself  [d] decline  [c] cancel\n? ")
+}
+
+// next asks field i, or shows the summary after the last one. Fields parley cannot ask
+// (optional ones of a kind it does not know) are skipped.
+func (s *elicitScreen) next(i int) {
+	fields := s.Elicitation.Form.Fields
+	for i < len(fields) && fields[i].Kind == conversation.FieldUnknown {
+		i++
+	}
+	s.field = i
+	if i == len(fields) {
+		if s.own() {
+			s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionAccept, Content: s.values})
+			return
+		}
+		s.summary()
+		return
+	}
+	f := fields[i]
+	var b strings.Builder
+	fmt.Fprintf(&b, "  %s", oneLineSafe(f.Label()))
+	if hint := fieldHint(f); hint != "" {
+		fmt.Fprintf(&b, " (%s)", hint)
+	}
+	if f.Description != "" {
+		fmt.Fprintf(&b, "\n    %s", indentSafe(f.Description))
+	}
+	for n, c := range f.Choices {
+		fmt.Fprintf(&b, "\n    %d) %s", n+1, oneLineSafe(c.Value))
+		if c.Title != "" && c.Title != c.Value {
+			fmt.Fprintf(&b, " — %s", oneLineSafe(c.Title))
+		}
+		if c.Description != "" {
+			fmt.Fprintf(&b, ": %s", oneLineSafe(c.Description))
+		}
+	}
+	if f.Default != nil && !f.Secret {
+		fmt.Fprintf(&b, "\n    default: %s", oneLineSafe(showValue(f, f.Default)))
+	}
+	b.WriteString("\n  > ")
+	if f.Secret {
+		if err := s.in.hideInput(true); err != nil {
+			s.write(s.pending + fmt.Sprintf("  %s: it is secret, and %v: the form is cancelled.\n", oneLineSafe(f.Label()), err))
+			s.pending = ""
+			s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionCancel})
+			return
+		}
+		s.hidden = true
+		b.WriteString("(hidden) ")
+	}
+	s.ask(b.String())
+}
+
+// fieldHint says what a field takes.
+func fieldHint(f conversation.Field) string {
+	var parts []string
+	if f.Required {
+		parts = append(parts, "required")
+	}
+	switch f.Kind {
+	case conversation.FieldNumber:
+		parts = append(parts, "a number")
+	case conversation.FieldInteger:
+		parts = append(parts, "a whole number")
+	case conversation.FieldBoolean:
+		parts = append(parts, "yes or no")
+	case conversation.FieldChoice:
+		parts = append(parts, "one of the numbers or values below")
+	case conversation.FieldMultiChoice:
+		parts = append(parts, "numbers or values below, separated by commas")
+	}
+	switch {
+	case f.Min != nil && f.Max != nil:
+		parts = append(parts, fmt.Sprintf("%v to %v", *f.Min, *f.Max))
+	case f.Min != nil:
+		parts = append(parts, fmt.Sprintf("at least %v", *f.Min))
+	case f.Max != nil:
+		parts = append(parts, fmt.Sprintf("at most %v", *f.Max))
+	}
+	switch {
+	case f.MinLength != nil && f.MaxLength != nil:
+		parts = append(parts, fmt.Sprintf("%d to %d characters", *f.MinLength, *f.MaxLength))
+	case f.MinLength != nil:
+		parts = append(parts, fmt.Sprintf("at least %d characters", *f.MinLength))
+	case f.MaxLength != nil:
+		parts = append(parts, fmt.Sprintf("at most %d characters", *f.MaxLength))
+	}
+	if f.MinItems != nil {
+		parts = append(parts, fmt.Sprintf("at least %d", *f.MinItems))
+	}
+	if f.MaxItems != nil {
+		parts = append(parts, fmt.Sprintf("at most %d", *f.MaxItems))
+	}
+	if f.Format != "" {
+		parts = append(parts, oneLineSafe(f.Format))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// showValue is an answer as the summary shows it: never a secret's.
+func showValue(f conversation.Field, v any) string {
+	if f.Secret {
+		return "(hidden)"
+	}
+	switch x := v.(type) {
+	case []string:
+		return strings.Join(x, ", ")
+	case bool:
+		if x {
+			return "yes"
+		}
+		return "no"
+	}
+	return fmt.Sprint(v)
+}
+
+func (s *elicitScreen) summary() {
+	var b strings.Builder
+	b.WriteString("  Your answers:\n")
+	for _, f := range s.Elicitation.Form.Fields {
+		v, ok := s.values[f.Name]
+		if !ok {
+			continue
+		}
+		fmt.Fprintf(&b, "    %s: %s\n", oneLineSafe(f.Label()), oneLineSafe(showValue(f, v)))
+	}
+	s.ask(b.String() + "  [y] send  [r] start over  [d] decline  [c] cancel\n? ")
+}
+
+// read takes a line typed while the elicitation is on screen: done once it is answered
+// (quit: /quit, which cancels it and leaves).
+func (s *elicitScreen) read(l inputLine) (done, quit bool) {
+	if s.hidden {
+		s.in.hideInput(false)
+		s.hidden = false
+		s.write("\n")
+	}
+	if l.epoch < s.mark {
+		s.refuse("(ignored what was typed before the question)")
+		s.again()
+		return false, false
+	}
+	text := strings.TrimSpace(l.text)
+	switch text {
+	case "/quit", "/exit":
+		return s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionCancel}), true
+	case "/decline":
+		return s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionDecline}), false
+	case "/cancel":
+		return s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionCancel}), false
+	}
+	el := s.Elicitation
+	switch {
+	case el.URL != nil:
+		return s.readURL(text), false
+	case s.field >= len(el.Form.Fields):
+		return s.readSummary(text), false
+	}
+	f := el.Form.Fields[s.field]
+	v, err := f.Parse(l.text)
+	if err != nil {
+		s.refuse(fmt.Sprintf("✗ %v", err)) // the error never quotes what was typed
+		s.next(s.field)
+		return false, false
+	}
+	if v == nil {
+		delete(s.values, f.Name)
+	} else {
+		s.values[f.Name] = v
+	}
+	s.next(s.field + 1) // the last one of parley's own form sends it
+	return s.done, false
+}
+
+// again asks the current question again.
+func (s *elicitScreen) again() {
+	switch {
+	case s.Elicitation.URL != nil:
+		s.askURL()
+	case s.field >= len(s.Elicitation.Form.Fields):
+		if s.Elicitation.Form.Answerable {
+			s.summary()
+		} else {
+			s.ask("  [d] decline [c] cancel\n? ")
+		}
+	default:
+		s.next(s.field)
+	}
+}
+
+func (s *elicitScreen) readSummary(text string) bool {
+	switch strings.ToLower(text) {
+	case "y", "yes", "s", "send":
+		if !s.Elicitation.Form.Answerable {
+			break
+		}
+		return s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionAccept, Content: s.values})
+	case "r":
+		if !s.Elicitation.Form.Answerable {
+			break
+		}
+		s.values = map[string]any{}
+		s.next(0)
+		return false
+	case "d", "decline":
+		return s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionDecline})
+	case "c", "cancel":
+		return s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionCancel})
+	}
+	s.again()
+	return false
+}
+
+func (s *elicitScreen) readURL(text string) bool {
+	u := s.Elicitation.URL
+	switch strings.ToLower(text) {
+	case "o", "open":
+		if !u.Openable {
+			break
+		}
+		if err := openURL(u.URL); err != nil {
+			s.write(fmt.Sprintf("  parley could not open it (%v): open it yourself.\n", err))
+		} else {
+			s.write("  (opened in your browser)\n")
+		}
+		return s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionAccept})
+	case "a":
+		return s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionAccept})
+	case "d", "decline":
+		return s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionDecline})
+	case "c", "cancel":
+		return s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionCancel})
+	}
+	s.askURL()
+	return false
+}
+
+// answer sends the answer; false (and the form asked again) when the conversation
+// refused it as invalid.
+func (s *elicitScreen) answer(a conversation.ElicitationAnswer) bool {
+	if err := s.send(a); err != nil {
+		s.refuse(fmt.Sprintf("✗ %v", err))
+		if s.Elicitation.Form != nil && s.Elicitation.Form.Answerable {
+			s.values = map[string]any{}
+			s.next(0)
+		}
+		return false
+	}
+	s.done = true
+	return true
+}
+
+// cancelled answers the elicitation "cancel" (Ctrl-C, the end of the input).
+func (s *elicitScreen) cancelled() {
+	if s.hidden {
+		s.in.hideInput(false)
+		s.hidden = false
+	}
+	s.send(conversation.ElicitationAnswer{Action: acp.ElicitationActionCancel})
+}
+
+// indentSafe is the agent's text made safe to print, its later lines indented.
+func indentSafe(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i, l := range lines {
+		lines[i] = oneLineSafe(l)
+	}
+	return strings.Join(lines, "\n    ")
+}
+
+// openURL opens an http(s) URL in the user's browser: $BROWSER (a command line; the URL
+// is its last argument), else the system's opener. The URL is one argument, never
+// through a shell.
+func openURL(url string) error {
+	var argv []string
+	if b := strings.Fields(os.Getenv("BROWSER")); len(b) > 0 {
+		argv = b
+	} else if runtime.GOOS == "darwin" {
+		argv = []string{"open"}
+	} else {
+		argv = []string{"xdg-open"}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], url)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		if msg := strings.TrimSpace(string(out)); msg != "" {
+			return fmt.Errorf("%s: %w: %s", argv[0], err, oneLineSafe(msg))
+		}
+		return fmt.Errorf("%s: %w", argv[0], err)
+	}
+	if ctx.Err() != nil {
+		return errors.New("the browser did not return")
+	}
+	return nil
+}

@@ -1,0 +1,41 @@
+package cli
+
+import "github.com/spf13/cobra"
+
+func newLogoutCommand(g *globals) *cobra.Command {
+	var af agentFlags
+	cmd := &cobra.Command{
+		Use:   "logout [--agent NAME | --agent-command CMD]",
+		Short: "Sign out of an agent",
+		Long: `Sign out of an agent: parley starts it and asks it to sign out (ACP's logout). An agent
+that does not offer it (it does not advertise auth.logout) is an error: sign out with its
+own tools.
+
+Exit status: 0 signed out, 1 the agent could not (parley says why), 2 usage.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts, err := af.sessionOptions(cmd)
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			ctx, stop := interruptible(cmd.Context())
+			defer stop()
+			agent, log := newAgent(g, opts, nil, false)
+			defer func() {
+				agent.Close()
+				if log != nil {
+					log.Close()
+				}
+			}()
+			if err := agent.Logout(ctx); err != nil {
+				return &exitError{code: exitFailure, err: err} // ErrNoLogout says what to do
+			}
+			con := newConsole(consoleOptions{stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr()})
+			defer con.close()
+			con.say("Signed out of %s.", opts.agentName)
+			return nil
+		},
+	}
+	af.register(cmd)
+	return cmd
+}

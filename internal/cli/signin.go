@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+
+	"github.com/parley-acp/parley/internal/conversation"
+)
+
+// How run, chat and login show an agent's sign-in methods, and how a terminal sign-in
+// runs in the user's terminal.
+
+// exitSignIn is parley run's exit status when the agent needs the user to sign in.
+const exitSignIn = 6
+
+// methodLines lists the methods, one per line, each with what signing in with it does.
+// Variables are named, never their values.
+func methodLines(methods []conversation.AuthMethod, numbered bool) []string {
+	width := 0
+	for _, m := range methods {
+		width = max(width, len(m.ID))
+	}
+	var lines []string
+	for i, m := range methods {
+		what := methodEffect(m)
+		line := fmt.Sprintf("  %-*s  %s", width, m.ID, oneLineSafe(m.Name))
+		if numbered {
+			line = fmt.Sprintf("  %d. %-*s  %s", i+1, width, m.ID, oneLineSafe(m.Name))
+		}
+		if what != "" {
+			line += " — " + what
+		}
+		if m.Description != "" && m.Description != m.Name {
+			line += "\n" + strings.Repeat(" ", width+4) + oneLineSafe(m.Description)
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// methodEffect says what signing in with m does.
+func methodEffect(m conversation.AuthMethod) string {
+	switch m.Kind {
+	case conversation.AuthAgent:
+		return "the agent signs you in (it may open a web page or ask you here)"
+	case conversation.AuthTerminal:
+		s := "runs `" + oneLineSafe(shellQuote(m.Command)) + "` in this terminal"
+		if len(m.EnvNames) > 0 {
+			s += " (with " + strings.Join(m.EnvNames, ", ") + " set)"
+		}
+		return s
+	case conversation.AuthEnvVar:
+		var names []string
+		for _, v := range m.Vars {
+			n := v.Name
+			if v.Optional {
+				n += " (optional)"
+			}
+			names = append(names, n)
+		}
+		s := "the agent reads " + strings.Join(names, ", ")
+		if m.Link != "" {
+			s += "; get it at " + oneLineSafe(m.Link)
+		}
+		return s
+	}
+	return ""
+}
+
+// shellQuote is a command line as a shell would take it.
+func shellQuote(argv []string) string {
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		if a != "" && strings.IndexFunc(a, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@%+,", r))
+		}) < 0 {
+			quoted[i] = a
+			continue
+		}
+		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(quoted, " ")
+}
+
+// loginCommand is the parley login command line that signs in to the agent of opts with
+// method.
+func loginCommand(opts sessionOptions, method string) string {
+	argv := []string{"parley", "login"}
+	if opts.agentCommand != "" {
+		argv = append(argv, "--agent-command", opts.agentCommand)
+	} else {
+		argv = append(argv, "--agent", opts.agentName)
+	}
+	if opts.cwdFlag != "" {
+		argv = append(argv, "--cwd", opts.cwdFlag)
+	}
+	return shellQuote(append(argv, "--method", method))
+}
+
+// signInNeeded is parley run's message when the agent needs a sign-in: the agent, its
+// methods, and the command that signs in with each.
+func signInNeeded(opts sessionOptions, ae *conversation.AuthRequiredError) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%v.\nparley run does not sign in by itself.", ae)
+	if len(ae.Methods) == 0 {
+		b.WriteString(" The agent offers no sign-in method parley can use: sign in with the agent's own tools.")
+		return &exitError{code: exitSignIn, err: errors.New(b.String())}
+	}
+	b.WriteString(" Its methods:\n")
+	b.WriteString(strings.Join(methodLines(ae.Methods, false), "\n"))
+	b.WriteString("\nTo sign in, run one of:")
+	for _, m := range ae.Methods {
+		fmt.Fprintf(&b, "\n  %s", loginCommand(opts, string(m.ID)))
+		if m.Kind == conversation.AuthEnvVar {
+			var names []string
+			for _, v := range m.Vars {
+				names = append(names, v.Name)
+			}
+			fmt.Fprintf(&b, "   (after setting %s)", strings.Join(names, ", "))
+		}
+	}
+	return &exitError{code: exitSignIn, err: errors.New(b.String())}
+}
+
+// terminalRunner runs a terminal sign-in's program in parley's terminal while the
+// prompter, which otherwise reads that terminal, waits. The program is the agent's own
+// command (or one the agent named, shown to the user before): it is started only at the
+// user's request, in the foreground, and parley waits for it.
+func terminalRunner(con *console, in *prompter) func(ctx context.Context, cmd *exec.Cmd) error {
+	return func(ctx context.Context, cmd *exec.Cmd) error {
+		con.say("parley: running %s (it has this terminal until it exits)", shellQuote(cmd.Args))
+		resume := in.suspend()
+		defer resume()
+		if err := cmd.Start(); err != nil {
+			return err
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			return err
+		case <-ctx.Done():
+			cmd.Process.Kill()
+			<-done
+			return ctx.Err()
+		}
+	}
+}

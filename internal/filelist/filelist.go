@@ -1,0 +1,203 @@
+// Package filelist lists the files of a directory that git would not ignore: what parley's
+// agent lists and searches, and what the record of changes (internal/changes) follows.
+// Inside a git work tree git itself answers (`git ls-files -co --exclude-standard`:
+// tracked and untracked files, honouring every ignore source: .gitignore files,
+// .git/info/exclude, core.excludesFile); elsewhere a walk honours the .gitignore files from
+// the workspace root down (go-git's matcher). .git is always skipped. Everything is looked
+// at through a workspace.Tree, so nothing outside it is listed, whatever is swapped in
+// meanwhile.
+package filelist
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/parley-acp/parley/internal/workspace"
+)
+
+// File is a file of the tree.
+type File struct {
+	Rel     string      // relative to the tree, with slashes
+	Symlink bool        // a symbolic link: confine it before opening it
+	Info    fs.FileInfo // as Lstat saw it while listing
+}
+
+// List lists the files under tree that git would not ignore (directories are not listed).
+// base is the workspace root that holds the tree: outside a git work tree, the .gitignore
+// files of the tree's ancestors from base down apply too (read through roots).
+func List(ctx context.Context, roots *workspace.Roots, base string, tree *workspace.Tree) ([]File, error) {
+	if files, ok := gitList(ctx, tree); ok {
+		return files, nil
+	}
+	return walk(ctx, roots, base, tree)
+}
+
+func gitList(ctx context.Context, tree *workspace.Tree) ([]File, bool) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return nil, false
+	}
+	cmd := exec.CommandContext(ctx, git, append(GitReadOnly(tree.Path()), "ls-files", "-co", "--exclude-standard", "-z")...)
+	cmd.Env = GitEnv()
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, false // not a work tree (or a broken one): walk instead
+	}
+	var files []File
+	seen := map[string]bool{}
+	// Each directory is opened once (through the tree), and its files looked at in one
+	// step each: git lists a directory's files together.
+	var dir *workspace.Tree
+	dirName := ""
+	defer func() {
+		if dir != nil {
+			dir.Close()
+		}
+	}()
+	for b := range bytes.SplitSeq(out, []byte{0}) {
+		rel := string(b)
+		if len(rel) == 0 || seen[rel] {
+			continue // a tracked file with conflicts is listed once per stage
+		}
+		seen[rel] = true
+		if d := path.Dir(rel); d != dirName || dir == nil {
+			if dir != nil {
+				dir.Close()
+			}
+			dirName = d
+			if dir, err = tree.Sub(d); err != nil {
+				dir = nil
+				continue // gone meanwhile, or not a directory
+			}
+		}
+		info, err := fs.Stat(dir.FS(), path.Base(rel)) // the tree's Stat does not follow a final symlink
+		if err != nil || info.IsDir() {
+			continue // deleted in the work tree, a submodule, or not really under the tree
+		}
+		files = append(files, File{Rel: rel, Symlink: info.Mode()&fs.ModeSymlink != 0, Info: info})
+	}
+	return files, true
+}
+
+// GitReadOnly is how parley starts git to read a work tree in dir: nothing the workspace
+// configures may run a program. A checkout's .git/config (or a file it includes) can name
+// a program for core.fsmonitor, which `git ls-files` runs on every call; options given on
+// the command line outrank every configuration file, so these turn it off. Hooks are
+// pointed at nothing as well (ls-files runs none today), and git never pages.
+func GitReadOnly(dir string) []string {
+	return []string{"--no-pager", "-C", dir, "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"}
+}
+
+// GitEnv is the environment of those git runs: parley's own, without the variables that
+// would point git at another repository or index, and without optional locks (a listing
+// must not block the user's own git, nor rewrite their index).
+func GitEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GIT_OPTIONAL_LOCKS=0")
+}
+
+// maxIgnoreFile bounds a .gitignore file read.
+const maxIgnoreFile = 1 << 20
+
+func walk(ctx context.Context, roots *workspace.Roots, base string, tree *workspace.Tree) ([]File, error) {
+	dir := tree.Path()
+	var patterns []gitignore.Pattern
+	prefix := "" // dir relative to base, with a slash, for the patterns
+	if rel, err := filepath.Rel(base, dir); err == nil && !strings.HasPrefix(rel, "..") {
+		// .gitignore files of dir's ancestors inside the workspace apply too.
+		d := base
+		for _, part := range append([]string{""}, splitPath(rel)...) {
+			d = filepath.Join(d, part)
+			if d != dir {
+				data, _ := roots.ReadFile(filepath.Join(d, ".gitignore"), maxIgnoreFile)
+				patterns = append(patterns, parseIgnore(data, base, d)...)
+			}
+		}
+		if rel != "." {
+			prefix = filepath.ToSlash(rel) + "/"
+		}
+	} else {
+		base = dir
+	}
+	var files []File
+	err := fs.WalkDir(tree.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == "." {
+				return err
+			}
+			return nil // unreadable: skip it
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if p != "." {
+			if d.Name() == ".git" {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if len(patterns) > 0 && gitignore.NewMatcher(patterns).Match(splitPath(prefix+p), d.IsDir()) {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+		}
+		if d.IsDir() {
+			data, _ := tree.ReadFile(path.Join(p, ".gitignore"), maxIgnoreFile)
+			patterns = append(patterns, parseIgnore(data, base, filepath.Join(dir, filepath.FromSlash(p)))...)
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // gone meanwhile
+		}
+		files = append(files, File{Rel: p, Symlink: d.Type()&fs.ModeSymlink != 0, Info: info})
+		return nil
+	})
+	return files, err
+}
+
+// parseIgnore parses the content of dir/.gitignore with patterns scoped to dir (relative
+// to base).
+func parseIgnore(data []byte, base, dir string) []gitignore.Pattern {
+	if len(data) == 0 {
+		return nil
+	}
+	rel, _ := filepath.Rel(base, dir)
+	domain := splitPath(rel)
+	var ps []gitignore.Pattern
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		line := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		ps = append(ps, gitignore.ParsePattern(line, domain))
+	}
+	return ps
+}
+
+func splitPath(rel string) []string {
+	if rel == "." || rel == "" {
+		return nil
+	}
+	return strings.Split(filepath.ToSlash(rel), "/")
+}
