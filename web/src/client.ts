@@ -36,6 +36,24 @@ export class Parley {
       if (p.state === "closed") s.closed = true;
       s.changed();
     });
+    peer.onNotification("_parley/sign_in_required", (p) => {
+      const s = this.sessions.get(p.sessionId);
+      if (s) s.add({ kind: "signin", signIn: { agent: p.agent, methods: p.methods } });
+    });
+    peer.onNotification("_parley/sign_in_ended", (p) => {
+      const s = this.sessions.get(p.sessionId);
+      if (!s) return;
+      for (const e of s.entries) if (e.kind === "signin" && !e.signIn.done && !p.error) (e.signIn.done = `Signed in (${p.method})`), s.touch(e);
+      s.add({ kind: "notice", text: p.error ? `Sign-in with ${p.method} failed: ${p.error}` : `Signed in with ${p.method}.`, error: !!p.error });
+    });
+    peer.onNotification("_parley/changes", (p) => {
+      const s = this.sessions.get(p.sessionId);
+      if (s && p.changes?.length) s.add({ kind: "changes", turn: p });
+    });
+    peer.onNotification("_parley/changes_changed", (p) => {
+      const s = this.sessions.get(p.sessionId);
+      if (s) this.refreshChanges(s);
+    });
     peer.onRequest("session/request_permission", (p, signal) => this.askPermission(p, signal));
     peer.onRequest("elicitation/create", (p, signal) => this.elicit(p, signal));
   }
@@ -136,6 +154,34 @@ export class Parley {
 
   files(s: Session, query: string): Promise<{ files: { path: string; matches?: number[] }[] }> {
     return this.peer.request("_parley/files", { sessionId: s.id, query, limit: 30 });
+  }
+
+  signIn(s: Session, methodId: string, vars?: Record<string, string>) {
+    return this.peer.request("_parley/sign_in", { sessionId: s.id, methodId, vars });
+  }
+
+  diff(s: Session, path: string, turn: number): Promise<{ unified: string; note?: string; old: string | null; new: string | null; path: string }> {
+    return this.peer.request("_parley/diff", { sessionId: s.id, path, turn });
+  }
+
+  async undo(s: Session, turn: number, paths?: string[]) {
+    await this.peer.request("_parley/undo", { sessionId: s.id, turn, paths });
+  }
+
+  async keep(s: Session, turn: number, paths?: string[]) {
+    await this.peer.request("_parley/keep", { sessionId: s.id, turn, paths });
+  }
+
+  // refreshChanges reads every turn's changes again (after an undo or keep, from any view)
+  // and updates the cards that show them.
+  async refreshChanges(s: Session) {
+    const { turns } = await this.peer.request("_parley/changes", { sessionId: s.id });
+    const byTurn = new Map<number, any>(turns.map((t: any) => [t.turn, t]));
+    for (const e of s.entries) {
+      if (e.kind !== "changes") continue;
+      const t = byTurn.get(e.turn.turn);
+      if (t) (e.turn = { ...t, promptId: (e.turn as any).promptId }), s.touch(e);
+    }
   }
 
   agents(): Promise<{ agents: AgentEntry[]; default: string }> {

@@ -14,7 +14,22 @@ export type Entry =
   | { kind: "plan"; key: number; version: number; entries: PlanEntry[] }
   | { kind: "notice"; key: number; version: number; text: string; error?: boolean }
   | { kind: "question"; key: number; version: number; question: Question }
-  | { kind: "elicitation"; key: number; version: number; form: Elicitation };
+  | { kind: "elicitation"; key: number; version: number; form: Elicitation }
+  | { kind: "signin"; key: number; version: number; signIn: SignIn }
+  | { kind: "changes"; key: number; version: number; turn: TurnChanges };
+
+export interface SignIn {
+  agent: string;
+  methods: { id: string; name: string; description?: string; kind: string; command?: string[]; envNames?: string[]; vars?: { name: string; label?: string; secret?: boolean; optional?: boolean }[]; link?: string }[];
+  done?: string;
+}
+
+export interface TurnChanges {
+  turn: number;
+  label: string;
+  changes: { path: string; rel: string; kind: string; added: number; removed: number; status: string; undoable: boolean }[];
+  error?: string;
+}
 
 // NewEntry is an entry before the session gives it its key and version.
 type DistributiveOmit<T, K extends keyof any> = T extends any ? Omit<T, K> : never;
@@ -167,6 +182,7 @@ export class Session {
         this.usage = u;
         break;
       default:
+        if ((u as any).sessionUpdate === "notice" && typeof (u as any).message === "string") this.add({ kind: "notice", text: (u as any).message });
         return; // a kind this page does not draw
     }
     this.changed();

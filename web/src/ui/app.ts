@@ -77,7 +77,7 @@ export class App {
   }
 
   private makeView(s: Session) {
-    const log = new Log(s, this.actions);
+    const log = new Log(s, this.actions, this.parley);
     const settings = new Settings(this.parley, s);
     const composer = new Composer(this.parley, s);
     const el = h("section", { class: "conversation", "aria-label": s.meta.agent }, log.el, settings.queue, composer.el, settings.el);

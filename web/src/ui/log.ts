@@ -1,7 +1,10 @@
 import { h } from "../dom";
 import type { Entry, Session } from "../session";
 import type { Actions, Card } from "./card";
+import type { Parley } from "../client";
+import { ChangesCard } from "./changes";
 import { ElicitationCard } from "./elicitation";
+import { SignInCard } from "./signin";
 import { AgentCard, NoticeCard, UserCard } from "./message";
 import { PlanCard } from "./plan";
 import { QuestionCard } from "./question";
@@ -17,7 +20,7 @@ export class Log {
   private scheduled = false;
   private pinned = true;
 
-  constructor(private session: Session, private actions: Actions) {
+  constructor(private session: Session, private actions: Actions, private parley: Parley) {
     this.el.addEventListener("scroll", () => {
       this.pinned = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 40;
     });
@@ -83,6 +86,10 @@ export class Log {
         return new QuestionCard(e, this.actions);
       case "elicitation":
         return new ElicitationCard(e, this.session.meta.agentTitle || this.session.meta.agent);
+      case "signin":
+        return new SignInCard(e, this.parley, this.session);
+      case "changes":
+        return new ChangesCard(e, this.parley, this.session, this.actions);
     }
   }
 }
