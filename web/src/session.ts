@@ -88,12 +88,18 @@ export class Session {
   /** bumped on every change of the settings, queue, status (not entries) */
   version = 0;
   private listeners: (() => void)[] = [];
+  private entryListeners: (() => void)[] = [];
   private tools = new Map<string, Entry & { kind: "tool" }>();
 
   constructor(readonly id: string, public meta: SessionInfoMeta) {}
 
+  // onChange hears of changes to the settings, queue and status; onEntries of changes to
+  // the conversation's entries (every chunk of a reply: kept cheap).
   onChange(cb: () => void) {
     this.listeners.push(cb);
+  }
+  onEntries(cb: () => void) {
+    this.entryListeners.push(cb);
   }
   changed() {
     this.version++;
@@ -101,7 +107,7 @@ export class Session {
   }
   touch(e: Entry) {
     e.version++;
-    for (const cb of this.listeners) cb();
+    for (const cb of this.entryListeners) cb();
   }
 
   add<E extends NewEntry>(e: E): Entry & E {

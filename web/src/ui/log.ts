@@ -24,7 +24,7 @@ export class Log {
     this.el.addEventListener("scroll", () => {
       this.pinned = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 40;
     });
-    session.onChange(() => this.schedule());
+    session.onEntries(() => this.schedule());
     this.schedule();
   }
 

@@ -46,8 +46,15 @@ export class UserCard implements Card {
 }
 
 // AgentCard streams the reply as Markdown: the settled part once, the last block again
-// as it grows, at most as often as drawing it allows (a reply of 100,000 chunks is drawn
-// a few dozen times, each draw a short task).
+// as it grows, at most as often as drawing it allows. A block longer than plainBlock
+// (a flood, a dump) is shown as plain text, appended as it comes: rendering it as
+// Markdown on every draw would cost more than a frame. So a reply of 100,000 chunks is
+// drawn in short tasks and the page never freezes.
+const plainBlock = 32 * 1024;
+// plainPiece: plain text is laid out in pieces of this size, each its own block, so that
+// the browser lays out only the last one as text arrives (and skips those off screen).
+const plainPiece = 4 * 1024;
+
 export class AgentCard implements Card {
   el: HTMLElement;
   private done = h("div", { class: "md" });
@@ -59,6 +66,10 @@ export class AgentCard implements Card {
   private cost = 0;
   private drawnText = "";
   private drawnImages = 0;
+  private plain: HTMLElement | null = null; // the live block, shown as text
+  private plainTo = 0;
+  private piece: HTMLElement | null = null; // the last piece of plain, still growing
+  private pieceLen = 0;
 
   constructor(private e: Entry & ({ kind: "agent" } | { kind: "thought" }), thought = false) {
     if (thought) {
@@ -69,6 +80,25 @@ export class AgentCard implements Card {
     }
   }
 
+  private appendPlain(text: string) {
+    while (text) {
+      if (!this.piece || this.pieceLen >= plainPiece) {
+        this.piece = h("div", { class: "piece" });
+        this.pieceLen = 0;
+        this.plain!.append(this.piece);
+      }
+      let n = Math.min(text.length, plainPiece - this.pieceLen);
+      if (n < text.length) {
+        const space = text.lastIndexOf(" ", n);
+        if (space > 0) n = space + 1;
+      }
+      this.piece.append(text.slice(0, n));
+      this.pieceLen += n;
+      text = text.slice(n);
+      if (text) this.pieceLen = plainPiece; // the next piece starts after a space
+    }
+  }
+
   update() {
     const text = this.e.text;
     if (text === this.drawnText && (this.e.kind !== "agent" || this.e.images.length === this.drawnImages)) return true;
@@ -76,12 +106,31 @@ export class AgentCard implements Card {
     if (now - this.lastDraw < Math.max(32, this.cost * 4)) return false;
     const cut = this.splitter.advance(text);
     if (cut > this.renderedTo) {
-      const part = h("div");
-      renderMarkdown(part, text.slice(this.renderedTo, cut));
-      this.done.append(...part.childNodes);
+      if (this.plain) {
+        // The long block is over: it stays as the text it was shown as.
+        this.appendPlain(text.slice(this.plainTo, cut));
+        this.done.append(this.plain);
+        this.plain = null;
+      } else {
+        const part = h("div");
+        renderBlock(part, text.slice(this.renderedTo, cut));
+        this.done.append(...part.childNodes);
+      }
       this.renderedTo = cut;
     }
-    renderMarkdown(this.live, text.slice(this.renderedTo));
+    const tail = text.length - this.renderedTo;
+    if (this.plain || tail > plainBlock) {
+      if (!this.plain) {
+        this.plain = h("div", { class: "plain" });
+        this.plainTo = this.renderedTo;
+        this.piece = null;
+        this.live.replaceChildren(this.plain);
+      }
+      this.appendPlain(text.slice(this.plainTo));
+      this.plainTo = text.length;
+    } else {
+      renderMarkdown(this.live, text.slice(this.renderedTo));
+    }
     if (this.e.kind === "agent") {
       for (const img of this.e.images.slice(this.drawnImages)) if (img.type === "image") this.images.append(imageView(img.mimeType, img.data));
       this.drawnImages = this.e.images.length;
@@ -91,6 +140,12 @@ export class AgentCard implements Card {
     this.cost = this.lastDraw - now;
     return true;
   }
+}
+
+// renderBlock renders settled text: as Markdown, or as plain text when it is too long.
+function renderBlock(el: HTMLElement, text: string) {
+  if (text.length > plainBlock) el.append(h("div", { class: "plain", text }));
+  else renderMarkdown(el, text);
 }
 
 export class NoticeCard implements Card {
