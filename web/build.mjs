@@ -17,5 +17,6 @@ await build({
   legalComments: "none",
   charset: "utf8",
   logLevel: "warning",
+  alias: { "linkify-it": "./src/linkify-stub.ts" },
 });
 copyFileSync("src/index.html", out + "index.html");
