@@ -9,7 +9,7 @@ import (
 )
 
 // An unknown kind that happens to have "content" must not be read as a message chunk:
-// coder/acp-go-sdk did that (acp-v1.md §18), and a bridge then shows a compaction summary
+// another Go ACP library did that, and a bridge then shows a compaction summary
 // as something the user said.
 func TestUnknownUpdateWithContentIsNotAChunk(t *testing.T) {
 	const in = `{"sessionUpdate":"compaction_summary_chunk","compactionId":"c1","content":{"type":"text","text":"x"}}`

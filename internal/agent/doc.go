@@ -3,7 +3,7 @@
 // session's workspace (through the client's fs/* and terminal/* when the client offers
 // them), and reports every step as ACP session updates.
 //
-// The work is split the way the seed's executor was, so that each part stays small:
+// The work is split so that each part stays small and the loop stays thin:
 //
 //	agent.go     the ACP side: sessions, MCP servers, prompt → executor, cancel
 //	executor.go  the loop only: stream a reply, decide, run tools, feed results back, stop

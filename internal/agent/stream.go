@@ -12,7 +12,8 @@ import (
 	"github.com/parley-acp/parley/internal/toolcall"
 )
 
-// Streaming rules (seed 004, reference §7).
+// Streaming rules: text goes out in batches, and the first batch waits for enough words
+// that a reply which turns out to be a tool call never shows a stray fragment.
 const (
 	emitEvery      = 32 * time.Millisecond // text goes to the client at most this often
 	firstChunkGate = 8                     // word characters the first visible text needs

@@ -91,7 +91,7 @@ func (l *Log) Open(ctx context.Context, dir, session string) (*Record, error) {
 		return nil, err
 	}
 	if !ok {
-		return nil, fmt.Errorf("parley has recorded no change by an agent in %s: %w", dir, store.ErrNoChangeSession)
+		return nil, fmt.Errorf("no change by an agent is recorded in %s: %w", dir, store.ErrNoChangeSession)
 	}
 	all, err := l.st.ChangeSessions(ctx, ws)
 	if err != nil {
@@ -105,7 +105,7 @@ func (l *Log) Open(ctx context.Context, dir, session string) (*Record, error) {
 		}
 	}
 	if cs == nil && session == "" {
-		return nil, fmt.Errorf("parley has recorded no change by an agent in %s: %w", root, store.ErrNoChangeSession)
+		return nil, fmt.Errorf("no change by an agent is recorded in %s: %w", root, store.ErrNoChangeSession)
 	}
 	if cs == nil {
 		return nil, fmt.Errorf("no conversation %q is recorded in %s (parley changes --sessions lists them): %w", session, root, store.ErrNoChangeSession)

@@ -57,6 +57,12 @@ Undo a turn, or some of its files, with "parley undo".`,
 				return printChangeSessions(ctx, cmd.OutOrStdout(), log, dir, asJSON)
 			}
 			rec, err := log.Open(ctx, dir, session)
+			if errors.Is(err, store.ErrNoChangeSession) && session == "" {
+				// Nothing recorded is an answer, not a failure: no agent changed anything
+				// here (a conversation is recorded from its first change).
+				fmt.Fprintf(cmd.ErrOrStderr(), "no agent has changed anything in %s (as far as parley recorded)\n", dir)
+				return nil
+			}
 			if err != nil {
 				return &exitError{code: exitFailure, err: err}
 			}

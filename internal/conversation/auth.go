@@ -13,7 +13,6 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/host"
 	"github.com/parley-acp/parley/internal/json"
-	"github.com/parley-acp/parley/internal/jsonrpc2"
 )
 
 // Sign-in. An agent lists its methods in initialize; an operation that needs the user
@@ -83,15 +82,15 @@ func (e *AuthRequiredError) Error() string {
 func (e *AuthRequiredError) Unwrap() error { return e.Err }
 
 func errorMessage(err error) string {
-	if rpcErr, ok := errors.AsType[*jsonrpc2.Error](err); ok {
-		return rpcErr.Message
+	if e, ok := errors.AsType[*acp.Error](err); ok {
+		return e.Message
 	}
 	return err.Error()
 }
 
 func isAuthRequired(err error) bool {
-	rpcErr, ok := errors.AsType[*jsonrpc2.Error](err)
-	return ok && rpcErr.Code == acp.CodeAuthRequired
+	e, ok := errors.AsType[*acp.Error](err)
+	return ok && e.Code == acp.CodeAuthRequired
 }
 
 // SignInRequired: the agent answered auth_required; the user must sign in with one of

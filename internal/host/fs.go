@@ -157,6 +157,9 @@ func sessionRoots(rootsFor func(acp.SessionID) (*workspace.Roots, error), id acp
 	if err == nil {
 		return roots, nil
 	}
+	if _, ok := errors.AsType[*acp.Error](err); ok {
+		return nil, err
+	}
 	if _, ok := errors.AsType[*jsonrpc2.Error](err); ok {
 		return nil, err
 	}

@@ -1,5 +1,5 @@
 // Package mcpbridge serves VS Code's tools to an ACP agent as a synthetic MCP server
-// named vscode_tools (protocol reference §4).
+// named vscode_tools, the name the VS Code client and agents expect for it.
 //
 // A Bridge owns one loopback HTTP listener. Each ACP session gets its own go-sdk MCP
 // server behind a stateful streamable HTTP handler, at its own path and guarded by its

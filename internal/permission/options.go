@@ -82,7 +82,8 @@ func firstOf(options []acp.PermissionOption, kinds ...acp.PermissionOptionKind) 
 // A refusal falls back to the other reject kind rather than to cancelled: ACP requires a
 // denial to select a reject option, and cancelled ends the whole turn. Only when the agent
 // offers no reject option at all is the refusal answered cancelled: a refusal then has
-// no form that does not end the turn (ACP §10).
+// no form that does not end the turn (ACP: the cancelled outcome means "the turn was
+// cancelled").
 func refusal(options []acp.PermissionOption, lasting bool) acp.RequestPermissionOutcome {
 	kinds := []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways}
 	if lasting {

@@ -2,7 +2,7 @@
 // run, parley chat, the VS Code bridge) answers an agent's session/request_permission,
 // and whether a terminal/create the agent sends may run.
 //
-// The rules it keeps, from ACP §10 and the pitfalls in §18 of parley's ACP reference:
+// The rules it keeps, from ACP's permission requests and what clients got wrong with them:
 //
 //   - Options are chosen by kind, never by position, and only among those offered; an
 //     option of an unknown kind is never chosen. Options that share an id cannot be

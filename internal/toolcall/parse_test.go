@@ -87,12 +87,12 @@ func runParseCases(t *testing.T, cases []parseCase) {
 	}
 }
 
-// TestMalformations has one row per class of malformed call in the reference
-// (coding-agent-behaviour.md §13, and the gaps of §3), named after it.
+// TestMalformations has one row per class of malformed call models are seen to write,
+// named after it.
 func TestMalformations(t *testing.T) { runParseCases(t, malformations) }
 
 var malformations = []parseCase{
-	// §13.1 Truncation at the token limit.
+	// Class 1: Truncation at the token limit.
 	{"truncation: missing closing braces",
 		`Reading. <tool_call>{"name": "read_file", "arguments": {"path": "a.go"`,
 		result{Calls: []call{{"read_file", `{"path":"a.go"}`, true}}, Prose: "Reading. "}},
@@ -121,7 +121,7 @@ var malformations = []parseCase{
 		"Let me look.\n<tool_call>\n",
 		result{Problems: []string{"ended inside a tool call"}, Prose: "Let me look.\n"}},
 
-	// §13.2 Raw newlines inside strings; double-escaped quotes.
+	// Class 2: Raw newlines inside strings; double-escaped quotes.
 	{"raw newlines inside strings",
 		"<tool_call>{\"name\": \"write_file\", \"arguments\": {\"path\": \"a\", \"content\": \"one\n\ttwo\n\"}}</tool_call>",
 		result{Calls: one("write_file", `{"path":"a","content":"one\n\ttwo\n"}`)}},
@@ -132,7 +132,7 @@ var malformations = []parseCase{
 		`<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a b.go\"}}</tool_call>`,
 		result{Calls: one("read_file", `{"path":"a b.go"}`)}},
 
-	// §13.3 Unescaped inner quotes in content.
+	// Class 3: Unescaped inner quotes in content.
 	{"unescaped inner quotes",
 		`<tool_call>{"name": "write_file", "arguments": {"path": "i.html", "content": "<a href="x.html">x</a>"}}</tool_call>`,
 		result{Calls: one("write_file", `{"path":"i.html","content":"<a href=\"x.html\">x</a>"}`)}},
@@ -140,17 +140,17 @@ var malformations = []parseCase{
 		`<tool_call>{"name": "write_file", "arguments": {"content": "f("a", b)", "path": "x.py"}}</tool_call>`,
 		result{Calls: one("write_file", `{"content":"f(\"a\", b)","path":"x.py"}`)}},
 
-	// §13.4 Literal backslash-n between tokens.
+	// Class 4: Literal backslash-n between tokens.
 	{"literal backslash-n between tokens",
 		`<tool_call>\n{"name": "read_file",\n  "arguments": {\n    "path": "a.go"\n  }\n}\n</tool_call>`,
 		result{Calls: one("read_file", `{"path":"a.go"}`)}},
 
-	// §13.5 Invalid escapes.
+	// Class 5: Invalid escapes.
 	{"invalid escapes from Windows paths",
 		`<tool_call>{"name": "read_file", "arguments": {"path": "C:\Users\me\app.go"}}</tool_call>`,
 		result{Calls: one("read_file", `{"path":"C:\\Users\\me\\app.go"}`)}},
 
-	// §13.6 An extra brace; a string closed by a backtick.
+	// Class 6: An extra brace; a string closed by a backtick.
 	{"an extra opening brace",
 		`<tool_call>{{"name": "read_file", "arguments": {"path": "a.go"}}</tool_call>`,
 		result{Calls: one("read_file", `{"path":"a.go"}`)}},
@@ -161,7 +161,7 @@ var malformations = []parseCase{
 		"<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.go`}}</tool_call>",
 		result{Calls: one("read_file", `{"path":"a.go"}`)}},
 
-	// §13.7 Nested objects the model cannot produce: arguments as a JSON string.
+	// Class 7: Nested objects the model cannot produce: arguments as a JSON string.
 	{"arguments as a JSON string",
 		`<tool_call>{"name": "edit_file", "arguments": "{\"path\": \"a.go\", \"old_string\": \"x\", \"new_string\": \"y\"}"}</tool_call>`,
 		result{Calls: one("edit_file", `{"path":"a.go","old_string":"x","new_string":"y"}`)}},
@@ -172,7 +172,7 @@ var malformations = []parseCase{
 		`<tool_call>{"name": "read_file", "arguments": "\"{\\\"path\\\": \\\"a.go\\\"}\""}</tool_call>`,
 		result{Calls: one("read_file", `{"path":"a.go"}`)}},
 
-	// §13.8 Markup leaking into content; a second call missed.
+	// Class 8: Markup leaking into content; a second call missed.
 	{"a second call in one response",
 		"First <tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a\"}}</tool_call> then " +
 			"<tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"b\"}}</tool_call> done.",
@@ -185,7 +185,7 @@ var malformations = []parseCase{
 		`Done.</tool_call>`,
 		result{Prose: "Done."}},
 
-	// §13.9 Calls inside <think>.
+	// Class 9: Calls inside <think>.
 	{"tool_call inside think",
 		"<think>I need a.go. <tool_call>{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.go\"}}</tool_call></think>",
 		result{Calls: one("read_file", `{"path":"a.go"}`), Prose: "<think>I need a.go. </think>"}},
@@ -193,7 +193,7 @@ var malformations = []parseCase{
 		"<think>plan: <tool_call>{\"name\": \"list_files\", \"arguments\": {\"path\": \".\"}}",
 		result{Calls: one("list_files", `{"path":"."}`), Prose: "<think>plan: "}},
 
-	// §13.10 Wrong-but-close names.
+	// Class 10: Wrong-but-close names.
 	{"name in the wrong case",
 		`<tool_call>{"name": "Read_File", "arguments": {"path": "a"}}</tool_call>`,
 		result{Calls: one("read_file", `{"path":"a"}`)}},
@@ -210,7 +210,7 @@ var malformations = []parseCase{
 		`<tool_call>{"name": "Bash", "arguments": {"command": "ls"}}</tool_call>`,
 		result{Problems: []string{`no tool named "Bash". The tools are: read_file, write_file,`}}},
 
-	// §13.11 Chat-template garbage.
+	// Class 11: Chat-template garbage.
 	{"stray parameter tag inside the JSON",
 		`<tool_call>{"name": "read_file", "arguments": {"path": "a.go"</parameter>}}</tool_call>`,
 		result{Calls: one("read_file", `{"path":"a.go"}`)}},
@@ -224,7 +224,7 @@ var malformations = []parseCase{
 		"<tool_call>\n```json\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.go\"}}\n```\n</tool_call>",
 		result{Calls: one("read_file", `{"path":"a.go"}`)}},
 
-	// §13.12 The model prints the call JSON instead of calling.
+	// Class 12: The model prints the call JSON instead of calling.
 	{"printed call as bare JSON",
 		"I will read it.\n{\"name\": \"read_file\", \"arguments\": {\"path\": \"a.go\"}}\n",
 		result{Calls: one("read_file", `{"path":"a.go"}`), Prose: "I will read it.\n\n"}},
@@ -247,7 +247,7 @@ var malformations = []parseCase{
 		`{"name": "read_file", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}`,
 		result{Prose: `{"name": "read_file", "parameters": {"type": "object", "properties": {"path": {"type": "string"}}}}`}},
 
-	// §3 gaps.
+	// Gaps in what the first parsers accepted.
 	{"OpenAI nested function with string arguments",
 		`<tool_call>{"type": "function", "function": {"name": "read_file", "arguments": "{\"path\":\"a\"}"}}</tool_call>`,
 		result{Calls: one("read_file", `{"path":"a"}`)}},

@@ -8,7 +8,7 @@ import (
 )
 
 // repairJSON returns src as valid JSON: compacted when it already is, otherwise rebuilt by
-// a lenient reader that fixes what models get wrong (reference §13): text cut off anywhere,
+// a lenient reader that fixes what models are seen to get wrong: text cut off anywhere,
 // inside strings too (strings, arrays and objects are closed, a dangling member dropped);
 // raw control characters in strings; double-escaped quotes, and whole objects escaped once
 // too often; unescaped quotes inside strings (a quote ends a string only where JSON could

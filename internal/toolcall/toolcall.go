@@ -2,7 +2,7 @@
 // native tool calling (or use it only some of the time).
 //
 // Models write calls in many spellings and get them wrong in many ways. The package accepts
-// every spelling in the reference on coding agents (coding-agent-behaviour.md §3, §13)
+// every spelling the models local agents run are seen to use (tags, fences, Mistral's, bare JSON)
 // and more, and repairs what can be repaired (see repairJSON). What cannot be used becomes
 // a Problem that goes back to the model as an error it can correct, never a call dropped
 // in silence.

@@ -28,7 +28,7 @@ type agentDef struct {
 	// (signin_test.go).
 	signIn *signInCase
 
-	// Known behaviour (real-agents-offline.md §8), which the assertions follow.
+	// Known behaviour of each agent, seen in runs of this suite, which the assertions follow.
 	writesThroughFS   bool // edits a file through the client's fs/write_text_file
 	cancelsOnRefusal  bool // a refused permission ends its turn cancelled
 	ignoresStdinEOF   bool

@@ -83,6 +83,7 @@ type fakeSession struct {
 	// background-mcp: closed once discovery has ended, with discoveredMCP set when the
 	// tools were listed.
 	discovered    chan struct{}
+	listing       chan struct{} // closed once the agent has asked for the tools
 	discoveredMCP *mcp.ClientSession
 }
 
@@ -115,7 +116,7 @@ func (a *scriptedAgent) NewSession(ctx context.Context, req *acp.NewSessionReque
 	a.sessions[s.id] = s
 	if a.mode == "background-mcp" {
 		// Connected while the session opens, listed behind it, as qwen-code does.
-		s.discovered = make(chan struct{})
+		s.discovered, s.listing = make(chan struct{}), make(chan struct{})
 		server, ok := vscodeToolsServer(s.servers)
 		if !ok {
 			close(s.discovered)
@@ -135,6 +136,7 @@ func (s *fakeSession) discover(c *mcp.ClientSession) {
 		bufio.NewReader(fifo).ReadString('\n')
 		fifo.Close()
 	}
+	close(s.listing)
 	if _, err := c.ListTools(context.Background(), nil); err == nil {
 		s.discoveredMCP = c
 	}
@@ -370,7 +372,15 @@ func (t *fakeTurn) stagger(tools []string) {
 }
 
 func (t *fakeTurn) mcpSession() (*mcp.ClientSession, error) {
-	if t.s.discovered != nil { // background-mcp: only what discovery found, no waiting
+	if t.s.discovered != nil { // background-mcp: only what discovery found
+		// A list already asked for is as good as answered: parley sees the request, not
+		// the answer reaching the agent, which comes on another connection than the
+		// prompt. A discovery that has not asked yet is not waited for.
+		select {
+		case <-t.s.listing:
+			<-t.s.discovered
+		default:
+		}
 		select {
 		case <-t.s.discovered:
 			if t.s.discoveredMCP != nil {
