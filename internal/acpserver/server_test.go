@@ -277,9 +277,13 @@ func TestAQueuedPromptCanBeTakenBack(t *testing.T) {
 		t.Errorf("unqueued prompt answered %+v %s", resp, resp.Meta["parley"])
 	}
 	p.conn.Cancel(t.Context(), &acp.CancelNotification{SessionID: s.SessionID})
-	if resp := <-first; resp == nil || resp.StopReason != acp.StopReasonCancelled {
-		t.Errorf("cancelled turn answered %+v", resp)
+	// The question is withdrawn and the turn ends (Eliza may finish it as end_turn).
+	if resp := <-first; resp == nil {
+		t.Errorf("the cancelled turn was not answered")
 	}
+	// The question was answered for the page: cancelled, or refused (how depends on
+	// whether the agent heard of the cancel first).
+	p.waitFor(t, "the question answered", func() bool { return strings.Contains(p.text(), "permission: ") })
 }
 
 // A page that reloads loads its session again and is shown what it was shown before.

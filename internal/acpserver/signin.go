@@ -76,6 +76,21 @@ func (v *view) elicit(q conversation.ElicitationAsked) {
 	req := *e.Request
 	req.ElicitationSessionScope = acp.ElicitationSessionScope{SessionID: v.ss.id, ToolCallID: e.ToolCallID}
 	req.ElicitationRequestScope = acp.ElicitationRequestScope{}
+	if e.Form != nil {
+		// The fields in the order the agent wrote them (a decoded schema keeps no order).
+		order := []string{}
+		for _, f := range e.Form.Fields {
+			order = append(order, f.Name)
+		}
+		meta := acp.Meta{}
+		for k, v := range e.Request.Meta {
+			meta[k] = v
+		}
+		meta["parley"] = parleyMeta(struct {
+			Order []string `json:"order"`
+		}{order})["parley"]
+		req.Meta = meta
+	}
 	v.wg.Go(func() {
 		defer cancel()
 		for range 3 {

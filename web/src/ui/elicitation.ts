@@ -43,7 +43,11 @@ export class ElicitationCard implements Card {
     const required: string[] = schema.required ?? [];
     const form = h("form", { class: "el-form" });
     const readers: (() => [string, unknown] | null)[] = [];
-    for (const [name, prop] of Object.entries<any>(schema.properties ?? {})) {
+    // In the agent's order, which parley keeps (a JSON object's may be lost on the way).
+    const order: string[] = req._meta?.parley?.order ?? [];
+    const rank = (n: string) => (order.includes(n) ? order.indexOf(n) : order.length);
+    const props = Object.entries<any>(schema.properties ?? {}).sort(([a], [b]) => rank(a) - rank(b));
+    for (const [name, prop] of props) {
       const label = prop.title || name;
       const id = `el-${this.e.key}-${name}`;
       const field = h("div", { class: "el-field" });
