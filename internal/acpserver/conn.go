@@ -371,7 +371,7 @@ func (c *conn) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptR
 	case e = <-end:
 	case <-ctx.Done():
 		select {
-		case <-c.ac.Done():
+		case <-c.ac.Ending():
 			return nil, ctx.Err() // the page went away; the turn goes on
 		default:
 		}

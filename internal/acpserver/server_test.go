@@ -344,3 +344,23 @@ func TestFilesForMentions(t *testing.T) {
 		t.Errorf("files %v", got)
 	}
 }
+
+// A page that goes away leaves its turn running: a question it was asked waits for the
+// next page, and the turn goes on once that one answers.
+func TestATurnOutlivesThePageThatSentIt(t *testing.T) {
+	srv := newTestServer(t)
+	p := connect(t, srv)
+	s := openTestSession(t, p, "")
+	go p.conn.Prompt(context.Background(), &acp.PromptRequest{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock("request permission ls")}})
+	p.waitFor(t, "the question", func() bool { p.mu.Lock(); defer p.mu.Unlock(); return len(p.asked) > 0 })
+	p.conn.Close()
+
+	q := connect(t, srv)
+	q.answer = func(*acp.RequestPermissionRequest) acp.RequestPermissionOutcome {
+		return acp.SelectedOutcome("allow_once")
+	}
+	if _, err := q.conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: s.SessionID, Cwd: srv.Workspace(), MCPServers: []acp.MCPServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	q.waitFor(t, "the turn's end", func() bool { return strings.Contains(q.text(), "permission: allow_once") })
+}
