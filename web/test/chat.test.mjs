@@ -1,7 +1,7 @@
 // The web chat in headless Chromium, against the real `parley web`.
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { closeBrowser, newPage, scriptedAgent, send, shot, startWeb } from "./harness.mjs";
+import { closeBrowser, newPage, scriptedAgent, send, shot, startWeb, writeFile } from "./harness.mjs";
 
 after(closeBrowser);
 
@@ -121,6 +121,42 @@ test("an agent's reply with <img onerror>, <script> and javascript: links runs n
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
     assert.deepEqual(dialogs, []);
     await shot(page, "hostile-reply");
+  } finally {
+    await web.stop();
+  }
+});
+
+test("keyboard only, in the dark theme: a mention, a command, a queued message taken back", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  writeFile(web.workspace + "/notes.md", "# notes\n");
+  try {
+    const page = await newPage({ colorScheme: "dark" });
+    await page.goto(web.url);
+    const input = page.locator("textarea.input");
+    await input.waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.className), "input", "the composer has the focus");
+    await page.keyboard.type("look at @not");
+    await page.locator(".popup li", { hasText: "notes.md" }).waitFor();
+    await page.keyboard.press("Enter"); // takes the file
+    assert.equal(await input.inputValue(), "look at @notes.md ");
+    await page.keyboard.press("Enter"); // sends
+    await page.locator(".msg.user .chip.file", { hasText: "@notes.md" }).waitFor();
+    await page.keyboard.type("elicit"); // a turn that waits for an answer
+    await page.keyboard.press("Enter");
+    await page.locator(".card.elicitation").waitFor();
+    await input.focus();
+    await page.keyboard.type("this one waits");
+    await page.keyboard.press("Enter");
+    await page.locator(".queued", { hasText: "this one waits" }).waitFor();
+    await shot(page, "dark-queue");
+    await page.locator(".queued button").focus();
+    await page.keyboard.press("Enter"); // takes it back: the text returns to the composer
+    await page.waitForFunction(() => (document.querySelector("textarea.input")).value === "this one waits");
+    await page.locator(".card.elicitation button", { hasText: "Cancel" }).focus();
+    await page.keyboard.press("Enter");
+    await page.locator(".msg.agent", { hasText: "elicitation: cancel" }).waitFor();
+    await shot(page, "dark-keyboard");
+    assert.equal(await page.locator(".msg.user", { hasText: "this one waits" }).count(), 0, "the message taken back was never sent");
   } finally {
     await web.stop();
   }

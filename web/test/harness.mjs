@@ -68,9 +68,9 @@ export function scriptedAgent() {
 }
 
 let browser;
-export async function newPage() {
+export async function newPage({ colorScheme = "light" } = {}) {
   browser ??= await chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"] });
-  const context = await browser.newContext({ viewport: { width: 1100, height: 760 } });
+  const context = await browser.newContext({ viewport: { width: 1100, height: 760 }, colorScheme });
   const page = await context.newPage();
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
