@@ -7,8 +7,8 @@ export type DiffLine = { op: " " | "-" | "+"; text: string; oldNo?: number; newN
 const maxEdits = 2000;
 
 export function diffLines(oldText: string, newText: string): DiffLine[] {
-  const a = oldText === "" ? [] : oldText.split("\n");
-  const b = newText === "" ? [] : newText.split("\n");
+  const a = lines(oldText);
+  const b = lines(newText);
   const n = a.length, m = b.length, max = n + m;
   const v = new Int32Array(2 * max + 2);
   const trace: Int32Array[] = [];
@@ -46,6 +46,14 @@ export function diffLines(oldText: string, newText: string): DiffLine[] {
     }
   }
   return out.reverse();
+}
+
+// lines splits text into its lines; the newline that ends the last one starts no other.
+function lines(text: string): string[] {
+  if (text === "") return [];
+  const out = text.split("\n");
+  if (out[out.length - 1] === "") out.pop();
+  return out;
 }
 
 // hunks keeps the changed lines with `context` lines around them.

@@ -1,5 +1,6 @@
 // The web chat in headless Chromium, against the real `parley web`.
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { after, test } from "node:test";
 import { closeBrowser, newPage, scriptedAgent, send, shot, startWeb, writeFile } from "./harness.mjs";
 
@@ -157,6 +158,28 @@ test("keyboard only, in the dark theme: a mention, a command, a queued message t
     await page.locator(".msg.agent", { hasText: "elicitation: cancel" }).waitFor();
     await shot(page, "dark-keyboard");
     assert.equal(await page.locator(".msg.user", { hasText: "this one waits" }).count(), 0, "the message taken back was never sent");
+  } finally {
+    await web.stop();
+  }
+});
+
+test("the turn's changed files: the diff, and undo", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    await send(page, "write");
+    const card = page.locator(".card.changes");
+    await card.locator("text=1 file changed").waitFor();
+    const file = card.locator("li.change", { hasText: "hello.txt" });
+    await file.locator("button", { hasText: "Diff" }).click();
+    await file.locator(".dl.add", { hasText: "from the agent" }).waitFor();
+    await shot(page, "changes-diff");
+    assert.ok(existsSync(web.workspace + "/hello.txt"));
+    await file.locator("button", { hasText: "Undo" }).click();
+    await card.locator("li.change.undone").waitFor();
+    assert.ok(!existsSync(web.workspace + "/hello.txt"), "the undo deleted the file the turn created");
+    await shot(page, "changes-undone");
   } finally {
     await web.stop();
   }

@@ -8,6 +8,7 @@
 //   elicit      a form elicitation; tells what was answered
 //   terminal    runs a command in a terminal parley owns, shown live on a tool call
 //   xss         a reply carrying <img onerror>, <script> and javascript: links
+//   write       writes hello.txt in the session's directory through parley (fs/write_text_file)
 //   anything else is echoed back.
 import { createInterface } from "node:readline";
 
@@ -23,6 +24,7 @@ const update = (sessionId, u) => send({ method: "session/update", params: { sess
 const say = (sessionId, text) => update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
 
 let brave = false;
+let cwd = "";
 let style = "terse";
 const configOptions = () => [
   { id: "style", name: "Style", category: "_style", type: "select", currentValue: style, options: [{ value: "terse", name: "Terse" }, { value: "chatty", name: "Chatty" }] },
@@ -31,7 +33,7 @@ const configOptions = () => [
 
 const handlers = {
   initialize: () => ({ protocolVersion: 1, agentInfo: { name: "scripted", title: "Scripted agent", version: "1" }, agentCapabilities: { promptCapabilities: { image: true } } }),
-  "session/new": () => ({ sessionId: "scripted-1", configOptions: configOptions() }),
+  "session/new": (p) => ((cwd = p.cwd), { sessionId: "scripted-1", configOptions: configOptions() }),
   "session/set_config_option": (p) => {
     if (p.configId === "brave") brave = !!p.value;
     if (p.configId === "style") style = p.value;
@@ -69,6 +71,9 @@ const handlers = {
         await call("terminal/release", { sessionId: sid, terminalId: t.terminalId });
         update(sid, { sessionUpdate: "tool_call_update", toolCallId: "term-1", status: exit.exitCode === 0 ? "completed" : "failed" });
         say(sid, `terminal exited ${exit.exitCode}`);
+      } else if (line === "write") {
+        await call("fs/write_text_file", { sessionId: sid, path: `${cwd}/hello.txt`, content: "hello\nfrom the agent\n" });
+        say(sid, "wrote hello.txt");
       } else if (line === "xss") {
         say(sid, 'Look: <img src="x" onerror="window.__pwned=1"> and <script>window.__pwned=2</script>\n\n' +
           '[a link](javascript:window.__pwned=3) and <a href="javascript:window.__pwned=4">raw</a> and ' +
