@@ -66,6 +66,12 @@ async function webFlood() {
       return m.length && m[m.length - 1].textContent.trimEnd().endsWith(last);
     }, ` ${chunks - 1}`, { timeout: 600_000, polling: 50 });
     const ms = Date.now() - t0;
+    // The page followed the reply to its end.
+    const atEnd = await page.evaluate(() => {
+      const log = document.querySelector("section.conversation:not([hidden]) .log");
+      return log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+    });
+    if (!atEnd) throw new Error("the page did not follow the reply to its end");
     // While the flood ran, the page kept answering: a key typed shows at once.
     const tasks = await page.evaluate(() => window.__longTasks);
     await shot(page, "flood");

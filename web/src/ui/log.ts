@@ -21,9 +21,23 @@ export class Log {
   private pinned = true;
 
   constructor(private session: Session, private actions: Actions, private parley: Parley) {
+    // The view follows the newest until the reader scrolls up (a wheel, a key, the
+    // scroll bar), and again once they are back at the bottom. Scroll events alone do not
+    // unpin it: the browser also scrolls when the text above is laid out.
+    const atBottom = () => this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 40;
+    let dragging = false;
     this.el.addEventListener("scroll", () => {
-      this.pinned = this.el.scrollHeight - this.el.scrollTop - this.el.clientHeight < 40;
+      if (atBottom()) this.pinned = true;
+      else if (dragging) this.pinned = false;
     });
+    this.el.addEventListener("wheel", (e) => {
+      if (e.deltaY < 0) this.pinned = false;
+    }, { passive: true });
+    this.el.addEventListener("keydown", (e) => {
+      if (["ArrowUp", "PageUp", "Home"].includes(e.key)) this.pinned = false;
+    });
+    this.el.addEventListener("pointerdown", () => (dragging = true));
+    window.addEventListener("pointerup", () => (dragging = false));
     session.onEntries(() => this.schedule());
     this.schedule();
   }
