@@ -32,13 +32,21 @@ export class ChatWebviews implements vscode.WebviewViewProvider, vscode.TextDocu
 
   constructor(private opts: ChatOptions) {}
 
+  // register uses each API only where the editor has it (webviews are everywhere VS
+  // Code is, but not in every host the extension is tested or run in).
   register(context: vscode.ExtensionContext): void {
-    context.subscriptions.push(
-      vscode.window.registerWebviewViewProvider(CHAT_VIEW, this, { webviewOptions: { retainContextWhenHidden: true } }),
-      vscode.workspace.registerTextDocumentContentProvider(DIFF_SCHEME, this),
-      vscode.commands.registerCommand('parley.openChat', () => this.openPanel()),
-      { dispose: () => this.dispose() },
-    );
+    const w = vscode.window as Partial<typeof vscode.window>;
+    const ws = vscode.workspace as Partial<typeof vscode.workspace>;
+    if (typeof w.registerWebviewViewProvider === 'function') {
+      context.subscriptions.push(w.registerWebviewViewProvider(CHAT_VIEW, this, { webviewOptions: { retainContextWhenHidden: true } }));
+    }
+    if (typeof ws.registerTextDocumentContentProvider === 'function') {
+      context.subscriptions.push(ws.registerTextDocumentContentProvider(DIFF_SCHEME, this));
+    }
+    if (typeof w.createWebviewPanel === 'function') {
+      context.subscriptions.push(vscode.commands.registerCommand('parley.openChat', () => this.openPanel()));
+    }
+    context.subscriptions.push({ dispose: () => this.dispose() });
   }
 
   resolveWebviewView(view: vscode.WebviewView): void {
