@@ -16,6 +16,15 @@ test("Eliza replies to a typed message", async () => {
     await page.locator(".msg.agent", { hasText: "worried about your tests" }).waitFor();
     await page.locator(".msg.user", { hasText: "I am worried about my tests" }).waitFor();
     await shot(page, "eliza-reply");
+    // The agent's own commands complete after a slash.
+    await page.locator("textarea.input").press("/");
+    await page.locator(".popup li", { hasText: "/slowly" }).waitFor();
+    await page.keyboard.type("fl");
+    await page.locator(".popup li", { hasText: "send n short chunks" }).waitFor();
+    assert.equal(await page.locator(".popup li").count(), 1, "only the commands that start so");
+    await shot(page, "slash-commands");
+    await page.keyboard.press("Tab");
+    assert.equal(await page.locator("textarea.input").inputValue(), "/flood ");
     assert.deepEqual(page.errors, []);
   } finally {
     await web.stop();
@@ -180,6 +189,29 @@ test("the turn's changed files: the diff, and undo", async () => {
     await card.locator("li.change.undone").waitFor();
     assert.ok(!existsSync(web.workspace + "/hello.txt"), "the undo deleted the file the turn created");
     await shot(page, "changes-undone");
+  } finally {
+    await web.stop();
+  }
+});
+
+test("a second conversation with another agent, in a tab of its own", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    await send(page, "hello scripted");
+    await page.locator(".msg.agent", { hasText: "echo: hello scripted" }).waitFor();
+    await page.locator("button.tab-new").click();
+    await page.locator('.new-conv select[aria-label="agent"]').selectOption("eliza");
+    await page.locator(".new-conv button", { hasText: "Start" }).click();
+    await page.locator(".tab.active", { hasText: "Eliza" }).waitFor();
+    await send(page, "I feel tired");
+    await page.locator("section.conversation:not([hidden]) .msg.agent").waitFor();
+    assert.equal(await page.locator("section.conversation:not([hidden]) .msg.agent", { hasText: "echo:" }).count(), 0, "Eliza's tab shows only Eliza");
+    await shot(page, "two-conversations");
+    await page.locator(".tab-label", { hasText: "Scripted agent" }).click();
+    await page.locator("section.conversation:not([hidden]) .msg.agent", { hasText: "echo: hello scripted" }).waitFor();
+    assert.equal(await page.locator(".tab").count(), 2);
   } finally {
     await web.stop();
   }
