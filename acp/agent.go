@@ -295,6 +295,11 @@ func (c *AgentConn) NotifyExtension(ctx context.Context, method string, params a
 // Done is closed when the connection has ended.
 func (c *AgentConn) Done() <-chan struct{} { return c.rpc.Done() }
 
+// Ending is closed when the connection begins to end, before the contexts of the requests
+// being handled are cancelled: a handler whose context ends can tell the client's
+// withdrawal of its request from the client going away.
+func (c *AgentConn) Ending() <-chan struct{} { return c.rpc.Ending() }
+
 // Err tells why the connection ended: nil while it runs or after Close, io.EOF when the
 // client closed the stream.
 func (c *AgentConn) Err() error { return c.rpc.Err() }

@@ -52,13 +52,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Use:   "parley",
 		Short: "Connect ACP coding agents with editors and terminals",
 		Long: `parley connects coding agents that speak ACP (the Agent Client Protocol) with the
-places that want to use them: your terminal (parley chat, parley run), VS Code (parley
-vscodelm), and its own agents (parley agent, parley eliza).`,
+places that want to use them: your terminal (parley chat, parley run), the browser (parley
+web), VS Code (parley vscodelm, parley acp), and its own agents (parley agent, parley eliza).`,
 		Example: `  parley chat                        talk with the default agent in this directory
   parley chat --agent claude         talk with another (parley agents lists them)
   parley agents install ID           install an agent from the ACP registry
   parley login --agent gemini        sign in to an agent (parley logout signs out)
-  parley run "explain this repo"     one prompt, the reply on stdout`,
+  parley run "explain this repo"     one prompt, the reply on stdout
+  parley web                         chat with agents in the browser`,
 		Version:       version.String(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -76,7 +77,7 @@ vscodelm), and its own agents (parley agent, parley eliza).`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newLoginCommand(g), newLogoutCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newChangesCommand(g), newUndoCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g), newSandboxExecCommand())
+	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newWebCommand(g), newACPCommand(g), newLoginCommand(g), newLogoutCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newChangesCommand(g), newUndoCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g), newSandboxExecCommand())
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -373,6 +373,13 @@ func (a *Agent) KillTerminal(ctx context.Context, req *acp.KillTerminalRequest) 
 	return a.terms.KillTerminal(ctx, req)
 }
 
+// ReleaseTerminal forgets the terminal. Its last output goes to the relaying views first
+// (TerminalReleased): a command that ended before a view read it is still shown.
 func (a *Agent) ReleaseTerminal(ctx context.Context, req *acp.ReleaseTerminalRequest) (*acp.ReleaseTerminalResponse, error) {
+	if c, err := a.owner(req.SessionID); err == nil {
+		if out, err := a.terms.TerminalOutput(ctx, &acp.TerminalOutputRequest{SessionID: req.SessionID, TerminalID: req.TerminalID}); err == nil {
+			c.postCtx(ctx, terminalReleasedMsg{TerminalReleased{ID: req.TerminalID, Output: out}})
+		}
+	}
 	return a.terms.ReleaseTerminal(ctx, req)
 }

@@ -80,10 +80,11 @@ type state struct {
 
 	signIn context.CancelFunc // the sign-in under way (auth.go), if any
 
-	subs     map[*Subscription]bool
-	helpers  int // goroutines that will post one message each
-	closed   bool
-	closeErr error
+	subs      map[*Subscription]bool
+	replaying bool // attach is applying a loaded session's replay
+	helpers   int  // goroutines that will post one message each
+	closed    bool
+	closeErr  error
 }
 
 type runningTurn struct {
@@ -154,10 +155,33 @@ func (c *Conversation) goHelper(f func()) {
 
 func (c *Conversation) helperDone() { c.st.helpers-- }
 
-// emit sends ev to every view.
+// emit sends ev to every view (a TurnUpdate only to those that draw toolui's model).
 func (c *Conversation) emit(ev Event) {
+	_, turnUpdate := ev.(TurnUpdate)
 	for s := range c.st.subs {
+		if turnUpdate && s.relay {
+			continue
+		}
 		s.box.Post(ev)
+	}
+}
+
+type terminalReleasedMsg struct{ ev TerminalReleased }
+
+func (m terminalReleasedMsg) handle(c *Conversation) {
+	for s := range c.st.subs {
+		if s.relay {
+			s.box.Post(m.ev)
+		}
+	}
+}
+
+// emitRelay sends the agent's update as it came to the views that relay it.
+func (c *Conversation) emitRelay(u acp.SessionUpdate) {
+	for s := range c.st.subs {
+		if s.relay {
+			s.box.Post(AgentUpdate{Turn: c.st.lastTurn, Update: u, Replay: c.st.replaying})
+		}
 	}
 }
 
@@ -338,9 +362,11 @@ func (c *Conversation) attach(proc *agentproc.Server, s Session, replay bool) {
 		c.st.shown = c.newToolTurn()
 		c.emit(TurnStarted{Prompt: Prompt{}, Replay: true})
 	}
+	c.st.replaying = replay
 	for _, n := range held {
 		c.applyUpdate(n)
 	}
+	c.st.replaying = false
 	if replay {
 		c.emit(TurnEnded{Replay: true})
 	}
@@ -520,6 +546,7 @@ func (c *Conversation) applyUpdate(n *acp.SessionNotification) {
 	if changed {
 		c.emit(SessionChanged{Session: c.st.session})
 	}
+	c.emitRelay(u)
 	c.emitTurn(c.st.shown.Apply(u))
 }
 
@@ -606,4 +633,14 @@ func (c *Conversation) finish() {
 		s.box.Close()
 	}
 	c.st.subs = nil
+}
+
+// TerminalOutput reads the output so far of one of the session's terminals (those the
+// agent started through parley), for a view that shows a command's output while it runs.
+func (c *Conversation) TerminalOutput(ctx context.Context, id acp.TerminalID) (*acp.TerminalOutputResponse, error) {
+	s, err := c.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return c.agent.terms.TerminalOutput(ctx, &acp.TerminalOutputRequest{SessionID: s.ID, TerminalID: id})
 }

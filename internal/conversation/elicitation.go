@@ -28,6 +28,9 @@ type Elicitation struct {
 	ToolCallID acp.ToolCallID
 	Form       *Form       // mode form
 	URL        *URLRequest // mode url
+	// Request is the agent's request as it came, for a view that relays it to a client
+	// of its own (the web chat's server); the answer still goes through AnswerElicitation.
+	Request *acp.CreateElicitationRequest
 }
 
 // URLRequest is the page a URL elicitation asks the user to open. Accepting only says
@@ -146,7 +149,7 @@ func (a *Agent) CompleteElicitation(ctx context.Context, n *acp.CompleteElicitat
 }
 
 func newElicitation(agent string, req *acp.CreateElicitationRequest) (*Elicitation, error) {
-	e := &Elicitation{Agent: agent, Message: req.Message, Mode: req.Mode, ToolCallID: req.ToolCallID}
+	e := &Elicitation{Agent: agent, Message: req.Message, Mode: req.Mode, ToolCallID: req.ToolCallID, Request: req}
 	switch req.Mode {
 	case acp.ElicitationModeForm:
 		form, err := newForm(req.RequestedSchema)

@@ -75,6 +75,25 @@ type TurnEnded struct {
 	Refused string
 }
 
+// AgentUpdate is one update exactly as the agent sent it, for a view that relays the
+// agent's own ACP (the web chat's server, which is an ACP agent to its page). Only
+// subscriptions made with SubscribeRelay receive it, in place of TurnUpdate: the
+// terminal views, which draw toolui's model, do not pay for the copy. It is sent after
+// the conversation applied the update (SessionChanged, if any, comes first).
+type AgentUpdate struct {
+	Turn   int // the Prompt.ID of the turn it belongs to (the last one between turns)
+	Update acp.SessionUpdate
+	// Replay is set while a loaded session's history is being replayed.
+	Replay bool
+}
+
+// TerminalReleased: the agent released one of its terminals; Output is what it held last.
+// Only relaying subscriptions receive it (a page cannot read parley's terminals itself).
+type TerminalReleased struct {
+	ID     acp.TerminalID
+	Output *acp.TerminalOutputResponse
+}
+
 // QuestionAsked: a permission question for a person. Answer it with Conversation.Answer.
 type QuestionAsked struct {
 	ID       int
@@ -115,20 +134,22 @@ type Snapshot struct {
 	SigningIn   bool // a sign-in is under way (SignInEnded will follow)
 }
 
-func (Starting) event()       {}
-func (Ready) event()          {}
-func (StartFailed) event()    {}
-func (SessionChanged) event() {}
-func (Queued) event()         {}
-func (Unqueued) event()       {}
-func (TurnStarted) event()    {}
-func (TurnUpdate) event()     {}
-func (TurnEnded) event()      {}
-func (QuestionAsked) event()  {}
-func (QuestionClosed) event() {}
-func (Notice) event()         {}
-func (Closed) event()         {}
-func (Snapshot) event()       {}
+func (Starting) event()         {}
+func (Ready) event()            {}
+func (StartFailed) event()      {}
+func (SessionChanged) event()   {}
+func (Queued) event()           {}
+func (Unqueued) event()         {}
+func (TurnStarted) event()      {}
+func (TurnUpdate) event()       {}
+func (AgentUpdate) event()      {}
+func (TerminalReleased) event() {}
+func (TurnEnded) event()        {}
+func (QuestionAsked) event()    {}
+func (QuestionClosed) event()   {}
+func (Notice) event()           {}
+func (Closed) event()           {}
+func (Snapshot) event()         {}
 
 // Prompt is something the user sent: its id within the conversation (1, 2, …) and the
 // content the agent receives.

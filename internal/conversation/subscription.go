@@ -9,12 +9,20 @@ import "github.com/parley-acp/parley/internal/mailbox"
 type Subscription struct {
 	c   *Conversation
 	box *mailbox.Box[Event]
+	// relay: the view relays the agent's own updates (AgentUpdate instead of TurnUpdate).
+	relay bool
 }
 
 // Subscribe starts a feed of events for a view. Its first event is a Snapshot of where
 // the conversation stands.
-func (c *Conversation) Subscribe() *Subscription {
-	s := &Subscription{c: c, box: mailbox.New[Event]()}
+func (c *Conversation) Subscribe() *Subscription { return c.subscribe(false) }
+
+// SubscribeRelay is Subscribe for a view that passes the agent's updates on as they came
+// (see AgentUpdate): it receives AgentUpdate in place of TurnUpdate.
+func (c *Conversation) SubscribeRelay() *Subscription { return c.subscribe(true) }
+
+func (c *Conversation) subscribe(relay bool) *Subscription {
+	s := &Subscription{c: c, box: mailbox.New[Event](), relay: relay}
 	if !c.post(subscribeMsg{s}) {
 		s.box.Post(Closed{Err: errClosed})
 		s.box.Close()

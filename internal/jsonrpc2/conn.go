@@ -102,6 +102,7 @@ type Conn struct {
 	handlers     sync.WaitGroup // request handler goroutines
 	closeOnce    sync.Once
 	closeLocal   chan struct{} // closed by Close
+	ending       chan struct{} // closed when the connection begins to end, before handlers are cancelled
 	closeTimeout time.Duration
 	abandonOnce  sync.Once
 	abandoned    chan struct{} // closed when the close deadline has passed
@@ -190,6 +191,7 @@ func NewConn(stream io.ReadWriteCloser, binder Binder) *Conn {
 		writerDone:   make(chan struct{}),
 		writeFailed:  make(chan struct{}),
 		closeLocal:   make(chan struct{}),
+		ending:       make(chan struct{}),
 		closeTimeout: opts.CloseTimeout,
 		abandoned:    make(chan struct{}),
 		readDone:     make(chan struct{}),
@@ -518,6 +520,11 @@ func (c *Conn) abandon() {
 	})
 }
 
+// Ending is closed when the connection begins to end (the peer went away, or Close), before
+// the handlers' contexts are cancelled: a handler whose context ends can tell the peer's
+// withdrawal of its request ($/cancel_request) from the end of the connection.
+func (c *Conn) Ending() <-chan struct{} { return c.ending }
+
 // Done is closed when the connection has ended and all its goroutines have returned.
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
@@ -564,6 +571,7 @@ func (c *Conn) supervise() {
 	c.closing = true
 	c.closeErr = reason
 	c.mu.Unlock()
+	close(c.ending)
 	deadline := time.AfterFunc(c.closeTimeout, c.abandon)
 	defer func() {
 		if !deadline.Stop() {

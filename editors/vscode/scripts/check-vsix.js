@@ -101,7 +101,9 @@ function expected(file) {
 function allowed(name) {
   return ['[Content_Types].xml', 'extension.vsixmanifest', 'extension/package.json', 'extension/readme.md'].includes(name)
     || /^extension\/out\/src\/[^/]+\.js$/.test(name)
-    || /^extension\/bin\/parley(\.exe)?$/.test(name);
+    || /^extension\/bin\/parley(\.exe)?$/.test(name)
+    || /^extension\/media\/web\/(app\.js|style\.css)$/.test(name) // the chat's page (parley: Open Chat)
+    || name === 'extension/media/parley.svg';
 }
 
 async function check(file) {
@@ -129,6 +131,9 @@ async function check(file) {
   const entries = await readEntries(file, (name) => name.startsWith('extension/bin/'));
   for (const e of entries) if (!allowed(e.name)) problems.push(`holds ${e.name}, which the extension does not need`);
   if (!entries.some((e) => e.name === 'extension/out/src/extension.js')) problems.push('lacks extension/out/src/extension.js');
+  for (const page of ['extension/media/web/app.js', 'extension/media/web/style.css']) {
+    if (!entries.some((e) => e.name === page)) problems.push(`lacks ${page}: "parley: Open Chat" would show nothing`);
+  }
   const bins = entries.filter((e) => e.name.startsWith('extension/bin/'));
   let binary;
   if (!want.target) {

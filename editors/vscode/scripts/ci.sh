@@ -82,7 +82,7 @@ export PARLEY_VSIX_PROPOSED=$here/dist/parley-proposed.vsix
 if ! $unit_only; then
   phase "end to end in a real VS Code (code-server + headless Chromium)"
   [ -f "$PARLEY_VSIX" ] || { echo "no $PARLEY_VSIX for the end-to-end tests (this machine is $host)"; exit 1; }
-  node --test out/test/e2e/vscode.test.js
+  node --test --test-concurrency=1 out/test/e2e/vscode.test.js out/test/e2e/chat.test.js
   took
   echo "   screenshots: $PARLEY_VSCODE_ARTIFACTS/screenshots"
 fi

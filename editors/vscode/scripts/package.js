@@ -13,7 +13,8 @@
 // a VS Code that grants them (`--enable-proposed-api parley-acp.parley`) shows @parley's
 // tool calls as its own tool entries; it cannot be published.
 //
-// Each package is assembled in a temporary folder (package.json, README.md, out/src and,
+// Each package is assembled in a temporary folder (package.json, README.md, out/src, media
+// (the chat's page and icon) and,
 // for a target, bin/parley or bin/parley.exe), so nothing is written into the source tree
 // but dist/. parley is built with `go build` for the target's GOOS and GOARCH, static
 // (CGO_ENABLED=0), with the extension's version stamped in (as GoReleaser stamps a
@@ -120,6 +121,7 @@ function packageOne(manifest, opts, target) {
     fs.copyFileSync(path.join(here, 'README.md'), path.join(stage, 'README.md'));
     fs.copyFileSync(path.join(here, '.vscodeignore'), path.join(stage, '.vscodeignore'));
     copyDir(path.join(here, 'out', 'src'), path.join(stage, 'out', 'src'));
+    copyDir(path.join(here, 'media'), path.join(stage, 'media')); // the chat's page and icon
     let binary;
     if (target) {
       binary = path.join(stage, 'bin', TARGETS[target].goos === 'windows' ? 'parley.exe' : 'parley');
@@ -143,6 +145,7 @@ function mib(n) {
 function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (!fs.existsSync(path.join(here, 'out', 'src', 'extension.js'))) usage('out/src/extension.js is missing: run `npm run compile` first');
+  if (!fs.existsSync(path.join(here, 'media', 'web', 'app.js'))) usage('media/web/app.js is missing: run `npm run compile` first');
   const manifest = JSON.parse(fs.readFileSync(path.join(here, 'package.json'), 'utf8'));
   if (manifest.enabledApiProposals || manifest.enableProposedApi) {
     usage('package.json declares proposed API: the published flavour must not (the proposed flavour adds it: --proposed)');

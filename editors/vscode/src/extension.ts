@@ -18,6 +18,7 @@ import { ParleyChatProvider } from './provider';
 import { AGENT_ACTION_TOOL, type PrepareSessionParams, type ToolDefinition } from './wire';
 import { editorApis, openTerminalChat, PROPOSED_CHAT_API } from './capabilities';
 import { VersionChecker } from './versionCheck';
+import { ChatWebviews } from './chatView';
 
 const LAST_MODEL_KEY = 'parley.lastModel';
 
@@ -60,6 +61,16 @@ export function activate(context: vscode.ExtensionContext): void {
     stopGraceMs: 1500, // VS Code gives deactivate a few seconds
   });
   const be = backend;
+
+  // parley's own chat (the web chat's page in a webview), which needs none of VS Code's
+  // chat APIs: each webview runs its own `parley acp`.
+  new ChatWebviews({
+    extensionUri: context.extensionUri,
+    locate,
+    globalArgs: () => ['--log', config().get<string>('logLevel', 'warn') ?? 'warn'],
+    agent: () => config().get<string>('chat.agent', 'eliza') || 'eliza',
+    log,
+  }).register(context);
 
   const agentServers = () => {
     const { servers, problems } = checkAgentServers(config().get<unknown>('agentServers'));

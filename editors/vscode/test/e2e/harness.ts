@@ -69,7 +69,7 @@ export interface StartOptions {
   /** Set parley.path to the test's parley (default); false: the extension finds its own. */
   parleyPath?: boolean;
   /** What the test extension checks: everything through vscode.lm (default), or only activation. */
-  selfTest?: 'full' | 'activation';
+  selfTest?: 'full' | 'activation' | 'chat';
   /** The test extension offers a model of its own, as the editor's own models would be. */
   standInModel?: boolean;
 }
@@ -141,7 +141,7 @@ export async function startVSCode(inst: Installs, opts: StartOptions = {}): Prom
   } else {
     const manifest = JSON.parse(fs.readFileSync(path.join(extensionRoot, 'package.json'), 'utf8'));
     const dest = path.join(dirs.extensions, `parley-acp.parley-${manifest.version}`);
-    copyDir(extensionRoot, dest, (rel) => ['package.json', 'README.md', 'out', path.join('out', 'src')].includes(rel) || rel.startsWith(path.join('out', 'src') + path.sep));
+    copyDir(extensionRoot, dest, (rel) => ['package.json', 'README.md', 'out', path.join('out', 'src'), 'media'].includes(rel) || rel.startsWith(path.join('out', 'src') + path.sep) || rel.startsWith('media' + path.sep));
     if (how.withoutLanguageModelProvider) {
       fs.writeFileSync(path.join(dest, 'without-lm-provider.js'), WITHOUT_LM_PROVIDER);
       fs.writeFileSync(path.join(dest, 'package.json'), JSON.stringify({ ...manifest, main: './without-lm-provider.js' }, null, 2));

@@ -34,7 +34,8 @@ export function activate(context: vscode.ExtensionContext): void {
   if (process.env.PARLEY_E2E_STANDIN_MODEL) context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider('parley-e2e', new StandInModel()));
   const out = process.env.PARLEY_E2E_OUT;
   // Chat requests reach extensions only after activate returns: run from a timer.
-  if (out) setTimeout(() => void (process.env.PARLEY_E2E_SELFTEST === 'activation' ? activationTest(out) : selfTest(out)), 0);
+  const mode = process.env.PARLEY_E2E_SELFTEST;
+  if (out) setTimeout(() => void (mode === 'activation' ? activationTest(out) : mode === 'chat' ? openChatTest(out) : selfTest(out)), 0);
 }
 
 /**
@@ -53,6 +54,24 @@ async function activationTest(out: string): Promise<void> {
     // Asking for every vendor's models also makes VS Code resolve them, so that the model
     // picker lists them (it shows only vendors resolved so far).
     results.steps.allModels = (await vscode.lm.selectChatModels()).map((m) => `${m.vendor}/${m.id}`);
+  } catch (err) {
+    results.error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  }
+  results.done = true;
+  fs.writeFileSync(`${out}.tmp`, JSON.stringify(results, null, 2));
+  fs.renameSync(`${out}.tmp`, out);
+}
+
+/** Once the parley extension is active, "parley: Open Chat" (its webview chat). */
+async function openChatTest(out: string): Promise<void> {
+  const results: Results = { done: false, steps: {} };
+  try {
+    const ext = vscode.extensions.getExtension('parley-acp.parley');
+    const end = Date.now() + 60_000;
+    while (ext && !ext.isActive && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
+    results.steps.commands = (await vscode.commands.getCommands(true)).filter((c) => c.startsWith('parley.'));
+    await vscode.commands.executeCommand('parley.openChat');
+    results.steps.opened = true;
   } catch (err) {
     results.error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   }

@@ -1,0 +1,419 @@
+package acpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/version"
+)
+
+// conn serves one client: it is the acp.Agent of one connection.
+type conn struct {
+	srv *Server
+	ac  *acp.AgentConn
+	// ctx ends with the connection: what the views send is bounded by it.
+	ctx context.Context
+
+	mu     sync.Mutex
+	views  map[acp.SessionID]*view
+	closed bool
+	wg     sync.WaitGroup // the views' goroutines
+}
+
+var (
+	_ acp.Agent              = (*conn)(nil)
+	_ acp.SessionLoader      = (*conn)(nil)
+	_ acp.SessionLister      = (*conn)(nil)
+	_ acp.SessionCloser      = (*conn)(nil)
+	_ acp.ModeSetter         = (*conn)(nil)
+	_ acp.ConfigOptionSetter = (*conn)(nil)
+	_ acp.ModelSetter        = (*conn)(nil)
+	_ acp.Canceller          = (*conn)(nil)
+	_ acp.ExtensionHandler   = (*conn)(nil)
+)
+
+// sessionMeta is _meta.parley of session/new and session/load: which agent runs behind
+// parley's session, and what it accepts.
+type sessionMeta struct {
+	Agent              string                 `json:"agent"`
+	AgentTitle         string                 `json:"agentTitle,omitempty"`
+	AgentVersion       string                 `json:"agentVersion,omitempty"`
+	PromptCapabilities acp.PromptCapabilities `json:"promptCapabilities"`
+	Cwd                string                 `json:"cwd"`
+	Running            *int                   `json:"running,omitempty"` // the prompt whose turn runs (session/load)
+	SignIn             bool                   `json:"signIn,omitempty"`  // the agent wants a sign-in first (_parley/sign_in_required follows)
+	CanList            bool                   `json:"canList,omitempty"` // the agent lists its own sessions
+	AgentSessionID     acp.SessionID          `json:"agentSessionId,omitempty"`
+}
+
+// requestMeta is what a client may say in _meta.parley of session/new, load, list.
+type requestMeta struct {
+	Agent string `json:"agent"`
+	Echo  bool   `json:"echo"` // session/prompt: show the prompt back when its turn starts
+}
+
+func parleyMeta(v any) acp.Meta {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("acpserver: encoding _meta: %v", err)) // only parley's own types
+	}
+	return acp.Meta{"parley": b}
+}
+
+func readMeta(m acp.Meta) requestMeta {
+	var r requestMeta
+	if raw := m["parley"]; raw != nil {
+		json.Unmarshal(raw, &r) // a malformed _meta is ignored, as ACP has it
+	}
+	return r
+}
+
+func (c *conn) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	return &acp.InitializeResponse{
+		AgentCapabilities: acp.AgentCapabilities{
+			LoadSession:         true,
+			PromptCapabilities:  acp.PromptCapabilities{Image: true, EmbeddedContext: true},
+			SessionCapabilities: acp.SessionCapabilities{List: &acp.SessionListCapabilities{}, Close: &acp.SessionCloseCapabilities{}},
+		},
+		AgentInfo: &acp.Implementation{Name: "parley", Title: "parley", Version: version.String()},
+		Meta: parleyMeta(struct {
+			DefaultAgent string `json:"defaultAgent"`
+			Workspace    string `json:"workspace"`
+		}{c.srv.opts.DefaultAgent, c.srv.Workspace()}),
+	}, nil
+}
+
+func (c *conn) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	if len(req.MCPServers) > 0 {
+		return nil, acp.ErrInvalidParams("parley does not pass a client's MCP servers on to its agents")
+	}
+	name := readMeta(req.Meta).Agent
+	if name == "" {
+		name = c.srv.opts.DefaultAgent
+	}
+	roots, err := c.srv.roots(req.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	ss, err := c.srv.openSession(newSessionID(), name, roots, "")
+	if err != nil {
+		return nil, err
+	}
+	state, err := ss.waitStarted(ctx)
+	if _, signIn := errors.AsType[*conversation.AuthRequiredError](err); err != nil && !signIn {
+		ss.close()
+		return nil, startError(name, err)
+	}
+	// A session whose agent wants a sign-in first is parley's all the same: the page
+	// shows the agent's methods (_parley/sign_in_required follows the response), and
+	// the session opens once the user has signed in.
+	c.attachAfterResponse(ctx, ss)
+	return &acp.NewSessionResponse{
+		SessionID: ss.id, Modes: state.Modes, ConfigOptions: state.Config, Models: state.Models,
+		Meta: parleyMeta(c.describe(ss, state)),
+	}, nil
+}
+
+// startError says why an agent did not start, keeping the agent's own error code (an
+// auth_required is one the page acts on).
+func startError(name string, err error) error {
+	var ae *acp.Error
+	if errors.As(err, &ae) {
+		return &acp.Error{Code: ae.Code, Message: fmt.Sprintf("%s: %s", name, err), Data: ae.Data}
+	}
+	return acp.Errorf(acp.CodeInternalError, "%s did not start: %v", name, err)
+}
+
+func (c *conn) describe(ss *session, state conversation.Session) sessionMeta {
+	m := sessionMeta{
+		Agent: ss.agentName, AgentTitle: state.Agent.Title, AgentVersion: state.Agent.Version,
+		PromptCapabilities: state.Agent.Capabilities.PromptCapabilities, Cwd: ss.roots.Dirs()[0],
+		CanList: state.Agent.Capabilities.SessionCapabilities.List != nil, AgentSessionID: state.ID,
+	}
+	m.PromptCapabilities.Meta, m.PromptCapabilities.Extra = nil, nil
+	ss.mu.Lock()
+	m.SignIn = ss.signIn != nil
+	ss.mu.Unlock()
+	return m
+}
+
+// attachAfterResponse attaches the connection to ss once the response to the request
+// being handled is on the wire: what the session showed so far follows it.
+func (c *conn) attachAfterResponse(ctx context.Context, ss *session) {
+	v, first := ss.attach(c)
+	if !c.addView(ss.id, v) {
+		ss.detach(v)
+		return
+	}
+	acp.AfterResponse(ctx, func(context.Context) {
+		c.wg.Go(func() { c.runView(v, first) })
+	})
+}
+
+// addView records the connection's view of a session, replacing an older one.
+func (c *conn) addView(id acp.SessionID, v *view) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	if old := c.views[id]; old != nil {
+		old.ss.detach(old)
+		old.box.Close()
+	}
+	c.views[id] = v
+	return true
+}
+
+func (c *conn) runView(v *view, first []viewEvent) {
+	v.run(first)
+	v.ss.detach(v)
+	c.mu.Lock()
+	if c.views[v.ss.id] == v {
+		delete(c.views, v.ss.id)
+	}
+	c.mu.Unlock()
+}
+
+// detachAll runs when the connection has ended: its views stop, the sessions go on.
+func (c *conn) detachAll() {
+	c.mu.Lock()
+	c.closed = true
+	views := c.views
+	c.views = map[acp.SessionID]*view{}
+	c.mu.Unlock()
+	for _, v := range views {
+		v.ss.detach(v)
+	}
+	c.wg.Wait()
+}
+
+func (c *conn) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
+	ss, err := c.srv.session(req.SessionID)
+	if err != nil {
+		// Not one parley holds: one of the agent's own sessions (from session/list).
+		name := readMeta(req.Meta).Agent
+		if name == "" {
+			name = c.srv.opts.DefaultAgent
+		}
+		roots, err := c.srv.roots(req.Cwd)
+		if err != nil {
+			return nil, err
+		}
+		if ss, err = c.srv.openSession(req.SessionID, name, roots, req.SessionID); err != nil {
+			return nil, err
+		}
+		if _, err := ss.waitStarted(ctx); err != nil {
+			ss.close()
+			return nil, startError(name, err)
+		}
+	}
+	state, _ := ss.snapshot()
+	if _, err := ss.waitStarted(ctx); err != nil && state.ID == "" {
+		return nil, startError(ss.agentName, err)
+	}
+	// The replay goes out before the response, as session/load has it.
+	v, first := ss.attach(c)
+	var rest []viewEvent
+	for i, e := range first {
+		if e.replay == nil {
+			rest = first[i:]
+			break
+		}
+		c.ac.Update(ctx, ss.id, *e.replay)
+	}
+	if !c.addView(ss.id, v) {
+		ss.detach(v)
+		return nil, acp.ErrSessionNotFound(req.SessionID)
+	}
+	acp.AfterResponse(ctx, func(context.Context) {
+		c.wg.Go(func() { c.runView(v, rest) })
+	})
+	state, _ = ss.snapshot()
+	meta := c.describe(ss, state)
+	ss.mu.Lock()
+	if ss.running != nil {
+		id := ss.running.ID
+		meta.Running = &id
+	}
+	ss.mu.Unlock()
+	return &acp.LoadSessionResponse{Modes: state.Modes, ConfigOptions: state.Config, Models: state.Models, Meta: parleyMeta(meta)}, nil
+}
+
+func (c *conn) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) (*acp.ListSessionsResponse, error) {
+	resp := &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
+	live := map[string]bool{} // agent name + agent session id of the sessions parley holds
+	byAgent := map[string]*session{}
+	for _, ss := range c.srv.liveSessions() {
+		state, updated := ss.snapshot()
+		cwd := ss.roots.Dirs()[0]
+		if req.Cwd != "" && req.Cwd != cwd {
+			continue
+		}
+		live[ss.agentName+"\x00"+string(state.ID)] = true
+		if byAgent[ss.agentName] == nil && state.Agent.Capabilities.SessionCapabilities.List != nil {
+			byAgent[ss.agentName] = ss
+		}
+		resp.Sessions = append(resp.Sessions, acp.SessionInfo{
+			SessionID: ss.id, Cwd: cwd, Title: state.Title, UpdatedAt: updated.UTC().Format("2006-01-02T15:04:05Z"),
+			Meta: parleyMeta(struct {
+				Agent string `json:"agent"`
+				Live  bool   `json:"live"`
+			}{ss.agentName, true}),
+		})
+	}
+	// The agents' own sessions, through a session parley holds with each agent that
+	// lists them (listing needs a running agent).
+	for name, ss := range byAgent {
+		infos, err := ss.conv.ListSessions(ctx)
+		if err != nil {
+			continue
+		}
+		for _, si := range infos {
+			if live[name+"\x00"+string(si.SessionID)] {
+				continue
+			}
+			si.Meta = parleyMeta(struct {
+				Agent string `json:"agent"`
+				Live  bool   `json:"live"`
+			}{name, false})
+			resp.Sessions = append(resp.Sessions, si)
+		}
+	}
+	return resp, nil
+}
+
+func (c *conn) CloseSession(ctx context.Context, req *acp.CloseSessionRequest) (*acp.CloseSessionResponse, error) {
+	ss, err := c.srv.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	ss.close()
+	return &acp.CloseSessionResponse{}, nil
+}
+
+func (c *conn) Cancel(ctx context.Context, n *acp.CancelNotification) error {
+	if ss, err := c.srv.session(n.SessionID); err == nil {
+		ss.conv.Cancel()
+	}
+	return nil
+}
+
+func (c *conn) SetSessionMode(ctx context.Context, req *acp.SetSessionModeRequest) (*acp.SetSessionModeResponse, error) {
+	ss, err := c.srv.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ss.conv.SetMode(ctx, string(req.ModeID)); err != nil {
+		return nil, err
+	}
+	ss.broadcast(acp.SessionUpdate{CurrentModeUpdate: &acp.CurrentModeUpdate{CurrentModeID: req.ModeID}}, c)
+	return &acp.SetSessionModeResponse{}, nil
+}
+
+func (c *conn) SetSessionConfigOption(ctx context.Context, req *acp.SetSessionConfigOptionRequest) (*acp.SetSessionConfigOptionResponse, error) {
+	ss, err := c.srv.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	value := string(req.Value.ID)
+	switch req.Value.Type {
+	case "":
+	case "boolean":
+		value = strconv.FormatBool(req.Value.Boolean)
+	default:
+		return nil, acp.ErrInvalidParams("parley does not know config options of type %q", req.Value.Type)
+	}
+	state, err := ss.conv.SetConfig(ctx, string(req.ConfigID), value)
+	if err != nil {
+		return nil, acp.ErrInvalidParams("%s", toolui.SafeText(err.Error()))
+	}
+	ss.broadcast(acp.SessionUpdate{ConfigOptionUpdate: &acp.ConfigOptionUpdate{ConfigOptions: state.Config}}, c)
+	return &acp.SetSessionConfigOptionResponse{ConfigOptions: state.Config}, nil
+}
+
+func (c *conn) SetSessionModel(ctx context.Context, req *acp.SetSessionModelRequest) (*acp.SetSessionModelResponse, error) {
+	ss, err := c.srv.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ss.conv.SetModel(ctx, string(req.ModelID)); err != nil {
+		return nil, err
+	}
+	return &acp.SetSessionModelResponse{}, nil
+}
+
+// Prompt sends the prompt (queued by the core while a turn runs) and answers when its
+// turn ends. Withdrawing the request ($/cancel_request) takes a queued prompt back and
+// cancels a running one; a connection that ends leaves the turn running.
+func (c *conn) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptResponse, error) {
+	ss, err := c.srv.session(req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	if len(req.Prompt) == 0 {
+		return nil, acp.ErrInvalidParams("the prompt is empty")
+	}
+	state, _ := ss.snapshot()
+	if err := checkPrompt(req.Prompt, state.Agent.Capabilities.PromptCapabilities); err != nil {
+		return nil, err
+	}
+	p, end := ss.send(c, req.Prompt, readMeta(req.Meta).Echo)
+	var e promptEnd
+	select {
+	case e = <-end:
+	case <-ctx.Done():
+		select {
+		case <-c.ac.Ending():
+			return nil, ctx.Err() // the page went away; the turn goes on
+		default:
+		}
+		if !errors.Is(context.Cause(ctx), acp.ErrTurnCancelled) && !ss.conv.Unqueue(p.ID) {
+			ss.conv.Cancel() // $/cancel_request of the running prompt
+		}
+		e = <-end // the turn ends cancelled, or the prompt comes back unqueued
+	}
+	switch {
+	case e.closed:
+		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled, Meta: parleyMeta(promptMeta{PromptID: p.ID, Closed: true})}, nil
+	case e.unqueued:
+		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled, Meta: parleyMeta(promptMeta{PromptID: p.ID, Unqueued: true})}, nil
+	case e.ended.Err != nil:
+		return nil, acp.Errorf(acp.CodeInternalError, "%v", e.ended.Err)
+	}
+	stop := e.ended.StopReason
+	if e.ended.Cancelled && stop == "" {
+		stop = acp.StopReasonCancelled
+	}
+	return &acp.PromptResponse{StopReason: stop, Usage: e.ended.Usage, Meta: parleyMeta(promptMeta{PromptID: p.ID})}, nil
+}
+
+// promptMeta is _meta.parley of a session/prompt answer.
+type promptMeta struct {
+	PromptID int  `json:"promptId"`
+	Unqueued bool `json:"unqueued,omitempty"` // taken back before it ran: nothing was sent
+	Closed   bool `json:"closed,omitempty"`   // the session closed first
+}
+
+// checkPrompt refuses content the agent does not accept: it would refuse it itself,
+// with less to say about why.
+func checkPrompt(blocks []acp.ContentBlock, caps acp.PromptCapabilities) error {
+	for _, b := range blocks {
+		switch {
+		case b.Image != nil && !caps.Image:
+			return acp.ErrInvalidParams("this agent does not accept images")
+		case b.Audio != nil && !caps.Audio:
+			return acp.ErrInvalidParams("this agent does not accept audio")
+		case b.Resource != nil && !caps.EmbeddedContext:
+			return acp.ErrInvalidParams("this agent does not accept embedded files; mention them as links")
+		}
+	}
+	return nil
+}

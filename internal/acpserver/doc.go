@@ -1,0 +1,44 @@
+// Package acpserver is parley as an ACP agent in front of the conversation core: a page
+// (the web chat, the VS Code webview) or any other ACP client talks to parley as to an
+// agent, and parley runs the real agent behind it.
+//
+// # Design
+//
+// A Server holds what outlives one connection: the agent processes (one
+// conversation.Agent per agent name and workspace, shared by its sessions) and the
+// sessions, each a conversation.Conversation under an id parley gives it. A connection
+// (a WebSocket, or stdio for the VS Code webview) is served by Serve: acp.AgentConn with
+// a connection-scoped handler (conn.go) that maps the client's requests onto the core:
+//
+//   - session/new starts a Conversation in a working directory inside the server's
+//     workspace (the agent named in _meta.parley.agent, else the server's default) and
+//     answers once its session is open; session/prompt is Conversation.Send, answered when
+//     that prompt's turn ends (a prompt sent while a turn runs is queued by the core);
+//     session/cancel is Cancel; $/cancel_request of a queued prompt takes it back;
+//     set_mode, set_model, set_config_option go to the Conversation; session/close
+//     closes it; session/load of a session parley holds attaches the connection to it
+//     and replays what it showed so far (a reloaded page gets its conversation back),
+//     and of an agent's own session (from session/list) opens it with session/load.
+//   - fs/* and terminal/* are answered by the core (parley is the agent's client): the
+//     page is never asked. Permission requests are decided by the core's policy; only
+//     what a person must answer reaches the page, as session/request_permission with one
+//     option per answer the policy accepts and the risk in _meta.parley.
+//
+// # One session, many views
+//
+// A session (session.go) has one hub goroutine that takes the conversation's events (a
+// relaying subscription: the agent's updates exactly as it sent them), keeps a
+// transcript for replay (consecutive text chunks joined), and hands each event to the
+// views attached to it, one per connection, in order. Attaching happens under the same
+// lock that the hub holds while it hands out an event, so a view's replay and its live
+// events never overlap or miss one. A view (view.go) has its own unbounded mailbox and
+// one goroutine that writes to its connection: a slow page slows nobody else, and the
+// core never waits for a view. A connection that ends detaches its views; its sessions
+// go on (a reloaded page loads them again) until session/close or the server closes.
+//
+// What only parley offers is an extension method: _parley/agents (the agents parley
+// knows), _parley/files (fuzzy file search for @ mentions), _parley/unqueue; parley tells
+// the page with notifications: _parley/queue (the prompts waiting behind the turn),
+// _parley/terminal_output (a terminal's output while its command runs), _parley/notice
+// (what parley itself has to say) and _parley/status (the agent starting, restarting).
+package acpserver

@@ -1,0 +1,258 @@
+package acpserver
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/changes"
+	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/workspace"
+)
+
+// Launcher knows the agents parley can start; the command line provides it (it reads the
+// configuration, the agents' log files, the sandbox).
+type Launcher interface {
+	// AgentOptions say how to start the agent called name for sessions in roots.
+	AgentOptions(name string, roots *workspace.Roots) (conversation.AgentOptions, error)
+	// Policy is the permission policy of one conversation with the agent in roots. Its
+	// Ask must be nil: the conversation asks its views.
+	Policy(name string, roots *workspace.Roots) *permission.Policy
+	// Agents lists the agents parley knows, for _parley/agents.
+	Agents() []AgentEntry
+	// Changes is the record of what a conversation of the agent in roots changes; nil
+	// when nothing is recorded (the conversation closes it).
+	Changes(name string, roots *workspace.Roots) *changes.Record
+}
+
+// AgentEntry is one agent in _parley/agents' answer.
+type AgentEntry struct {
+	Name        string `json:"name"`
+	Source      string `json:"source,omitempty"`
+	NotRunnable string `json:"notRunnable,omitempty"` // why it cannot start here, if it cannot
+	Default     bool   `json:"default,omitempty"`
+}
+
+// Options configure a Server.
+type Options struct {
+	Launcher Launcher
+	// DefaultAgent is the agent of a session/new that names none.
+	DefaultAgent string
+	// Workspace is the directory sessions work in: a session/new's cwd must be inside it
+	// (it defaults to it).
+	Workspace string
+	Logger    *slog.Logger
+}
+
+// Server serves parley's agents to ACP clients; see the package comment. Its methods are
+// safe for concurrent use.
+type Server struct {
+	opts      Options
+	logger    *slog.Logger
+	workspace *workspace.Roots
+
+	mu       sync.Mutex
+	agents   map[agentKey]*sharedAgent
+	sessions map[acp.SessionID]*session
+	closed   bool
+	hubs     sync.WaitGroup
+}
+
+// agentKey names a shared agent process: one per agent and working directory.
+type agentKey struct{ name, dir string }
+
+type sharedAgent struct {
+	agent *conversation.Agent
+	users int // sessions on it
+}
+
+// New returns a server for the agents opts.Launcher knows, in opts.Workspace.
+func New(opts Options) (*Server, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	ws, err := workspace.NewRoots(opts.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("the workspace: %w", err)
+	}
+	return &Server{opts: opts, logger: opts.Logger, workspace: ws, agents: map[agentKey]*sharedAgent{}, sessions: map[acp.SessionID]*session{}}, nil
+}
+
+// Workspace is the directory sessions work in.
+func (s *Server) Workspace() string { return s.workspace.Dirs()[0] }
+
+// Serve serves one client over stream until it disconnects or ctx ends. Its sessions
+// outlive it.
+func (s *Server) Serve(ctx context.Context, stream io.ReadWriteCloser) error {
+	connCtx, cancel := context.WithCancel(context.Background())
+	c := &conn{srv: s, views: map[acp.SessionID]*view{}, ctx: connCtx}
+	err := acp.Serve(ctx, stream, func(ac *acp.AgentConn) acp.Agent {
+		c.ac = ac
+		return c
+	}, &acp.ConnOptions{Logger: s.logger})
+	cancel()
+	c.detachAll()
+	return err
+}
+
+// Close closes every session and agent. Connections still served end with their
+// streams (their views have nothing more to show).
+func (s *Server) Close() {
+	s.mu.Lock()
+	s.closed = true
+	sessions := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		sessions = append(sessions, ss)
+	}
+	s.sessions = map[acp.SessionID]*session{}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, ss := range sessions {
+		wg.Go(ss.close)
+	}
+	wg.Wait()
+	s.hubs.Wait()
+	s.mu.Lock()
+	agents := s.agents
+	s.agents = map[agentKey]*sharedAgent{}
+	s.mu.Unlock()
+	for _, a := range agents {
+		a.agent.Close()
+	}
+}
+
+var errServerClosed = errors.New("parley is shutting down")
+
+// roots confines a session to cwd, which must be the workspace or inside it.
+func (s *Server) roots(cwd string) (*workspace.Roots, error) {
+	if cwd == "" {
+		return s.workspace, nil
+	}
+	dir, err := s.workspace.Resolve(cwd)
+	if err != nil {
+		return nil, acp.ErrInvalidParams("cwd %q: %v", cwd, err)
+	}
+	roots, err := workspace.NewRoots(dir)
+	if err != nil {
+		return nil, acp.ErrInvalidParams("cwd %q: %v", cwd, err)
+	}
+	return roots, nil
+}
+
+// acquireAgent returns the shared agent process for name in roots' first directory,
+// made (not started) if there is none yet.
+func (s *Server) acquireAgent(name string, roots *workspace.Roots) (*conversation.Agent, error) {
+	key := agentKey{name, roots.Dirs()[0]}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errServerClosed
+	}
+	if a := s.agents[key]; a != nil {
+		a.users++
+		return a.agent, nil
+	}
+	opts, err := s.opts.Launcher.AgentOptions(name, roots)
+	if err != nil {
+		return nil, acp.ErrInvalidParams("%v", err)
+	}
+	a := &sharedAgent{agent: conversation.NewAgent(opts), users: 1}
+	s.agents[key] = a
+	return a.agent, nil
+}
+
+// releaseAgent ends the agent process when no session uses it any more.
+func (s *Server) releaseAgent(name string, roots *workspace.Roots) {
+	key := agentKey{name, roots.Dirs()[0]}
+	s.mu.Lock()
+	a := s.agents[key]
+	if a == nil {
+		s.mu.Unlock()
+		return
+	}
+	a.users--
+	if a.users > 0 {
+		s.mu.Unlock()
+		return
+	}
+	delete(s.agents, key)
+	s.mu.Unlock()
+	a.agent.Close()
+}
+
+// newSessionID is an id no client can guess: a session id is also what lets a
+// connection attach to a session.
+func newSessionID() acp.SessionID {
+	var b [16]byte
+	rand.Read(b[:])
+	return acp.SessionID("parley-" + hex.EncodeToString(b[:]))
+}
+
+// openSession starts a conversation with the agent called name in roots (reopening the
+// agent's session load, if set) and registers it under id.
+func (s *Server) openSession(id acp.SessionID, name string, roots *workspace.Roots, load acp.SessionID) (*session, error) {
+	agent, err := s.acquireAgent(name, roots)
+	if err != nil {
+		return nil, err
+	}
+	conv := conversation.New(conversation.Options{
+		Agent: agent, Roots: roots, Policy: s.opts.Launcher.Policy(name, roots), Interactive: true, Elicit: true, Load: load,
+		Changes: s.opts.Launcher.Changes(name, roots),
+	})
+	ss := newSession(s, id, name, roots, conv)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		ss.close()
+		return nil, errServerClosed
+	}
+	if s.sessions[id] != nil {
+		s.mu.Unlock()
+		ss.close()
+		return nil, acp.ErrInvalidParams("session %q is open already", id)
+	}
+	s.sessions[id] = ss
+	s.hubs.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.hubs.Done()
+		ss.hub()
+	}()
+	return ss, nil
+}
+
+func (s *Server) session(id acp.SessionID) (*session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss := s.sessions[id]; ss != nil {
+		return ss, nil
+	}
+	return nil, acp.ErrSessionNotFound(id)
+}
+
+// forget removes a session that closed.
+func (s *Server) forget(ss *session) {
+	s.mu.Lock()
+	if s.sessions[ss.id] == ss {
+		delete(s.sessions, ss.id)
+	}
+	s.mu.Unlock()
+}
+
+// liveSessions lists the sessions parley holds.
+func (s *Server) liveSessions() []*session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		out = append(out, ss)
+	}
+	return out
+}

@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/parley-acp/parley/internal/webui"
+	"github.com/spf13/cobra"
+)
+
+func newWebCommand(g *globals) *cobra.Command {
+	var af agentFlags
+	var port int
+	var noOpen bool
+	var listen string
+	cmd := &cobra.Command{
+		Use:   "web [flags]",
+		Short: "Chat with ACP agents in the browser",
+		Long: `Serve a chat with ACP agents in the browser, on 127.0.0.1 (a free port unless --port), and
+open it. The first line parley prints is the address to open: it carries a token that
+every request needs, so only who has the address can use the chat.
+
+The page opens on a conversation with the agent given (--agent, --agent-command; Eliza
+by default); more conversations, each with any agent parley knows, open beside it. The
+page speaks ACP to parley over a WebSocket at /acp: parley runs the agents, answers their
+file and terminal requests inside the workspace (--cwd, default the current directory),
+applies your permission rules, and asks you, on the page, only what a person must answer.
+
+--listen serves another address than 127.0.0.1 (anyone who can reach it and has the
+token can use your agents, and through them your files: parley warns).`,
+		Example: `  parley web
+  parley web --agent claude --cwd ~/src/project
+  parley web --no-open --port 8123`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			host, err := listenHost(listen)
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			if port < 0 || port > 65535 {
+				return &exitError{code: exitUsage, err: fmt.Errorf("--port %d is not a port", port)}
+			}
+			ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+			if err != nil {
+				return &exitError{code: exitFailure, err: fmt.Errorf("listening on %s: %w (try another --port, or none for a free one)", net.JoinHostPort(host, strconv.Itoa(port)), err)}
+			}
+			defer ln.Close()
+			srv, l, err := newACPServer(g, cmd, &af)
+			if err != nil {
+				return err
+			}
+			defer l.close()
+			defer srv.Close()
+			ctx, stop := interruptible(cmd.Context())
+			defer stop()
+
+			token := webui.NewToken()
+			actual := ln.Addr().(*net.TCPAddr).Port
+			hosts := webui.LoopbackHosts
+			if !isLoopback(host) {
+				hosts = append(append([]string(nil), hosts...), host)
+				fmt.Fprintf(cmd.ErrOrStderr(), "parley web: WARNING: listening on %s, not only on this machine: whoever reaches it with the token can use your agents, and through them the files in %s\n", host, srv.Workspace())
+			}
+			addr := fmt.Sprintf("http://%s/?token=%s", net.JoinHostPort(host, strconv.Itoa(actual)), token)
+			fmt.Fprintln(cmd.OutOrStdout(), addr)
+			fmt.Fprintf(cmd.ErrOrStderr(), "parley web: serving %s with %s; Ctrl-C stops\n", srv.Workspace(), defaultAgentName(&af))
+			hs := &http.Server{
+				Handler:           webui.Handler(webui.Options{ACP: srv, Token: token, Port: actual, Hosts: hosts, Logger: g.logger}),
+				ReadHeaderTimeout: 10 * time.Second,
+				BaseContext:       func(net.Listener) context.Context { return ctx },
+			}
+			served := make(chan error, 1)
+			go func() { served <- hs.Serve(ln) }()
+			if !noOpen {
+				openBrowser(g, addr)
+			}
+			select {
+			case err = <-served:
+			case <-ctx.Done():
+			}
+			shutdown, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			defer cancel()
+			hs.Shutdown(shutdown) // WebSocket connections end with ctx (their handlers' BaseContext)
+			if err != nil && !errors.Is(err, http.ErrServerClosed) {
+				return &exitError{code: exitFailure, err: err}
+			}
+			return nil
+		},
+	}
+	af.register(cmd)
+	cmd.Flags().IntVar(&port, "port", 0, "the port to serve on (default: a free one)")
+	cmd.Flags().BoolVar(&noOpen, "no-open", false, "do not open the browser; only print the address")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1", "the address to serve on (ADDR); anything but the loopback address is reachable by others (a warning says so)")
+	return cmd
+}
+
+func defaultAgentName(f *agentFlags) string {
+	if f.command != "" {
+		return f.command
+	}
+	return f.name
+}
+
+// listenHost checks --listen: one address, not "every address" (requests must name the
+// host they are for, and parley must know which that is).
+func listenHost(listen string) (string, error) {
+	if h, _, err := net.SplitHostPort(listen); err == nil {
+		return "", fmt.Errorf("--listen %q: give the address alone (the port is --port); for example --listen %s", listen, h)
+	}
+	if listen == "" {
+		return "", errors.New("--listen needs an address")
+	}
+	if ip := net.ParseIP(listen); ip != nil && ip.IsUnspecified() {
+		return "", fmt.Errorf("--listen %s would serve every address of this machine; give the one the browser will use", listen)
+	}
+	return listen, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// openBrowser opens addr in the user's browser; not managing to is only worth a line.
+func openBrowser(g *globals, addr string) {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", addr)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", addr)
+	default:
+		cmd = exec.Command("xdg-open", addr)
+	}
+	if err := cmd.Start(); err != nil {
+		g.logger.Info("the browser was not opened; open the address above", "error", err)
+		return
+	}
+	go cmd.Wait() // the browser outlives parley; only its exit status is collected
+}

@@ -1,0 +1,234 @@
+// Parley is the page's ACP client of parley: it opens sessions, sends prompts and
+// settings, and folds what parley sends into each Session. Questions from parley
+// (permission, elicitation) become entries the user answers on the page.
+import type { ContentBlock, InitializeResponse, SessionInfo } from "@agentclientprotocol/sdk";
+import { Peer } from "./rpc";
+import { Session, type SessionInfoMeta } from "./session";
+
+export interface AgentEntry {
+  name: string;
+  source?: string;
+  notRunnable?: string;
+  default?: boolean;
+}
+
+export class Parley {
+  sessions = new Map<string, Session>();
+  info!: InitializeResponse;
+  onSessions: (() => void)[] = [];
+
+  constructor(readonly peer: Peer) {
+    peer.onNotification("session/update", (p) => this.sessions.get(p.sessionId)?.apply(p.update));
+    peer.onNotification("_parley/queue", (p) => {
+      const s = this.sessions.get(p.sessionId);
+      if (!s) return;
+      s.running = p.running ?? null;
+      s.queued = p.queued ?? [];
+      s.changed();
+    });
+    peer.onNotification("_parley/terminal_output", (p) => this.sessions.get(p.sessionId)?.setTerminal(p.terminalId, p));
+    peer.onNotification("_parley/notice", (p) => this.sessions.get(p.sessionId)?.add({ kind: "notice", text: p.text }));
+    peer.onNotification("_parley/status", (p) => {
+      const s = this.sessions.get(p.sessionId);
+      if (!s) return;
+      s.status = { state: p.state, text: p.text };
+      if (p.state === "failed") s.add({ kind: "notice", text: p.text ?? "the agent failed to start", error: true });
+      if (p.state === "closed") s.closed = true;
+      s.changed();
+    });
+    peer.onNotification("_parley/sign_in_required", (p) => {
+      const s = this.sessions.get(p.sessionId);
+      if (s) s.add({ kind: "signin", signIn: { agent: p.agent, methods: p.methods } });
+    });
+    peer.onNotification("_parley/sign_in_ended", (p) => {
+      const s = this.sessions.get(p.sessionId);
+      if (!s) return;
+      for (const e of s.entries) if (e.kind === "signin" && !e.signIn.done && !p.error) (e.signIn.done = `Signed in (${p.method})`), s.touch(e);
+      s.add({ kind: "notice", text: p.error ? `Sign-in with ${p.method} failed: ${p.error}` : `Signed in with ${p.method}.`, error: !!p.error });
+    });
+    peer.onNotification("_parley/changes", (p) => {
+      const s = this.sessions.get(p.sessionId);
+      if (s && p.changes?.length) s.add({ kind: "changes", turn: p });
+    });
+    peer.onNotification("_parley/changes_changed", (p) => {
+      const s = this.sessions.get(p.sessionId);
+      if (s) this.refreshChanges(s);
+    });
+    peer.onRequest("session/request_permission", (p, signal) => this.askPermission(p, signal));
+    peer.onRequest("elicitation/create", (p, signal) => this.elicit(p, signal));
+  }
+
+  async start() {
+    this.info = await this.peer.request("initialize", {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, elicitation: { form: {}, url: {} } },
+      clientInfo: { name: "parley-web", version: "1" },
+    });
+  }
+
+  get defaultAgent(): string {
+    return (this.info as any)?._meta?.parley?.defaultAgent ?? "eliza";
+  }
+  get workspace(): string {
+    return (this.info as any)?._meta?.parley?.workspace ?? "";
+  }
+
+  private adopt(id: string, resp: any): Session {
+    const meta: SessionInfoMeta = resp._meta?.parley ?? { agent: "?", promptCapabilities: {}, cwd: this.workspace };
+    let s = this.sessions.get(id);
+    if (s) s.meta = meta;
+    else {
+      s = new Session(id, meta);
+      this.sessions.set(id, s);
+    }
+    s.modes = resp.modes ?? null;
+    s.models = resp.models ?? null;
+    s.config = resp.configOptions ?? s.config;
+    s.running = meta.running ?? null;
+    s.changed();
+    for (const cb of this.onSessions) cb();
+    return s;
+  }
+
+  async newSession(agent?: string): Promise<Session> {
+    const resp = await this.peer.request("session/new", { cwd: this.workspace, mcpServers: [], _meta: agent ? { parley: { agent } } : undefined });
+    // Updates that follow the response are for this id: adopt it before they come.
+    return this.adopt(resp.sessionId, resp);
+  }
+
+  async load(id: string, agent?: string): Promise<Session> {
+    // The replay arrives before the answer: the session must exist to take it.
+    if (!this.sessions.has(id)) this.sessions.set(id, new Session(id, { agent: agent ?? "?", promptCapabilities: {}, cwd: this.workspace }));
+    try {
+      const resp = await this.peer.request("session/load", { sessionId: id, cwd: this.workspace, mcpServers: [], _meta: agent ? { parley: { agent } } : undefined });
+      return this.adopt(id, resp);
+    } catch (e) {
+      this.sessions.delete(id);
+      throw e;
+    }
+  }
+
+  list(): Promise<{ sessions: SessionInfo[] }> {
+    return this.peer.request("session/list", {});
+  }
+
+  async close(s: Session) {
+    this.sessions.delete(s.id);
+    for (const cb of this.onSessions) cb();
+    await this.peer.request("session/close", { sessionId: s.id }).catch(() => {});
+  }
+
+  // prompt sends blocks; parley shows them back (echo) when their turn starts, so a prompt
+  // that waits in the queue appears in the conversation when it runs.
+  prompt(s: Session, blocks: ContentBlock[]): Promise<any> {
+    return this.peer.request("session/prompt", { sessionId: s.id, prompt: blocks, _meta: { parley: { echo: true } } });
+  }
+
+  cancel(s: Session) {
+    this.peer.notify("session/cancel", { sessionId: s.id });
+  }
+
+  unqueue(s: Session, promptId: number) {
+    return this.peer.request("_parley/unqueue", { sessionId: s.id, promptId });
+  }
+
+  async setMode(s: Session, modeId: string) {
+    await this.peer.request("session/set_mode", { sessionId: s.id, modeId });
+    if (s.modes) s.modes = { ...s.modes, currentModeId: modeId };
+    s.changed();
+  }
+
+  async setConfig(s: Session, configId: string, value: string | boolean) {
+    const params: any = { sessionId: s.id, configId, value };
+    if (typeof value === "boolean") params.type = "boolean";
+    const resp = await this.peer.request("session/set_config_option", params);
+    s.config = resp.configOptions ?? s.config;
+    s.changed();
+  }
+
+  async setModel(s: Session, modelId: string) {
+    await this.peer.request("session/set_model", { sessionId: s.id, modelId });
+    if (s.models) s.models = { ...s.models, currentModelId: modelId };
+    s.changed();
+  }
+
+  files(s: Session, query: string): Promise<{ files: { path: string; matches?: number[] }[] }> {
+    return this.peer.request("_parley/files", { sessionId: s.id, query, limit: 30 });
+  }
+
+  signIn(s: Session, methodId: string, vars?: Record<string, string>) {
+    return this.peer.request("_parley/sign_in", { sessionId: s.id, methodId, vars });
+  }
+
+  diff(s: Session, path: string, turn: number): Promise<{ unified: string; note?: string; old: string | null; new: string | null; path: string }> {
+    return this.peer.request("_parley/diff", { sessionId: s.id, path, turn });
+  }
+
+  async undo(s: Session, turn: number, paths?: string[]) {
+    await this.peer.request("_parley/undo", { sessionId: s.id, turn, paths });
+  }
+
+  async keep(s: Session, turn: number, paths?: string[]) {
+    await this.peer.request("_parley/keep", { sessionId: s.id, turn, paths });
+  }
+
+  // refreshChanges reads every turn's changes again (after an undo or keep, from any view)
+  // and updates the cards that show them.
+  async refreshChanges(s: Session) {
+    const { turns } = await this.peer.request("_parley/changes", { sessionId: s.id });
+    const byTurn = new Map<number, any>(turns.map((t: any) => [t.turn, t]));
+    for (const e of s.entries) {
+      if (e.kind !== "changes") continue;
+      const t = byTurn.get(e.turn.turn);
+      if (t) (e.turn = { ...t, promptId: (e.turn as any).promptId }), s.touch(e);
+    }
+  }
+
+  agents(): Promise<{ agents: AgentEntry[]; default: string }> {
+    return this.peer.request("_parley/agents", {});
+  }
+
+  private askPermission(p: any, signal: AbortSignal): Promise<unknown> {
+    const s = this.sessions.get(p.sessionId);
+    if (!s) return Promise.resolve({ outcome: { outcome: "cancelled" } });
+    return new Promise((resolve) => {
+      const q = {
+        request: p,
+        answered: undefined as string | undefined,
+        answer: (optionId: string | null) => {
+          if (q.answered) return;
+          const o = p.options.find((o: any) => o.optionId === optionId);
+          q.answered = o ? `You chose: ${o.name}` : "Dismissed";
+          done();
+          resolve(optionId ? { outcome: { outcome: "selected", optionId } } : { outcome: { outcome: "cancelled" } });
+        },
+      };
+      const withdraw = s.ask(q);
+      const done = () => withdraw();
+      signal.addEventListener("abort", () => {
+        if (!q.answered) (q.answered = "Withdrawn"), done();
+      });
+    });
+  }
+
+  private elicit(p: any, signal: AbortSignal): Promise<unknown> {
+    const s = this.sessions.get(p.sessionId) ?? [...this.sessions.values()][0];
+    if (!s) return Promise.resolve({ action: "cancel" });
+    return new Promise((resolve) => {
+      const form = {
+        request: p,
+        answered: undefined as string | undefined,
+        answer: (action: "accept" | "decline" | "cancel", content?: Record<string, unknown>) => {
+          if (form.answered) return;
+          form.answered = action === "accept" ? "Sent" : action === "decline" ? "Declined" : "Cancelled";
+          s.touch(entry);
+          resolve(action === "accept" && p.mode !== "url" ? { action, content: content ?? {} } : { action });
+        },
+      };
+      const entry = s.add({ kind: "elicitation", form });
+      signal.addEventListener("abort", () => {
+        if (!form.answered) (form.answered = "Withdrawn"), s.touch(entry);
+      });
+    });
+  }
+}

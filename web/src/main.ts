@@ -1,0 +1,41 @@
+// The web chat's entry point: connect to parley (a WebSocket to /acp in a browser, the
+// extension's message channel in a VS Code webview), then show the conversations.
+import { Parley } from "./client";
+import { Peer, vscodeTransport, webSocketTransport, type Transport } from "./rpc";
+import type { Actions } from "./ui/card";
+import { App } from "./ui/app";
+
+declare function acquireVsCodeApi(): { postMessage(m: unknown): void };
+
+async function main() {
+  const root = document.getElementById("app")!;
+  const inVSCode = typeof acquireVsCodeApi === "function";
+  const vscode = inVSCode ? acquireVsCodeApi() : null;
+  let transport: Transport;
+  try {
+    transport = vscode ? vscodeTransport(vscode) : await webSocketTransport(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/acp`);
+  } catch (e) {
+    root.textContent = String((e as Error).message ?? e);
+    return;
+  }
+  const actions: Actions = vscode
+    ? {
+        openFile: (path, line) => vscode.postMessage({ type: "open", path, line }),
+        openDiff: (path, oldText, newText) => vscode.postMessage({ type: "diff", path, oldText, newText }),
+      }
+    : { openFile: () => {}, openDiff: () => {} };
+  const parley = new Parley(new Peer(transport));
+  try {
+    await parley.start();
+  } catch (e) {
+    root.textContent = `parley did not answer: ${(e as Error).message ?? e}`;
+    return;
+  }
+  document.body.classList.toggle("in-vscode", inVSCode);
+  const app = new App(parley, actions);
+  root.replaceChildren(app.el);
+  await app.start();
+  performance.mark("parley-ready");
+}
+
+main();

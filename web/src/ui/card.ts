@@ -1,0 +1,12 @@
+// A card is one thing in the conversation (a message, a tool call, a question, a plan).
+// update draws the entry's current state; it returns false when it chose to wait (a
+// long reply is not redrawn on every chunk), and the log asks again a little later.
+export interface Card {
+  el: HTMLElement;
+  update(): boolean;
+}
+
+export interface Actions {
+  openFile(path: string, line?: number): void;
+  openDiff(path: string, oldText: string | null, newText: string): void;
+}

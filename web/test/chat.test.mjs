@@ -1,0 +1,248 @@
+// The web chat in headless Chromium, against the real `parley web`.
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { after, test } from "node:test";
+import { closeBrowser, newPage, scriptedAgent, send, shot, startWeb, writeFile } from "./harness.mjs";
+
+after(closeBrowser);
+
+test("Eliza replies to a typed message", async () => {
+  const web = await startWeb();
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    assert.equal(new URL(page.url()).search, "", "the token left the address bar");
+    await send(page, "I am worried about my tests");
+    await page.locator(".msg.agent", { hasText: "worried about your tests" }).waitFor();
+    await page.locator(".msg.user", { hasText: "I am worried about my tests" }).waitFor();
+    await shot(page, "eliza-reply");
+    // The agent's own commands complete after a slash.
+    await page.locator("textarea.input").press("/");
+    await page.locator(".popup li", { hasText: "/slowly" }).waitFor();
+    await page.keyboard.type("fl");
+    await page.locator(".popup li", { hasText: "send n short chunks" }).waitFor();
+    assert.equal(await page.locator(".popup li").count(), 1, "only the commands that start so");
+    await shot(page, "slash-commands");
+    await page.keyboard.press("Tab");
+    assert.equal(await page.locator("textarea.input").inputValue(), "/flood ");
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await web.stop();
+  }
+});
+
+test("a permission asked by Eliza is allowed by a click, and one is rejected", async () => {
+  const web = await startWeb();
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    await send(page, "request permission rm -rf build");
+    const card = page.locator(".card.tool.asking");
+    await card.locator("text=Risk: high").waitFor();
+    await shot(page, "permission-asked");
+    await card.locator("button[data-option=allow_once]").click();
+    await page.locator(".msg.agent", { hasText: "permission: allow_once" }).waitFor();
+    await send(page, "request permission rm -rf dist");
+    await page.locator(".card.tool.asking button[data-option=reject_once]").click();
+    await page.locator(".msg.agent", { hasText: "permission: reject_once" }).waitFor();
+    assert.equal(await page.locator(".card.tool.failed").count(), 1, "the rejected call failed");
+    await shot(page, "permission-answered");
+  } finally {
+    await web.stop();
+  }
+});
+
+test("a tool call card shows its terminal's output", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    await send(page, "terminal");
+    await page.locator(".msg.agent", { hasText: "terminal exited 0" }).waitFor();
+    const term = page.locator(".card.tool pre.terminal");
+    await term.filter({ hasText: "second line" }).waitFor();
+    assert.match(await term.innerText(), /hello from the terminal\s+second line/);
+    await page.locator(".card.tool .term-exit", { hasText: "exit 0" }).waitFor();
+    await shot(page, "terminal-output");
+  } finally {
+    await web.stop();
+  }
+});
+
+test("a plan, a diff, usage, config options and an elicitation appear and work", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    await send(page, "plan\ndiff\nusage\nconfig");
+    await page.locator(".msg.agent", { hasText: "style terse, brave false" }).waitFor();
+    // The plan as a checklist.
+    const plan = page.locator(".card.plan");
+    await plan.locator("text=Plan · 1/3").waitFor();
+    assert.equal(await plan.locator("li.plan-completed").count(), 1);
+    // The diff, line by line.
+    const diff = page.locator(".card.tool .diff");
+    assert.equal(await diff.locator(".dl.del").innerText(), '-\tprintln("hello")');
+    assert.equal(await diff.locator(".dl.add").innerText(), '+\tprintln("hello, world")');
+    // Usage and cost.
+    await page.locator(".usage", { hasText: "53.0k / 200.0k (27%) · $0.05" }).waitFor();
+    // Config options: a select and a boolean, set through parley.
+    await page.locator('select[aria-label="Style"]').selectOption("chatty");
+    await page.locator('input[data-config="brave"]').check();
+    await page.waitForFunction(() => (document.querySelector('input[data-config="brave"]')).checked);
+    await send(page, "config");
+    await page.locator(".msg.agent", { hasText: "style chatty, brave true" }).waitFor();
+    await shot(page, "plan-diff-usage-config");
+    // An elicitation: the form, filled and sent.
+    await send(page, "elicit");
+    const form = page.locator(".card.elicitation");
+    await form.locator("text=Which strategy?").waitFor();
+    await shot(page, "elicitation-form");
+    await form.locator("select").selectOption("fast");
+    await form.locator("input[type=number]").fill("3");
+    await form.locator("button[type=submit]").click();
+    await page.locator(".msg.agent", { hasText: 'elicitation: accept {"retries":3,"strategy":"fast"}' }).waitFor();
+    await shot(page, "elicitation-answered");
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await web.stop();
+  }
+});
+
+test("an agent's reply with <img onerror>, <script> and javascript: links runs nothing", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    const page = await newPage();
+    const dialogs = [];
+    page.on("dialog", (d) => (dialogs.push(d.message()), d.dismiss()));
+    await page.goto(web.url);
+    await send(page, "xss");
+    const reply = page.locator(".msg.agent", { hasText: "Look:" });
+    await reply.waitFor();
+    assert.equal(await reply.locator("script, img[onerror], [onerror]").count(), 0, "no element from the agent's HTML");
+    assert.match(await reply.innerText(), /<img src="x" onerror=/, "the HTML is shown as text");
+    for (const a of await reply.locator("a").all()) {
+      const href = await a.getAttribute("href");
+      assert.ok(href === "#" || href.startsWith("https:"), `link ${href}`);
+      if (href === "#") await a.click();
+    }
+    assert.equal(await reply.locator("img").count(), 0, "no image from anywhere but data the agent sent");
+    await page.waitForTimeout(200); // a handler, had one been attached, would have run by now
+    assert.equal(await page.evaluate(() => window.__pwned), undefined);
+    assert.deepEqual(dialogs, []);
+    await shot(page, "hostile-reply");
+  } finally {
+    await web.stop();
+  }
+});
+
+test("keyboard only, in the dark theme: a mention, a command, a queued message taken back", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  writeFile(web.workspace + "/notes.md", "# notes\n");
+  try {
+    const page = await newPage({ colorScheme: "dark" });
+    await page.goto(web.url);
+    const input = page.locator("textarea.input");
+    await input.waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.className), "input", "the composer has the focus");
+    await page.keyboard.type("look at @not");
+    await page.locator(".popup li", { hasText: "notes.md" }).waitFor();
+    await page.keyboard.press("Enter"); // takes the file
+    assert.equal(await input.inputValue(), "look at @notes.md ");
+    await page.keyboard.press("Enter"); // sends
+    await page.locator(".msg.user .chip.file", { hasText: "@notes.md" }).waitFor();
+    await page.keyboard.type("elicit"); // a turn that waits for an answer
+    await page.keyboard.press("Enter");
+    await page.locator(".card.elicitation").waitFor();
+    await input.focus();
+    await page.keyboard.type("this one waits");
+    await page.keyboard.press("Enter");
+    await page.locator(".queued", { hasText: "this one waits" }).waitFor();
+    await shot(page, "dark-queue");
+    await page.locator(".queued button").focus();
+    await page.keyboard.press("Enter"); // takes it back: the text returns to the composer
+    await page.waitForFunction(() => (document.querySelector("textarea.input")).value === "this one waits");
+    await page.locator(".card.elicitation button", { hasText: "Cancel" }).focus();
+    await page.keyboard.press("Enter");
+    await page.locator(".msg.agent", { hasText: "elicitation: cancel" }).waitFor();
+    await shot(page, "dark-keyboard");
+    assert.equal(await page.locator(".msg.user", { hasText: "this one waits" }).count(), 0, "the message taken back was never sent");
+  } finally {
+    await web.stop();
+  }
+});
+
+test("the turn's changed files: the diff, and undo", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    await send(page, "write");
+    const card = page.locator(".card.changes");
+    await card.locator("text=1 file changed").waitFor();
+    const file = card.locator("li.change", { hasText: "hello.txt" });
+    await file.locator("button", { hasText: "Diff" }).click();
+    await file.locator(".dl.add", { hasText: "from the agent" }).waitFor();
+    await shot(page, "changes-diff");
+    assert.ok(existsSync(web.workspace + "/hello.txt"));
+    await file.locator("button", { hasText: "Undo" }).click();
+    await card.locator("li.change.undone").waitFor();
+    assert.ok(!existsSync(web.workspace + "/hello.txt"), "the undo deleted the file the turn created");
+    await shot(page, "changes-undone");
+  } finally {
+    await web.stop();
+  }
+});
+
+test("a second conversation with another agent, in a tab of its own", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    await send(page, "hello scripted");
+    await page.locator(".msg.agent", { hasText: "echo: hello scripted" }).waitFor();
+    await page.locator("button.tab-new").click();
+    await page.locator('.new-conv select[aria-label="agent"]').selectOption("eliza");
+    await page.locator(".new-conv button", { hasText: "Start" }).click();
+    await page.locator(".tab.active", { hasText: "Eliza" }).waitFor();
+    await send(page, "I feel tired");
+    await page.locator("section.conversation:not([hidden]) .msg.agent").waitFor();
+    assert.equal(await page.locator("section.conversation:not([hidden]) .msg.agent", { hasText: "echo:" }).count(), 0, "Eliza's tab shows only Eliza");
+    await shot(page, "two-conversations");
+    await page.locator(".tab-label", { hasText: "Scripted agent" }).click();
+    await page.locator("section.conversation:not([hidden]) .msg.agent", { hasText: "echo: hello scripted" }).waitFor();
+    assert.equal(await page.locator(".tab").count(), 2);
+  } finally {
+    await web.stop();
+  }
+});
+
+test("a reloaded page gets its conversation back", async () => {
+  const web = await startWeb();
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    await send(page, "tool call Build");
+    await page.locator(".msg.agent", { hasText: "tool call Build: completed" }).waitFor();
+    await page.reload();
+    await page.locator(".card.tool", { hasText: "Build" }).waitFor();
+    await page.locator(".msg.user", { hasText: "tool call Build" }).waitFor();
+    assert.equal(await page.locator(".tab").count(), 1);
+  } finally {
+    await web.stop();
+  }
+});
+
+test("without the token the page is refused", async () => {
+  const web = await startWeb();
+  try {
+    const page = await newPage();
+    const resp = await page.goto(web.origin + "/");
+    assert.equal(resp.status(), 401);
+    const bad = await page.goto(web.origin + "/?token=wrong");
+    assert.equal(bad.status(), 403);
+    await shot(page, "no-token");
+  } finally {
+    await web.stop();
+  }
+});

@@ -1,0 +1,106 @@
+// A scripted ACP agent for the web chat's tests: each line of a prompt is a command, and
+// the agent does what it says against its client (parley), with no model:
+//
+//   plan        a plan of three steps, one done, one running
+//   diff        an edit tool call carrying a diff
+//   usage       a usage_update (tokens and cost)
+//   config      config options (a select and a boolean); set_config_option changes them
+//   elicit      a form elicitation; tells what was answered
+//   terminal    runs a command in a terminal parley owns, shown live on a tool call
+//   xss         a reply carrying <img onerror>, <script> and javascript: links
+//   write       writes hello.txt in the session's directory through parley (fs/write_text_file)
+//   anything else is echoed back.
+import { createInterface } from "node:readline";
+
+let nextId = 1;
+const pending = new Map();
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n");
+const call = (method, params) => new Promise((resolve, reject) => {
+  const id = nextId++;
+  pending.set(id, { resolve, reject });
+  send({ id, method, params });
+});
+const update = (sessionId, u) => send({ method: "session/update", params: { sessionId, update: u } });
+const say = (sessionId, text) => update(sessionId, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+
+let brave = false;
+let cwd = "";
+let style = "terse";
+const configOptions = () => [
+  { id: "style", name: "Style", category: "_style", type: "select", currentValue: style, options: [{ value: "terse", name: "Terse" }, { value: "chatty", name: "Chatty" }] },
+  { id: "brave", name: "Brave mode", type: "boolean", currentValue: brave },
+];
+
+const handlers = {
+  initialize: () => ({ protocolVersion: 1, agentInfo: { name: "scripted", title: "Scripted agent", version: "1" }, agentCapabilities: { promptCapabilities: { image: true } } }),
+  "session/new": (p) => ((cwd = p.cwd), { sessionId: "scripted-1", configOptions: configOptions() }),
+  "session/set_config_option": (p) => {
+    if (p.configId === "brave") brave = !!p.value;
+    if (p.configId === "style") style = p.value;
+    return { configOptions: configOptions() };
+  },
+  "session/prompt": async (p) => {
+    const sid = p.sessionId;
+    const text = p.prompt.filter((b) => b.type === "text").map((b) => b.text).join("");
+    for (const line of text.split("\n").map((l) => l.trim()).filter(Boolean)) {
+      if (line === "plan") {
+        update(sid, { sessionUpdate: "plan", entries: [
+          { content: "Read the code", priority: "high", status: "completed" },
+          { content: "Write the fix", priority: "medium", status: "in_progress" },
+          { content: "Run the tests", priority: "low", status: "pending" },
+        ] });
+      } else if (line === "diff") {
+        update(sid, { sessionUpdate: "tool_call", toolCallId: "edit-1", title: "Edit main.go", kind: "edit", status: "completed",
+          content: [{ type: "diff", path: "/work/main.go", oldText: "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n", newText: "package main\n\nfunc main() {\n\tprintln(\"hello, world\")\n}\n" }],
+          locations: [{ path: "/work/main.go", line: 4 }] });
+      } else if (line === "usage") {
+        update(sid, { sessionUpdate: "usage_update", used: 53000, size: 200000, cost: { amount: 0.045, currency: "USD" } });
+      } else if (line === "config") {
+        update(sid, { sessionUpdate: "config_option_update", configOptions: configOptions() });
+        say(sid, `style ${style}, brave ${brave}`);
+      } else if (line === "elicit") {
+        const r = await call("elicitation/create", { sessionId: sid, mode: "form", message: "Which strategy?", requestedSchema: { type: "object", properties: {
+          strategy: { type: "string", title: "Strategy", enum: ["safe", "fast"] },
+          retries: { type: "integer", title: "Retries", minimum: 0, maximum: 5, default: 2 },
+        }, required: ["strategy"] } });
+        say(sid, `elicitation: ${r.action} ${JSON.stringify(r.content ?? {})}`);
+      } else if (line === "terminal") {
+        const t = await call("terminal/create", { sessionId: sid, command: "sh", args: ["-c", "echo hello from the terminal; sleep 0.5; echo second line"] });
+        update(sid, { sessionUpdate: "tool_call", toolCallId: "term-1", title: "Run the script", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: t.terminalId }] });
+        const exit = await call("terminal/wait_for_exit", { sessionId: sid, terminalId: t.terminalId });
+        await call("terminal/release", { sessionId: sid, terminalId: t.terminalId });
+        update(sid, { sessionUpdate: "tool_call_update", toolCallId: "term-1", status: exit.exitCode === 0 ? "completed" : "failed" });
+        say(sid, `terminal exited ${exit.exitCode}`);
+      } else if (line === "write") {
+        await call("fs/write_text_file", { sessionId: sid, path: `${cwd}/hello.txt`, content: "hello\nfrom the agent\n" });
+        say(sid, "wrote hello.txt");
+      } else if (line === "xss") {
+        say(sid, 'Look: <img src="x" onerror="window.__pwned=1"> and <script>window.__pwned=2</script>\n\n' +
+          '[a link](javascript:window.__pwned=3) and <a href="javascript:window.__pwned=4">raw</a> and ' +
+          '![pic](javascript:window.__pwned=5) ![remote](https://example.invalid/x.png) [fine](https://example.invalid/)');
+      } else {
+        say(sid, `echo: ${line}\n`);
+      }
+    }
+    return { stopReason: "end_turn" };
+  },
+};
+
+createInterface({ input: process.stdin }).on("line", async (line) => {
+  let m;
+  try { m = JSON.parse(line); } catch { return; }
+  if (m.method === undefined) {
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    if (p) m.error ? p.reject(new Error(m.error.message)) : p.resolve(m.result);
+    return;
+  }
+  const h = handlers[m.method];
+  if (m.id === undefined) return; // notifications (session/cancel): nothing runs long enough
+  if (!h) return send({ id: m.id, error: { code: -32601, message: "method not found" } });
+  try {
+    send({ id: m.id, result: await h(m.params) });
+  } catch (e) {
+    send({ id: m.id, error: { code: -32603, message: String(e.message) } });
+  }
+});
