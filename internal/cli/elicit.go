@@ -139,8 +139,8 @@ func (s *elicitScreen) next(i int) {
 	f := fields[i]
 	var b strings.Builder
 	fmt.Fprintf(&b, "  %s", oneLineSafe(f.Label()))
-	if hint := fieldHint(f); hint != "" {
-		fmt.Fprintf(&b, " (%s)", hint)
+	if hint := f.Hint(); hint != "" {
+		fmt.Fprintf(&b, " (%s)", oneLineSafe(hint))
 	}
 	if f.Description != "" {
 		fmt.Fprintf(&b, "\n    %s", indentSafe(f.Description))
@@ -155,7 +155,7 @@ func (s *elicitScreen) next(i int) {
 		}
 	}
 	if f.Default != nil && !f.Secret {
-		fmt.Fprintf(&b, "\n    default: %s", oneLineSafe(showValue(f, f.Default)))
+		fmt.Fprintf(&b, "\n    default: %s", oneLineSafe(f.Show(f.Default)))
 	}
 	b.WriteString("\n  > ")
 	if f.Secret {
@@ -171,69 +171,6 @@ func (s *elicitScreen) next(i int) {
 	s.ask(b.String())
 }
 
-// fieldHint says what a field takes.
-func fieldHint(f conversation.Field) string {
-	var parts []string
-	if f.Required {
-		parts = append(parts, "required")
-	}
-	switch f.Kind {
-	case conversation.FieldNumber:
-		parts = append(parts, "a number")
-	case conversation.FieldInteger:
-		parts = append(parts, "a whole number")
-	case conversation.FieldBoolean:
-		parts = append(parts, "yes or no")
-	case conversation.FieldChoice:
-		parts = append(parts, "one of the numbers or values below")
-	case conversation.FieldMultiChoice:
-		parts = append(parts, "numbers or values below, separated by commas")
-	}
-	switch {
-	case f.Min != nil && f.Max != nil:
-		parts = append(parts, fmt.Sprintf("%v to %v", *f.Min, *f.Max))
-	case f.Min != nil:
-		parts = append(parts, fmt.Sprintf("at least %v", *f.Min))
-	case f.Max != nil:
-		parts = append(parts, fmt.Sprintf("at most %v", *f.Max))
-	}
-	switch {
-	case f.MinLength != nil && f.MaxLength != nil:
-		parts = append(parts, fmt.Sprintf("%d to %d characters", *f.MinLength, *f.MaxLength))
-	case f.MinLength != nil:
-		parts = append(parts, fmt.Sprintf("at least %d characters", *f.MinLength))
-	case f.MaxLength != nil:
-		parts = append(parts, fmt.Sprintf("at most %d characters", *f.MaxLength))
-	}
-	if f.MinItems != nil {
-		parts = append(parts, fmt.Sprintf("at least %d", *f.MinItems))
-	}
-	if f.MaxItems != nil {
-		parts = append(parts, fmt.Sprintf("at most %d", *f.MaxItems))
-	}
-	if f.Format != "" {
-		parts = append(parts, oneLineSafe(f.Format))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// showValue is an answer as the summary shows it: never a secret's.
-func showValue(f conversation.Field, v any) string {
-	if f.Secret {
-		return "(hidden)"
-	}
-	switch x := v.(type) {
-	case []string:
-		return strings.Join(x, ", ")
-	case bool:
-		if x {
-			return "yes"
-		}
-		return "no"
-	}
-	return fmt.Sprint(v)
-}
-
 func (s *elicitScreen) summary() {
 	var b strings.Builder
 	b.WriteString("  Your answers:\n")
@@ -242,7 +179,7 @@ func (s *elicitScreen) summary() {
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(&b, "    %s: %s\n", oneLineSafe(f.Label()), oneLineSafe(showValue(f, v)))
+		fmt.Fprintf(&b, "    %s: %s\n", oneLineSafe(f.Label()), oneLineSafe(f.Show(v)))
 	}
 	s.ask(b.String() + "  [y] send  [r] start over  [d] decline  [c] cancel\n? ")
 }

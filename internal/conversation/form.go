@@ -494,3 +494,67 @@ func (form *Form) Validate(content map[string]any) (map[string]json.RawMessage, 
 	}
 	return out, nil
 }
+
+// Hint says what the field takes, in words a form shows beside it ("required, a number,
+// 1 to 10"). Its format comes from the agent: a view makes it safe to show.
+func (f Field) Hint() string {
+	var parts []string
+	if f.Required {
+		parts = append(parts, "required")
+	}
+	switch f.Kind {
+	case FieldNumber:
+		parts = append(parts, "a number")
+	case FieldInteger:
+		parts = append(parts, "a whole number")
+	case FieldBoolean:
+		parts = append(parts, "yes or no")
+	case FieldChoice:
+		parts = append(parts, "one of the numbers or values below")
+	case FieldMultiChoice:
+		parts = append(parts, "numbers or values below, separated by commas")
+	}
+	switch {
+	case f.Min != nil && f.Max != nil:
+		parts = append(parts, fmt.Sprintf("%v to %v", *f.Min, *f.Max))
+	case f.Min != nil:
+		parts = append(parts, fmt.Sprintf("at least %v", *f.Min))
+	case f.Max != nil:
+		parts = append(parts, fmt.Sprintf("at most %v", *f.Max))
+	}
+	switch {
+	case f.MinLength != nil && f.MaxLength != nil:
+		parts = append(parts, fmt.Sprintf("%d to %d characters", *f.MinLength, *f.MaxLength))
+	case f.MinLength != nil:
+		parts = append(parts, fmt.Sprintf("at least %d characters", *f.MinLength))
+	case f.MaxLength != nil:
+		parts = append(parts, fmt.Sprintf("at most %d characters", *f.MaxLength))
+	}
+	if f.MinItems != nil {
+		parts = append(parts, fmt.Sprintf("at least %d", *f.MinItems))
+	}
+	if f.MaxItems != nil {
+		parts = append(parts, fmt.Sprintf("at most %d", *f.MaxItems))
+	}
+	if f.Format != "" {
+		parts = append(parts, f.Format)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Show is an answer to the field as a summary shows it: never a secret field's.
+func (f Field) Show(v any) string {
+	if f.Secret {
+		return "(hidden)"
+	}
+	switch x := v.(type) {
+	case []string:
+		return strings.Join(x, ", ")
+	case bool:
+		if x {
+			return "yes"
+		}
+		return "no"
+	}
+	return fmt.Sprint(v)
+}

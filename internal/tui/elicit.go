@@ -227,15 +227,19 @@ func (p *formPanel) view(st styles, width, maxLines int) (text string, cursorRow
 			add("  Your answers:")
 			for _, fl := range f.Fields {
 				if v, ok := p.values[fl.Name]; ok {
-					add("    " + toolui.SafeText(oneLine(fl.Label())) + ": " + toolui.SafeText(oneLine(showValue(fl, v))))
+					add("    " + toolui.SafeText(oneLine(fl.Label())) + ": " + toolui.SafeText(oneLine(fl.Show(v))))
 				}
 			}
 			keys = "[y] send  [r] start over  [d] decline  [c] cancel"
 		default:
 			fl := f.Fields[p.field]
 			head := fmt.Sprintf("  %d/%d %s", p.field+1, len(f.Fields), st.bold.Render(toolui.SafeText(oneLine(fl.Label()))))
-			if hint := fieldHint(fl); hint != "" {
-				head += st.dim.Render(" (" + hint + ")")
+			hint := fl.Hint()
+			if fl.Secret {
+				hint = strings.TrimPrefix(hint+", hidden as you type", ", ")
+			}
+			if hint != "" {
+				head += st.dim.Render(" (" + toolui.SafeText(oneLine(hint)) + ")")
 			}
 			add(head)
 			if fl.Description != "" {
@@ -249,7 +253,7 @@ func (p *formPanel) view(st styles, width, maxLines int) (text string, cursorRow
 				add(line)
 			}
 			if fl.Default != nil && !fl.Secret {
-				add(st.dim.Render("    default: " + toolui.SafeText(oneLine(showValue(fl, fl.Default)))))
+				add(st.dim.Render("    default: " + toolui.SafeText(oneLine(fl.Show(fl.Default)))))
 			}
 			shown := toolui.SafeText(p.input)
 			if fl.Secret {
@@ -284,64 +288,4 @@ func (p *formPanel) view(st styles, width, maxLines int) (text string, cursorRow
 		lines[i] = xansi.Truncate(l, width, "…")
 	}
 	return strings.Join(lines, "\n"), cursorRow, cursorCol
-}
-
-// fieldHint says what a field takes.
-func fieldHint(f conversation.Field) string {
-	var parts []string
-	if f.Required {
-		parts = append(parts, "required")
-	}
-	switch f.Kind {
-	case conversation.FieldNumber:
-		parts = append(parts, "a number")
-	case conversation.FieldInteger:
-		parts = append(parts, "a whole number")
-	case conversation.FieldBoolean:
-		parts = append(parts, "yes or no")
-	case conversation.FieldChoice:
-		parts = append(parts, "a number or value below")
-	case conversation.FieldMultiChoice:
-		parts = append(parts, "numbers or values below, separated by commas")
-	}
-	switch {
-	case f.Min != nil && f.Max != nil:
-		parts = append(parts, fmt.Sprintf("%v to %v", *f.Min, *f.Max))
-	case f.Min != nil:
-		parts = append(parts, fmt.Sprintf("at least %v", *f.Min))
-	case f.Max != nil:
-		parts = append(parts, fmt.Sprintf("at most %v", *f.Max))
-	}
-	switch {
-	case f.MinLength != nil && f.MaxLength != nil:
-		parts = append(parts, fmt.Sprintf("%d to %d characters", *f.MinLength, *f.MaxLength))
-	case f.MinLength != nil:
-		parts = append(parts, fmt.Sprintf("at least %d characters", *f.MinLength))
-	case f.MaxLength != nil:
-		parts = append(parts, fmt.Sprintf("at most %d characters", *f.MaxLength))
-	}
-	if f.Format != "" {
-		parts = append(parts, f.Format)
-	}
-	if f.Secret {
-		parts = append(parts, "hidden as you type")
-	}
-	return strings.Join(parts, ", ")
-}
-
-// showValue is an answer as the summary shows it: never a secret's.
-func showValue(f conversation.Field, v any) string {
-	if f.Secret {
-		return "(hidden)"
-	}
-	switch x := v.(type) {
-	case []string:
-		return strings.Join(x, ", ")
-	case bool:
-		if x {
-			return "yes"
-		}
-		return "no"
-	}
-	return fmt.Sprint(v)
 }
