@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"github.com/parley-acp/parley/internal/filelist"
 	"os"
 	"strings"
 	"syscall"
@@ -32,7 +33,7 @@ type model struct {
 	active int
 
 	comp    *composer
-	files   *fileIndex
+	files   *filelist.Index
 	picker  *picker
 	finding bool   // ctrl+f: the search line is open
 	findQ   string //
@@ -53,7 +54,7 @@ const quitWindow = 2 * time.Second
 type (
 	tickMsg   time.Time
 	signalMsg struct{ sig os.Signal }
-	filesMsg  struct{ idx *fileIndex }
+	filesMsg  struct{ idx *filelist.Index }
 	disarmMsg struct{ at time.Time }
 	// resultMsg reports a command that waited for an agent.
 	resultMsg struct {
@@ -88,7 +89,8 @@ func (m *model) Init() tea.Cmd {
 		func() tea.Msg {
 			ctx, cancel := context.WithTimeout(m.ctx, 30*time.Second)
 			defer cancel()
-			return filesMsg{buildFileIndex(ctx, root)}
+			idx, _ := filelist.NewIndex(ctx, root) // no index: @ completes nothing
+			return filesMsg{idx}
 		},
 		m.tick(),
 	)

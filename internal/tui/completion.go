@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"github.com/parley-acp/parley/internal/filelist"
 	"sort"
 	"strings"
 
@@ -74,7 +75,7 @@ func commandsFor(agentCmds []acp.AvailableCommand) []command {
 }
 
 // update recomputes the list for the word at the composer's cursor.
-func (c *composer) updateCompletion(files *fileIndex, cmds []command) {
+func (c *composer) updateCompletion(files *filelist.Index, cmds []command) {
 	word, row, start := c.wordAtCursor()
 	kind := byte(0)
 	switch {
@@ -97,8 +98,8 @@ func (c *composer) updateCompletion(files *fileIndex, cmds []command) {
 	q := word[1:]
 	switch kind {
 	case '@':
-		for _, f := range files.find(q, maxCompletions) {
-			comp.items = append(comp.items, compItem{insert: "@" + quotePath(f), label: "@" + f})
+		for _, m := range files.Find(q, maxCompletions) {
+			comp.items = append(comp.items, compItem{insert: "@" + quotePath(m.Path), label: "@" + m.Path})
 		}
 	case '/':
 		comp.items = matchCommands(q, cmds)

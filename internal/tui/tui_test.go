@@ -5,7 +5,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,40 +99,6 @@ func TestCommandCompletion(t *testing.T) {
 	items = matchCommands("rev", cmds)
 	if len(items) == 0 || items[0].label != "/review" || !strings.Contains(items[0].desc, "‹what›") || !items[0].needsArg {
 		t.Errorf("rev: %+v", items)
-	}
-}
-
-func TestFileCompletionIgnoresWhatGitIgnores(t *testing.T) {
-	root := t.TempDir()
-	for _, f := range []string{"src/main.go", "src/util.go", "build/out.bin", "README.md", "node_modules/x/index.js"} {
-		os.MkdirAll(filepath.Join(root, filepath.Dir(f)), 0o755)
-		os.WriteFile(filepath.Join(root, f), nil, 0o644)
-	}
-	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("build/\n"), 0o644)
-	files, err := walkFiles(t.Context(), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx := &fileIndex{files: files}
-	if got := idx.find("smain", 5); len(got) == 0 || got[0] != "src/main.go" {
-		t.Errorf("smain: %q", got)
-	}
-	for _, f := range files {
-		if strings.HasPrefix(f, "build/") || strings.HasPrefix(f, "node_modules/") {
-			t.Errorf("%s is listed", f)
-		}
-	}
-}
-
-// BenchmarkFileCompletion is `@` on 50,000 files: one fuzzy search per key typed.
-func BenchmarkFileCompletion(b *testing.B) {
-	var files []string
-	for i := range 50_000 {
-		files = append(files, fmt.Sprintf("pkg%d/sub%d/file_%d_handler.go", i%97, i%13, i))
-	}
-	idx := &fileIndex{files: files}
-	for b.Loop() {
-		idx.find("sub7hand42", maxCompletions)
 	}
 }
 
@@ -252,29 +217,6 @@ func TestAgentTextCannotReachTheTerminal(t *testing.T) {
 	}
 }
 
-func TestFileCompletionFindsAcrossCase(t *testing.T) {
-	idx := &fileIndex{files: []string{"docs/README.md", "src/Main.go", "src/other.go"}}
-	if got := idx.find("smain", 5); len(got) != 1 || got[0] != "src/Main.go" {
-		t.Errorf("smain: %q", got)
-	}
-	if got := idx.find("READ", 5); len(got) != 1 {
-		t.Errorf("READ: %q", got)
-	}
-}
-
-// BenchmarkFileCompletionCommonQuery is `@` on 50,000 files with a query every file
-// matches (the first letters typed).
-func BenchmarkFileCompletionCommonQuery(b *testing.B) {
-	var files []string
-	for i := range 50_000 {
-		files = append(files, fmt.Sprintf("pkg%d/sub%d/file_%d_handler.go", i%97, i%13, i))
-	}
-	idx := &fileIndex{files: files}
-	for b.Loop() {
-		idx.find("handler", maxCompletions)
-	}
-}
-
 // A message of several lines typed with Ctrl+J shows whole: the editor grows with it
 // instead of scrolling its first line away.
 func TestComposerGrowsWithItsLines(t *testing.T) {
@@ -330,25 +272,6 @@ func TestThoughtsAreFoldedAndDimmed(t *testing.T) {
 	cv.tr.toggleSelected()
 	if plain := strings.Join(strip(cv.tr.view()), "\n"); !strings.Contains(plain, "first I look") || !strings.Contains(plain, "then I decide") {
 		t.Errorf("expanded:\n%s", plain)
-	}
-}
-
-func TestFileIndexInAGitWorkTreeIsGits(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git")
-	}
-	root := t.TempDir()
-	if out, err := exec.Command("git", "-C", root, "init", "-q").CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
-	for _, f := range []string{"tracked.go", "ignored.log", "new.go"} {
-		os.WriteFile(filepath.Join(root, f), nil, 0o644)
-	}
-	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("*.log\n"), 0o644)
-	idx := buildFileIndex(t.Context(), root)
-	got := strings.Join(idx.files, " ")
-	if !strings.Contains(got, "tracked.go") || !strings.Contains(got, "new.go") || strings.Contains(got, "ignored.log") {
-		t.Errorf("files: %q", idx.files)
 	}
 }
 
