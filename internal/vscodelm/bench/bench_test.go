@@ -96,6 +96,8 @@ type reply struct {
 	latencies []time.Duration // for stamped chunks: arrival minus the agent's send time
 	arrivals  []time.Time     // arrival of each lm/responsePart line
 	err       string          // error response
+	text      strings.Builder // the text parts, joined
+	sent      time.Time       // when the request was written
 	done      chan struct{}
 }
 
@@ -214,6 +216,7 @@ func (br *bridge) handle(line []byte, now time.Time) {
 			r.arrivals = append(r.arrivals, now)
 			if p.Part.Type == vscodelm.PartText {
 				r.words += len(strings.Fields(p.Part.Value))
+				r.text.WriteString(p.Part.Value)
 				r.latencies = appendLatencies(r.latencies, p.Part.Value, now)
 			}
 		}
@@ -255,6 +258,9 @@ func (br *bridge) chatWith(agent json.RawMessage, messages []vscodelm.Message) *
 	if err != nil {
 		br.b.Fatal(err)
 	}
+	br.mu.Lock()
+	r.sent = time.Now()
+	br.mu.Unlock()
 	if _, err := br.stdin.Write(append(line, '\n')); err != nil {
 		br.b.Fatalf("writing to parley vscodelm: %v", err)
 	}
