@@ -369,3 +369,116 @@ func TestALateViewLearnsTheStartFailed(t *testing.T) {
 		t.Fatalf("snapshot = %+v, want the failure", snap)
 	}
 }
+
+// A view that keeps the conversation itself gives a session that has not been sent a
+// prompt yet another content (the earlier turns): the first prompt of the conversation's
+// session gets it, the next one does not, and the first prompt of the new session the
+// agent's restart opens gets it again.
+func TestFirstInSessionGoesToNewSessionsOnly(t *testing.T) {
+	c := testConversation(t, testAgent(t), false)
+	v := watch(t, c)
+	v.until(isA[Ready])
+	send := func(normal, first string) (string, bool) {
+		t.Helper()
+		p := c.SendWith(text(normal), SendOptions{FirstInSession: text(first)})
+		evs := v.until(turnEnded)
+		sentFirst := false
+		for _, ev := range evs {
+			if s, ok := ev.(TurnStarted); ok && s.Prompt.ID == p.ID {
+				sentFirst = s.Prompt.First
+			}
+		}
+		return replyText(evs), sentFirst
+	}
+	if got, first := send("slowly normal one", "slowly first one"); !strings.Contains(got, "first one") || !first {
+		t.Fatalf("the session's first prompt: reply %q (First %v), want the first-in-session content", got, first)
+	}
+	if got, first := send("slowly normal two", "slowly first two"); !strings.Contains(got, "normal two") || first {
+		t.Fatalf("the second prompt: reply %q (First %v), want the normal content", got, first)
+	}
+	c.Send(text("die now"))
+	v.until(turnEnded)
+	if got, first := send("slowly normal three", "slowly first three"); !strings.Contains(got, "first three") || !first {
+		t.Fatalf("the first prompt after a restart: reply %q (First %v), want the first-in-session content", got, first)
+	}
+}
+
+// Predecide sees each permission request, with what the agent reported of its tool call,
+// before the policy: what it allows or refuses is never asked; what it leaves undecided
+// is.
+func TestPredecideComesBeforeThePolicy(t *testing.T) {
+	roots, err := workspace.NewRoots(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan *toolui.ToolCall, 3)
+	c := New(Options{
+		Agent: testAgent(t), Roots: roots, Policy: &permission.Policy{}, Interactive: true,
+		Predecide: func(ctx context.Context, req *acp.RequestPermissionRequest, tc *toolui.ToolCall) Predecision {
+			seen <- tc
+			switch req.ToolCall.Title {
+			case "allowed":
+				return AllowWithoutAsking
+			case "refused":
+				return RefuseWithoutAsking
+			}
+			return Undecided
+		},
+	})
+	t.Cleanup(c.Close)
+	v := watch(t, c)
+	v.until(isA[Ready])
+	for title, want := range map[string]string{"allowed": "permission: allow_once", "refused": "permission: reject_once"} {
+		c.Send(text("request permission " + title))
+		evs := v.until(turnEnded)
+		for _, ev := range evs {
+			if _, ok := ev.(QuestionAsked); ok {
+				t.Errorf("%s: a question was asked:\n%s", title, describe(evs))
+			}
+		}
+		if !strings.Contains(replyText(evs), want) {
+			t.Errorf("%s: reply %q, want %q", title, replyText(evs), want)
+		}
+		if tc := <-seen; tc == nil || tc.Title != title || tc.RawKind != acp.ToolKindExecute {
+			t.Errorf("%s: Predecide saw %+v, want the tool call the agent reported", title, tc)
+		}
+	}
+	c.Send(text("request permission undecided"))
+	q := last(v.until(isA[QuestionAsked])).(QuestionAsked)
+	if q.Tool == nil || q.Tool.Title != "undecided" {
+		t.Errorf("QuestionAsked.Tool = %+v, want the tool call", q.Tool)
+	}
+	c.Answer(q.ID, permission.AllowOnce)
+	if got := replyText(v.until(turnEnded)); !strings.Contains(got, "permission: allow_once") {
+		t.Errorf("the undecided request, allowed when asked: reply %q", got)
+	}
+}
+
+// AnswerAndCancel refuses and ends the turn: the agent gets the refusal (not
+// "cancelled"), then session/cancel, and the turn ends cancelled without waiting for the
+// grace.
+func TestAnswerAndCancelEndsTheTurn(t *testing.T) {
+	c := testConversation(t, testAgent(t), true)
+	v := watch(t, c)
+	v.until(isA[Ready])
+	c.Send(text("request permission deploy\nslowly " + strings.Repeat("word ", 500)))
+	q := last(v.until(isA[QuestionAsked])).(QuestionAsked)
+	c.AnswerAndCancel(q.ID, permission.RejectOnce)
+	evs := v.until(turnEnded)
+	end := last(evs).(TurnEnded)
+	if !end.Cancelled || end.StopReason != acp.StopReasonCancelled {
+		t.Fatalf("TurnEnded = %+v, want the turn cancelled by the agent", end)
+	}
+	outcome := ""
+	for _, ev := range evs {
+		if u, ok := ev.(TurnUpdate); ok && u.Update.Tool != nil && u.Update.Tool.Confirmation != nil && u.Update.Tool.Confirmation.Outcome != "" {
+			outcome = u.Update.Tool.Confirmation.Outcome
+		}
+	}
+	if outcome != string(acp.PermissionOptionKindRejectOnce) {
+		t.Errorf("the request's outcome %q, want reject_once:\n%s", outcome, describe(evs))
+	}
+	if strings.Count(replyText(evs), "word") > 100 {
+		t.Errorf("the turn went on after the refusal: %d words", strings.Count(replyText(evs), "word"))
+	}
+}
