@@ -89,10 +89,6 @@ type state struct {
 
 	questions []*question // the open questions, oldest first; the first is on screen
 	nextQ     int
-	// requests are the permission requests being decided (by the policy, or a person),
-	// each with what ends it: Cancel answers them "cancelled".
-	requests    map[int]context.CancelFunc
-	nextRequest int
 
 	signIn context.CancelFunc // the sign-in under way (auth.go), if any
 
@@ -521,7 +517,6 @@ func (cancelMsg) handle(c *Conversation) {
 	if t := c.st.turn; t != nil {
 		t.cancelled = true
 		t.cancel() // again after AnswerAndCancel: its grace is over
-		c.stopRequests()
 	}
 }
 
@@ -637,7 +632,6 @@ func (closeMsg) handle(c *Conversation) {
 		q.cancel()
 	}
 	c.st.questions = nil
-	c.stopRequests()
 	if c.st.signIn != nil {
 		c.st.signIn()
 	}

@@ -24,6 +24,9 @@ import (
 // built-in agent on stdin and stdout (and exits at once, status 3, when a prompt says
 // "die now"), so the conversation drives a real process without building parley.
 func TestMain(m *testing.M) {
+	if os.Getenv("PARLEY_TEST_AGENT") == "stubborn" {
+		os.Exit(runStubbornAgent())
+	}
 	if os.Getenv("PARLEY_TEST_AGENT") == "eliza" {
 		err := eliza.Serve(context.Background(), stdio{dieOn("die now", os.Stdin), os.Stdout}, eliza.Options{Deterministic: true})
 		if err != nil {
@@ -480,5 +483,75 @@ func TestAnswerAndCancelEndsTheTurn(t *testing.T) {
 	}
 	if strings.Count(replyText(evs), "word") > 100 {
 		t.Errorf("the turn went on after the refusal: %d words", strings.Count(replyText(evs), "word"))
+	}
+}
+
+// runStubbornAgent is an agent whose permission requests outlive its turn's
+// cancellation: it never withdraws one, and says how each was answered, cancelled or
+// not. (ACP has the client answer them "cancelled" when it cancels the turn.)
+func runStubbornAgent() int {
+	a := &stubbornAgent{}
+	conn := acp.NewAgentConn(acp.Stdio(), func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
+	<-conn.Done()
+	return 0
+}
+
+type stubbornAgent struct{ conn *acp.AgentConn }
+
+func (a *stubbornAgent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	return &acp.InitializeResponse{ProtocolVersion: acp.NegotiateVersion(req.ProtocolVersion)}, nil
+}
+
+func (a *stubbornAgent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	return &acp.NewSessionResponse{SessionID: "stubborn-1"}, nil
+}
+
+func (a *stubbornAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptResponse, error) {
+	resp, err := a.conn.RequestPermission(context.WithoutCancel(ctx), &acp.RequestPermissionRequest{
+		SessionID: req.SessionID,
+		ToolCall:  acp.ToolCallUpdate{ToolCallID: "c1", Title: acp.PromptText(req.Prompt), Kind: acp.ToolKindExecute},
+		Options: []acp.PermissionOption{
+			{OptionID: "yes", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionID: "no", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+		},
+	})
+	outcome := "cancelled"
+	switch {
+	case err != nil:
+		outcome = "error: " + err.Error()
+	case resp.Outcome.Selected != nil:
+		outcome = string(resp.Outcome.Selected.OptionID)
+	}
+	a.conn.Update(context.WithoutCancel(ctx), req.SessionID, acp.AgentMessageChunk(acp.TextBlock("outcome: "+outcome)))
+	if ctx.Err() != nil {
+		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
+	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// Cancel answers the permission request being asked "cancelled", as ACP has a client
+// that cancels a turn do: an agent that waits for the answer gets it, and its turn ends.
+func TestCancelAnswersTheQuestionCancelled(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := NewAgent(AgentOptions{Name: "stubborn", Spec: agentproc.Spec{Command: exe, Env: []string{"PARLEY_TEST_AGENT=stubborn"}}, Timeout: 30 * time.Second})
+	t.Cleanup(a.Close)
+	c := testConversation(t, a, true)
+	v := watch(t, c)
+	v.until(isA[Ready])
+	c.Send(text("deploy"))
+	q := last(v.until(isA[QuestionAsked])).(QuestionAsked)
+	c.Cancel()
+	evs := v.until(turnEnded)
+	closed := false
+	for _, ev := range evs {
+		if qc, ok := ev.(QuestionClosed); ok && qc.ID == q.ID {
+			closed = true
+		}
+	}
+	if !closed || !strings.Contains(replyText(evs), "outcome: cancelled") || !last(evs).(TurnEnded).Cancelled {
+		t.Fatalf("want the question closed, the agent answered \"cancelled\" and the turn cancelled:\n%s", describe(evs))
 	}
 }

@@ -84,96 +84,60 @@ func predecided(d Predecision, options []acp.PermissionOption) (acp.RequestPermi
 
 // requestPermission answers session/request_permission: Options.Predecide first, then
 // the policy. The response is always safe to send; a problem deciding (the answer
-// already fails closed for it) is told to the views. While it is decided, Cancel ends
-// it: the policy then answers "cancelled", as ACP asks of a client that cancels a turn.
+// already fails closed for it) is told to the views. (When the turn is cancelled while
+// it is decided, ctx ends, and the agent is answered "cancelled": acp.ClientConn does that.)
 func (c *Conversation) requestPermission(ctx context.Context, req *acp.RequestPermissionRequest) *acp.RequestPermissionResponse {
-	dctx, stop := context.WithCancel(ctx)
-	defer stop()
-	seen, token := c.beginRequest(req.ToolCall.ToolCallID, stop)
-	defer c.endRequest(token)
 	if pd := c.opts.Predecide; pd != nil {
-		if out, ok := predecided(pd(dctx, req, seen), req.Options); ok {
+		if out, ok := predecided(pd(ctx, req, c.seenCall(req.ToolCall.ToolCallID)), req.Options); ok {
 			resp := &acp.RequestPermissionResponse{Outcome: out}
 			c.postCtx(ctx, decidedMsg{req: req, resp: resp})
 			return resp
 		}
 	}
-	resp, err := c.opts.Policy.Decide(dctx, req)
+	resp, err := c.opts.Policy.Decide(ctx, req)
 	c.postCtx(ctx, decidedMsg{req: req, resp: resp, err: err})
 	return resp
 }
 
 // decideTerminal decides a terminal/create; reason says why it was refused.
 func (c *Conversation) decideTerminal(ctx context.Context, session acp.SessionID, argv []string, env []acp.EnvVariable, dir string) (reason string, ok bool) {
-	dctx, stop := context.WithCancel(ctx)
-	defer stop()
-	_, token := c.beginRequest("", stop)
-	defer c.endRequest(token)
-	d := c.opts.Policy.DecideTerminal(dctx, session, argv, env, dir)
+	d := c.opts.Policy.DecideTerminal(ctx, session, argv, env, dir)
 	if d.Request != nil {
 		c.postCtx(ctx, decidedMsg{req: d.Request, resp: d.Response, err: d.Err})
 	}
 	return d.Reason, d.Allowed
 }
 
-// beginRequest tells the actor of a permission request being decided: Cancel ends it
-// with stop. It returns what the agent reported earlier of the tool call it is about
-// (nil when it reported nothing), and the token endRequest takes.
-func (c *Conversation) beginRequest(id acp.ToolCallID, stop context.CancelFunc) (*toolui.ToolCall, int) {
-	reply := make(chan beganRequest, 1)
-	if !c.post(beginRequestMsg{id: id, stop: stop, reply: reply}) {
-		return nil, 0
+// seenCall returns what the agent reported of tool call id in the turn (a copy), nil when
+// it reported nothing. The actor answers it after the updates the agent sent before the
+// request, which reached it first.
+func (c *Conversation) seenCall(id acp.ToolCallID) *toolui.ToolCall {
+	if id == "" {
+		return nil
+	}
+	reply := make(chan *toolui.ToolCall, 1)
+	if !c.post(seenCallMsg{id: id, reply: reply}) {
+		return nil
 	}
 	select {
-	case b := <-reply:
-		return b.seen, b.token
+	case tc := <-reply:
+		return tc
 	case <-c.done:
-		return nil, 0
+		return nil
 	}
 }
 
-func (c *Conversation) endRequest(token int) {
-	if token != 0 {
-		c.post(endRequestMsg{token})
-	}
-}
-
-type beginRequestMsg struct {
+type seenCallMsg struct {
 	id    acp.ToolCallID
-	stop  context.CancelFunc
-	reply chan beganRequest
+	reply chan *toolui.ToolCall
 }
 
-type beganRequest struct {
-	seen  *toolui.ToolCall
-	token int
-}
-
-func (m beginRequestMsg) handle(c *Conversation) {
-	c.st.nextRequest++
-	if c.st.requests == nil {
-		c.st.requests = map[int]context.CancelFunc{}
-	}
-	c.st.requests[c.st.nextRequest] = m.stop
+func (m seenCallMsg) handle(c *Conversation) {
 	var seen *toolui.ToolCall
-	if m.id != "" {
-		if tc := c.st.shown.Call(m.id); tc != nil {
-			seen = tc.Clone()
-		}
+	if tc := c.st.shown.Call(m.id); tc != nil {
+		seen = tc.Clone()
 	}
-	m.reply <- beganRequest{seen: seen, token: c.st.nextRequest}
-}
-
-type endRequestMsg struct{ token int }
-
-func (m endRequestMsg) handle(c *Conversation) { delete(c.st.requests, m.token) }
-
-// stopRequests ends every permission request being decided: they are answered
-// "cancelled" (the turn was cancelled).
-func (c *Conversation) stopRequests() {
-	for _, stop := range c.st.requests {
-		stop()
-	}
+	m.reply <- seen
 }
 
 // ask is the policy's question to a person (only when Interactive).

@@ -80,8 +80,9 @@ type fakeSession struct {
 	calls      int
 	mcp        *mcp.ClientSession
 
-	// background-mcp: closed once discovery has ended, with discoveredMCP set when the
-	// tools were listed.
+	// background-mcp: listing is closed once the agent asks for the tools, discovered once
+	// discovery has ended, with discoveredMCP set when the tools were listed.
+	listing       chan struct{}
 	discovered    chan struct{}
 	discoveredMCP *mcp.ClientSession
 }
@@ -115,11 +116,13 @@ func (a *scriptedAgent) NewSession(ctx context.Context, req *acp.NewSessionReque
 	a.sessions[s.id] = s
 	if a.mode == "background-mcp" {
 		// Connected while the session opens, listed behind it, as qwen-code does.
-		s.discovered = make(chan struct{})
+		s.listing, s.discovered = make(chan struct{}), make(chan struct{})
 		server, ok := vscodeToolsServer(s.servers)
 		if !ok {
+			close(s.listing)
 			close(s.discovered)
 		} else if c, err := mcpclient.Connect(context.WithoutCancel(ctx), server); err != nil {
+			close(s.listing)
 			close(s.discovered)
 		} else {
 			go s.discover(c) // ends with the process
@@ -135,6 +138,7 @@ func (s *fakeSession) discover(c *mcp.ClientSession) {
 		bufio.NewReader(fifo).ReadString('\n')
 		fifo.Close()
 	}
+	close(s.listing)
 	if _, err := c.ListTools(context.Background(), nil); err == nil {
 		s.discoveredMCP = c
 	}
@@ -370,9 +374,13 @@ func (t *fakeTurn) stagger(tools []string) {
 }
 
 func (t *fakeTurn) mcpSession() (*mcp.ClientSession, error) {
-	if t.s.discovered != nil { // background-mcp: only what discovery found, no waiting
+	if t.s.discovered != nil {
+		// background-mcp: only what discovery found. A listing under way is waited for (its
+		// answer may still be on its way back when parley, which saw the agent list the
+		// tools, sends the prompt); discovery that has not begun is not.
 		select {
-		case <-t.s.discovered:
+		case <-t.s.listing:
+			<-t.s.discovered
 			if t.s.discoveredMCP != nil {
 				return t.s.discoveredMCP, nil
 			}
