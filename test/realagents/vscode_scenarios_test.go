@@ -7,18 +7,20 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/parley-acp/parley/internal/vscodelm"
 )
 
 func vscodeReply(t *testing.T, sb *sandbox) {
 	c := sb.startVSCode(t)
-	cv := &vsConversation{c: c, tools: []vsTool{agentActionTool}}
+	cv := &vsConversation{c: c, tools: []vscodelm.ToolDefinition{agentActionTool}}
 	if err := cv.play(t, markPlain+" Say hello.", approveAll); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(cv.text.String(), plainReply) {
 		t.Errorf("reply %q, want %q", cv.text.String(), plainReply)
 	}
-	c.close()
+	c.Close()
 	sb.requireValidFrames(t)
 }
 
@@ -28,13 +30,13 @@ func vscodeReply(t *testing.T, sb *sandbox) {
 func vscodeTools(n int) func(t *testing.T, sb *sandbox) {
 	return func(t *testing.T, sb *sandbox) {
 		c := sb.startVSCode(t)
-		tools := append([]vsTool{agentActionTool}, probeTools...)
+		tools := append([]vscodelm.ToolDefinition{agentActionTool}, probeTools...)
 		cv := &vsConversation{c: c, tools: tools}
 		var names []string
 		for _, tool := range probeTools[:n] {
 			names = append(names, tool.Name)
 		}
-		err := cv.play(t, markVSCode+" "+strings.Join(names, " "), func(p vsPart) (bool, string) {
+		err := cv.play(t, markVSCode+" "+strings.Join(names, " "), func(p vscodelm.ContentPart) (bool, string) {
 			t.Errorf("parley asked VS Code to confirm the agent's call of a VS Code tool, which VS Code confirms itself: %s", p.Parameters)
 			return true, ""
 		})
@@ -56,7 +58,7 @@ func vscodeTools(n int) func(t *testing.T, sb *sandbox) {
 		if !strings.Contains(cv.text.String(), vscodeDone) {
 			t.Errorf("reply %q, want %q", cv.text.String(), vscodeDone)
 		}
-		c.close()
+		c.Close()
 		sb.requireValidFrames(t)
 		toolsListedBeforeTurn(t, c)
 	}
@@ -70,7 +72,7 @@ func vscodeTools(n int) func(t *testing.T, sb *sandbox) {
 func toolsListedBeforeTurn(t *testing.T, c *vsClient) {
 	t.Helper()
 	connected, listed, turn := -1, -1, -1
-	for i, line := range strings.Split(c.stderr.String(), "\n") {
+	for i, line := range strings.Split(c.log(), "\n") {
 		first := func(at *int, what string) {
 			if *at < 0 && strings.Contains(line, what) {
 				*at = i
@@ -96,16 +98,16 @@ func toolsListedBeforeTurn(t *testing.T, c *vsClient) {
 func vscodeAction(approve bool) func(t *testing.T, sb *sandbox) {
 	return func(t *testing.T, sb *sandbox) {
 		c := sb.startVSCode(t)
-		cv := &vsConversation{c: c, tools: []vsTool{agentActionTool}}
+		cv := &vsConversation{c: c, tools: []vscodelm.ToolDefinition{agentActionTool}}
 		const instead = markPlain + " Never mind; say hello."
-		err := cv.play(t, shellPrompt(), func(vsPart) (bool, string) { return approve, instead })
+		err := cv.play(t, shellPrompt(), func(vscodelm.ContentPart) (bool, string) { return approve, instead })
 		if err != nil {
 			t.Fatalf("%v\nturn so far: %q", err, cv.text.String())
 		}
 		if len(cv.actions) != 1 {
 			t.Fatalf("%d agent-action calls, want 1; calls %+v\nreply %q", len(cv.actions), cv.calls, cv.text.String())
 		}
-		c.close()
+		c.Close()
 		frames := sb.recordedFrames(t)
 		sb.requireValidFrames(t)
 		_, err = os.Stat(filepath.Join(sb.workspace, shellMarkerFile))
