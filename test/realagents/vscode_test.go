@@ -77,7 +77,7 @@ type vsConversation struct {
 	c       *vsClient
 	tools   []vscodelm.ToolDefinition
 	history []vscodelm.Message
-	text    strings.Builder         // every text part of the turn
+	text    strings.Builder        // every text part of the turn
 	calls   []vscodelm.ContentPart // every tool_call part of the turn
 	actions []vscodelm.ContentPart // the agent-action calls among them
 }
