@@ -60,6 +60,7 @@ type agent struct {
 	mu       sync.Mutex
 	sessions map[acp.SessionID]*session
 	next     int
+	client   acp.ClientCapabilities // what the client advertised in initialize
 }
 
 func newAgent(opts Options) *agent {
@@ -73,6 +74,9 @@ func newAgent(opts Options) *agent {
 }
 
 func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	a.mu.Lock()
+	a.client = req.ClientCapabilities
+	a.mu.Unlock()
 	return &acp.InitializeResponse{
 		ProtocolVersion: acp.NegotiateVersion(req.ProtocolVersion),
 		AgentCapabilities: acp.AgentCapabilities{
@@ -171,7 +175,7 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	if ctx.Err() != nil {
 		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	}
-	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn, Usage: t.usage}, nil
 }
 
 func (a *agent) session(id acp.SessionID) *session {

@@ -78,6 +78,10 @@ func (w *worker) emit(s said) {
 		w.buffer = append(w.buffer, s)
 		return
 	}
+	if s.note != nil {
+		w.s.notify(w.open, s.note.method, s.note.params(w.open.id))
+		return
+	}
 	w.s.send(w.open, s.part)
 	w.answer = append(w.answer, s)
 	if s.shows != nil {

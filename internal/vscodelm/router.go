@@ -92,6 +92,10 @@ type (
 		cwd  string
 		dirs []string
 	}
+	routeLookup struct { // which worker serves a conversation (nil: none)
+		conv  string
+		reply chan *worker // buffered
+	}
 )
 
 func (routeChat) routerMsg()     {}
@@ -101,6 +105,7 @@ func (routeExchange) routerMsg() {}
 func (routeBusy) routerMsg()     {}
 func (routeListed) routerMsg()   {}
 func (routePrepare) routerMsg()  {}
+func (routeLookup) routerMsg()   {}
 
 // run is the router's loop. It returns when the client connection ends (false) or ctx
 // ends (true).
@@ -175,6 +180,12 @@ func (rt *router) handle(msg routerMsg) {
 		for _, def := range eligible {
 			rt.prepareSpare(def, rt.lastCwd, rt.lastDirs)
 		}
+	case routeLookup:
+		var w *worker
+		if cs := rt.convs[m.conv]; cs != nil {
+			w = cs.w
+		}
+		m.reply <- w
 	case routePrepare:
 		s.logger.Debug("asked to prepare a session", "agent", m.def.Label(), "cwd", m.cwd)
 		rt.want(m.def)

@@ -193,6 +193,14 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%v", err)
 		}
 		return s.models(ctx, p), nil
+	case "lm/signedIn":
+		if err := s.signedIn(req); err != nil {
+			if req.IsCall() {
+				return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%v", err)
+			}
+			s.logger.Warn("lm/signedIn: ignored", "error", err)
+		}
+		return nil, nil
 	case "lm/prepareSession":
 		if err := s.prepareSession(ctx, req); err != nil {
 			if req.IsCall() {
@@ -201,6 +209,9 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 			s.logger.Warn("lm/prepareSession: ignored", "error", err)
 		}
 		return nil, nil
+	}
+	if h := requestHandlers[req.Method]; h != nil {
+		return h(s, ctx, req)
 	}
 	return nil, jsonrpc2.ErrMethodNotFound
 }
@@ -352,6 +363,11 @@ func (s *Server) chat(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 // send streams a part of the answer to a request.
 func (s *Server) send(r *chatRequest, part ContentPart) {
 	s.conn.Notify(context.Background(), "lm/responsePart", ResponsePartParams{RequestID: r.id, Part: part})
+}
+
+// notify sends a notification about a request (wire_features.go).
+func (s *Server) notify(r *chatRequest, method string, params any) {
+	s.conn.Notify(context.Background(), method, params)
 }
 
 func idKey(raw json.RawMessage) string {

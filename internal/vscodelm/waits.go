@@ -187,8 +187,7 @@ func (w *worker) resume(r *chatRequest) bool {
 		w.conv.Answer(p.question, answer)
 	}
 	w.calls, w.perms = calls, perms
-	w.open, w.answer = r, nil
-	w.flush() // calls held while no request was open go out now
+	w.openExchange(r) // calls held while no request was open go out now
 	if w.waitingShown() {
 		w.completeSoon()
 	}
@@ -209,6 +208,7 @@ func (w *worker) decline() {
 	for _, c := range w.calls {
 		c.reply <- mcpbridge.Result{Text: "The user declined to run the tool.", IsError: true}
 	}
+	w.cancelElicitations()
 	if len(w.perms) == 0 {
 		w.conv.Cancel()
 	}
@@ -227,6 +227,9 @@ func (w *worker) refuseWaits() {
 		w.conv.Answer(p.question, permission.RejectOnce)
 	}
 	w.calls, w.perms = nil, nil
+	if w.conv != nil {
+		w.cancelElicitations()
+	}
 }
 
 // isApproval reports whether a tool_result of the agent-action tool is the client's

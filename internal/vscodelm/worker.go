@@ -45,6 +45,10 @@ type worker struct {
 	// offered are the bridged tools of the latest request, for Predecide, which runs on the
 	// agent's request goroutines.
 	offered atomic.Pointer[[]ToolDefinition]
+	// published is the conversation, once opened, for the requests about it (lm/diff…),
+	// which the server's handlers serve on their own goroutines (a Conversation is safe
+	// for concurrent use).
+	published atomic.Pointer[conversation.Conversation]
 
 	// Owned by run.
 	convID      string // the conversation it serves; "" for a spare not taken yet
@@ -66,6 +70,7 @@ type worker struct {
 	turn        *turnState   // the running prompt; nil between turns
 	calls       []*waitingCall
 	perms       []*waitingPerm
+	elicits     []int                   // the agent's questions shown to the client, not answered yet
 	started     map[acp.ToolCallID]bool // the tool calls the agent reported this turn
 	complete    *time.Timer
 	completeGen int
@@ -93,6 +98,7 @@ type turnState struct {
 // part of the history; shows marks a waiting call or permission as shown once sent.
 type said struct {
 	part      ContentPart
+	note      *note // instead of a part: a notification about the request (features.go)
 	display   bool
 	transient bool
 	shows     *bool
@@ -247,7 +253,7 @@ func (w *worker) end() {
 // it never evicts a busy one.
 func (w *worker) reportBusy() {
 	busy := w.open != nil || w.pending != nil || w.queued != nil || w.turn != nil || w.starting ||
-		len(w.calls) > 0 || len(w.perms) > 0
+		len(w.calls) > 0 || len(w.perms) > 0 || len(w.elicits) > 0
 	if busy != w.busy && w.convID != "" {
 		w.busy = busy
 		w.s.post(context.Background(), routeBusy{conv: w.convID, busy: busy, last: w.last})
@@ -325,6 +331,11 @@ func (w *worker) prompt(r *chatRequest) {
 		w.queued = r
 		return
 	}
+	if w.agent != nil && w.agent.renewed.Load() {
+		// The user signed in since the agent started: a new process, which knows it.
+		w.logger.Info("a new process for the agent, since the user signed in", "agent", w.def.Label())
+		w.closeConversation()
+	}
 	if w.conv == nil {
 		if err := w.openConversation(r.params.Cwd, r.params.AdditionalDirectories); err != nil {
 			w.report(r, nil, "failed")
@@ -391,8 +402,23 @@ func (w *worker) openConversation(cwd string, dirs []string) error {
 	w.agent = a
 	w.conv = conversation.New(opts)
 	w.sub = w.conv.Subscribe()
+	w.published.Store(w.conv)
 	w.starting, w.ready = true, false
 	return nil
+}
+
+// closeConversation ends the conversation and gives its agent back; the next request
+// opens another (its session is new: it is given the earlier turns).
+func (w *worker) closeConversation() {
+	if w.conv == nil {
+		return
+	}
+	w.sub.Close()
+	w.conv.Close()
+	w.s.pool.release(w.agent)
+	w.conv, w.sub, w.agent = nil, nil, nil
+	w.published.Store(nil)
+	w.ready, w.starting, w.discovering, w.discovered = false, false, false, false
 }
 
 // mcpServers is vscode_tools in the form the agent takes; it runs on the conversation's
@@ -497,8 +523,7 @@ func (w *worker) startTurn(r *chatRequest) {
 			first = "Earlier in this conversation:\n" + transcript(r.context) + "\n" + text
 		}
 	}
-	w.open, w.answer = r, nil
-	w.flush() // what a turn that ended without a request to carry it said
+	w.openExchange(r) // with what a turn that ended without a request to carry it said
 	if strings.TrimSpace(text) == "" {
 		w.endExchange("completed", nil)
 		return
@@ -527,16 +552,21 @@ func (w *worker) onTurnEnded(e conversation.TurnEnded) {
 func (w *worker) finishTurn(e conversation.TurnEnded) {
 	t := w.turn
 	w.turn = nil
-	if errors.Is(e.Err, acp.ErrPromptNotSent) {
-		// Cancelled before the agent saw it: what it carried is context for the next one.
+	ae, signIn := authRequired(e.Err)
+	if errors.Is(e.Err, acp.ErrPromptNotSent) || signIn {
+		// The agent never saw it, or refused it until the user signs in: what it carried
+		// is context for the next prompt.
 		w.unseen = slices.Concat(t.unseen, w.unseen)
 	}
 	w.refuseWaits() // the turn is over: nothing it waited for matters now
 	switch {
 	case t.draining:
+	case signIn && w.open != nil:
+		w.signIn(w.open, ae)
 	case e.Err != nil:
 		w.endExchange("failed", jsonrpc2.Errorf(codeAgentFailure, "the agent failed: %v", e.Err))
 	case w.open != nil:
+		w.noteUsage(e)
 		w.endExchange("completed", nil)
 	}
 	if q := w.queued; q != nil {
@@ -558,6 +588,7 @@ func (w *worker) cancelTurn() {
 		c.reply <- mcpbridge.Result{Text: "The request was cancelled.", IsError: true}
 	}
 	w.calls = nil
+	w.cancelElicitations()
 	w.conv.Cancel()
 	w.turn.draining = true
 }
@@ -636,6 +667,11 @@ func (w *worker) onEvent(ev conversation.Event) {
 		w.logger.Info("no session", "agent", w.def.Label(), "error", e.Err)
 		if r := w.pending; r != nil {
 			w.pending = nil
+			if ae, ok := authRequired(e.Err); ok {
+				w.unseen = append(w.unseen, r.new...)
+				w.signIn(r, ae)
+				return
+			}
 			w.report(r, nil, "failed")
 			r.finish(jsonrpc2.Errorf(codeAgentFailure, "%v", e.Err))
 		}
@@ -646,6 +682,7 @@ func (w *worker) onEvent(ev conversation.Event) {
 	case conversation.TurnEnded:
 		w.onTurnEnded(e)
 	case conversation.TurnChanges:
+		w.noteChanges(e)
 		if t := w.turn; t != nil && t.id == e.Turn && t.ended != nil {
 			w.finishTurn(*t.ended)
 		}
@@ -654,8 +691,9 @@ func (w *worker) onEvent(ev conversation.Event) {
 	case conversation.QuestionClosed:
 		w.onQuestionClosed(e)
 	case conversation.ElicitationAsked:
-		// Nobody here can fill in a form: declined, and the turn goes on.
-		w.conv.AnswerElicitation(e.ID, conversation.ElicitationAnswer{Action: acp.ElicitationActionDecline})
+		w.onElicitation(e)
+	case conversation.ElicitationClosed:
+		w.onElicitationClosed(e.ID)
 	case conversation.Notice:
 		w.logger.Info("parley", "notice", e.Text)
 	}

@@ -25,7 +25,8 @@ import (
 
 const (
 	// fakeAgentEnv selects the role and the start-up behaviour: "ok", "stuck-initialize",
-	// "stuck-session", "gated-session" (session/new answers once the FIFO gives a line), or
+	// "stuck-session", "auth" (a sign-in is needed, see fakeAuthEnv), "gated-session"
+	// (session/new answers once the FIFO gives a line), or
 	// "background-mcp" (as qwen-code: session/new connects to the MCP servers and answers,
 	// their tools are listed behind it, once the FIFO gives a line; a call of a tool not
 	// discovered yet fails).
@@ -33,6 +34,9 @@ const (
 	// fakeFIFOEnv names a FIFO from which `stagger` reads a line before its second call,
 	// and "gated-session" one before it answers session/new.
 	fakeFIFOEnv = "PARLEY_CONFORMANCE_FIFO"
+	// fakeAuthEnv names, in mode "auth", the file whose existence means the user signed
+	// in: without it session/new answers auth_required.
+	fakeAuthEnv = "PARLEY_CONFORMANCE_AUTH"
 )
 
 // fakeAgent returns the params.agent of the fake agent in the flat shape, with its
@@ -62,8 +66,9 @@ func runFakeAgent(mode string) int {
 }
 
 type scriptedAgent struct {
-	mode string
-	conn *acp.AgentConn
+	mode     string
+	conn     *acp.AgentConn
+	signedIn bool // mode auth: the user had signed in when the process started
 
 	mu       sync.Mutex
 	sessions map[acp.SessionID]*fakeSession
@@ -92,13 +97,24 @@ func (a *scriptedAgent) Initialize(ctx context.Context, req *acp.InitializeReque
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	return &acp.InitializeResponse{
+	resp := &acp.InitializeResponse{
 		ProtocolVersion:   acp.NegotiateVersion(req.ProtocolVersion),
 		AgentCapabilities: acp.AgentCapabilities{MCPCapabilities: acp.MCPCapabilities{HTTP: true}},
-	}, nil
+	}
+	if a.mode == "auth" {
+		// Signed in when the file fakeAuthEnv names exists as the process starts, as an
+		// agent reads its credentials when it starts.
+		_, err := os.Stat(os.Getenv(fakeAuthEnv))
+		a.signedIn = err == nil
+		resp.AuthMethods = []acp.AuthMethod{{Agent: &acp.AuthMethodAgent{ID: "token", Name: "Token", Description: "a token from your account"}}}
+	}
+	return resp, nil
 }
 
 func (a *scriptedAgent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	if a.mode == "auth" && !a.signedIn {
+		return nil, acp.Errorf(acp.CodeAuthRequired, "Authentication required")
+	}
 	switch a.mode {
 	case "stuck-session":
 		<-ctx.Done()

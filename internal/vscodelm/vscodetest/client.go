@@ -35,7 +35,7 @@ const DefaultHangGuard = 20 * time.Second
 // notifications are the notifications parley sends about a chat request: they name it
 // with requestId and come only while it is open.
 var notifications = map[string]bool{
-	"lm/responsePart": true, "lm/responseComplete": true,
+	"lm/responsePart": true, "lm/responseComplete": true, "lm/conversation": true,
 	"lm/usage": true, "lm/changes": true, "lm/elicitation": true, "lm/signInRequired": true,
 }
 
