@@ -275,4 +275,3 @@ func TestSignInRequired(t *testing.T) {
 		t.Errorf("after signing in: %q, want the new message answered and the first one given as context", r.text)
 	}
 }
-
