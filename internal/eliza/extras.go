@@ -21,6 +21,7 @@ func (t *turn) askMe(topic string) {
 		t.say("I would ask you something, but this client cannot answer questions.")
 		return
 	}
+	topic = strings.TrimPrefix(topic, "about ")
 	if topic == "" {
 		topic = "you"
 	}
