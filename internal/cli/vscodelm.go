@@ -30,7 +30,10 @@ func newVSCodeLMCommand(g *globals) *cobra.Command {
 extension (lm/provideLanguageModelChatResponse, lm/cancel, lm/provideTokenCount,
 lm/provideLanguageModelChatInformation). Each VS Code conversation becomes an ACP session;
 VS Code's tools reach the agent through an MCP server named vscode_tools, and the agent's
-permission requests come back as calls of the parley-agent-action tool.
+permission requests (after your permission rules, as in parley chat) come back as calls of
+the parley-agent-action tool. For @parley it also reports each turn's usage, the files it
+changed (to review and undo: lm/diff, lm/undo) and the agent's questions, settings and
+sign-in. Terminal commands the agent runs through parley are confined as with --sandbox.
 
 Each agent's stderr is appended to ` + filepath.Join(xdg.StateDir(), "logs", "<agent>.log") + `. --log debug
 says, for each request, which conversation it continues and what was new.

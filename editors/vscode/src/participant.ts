@@ -218,10 +218,12 @@ export class ParleyParticipant {
 
   /** Shows what the backend said of the turn besides its reply. */
   private showInfo(stream: vscode.ChatResponseStream, model: ParleyModel, info: TurnInfo): void {
-    if (info.conversationId && info.changes.length > 0) showChanges(stream, info.conversationId, info.changes);
-    if (info.signIn) showSignIn(stream, info.signIn, model.agent ?? {});
+    // Text first, buttons last: VS Code folds text that comes between buttons into a
+    // group of "steps".
     const line = usageLine(info.usage);
     if (line) stream.markdown(new vscode.MarkdownString('\n\n').appendText(line).appendMarkdown('\n'));
+    if (info.conversationId && info.changes.length > 0) showChanges(stream, info.conversationId, info.changes);
+    if (info.signIn) showSignIn(stream, info.signIn, model.agent ?? {});
   }
 
   /** One chat request: streams the reply into the renderer and into reply, and what else the backend says into info. */

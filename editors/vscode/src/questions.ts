@@ -20,7 +20,7 @@ export async function answerElicitation(backend: Backend, log: LogSink, note: El
   const e = note.elicitation;
   const answer = (action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>) =>
     backend.request('lm/answerElicitation', { conversationId: note.conversationId, id: e.id, action, content });
-  stream?.markdown(new vscode.MarkdownString('\n\n**' + (e.agent || 'The agent') + ' asks:** ').appendText(e.message).appendMarkdown('\n'));
+  stream?.markdown(new vscode.MarkdownString('\n\n**' + (e.agent || 'The agent') + ' asks:** ').appendText(e.message).appendMarkdown('\n\n'));
   try {
     if (e.mode === 'url' && e.url) {
       const warn = e.url.punycode ? ' (its name uses letters that can imitate another site: check it)' : '';

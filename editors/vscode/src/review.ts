@@ -35,11 +35,15 @@ const KIND_WORDS: Record<string, string> = { A: 'created', M: 'changed', D: 'del
 export function showChanges(stream: vscode.ChatResponseStream, conversationId: string, turns: ChangedTurn[]): void {
   for (const turn of turns) {
     if (turn.files.length === 0) continue;
-    stream.markdown(`\n\n**Files changed** by this turn (${turn.files.length}):\n`);
+    // One block of text, then the buttons: VS Code folds text that alternates with buttons
+    // into a group of "steps" the user would have to open.
+    const list = new vscode.MarkdownString(`\n\n**Files changed** by this turn (${turn.files.length}):\n`);
     for (const f of turn.files) {
-      const line = new vscode.MarkdownString('\n- ').appendText(`${KIND_WORDS[f.kind] ?? f.kind} ${f.rel}`).appendMarkdown(` (+${f.added} −${f.removed})`);
-      if (f.note) line.appendMarkdown(' — ').appendText(f.note);
-      stream.markdown(line.appendMarkdown('\n'));
+      list.appendMarkdown('\n- ').appendText(`${KIND_WORDS[f.kind] ?? f.kind} ${f.rel}`).appendMarkdown(` (+${f.added} −${f.removed})`);
+      if (f.note) list.appendMarkdown(' — ').appendText(f.note);
+    }
+    stream.markdown(list.appendMarkdown('\n'));
+    for (const f of turn.files) {
       stream.button({ command: VIEW_DIFF_COMMAND, title: `Diff ${f.rel}`, arguments: [{ conversationId, path: f.path, turn: turn.number } satisfies DiffArgs] });
       if (f.undoable) stream.button({ command: UNDO_COMMAND, title: `Undo ${f.rel}`, arguments: [{ conversationId, turn: turn.number, paths: [f.path] } satisfies UndoArgs] });
     }

@@ -40,11 +40,15 @@ export async function config(backend: Backend, conversationId: string, args: str
     stream.markdown('The agent offers no settings in this conversation.');
     return;
   }
-  stream.markdown('**Settings** of the agent in this conversation:\n');
+  // One block of text, then the buttons: VS Code folds text that alternates with buttons
+  // into a group of "steps" the user would have to open.
+  const list = new vscode.MarkdownString('**Settings** of the agent in this conversation:\n');
   for (const s of settings) {
-    const line = new vscode.MarkdownString('\n- **').appendText(s.name).appendMarkdown('**: ').appendText(currentName(s));
-    if (s.description) line.appendMarkdown(' — ').appendText(s.description);
-    stream.markdown(line.appendMarkdown('\n'));
+    list.appendMarkdown('\n- **').appendText(s.name).appendMarkdown('**: ').appendText(currentName(s));
+    if (s.description) list.appendMarkdown(' — ').appendText(s.description);
+  }
+  stream.markdown(list.appendMarkdown('\n'));
+  for (const s of settings) {
     stream.button({ command: CHANGE_SETTING_COMMAND, title: `Change ${s.name}`, arguments: [{ conversationId, id: s.id } satisfies ChangeSettingArgs] });
   }
 }
