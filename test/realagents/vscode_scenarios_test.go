@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/vscodelm"
 )
 
@@ -147,4 +148,46 @@ func vscodeAction(approve bool) func(t *testing.T, sb *sandbox) {
 			}
 		}
 	}
+}
+
+// vscodeChanges: the agent edits a workspace file in a turn played through VS Code (its
+// own tools for the agents that edit on disk themselves, parley's fs/write_text_file for
+// the others); the answer tells @parley the file changed (lm/changes, M +1 −1), and an
+// undo (lm/undo) gives the file back what it held.
+func vscodeChanges(t *testing.T, sb *sandbox) {
+	path := filepath.Join(sb.workspace, notesFile)
+	original := "first\n" + oldLine + "\nlast\n"
+	sb.writeFile(path, original)
+	c := sb.startVSCode(t)
+	cv := &vsConversation{c: c, tools: []vscodelm.ToolDefinition{agentActionTool},
+		caps: &vscodelm.ClientCapabilities{Notifications: []string{vscodelm.NotifyConversation, vscodelm.NotifyChanges}}}
+	if err := cv.play(t, markEdit+" "+path, approveAll); err != nil {
+		t.Fatalf("%v\nturn so far: %q", err, cv.text.String())
+	}
+	if data, _ := os.ReadFile(path); string(data) != "first\n"+newLine+"\nlast\n" {
+		t.Fatalf("%s is %q after the edit\nreply %q", notesFile, data, cv.text.String())
+	}
+	var changed *vscodelm.ChangesParams
+	for _, id := range cv.ids {
+		for _, n := range c.Notifications(id) {
+			var p vscodelm.ChangesParams
+			if n.Method == vscodelm.NotifyChanges && json.Unmarshal(n.Params, &p) == nil {
+				changed = &p
+			}
+		}
+	}
+	if changed == nil {
+		t.Fatalf("no lm/changes after the turn that edited %s", notesFile)
+	}
+	f := changed.Turn.Files
+	if len(f) != 1 || f[0].Rel != notesFile || f[0].Kind != "M" || f[0].Added != 1 || f[0].Removed != 1 {
+		t.Fatalf("lm/changes lists %+v, want %s M +1 -1", f, notesFile)
+	}
+	var undone vscodelm.UndoResult
+	c.Result(c.Request("lm/undo", vscodelm.UndoParams{ConversationID: changed.ConversationID, Turn: changed.Turn.Number}), &undone)
+	if data, _ := os.ReadFile(path); string(data) != original {
+		t.Errorf("%s is %q after the undo, want %q (undo %+v)", notesFile, data, original, undone)
+	}
+	c.Close()
+	sb.requireValidFrames(t)
 }

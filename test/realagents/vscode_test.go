@@ -56,27 +56,30 @@ func (sb *sandbox) startVSCode(t testing.TB) *vsClient {
 func (c *vsClient) log() string { return strings.Join(c.LogLines(), "\n") }
 
 // chat sends one lm/provideLanguageModelChatResponse with the whole history and waits
-// for its answer.
-func (c *vsClient) chat(history []vscodelm.Message, tools []vscodelm.ToolDefinition) ([]vscodelm.ContentPart, error) {
+// for its answer; caps, when set, declares what the client shows beyond text parts.
+func (c *vsClient) chat(history []vscodelm.Message, tools []vscodelm.ToolDefinition, caps *vscodelm.ClientCapabilities) (int64, []vscodelm.ContentPart, error) {
 	c.T.Helper()
 	words := c.sb.agentCommandWords()
 	agent, _ := json.Marshal(map[string]any{"id": c.sb.agent.name, "name": c.sb.agent.name, "command": words[0], "args": words[1:], "env": []any{}})
 	id := c.Request(vscodetest.ChatMethod, vscodelm.ChatRequestParams{
 		ModelID: c.sb.agent.name, Messages: history, Agent: agent,
-		Options: &vscodelm.RequestOptions{Tools: tools, ToolMode: "auto"},
+		Options:      &vscodelm.RequestOptions{Tools: tools, ToolMode: "auto"},
+		Capabilities: caps,
 	})
 	parts, _, err := c.Await(id)
 	if err != nil {
-		return parts, fmt.Errorf("error %d: %s", err.Code, err.Message)
+		return id, parts, fmt.Errorf("error %d: %s", err.Code, err.Message)
 	}
-	return parts, nil
+	return id, parts, nil
 }
 
 // vsConversation is one VS Code chat played to the end of an agent's turn.
 type vsConversation struct {
 	c       *vsClient
 	tools   []vscodelm.ToolDefinition
+	caps    *vscodelm.ClientCapabilities // what the client shows beyond text parts, if anything
 	history []vscodelm.Message
+	ids     []int64 // the requests sent
 	text    strings.Builder        // every text part of the turn
 	calls   []vscodelm.ContentPart // every tool_call part of the turn
 	actions []vscodelm.ContentPart // the agent-action calls among them
@@ -99,7 +102,8 @@ func (cv *vsConversation) play(t testing.TB, text string, decide func(vscodelm.C
 	next := userMessage(textPart(text))
 	for range maxRounds {
 		cv.history = append(cv.history, next)
-		parts, err := cv.c.chat(cv.history, cv.tools)
+		id, parts, err := cv.c.chat(cv.history, cv.tools, cv.caps)
+		cv.ids = append(cv.ids, id)
 		if err != nil {
 			return err
 		}
