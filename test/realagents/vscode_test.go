@@ -79,7 +79,7 @@ type vsConversation struct {
 	tools   []vscodelm.ToolDefinition
 	caps    *vscodelm.ClientCapabilities // what the client shows beyond text parts, if anything
 	history []vscodelm.Message
-	ids     []int64 // the requests sent
+	ids     []int64                // the requests sent
 	text    strings.Builder        // every text part of the turn
 	calls   []vscodelm.ContentPart // every tool_call part of the turn
 	actions []vscodelm.ContentPart // the agent-action calls among them
