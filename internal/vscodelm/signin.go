@@ -32,10 +32,13 @@ func (s *Server) knowsAgent(def AgentDef) bool {
 	if err != nil {
 		return false
 	}
-	a, err := agents.New(cfg).Lookup(def.ID)
-	if err != nil || a.NotRunnable != "" {
+	// Not Lookup: it refuses an agent that cannot run here, which says nothing of its name.
+	all := agents.New(cfg).All()
+	i := slices.IndexFunc(all, func(a agents.Agent) bool { return a.Name == def.ID })
+	if i < 0 {
 		return false
 	}
+	a := all[i]
 	env := slices.Clone(a.Spec.Env)
 	slices.SortFunc(env, func(x, y string) int {
 		if envName(x) < envName(y) {
