@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/parley-acp/parley/acp"
 )
@@ -60,7 +61,10 @@ type agent struct {
 	mu       sync.Mutex
 	sessions map[acp.SessionID]*session
 	next     int
-	client   acp.ClientCapabilities // what the client advertised in initialize
+	// client is what the client advertised in initialize. Not under mu: closeAll holds mu
+	// while the connection ends, and an initialize read just before stdin closed must
+	// still be answered.
+	client atomic.Pointer[acp.ClientCapabilities]
 }
 
 func newAgent(opts Options) *agent {
@@ -74,9 +78,8 @@ func newAgent(opts Options) *agent {
 }
 
 func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
-	a.mu.Lock()
-	a.client = req.ClientCapabilities
-	a.mu.Unlock()
+	caps := req.ClientCapabilities
+	a.client.Store(&caps)
 	return &acp.InitializeResponse{
 		ProtocolVersion: acp.NegotiateVersion(req.ProtocolVersion),
 		AgentCapabilities: acp.AgentCapabilities{

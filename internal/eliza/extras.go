@@ -167,7 +167,8 @@ func (t *turn) reportUsage() {
 
 // clientCaps is what the client advertised.
 func (a *agent) clientCaps() acp.ClientCapabilities {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.client
+	if c := a.client.Load(); c != nil {
+		return *c
+	}
+	return acp.ClientCapabilities{}
 }
