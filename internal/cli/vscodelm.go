@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parley-acp/parley/internal/config"
+	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/version"
 	"github.com/parley-acp/parley/internal/vscodelm"
 	"github.com/parley-acp/parley/internal/xdg"
@@ -19,6 +21,8 @@ import (
 func newVSCodeLMCommand(g *globals) *cobra.Command {
 	var idle, agentTimeout time.Duration
 	var maxConversations, spares int
+	var sandboxMode string
+	var sandboxWritable []string
 	cmd := &cobra.Command{
 		Use:   "vscodelm",
 		Short: "Serve ACP agents as VS Code language models (the backend of parley's VS Code extension)",
@@ -26,7 +30,10 @@ func newVSCodeLMCommand(g *globals) *cobra.Command {
 extension (lm/provideLanguageModelChatResponse, lm/cancel, lm/provideTokenCount,
 lm/provideLanguageModelChatInformation). Each VS Code conversation becomes an ACP session;
 VS Code's tools reach the agent through an MCP server named vscode_tools, and the agent's
-permission requests come back as calls of the parley-agent-action tool.
+permission requests (after your permission rules, as in parley chat) come back as calls of
+the parley-agent-action tool. For @parley it also reports each turn's usage, the files it
+changed (to review and undo: lm/diff, lm/undo) and the agent's questions, settings and
+sign-in. Terminal commands the agent runs through parley are confined as with --sandbox.
 
 Each agent's stderr is appended to ` + filepath.Join(xdg.StateDir(), "logs", "<agent>.log") + `. --log debug
 says, for each request, which conversation it continues and what was new.
@@ -52,11 +59,31 @@ and direction, in DIR.`,
 			if spares == 0 {
 				spares = -1 // none; the option's zero value means the default
 			}
+			box, cleanup, err := commandSandbox(sandboxMode, sandboxWritable, "parley-terminal-")
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			defer cleanup()
+			warnUnconfined(logger, sandboxMode)
+			// The configuration's rules and limits hold in VS Code as everywhere; a file that
+			// cannot be read leaves them out (and is said) rather than the backend.
+			cfg, err := config.Load(config.Path())
+			if err != nil {
+				logger.Warn("the configuration file cannot be read; its permission rules do not apply", "error", err)
+				cfg = &config.File{}
+			}
+			st, storeErr := store.Open(store.DefaultPath())
+			if storeErr != nil {
+				logger.Warn("parley's database cannot be opened: remembered permission decisions are not used and changes are not recorded", "error", storeErr)
+			} else {
+				defer st.Close()
+			}
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
 			return vscodelm.Serve(ctx, stream, vscodelm.Options{
 				Logger: logger, Version: version.String(), IdleTimeout: idle, MaxConversations: maxConversations,
-				AgentTimeout: agentTimeout, Spares: spares,
+				AgentTimeout: agentTimeout, Spares: spares, Sandbox: box,
+				Store: st, StoreErr: storeErr, ChangeLimits: cfg.Changes.Limits(), Rules: cfg.Permissions,
 				AgentLog: func(name string) (io.WriteCloser, error) {
 					l, err := openAgentLog(name)
 					if err != nil {
@@ -71,6 +98,8 @@ and direction, in DIR.`,
 	cmd.Flags().DurationVar(&idle, "idle-timeout", 30*time.Minute, "close a conversation's agent session after this long (a `DURATION`) without activity; an agent left without sessions ends")
 	cmd.Flags().IntVar(&maxConversations, "max-conversations", 256, "the most conversations kept (`N`); past it the least recently used idle one is closed")
 	cmd.Flags().DurationVar(&agentTimeout, "agent-timeout", 60*time.Second, "how long (a `DURATION`) an agent may take to start, or to open or close a session, before the request fails")
+	cmd.Flags().StringVar(&sandboxMode, "sandbox", "auto", sandboxFlagHelp("the commands agents run in parley's terminals (terminal/create)"))
+	cmd.Flags().StringArrayVar(&sandboxWritable, "sandbox-write", nil, "a further directory `DIR` those commands may write (repeatable)")
 	cmd.Flags().IntVar(&spares, "spares", 2, "`N` sessions opened ahead of time (one per agent: the one you chose last, those you used or configured) so that a new chat does not wait for its agent; 0 for none")
 	return cmd
 }

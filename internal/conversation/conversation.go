@@ -31,6 +31,15 @@ type Options struct {
 	// otherwise they are declined at once (ElicitationDeclined) and the turn goes on.
 	Elicit     bool
 	MCPServers []acp.MCPServer
+	// MCPServersFor, when set, gives the MCP servers of each session instead, from what
+	// the agent said it takes (an HTTP server only for an agent with
+	// mcpCapabilities.http): a view that serves tools itself (VS Code's, bridged) offers
+	// them in the form the agent can reach. It is called on a helper goroutine.
+	MCPServersFor func(acp.AgentCapabilities) []acp.MCPServer
+	// Predecide, when set, sees every permission request of the session before the policy
+	// (see permission.go): a view that knows better decides it there. What it leaves
+	// Undecided goes to the policy.
+	Predecide func(ctx context.Context, req *acp.RequestPermissionRequest, seen *toolui.ToolCall) Predecision
 	// Load, when set, is the agent's session to reopen (session/load, or session/resume)
 	// instead of a new one.
 	Load acp.SessionID
@@ -74,6 +83,9 @@ type state struct {
 	shown    *toolui.Turn // the turn updates are folded into: the running one, else the last
 	lastTurn int
 	queue    []Prompt
+	// fresh: the session was opened by session/new and has not been sent a prompt (see
+	// SendOptions.FirstInSession).
+	fresh bool
 
 	questions []*question // the open questions, oldest first; the first is on screen
 	nextQ     int
@@ -92,6 +104,12 @@ type runningTurn struct {
 	cancel    context.CancelFunc
 	cancelled bool
 	refused   string
+	// grace cancels the turn's context a while after a refusal that ended it
+	// (AnswerAndCancel), for an agent that ignores session/cancel.
+	grace *time.Timer
+	// The session the prompt went to, and whether no prompt had gone to it before.
+	session acp.SessionID
+	fresh   bool
 }
 
 // New starts a conversation: the agent (if it is not running) and its session start at
@@ -244,6 +262,9 @@ func (c *Conversation) open(ctx context.Context, proc *agentproc.Server, load ac
 	s.ExtraDirs = c.opts.Roots.Dirs()[1:]
 	caps := proc.Info.AgentCapabilities
 	mcp := c.opts.MCPServers
+	if c.opts.MCPServersFor != nil {
+		mcp = c.opts.MCPServersFor(caps)
+	}
 	if mcp == nil {
 		mcp = []acp.MCPServer{}
 	}
@@ -345,6 +366,7 @@ func (m openedMsg) handle(c *Conversation) {
 	}
 	c.recordSession(m.session.ID, m.loaded)
 	c.attach(m.proc, m.session, false)
+	c.st.fresh = !m.loaded
 	c.emit(Ready{Session: c.st.session})
 	c.pump()
 }
@@ -377,7 +399,22 @@ func (c *Conversation) attach(proc *agentproc.Server, s Session, replay bool) {
 // Send sends a prompt, or queues it behind the running turn, and returns it with its
 // id. A prompt sent while the agent is not ready (starting, or dead) waits for it.
 func (c *Conversation) Send(content []acp.ContentBlock) Prompt {
-	p := Prompt{ID: int(c.ids.Add(1)), Content: content}
+	return c.SendWith(content, SendOptions{})
+}
+
+// SendOptions say more about a prompt.
+type SendOptions struct {
+	// FirstInSession, when set, is sent instead of the content when the prompt is the
+	// first its session gets: a session session/new just opened (the conversation's
+	// first, or a new one after the agent restarted), which has not been sent a prompt
+	// yet. A view that keeps the conversation itself (VS Code sends the whole history with
+	// every request) gives such a session the earlier turns there.
+	FirstInSession []acp.ContentBlock
+}
+
+// SendWith is Send with options.
+func (c *Conversation) SendWith(content []acp.ContentBlock, opts SendOptions) Prompt {
+	p := Prompt{ID: int(c.ids.Add(1)), Content: content, firstInSession: opts.FirstInSession}
 	c.post(sendMsg{p}) // once closed, nothing answers it: the views see Closed
 	return p
 }
@@ -434,8 +471,14 @@ func (c *Conversation) pump() {
 	}
 	p := c.st.queue[0]
 	c.st.queue = c.st.queue[1:]
+	wasFresh := c.st.fresh
+	if wasFresh && p.firstInSession != nil {
+		p.Content, p.First = p.firstInSession, true
+	}
+	p.firstInSession = nil
+	c.st.fresh = false // until the prompt is known not to have gone out
 	ctx, cancel := context.WithCancel(c.ctx)
-	c.st.turn = &runningTurn{prompt: p, cancel: cancel}
+	c.st.turn = &runningTurn{prompt: p, cancel: cancel, session: c.st.session.ID, fresh: wasFresh}
 	c.st.shown = c.newToolTurn()
 	c.st.lastTurn = p.ID
 	c.emit(TurnStarted{Prompt: p})
@@ -466,6 +509,12 @@ func (m turnDoneMsg) handle(c *Conversation) {
 	t := c.st.turn
 	c.st.turn = nil
 	t.cancel()
+	if t.grace != nil {
+		t.grace.Stop()
+	}
+	if errors.Is(m.err, acp.ErrPromptNotSent) && t.session == c.st.session.ID && t.fresh {
+		c.st.fresh = true // the agent never saw it: the session is as new as it was
+	}
 	if t.cancelled {
 		c.emitTurn(c.st.shown.Cancel())
 	}
@@ -490,14 +539,33 @@ func (c *Conversation) Cancel() { c.post(cancelMsg{}) }
 type cancelMsg struct{}
 
 func (cancelMsg) handle(c *Conversation) {
+	c.unqueueAll()
+	if t := c.st.turn; t != nil {
+		t.cancelled = true
+		t.cancel() // again after AnswerAndCancel: its grace is over
+	}
+}
+
+// unqueueAll gives what was queued back to the views.
+func (c *Conversation) unqueueAll() {
 	for _, p := range c.st.queue {
 		c.emit(Unqueued{Prompt: p})
 	}
 	c.st.queue = nil
-	if t := c.st.turn; t != nil && !t.cancelled {
-		t.cancelled = true
-		t.cancel()
+}
+
+// Start opens the session again when it is not open (its start failed, or its agent
+// exited): Starting, then Ready or StartFailed follow. It does nothing while the session
+// is open or a start is under way. (A prompt sent while it is not open starts it too.)
+func (c *Conversation) Start() { c.post(startAgainMsg{}) }
+
+type startAgainMsg struct{}
+
+func (startAgainMsg) handle(c *Conversation) {
+	if c.st.closed || c.st.starting || c.st.proc != nil && !exited(c.st.proc) {
+		return
 	}
+	c.startSession()
 }
 
 // What the agent sends.

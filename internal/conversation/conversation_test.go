@@ -24,6 +24,9 @@ import (
 // built-in agent on stdin and stdout (and exits at once, status 3, when a prompt says
 // "die now"), so the conversation drives a real process without building parley.
 func TestMain(m *testing.M) {
+	if os.Getenv("PARLEY_TEST_AGENT") == "stubborn" {
+		os.Exit(runStubbornAgent())
+	}
 	if os.Getenv("PARLEY_TEST_AGENT") == "eliza" {
 		err := eliza.Serve(context.Background(), stdio{dieOn("die now", os.Stdin), os.Stdout}, eliza.Options{Deterministic: true})
 		if err != nil {
@@ -367,5 +370,188 @@ func TestALateViewLearnsTheStartFailed(t *testing.T) {
 	snap := watch(t, c).until(isA[Snapshot])[0].(Snapshot)
 	if snap.Ready || snap.Starting || snap.Failed == nil {
 		t.Fatalf("snapshot = %+v, want the failure", snap)
+	}
+}
+
+// A view that keeps the conversation itself gives a session that has not been sent a
+// prompt yet another content (the earlier turns): the first prompt of the conversation's
+// session gets it, the next one does not, and the first prompt of the new session the
+// agent's restart opens gets it again.
+func TestFirstInSessionGoesToNewSessionsOnly(t *testing.T) {
+	c := testConversation(t, testAgent(t), false)
+	v := watch(t, c)
+	v.until(isA[Ready])
+	send := func(normal, first string) (string, bool) {
+		t.Helper()
+		p := c.SendWith(text(normal), SendOptions{FirstInSession: text(first)})
+		evs := v.until(turnEnded)
+		sentFirst := false
+		for _, ev := range evs {
+			if s, ok := ev.(TurnStarted); ok && s.Prompt.ID == p.ID {
+				sentFirst = s.Prompt.First
+			}
+		}
+		return replyText(evs), sentFirst
+	}
+	if got, first := send("slowly normal one", "slowly first one"); !strings.Contains(got, "first one") || !first {
+		t.Fatalf("the session's first prompt: reply %q (First %v), want the first-in-session content", got, first)
+	}
+	if got, first := send("slowly normal two", "slowly first two"); !strings.Contains(got, "normal two") || first {
+		t.Fatalf("the second prompt: reply %q (First %v), want the normal content", got, first)
+	}
+	c.Send(text("die now"))
+	v.until(turnEnded)
+	if got, first := send("slowly normal three", "slowly first three"); !strings.Contains(got, "first three") || !first {
+		t.Fatalf("the first prompt after a restart: reply %q (First %v), want the first-in-session content", got, first)
+	}
+}
+
+// Predecide sees each permission request, with what the agent reported of its tool call,
+// before the policy: what it allows or refuses is never asked; what it leaves undecided
+// is.
+func TestPredecideComesBeforeThePolicy(t *testing.T) {
+	roots, err := workspace.NewRoots(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan *toolui.ToolCall, 3)
+	c := New(Options{
+		Agent: testAgent(t), Roots: roots, Policy: &permission.Policy{}, Interactive: true,
+		Predecide: func(ctx context.Context, req *acp.RequestPermissionRequest, tc *toolui.ToolCall) Predecision {
+			seen <- tc
+			switch req.ToolCall.Title {
+			case "allowed":
+				return AllowWithoutAsking
+			case "refused":
+				return RefuseWithoutAsking
+			}
+			return Undecided
+		},
+	})
+	t.Cleanup(c.Close)
+	v := watch(t, c)
+	v.until(isA[Ready])
+	for title, want := range map[string]string{"allowed": "permission: allow_once", "refused": "permission: reject_once"} {
+		c.Send(text("request permission " + title))
+		evs := v.until(turnEnded)
+		for _, ev := range evs {
+			if _, ok := ev.(QuestionAsked); ok {
+				t.Errorf("%s: a question was asked:\n%s", title, describe(evs))
+			}
+		}
+		if !strings.Contains(replyText(evs), want) {
+			t.Errorf("%s: reply %q, want %q", title, replyText(evs), want)
+		}
+		if tc := <-seen; tc == nil || tc.Title != title || tc.RawKind != acp.ToolKindExecute {
+			t.Errorf("%s: Predecide saw %+v, want the tool call the agent reported", title, tc)
+		}
+	}
+	c.Send(text("request permission undecided"))
+	q := last(v.until(isA[QuestionAsked])).(QuestionAsked)
+	if q.Tool == nil || q.Tool.Title != "undecided" {
+		t.Errorf("QuestionAsked.Tool = %+v, want the tool call", q.Tool)
+	}
+	c.Answer(q.ID, permission.AllowOnce)
+	if got := replyText(v.until(turnEnded)); !strings.Contains(got, "permission: allow_once") {
+		t.Errorf("the undecided request, allowed when asked: reply %q", got)
+	}
+}
+
+// AnswerAndCancel refuses and ends the turn: the agent gets the refusal (not
+// "cancelled"), then session/cancel, and the turn ends cancelled without waiting for the
+// grace.
+func TestAnswerAndCancelEndsTheTurn(t *testing.T) {
+	c := testConversation(t, testAgent(t), true)
+	v := watch(t, c)
+	v.until(isA[Ready])
+	c.Send(text("request permission deploy\nslowly " + strings.Repeat("word ", 500)))
+	q := last(v.until(isA[QuestionAsked])).(QuestionAsked)
+	c.AnswerAndCancel(q.ID, permission.RejectOnce)
+	evs := v.until(turnEnded)
+	end := last(evs).(TurnEnded)
+	if !end.Cancelled || end.StopReason != acp.StopReasonCancelled {
+		t.Fatalf("TurnEnded = %+v, want the turn cancelled by the agent", end)
+	}
+	outcome := ""
+	for _, ev := range evs {
+		if u, ok := ev.(TurnUpdate); ok && u.Update.Tool != nil && u.Update.Tool.Confirmation != nil && u.Update.Tool.Confirmation.Outcome != "" {
+			outcome = u.Update.Tool.Confirmation.Outcome
+		}
+	}
+	if outcome != string(acp.PermissionOptionKindRejectOnce) {
+		t.Errorf("the request's outcome %q, want reject_once:\n%s", outcome, describe(evs))
+	}
+	if strings.Count(replyText(evs), "word") > 100 {
+		t.Errorf("the turn went on after the refusal: %d words", strings.Count(replyText(evs), "word"))
+	}
+}
+
+// runStubbornAgent is an agent whose permission requests outlive its turn's
+// cancellation: it never withdraws one, and says how each was answered, cancelled or
+// not. (ACP has the client answer them "cancelled" when it cancels the turn.)
+func runStubbornAgent() int {
+	a := &stubbornAgent{}
+	conn := acp.NewAgentConn(acp.Stdio(), func(conn *acp.AgentConn) acp.Agent { a.conn = conn; return a }, nil)
+	<-conn.Done()
+	return 0
+}
+
+type stubbornAgent struct{ conn *acp.AgentConn }
+
+func (a *stubbornAgent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	return &acp.InitializeResponse{ProtocolVersion: acp.NegotiateVersion(req.ProtocolVersion)}, nil
+}
+
+func (a *stubbornAgent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	return &acp.NewSessionResponse{SessionID: "stubborn-1"}, nil
+}
+
+func (a *stubbornAgent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptResponse, error) {
+	resp, err := a.conn.RequestPermission(context.WithoutCancel(ctx), &acp.RequestPermissionRequest{
+		SessionID: req.SessionID,
+		ToolCall:  acp.ToolCallUpdate{ToolCallID: "c1", Title: acp.PromptText(req.Prompt), Kind: acp.ToolKindExecute},
+		Options: []acp.PermissionOption{
+			{OptionID: "yes", Name: "Allow", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionID: "no", Name: "Reject", Kind: acp.PermissionOptionKindRejectOnce},
+		},
+	})
+	outcome := "cancelled"
+	switch {
+	case err != nil:
+		outcome = "error: " + err.Error()
+	case resp.Outcome.Selected != nil:
+		outcome = string(resp.Outcome.Selected.OptionID)
+	}
+	a.conn.Update(context.WithoutCancel(ctx), req.SessionID, acp.AgentMessageChunk(acp.TextBlock("outcome: "+outcome)))
+	if ctx.Err() != nil {
+		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
+	}
+	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+}
+
+// Cancel answers the permission request being asked "cancelled", as ACP has a client
+// that cancels a turn do: an agent that waits for the answer gets it, and its turn ends.
+func TestCancelAnswersTheQuestionCancelled(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := NewAgent(AgentOptions{Name: "stubborn", Spec: agentproc.Spec{Command: exe, Env: []string{"PARLEY_TEST_AGENT=stubborn"}}, Timeout: 30 * time.Second})
+	t.Cleanup(a.Close)
+	c := testConversation(t, a, true)
+	v := watch(t, c)
+	v.until(isA[Ready])
+	c.Send(text("deploy"))
+	q := last(v.until(isA[QuestionAsked])).(QuestionAsked)
+	c.Cancel()
+	evs := v.until(turnEnded)
+	closed := false
+	for _, ev := range evs {
+		if qc, ok := ev.(QuestionClosed); ok && qc.ID == q.ID {
+			closed = true
+		}
+	}
+	if !closed || !strings.Contains(replyText(evs), "outcome: cancelled") || !last(evs).(TurnEnded).Cancelled {
+		t.Fatalf("want the question closed, the agent answered \"cancelled\" and the turn cancelled:\n%s", describe(evs))
 	}
 }

@@ -41,11 +41,15 @@
 //
 //   - the turn: Send (a prompt; queued while a turn runs; Session.Attach makes the
 //     content blocks of a file the user attaches, as the agent's prompt capabilities
-//     allow), Unqueue, Cancel (the turn; what was queued goes back to the views as
-//     Unqueued);
-//   - the questions: Answer (a permission question), AnswerElicitation (an elicitation:
-//     accept with the form's values, which it checks first and refuses with an error
-//     naming the field, decline or cancel);
+//     allow), SendWith (with another content for a session that has not been sent a
+//     prompt yet: a view that keeps the history, VS Code, gives such a session the
+//     earlier turns), Unqueue, Cancel (the turn; what was queued goes back to the views
+//     as Unqueued); Start (the session opened again after its start failed, without a
+//     prompt);
+//   - the questions: Answer (a permission question), AnswerAndCancel (a refusal that
+//     also ends the turn: session/cancel right behind the answer, in the same write),
+//     AnswerElicitation (an elicitation: accept with the form's values, which it checks
+//     first and refuses with an error naming the field, decline or cancel);
 //   - signing in: SignIn (a method the agent offers, given how the view runs a terminal
 //     program and the values of variables; it returns at once) and CancelSignIn;
 //   - the settings: Session.Settings lists them (config options of every known type,
@@ -107,7 +111,12 @@
 //
 // # Permission questions
 //
-// A conversation's Options say whether a person can answer (Interactive). If not, the
+// A view that knows better than the policy about some requests (VS Code's own tools,
+// which VS Code confirms itself) decides them first (Options.Predecide, which sees the
+// tool call as the agent reported it); the others go to the policy. A view that serves
+// tools to the agent gives them as MCP servers in the form the agent takes
+// (Options.MCPServersFor). A conversation's Options say whether a person can answer
+// (Interactive). If not, the
 // policy refuses what it would have asked (fail closed) and the view is told with a
 // Notice, as `parley run` without a terminal does today. If so, the policy's Ask posts the
 // question to the actor, which shows it to every view; the first Answer wins, and a

@@ -98,6 +98,10 @@ type TerminalReleased struct {
 type QuestionAsked struct {
 	ID       int
 	Question *permission.Question
+	// Tool is the tool call the question is about, as the agent reported it until now
+	// with what the request says of it: its title, kind and input when the request
+	// leaves them out (as codex does). Nil in a Snapshot when the turn it came in is over.
+	Tool *toolui.ToolCall
 }
 
 // QuestionClosed: the question is no longer on screen: answered (by this or another
@@ -156,6 +160,11 @@ func (Snapshot) event()         {}
 type Prompt struct {
 	ID      int
 	Content []acp.ContentBlock
+	// First: the content is the prompt's SendOptions.FirstInSession, sent because the
+	// session had not been sent a prompt yet.
+	First bool
+
+	firstInSession []acp.ContentBlock // until the prompt is sent
 }
 
 // Text is the prompt's text blocks joined, for showing.

@@ -106,6 +106,10 @@ func (a *Agent) startProcess(ctx context.Context) (*agentproc.Server, error) {
 	if a.opts.Start.Download != "" && !errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		err = fmt.Errorf("%w\n(the start first downloads %s: if that failed, check that its package registry can be reached)", err, a.opts.Start.Download)
 	}
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil && a.opts.Start.Download == "" {
+		err = fmt.Errorf("%s did not answer initialize within %v: it may be stuck, or still busy starting up (its log: %s); to wait longer, run parley again with --agent-timeout: %w",
+			a.opts.Name, allowed, a.logName(), err)
+	}
 	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 		// The process did not exit, so its stderr is not in the error yet: what it said
 		// last is often why it is stuck.

@@ -3,8 +3,10 @@ package conversation
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/toolui"
 )
@@ -28,8 +30,15 @@ type question struct {
 	ctx      context.Context
 	q        *permission.Question               // a permission question, or
 	e        *Elicitation                       // an elicitation
-	answer   chan permission.Answer             // buffered: the actor never waits on it
+	answer   chan answered                      // buffered: the actor never waits on it
 	elicited chan acp.CreateElicitationResponse // buffered, likewise
+}
+
+// answered is a permission question's answer, and what to send right behind the
+// response that carries it (AnswerAndCancel's session/cancel), if anything.
+type answered struct {
+	a     permission.Answer
+	after func(ctx context.Context)
 }
 
 // cancel answers the question "cancelled": the conversation is closing.
@@ -38,12 +47,53 @@ func (q *question) cancel() {
 		q.elicited <- acp.CreateElicitationResponse{Action: acp.ElicitationActionCancel}
 		return
 	}
-	q.answer <- permission.Cancelled
+	q.answer <- answered{a: permission.Cancelled}
 }
 
-// requestPermission answers session/request_permission. The response is always safe to
-// send; a problem deciding (the answer already fails closed for it) is told to the views.
+// Predecision is what Options.Predecide made of a permission request.
+type Predecision int
+
+const (
+	// Undecided: the policy decides (and may ask).
+	Undecided Predecision = iota
+	// AllowWithoutAsking: allowed once (the agent's allow_once option), without a question.
+	AllowWithoutAsking
+	// RefuseWithoutAsking: refused (reject_once, else reject_always), without a question.
+	RefuseWithoutAsking
+)
+
+// predecided is the outcome of a Predecision, if it has one the offered options can
+// express: an allow only as allow_once (an allow is never widened), a refusal as
+// reject_once, else reject_always, else cancelled.
+func predecided(d Predecision, options []acp.PermissionOption) (acp.RequestPermissionOutcome, bool) {
+	switch d {
+	case AllowWithoutAsking:
+		if o, ok := permission.ChooseOption(options, acp.PermissionOptionKindAllowOnce); ok {
+			return acp.SelectedOutcome(o.OptionID), true
+		}
+	case RefuseWithoutAsking:
+		for _, kind := range []acp.PermissionOptionKind{acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways} {
+			if o, ok := permission.ChooseOption(options, kind); ok {
+				return acp.SelectedOutcome(o.OptionID), true
+			}
+		}
+		return acp.CancelledOutcome(), true
+	}
+	return acp.RequestPermissionOutcome{}, false
+}
+
+// requestPermission answers session/request_permission: Options.Predecide first, then
+// the policy. The response is always safe to send; a problem deciding (the answer
+// already fails closed for it) is told to the views. (When the turn is cancelled while
+// it is decided, ctx ends, and the agent is answered "cancelled": acp.ClientConn does that.)
 func (c *Conversation) requestPermission(ctx context.Context, req *acp.RequestPermissionRequest) *acp.RequestPermissionResponse {
+	if pd := c.opts.Predecide; pd != nil {
+		if out, ok := predecided(pd(ctx, req, c.seenCall(req.ToolCall.ToolCallID)), req.Options); ok {
+			resp := &acp.RequestPermissionResponse{Outcome: out}
+			c.postCtx(ctx, decidedMsg{req: req, resp: resp})
+			return resp
+		}
+	}
 	resp, err := c.opts.Policy.Decide(ctx, req)
 	c.postCtx(ctx, decidedMsg{req: req, resp: resp, err: err})
 	return resp
@@ -58,10 +108,42 @@ func (c *Conversation) decideTerminal(ctx context.Context, session acp.SessionID
 	return d.Reason, d.Allowed
 }
 
+// seenCall returns what the agent reported of tool call id in the turn (a copy), nil when
+// it reported nothing. The actor answers it after the updates the agent sent before the
+// request, which reached it first.
+func (c *Conversation) seenCall(id acp.ToolCallID) *toolui.ToolCall {
+	if id == "" {
+		return nil
+	}
+	reply := make(chan *toolui.ToolCall, 1)
+	if !c.post(seenCallMsg{id: id, reply: reply}) {
+		return nil
+	}
+	select {
+	case tc := <-reply:
+		return tc
+	case <-c.done:
+		return nil
+	}
+}
+
+type seenCallMsg struct {
+	id    acp.ToolCallID
+	reply chan *toolui.ToolCall
+}
+
+func (m seenCallMsg) handle(c *Conversation) {
+	var seen *toolui.ToolCall
+	if tc := c.st.shown.Call(m.id); tc != nil {
+		seen = tc.Clone()
+	}
+	m.reply <- seen
+}
+
 // ask is the policy's question to a person (only when Interactive).
 func (c *Conversation) ask(ctx context.Context, q *permission.Question) (permission.Answer, error) {
 	q.Diffs = c.editDiffs(q.Request.ToolCall)
-	pq := &question{ctx: ctx, q: q, answer: make(chan permission.Answer, 1)}
+	pq := &question{ctx: ctx, q: q, answer: make(chan answered, 1)}
 	if !c.postCtx(ctx, askMsg{pq}) {
 		if ctx.Err() != nil {
 			return permission.Cancelled, ctx.Err()
@@ -70,7 +152,12 @@ func (c *Conversation) ask(ctx context.Context, q *permission.Question) (permiss
 	}
 	select {
 	case a := <-pq.answer:
-		return a, nil
+		if a.after != nil {
+			// This runs on the request's handler goroutine (the policy asks there), so
+			// what after sends goes out right behind the response, in the same write.
+			jsonrpc2.AfterResponse(ctx, a.after)
+		}
+		return a.a, nil
 	case <-ctx.Done():
 		c.post(withdrawMsg{pq})
 		return permission.Cancelled, ctx.Err()
@@ -79,7 +166,22 @@ func (c *Conversation) ask(ctx context.Context, q *permission.Question) (permiss
 
 // Answer answers the question with this id. An answer to a question that is no longer
 // open (another view answered first, the agent withdrew it) is ignored.
-func (c *Conversation) Answer(id int, a permission.Answer) { c.post(answerMsg{id, a}) }
+func (c *Conversation) Answer(id int, a permission.Answer) { c.post(answerMsg{id: id, a: a}) }
+
+// AnswerAndCancel answers the question with this id, and cancels the turn it came in:
+// session/cancel goes out right behind the answer, in the same write. The agent reads
+// the answer first: a session/cancel before it would make the request "cancelled",
+// which some agents take as "stop everything" rather than a refusal of one action (VS
+// Code's user declined an agent action by writing another message). The turn's own
+// context, which gives up on the turn, is cancelled only declineGrace later, for an
+// agent that ignores session/cancel. What was queued goes back to the views, as with
+// Cancel. An answer to a question no longer open is ignored, and cancels nothing.
+func (c *Conversation) AnswerAndCancel(id int, a permission.Answer) {
+	c.post(answerMsg{id: id, a: a, cancelTurn: true})
+}
+
+// declineGrace is how long a turn AnswerAndCancel cancelled has to end by itself.
+const declineGrace = 2 * time.Second
 
 type askMsg struct{ q *question }
 
@@ -111,12 +213,13 @@ func (c *Conversation) showQuestion() {
 		q.q.Diffs = append([]toolui.Diff(nil), ev.Tool.Diffs...)
 	}
 	c.emitTurn([]toolui.Event{ev})
-	c.emit(QuestionAsked{ID: q.id, Question: q.q})
+	c.emit(QuestionAsked{ID: q.id, Question: q.q, Tool: ev.Tool.Clone()})
 }
 
 type answerMsg struct {
-	id int
-	a  permission.Answer
+	id         int
+	a          permission.Answer
+	cancelTurn bool
 }
 
 func (m answerMsg) handle(c *Conversation) {
@@ -125,7 +228,17 @@ func (m answerMsg) handle(c *Conversation) {
 	}
 	q := c.st.questions[0]
 	c.st.questions = c.st.questions[1:]
-	q.answer <- m.a
+	var after func(context.Context)
+	if t := c.st.turn; m.cancelTurn && t != nil && c.st.proc != nil {
+		conn, session := c.st.proc.Conn, c.st.session.ID
+		after = func(ctx context.Context) { conn.Cancel(ctx, &acp.CancelNotification{SessionID: session}) }
+		c.unqueueAll()
+		if !t.cancelled {
+			t.cancelled = true
+			t.grace = time.AfterFunc(declineGrace, t.cancel)
+		}
+	}
+	q.answer <- answered{a: m.a, after: after}
 	c.emit(QuestionClosed{ID: q.id, Answer: m.a})
 	c.showQuestion()
 }

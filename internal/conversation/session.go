@@ -315,6 +315,7 @@ func (m reopenedMsg) handle(c *Conversation) {
 	// load it again.
 	c.recordSession(m.session.ID, m.load != "")
 	c.attach(m.proc, m.session, m.load != "" && m.session.Agent.Capabilities.LoadSession)
+	c.st.fresh = m.load == ""
 	c.emit(SessionChanged{Session: c.st.session})
 	m.reply <- reopened{session: c.st.session}
 	c.pump()

@@ -65,6 +65,9 @@ func (m subscribeMsg) handle(c *Conversation) {
 			snap.Elicitation = &ElicitationAsked{ID: q.id, Elicitation: q.e}
 		default:
 			snap.Question = &QuestionAsked{ID: q.id, Question: q.q}
+			if tc := c.st.shown.Call(q.q.Request.ToolCall.ToolCallID); tc != nil {
+				snap.Question.Tool = tc.Clone()
+			}
 		}
 	}
 	snap.SigningIn = c.st.signIn != nil

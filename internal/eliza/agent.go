@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/parley-acp/parley/acp"
 )
@@ -60,6 +61,10 @@ type agent struct {
 	mu       sync.Mutex
 	sessions map[acp.SessionID]*session
 	next     int
+	// client is what the client advertised in initialize. Not under mu: closeAll holds mu
+	// while the connection ends, and an initialize read just before stdin closed must
+	// still be answered.
+	client atomic.Pointer[acp.ClientCapabilities]
 }
 
 func newAgent(opts Options) *agent {
@@ -73,6 +78,8 @@ func newAgent(opts Options) *agent {
 }
 
 func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	caps := req.ClientCapabilities
+	a.client.Store(&caps)
 	return &acp.InitializeResponse{
 		ProtocolVersion: acp.NegotiateVersion(req.ProtocolVersion),
 		AgentCapabilities: acp.AgentCapabilities{
@@ -171,7 +178,7 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	if ctx.Err() != nil {
 		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	}
-	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, nil
+	return &acp.PromptResponse{StopReason: acp.StopReasonEndTurn, Usage: t.usage}, nil
 }
 
 func (a *agent) session(id acp.SessionID) *session {

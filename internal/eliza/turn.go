@@ -25,7 +25,8 @@ type session struct {
 	servers []acp.MCPServer
 	mcp     map[string]*mcp.ClientSession // connected lazily, by server name
 	history []exchange
-	calls   int // tool call ids
+	calls   int                       // tool call ids
+	config  []acp.SessionConfigOption // the settings offerSettings gave (extras.go)
 }
 
 type exchange struct{ user, agent string }
@@ -100,6 +101,7 @@ type turn struct {
 	session *session
 	ctx     context.Context
 	said    strings.Builder
+	usage   *acp.Usage // the turn's usage, when reportUsage gave one
 }
 
 // run answers each line of the prompt: test commands are carried out, other text is
@@ -147,12 +149,23 @@ func (t *turn) run(text string) {
 			t.slowly(rest)
 		case "flood":
 			t.flood(rest)
+		case "ask me":
+			t.askMe(rest)
+		case "offer settings":
+			t.offerSettings()
+		case "show settings":
+			t.showSettings()
+		case "write file":
+			t.writeFile(rest)
+		case "report usage":
+			t.reportUsage()
 		}
 	}
 	flushTalk()
 }
 
-var verbs = []string{"list tools from", "use tool", "request permission", "tool call", "think", "slowly", "flood"}
+var verbs = []string{"list tools from", "use tool", "request permission", "tool call", "think", "slowly", "flood",
+	"ask me", "offer settings", "show settings", "write file", "report usage"}
 
 // command splits a line into a test command and its argument; verb is "" for plain talk.
 func command(line string) (verb, rest string) {

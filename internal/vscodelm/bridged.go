@@ -7,6 +7,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/mcpbridge"
+	"github.com/parley-acp/parley/internal/toolui"
 )
 
 // Agents ask permission for an MCP tool each in their own way; these are the forms that
@@ -38,17 +39,17 @@ import (
 
 // bridgedToolAsked returns the bridged VS Code tool a permission request is the agent's
 // call of, from the request and what the agent reported earlier about the same
-// toolCallId, or "" when it is anything else.
-func bridgedToolAsked(req *acp.RequestPermissionRequest, reported *reportedCall, tools []ToolDefinition) string {
+// toolCallId (as the conversation folded it), or "" when it is anything else.
+func bridgedToolAsked(req *acp.RequestPermissionRequest, reported *toolui.ToolCall, tools []ToolDefinition) string {
 	titles := []string{req.ToolCall.Title}
 	metas := []acp.Meta{req.Meta, req.ToolCall.Meta}
 	inputs := []json.RawMessage{req.ToolCall.RawInput}
 	kinds := []acp.ToolKind{req.ToolCall.Kind}
 	if reported != nil {
-		titles = append(titles, reported.title)
-		metas = append(metas, reported.meta)
-		inputs = append(inputs, reported.rawInput)
-		kinds = append(kinds, reported.kind)
+		titles = append(titles, reported.Title)
+		metas = append(metas, reported.Meta)
+		inputs = append(inputs, reported.RawInput)
+		kinds = append(kinds, reported.RawKind)
 	}
 	var names []string
 	add := func(name string, ok bool) {

@@ -3,10 +3,11 @@
 // language model.
 //
 // Data flows one way: the extension sends lm/provideLanguageModelChatResponse with the
-// whole conversation (VS Code's API is stateless); the history Matcher finds the ACP
-// session that conversation belongs to and the messages its agent has not seen; the
-// session worker prompts the agent and streams its output back as lm/responsePart
-// notifications, then lm/responseComplete and the result {}. The wire protocol is the one
+// whole conversation (VS Code's API is stateless); the history Matcher finds the
+// conversation it belongs to and the messages its agent has not seen; the conversation's
+// worker, a view of the conversation core (internal/conversation), sends them as a
+// prompt and streams what the core reports back as lm/responsePart notifications, then
+// lm/responseComplete and the result {}. The wire protocol is the one
 // of Symposium's vscodelm backend (the protocol reference), so an existing
 // client keeps working.
 //
@@ -31,17 +32,35 @@
 //     answer but keeps the user's message: the next request is [..., U1, U2]. The session
 //     has seen U1, so it continues, and the agent receives only U2.
 //
+// # The conversation core, and what the worker keeps
+//
+// Each VS Code conversation is a conversation.Conversation on the conversation.Agent of
+// its agent definition (pool.go: one per definition, shared by all its conversations).
+// The core owns everything ACP: the session (opened when the conversation starts,
+// opened again when the agent died), the turn folded into toolui's model, the
+// permission policy (internal/permission: the user's rules and remembered decisions, as
+// in `parley chat`), the agent's questions and settings, usage, and the record of what
+// each turn changed (internal/changes). The worker is a view of it: it keeps only what
+// VS Code's side needs (the request open, what waits for VS Code, the messages the
+// agent has not seen) and turns the core's events into parts. The core gained what such
+// a view needs: a prompt's other content for a session that has not been sent one yet
+// (SendOptions.FirstInSession: the earlier turns, for a new conversation, a spare or a
+// session opened after the agent restarted), the MCP servers given from the agent's
+// capabilities (vscode_tools over HTTP or the stdio shim), a Predecide hook the policy
+// comes after (VS Code's own tools, allowed), and AnswerAndCancel (below).
+//
 // # Tool calls and permission requests
 //
 // The worker (worker.go, waits.go) shows each agent call of a VS Code tool, and each
-// permission request, as a tool_call part, and ends the response 50 ms later so that
-// calls made together go out together. A call that arrives after the response ended is
+// permission question of the core, as a tool_call part, and ends the response 50 ms
+// later so that calls made together go out together. (The core asks one question at a
+// time.) A call that arrives after the response ended is
 // held and shown in the next response (the one that carries the first results); only a
 // call VS Code was shown and did not answer counts as declined. A declined tool call
 // fails the MCP call; a declined agent action is answered with the agent's reject_once
 // option, and session/cancel follows right behind that answer, in the same write (a
 // session/cancel first would make the answer "cancelled", which some agents take as "stop
-// everything").
+// everything"): the core's AnswerAndCancel.
 // An agent action is allowed only by the approval itself: a tool_result whose result is
 // [{"value":"Approved"}], exactly one part whose value is that string (other members such
 // as "$mid" ignored), which the agent-action tool's invoke returns once the user allowed
@@ -61,7 +80,10 @@
 // session/cancel read after it even when their handler has not started yet (acp.AgentConn
 // registers each prompt as it is read).
 // A permission request for one of parley's own bridged tools is allowed in every agent's
-// form (bridged.go); nothing else is allowed by name.
+// form (bridged.go, through the core's Predecide, with what the agent reported earlier of
+// the call); nothing else is allowed by name. The rest goes to the policy, which allows
+// or refuses what the user's rules and remembered decisions say and asks VS Code's user
+// the rest.
 //
 // # Agents
 //
@@ -73,20 +95,24 @@
 // too.
 //
 // One agent process per agent definition serves all its conversations (pool.go). Starting
-// it and opening sessions never block other conversations, and every call to an agent
-// other than a turn (initialize, session/new, session/close) has a deadline
-// (Options.AgentTimeout); when it passes the request is answered -32000 saying so. Agent
-// stderr goes to a log file per agent (Options.AgentLog). On a signal the agents are
-// stopped, open requests answered -32800, and Serve returns.
+// it and opening sessions never block other conversations (the core starts them on each
+// conversation's helper goroutines), and every call to an agent other than a turn
+// (initialize, session/new, session/close) has a deadline (Options.AgentTimeout); when it
+// passes the request is answered -32000 saying so. Agent stderr goes to a log file per
+// agent (Options.AgentLog). The agent's commands in parley's terminals are confined
+// (Options.Sandbox). On a signal open requests are answered -32800, the conversations
+// closed, the agents stopped, and Serve returns.
 //
 // # One owner for each piece of state
 //
 // The router owns the histories and the table of conversations and open requests; each
-// worker owns its session, its open request and what waits for VS Code. They talk with
-// messages: the router posts to a worker's unbounded mailbox (so it never waits for one),
-// a worker posts to the router's inbox. A worker reports what it streamed when the
-// exchange ends, before the request is answered, so the router has it before the client
-// can send the next request.
+// worker owns its open request and what waits for VS Code; the core owns the session.
+// They talk with typed messages (a sealed interface per actor): the router posts to a
+// worker's unbounded mailbox (mailbox.Box[workerMsg], so it never waits for one), a worker
+// posts to the router's inbox (chan routerMsg) and commands its conversation, whose
+// events it takes from a subscription (an unbounded mailbox too). A worker reports what
+// it streamed when the exchange ends, before the request is answered, so the router has
+// it before the client can send the next request.
 //
 // # Protocol additions
 //
@@ -141,14 +167,41 @@
 // vscode_tools would take the first conversation's away. An unused spare closes after the
 // idle timeout.
 //
+// What @parley shows beyond the reply (wire_features.go). A client declares the
+// notifications it handles in capabilities.notifications; each names its request
+// (requestId) and comes before lm/responseComplete, and one that comes while no request is
+// open waits for the next:
+//
+//	lm/conversation   {conversationId}: the conversation the request continues (first)
+//	lm/usage          {usage?, turn?}: the agent's usage_update and the turn's usage, after a turn
+//	lm/changes        {turn:{number,label,files:[{path,rel,kind,added,removed,…}]}}: a turn changed files
+//	lm/elicitation    {elicitation:{id,message,mode,fields|url}}: the agent asks; the request stays open
+//	lm/signInRequired {agent,methods:[{id,name,kind,command}]}: the agent needs a sign-in
+//
+// A client that does not declare lm/elicitation cannot answer: parley declines the
+// question and the turn goes on. A sign-in is said in the reply itself, with the command
+// that signs in with each method (`parley login --agent NAME --method ID`), and the
+// request completes; the messages it carried reach the agent as context later.
+//
+// Requests about a conversation (its id from lm/conversation): lm/settings and
+// lm/setConfig {id, value} (its config options, legacy modes and models; an unknown id or
+// value is -32602 listing the valid ones); lm/changes (the turns that changed files, and
+// undos), lm/diff {path, turn?, since?} (the unified diff and both texts), lm/undo {turn?,
+// paths?, rewind?} (a file changed since the turn makes it -32001 with the conflicts as
+// data, and nothing is undone); lm/answerElicitation {id, action, content?} (an answer the
+// form refuses is -32602 naming the field). The notification lm/signedIn {agent} says the
+// user signed in: the agent's next conversation starts a new process.
+//
 // Other additions: `parley vscodelm --idle-timeout D --max-conversations N --spares N
-// --agent-timeout D` bound what is kept and waited for; `--trace-dir` may stand before or
-// after the subcommand.
+// --agent-timeout D` bound what is kept and waited for; `--sandbox`, `--sandbox-write` as
+// for `parley chat`; `--trace-dir` may stand before or after the subcommand.
 //
 // # Files
 //
-// wire.go: the wire types; agentdef.go: params.agent and the key that selects an agent
-// process; history.go: the Matcher; server.go: Serve and the JSON-RPC handlers; router.go:
-// the router; worker.go, waits.go, output.go, bridged.go: a conversation's worker; pool.go:
-// agent processes; mailbox.go: the router's queue to a worker.
+// wire.go, wire_features.go: the wire types; agentdef.go: params.agent and the key that
+// selects an agent process; history.go: the Matcher; server.go: Serve and the JSON-RPC
+// handlers; router.go: the router; worker.go, waits.go, output.go, bridged.go,
+// features.go: a conversation's worker; requests.go: the requests about a conversation;
+// signin.go: the parley login command for an agent; pool.go: the agents.
+// vscodetest/ is the fake VS Code client of the tests.
 package vscodelm

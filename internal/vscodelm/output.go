@@ -1,35 +1,47 @@
 package vscodelm
 
 import (
-	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
-// onUpdate turns agent output into parts: text as text, the agent's own tool calls and
-// plans as Markdown that shows each call once and then only its status changes (or as
-// structured parts for a client that renders them).
-func (w *worker) onUpdate(u acp.SessionUpdate) {
-	if w.turn == nil || w.turn.draining {
+// onText shows the agent's text, as it streamed, in a text part.
+func (w *worker) onText(turn int, text string) {
+	if w.turn == nil || w.turn.draining || turn != w.turn.id {
 		return // the output of a cancelled or finished turn
 	}
-	w.remember(u)
-	if c := u.AgentMessageChunk; c != nil {
-		if t, ok := c.Content.AsText(); ok {
-			w.emit(said{part: TextPart(t)})
-		}
+	w.emit(said{part: TextPart(text)})
+}
+
+// onUpdate shows the rest of the turn the conversation folded: the agent's own tool calls
+// and plans as Markdown that shows each call once and then only its status changes (or as
+// structured parts for a client that renders them). A permission question is shown as a
+// call of the agent-action tool (waits.go), not here; nor is a tool call the agent never
+// reported itself (one the conversation knows only from such a question).
+func (w *worker) onUpdate(u conversation.TurnUpdate) {
+	if w.turn == nil || w.turn.draining || u.Turn != w.turn.id {
 		return
 	}
-	for _, ev := range w.view.Apply(u) {
-		if p, ok := w.structured(ev); ok {
-			w.emit(said{part: p, transient: true}) // display only: not part of the history
-			continue
+	ev := u.Update
+	switch ev.Kind {
+	case toolui.PermissionRequested:
+		return
+	case toolui.ToolStarted:
+		w.started[ev.Tool.ID] = true
+	case toolui.ToolUpdated:
+		if !w.started[ev.Tool.ID] {
+			return
 		}
-		w.mdOut.Reset()
-		w.md.Render(ev)
-		if w.mdOut.Len() > 0 {
-			w.emit(said{part: TextPart(w.mdOut.String()), display: true})
-		}
+	}
+	if p, ok := w.structured(ev); ok {
+		w.emit(said{part: p, transient: true}) // display only: not part of the history
+		return
+	}
+	w.mdOut.Reset()
+	w.md.Render(ev)
+	if w.mdOut.Len() > 0 {
+		w.emit(said{part: TextPart(w.mdOut.String()), display: true})
 	}
 }
 
@@ -41,7 +53,7 @@ func (w *worker) structured(ev toolui.Event) (ContentPart, bool) {
 	switch ev.Kind {
 	case toolui.ThoughtDelta:
 		kind = "thinking"
-	case toolui.ToolStarted, toolui.ToolUpdated, toolui.PermissionRequested:
+	case toolui.ToolStarted, toolui.ToolUpdated:
 		kind = "tool_invocation"
 	default:
 		return ContentPart{}, false
@@ -66,6 +78,10 @@ func (w *worker) emit(s said) {
 		w.buffer = append(w.buffer, s)
 		return
 	}
+	if s.note != nil {
+		w.s.notify(w.open, s.note.method, s.note.params(w.open.id))
+		return
+	}
 	w.s.send(w.open, s.part)
 	w.answer = append(w.answer, s)
 	if s.shows != nil {
@@ -79,46 +95,5 @@ func (w *worker) flush() {
 	w.buffer = nil
 	for _, s := range held {
 		w.emit(s)
-	}
-}
-
-// reportedCall is what the agent said about one of its tool calls in tool_call and
-// tool_call_update notifications: what a later permission request for it is about.
-type reportedCall struct {
-	title    string
-	kind     acp.ToolKind
-	rawInput json.RawMessage
-	meta     acp.Meta
-}
-
-// maxReported bounds what is remembered about the tool calls of one turn.
-const maxReported = 1024
-
-func (w *worker) remember(u acp.SessionUpdate) {
-	switch {
-	case u.ToolCall != nil:
-		if len(w.reported) < maxReported {
-			w.reported[u.ToolCall.ToolCallID] = &reportedCall{title: u.ToolCall.Title, kind: u.ToolCall.Kind, rawInput: u.ToolCall.RawInput, meta: u.ToolCall.Meta}
-		}
-	case u.ToolCallUpdate != nil:
-		r := w.reported[u.ToolCallUpdate.ToolCallID]
-		if r == nil {
-			return
-		}
-		if u.ToolCallUpdate.Title != "" {
-			r.title = u.ToolCallUpdate.Title
-		}
-		if u.ToolCallUpdate.Kind != "" {
-			r.kind = u.ToolCallUpdate.Kind
-		}
-		if len(u.ToolCallUpdate.RawInput) > 0 {
-			r.rawInput = u.ToolCallUpdate.RawInput
-		}
-		for k, v := range u.ToolCallUpdate.Meta {
-			if r.meta == nil {
-				r.meta = acp.Meta{}
-			}
-			r.meta[k] = v
-		}
 	}
 }

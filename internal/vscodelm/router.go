@@ -9,10 +9,11 @@ import (
 	"time"
 )
 
-// router is the state of the request router, which runs on Serve's goroutine: the history
-// of every conversation (the Matcher), which worker serves it, and the requests not
-// answered yet. Everyone else reaches it with messages on Server.inbox.
+// router is the request router, which runs on Serve's goroutine: it owns the history of
+// every conversation (the Matcher), which worker serves it, and the requests not answered
+// yet. Everyone else reaches it with messages (routerMsg) on Server.inbox.
 type router struct {
+	s       *Server // what the router uses: the logger, the limits, starting workers
 	matcher *Matcher
 	convs   map[string]*convState   // by Conversation.ID
 	open    map[string]*chatRequest // by request id
@@ -55,12 +56,15 @@ type convState struct {
 // maxEarlyCancels bounds the lm/cancel ids kept for requests not routed yet.
 const maxEarlyCancels = 64
 
-func newRouter() router {
-	return router{
-		matcher: NewMatcher(), convs: map[string]*convState{}, open: map[string]*chatRequest{},
+func newRouter(s *Server) *router {
+	return &router{
+		s: s, matcher: NewMatcher(), convs: map[string]*convState{}, open: map[string]*chatRequest{},
 		spares: map[AgentKey]*spare{}, eligible: map[AgentKey]AgentDef{}, wanted: map[AgentKey]bool{},
 	}
 }
+
+// routerMsg is what the router's inbox holds.
+type routerMsg interface{ routerMsg() }
 
 // Messages to the router.
 type (
@@ -88,19 +92,33 @@ type (
 		cwd  string
 		dirs []string
 	}
+	routeLookup struct { // which worker serves a conversation (nil: none)
+		conv  string
+		reply chan *worker // buffered
+	}
 )
 
-// route is the router's loop. It returns when the client connection ends (false) or ctx
+func (routeChat) routerMsg()     {}
+func (routeCancel) routerMsg()   {}
+func (routeAnswered) routerMsg() {}
+func (routeExchange) routerMsg() {}
+func (routeBusy) routerMsg()     {}
+func (routeListed) routerMsg()   {}
+func (routePrepare) routerMsg()  {}
+func (routeLookup) routerMsg()   {}
+
+// run is the router's loop. It returns when the client connection ends (false) or ctx
 // ends (true).
-func (s *Server) route(ctx context.Context) (signalled bool) {
+func (rt *router) run(ctx context.Context) (signalled bool) {
+	s := rt.s
 	janitor := time.NewTicker(min(s.idle/4, time.Minute))
 	defer janitor.Stop()
 	for {
 		select {
 		case msg := <-s.inbox:
-			s.handleRoute(msg)
+			rt.handle(msg)
 		case <-janitor.C:
-			s.evictIdle()
+			rt.evictIdle()
 		case <-s.conn.Done():
 			return false
 		case <-ctx.Done():
@@ -109,16 +127,16 @@ func (s *Server) route(ctx context.Context) (signalled bool) {
 	}
 }
 
-func (s *Server) handleRoute(msg any) {
-	rt := &s.router
+func (rt *router) handle(msg routerMsg) {
+	s := rt.s
 	switch m := msg.(type) {
 	case routeChat:
-		s.routeChat(m.req)
+		rt.routeChat(m.req)
 	case routeCancel:
 		if r := rt.open[m.id]; r != nil {
 			r.finish(errCancelled)
 			if cs := rt.convs[r.conv]; cs != nil {
-				cs.w.mail.post(ctlCancel{req: r})
+				cs.w.mail.Post(cancelMsg{req: r})
 			}
 			return
 		}
@@ -160,24 +178,30 @@ func (s *Server) handleRoute(msg any) {
 			return strings.Compare(a.Label(), b.Label())
 		})
 		for _, def := range eligible {
-			s.prepareSpare(def, rt.lastCwd, rt.lastDirs)
+			rt.prepareSpare(def, rt.lastCwd, rt.lastDirs)
 		}
+	case routeLookup:
+		var w *worker
+		if cs := rt.convs[m.conv]; cs != nil {
+			w = cs.w
+		}
+		m.reply <- w
 	case routePrepare:
 		s.logger.Debug("asked to prepare a session", "agent", m.def.Label(), "cwd", m.cwd)
-		s.want(m.def)
+		rt.want(m.def)
 		cwd, dirs := m.cwd, m.dirs
 		if cwd == "" {
 			cwd, dirs = rt.lastCwd, rt.lastDirs
 		}
-		s.prepareSpare(m.def, cwd, dirs)
+		rt.prepareSpare(m.def, cwd, dirs)
 	}
 }
 
 // want marks an agent the user chose: it gets a spare session when the models are listed
 // (once it has no conversation in that workspace), before the agents only configured.
-func (s *Server) want(def AgentDef) {
-	s.router.eligible[def.Key] = def
-	s.router.wanted[def.Key] = true
+func (rt *router) want(def AgentDef) {
+	rt.eligible[def.Key] = def
+	rt.wanted[def.Key] = true
 }
 
 // routeChat matches a request to its conversation, starting a new one (and its worker)
@@ -188,8 +212,8 @@ func (s *Server) want(def AgentDef) {
 // any cancelled request, and its worker never prompts it. The next request of that chat
 // repeats its user message ([..., U1, U2]); the agent then gets U1 as earlier context and
 // answers U2, as after a cancel that came later, never U1 run again as a new prompt.
-func (s *Server) routeChat(r *chatRequest) {
-	rt := &s.router
+func (rt *router) routeChat(r *chatRequest) {
+	s := rt.s
 	cancelled := false
 	for i, id := range rt.early {
 		if id == r.key {
@@ -214,45 +238,47 @@ func (s *Server) routeChat(r *chatRequest) {
 	if cs == nil {
 		var w *worker
 		if cancelled {
-			w = s.startWorker(r.def) // the spare is left to a request that runs
+			w = rt.startWorker(r.def) // the spare is left to a request that runs
 		} else {
-			w = s.takeSpare(r)
+			w = rt.takeSpare(r)
 		}
 		cs = &convState{conv: conv, w: w, key: r.def.Key, cwd: r.params.Cwd}
 		rt.convs[conv.ID] = cs
 		if len(rt.convs) > s.max {
-			s.evictOldest(conv.ID)
+			rt.evictOldest(conv.ID)
 		}
-		s.want(r.def) // the user chose this agent: it gets a spare next time
+		rt.want(r.def) // the user chose this agent: it gets a spare next time
 	}
 	cs.current, cs.lastActive = r, time.Now()
 	if cancelled {
 		r.finish(errCancelled)
-		cs.w.mail.post(ctlRequest{req: r, cancelled: true})
+		cs.w.mail.Post(requestMsg{req: r, cancelled: true})
 		return
 	}
 	cs.busy = true
 	rt.open[r.key] = r
-	cs.w.mail.post(ctlRequest{req: r})
+	if !cs.w.mail.Post(requestMsg{req: r}) {
+		r.finish(errClosed) // the worker has ended
+	}
 }
 
 // startWorker starts a worker for def.
-func (s *Server) startWorker(def AgentDef) *worker {
-	s.router.workers++
-	w := newWorker(s, fmt.Sprintf("w%d", s.router.workers), def)
-	s.goroutines.Go(w.run)
+func (rt *router) startWorker(def AgentDef) *worker {
+	rt.workers++
+	w := newWorker(rt.s, fmt.Sprintf("w%d", rt.workers), def)
+	rt.s.goroutines.Go(w.run)
 	return w
 }
 
 // takeSpare returns the spare worker for the request's agent when its session opened
 // (or is opening) where the request works, else a new worker.
-func (s *Server) takeSpare(r *chatRequest) *worker {
-	sp := s.router.spares[r.def.Key]
+func (rt *router) takeSpare(r *chatRequest) *worker {
+	sp := rt.spares[r.def.Key]
 	if sp == nil || sp.cwd != r.params.Cwd || !slices.Equal(sp.dirs, r.params.AdditionalDirectories) {
-		return s.startWorker(r.def)
+		return rt.startWorker(r.def)
 	}
-	delete(s.router.spares, r.def.Key)
-	s.logger.Debug("took a spare session", "agent", r.def.Label(), "worker", sp.w.id)
+	delete(rt.spares, r.def.Key)
+	rt.s.logger.Debug("took a spare session", "agent", r.def.Label(), "worker", sp.w.id)
 	return sp.w
 }
 
@@ -266,8 +292,8 @@ func (s *Server) takeSpare(r *chatRequest) *worker {
 // keep MCP servers per workspace, not per session, so a second session's vscode_tools
 // replaces the first's and that conversation's calls of VS Code tools fail. A spare
 // therefore never adds a session the user did not ask for beside a live one.
-func (s *Server) prepareSpare(def AgentDef, cwd string, dirs []string) {
-	rt := &s.router
+func (rt *router) prepareSpare(def AgentDef, cwd string, dirs []string) {
+	s := rt.s
 	if _, ok := rt.eligible[def.Key]; !ok || s.spares <= 0 {
 		return
 	}
@@ -278,67 +304,67 @@ func (s *Server) prepareSpare(def AgentDef, cwd string, dirs []string) {
 		if sp.cwd == cwd && slices.Equal(sp.dirs, dirs) {
 			return
 		}
-		s.closeSpare(def.Key)
+		rt.closeSpare(def.Key)
 	}
 	for _, cs := range rt.convs {
 		if cs.key == def.Key && cs.cwd == cwd {
 			return
 		}
 	}
-	if len(rt.spares) >= s.spares && !(rt.wanted[def.Key] && s.closeUnwantedSpare()) {
+	if len(rt.spares) >= s.spares && !(rt.wanted[def.Key] && rt.closeUnwantedSpare()) {
 		return
 	}
-	w := s.startWorker(def)
+	w := rt.startWorker(def)
 	rt.spares[def.Key] = &spare{w: w, cwd: cwd, dirs: dirs, since: time.Now()}
 	s.logger.Debug("opening a spare session", "agent", def.Label(), "worker", w.id, "cwd", cwd)
-	w.mail.post(ctlPrepare{cwd: cwd, dirs: dirs, tools: rt.lastTools})
+	w.mail.Post(prepareMsg{cwd: cwd, dirs: dirs, tools: rt.lastTools})
 }
 
 // closeUnwantedSpare closes the oldest spare of an agent the user only configured, to make
 // room for one the user wants; false when there is none.
-func (s *Server) closeUnwantedSpare() bool {
+func (rt *router) closeUnwantedSpare() bool {
 	var oldest *spare
 	var key AgentKey
-	for k, sp := range s.router.spares {
-		if !s.router.wanted[k] && (oldest == nil || sp.since.Before(oldest.since)) {
+	for k, sp := range rt.spares {
+		if !rt.wanted[k] && (oldest == nil || sp.since.Before(oldest.since)) {
 			oldest, key = sp, k
 		}
 	}
 	if oldest == nil {
 		return false
 	}
-	s.closeSpare(key)
+	rt.closeSpare(key)
 	return true
 }
 
 // closeSpare closes the spare session of an agent.
-func (s *Server) closeSpare(key AgentKey) {
-	sp := s.router.spares[key]
-	s.logger.Debug("closing an unused spare session", "agent", sp.w.def.Label(), "worker", sp.w.id)
-	delete(s.router.spares, key)
-	sp.w.mail.post(ctlClose{})
+func (rt *router) closeSpare(key AgentKey) {
+	sp := rt.spares[key]
+	rt.s.logger.Debug("closing an unused spare session", "agent", sp.w.def.Label(), "worker", sp.w.id)
+	delete(rt.spares, key)
+	sp.w.mail.Post(closeMsg{})
 }
 
 // evictIdle closes the conversations and spare sessions idle for longer than the idle
 // timeout.
-func (s *Server) evictIdle() {
-	cutoff := time.Now().Add(-s.idle)
-	for _, cs := range s.router.convs {
+func (rt *router) evictIdle() {
+	cutoff := time.Now().Add(-rt.s.idle)
+	for _, cs := range rt.convs {
 		if !cs.busy && cs.lastActive.Before(cutoff) {
-			s.evict(cs)
+			rt.evict(cs)
 		}
 	}
-	for key, sp := range s.router.spares {
+	for key, sp := range rt.spares {
 		if sp.since.Before(cutoff) {
-			s.closeSpare(key)
+			rt.closeSpare(key)
 		}
 	}
 }
 
 // evictOldest closes the least recently active idle conversation other than keep.
-func (s *Server) evictOldest(keep string) {
+func (rt *router) evictOldest(keep string) {
 	var oldest *convState
-	for id, cs := range s.router.convs {
+	for id, cs := range rt.convs {
 		if id == keep || cs.busy {
 			continue
 		}
@@ -347,14 +373,14 @@ func (s *Server) evictOldest(keep string) {
 		}
 	}
 	if oldest != nil {
-		s.evict(oldest)
+		rt.evict(oldest)
 	}
 }
 
 // evict forgets a conversation and tells its worker to close its session and end.
-func (s *Server) evict(cs *convState) {
-	s.logger.Debug("closing an idle conversation", "conversation", cs.conv.ID)
-	s.router.matcher.Remove(cs.conv)
-	delete(s.router.convs, cs.conv.ID)
-	cs.w.mail.post(ctlClose{})
+func (rt *router) evict(cs *convState) {
+	rt.s.logger.Debug("closing an idle conversation", "conversation", cs.conv.ID)
+	rt.matcher.Remove(cs.conv)
+	delete(rt.convs, cs.conv.ID)
+	cs.w.mail.Post(closeMsg{})
 }

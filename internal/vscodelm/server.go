@@ -12,10 +12,14 @@ import (
 	"time"
 
 	"github.com/parley-acp/parley/internal/catalog"
+	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"github.com/parley-acp/parley/internal/mcpbridge"
+	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/sandbox"
+	"github.com/parley-acp/parley/internal/store"
 )
 
 // Codes the client relies on: -32800 with "cancelled" in the message becomes VS Code's
@@ -43,26 +47,41 @@ type Options struct {
 	// configured (when the models are listed) or has used: a new conversation takes one
 	// and does not wait for the agent. 0 means 2; negative, none.
 	Spares int
+	// Sandbox, when set, confines the commands agents run in parley's terminals
+	// (terminal/create) to writing in their workspace (Landlock).
+	Sandbox *sandbox.Policy
+	// Store is parley's database: the permission decisions the user asked parley to
+	// remember, and the record of changes (with ChangeLimits). Nil, with StoreErr saying
+	// why, when it could not be opened: nothing is remembered or recorded then.
+	Store        *store.Store
+	StoreErr     error
+	ChangeLimits changes.Limits
+	// Rules are the user's permission rules (config.json's "permissions").
+	Rules []permission.Rule
 }
 
 // Server is the backend of the VS Code extension's LanguageModelChatProvider. Its
 // goroutine is the router (router.go); each conversation has a worker (worker.go).
 type Server struct {
-	logger *slog.Logger
-	conn   *jsonrpc2.Conn
-	pool   *pool
-	bridge *mcpbridge.Bridge
-	cwd    string
-	idle   time.Duration
-	max    int
-	spares int
+	logger   *slog.Logger
+	conn     *jsonrpc2.Conn
+	pool     *pool
+	bridge   *mcpbridge.Bridge
+	cwd      string
+	idle     time.Duration
+	max      int
+	spares   int
+	store    *store.Store
+	storeErr error
+	changes  *changes.Log // nil: changes are not recorded
+	rules    []permission.Rule
 
-	inbox      chan any      // the router's messages; bounded, posters wait
-	stopped    chan struct{} // closed when the router takes no more messages
-	quit       chan struct{} // closed to stop the workers
+	inbox      chan routerMsg // the router's messages; bounded, posters wait
+	stopped    chan struct{}  // closed when the router takes no more messages
+	quit       chan struct{}  // closed to stop the workers
 	goroutines sync.WaitGroup
 
-	router router // owned by the router goroutine (Serve's)
+	router *router // runs on Serve's goroutine
 }
 
 // Serve runs the backend on stream (the process's stdin and stdout) until the client
@@ -91,20 +110,24 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 	cwd, _ := os.Getwd()
 	s := &Server{
 		logger: opts.Logger, bridge: bridge, cwd: cwd, idle: opts.IdleTimeout, max: opts.MaxConversations, spares: opts.Spares,
-		pool:  newPool(opts.Logger, opts.AgentTimeout, opts.AgentLog),
-		inbox: make(chan any, 256), stopped: make(chan struct{}), quit: make(chan struct{}),
-		router: newRouter(),
+		pool:  newPool(opts.Logger, opts.AgentTimeout, opts.AgentLog, opts.Sandbox),
+		store: opts.Store, storeErr: opts.StoreErr, rules: opts.Rules,
+		inbox: make(chan routerMsg, 256), stopped: make(chan struct{}), quit: make(chan struct{}),
 	}
+	if opts.Store != nil && !opts.ChangeLimits.Off {
+		s.changes = changes.NewLog(opts.Store, opts.ChangeLimits)
+	}
+	s.router = newRouter(s)
 	jsonrpc2.NewConn(stream, jsonrpc2.BinderFunc(func(conn *jsonrpc2.Conn) jsonrpc2.Options {
 		s.conn = conn
 		return jsonrpc2.Options{Handler: s, Logger: opts.Logger}
 	}))
-	signalled := s.route(ctx)
+	signalled := s.router.run(ctx)
 
 	close(s.stopped)
-	close(s.quit) // workers answer their requests -32800 and end
-	s.pool.close()
+	close(s.quit) // workers answer their requests -32800, close their conversations and end
 	s.goroutines.Wait()
+	s.pool.close()
 	bridge.Close()
 	if signalled {
 		s.closeConn()
@@ -132,7 +155,7 @@ func (s *Server) closeConn() {
 }
 
 // post hands the router a message; false when the router has stopped or ctx ended.
-func (s *Server) post(ctx context.Context, msg any) bool {
+func (s *Server) post(ctx context.Context, msg routerMsg) bool {
 	select {
 	case s.inbox <- msg:
 		return true
@@ -170,6 +193,14 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 			return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%v", err)
 		}
 		return s.models(ctx, p), nil
+	case "lm/signedIn":
+		if err := s.signedIn(req); err != nil {
+			if req.IsCall() {
+				return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%v", err)
+			}
+			s.logger.Warn("lm/signedIn: ignored", "error", err)
+		}
+		return nil, nil
 	case "lm/prepareSession":
 		if err := s.prepareSession(ctx, req); err != nil {
 			if req.IsCall() {
@@ -178,6 +209,9 @@ func (s *Server) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 			s.logger.Warn("lm/prepareSession: ignored", "error", err)
 		}
 		return nil, nil
+	}
+	if h := requestHandlers[req.Method]; h != nil {
+		return h(s, ctx, req)
 	}
 	return nil, jsonrpc2.ErrMethodNotFound
 }
@@ -329,6 +363,11 @@ func (s *Server) chat(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 // send streams a part of the answer to a request.
 func (s *Server) send(r *chatRequest, part ContentPart) {
 	s.conn.Notify(context.Background(), "lm/responsePart", ResponsePartParams{RequestID: r.id, Part: part})
+}
+
+// notify sends a notification about a request (wire_features.go).
+func (s *Server) notify(r *chatRequest, method string, params any) {
+	s.conn.Notify(context.Background(), method, params)
 }
 
 func idKey(raw json.RawMessage) string {

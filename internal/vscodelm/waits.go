@@ -1,23 +1,22 @@
 package vscodelm
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"sync"
 	"time"
 
-	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/mcpbridge"
 	"github.com/parley-acp/parley/internal/permission"
 )
 
-// What waits for VS Code: the agent's calls of VS Code tools (through the bridge) and its
-// permission requests (shown as calls of the agent-action tool). Each is shown to VS Code
-// as a tool_call part; a later request of the conversation carries its tool_result. One
-// that arrives while no request is open is held and shown in the next response; only one
-// VS Code saw (a response carried it) and did not answer counts as declined.
+// What waits for VS Code: the agent's calls of VS Code tools (through the bridge) and the
+// conversation's permission questions (shown as calls of the agent-action tool). Each is
+// shown to VS Code as a tool_call part; a later request of the conversation carries its
+// tool_result. One that arrives while no request is open is held and shown in the next
+// response; only one VS Code saw (a response carried it) and did not answer counts as
+// declined.
 
 // waitingCall is an agent's call of a VS Code tool.
 type waitingCall struct {
@@ -26,25 +25,14 @@ type waitingCall struct {
 	shown bool
 }
 
-// waitingPerm is an agent's permission request shown as a call of the agent-action tool.
+// waitingPerm is a permission question of the conversation shown as a call of the
+// agent-action tool.
 type waitingPerm struct {
-	id    string // the tool_call part's toolCallId
-	req   *acp.RequestPermissionRequest
-	reply chan permAnswer // buffered
-	shown bool
+	id       string // the tool_call part's toolCallId
+	question int    // the conversation's id of the question
+	title    string
+	shown    bool
 }
-
-// permAnswer is the outcome for the agent and, when the answer ends the turn, the
-// session/cancel to send right behind it (see pooled.RequestPermission).
-type permAnswer struct {
-	outcome acp.RequestPermissionOutcome
-	after   func(ctx context.Context)
-}
-
-// rejectGrace is how long a declined turn waits for the agent to end it after
-// session/cancel before its context is cancelled too (which sends session/cancel again and
-// gives up on the turn after acp.DefaultCancelGrace).
-const rejectGrace = 2 * time.Second
 
 // completeDelay is how long an open request stays open after a tool call was shown, so
 // that calls the agent makes at the same time go out in the same response.
@@ -54,7 +42,7 @@ const completeDelay = 50 * time.Millisecond
 // until a later request of the conversation carries the result.
 func (w *worker) onBridgeCall(ctx context.Context, call mcpbridge.Call) (mcpbridge.Result, error) {
 	reply := make(chan mcpbridge.Result, 1)
-	if !w.post(ctx, evCall{call: call, reply: reply}) {
+	if !w.mail.Post(callMsg{call: call, reply: reply}) {
 		return mcpbridge.Result{}, errors.New("the conversation ended")
 	}
 	select {
@@ -77,38 +65,40 @@ func (w *worker) onCall(call mcpbridge.Call, reply chan mcpbridge.Result) {
 	w.showWait(ContentPart{Type: PartToolCall, ToolCallID: call.ID, ToolName: call.Tool, Parameters: call.Arguments}, &c.shown, "tool", call.Tool)
 }
 
-// onPermission decides an agent's permission request: a call of one of parley's own
-// vscode_tools is allowed (VS Code confirms the tool itself when it runs it); anything
-// else becomes a call of the agent-action tool that VS Code confirms, or is refused when
-// the client offers no such tool.
-func (w *worker) onPermission(req *acp.RequestPermissionRequest, reply chan permAnswer) {
-	reported := w.reported[req.ToolCall.ToolCallID]
-	if tool := bridgedToolAsked(req, reported, w.tools); tool != "" {
-		w.logger.Debug("allowed the agent's call of a VS Code tool", "tool", tool)
-		reply <- permAnswer{outcome: choose(req.Options, true)}
-		return
-	}
+// onQuestion shows a permission question the policy asks (the conversation's Predecide
+// has allowed the agent's calls of VS Code tools already) as a call of the agent-action
+// tool, which VS Code confirms with its user. Without that tool, or outside a turn that
+// runs, nobody can be asked: it is refused.
+func (w *worker) onQuestion(e conversation.QuestionAsked) {
+	req := e.Question.Request
 	if w.action == "" || w.turn == nil || w.turn.draining {
-		reply <- permAnswer{outcome: choose(req.Options, false)}
+		w.conv.Answer(e.ID, permission.RejectOnce)
 		return
 	}
-	p := &waitingPerm{id: string(req.ToolCall.ToolCallID), req: req, reply: reply}
+	p := &waitingPerm{id: string(req.ToolCall.ToolCallID), question: e.ID, title: req.ToolCall.Title}
 	if p.id == "" {
 		p.id = "permission-" + mcpbridge.NewCallID()
 	}
 	w.perms = append(w.perms, p)
 	// What the user approves is what the agent asks for: an agent that leaves the
-	// request's title, kind or input out (codex) said them on the tool call it reported.
+	// request's title, kind or input out (codex) said them on the tool call it reported,
+	// which the conversation folded into e.Tool.
 	title, kind, input := req.ToolCall.Title, req.ToolCall.Kind, req.ToolCall.RawInput
-	if reported != nil {
-		title = cmp.Or(title, reported.title)
-		kind = cmp.Or(kind, reported.kind)
-		if len(input) == 0 {
-			input = reported.rawInput
-		}
+	if tc := e.Tool; tc != nil {
+		title, kind, input = tc.Title, tc.RawKind, tc.RawInput
 	}
 	params, _ := json.Marshal(map[string]any{"kind": nullIfEmpty(string(kind)), "title": nullIfEmpty(title), "raw_input": input})
 	w.showWait(ContentPart{Type: PartToolCall, ToolCallID: p.id, ToolName: w.action, Parameters: params}, &p.shown, "permission", req.ToolCall.Title)
+}
+
+// onQuestionClosed forgets a question answered elsewhere or withdrawn by the agent.
+func (w *worker) onQuestionClosed(e conversation.QuestionClosed) {
+	for i, p := range w.perms {
+		if p.question == e.ID {
+			w.perms = append(w.perms[:i], w.perms[i+1:]...)
+			return
+		}
+	}
 }
 
 // showWait emits a waiting call's tool_call part. With a request open it goes out and the
@@ -128,7 +118,7 @@ func (w *worker) completeSoon() {
 	if w.complete != nil {
 		w.complete.Stop()
 	}
-	w.complete = time.AfterFunc(completeDelay, func() { w.post(context.Background(), evCompleteNow{gen: gen}) })
+	w.complete = time.AfterFunc(completeDelay, func() { w.mail.Post(completeMsg{gen: gen}) })
 }
 
 // waitingShown reports a call or permission request that VS Code has been shown and not
@@ -189,26 +179,25 @@ func (w *worker) resume(r *chatRequest) bool {
 			perms = append(perms, p)
 			continue
 		}
-		approved := isApproval(results[p.id])
-		if !approved {
-			w.logger.Debug("the agent action was not approved: the agent gets reject_once", "title", p.req.ToolCall.Title, "result", abbreviate(results[p.id]))
+		answer := permission.AllowOnce
+		if !isApproval(results[p.id]) {
+			w.logger.Debug("the agent action was not approved: the agent gets reject_once", "title", p.title, "result", abbreviate(results[p.id]))
+			answer = permission.RejectOnce
 		}
-		p.reply <- permAnswer{outcome: choose(p.req.Options, approved)}
+		w.conv.Answer(p.question, answer)
 	}
 	w.calls, w.perms = calls, perms
-	w.open, w.answer = r, nil
-	w.flush() // calls held while no request was open go out now
+	w.openExchange(r) // calls held while no request was open go out now
 	if w.waitingShown() {
 		w.completeSoon()
 	}
 	return true
 }
 
-// decline refuses everything the turn waits for and cancels it. A permission request is
+// decline refuses everything the turn waits for and cancels it. A permission question is
 // answered with the agent's reject option, and session/cancel goes out right behind that
-// answer, in the same write: a session/cancel first would make the answer "cancelled",
-// which some agents read as "stop everything". The turn's own context is cancelled only
-// after a grace, for an agent that ignores session/cancel.
+// answer, in the same write (conversation.AnswerAndCancel): a session/cancel first would
+// make the answer "cancelled", which some agents read as "stop everything".
 func (w *worker) decline() {
 	w.buffer = nil
 	if w.turn == nil || w.turn.draining {
@@ -219,18 +208,12 @@ func (w *worker) decline() {
 	for _, c := range w.calls {
 		c.reply <- mcpbridge.Result{Text: "The user declined to run the tool.", IsError: true}
 	}
+	w.cancelElicitations()
 	if len(w.perms) == 0 {
-		w.turn.cancel()
-	} else {
-		conn, session := w.agent.agent.Conn, w.session
-		var once sync.Once
-		sendCancel := func(ctx context.Context) {
-			once.Do(func() { conn.Cancel(ctx, &acp.CancelNotification{SessionID: session}) })
-		}
-		for _, p := range w.perms {
-			p.reply <- permAnswer{outcome: choose(p.req.Options, false), after: sendCancel}
-		}
-		time.AfterFunc(rejectGrace, w.turn.cancel)
+		w.conv.Cancel()
+	}
+	for _, p := range w.perms {
+		w.conv.AnswerAndCancel(p.question, permission.RejectOnce)
 	}
 	w.calls, w.perms = nil, nil
 }
@@ -241,9 +224,12 @@ func (w *worker) refuseWaits() {
 		c.reply <- mcpbridge.Result{Text: "The request was cancelled.", IsError: true}
 	}
 	for _, p := range w.perms {
-		p.reply <- permAnswer{outcome: choose(p.req.Options, false)}
+		w.conv.Answer(p.question, permission.RejectOnce)
 	}
 	w.calls, w.perms = nil, nil
+	if w.conv != nil {
+		w.cancelElicitations()
+	}
 }
 
 // isApproval reports whether a tool_result of the agent-action tool is the client's
@@ -259,23 +245,6 @@ func isApproval(result json.RawMessage) bool {
 	}
 	var value string
 	return json.Unmarshal(parts[0]["value"], &value) == nil && value == ApprovalText
-}
-
-// choose picks an allow_once or a reject_once option by kind (never by position).
-func choose(options []acp.PermissionOption, allow bool) acp.RequestPermissionOutcome {
-	kind := acp.PermissionOptionKindRejectOnce
-	if allow {
-		kind = acp.PermissionOptionKindAllowOnce
-	}
-	if o, ok := permission.ChooseOption(options, kind); ok {
-		return acp.SelectedOutcome(o.OptionID)
-	}
-	if !allow {
-		if o, ok := permission.ChooseOption(options, acp.PermissionOptionKindRejectAlways); ok {
-			return acp.SelectedOutcome(o.OptionID)
-		}
-	}
-	return acp.CancelledOutcome()
 }
 
 func nullIfEmpty(s string) any {

@@ -143,6 +143,11 @@ type ClientCapabilities struct {
 	// Parts names the extra part types the client renders, e.g. "thinking",
 	// "tool_invocation".
 	Parts []string `json:"parts,omitempty"`
+	// Notifications names the notifications about a chat request the client handles
+	// beyond the protocol's (wire_features.go): lm/conversation, lm/usage, lm/changes,
+	// lm/elicitation, lm/signInRequired. A client that does not declare lm/elicitation
+	// cannot answer the agent's questions: parley declines them.
+	Notifications []string `json:"notifications,omitempty"`
 }
 
 // CanRender reports whether the client declared it renders parts of type kind.

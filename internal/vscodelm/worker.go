@@ -1,154 +1,158 @@
 package vscodelm
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
+	"github.com/parley-acp/parley/internal/mailbox"
 	"github.com/parley-acp/parley/internal/mcpbridge"
+	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/workspace"
 )
 
-// worker is the actor that owns one conversation's agent side: its ACP session, the
-// request VS Code has open, what the agent said while no request was open, and the tool
-// calls and permission requests that wait for VS Code. The router reaches it through its
-// mailbox, the agent and the tool bridge through its events channel; it reports to the
-// router with messages. Nobody else reads or writes its fields.
+// worker is the actor that serves one VS Code conversation. It is a view of a
+// conversation.Conversation (the conversation core owns the ACP session, folds the
+// agent's updates, applies the permission policy and records the changes) and owns only
+// what VS Code's side needs: the request VS Code has open, what the agent said while no
+// request was open, the tool calls and permission questions that wait for VS Code, and
+// the messages VS Code sent that the agent has not seen. The router reaches it through
+// its mailbox, the conversation through its subscription; it reports to the router with
+// messages. Nobody else reads or writes its fields.
 type worker struct {
 	s       *Server
 	id      string // names its vscode_tools server
 	def     AgentDef
 	logger  *slog.Logger
-	mail    *mailbox
-	events  chan any      // from the agent and the bridge; bounded, posters wait
-	quit    chan struct{} // closed by the server when it shuts down
-	done    chan struct{} // closed when run has returned
+	mail    *mailbox.Box[workerMsg] // from the router, the bridge and the worker's own timers
+	quit    <-chan struct{}         // closed by the server when it shuts down
+	done    chan struct{}           // closed when run has returned
 	ctx     context.Context
-	cancel  context.CancelFunc // ends ctx when run returns: every helper's calls end with it
-	openers sync.WaitGroup     // session openers and discovery waits; end waits for them
+	cancel  context.CancelFunc // ends ctx when run returns: every helper ends with it
+	helpers sync.WaitGroup     // discovery waits; end waits for them
+	// offered are the bridged tools of the latest request, for Predecide, which runs on the
+	// agent's request goroutines.
+	offered atomic.Pointer[[]ToolDefinition]
+	// published is the conversation, once opened, for the requests about it (lm/diff…),
+	// which the server's handlers serve on their own goroutines (a Conversation is safe
+	// for concurrent use).
+	published atomic.Pointer[conversation.Conversation]
 
-	// Owned by run's goroutine.
-	convID       string // the conversation it serves; "" for a spare not taken yet
-	agent        *pooled
-	session      acp.SessionID
-	needsContext bool      // the session has not been given the conversation's earlier turns
-	unseen       []Message // of requests cancelled before their prompt went out: context for the next one
-	opening      bool      // a session is being opened
-	discovering  bool      // the first prompt waits for the agent to list VS Code's tools
-	discovered   bool      // no need to wait for that (any more)
-	bridge       *mcpbridge.Session
-	pending      *chatRequest // waits for the session to open
-	queued       *chatRequest // waits for the cancelled turn to end
-	open         *chatRequest // the request being answered
-	answer       []said       // what was streamed to open
-	buffer       []said       // what the agent said while no request was open
-	turn         *turnState   // the running prompt; nil between turns
-	turns        int
-	calls        []*waitingCall
-	perms        []*waitingPerm
-	reported     map[acp.ToolCallID]*reportedCall // what the agent said about its tool calls, this turn
-	complete     *time.Timer
-	completeGen  int
-	view         *toolui.Turn
-	md           *toolui.MarkdownRenderer
-	mdOut        bytes.Buffer
-	tools        []ToolDefinition
-	action       string
-	caps         *ClientCapabilities // of the latest request: which extra parts the client renders
-	last         *chatRequest        // the latest request taken, for busy reports
-	busy         bool                // as last reported to the router
+	// Owned by run.
+	convID      string // the conversation it serves; "" for a spare not taken yet
+	agent       *pooled
+	conv        *conversation.Conversation
+	sub         *conversation.Subscription
+	session     conversation.Session // as the core last reported it
+	ready       bool                 // the session is open (Ready, and no StartFailed since)
+	starting    bool                 // the session is being opened
+	discovering bool                 // the first prompt waits for the agent to list VS Code's tools
+	discovered  bool                 // no need to wait for that (any more)
+	bridge      *mcpbridge.Session
+	unseen      []Message    // of requests cancelled before their prompt went out: context for the next one
+	pending     *chatRequest // waits for the session to open
+	queued      *chatRequest // waits for the cancelled turn to end
+	open        *chatRequest // the request being answered
+	answer      []said       // what was streamed to open
+	buffer      []said       // what the agent said while no request was open
+	turn        *turnState   // the running prompt; nil between turns
+	calls       []*waitingCall
+	perms       []*waitingPerm
+	elicits     []int                   // the agent's questions shown to the client, not answered yet
+	started     map[acp.ToolCallID]bool // the tool calls the agent reported this turn
+	complete    *time.Timer
+	completeGen int
+	md          *toolui.MarkdownRenderer
+	mdOut       strings.Builder
+	tools       []ToolDefinition
+	action      string
+	caps        *ClientCapabilities // of the latest request: which extra parts the client renders
+	last        *chatRequest        // the latest request taken, for busy reports
+	busy        bool                // as last reported to the router
 }
 
-// turnState is a running session/prompt.
+// turnState is a running prompt.
 type turnState struct {
-	id       int
-	cancel   context.CancelFunc // sends session/cancel
-	draining bool               // cancelled: its output is dropped until it ends
-	// What the prompt carries that the agent had not seen, given back (to unseen, or
-	// needsContext) when the turn is cancelled before its prompt went out.
-	unseen      []Message
-	gaveContext bool
+	id       int  // the conversation.Prompt's id
+	draining bool // cancelled: its output is dropped until it ends
+	// What the prompt carries that the agent had not seen, given back to unseen when the
+	// turn is cancelled before its prompt went out.
+	unseen []Message
+	// ended is the turn's end, held until its record of changes comes (TurnChanges).
+	ended *conversation.TurnEnded
 }
 
 // said is one part for VS Code. A transient part (thinking, tool_invocation) is not
 // part of the history; shows marks a waiting call or permission as shown once sent.
 type said struct {
 	part      ContentPart
+	note      *note // instead of a part: a notification about the request (features.go)
 	display   bool
 	transient bool
 	shows     *bool
 }
 
-// Messages from the router (through the mailbox).
+// workerMsg is what a worker's mailbox holds.
+type workerMsg interface{ workerMsg() }
+
+// Messages from the router.
 type (
-	ctlRequest struct {
+	// requestMsg: a chat request matched to this conversation. cancelled: lm/cancel came
+	// before the request was routed; it is answered already.
+	requestMsg struct {
 		req       *chatRequest
-		cancelled bool // lm/cancel came before the request was routed: it is answered already
+		cancelled bool
 	}
-	ctlCancel  struct{ req *chatRequest }
-	ctlClose   struct{} // the conversation is evicted: close its session and end
-	ctlPrepare struct { // open a spare session ahead of the conversation that will take it
+	cancelMsg struct{ req *chatRequest } // lm/cancel (the router has answered the request)
+	closeMsg  struct{}                   // the conversation is evicted: close it and end
+	// prepareMsg: open a spare session ahead of the conversation that will take it.
+	prepareMsg struct {
 		cwd   string
 		dirs  []string
 		tools []ToolDefinition
 	}
 )
 
-// Events from the agent, the bridge and the worker's own helpers.
+// Messages from the bridge and the worker's own helpers.
 type (
-	evUpdate     struct{ update acp.SessionUpdate }
-	evPermission struct {
-		req   *acp.RequestPermissionRequest
-		reply chan permAnswer
-	}
-	evCall struct {
+	// callMsg: the agent called a VS Code tool; reply gets the result.
+	callMsg struct {
 		call  mcpbridge.Call
-		reply chan mcpbridge.Result
+		reply chan mcpbridge.Result // buffered: the worker never waits on it
 	}
-	evPromptDone struct {
-		turn int
-		stop acp.StopReason
-		err  error
-	}
-	evSessionOpened struct {
-		agent *pooled
-		id    acp.SessionID
-		err   error
-	}
-	evCompleteNow struct{ gen int }
-	evDiscovered  struct{} // the agent listed the tools, gave up, or took too long
+	completeMsg   struct{ gen int } // the response may end: VS Code now runs the tools shown
+	discoveredMsg struct{}          // the agent listed the tools, gave up, or took too long
 )
+
+func (requestMsg) workerMsg()    {}
+func (cancelMsg) workerMsg()     {}
+func (closeMsg) workerMsg()      {}
+func (prepareMsg) workerMsg()    {}
+func (callMsg) workerMsg()       {}
+func (completeMsg) workerMsg()   {}
+func (discoveredMsg) workerMsg() {}
 
 func newWorker(s *Server, id string, def AgentDef) *worker {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &worker{
 		s: s, id: id, def: def, logger: s.logger.With("worker", id),
-		mail: newMailbox(), events: make(chan any, 256), quit: s.quit, done: make(chan struct{}),
+		mail: mailbox.New[workerMsg](), quit: s.quit, done: make(chan struct{}),
 		ctx: ctx, cancel: cancel,
 	}
 	w.md = toolui.NewMarkdownRenderer(&w.mdOut)
-	w.view = toolui.NewTurn(nil)
 	return w
-}
-
-// post hands the worker an event; it gives up (false) when ctx ends or the worker ended.
-func (w *worker) post(ctx context.Context, ev any) bool {
-	select {
-	case w.events <- ev:
-		return true
-	case <-ctx.Done():
-	case <-w.done:
-	}
-	return false
 }
 
 var (
@@ -159,15 +163,19 @@ var (
 func (w *worker) run() {
 	defer w.end()
 	for {
+		var events <-chan struct{} // none until the conversation is opened
+		if w.sub != nil {
+			events = w.sub.Ready()
+		}
 		select {
-		case <-w.mail.ready:
-			for _, msg := range w.mail.take() {
-				if !w.control(msg) {
+		case <-w.mail.Ready():
+			for _, m := range w.mail.Take() {
+				if !w.handle(m) {
 					return
 				}
 			}
-		case ev := <-w.events:
-			w.handle(w.coalesce(ev))
+		case <-events:
+			w.onEvents(w.sub.Take())
 		case <-w.quit:
 			return
 		}
@@ -175,143 +183,90 @@ func (w *worker) run() {
 	}
 }
 
-// end answers everything still waiting and lets go of the session's helpers.
-func (w *worker) end() {
-	if w.complete != nil {
-		w.complete.Stop()
-	}
-	w.cancelTurn()
-	w.refuseWaits()
-	for _, r := range []*chatRequest{w.open, w.pending, w.queued} {
-		if r != nil {
-			r.finish(errCancelled)
-		}
-	}
-	w.cancel()
-	close(w.done)
-	w.openers.Wait()
-	w.drain()
-	for _, msg := range w.mail.take() { // posted before the router knew
-		if m, ok := msg.(ctlRequest); ok {
-			m.req.finish(errClosed)
-		}
-	}
-	if w.bridge != nil {
-		w.bridge.Close()
-	}
-	if w.agent != nil {
-		w.agent.remove(w.session)
-		w.s.pool.release(w.agent)
-	}
-}
-
-// drain answers the events that got in as the worker ended: nothing may wait on them,
-// and a session opened meanwhile is given back.
-func (w *worker) drain() {
-	for {
-		select {
-		case ev := <-w.events:
-			switch ev := ev.(type) {
-			case evSessionOpened:
-				if ev.agent != nil {
-					ev.agent.remove(ev.id)
-					w.s.pool.release(ev.agent)
-				}
-			case evPermission:
-				ev.reply <- permAnswer{outcome: choose(ev.req.Options, false)}
-			case evCall:
-				ev.reply <- mcpbridge.Result{Text: "The conversation ended.", IsError: true}
-			}
-		default:
-			return
-		}
-	}
-}
-
-// control handles a message from the router; false ends the worker.
-func (w *worker) control(msg any) bool {
-	switch m := msg.(type) {
-	case ctlRequest:
+// handle handles a message of the mailbox; false ends the worker.
+func (w *worker) handle(m workerMsg) bool {
+	switch m := m.(type) {
+	case requestMsg:
 		w.onRequest(m.req, m.cancelled)
-	case ctlCancel:
+	case cancelMsg:
 		w.onCancel(m.req)
-	case ctlClose:
-		w.closeSession()
+	case closeMsg:
 		return false
-	case ctlPrepare:
-		w.tools = m.tools
-		w.openSession(m.cwd, m.dirs)
-	}
-	return true
-}
-
-func (w *worker) handle(ev any) {
-	switch ev := ev.(type) {
-	case nil:
-	case evUpdate:
-		w.onUpdate(ev.update)
-	case evPermission:
-		w.onPermission(ev.req, ev.reply)
-	case evCall:
-		w.onCall(ev.call, ev.reply)
-	case evCompleteNow:
-		if ev.gen == w.completeGen && w.open != nil && w.waitingShown() {
+	case prepareMsg:
+		w.setTools(m.tools, "")
+		if err := w.openConversation(m.cwd, m.dirs); err != nil {
+			w.logger.Info("no spare session", "agent", w.def.Label(), "error", err)
+		}
+	case callMsg:
+		w.onCall(m.call, m.reply)
+	case completeMsg:
+		if m.gen == w.completeGen && w.open != nil && w.waitingShown() {
 			w.endExchange("awaiting_tools", nil) // VS Code now runs the tools
 		}
-	case evPromptDone:
-		w.onPromptDone(ev)
-	case evSessionOpened:
-		w.onSessionOpened(ev)
-	case evDiscovered:
+	case discoveredMsg:
 		w.discovering, w.discovered = false, true
 		if r := w.pending; r != nil {
 			w.pending = nil
 			w.prompt(r)
 		}
 	}
+	return true
 }
 
-// coalesce joins a run of agent text chunks already waiting in the queue into one, so
-// that a fast agent costs one part per batch instead of one per chunk. The first event
-// that is not such a chunk is handled right after, in order.
-func (w *worker) coalesce(ev any) any {
-	first, ok := textChunk(ev)
-	if !ok {
-		return ev
+// end answers everything still waiting, closes the conversation (its session is closed
+// where the agent can) and gives the agent back to the pool.
+func (w *worker) end() {
+	if w.complete != nil {
+		w.complete.Stop()
 	}
-	var joined strings.Builder
-	joined.WriteString(first)
-	for {
-		select {
-		case next := <-w.events:
-			if t, ok := textChunk(next); ok {
-				joined.WriteString(t)
-				continue
-			}
-			w.handle(evUpdate{update: acp.AgentMessageChunk(acp.TextBlock(joined.String()))})
-			return next
-		default:
-			return evUpdate{update: acp.AgentMessageChunk(acp.TextBlock(joined.String()))}
+	for _, r := range []*chatRequest{w.open, w.pending, w.queued} {
+		if r != nil {
+			r.finish(errCancelled)
 		}
 	}
-}
-
-func textChunk(ev any) (string, bool) {
-	u, ok := ev.(evUpdate)
-	if !ok || u.update.AgentMessageChunk == nil {
-		return "", false
+	w.refuseWaits()
+	w.cancel()
+	close(w.done)
+	w.helpers.Wait()
+	w.mail.Close()
+	for _, m := range w.mail.Take() { // posted before the router knew
+		switch m := m.(type) {
+		case requestMsg:
+			m.req.finish(errClosed)
+		case callMsg:
+			m.reply <- mcpbridge.Result{Text: "The conversation ended.", IsError: true}
+		}
 	}
-	return u.update.AgentMessageChunk.Content.AsText()
+	if w.conv != nil {
+		w.sub.Close()
+		w.conv.Close()
+	}
+	if w.bridge != nil {
+		w.bridge.Close()
+	}
+	if w.agent != nil {
+		w.s.pool.release(w.agent)
+	}
 }
 
 // reportBusy tells the router when the conversation starts or stops having work, so that
 // it never evicts a busy one.
 func (w *worker) reportBusy() {
-	busy := w.open != nil || w.pending != nil || w.queued != nil || w.turn != nil || w.opening ||
-		len(w.calls) > 0 || len(w.perms) > 0
+	busy := w.open != nil || w.pending != nil || w.queued != nil || w.turn != nil || w.starting ||
+		len(w.calls) > 0 || len(w.perms) > 0 || len(w.elicits) > 0
 	if busy != w.busy && w.convID != "" {
 		w.busy = busy
 		w.s.post(context.Background(), routeBusy{conv: w.convID, busy: busy, last: w.last})
+	}
+}
+
+// setTools takes the tools a request offers: the bridged ones go to vscode_tools (and to
+// Predecide), the agent-action tool's name is kept.
+func (w *worker) setTools(tools []ToolDefinition, action string) {
+	w.tools, w.action = tools, action
+	w.offered.Store(&tools)
+	if w.bridge != nil {
+		w.bridge.SetTools(bridgeTools(tools))
 	}
 }
 
@@ -335,10 +290,8 @@ func (w *worker) onRequest(r *chatRequest, cancelled bool) {
 			*old = nil
 		}
 	}
-	w.tools, w.action, w.caps = r.tools, r.action, r.params.Capabilities
-	if w.bridge != nil {
-		w.bridge.SetTools(bridgeTools(r.tools))
-	}
+	w.caps = r.params.Capabilities
+	w.setTools(r.tools, r.action)
 	if w.resume(r) {
 		if cancelled {
 			w.onCancel(r)
@@ -378,9 +331,24 @@ func (w *worker) prompt(r *chatRequest) {
 		w.queued = r
 		return
 	}
-	if w.agent == nil || w.session == "" || w.agentExited() {
+	if w.agent != nil && w.agent.renewed.Load() {
+		// The user signed in since the agent started: a new process, which knows it.
+		w.logger.Info("a new process for the agent, since the user signed in", "agent", w.def.Label())
+		w.closeConversation()
+	}
+	if w.conv == nil {
+		if err := w.openConversation(r.params.Cwd, r.params.AdditionalDirectories); err != nil {
+			w.report(r, nil, "failed")
+			r.finish(jsonrpc2.Errorf(codeAgentFailure, "%v", err))
+			return
+		}
+	}
+	if !w.ready {
 		w.pending = r
-		w.openSession(r.params.Cwd, r.params.AdditionalDirectories)
+		if !w.starting {
+			w.starting = true
+			w.conv.Start()
+		}
 		return
 	}
 	if w.awaitDiscovery() {
@@ -390,12 +358,96 @@ func (w *worker) prompt(r *chatRequest) {
 	w.startTurn(r)
 }
 
+// openConversation opens the conversation on the agent's process (started if it is not
+// running), with the vscode_tools MCP server; its session opens in the background, and
+// Ready or StartFailed say how that went. The worker keeps answering cancels and new
+// requests meanwhile.
+func (w *worker) openConversation(cwd string, dirs []string) error {
+	if cwd == "" {
+		cwd = w.s.cwd
+	}
+	roots, err := workspace.NewRoots(append([]string{cwd}, dirs...)...)
+	if err != nil {
+		return fmt.Errorf("the workspace: %w", err)
+	}
+	if w.bridge == nil {
+		if w.bridge, err = w.s.bridge.AddSession(w.id, w.onBridgeCall); err != nil {
+			return fmt.Errorf("serving VS Code's tools to the agent: %w", err)
+		}
+		w.bridge.SetTools(bridgeTools(w.tools))
+	}
+	a := w.s.pool.get(w.def)
+	if a == nil {
+		return errors.New("parley is shutting down")
+	}
+	home, _ := os.UserHomeDir()
+	opts := conversation.Options{
+		Agent: a.agent, Roots: roots,
+		Policy: &permission.Policy{
+			Store: w.s.store, StoreErr: w.s.storeErr, Agent: a.name, Workspace: roots.Dirs()[0], Roots: roots.Dirs(), Home: home,
+			Rules: w.s.rules,
+		},
+		// VS Code's user answers, through the agent-action tool (and @parley's forms).
+		Interactive: true, Elicit: true,
+		MCPServersFor: w.mcpServers, Predecide: w.predecide,
+	}
+	if w.s.changes != nil {
+		rec, err := w.s.changes.Conversation(w.ctx, roots, a.name)
+		if err != nil {
+			w.logger.Warn("the agent's changes will not be recorded", "error", err)
+		} else {
+			opts.Changes = rec
+		}
+	}
+	w.agent = a
+	w.conv = conversation.New(opts)
+	w.sub = w.conv.Subscribe()
+	w.published.Store(w.conv)
+	w.starting, w.ready = true, false
+	return nil
+}
+
+// closeConversation ends the conversation and gives its agent back; the next request
+// opens another (its session is new: it is given the earlier turns).
+func (w *worker) closeConversation() {
+	if w.conv == nil {
+		return
+	}
+	w.sub.Close()
+	w.conv.Close()
+	w.s.pool.release(w.agent)
+	w.conv, w.sub, w.agent = nil, nil, nil
+	w.published.Store(nil)
+	w.ready, w.starting, w.discovering, w.discovered = false, false, false, false
+}
+
+// mcpServers is vscode_tools in the form the agent takes; it runs on the conversation's
+// helper goroutine (the bridge session is set before the conversation starts).
+func (w *worker) mcpServers(caps acp.AgentCapabilities) []acp.MCPServer {
+	return []acp.MCPServer{mcpServer(w.bridge, caps.MCPCapabilities.HTTP)}
+}
+
+// predecide allows an agent's call of one of the VS Code tools the conversation offers
+// (VS Code confirms the tool itself when it runs it); anything else is left to the
+// policy, and then to VS Code's user. It runs on the agent's request goroutine.
+func (w *worker) predecide(ctx context.Context, req *acp.RequestPermissionRequest, seen *toolui.ToolCall) conversation.Predecision {
+	var tools []ToolDefinition
+	if p := w.offered.Load(); p != nil {
+		tools = *p
+	}
+	if tool := bridgedToolAsked(req, seen, tools); tool != "" {
+		w.logger.Debug("allowed the agent's call of a VS Code tool", "tool", tool)
+		return conversation.AllowWithoutAsking
+	}
+	return conversation.Undecided
+}
+
 // discoveryWait bounds how long a session's first prompt waits for the agent to list the
 // tools of vscode_tools.
 const discoveryWait = 10 * time.Second
 
 // awaitDiscovery reports whether the session's first prompt must wait for the agent to
-// list VS Code's tools, and starts that wait (evDiscovered ends it).
+// list VS Code's tools, and starts that wait (discoveredMsg ends it).
 //
 // An agent that discovers its MCP servers in the background of session/new (qwen-code)
 // starts a turn that comes first without them: its model finds no such tool, and on a busy
@@ -425,7 +477,7 @@ func (w *worker) awaitDiscovery() bool {
 	}
 	w.logger.Debug("the first prompt waits for the agent to list VS Code's tools")
 	w.discovering = true
-	w.openers.Go(func() {
+	w.helpers.Go(func() {
 		timer := time.NewTimer(discoveryWait)
 		defer timer.Stop()
 	wait:
@@ -439,7 +491,7 @@ func (w *worker) awaitDiscovery() bool {
 				return
 			}
 		}
-		w.post(context.Background(), evDiscovered{})
+		w.mail.Post(discoveredMsg{})
 	})
 	return true
 }
@@ -453,77 +505,68 @@ func isClosed(ch <-chan struct{}) bool {
 	}
 }
 
-func (w *worker) agentExited() bool {
-	select {
-	case <-w.agent.agent.Exited():
-		return true
-	default:
-		return false
-	}
-}
-
-// startTurn sends the request's new user text as a prompt, with the earlier turns for a
-// session that has not seen them (a new conversation, or an agent that restarted), or
-// else with the messages of requests cancelled before the agent saw them.
+// startTurn sends the request's new user text as a prompt. A session that has not been
+// sent a prompt yet (a new conversation, a spare, or a new session after the agent
+// restarted) is given the earlier turns with it; another one the messages of requests
+// cancelled before the agent saw them. The conversation core picks which of the two
+// when it sends the prompt, as it alone knows whether the session is new by then.
 func (w *worker) startTurn(r *chatRequest) {
 	text := userText(r.new)
-	gaveContext := false
 	unseen := slices.Concat(w.unseen, r.new)
+	normal, first := text, text
 	if strings.TrimSpace(text) != "" {
-		switch {
-		case w.needsContext && len(r.context) > 0:
-			text = "Earlier in this conversation:\n" + transcript(r.context) + "\n" + text
-			gaveContext = true
-		case len(w.unseen) > 0:
-			text = "Earlier in this conversation:\n" + transcript(w.unseen) + "\n" + text
+		if len(w.unseen) > 0 {
+			normal = "Earlier in this conversation:\n" + transcript(w.unseen) + "\n" + text
+		}
+		first = normal
+		if len(r.context) > 0 {
+			first = "Earlier in this conversation:\n" + transcript(r.context) + "\n" + text
 		}
 	}
-	w.open, w.answer = r, nil
-	w.flush() // what a turn that ended without a request to carry it said
+	w.openExchange(r) // with what a turn that ended without a request to carry it said
 	if strings.TrimSpace(text) == "" {
 		w.endExchange("completed", nil)
 		return
 	}
-	w.needsContext, w.unseen = false, nil
-	w.turns++
-	w.logger.Debug("turn started", "request", r.key, "session", w.session)
-	ctx, cancel := context.WithCancel(w.ctx)
-	w.turn = &turnState{id: w.turns, cancel: cancel, unseen: unseen, gaveContext: gaveContext}
-	w.view = toolui.NewTurn(&toolui.TurnOptions{Root: r.params.Cwd})
-	w.reported = map[acp.ToolCallID]*reportedCall{}
-	agent, session, id := w.agent, w.session, w.turns
-	w.s.goroutines.Go(func() {
-		resp, err := agent.agent.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: session, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
-		ev := evPromptDone{turn: id, err: err}
-		if err == nil {
-			ev.stop = resp.StopReason
-		} else {
-			ev.err = agent.agent.Explain(err)
-		}
-		w.post(context.Background(), ev)
-	})
+	w.unseen = nil
+	p := w.conv.SendWith([]acp.ContentBlock{acp.TextBlock(normal)}, conversation.SendOptions{FirstInSession: []acp.ContentBlock{acp.TextBlock(first)}})
+	w.logger.Debug("turn started", "request", r.key, "session", w.session.ID)
+	w.turn = &turnState{id: p.ID, unseen: unseen}
+	w.started = map[acp.ToolCallID]bool{}
 }
 
-func (w *worker) onPromptDone(ev evPromptDone) {
-	if w.turn == nil || ev.turn != w.turn.id {
+// onTurnEnded ends the exchange of a turn that is over: at once, or, when the
+// conversation records changes, once its record comes (TurnChanges follows every
+// TurnEnded then), so that the changes go out with the answer.
+func (w *worker) onTurnEnded(e conversation.TurnEnded) {
+	if e.Replay || w.turn == nil || e.Turn != w.turn.id {
 		return
 	}
-	draining := w.turn.draining
-	w.turn.cancel()
-	if errors.Is(ev.err, acp.ErrPromptNotSent) {
-		// Cancelled before the agent saw it: what it carried is context for the next one.
-		w.needsContext = w.needsContext || w.turn.gaveContext
-		if !w.turn.gaveContext {
-			w.unseen = slices.Concat(w.turn.unseen, w.unseen)
-		}
+	if w.conv.Recorded() {
+		w.turn.ended = &e
+		return
 	}
+	w.finishTurn(e)
+}
+
+func (w *worker) finishTurn(e conversation.TurnEnded) {
+	t := w.turn
 	w.turn = nil
+	ae, signIn := authRequired(e.Err)
+	if errors.Is(e.Err, acp.ErrPromptNotSent) || signIn {
+		// The agent never saw it, or refused it until the user signs in: what it carried
+		// is context for the next prompt.
+		w.unseen = slices.Concat(t.unseen, w.unseen)
+	}
 	w.refuseWaits() // the turn is over: nothing it waited for matters now
 	switch {
-	case draining:
-	case ev.err != nil:
-		w.endExchange("failed", jsonrpc2.Errorf(codeAgentFailure, "the agent failed: %v", ev.err))
+	case t.draining:
+	case signIn && w.open != nil:
+		w.signIn(w.open, ae)
+	case e.Err != nil:
+		w.endExchange("failed", jsonrpc2.Errorf(codeAgentFailure, "the agent failed: %v", e.Err))
 	case w.open != nil:
+		w.noteUsage(e)
 		w.endExchange("completed", nil)
 	}
 	if q := w.queued; q != nil {
@@ -533,21 +576,20 @@ func (w *worker) onPromptDone(ev evPromptDone) {
 }
 
 // cancelTurn stops the running prompt (session/cancel), whose late output is dropped; what
-// it waited for is refused. ACP answers its pending permission requests "cancelled".
+// it waited for is refused. The conversation answers its pending permission requests
+// "cancelled".
 func (w *worker) cancelTurn() {
 	w.buffer = nil
 	if w.turn == nil || w.turn.draining {
 		return
 	}
-	for _, p := range w.perms {
-		p.reply <- permAnswer{outcome: acp.CancelledOutcome()}
-	}
-	w.perms = nil
+	w.perms = nil // the conversation answers them "cancelled"
 	for _, c := range w.calls {
 		c.reply <- mcpbridge.Result{Text: "The request was cancelled.", IsError: true}
 	}
 	w.calls = nil
-	w.turn.cancel()
+	w.cancelElicitations()
+	w.conv.Cancel()
 	w.turn.draining = true
 }
 
@@ -580,87 +622,80 @@ func (w *worker) report(r *chatRequest, answer []said, outcome string) {
 	w.s.post(context.Background(), routeExchange{conv: w.convID, req: r, answer: parts, outcome: outcome})
 }
 
-// closeSession ends the conversation's ACP session (session/close where the agent
-// supports it); end gives the agent back to the pool, which stops an agent left without
-// sessions.
-func (w *worker) closeSession() {
-	w.cancelTurn()
-	if w.agent == nil || w.session == "" || w.agentExited() {
-		return
-	}
-	if w.agent.agent.Info.AgentCapabilities.SessionCapabilities.Close != nil {
-		ctx, cancel := w.s.pool.callTimeout(w.ctx)
-		if _, err := w.agent.agent.Conn.CloseSession(ctx, &acp.CloseSessionRequest{SessionID: w.session}); err != nil {
-			w.logger.Debug("closing the session", "error", w.s.pool.explainTimeout(w.agent, "session/close", err))
+// onEvents shows what the conversation reports. A run of text the agent streamed while
+// the worker was busy becomes one part, so that a fast agent costs one part per batch
+// instead of one per chunk.
+func (w *worker) onEvents(evs []conversation.Event) {
+	for i := 0; i < len(evs); i++ {
+		u, ok := evs[i].(conversation.TurnUpdate)
+		if !ok || u.Update.Kind != toolui.TextDelta {
+			w.onEvent(evs[i])
+			continue
 		}
-		cancel()
+		var joined strings.Builder
+		joined.WriteString(u.Update.Text)
+		for i+1 < len(evs) {
+			next, ok := evs[i+1].(conversation.TurnUpdate)
+			if !ok || next.Turn != u.Turn || next.Update.Kind != toolui.TextDelta {
+				break
+			}
+			joined.WriteString(next.Update.Text)
+			i++
+		}
+		w.onText(u.Turn, joined.String())
 	}
 }
 
-// openSession opens an ACP session (again, when the agent process was restarted) with
-// the vscode_tools MCP server, on a helper goroutine: the worker keeps answering cancels
-// and new requests meanwhile. The result comes back as evSessionOpened.
-func (w *worker) openSession(cwd string, dirs []string) {
-	if w.opening {
-		return
-	}
-	if w.agent != nil { // the agent died: its session with it
-		w.agent.remove(w.session)
-		w.s.pool.release(w.agent)
-		w.agent, w.session = nil, ""
-	}
-	if w.bridge == nil {
-		var err error
-		if w.bridge, err = w.s.bridge.AddSession(w.id, w.onBridgeCall); err != nil {
-			w.onSessionOpened(evSessionOpened{err: fmt.Errorf("serving VS Code's tools to the agent: %w", err)})
-			return
+func (w *worker) onEvent(ev conversation.Event) {
+	switch e := ev.(type) {
+	case conversation.Starting:
+		w.starting, w.ready = true, false
+		if e.Restart {
+			w.logger.Info("the agent is started again", "agent", w.def.Label(), "reason", e.Reason)
 		}
-		w.bridge.SetTools(bridgeTools(w.tools))
-	}
-	w.opening = true
-	bridge, pool, def := w.bridge, w.s.pool, w.def
-	req := &acp.NewSessionRequest{Cwd: cwd, AdditionalDirectories: dirs}
-	w.openers.Go(func() {
-		agent, err := pool.get(w.ctx, def.Key, def.Label())
-		if err != nil {
-			w.post(context.Background(), evSessionOpened{err: err})
-			return
+	case conversation.Ready:
+		w.starting, w.ready, w.session = false, true, e.Session
+		if w.convID == "" {
+			w.logger.Debug("spare session ready", "agent", w.def.Label(), "session", e.Session.ID)
 		}
-		req.MCPServers = []acp.MCPServer{mcpServer(bridge, agent.agent.Info.AgentCapabilities.MCPCapabilities.HTTP)}
-		ctx, cancel := pool.callTimeout(w.ctx)
-		resp, err := agent.agent.Conn.NewSession(ctx, req)
-		cancel()
-		if err != nil {
-			pool.release(agent)
-			w.post(context.Background(), evSessionOpened{err: pool.explainTimeout(agent, "session/new", err)})
-			return
-		}
-		agent.add(resp.SessionID, w)
-		if !w.post(context.Background(), evSessionOpened{agent: agent, id: resp.SessionID}) {
-			agent.remove(resp.SessionID)
-			pool.release(agent)
-		}
-	})
-}
-
-func (w *worker) onSessionOpened(ev evSessionOpened) {
-	w.opening = false
-	if ev.err != nil {
-		w.logger.Info("no session", "agent", w.def.Label(), "error", ev.err)
 		if r := w.pending; r != nil {
 			w.pending = nil
-			w.report(r, nil, "failed")
-			r.finish(jsonrpc2.Errorf(codeAgentFailure, "%v", ev.err))
+			w.prompt(r)
 		}
-		return
-	}
-	w.agent, w.session, w.needsContext = ev.agent, ev.id, true
-	if w.convID == "" {
-		w.logger.Debug("spare session ready", "agent", w.def.Label(), "session", ev.id)
-	}
-	if r := w.pending; r != nil {
-		w.pending = nil
-		w.prompt(r)
+	case conversation.StartFailed:
+		w.starting, w.ready = false, false
+		w.logger.Info("no session", "agent", w.def.Label(), "error", e.Err)
+		if r := w.pending; r != nil {
+			w.pending = nil
+			if ae, ok := authRequired(e.Err); ok {
+				w.unseen = append(w.unseen, r.new...)
+				w.signIn(r, ae)
+				return
+			}
+			w.report(r, nil, "failed")
+			r.finish(jsonrpc2.Errorf(codeAgentFailure, "%v", e.Err))
+		}
+	case conversation.SessionChanged:
+		w.session = e.Session
+	case conversation.TurnUpdate:
+		w.onUpdate(e)
+	case conversation.TurnEnded:
+		w.onTurnEnded(e)
+	case conversation.TurnChanges:
+		w.noteChanges(e)
+		if t := w.turn; t != nil && t.id == e.Turn && t.ended != nil {
+			w.finishTurn(*t.ended)
+		}
+	case conversation.QuestionAsked:
+		w.onQuestion(e)
+	case conversation.QuestionClosed:
+		w.onQuestionClosed(e)
+	case conversation.ElicitationAsked:
+		w.onElicitation(e)
+	case conversation.ElicitationClosed:
+		w.onElicitationClosed(e.ID)
+	case conversation.Notice:
+		w.logger.Info("parley", "notice", e.Text)
 	}
 }
 

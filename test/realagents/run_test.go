@@ -48,6 +48,7 @@ var scenarios = []scenario{
 	{"vscode/two-tools", vscodeTools(2)},
 	{"vscode/action-approved", vscodeAction(true)},
 	{"vscode/action-declined", vscodeAction(false)},
+	{"vscode/changes-undo", vscodeChanges},
 }
 
 func runPlain(t *testing.T, sb *sandbox) {

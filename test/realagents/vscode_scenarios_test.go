@@ -7,18 +7,21 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/vscodelm"
 )
 
 func vscodeReply(t *testing.T, sb *sandbox) {
 	c := sb.startVSCode(t)
-	cv := &vsConversation{c: c, tools: []vsTool{agentActionTool}}
+	cv := &vsConversation{c: c, tools: []vscodelm.ToolDefinition{agentActionTool}}
 	if err := cv.play(t, markPlain+" Say hello.", approveAll); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(cv.text.String(), plainReply) {
 		t.Errorf("reply %q, want %q", cv.text.String(), plainReply)
 	}
-	c.close()
+	c.Close()
 	sb.requireValidFrames(t)
 }
 
@@ -28,13 +31,13 @@ func vscodeReply(t *testing.T, sb *sandbox) {
 func vscodeTools(n int) func(t *testing.T, sb *sandbox) {
 	return func(t *testing.T, sb *sandbox) {
 		c := sb.startVSCode(t)
-		tools := append([]vsTool{agentActionTool}, probeTools...)
+		tools := append([]vscodelm.ToolDefinition{agentActionTool}, probeTools...)
 		cv := &vsConversation{c: c, tools: tools}
 		var names []string
 		for _, tool := range probeTools[:n] {
 			names = append(names, tool.Name)
 		}
-		err := cv.play(t, markVSCode+" "+strings.Join(names, " "), func(p vsPart) (bool, string) {
+		err := cv.play(t, markVSCode+" "+strings.Join(names, " "), func(p vscodelm.ContentPart) (bool, string) {
 			t.Errorf("parley asked VS Code to confirm the agent's call of a VS Code tool, which VS Code confirms itself: %s", p.Parameters)
 			return true, ""
 		})
@@ -56,7 +59,7 @@ func vscodeTools(n int) func(t *testing.T, sb *sandbox) {
 		if !strings.Contains(cv.text.String(), vscodeDone) {
 			t.Errorf("reply %q, want %q", cv.text.String(), vscodeDone)
 		}
-		c.close()
+		c.Close()
 		sb.requireValidFrames(t)
 		toolsListedBeforeTurn(t, c)
 	}
@@ -70,7 +73,7 @@ func vscodeTools(n int) func(t *testing.T, sb *sandbox) {
 func toolsListedBeforeTurn(t *testing.T, c *vsClient) {
 	t.Helper()
 	connected, listed, turn := -1, -1, -1
-	for i, line := range strings.Split(c.stderr.String(), "\n") {
+	for i, line := range strings.Split(c.log(), "\n") {
 		first := func(at *int, what string) {
 			if *at < 0 && strings.Contains(line, what) {
 				*at = i
@@ -96,16 +99,16 @@ func toolsListedBeforeTurn(t *testing.T, c *vsClient) {
 func vscodeAction(approve bool) func(t *testing.T, sb *sandbox) {
 	return func(t *testing.T, sb *sandbox) {
 		c := sb.startVSCode(t)
-		cv := &vsConversation{c: c, tools: []vsTool{agentActionTool}}
+		cv := &vsConversation{c: c, tools: []vscodelm.ToolDefinition{agentActionTool}}
 		const instead = markPlain + " Never mind; say hello."
-		err := cv.play(t, shellPrompt(), func(vsPart) (bool, string) { return approve, instead })
+		err := cv.play(t, shellPrompt(), func(vscodelm.ContentPart) (bool, string) { return approve, instead })
 		if err != nil {
 			t.Fatalf("%v\nturn so far: %q", err, cv.text.String())
 		}
 		if len(cv.actions) != 1 {
 			t.Fatalf("%d agent-action calls, want 1; calls %+v\nreply %q", len(cv.actions), cv.calls, cv.text.String())
 		}
-		c.close()
+		c.Close()
 		frames := sb.recordedFrames(t)
 		sb.requireValidFrames(t)
 		_, err = os.Stat(filepath.Join(sb.workspace, shellMarkerFile))
@@ -145,4 +148,46 @@ func vscodeAction(approve bool) func(t *testing.T, sb *sandbox) {
 			}
 		}
 	}
+}
+
+// vscodeChanges: the agent edits a workspace file in a turn played through VS Code (its
+// own tools for the agents that edit on disk themselves, parley's fs/write_text_file for
+// the others); the answer tells @parley the file changed (lm/changes, M +1 −1), and an
+// undo (lm/undo) gives the file back what it held.
+func vscodeChanges(t *testing.T, sb *sandbox) {
+	path := filepath.Join(sb.workspace, notesFile)
+	original := "first\n" + oldLine + "\nlast\n"
+	sb.writeFile(path, original)
+	c := sb.startVSCode(t)
+	cv := &vsConversation{c: c, tools: []vscodelm.ToolDefinition{agentActionTool},
+		caps: &vscodelm.ClientCapabilities{Notifications: []string{vscodelm.NotifyConversation, vscodelm.NotifyChanges}}}
+	if err := cv.play(t, markEdit+" "+path, approveAll); err != nil {
+		t.Fatalf("%v\nturn so far: %q", err, cv.text.String())
+	}
+	if data, _ := os.ReadFile(path); string(data) != "first\n"+newLine+"\nlast\n" {
+		t.Fatalf("%s is %q after the edit\nreply %q", notesFile, data, cv.text.String())
+	}
+	var changed *vscodelm.ChangesParams
+	for _, id := range cv.ids {
+		for _, n := range c.Notifications(id) {
+			var p vscodelm.ChangesParams
+			if n.Method == vscodelm.NotifyChanges && json.Unmarshal(n.Params, &p) == nil {
+				changed = &p
+			}
+		}
+	}
+	if changed == nil {
+		t.Fatalf("no lm/changes after the turn that edited %s", notesFile)
+	}
+	f := changed.Turn.Files
+	if len(f) != 1 || f[0].Rel != notesFile || f[0].Kind != "M" || f[0].Added != 1 || f[0].Removed != 1 {
+		t.Fatalf("lm/changes lists %+v, want %s M +1 -1", f, notesFile)
+	}
+	var undone vscodelm.UndoResult
+	c.Result(c.Request("lm/undo", vscodelm.UndoParams{ConversationID: changed.ConversationID, Turn: changed.Turn.Number}), &undone)
+	if data, _ := os.ReadFile(path); string(data) != original {
+		t.Errorf("%s is %q after the undo, want %q (undo %+v)", notesFile, data, original, undone)
+	}
+	c.Close()
+	sb.requireValidFrames(t)
 }

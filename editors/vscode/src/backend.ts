@@ -23,6 +23,8 @@ export interface BackendOptions {
   globalArgs(): string[];
   log: LogSink;
   env?: NodeJS.ProcessEnv;
+  /** The backend's working directory (the workspace of a request that names none); default the extension host's. */
+  cwd?: string;
   /** How long to wait for an exit after closing stdin, then after SIGTERM (ms). */
   stopGraceMs?: number;
 }
@@ -239,6 +241,7 @@ export class Backend {
     const proc = spawn(bin, args, {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: this.opts.env ?? process.env,
+      cwd: this.opts.cwd,
       detached: true, // its own process group, so that stopping it reaches its agents too
     });
     await new Promise<void>((resolve, reject) => {

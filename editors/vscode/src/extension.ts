@@ -13,6 +13,7 @@ import { Backend } from './backend';
 import { workspaceRoots } from './convert';
 import { findParley, INSTALL_COMMAND, ParleyNotFoundError, type FoundParley } from './locate';
 import { checkAgentServers, listModels, type ModelContext, type ParleyModel } from './models';
+import { registerChatCommands } from './chatCommands';
 import { PARTICIPANT_ID, ParleyParticipant } from './participant';
 import { ParleyChatProvider } from './provider';
 import { AGENT_ACTION_TOOL, type PrepareSessionParams, type ToolDefinition } from './wire';
@@ -132,6 +133,7 @@ export function activate(context: vscode.ExtensionContext): void {
     useProposedApi: () => declaresProposed && (config().get<boolean>('chat.toolInvocationParts', true) ?? true),
     onChosen,
   });
+  context.subscriptions.push(...registerChatCommands({ backend: be, log, parleyPath: async () => (await find()).path }));
   if (apis.chatParticipant) {
     const chat = vscode.chat.createChatParticipant(PARTICIPANT_ID, participant.handler);
     chat.iconPath = new vscode.ThemeIcon('comment-discussion');

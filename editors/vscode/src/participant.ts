@@ -3,24 +3,58 @@
 // declares that it renders the agent's thoughts and tool calls itself, and runs the tool
 // calls the backend hands back (the agent's permission requests, and VS Code tools the
 // user referenced with #) through vscode.lm.invokeTool, so that VS Code asks the user in
-// the chat.
+// the chat. It also declares the notifications that show what a model's reply cannot:
+// the agent's questions (questions.ts), its usage after each turn, the files each turn
+// changed with buttons to see their diff and undo them (review.ts), and the sign-in an
+// agent needs (signin.ts); `/config` shows and changes the agent's settings
+// (settings.ts).
 
 import * as vscode from 'vscode';
 import { BackendError, RequestCancelledError, type Backend, type LogSink } from './backend';
 import { actionTitle, APPROVED, confirmInDialog, isApproval } from './agentAction';
 import { toolResultContent, workspaceRoots } from './convert';
 import type { ParleyModel } from './models';
+import { answerElicitation } from './questions';
 import { TurnRenderer } from './render';
-import { AGENT_ACTION_TOOL, type AgentActionInput, type ChatRequestParams, type StreamedPart, type ToolDefinition, type WireMessage, type WirePart } from './wire';
+import { showChanges } from './review';
+import { config } from './settings';
+import { showSignIn } from './signin';
+import {
+  AGENT_ACTION_TOOL,
+  PARTICIPANT_NOTIFICATIONS,
+  type AgentActionInput,
+  type ChangedTurn,
+  type ChangesNote,
+  type ChatRequestParams,
+  type ConversationNote,
+  type ElicitationNote,
+  type SignInNote,
+  type StreamedPart,
+  type ToolDefinition,
+  type UsageNote,
+  type WireMessage,
+  type WirePart,
+} from './wire';
 
 export const PARTICIPANT_ID = 'parley.agent';
 
 /** The most tool round trips in one turn before the participant stops asking. */
 const MAX_ROUNDS = 100;
 
-/** What a turn leaves in ChatResult.metadata, so that the next turn can send the exact history. */
+/**
+ * What a turn leaves in ChatResult.metadata, so that the next turn can send the exact
+ * history; and the backend's conversation, for /config.
+ */
 export interface TurnMetadata {
-  parley: { model: string; messages: WireMessage[] };
+  parley: { model: string; messages: WireMessage[]; conversationId?: string };
+}
+
+/** What the backend said of a turn besides its reply (its notifications). */
+interface TurnInfo {
+  conversationId?: string;
+  usage?: UsageNote;
+  changes: ChangedTurn[];
+  signIn?: SignInNote;
 }
 
 export interface ParticipantContext {
@@ -124,54 +158,120 @@ export class ParleyParticipant {
     }
     if (typeof model === 'string') return { errorDetails: { message: model } };
     this.ctx.onChosen(model);
+    if (request.command === 'config') return this.config(model, request, context, stream);
 
     const turn: WireMessage[] = [user(promptText(request))];
     const history = historyMessages(context);
     const renderer = new TurnRenderer(stream, this.ctx.log, this.ctx.useProposedApi());
     const tools = this.tools(request);
+    const info: TurnInfo = { conversationId: lastConversation(context), changes: [] };
     // The turn as VS Code showed it, for the next turn's history. A turn that did not
     // finish keeps what was shown (a declined call without its result, a cancelled reply
     // as far as it got): the backend reads that as a refusal or a cancel.
-    const result = (): vscode.ChatResult => ({ metadata: { parley: { model: model.id, messages: turn } } satisfies TurnMetadata });
+    const result = (): vscode.ChatResult => ({ metadata: { parley: { model: model.id, messages: turn, conversationId: info.conversationId } } satisfies TurnMetadata });
+    // What the turn leaves besides its reply: its usage, the files it changed, a sign-in.
+    const finish = (): vscode.ChatResult => {
+      this.showInfo(stream, model, info);
+      return result();
+    };
     try {
       for (let round = 0; round < MAX_ROUNDS; round++) {
         const reply: WireMessage = { role: 'assistant', content: [] };
         try {
-          await this.round(model, [...history, ...turn], tools, renderer, token, reply);
+          await this.round(model, [...history, ...turn], tools, renderer, token, reply, info, stream);
         } finally {
           if (reply.content.length > 0) turn.push(reply);
         }
         const calls = reply.content.filter((p): p is ToolCall => p.type === 'tool_call');
-        if (calls.length === 0) return result();
+        if (calls.length === 0) return finish();
         const outcome = await this.runTools(calls, request, renderer, token);
         if ('declined' in outcome) {
           renderer.declined(outcome.declined);
-          return result();
+          return finish();
         }
         turn.push({ role: 'user', content: outcome.results });
       }
       stream.markdown(`\n\nStopped after ${MAX_ROUNDS} tool round trips in one turn.`);
-      return result();
+      return finish();
     } catch (err) {
-      if (token.isCancellationRequested || err instanceof RequestCancelledError || (err instanceof BackendError && err.cancelled)) return result();
-      return { ...result(), errorDetails: { message: errorText(err) } };
+      if (token.isCancellationRequested || err instanceof RequestCancelledError || (err instanceof BackendError && err.cancelled)) return finish();
+      return { ...finish(), errorDetails: { message: errorText(err) } };
     }
   }
 
-  /** One chat request: streams the reply into the renderer and into reply. */
-  private async round(model: ParleyModel, messages: WireMessage[], tools: ToolDefinition[], renderer: TurnRenderer, token: vscode.CancellationToken, reply: WireMessage): Promise<void> {
+  /** `/config`: the agent's settings in this conversation, or one of them set. */
+  private async config(model: ParleyModel, request: vscode.ChatRequest, context: vscode.ChatContext, stream: vscode.ChatResponseStream): Promise<vscode.ChatResult> {
+    const conversationId = lastConversation(context);
+    // The exchange is not the agent's: it is left out of the history the agent is sent.
+    const result: vscode.ChatResult = { metadata: { parley: { model: model.id, messages: [], conversationId } } satisfies TurnMetadata };
+    if (!conversationId) {
+      stream.markdown('There is no conversation with the agent in this chat yet: send it a message first, then `/config`.');
+      return result;
+    }
+    try {
+      await config(this.ctx.backend, conversationId, request.prompt, stream);
+      return result;
+    } catch (err) {
+      return { ...result, errorDetails: { message: errorText(err) } };
+    }
+  }
+
+  /** Shows what the backend said of the turn besides its reply. */
+  private showInfo(stream: vscode.ChatResponseStream, model: ParleyModel, info: TurnInfo): void {
+    // Text first, buttons last: VS Code folds text that comes between buttons into a
+    // group of "steps".
+    const line = usageLine(info.usage);
+    if (line) stream.markdown(new vscode.MarkdownString('\n\n').appendText(line).appendMarkdown('\n'));
+    if (info.conversationId && info.changes.length > 0) showChanges(stream, info.conversationId, info.changes);
+    if (info.signIn) showSignIn(stream, info.signIn, model.agent ?? {});
+  }
+
+  /** One chat request: streams the reply into the renderer and into reply, and what else the backend says into info. */
+  private async round(
+    model: ParleyModel,
+    messages: WireMessage[],
+    tools: ToolDefinition[],
+    renderer: TurnRenderer,
+    token: vscode.CancellationToken,
+    reply: WireMessage,
+    info: TurnInfo,
+    stream: vscode.ChatResponseStream,
+  ): Promise<void> {
     const params: ChatRequestParams = {
       modelId: model.id,
       messages,
       agent: model.agent,
       options: { tools, toolMode: 'auto' },
       ...workspaceRoots(),
-      capabilities: { parts: ['thinking', 'tool_invocation'] },
+      capabilities: { parts: ['thinking', 'tool_invocation'], notifications: PARTICIPANT_NOTIFICATIONS },
     };
     await this.ctx.backend.request('lm/provideLanguageModelChatResponse', params, {
       token,
       onNotification: (n) => {
-        if (n.method !== 'lm/responsePart') return;
+        switch (n.method) {
+          case 'lm/conversation':
+            info.conversationId = (n.params as ConversationNote).conversationId;
+            return;
+          case 'lm/usage':
+            info.usage = n.params as UsageNote;
+            return;
+          case 'lm/changes': {
+            const t = (n.params as ChangesNote).turn;
+            info.changes = [...info.changes.filter((x) => x.number !== t.number), t];
+            return;
+          }
+          case 'lm/signInRequired':
+            info.signIn = n.params as SignInNote;
+            return;
+          case 'lm/elicitation':
+            // The agent waits for the answer: the request stays open meanwhile.
+            void answerElicitation(this.ctx.backend, this.ctx.log, n.params as ElicitationNote, stream);
+            return;
+          case 'lm/responsePart':
+            break;
+          default:
+            return;
+        }
         const part = (n.params as { part: StreamedPart }).part;
         switch (part.type) {
           case 'text':
@@ -221,6 +321,31 @@ export class ParleyParticipant {
     }
     return { results };
   }
+}
+
+/** The backend's conversation of the chat so far, from the last turn that named it. */
+function lastConversation(context: vscode.ChatContext): string | undefined {
+  for (let i = context.history.length - 1; i >= 0; i--) {
+    const turn = context.history[i];
+    if (!(turn instanceof vscode.ChatResponseTurn)) continue;
+    const id = (turn.result.metadata as TurnMetadata | undefined)?.parley?.conversationId;
+    if (id) return id;
+  }
+  return undefined;
+}
+
+/** The usage line shown after a turn, or undefined when the agent reported none. */
+export function usageLine(note: UsageNote | undefined): string | undefined {
+  if (!note || (!note.usage && !note.turn)) return undefined;
+  const n = (x: number) => x.toLocaleString('en-US');
+  const parts: string[] = [];
+  if (note.usage) {
+    parts.push(`context ${n(note.usage.used)} of ${n(note.usage.size)} tokens`);
+    const cost = note.usage.cost;
+    if (cost) parts.push(`${cost.currency === 'USD' ? '$' : cost.currency + ' '}${cost.amount.toFixed(2)} so far`);
+  }
+  if (note.turn) parts.push(`this turn ${n(note.turn.inputTokens)} in, ${n(note.turn.outputTokens)} out`);
+  return `Usage: ${parts.join(' · ')}`;
 }
 
 function isCancellation(err: unknown): boolean {

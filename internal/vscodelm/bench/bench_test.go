@@ -1,6 +1,6 @@
-// Package bench holds the benchmarks of `parley vscodelm` (issue 3, "Tests and figures").
-// Like the conformance suite, they build the real binary once (TestMain) and drive it
-// over stdio as a minimal fake VS Code client, with parley's built-in Eliza as the agent;
+// Package bench holds the benchmarks of `parley vscodelm`. Like the conformance suite,
+// they build the real binary once (TestMain) and drive it over stdio with the fake VS Code
+// client (internal/vscodelm/vscodetest), with parley's built-in Eliza as the agent;
 // the baseline is a direct ACP client (acp.ClientConn through agentproc.Launch) reading the
 // same `parley eliza --deterministic` in the same run.
 //
@@ -8,11 +8,9 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -26,6 +24,7 @@ import (
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/testbin"
 	"github.com/parley-acp/parley/internal/vscodelm"
+	"github.com/parley-acp/parley/internal/vscodelm/vscodetest"
 )
 
 const (
@@ -87,201 +86,78 @@ func requireBinary(b *testing.B) {
 	}
 }
 
-// ---- the bridge: a minimal fake VS Code client ----
+// ---- the bridge: parley vscodelm driven by the fake VS Code client ----
 
-// reply collects what parley streams for one chat request.
-type reply struct {
-	words     int             // words of the text parts
-	latencies []time.Duration // for stamped chunks: arrival minus the agent's send time
-	arrivals  []time.Time     // arrival of each lm/responsePart line
-	err       string          // error response
-	done      chan struct{}
-}
-
-type bridge struct {
-	b      *testing.B
-	cmd    *exec.Cmd
-	stdin  *os.File
-	exited chan struct{}
-
-	mu      sync.Mutex
-	nextID  int64
-	pending map[string]*reply
-	stderr  strings.Builder
-	readErr error
-	eof     chan struct{}
-}
+// bridge is `parley vscodelm` and the fake VS Code client (internal/vscodelm/vscodetest)
+// that drives it, keeping no transcript (floods would fill it).
+type bridge struct{ *vscodetest.Client }
 
 func startBridge(b *testing.B) *bridge {
 	b.Helper()
 	requireBinary(b)
+	return &bridge{vscodetest.Start(b, vscodetest.Options{Binary: parleyBin, Quiet: true, HangGuard: waitLimit})}
+}
+
+// startUnrecorded is startBridge with the record of changes off (config.json's
+// changes.off): what the record costs each turn is the difference.
+func startUnrecorded(b *testing.B) *bridge {
+	b.Helper()
+	requireBinary(b)
 	home := b.TempDir()
-	br := &bridge{b: b, pending: map[string]*reply{}, exited: make(chan struct{}), eof: make(chan struct{})}
-	br.cmd = exec.Command(parleyBin, "vscodelm")
-	br.cmd.Dir = b.TempDir()
-	br.cmd.Env = testbin.IsolatedEnv(home)
-	stdin, err := br.cmd.StdinPipe()
-	if err != nil {
+	dir := filepath.Join(home, "config", "parley")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		b.Fatal(err)
 	}
-	stdout, err := br.cmd.StdoutPipe()
-	if err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"changes":{"off":true}}`), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	br.cmd.Stderr = &lockedWriter{mu: &br.mu, w: &br.stderr}
-	if err := br.cmd.Start(); err != nil {
-		b.Fatalf("starting parley vscodelm: %v", err)
-	}
-	br.stdin = stdin.(*os.File)
-	go br.read(bufio.NewReaderSize(stdout, 1<<16))
-	go func() { br.cmd.Wait(); close(br.exited) }()
-	b.Cleanup(br.close)
-	return br
+	return &bridge{vscodetest.Start(b, vscodetest.Options{Binary: parleyBin, Home: home, Quiet: true, HangGuard: waitLimit})}
 }
 
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  *strings.Builder
+// reply is what parley streamed for one chat request.
+type reply struct {
+	words     int             // words of the text parts
+	latencies []time.Duration // for stamped chunks: arrival minus the agent's send time
+	arrivals  []time.Time     // arrival of each lm/responsePart line
+	text      string          // the text parts, joined
+	sent      time.Time       // when the request was written
 }
 
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.w.Len() < 1<<16 {
-		l.w.Write(p)
-	}
-	return len(p), nil
-}
-
-func (br *bridge) close() {
-	br.stdin.Close()
-	select {
-	case <-br.exited:
-	case <-time.After(5 * time.Second):
-		br.cmd.Process.Kill()
-		<-br.exited
-	}
-}
-
-type frame struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-type partParams struct {
-	RequestID json.RawMessage      `json:"requestId"`
-	Part      vscodelm.ContentPart `json:"part"`
-}
-
-func (br *bridge) read(r *bufio.Reader) {
-	defer close(br.eof)
-	for {
-		line, err := r.ReadBytes('\n')
-		now := time.Now()
-		if len(line) > 0 {
-			br.handle(line, now)
-		}
-		if err != nil {
-			br.mu.Lock()
-			br.readErr = err
-			br.mu.Unlock()
-			return
-		}
-	}
-}
-
-func (br *bridge) handle(line []byte, now time.Time) {
-	var f frame
-	if err := json.Unmarshal(line, &f); err != nil {
-		return
-	}
-	br.mu.Lock()
-	defer br.mu.Unlock()
-	switch {
-	case f.Method == "lm/responsePart":
-		var p partParams
-		if json.Unmarshal(f.Params, &p) != nil {
-			return
-		}
-		if r := br.pending[string(p.RequestID)]; r != nil {
-			r.arrivals = append(r.arrivals, now)
-			if p.Part.Type == vscodelm.PartText {
-				r.words += len(strings.Fields(p.Part.Value))
-				r.latencies = appendLatencies(r.latencies, p.Part.Value, now)
-			}
-		}
-	case f.Method == "" && len(f.ID) > 0:
-		if r := br.pending[string(f.ID)]; r != nil {
-			delete(br.pending, string(f.ID))
-			if f.Error != nil {
-				r.err = fmt.Sprintf("error %d: %s", f.Error.Code, f.Error.Message)
-			}
-			close(r.done)
-		}
-	}
-}
-
-// chat sends a chat request with messages and returns its reply, to be awaited.
-func (br *bridge) chat(messages []vscodelm.Message) *reply {
+// chat sends a chat request with messages to Eliza and returns its id, to be awaited.
+func (br *bridge) chat(messages []vscodelm.Message) int64 {
 	return br.chatWith(json.RawMessage(`{"eliza":{"deterministic":true}}`), messages)
 }
 
 // chatWith sends a chat request for agent.
-func (br *bridge) chatWith(agent json.RawMessage, messages []vscodelm.Message) *reply {
-	br.b.Helper()
-	br.mu.Lock()
-	br.nextID++
-	id := br.nextID
-	r := &reply{done: make(chan struct{})}
-	br.pending[strconv.FormatInt(id, 10)] = r
-	br.mu.Unlock()
-	line, err := json.Marshal(struct {
-		JSONRPC string                     `json:"jsonrpc"`
-		ID      int64                      `json:"id"`
-		Method  string                     `json:"method"`
-		Params  vscodelm.ChatRequestParams `json:"params"`
-	}{"2.0", id, chatMethod, vscodelm.ChatRequestParams{
-		ModelID:  "eliza",
-		Messages: messages,
-		Agent:    agent,
-	}})
-	if err != nil {
-		br.b.Fatal(err)
-	}
-	if _, err := br.stdin.Write(append(line, '\n')); err != nil {
-		br.b.Fatalf("writing to parley vscodelm: %v", err)
-	}
-	return r
+func (br *bridge) chatWith(agent json.RawMessage, messages []vscodelm.Message) int64 {
+	br.T.Helper()
+	return br.Request(vscodetest.ChatMethod, vscodelm.ChatRequestParams{ModelID: "eliza", Messages: messages, Agent: agent})
 }
 
-func (br *bridge) await(r *reply) {
-	br.b.Helper()
-	select {
-	case <-r.done:
-	case <-br.eof:
-		br.mu.Lock()
-		defer br.mu.Unlock()
-		br.b.Fatalf("parley vscodelm closed stdout (%v); stderr:\n%s", br.readErr, br.stderr.String())
-	case <-time.After(waitLimit):
-		br.b.Fatalf("no answer from parley vscodelm within %v", waitLimit)
+// await waits for request id's answer, which must succeed, and reads it.
+func (br *bridge) await(id int64) *reply {
+	br.T.Helper()
+	parts := br.OK(id)
+	r := &reply{}
+	var arrivals []time.Time
+	r.sent, arrivals = br.Timing(id)
+	var text strings.Builder
+	for i, p := range parts {
+		r.arrivals = append(r.arrivals, arrivals[i])
+		if p.Type == vscodelm.PartText {
+			r.words += len(strings.Fields(p.Value))
+			r.latencies = appendLatencies(r.latencies, p.Value, arrivals[i])
+			text.WriteString(p.Value)
+		}
 	}
-	if r.err != "" {
-		br.b.Fatalf("chat request failed: %s", r.err)
-	}
+	r.text = text.String()
+	return r
 }
 
 // turn sends a one-message conversation and awaits its reply.
 func (br *bridge) turn(text string) *reply {
-	br.b.Helper()
-	r := br.chat([]vscodelm.Message{{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{vscodelm.TextPart(text)}}})
-	br.await(r)
-	return r
+	br.T.Helper()
+	return br.await(br.chat([]vscodelm.Message{{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{vscodelm.TextPart(text)}}}))
 }
 
 // floodPrompt is `flood n`, made unique per conversation by trailing empty lines (which
@@ -522,14 +398,14 @@ func BenchmarkIdleSessionsMemory(b *testing.B) {
 			}
 		}
 		b.StopTimer()
-		pid := br.cmd.Process.Pid
+		pid := br.Cmd.Process.Pid
 		kids := elizaChildren(b, pid)
 		if len(kids) != 1 {
 			b.Fatalf("backend %d has %d `parley eliza` children %v, want exactly 1", pid, len(kids), kids)
 		}
 		rss = vmRSS(b, pid)
 		agentRSS = vmRSS(b, kids[0])
-		br.close()
+		br.Close()
 		b.StartTimer()
 	}
 	b.ReportMetric(rss, "MiB-rss")

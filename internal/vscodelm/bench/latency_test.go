@@ -39,8 +39,7 @@ func BenchmarkChunkLatency(b *testing.B) {
 		var lat []time.Duration
 		for i := range b.N {
 			text := "stamp" + strings.Repeat("\n", i+1) // a new conversation each time
-			r := br.chatWith(agent, []vscodelm.Message{{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{vscodelm.TextPart(text)}}})
-			br.await(r)
+			r := br.await(br.chatWith(agent, []vscodelm.Message{{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{vscodelm.TextPart(text)}}}))
 			if len(r.latencies) != stampChunks {
 				b.Fatalf("%d stamped chunks arrived, want %d", len(r.latencies), stampChunks)
 			}

@@ -36,14 +36,14 @@ func TestOnlyTheApprovalAllowsAnAgentAction(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := start(t)
 			cv := c.conversation(fakeAgent("ok"), agentActionTool("parley-agent-action"))
-			parts := c.ok(cv.send(user("perm deploy")))
+			parts := c.OK(cv.Send(user("perm deploy")))
 			calls := toolCalls(parts)
 			if len(calls) != 1 || calls[0].ToolName != "parley-agent-action" {
 				t.Fatalf("tool calls %+v, want the agent action shown for confirmation", calls)
 			}
-			cv.record(parts)
+			cv.Record(parts)
 			answer := vscodelm.ContentPart{Type: vscodelm.PartToolResult, ToolCallID: calls[0].ToolCallID, Result: json.RawMessage(tt.result)}
-			parts = c.ok(cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{answer}}))
+			parts = c.OK(cv.Send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{answer}}))
 			got := textOf(parts)
 			want := "permission: reject_once"
 			if tt.allow {
@@ -53,7 +53,7 @@ func TestOnlyTheApprovalAllowsAnAgentAction(t *testing.T) {
 			if !strings.Contains(got, want) {
 				t.Fatalf("reply to the result %s: %q, want %q in it", tt.result, got, want)
 			}
-			cv.record(parts)
+			cv.Record(parts)
 			// The conversation goes on in the same session, which never sees the action again.
 			next := cv.fakeTurn("hello")
 			if next.session != "fake-1" || next.prompt != 2 || !strings.Contains(next.text, "got: hello") {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -28,13 +27,13 @@ func TestBridgedToolPermissionForms(t *testing.T) {
 		t.Run(form, func(t *testing.T) {
 			c := start(t)
 			cv := c.conversation(fakeAgent("ok"), readFileTool, agentActionTool("parley-agent-action"))
-			parts := c.ok(cv.send(user(`ask ` + form + ` read_file {"path":"a.go"}`)))
+			parts := c.OK(cv.Send(user(`ask ` + form + ` read_file {"path":"a.go"}`)))
 			calls := toolCalls(parts)
 			if len(calls) != 1 || calls[0].ToolName != "read_file" {
 				t.Fatalf("tool calls %+v, want the one call of read_file (no confirmation of the permission: VS Code confirms the tool)", calls)
 			}
-			cv.record(parts)
-			got := textOf(parts) + textOf(c.ok(cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(calls[0].ToolCallID, "package a")}})))
+			cv.Record(parts)
+			got := textOf(parts) + textOf(c.OK(cv.Send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(calls[0].ToolCallID, "package a")}})))
 			if !strings.Contains(got, "permission: allow_once") || !strings.Contains(got, "OK: package a") {
 				t.Errorf("reply %q, want the permission allowed once and the tool's result", got)
 			}
@@ -48,7 +47,7 @@ func TestBridgedToolPermissionForms(t *testing.T) {
 			tool := vscodelm.ToolDefinition{Name: "copilot_readFile", Description: "Read a file"}
 			c := start(t)
 			cv := c.conversation(fakeAgent("ok"), tool, agentActionTool("parley-agent-action"))
-			parts := c.ok(cv.send(user("hostile " + form + " copilot_readFile")))
+			parts := c.OK(cv.Send(user("hostile " + form + " copilot_readFile")))
 			if strings.Contains(textOf(parts), "hostile: allow") {
 				t.Fatalf("a shell command named as %s in the %s form was allowed without confirmation: %q", tool.Name, form, textOf(parts))
 			}
@@ -59,8 +58,8 @@ func TestBridgedToolPermissionForms(t *testing.T) {
 			if !strings.Contains(string(calls[0].Parameters), "rm -rf ~") {
 				t.Errorf("agent action %s, want the command shown to the user", calls[0].Parameters)
 			}
-			cv.record(parts)
-			got := textOf(c.ok(cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(calls[0].ToolCallID, "Approved")}})))
+			cv.Record(parts)
+			got := textOf(c.OK(cv.Send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(calls[0].ToolCallID, "Approved")}})))
 			if !strings.Contains(got, "hostile: allow_once") {
 				t.Errorf("after the user approved: %q, want allow_once", got)
 			}
@@ -69,7 +68,7 @@ func TestBridgedToolPermissionForms(t *testing.T) {
 	t.Run("hostile without the agent-action tool", func(t *testing.T) {
 		tool := vscodelm.ToolDefinition{Name: "copilot_readFile", Description: "Read a file"}
 		c := start(t)
-		got := textOf(c.ok(c.conversation(fakeAgent("ok"), tool).send(user("hostile copilot_readFile"))))
+		got := textOf(c.OK(c.conversation(fakeAgent("ok"), tool).Send(user("hostile copilot_readFile"))))
 		if !strings.Contains(got, "hostile: reject_once") {
 			t.Errorf("reply %q, want the request refused with reject_once", got)
 		}
@@ -91,7 +90,7 @@ func TestBadToolSchemaIsThatToolsProblem(t *testing.T) {
 	c := start(t)
 	cv := c.conversation(elizaTagged(), tools...)
 	for round := range 2 { // every request offers the bad tools again
-		got := cv.turn("list tools from vscode_tools")
+		got := cv.Turn("list tools from vscode_tools")
 		var names []string
 		for _, line := range strings.Split(got, "\n") {
 			if name, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
@@ -105,7 +104,7 @@ func TestBadToolSchemaIsThatToolsProblem(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"deep", "twotypes"} {
-		c.awaitStderr("skipping tool", "tool="+name)
+		c.AwaitStderr("skipping tool", "tool="+name)
 	}
 }
 
@@ -123,13 +122,12 @@ func TestFirstPromptWaitsForBackgroundToolDiscovery(t *testing.T) {
 	c := start(t, "--log", "debug", "vscodelm")
 	tools := append(slices.Clone(threeTools[:2]), agentActionTool("parley-agent-action"))
 	cv := c.conversation(fakeAgent("background-mcp", fakeFIFOEnv+"="+fifo), tools...)
-	id := cv.send(user("both a b"))
+	id := cv.Send(user("both a b"))
 	// The agent has connected and waits for the test before it lists the tools: parley
 	// must hold the prompt meanwhile (it says so), not start the turn without them.
-	key := strconv.FormatInt(id, 10)
-	c.waitFor("the prompt held for the tools, or an answer", func() bool {
-		return slices.ContainsFunc(c.logLines, func(l string) bool { return strings.Contains(l, "waits for the agent to list") }) ||
-			c.calls[key].answers > 0 || len(c.calls[key].parts) > 0
+	c.WaitFor("the prompt held for the tools, or an answer", func() bool {
+		return slices.ContainsFunc(c.LogLines(), func(l string) bool { return strings.Contains(l, "waits for the agent to list") }) ||
+			c.Answered(id) || len(c.Parts(id)) > 0
 	})
 	list, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {
@@ -141,9 +139,9 @@ func TestFirstPromptWaitsForBackgroundToolDiscovery(t *testing.T) {
 	var text strings.Builder
 	called := map[string]bool{}
 	for range 4 { // VS Code runs the tools a response calls, until one calls none
-		parts := c.ok(id)
+		parts := c.OK(id)
 		text.WriteString(textOf(parts))
-		cv.record(parts)
+		cv.Record(parts)
 		calls := toolCalls(parts)
 		if len(calls) == 0 {
 			break
@@ -156,7 +154,7 @@ func TestFirstPromptWaitsForBackgroundToolDiscovery(t *testing.T) {
 			called[call.ToolName] = true
 			results = append(results, toolResult(call.ToolCallID, "result-of-"+call.ToolName))
 		}
-		id = cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: results})
+		id = cv.Send(vscodelm.Message{Role: vscodelm.RoleUser, Content: results})
 	}
 	if !called["a"] || !called["b"] {
 		t.Errorf("VS Code ran %v, want both tools; reply %q", called, text.String())

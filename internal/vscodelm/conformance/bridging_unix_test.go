@@ -23,12 +23,12 @@ func TestLateParallelCallIsShownNext(t *testing.T) {
 	}
 	c := start(t, "--log", "debug", "vscodelm")
 	cv := c.conversation(fakeAgent("ok", fakeFIFOEnv+"="+fifo), threeTools...)
-	parts := c.ok(cv.send(user("stagger a b")))
+	parts := c.OK(cv.Send(user("stagger a b")))
 	calls := toolCalls(parts)
 	if len(calls) != 1 || calls[0].ToolName != "a" {
 		t.Fatalf("first response: tool calls %+v, want the call of a", calls)
 	}
-	cv.record(parts)
+	cv.Record(parts)
 	// The response has ended; now the agent makes its second call.
 	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {
@@ -36,15 +36,15 @@ func TestLateParallelCallIsShownNext(t *testing.T) {
 	}
 	w.WriteString("go\n")
 	w.Close()
-	c.awaitStderr("tool=b", "held for the next request")
+	c.AwaitStderr("tool=b", "held for the next request")
 
-	parts = c.ok(cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(calls[0].ToolCallID, "alpha")}}))
+	parts = c.OK(cv.Send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(calls[0].ToolCallID, "alpha")}}))
 	late := toolCalls(parts)
 	if len(late) != 1 || late[0].ToolName != "b" {
 		t.Fatalf("second response: tool calls %+v (text %q), want the late call of b", late, textOf(parts))
 	}
-	cv.record(parts)
-	got := textOf(c.ok(cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(late[0].ToolCallID, "beta")}})))
+	cv.Record(parts)
+	got := textOf(c.OK(cv.Send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(late[0].ToolCallID, "beta")}})))
 	if !strings.Contains(got, "OK: alpha\nOK: beta") {
 		t.Errorf("reply %q, want both results, neither failed", got)
 	}

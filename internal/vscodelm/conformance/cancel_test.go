@@ -45,11 +45,11 @@ func TestCancelBeforeTheRequestIsRouted(t *testing.T) {
 			c := start(t)
 			cv := c.conversation(fakeAgent("ok"))
 			if tt.warm {
-				cv.turn("hello")
+				cv.Turn("hello")
 			}
-			c.cancel(c.nextRequestID())
-			wantCancelled(t, c.fails(cv.send(user(cancelledMessage)), -32800))
-			wantContextNotPrompt(t, cv.turn("second"))
+			c.Cancel(c.NextRequestID())
+			wantCancelled(t, c.Fails(cv.Send(user(cancelledMessage)), -32800))
+			wantContextNotPrompt(t, cv.Turn("second"))
 		})
 	}
 }
@@ -63,17 +63,17 @@ func TestCancelWhileTheSessionOpens(t *testing.T) {
 	}
 	c := start(t, "--log", "debug", "vscodelm")
 	cv := c.conversation(fakeAgent("gated-session", fakeFIFOEnv+"="+fifo))
-	id := cv.send(user(cancelledMessage))
-	c.awaitStderr("chat request", "request=1 ") // routed; its session cannot open yet
-	c.cancel(id)
-	wantCancelled(t, c.fails(id, -32800))
+	id := cv.Send(user(cancelledMessage))
+	c.AwaitStderr("chat request", "request=1 ") // routed; its session cannot open yet
+	c.Cancel(id)
+	wantCancelled(t, c.Fails(id, -32800))
 	gate, err := os.OpenFile(fifo, os.O_WRONLY, 0) // waits for the agent to read it
 	if err != nil {
 		t.Fatal(err)
 	}
 	gate.WriteString("go\n")
 	gate.Close()
-	got := cv.turn("second")
+	got := cv.Turn("second")
 	wantContextNotPrompt(t, got)
 	if !strings.Contains(got, "prompt=1 ") {
 		t.Errorf("reply %q, want the session's first prompt: nothing of the cancelled request was sent", got)
@@ -87,15 +87,15 @@ func TestCancelWhileTheSessionOpens(t *testing.T) {
 func TestCancelInTheSameReadAsTheRequest(t *testing.T) {
 	c := start(t)
 	x, y := c.conversation(fakeAgent("ok")), c.conversation(fakeAgent("ok"))
-	x.turn("hello x")
-	y.turn("hello y")
+	x.Turn("hello x")
+	y.Turn("hello y")
 	for round := range 5 {
-		xid, xline := x.prepare(user("hang"))
-		yid, yline := y.prepare(user("round " + string(rune('a'+round))))
-		c.raw(xline + "\n" + yline + "\n" + cancelLine(xid))
-		wantCancelled(t, c.fails(xid, -32800))
-		y.record(c.ok(yid))
-		got := x.turn("second")
+		xid, xline := x.Prepare(user("hang"))
+		yid, yline := y.Prepare(user("round " + string(rune('a'+round))))
+		c.Write(xline + "\n" + yline + "\n" + cancelLine(xid))
+		wantCancelled(t, c.Fails(xid, -32800))
+		y.Record(c.OK(yid))
+		got := x.Turn("second")
 		if strings.Contains(got, "hanging") || !strings.Contains(got, "got: second") {
 			t.Fatalf("round %d: reply %q, want the new message answered and nothing of the cancelled turn", round, got)
 		}

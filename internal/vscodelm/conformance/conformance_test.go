@@ -52,7 +52,7 @@ func wantCancelled(t *testing.T, err *rpcError) {
 func TestSingleTurn(t *testing.T) {
 	forEachShape(t, func(t *testing.T, agent json.RawMessage) {
 		c := start(t)
-		parts := c.ok(c.conversation(agent).send(user(alike)))
+		parts := c.OK(c.conversation(agent).Send(user(alike)))
 		if len(parts) == 0 {
 			t.Fatal("no lm/responsePart before the result")
 		}
@@ -73,17 +73,17 @@ func TestMultiTurnContinuesTheSession(t *testing.T) {
 	forEachShape(t, func(t *testing.T, agent json.RawMessage) {
 		c := start(t)
 		cv := c.conversation(agent)
-		if got := strings.TrimSpace(cv.turn(alike)); got != alikeReplies[0] {
+		if got := strings.TrimSpace(cv.Turn(alike)); got != alikeReplies[0] {
 			t.Fatalf("turn 1: %q, want %q", got, alikeReplies[0])
 		}
-		if got := strings.TrimSpace(cv.turn(alike)); got != alikeReplies[1] {
+		if got := strings.TrimSpace(cv.Turn(alike)); got != alikeReplies[1] {
 			t.Fatalf("turn 2 (the same input in the same session): %q, want %q", got, alikeReplies[1])
 		}
-		if got := strings.TrimSpace(cv.turn(alike)); got != alikeReplies[2] {
+		if got := strings.TrimSpace(cv.Turn(alike)); got != alikeReplies[2] {
 			t.Fatalf("turn 3: %q, want %q", got, alikeReplies[2])
 		}
 		fresh := c.conversation(agent)
-		if got := strings.TrimSpace(fresh.turn(alike)); got != alikeReplies[0] {
+		if got := strings.TrimSpace(fresh.Turn(alike)); got != alikeReplies[0] {
 			t.Errorf("a fresh conversation: %q, want %q (it must get a session of its own)", got, alikeReplies[0])
 		}
 	})
@@ -94,18 +94,18 @@ func TestMultiTurnContinuesTheSession(t *testing.T) {
 func TestEditedLastMessageIsAnswered(t *testing.T) {
 	c := start(t)
 	cv := c.conversation(elizaTagged())
-	cv.turn(alike)
-	first := cv.turn("slowly " + ticks("orig", 3))
+	cv.Turn(alike)
+	first := cv.Turn("slowly " + ticks("orig", 3))
 	if !strings.Contains(first, "orig03") {
 		t.Fatalf("turn 2: %q, want the slowly words", first)
 	}
-	cv.dropLast(2) // the edited user message and the reply to it
-	got := cv.turn(alike)
+	cv.DropLast(2) // the edited user message and the reply to it
+	got := cv.Turn(alike)
 	if !isAlikeReply(got) || strings.Contains(got, "orig") {
 		t.Errorf("reply to the edited message: %q, want an answer to %q and nothing of the replaced exchange", got, alike)
 	}
 	// The conversation goes on from the edit.
-	if got := cv.turn("slowly " + ticks("next", 3)); strings.TrimSpace(got) != ticks("next", 3) {
+	if got := cv.Turn("slowly " + ticks("next", 3)); strings.TrimSpace(got) != ticks("next", 3) {
 		t.Errorf("turn after the edit: %q, want %q", got, ticks("next", 3))
 	}
 }
@@ -116,23 +116,23 @@ func TestInterleavedConversationsNeverCross(t *testing.T) {
 	c := start(t)
 	x, y := c.conversation(elizaTagged()), c.conversation(elizaTagged())
 
-	xid, yid := x.send(user("slowly "+ticks("x", 6))), y.send(user("slowly "+ticks("y", 6)))
-	xp, yp := c.ok(xid), c.ok(yid)
+	xid, yid := x.Send(user("slowly "+ticks("x", 6))), y.Send(user("slowly "+ticks("y", 6)))
+	xp, yp := c.OK(xid), c.OK(yid)
 	if got := strings.TrimSpace(textOf(xp)); got != ticks("x", 6) {
 		t.Errorf("new conversation x: %q, want %q", got, ticks("x", 6))
 	}
 	if got := strings.TrimSpace(textOf(yp)); got != ticks("y", 6) {
 		t.Errorf("new conversation y: %q, want %q", got, ticks("y", 6))
 	}
-	x.record(xp)
-	y.record(yp)
+	x.Record(xp)
+	y.Record(yp)
 
 	// Each conversation has its own DOCTOR: both start the alike cycle, both move it on.
 	for round, want := range alikeReplies[:2] {
-		xid, yid := x.send(user(alike)), y.send(user(alike))
-		xp, yp := c.ok(xid), c.ok(yid)
-		x.record(xp)
-		y.record(yp)
+		xid, yid := x.Send(user(alike)), y.Send(user(alike))
+		xp, yp := c.OK(xid), c.OK(yid)
+		x.Record(xp)
+		y.Record(yp)
 		if got := strings.TrimSpace(textOf(xp)); got != want {
 			t.Errorf("round %d, conversation x: %q, want %q", round+1, got, want)
 		}
@@ -141,11 +141,11 @@ func TestInterleavedConversationsNeverCross(t *testing.T) {
 		}
 	}
 
-	xid, yid = x.send(user("slowly "+ticks("xx", 100))), y.send(user("slowly "+ticks("yy", 10)))
-	c.waitParts(xid, 1)
-	c.cancel(xid)
-	wantCancelled(t, c.fails(xid, -32800))
-	if got := strings.TrimSpace(textOf(c.ok(yid))); got != ticks("yy", 10) {
+	xid, yid = x.Send(user("slowly "+ticks("xx", 100))), y.Send(user("slowly "+ticks("yy", 10)))
+	c.WaitParts(xid, 1)
+	c.Cancel(xid)
+	wantCancelled(t, c.Fails(xid, -32800))
+	if got := strings.TrimSpace(textOf(c.OK(yid))); got != ticks("yy", 10) {
 		t.Errorf("y while x was cancelled: %q, want %q", got, ticks("yy", 10))
 	}
 }
@@ -157,21 +157,21 @@ func TestCancelWhileStreaming(t *testing.T) {
 	forEachShape(t, func(t *testing.T, agent json.RawMessage) {
 		c := start(t)
 		cv := c.conversation(agent)
-		id := cv.send(user("slowly " + ticks("tick", 100)))
-		c.waitParts(id, 1)
-		c.cancel(id)
-		wantCancelled(t, c.fails(id, -32800))
-		parts, _, _ := c.await(id)
-		cv.record(parts) // VS Code keeps what it showed
+		id := cv.Send(user("slowly " + ticks("tick", 100)))
+		c.WaitParts(id, 1)
+		c.Cancel(id)
+		wantCancelled(t, c.Fails(id, -32800))
+		parts, _, _ := c.Await(id)
+		cv.Record(parts) // VS Code keeps what it showed
 
-		got := cv.turn(alike)
+		got := cv.Turn(alike)
 		if !isAlikeReply(got) || strings.Contains(got, "tick") {
 			t.Errorf("turn after the cancel: %q, want an answer to %q without late words of the cancelled turn", got, alike)
 		}
 
-		c.cancel(id)   // already answered
-		c.cancel(9999) // never sent
-		if _, result, err := c.await(c.request("lm/provideTokenCount", vscodelm.TokenCountParams{ModelID: "eliza", Text: "abcd"})); err != nil {
+		c.Cancel(id)   // already answered
+		c.Cancel(9999) // never sent
+		if _, result, err := c.Await(c.Request("lm/provideTokenCount", vscodelm.TokenCountParams{ModelID: "eliza", Text: "abcd"})); err != nil {
 			t.Errorf("token count after stray cancels: %v", err)
 		} else if string(result) != "1" {
 			t.Errorf("token count after stray cancels: %s, want 1", result)
@@ -187,42 +187,42 @@ func TestSecondRequestSupersedesTheStreamingOne(t *testing.T) {
 	t.Run("continued", func(t *testing.T) {
 		c := start(t)
 		cv := c.conversation(elizaTagged())
-		cv.turn(alike)
-		first := cv.send(user("slowly " + ticks("tick", 100)))
-		c.waitParts(first, 1)
-		second := cv.send(user(alike)) // [..., U1, U2]: the client dropped the unfinished answer
-		wantCancelled(t, c.fails(first, -32800))
-		if got := strings.TrimSpace(textOf(c.ok(second))); got != alikeReplies[1] {
+		cv.Turn(alike)
+		first := cv.Send(user("slowly " + ticks("tick", 100)))
+		c.WaitParts(first, 1)
+		second := cv.Send(user(alike)) // [..., U1, U2]: the client dropped the unfinished answer
+		wantCancelled(t, c.Fails(first, -32800))
+		if got := strings.TrimSpace(textOf(c.OK(second))); got != alikeReplies[1] {
 			t.Errorf("superseding request: %q, want exactly %q (the same session, nothing of the superseded turn)", got, alikeReplies[1])
 		}
 	})
 	t.Run("edited", func(t *testing.T) {
 		c := start(t)
 		cv := c.conversation(elizaTagged())
-		cv.turn(alike)
-		first := cv.send(user("slowly " + ticks("tick", 30)))
-		c.waitParts(first, 1)
-		cv.dropLast(1)
-		second := cv.send(user(alike))
-		got := textOf(c.ok(second))
+		cv.Turn(alike)
+		first := cv.Send(user("slowly " + ticks("tick", 30)))
+		c.WaitParts(first, 1)
+		cv.DropLast(1)
+		second := cv.Send(user(alike))
+		got := textOf(c.OK(second))
 		if !isAlikeReply(got) || strings.Contains(got, "tick") {
 			t.Errorf("edited request: %q, want an answer to %q only", got, alike)
 		}
-		if got := strings.TrimSpace(textOf(c.ok(first))); got != ticks("tick", 30) {
+		if got := strings.TrimSpace(textOf(c.OK(first))); got != ticks("tick", 30) {
 			t.Errorf("the streaming request: %q, want it undisturbed: %q", got, ticks("tick", 30))
 		}
 	})
 	t.Run("resent", func(t *testing.T) {
 		c := start(t)
 		cv := c.conversation(elizaTagged())
-		cv.turn(alike)
-		first := cv.send(user("slowly " + ticks("tick", 30)))
-		c.waitParts(first, 1)
-		second := c.chat(cv.agent, cv.history, nil) // the same history again
-		if got := textOf(c.ok(second)); strings.Count(got, ticks("tick", 30)) != 1 {
+		cv.Turn(alike)
+		first := cv.Send(user("slowly " + ticks("tick", 30)))
+		c.WaitParts(first, 1)
+		second := c.Chat(cv.Agent, cv.History, nil) // the same history again
+		if got := textOf(c.OK(second)); strings.Count(got, ticks("tick", 30)) != 1 {
 			t.Errorf("resent request: %q, want the words once, from a session of its own", got)
 		}
-		if got := strings.TrimSpace(textOf(c.ok(first))); got != ticks("tick", 30) {
+		if got := strings.TrimSpace(textOf(c.OK(first))); got != ticks("tick", 30) {
 			t.Errorf("the streaming request: %q, want it undisturbed: %q", got, ticks("tick", 30))
 		}
 	})
@@ -249,7 +249,7 @@ func TestToolRoundTrip(t *testing.T) {
 	forEachShape(t, func(t *testing.T, agent json.RawMessage) {
 		t.Run("list", func(t *testing.T) {
 			c := start(t)
-			got := c.conversation(agent, tools...).turn("list tools from vscode_tools")
+			got := c.conversation(agent, tools...).Turn("list tools from vscode_tools")
 			// The listing succeeding at all means the schemas were acceptable MCP (object) schemas.
 			var names []string
 			for _, line := range strings.Split(got, "\n") {
@@ -271,7 +271,7 @@ func TestToolRoundTrip(t *testing.T) {
 		t.Run("one call", func(t *testing.T) {
 			c := start(t)
 			cv := c.conversation(agent, tools...)
-			parts := c.ok(cv.send(user(`use tool vscode_tools::a with {"x":1}`)))
+			parts := c.OK(cv.Send(user(`use tool vscode_tools::a with {"x":1}`)))
 			calls := toolCalls(parts)
 			if len(calls) != 1 {
 				t.Fatalf("got %d tool_call parts, want 1: %+v", len(calls), parts)
@@ -280,8 +280,8 @@ func TestToolRoundTrip(t *testing.T) {
 			if call.ToolName != "a" || call.ToolCallID == "" || !jsonEqual(call.Parameters, []byte(`{"x":1}`)) {
 				t.Errorf("tool_call %+v (parameters %s), want tool a with {\"x\":1} and an id", call, call.Parameters)
 			}
-			cv.record(parts)
-			got := textOf(c.ok(cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(call.ToolCallID, "42")}})))
+			cv.Record(parts)
+			got := textOf(c.OK(cv.Send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(call.ToolCallID, "42")}})))
 			if !strings.Contains(got, "OK: 42") {
 				t.Errorf("reply after the tool result: %q, want it to contain \"OK: 42\"", got)
 			}
@@ -289,7 +289,7 @@ func TestToolRoundTrip(t *testing.T) {
 		t.Run("parallel calls", func(t *testing.T) {
 			c := start(t)
 			cv := c.conversation(agent, tools...)
-			parts := c.ok(cv.send(user("use tool vscode_tools::a with {\"x\":2}\nuse tool vscode_tools::b with {\"y\":\"z\"}")))
+			parts := c.OK(cv.Send(user("use tool vscode_tools::a with {\"x\":2}\nuse tool vscode_tools::b with {\"y\":\"z\"}")))
 			calls := toolCalls(parts)
 			if len(calls) != 2 {
 				t.Fatalf("got %d tool_call parts in one response, want 2: %+v", len(calls), parts)
@@ -305,11 +305,11 @@ func TestToolRoundTrip(t *testing.T) {
 			if !jsonEqual(a.Parameters, []byte(`{"x":2}`)) || !jsonEqual(b.Parameters, []byte(`{"y":"z"}`)) {
 				t.Errorf("parameters a=%s b=%s, want {\"x\":2} and {\"y\":\"z\"}", a.Parameters, b.Parameters)
 			}
-			cv.record(parts)
+			cv.Record(parts)
 			results := vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{
 				toolResult(b.ToolCallID, "beta"), toolResult(a.ToolCallID, "alpha"), // reverse order
 			}}
-			got := textOf(c.ok(cv.send(results)))
+			got := textOf(c.OK(cv.Send(results)))
 			if !strings.Contains(got, "OK: alpha\nOK: beta") {
 				t.Errorf("reply after both results: %q, want \"OK: alpha\\nOK: beta\" (results routed by id, reported in call order)", got)
 			}
@@ -322,7 +322,7 @@ func TestPermission(t *testing.T) {
 	// ask sends "request permission deploy" offering tools and returns the agent-action call.
 	ask := func(t *testing.T, cv *conversation, toolName string) vscodelm.ContentPart {
 		t.Helper()
-		parts := cv.c.ok(cv.send(user("request permission deploy")))
+		parts := cv.C.OK(cv.Send(user("request permission deploy")))
 		calls := toolCalls(parts)
 		if len(calls) != 1 || calls[0].ToolName != toolName {
 			t.Fatalf("tool calls %+v, want one of %s", calls, toolName)
@@ -333,12 +333,12 @@ func TestPermission(t *testing.T) {
 		if err != nil || !hasRaw || !jsonEqual(params["title"], []byte(`"deploy"`)) || !jsonEqual(params["kind"], []byte(`"execute"`)) {
 			t.Errorf("parameters %s, want an object with kind \"execute\", title \"deploy\" and raw_input (%v)", calls[0].Parameters, err)
 		}
-		cv.record(parts)
+		cv.Record(parts)
 		return calls[0]
 	}
 	approve := func(t *testing.T, cv *conversation, call vscodelm.ContentPart) string {
 		t.Helper()
-		return textOf(cv.c.ok(cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(call.ToolCallID, "Approved")}})))
+		return textOf(cv.C.OK(cv.Send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(call.ToolCallID, "Approved")}})))
 	}
 
 	forEachShape(t, func(t *testing.T, agent json.RawMessage) {
@@ -356,7 +356,7 @@ func TestPermission(t *testing.T) {
 			// A new message instead of the result: the agent gets reject_once, then
 			// session/cancel (issue 3, item 6), so the rejected turn's own words are
 			// dropped and the new message is answered.
-			got := textOf(c.ok(cv.send(user(alike))))
+			got := textOf(c.OK(cv.Send(user(alike))))
 			if strings.Contains(got, "allow_once") || strings.Contains(got, "permission: cancelled") {
 				t.Errorf("after rejection: %q; the request must be refused, never allowed", got)
 			}
@@ -366,7 +366,7 @@ func TestPermission(t *testing.T) {
 		})
 		t.Run("no agent-action tool", func(t *testing.T) {
 			c := start(t)
-			parts := c.ok(c.conversation(agent, threeTools...).send(user("request permission deploy")))
+			parts := c.OK(c.conversation(agent, threeTools...).Send(user("request permission deploy")))
 			if calls := toolCalls(parts); len(calls) > 0 {
 				t.Errorf("tool calls %+v, want none when the client offers no agent-action tool", calls)
 			}
@@ -394,7 +394,7 @@ func TestPermission(t *testing.T) {
 // Q1: the token count is a bare integer.
 func TestTokenCount(t *testing.T) {
 	c := start(t)
-	_, result, err := c.await(c.request("lm/provideTokenCount", vscodelm.TokenCountParams{ModelID: "eliza", Text: "Hello, world!"}))
+	_, result, err := c.Await(c.Request("lm/provideTokenCount", vscodelm.TokenCountParams{ModelID: "eliza", Text: "Hello, world!"}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,7 +407,7 @@ func TestTokenCount(t *testing.T) {
 func TestModelInformation(t *testing.T) {
 	c := start(t)
 	for _, params := range []any{map[string]any{}, map[string]any{"silent": true}} {
-		_, result, err := c.await(c.request("lm/provideLanguageModelChatInformation", params))
+		_, result, err := c.Await(c.Request("lm/provideLanguageModelChatInformation", params))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -437,47 +437,48 @@ func TestErrorsKeepTheConnection(t *testing.T) {
 	c := start(t)
 	tokenCountWorks := func(t *testing.T) {
 		t.Helper()
-		if _, result, err := c.await(c.request("lm/provideTokenCount", vscodelm.TokenCountParams{Text: "abcdefgh"})); err != nil || idKey(result) != "2" {
+		if _, result, err := c.Await(c.Request("lm/provideTokenCount", vscodelm.TokenCountParams{Text: "abcdefgh"})); err != nil || idKey(result) != "2" {
 			t.Fatalf("the next request: result %s, error %v; want 2", result, err)
 		}
 	}
 	t.Run("unknown method", func(t *testing.T) {
-		c.fails(c.request("lm/noSuchMethod", map[string]any{}), -32601)
+		c.Fails(c.Request("lm/noSuchMethod", map[string]any{}), -32601)
 		tokenCountWorks(t)
 	})
 	t.Run("unknown notification", func(t *testing.T) {
-		c.raw(`{"jsonrpc":"2.0","method":"lm/noSuchNotification","params":{}}`)
+		c.Write(`{"jsonrpc":"2.0","method":"lm/noSuchNotification","params":{}}`)
 		tokenCountWorks(t) // and no answer to it: finish checks for stray responses
 	})
 	t.Run("malformed line", func(t *testing.T) {
-		c.raw(`{"jsonrpc":"2.0","id":`)
-		if err := c.awaitNullID(); err.Code != -32700 {
+		c.Write(`{"jsonrpc":"2.0","id":`)
+		if err := c.AwaitNullID(); err.Code != -32700 {
 			t.Errorf("malformed line: %v, want -32700 with id null", err)
 		}
 		tokenCountWorks(t)
 	})
 	t.Run("not a request", func(t *testing.T) {
-		c.raw(`42`)
-		if err := c.awaitNullID(); err.Code != -32600 {
+		c.Write(`42`)
+		if err := c.AwaitNullID(); err.Code != -32600 {
 			t.Errorf("a bare number: %v, want -32600 with id null", err)
 		}
 		tokenCountWorks(t)
 	})
 	t.Run("empty lines and CRLF", func(t *testing.T) {
-		c.raw("")
-		c.raw("   ")
-		id := c.newID()
-		c.requestRaw(id, "lm/provideTokenCount", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"lm/provideTokenCount","params":{"modelId":"eliza","text":"abcd"}}`+"\r", id))
-		if _, result, err := c.await(id); err != nil || idKey(result) != "1" {
+		c.Write("")
+		c.Write("   ")
+		id := c.NewID()
+		c.Expect(id, "lm/provideTokenCount")
+		c.Write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"lm/provideTokenCount","params":{"modelId":"eliza","text":"abcd"}}`+"\r", id))
+		if _, result, err := c.Await(id); err != nil || idKey(result) != "1" {
 			t.Errorf("CRLF-terminated request: result %s, error %v; want 1", result, err)
 		}
 	})
 	t.Run("wrong param types", func(t *testing.T) {
-		c.fails(c.request("lm/provideTokenCount", map[string]any{"modelId": "eliza", "text": 5}), -32602)
+		c.Fails(c.Request("lm/provideTokenCount", map[string]any{"modelId": "eliza", "text": 5}), -32602)
 		tokenCountWorks(t)
 	})
 	t.Run("unknown part type", func(t *testing.T) {
-		c.fails(c.request(chatMethod, map[string]any{
+		c.Fails(c.Request(chatMethod, map[string]any{
 			"modelId":  "eliza",
 			"messages": []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "image", "value": "x"}}}},
 			"agent":    elizaTagged(),
@@ -485,7 +486,7 @@ func TestErrorsKeepTheConnection(t *testing.T) {
 		}), -32602)
 	})
 	t.Run("bad agent shape", func(t *testing.T) {
-		err := c.fails(c.chat(json.RawMessage(`{"foo":1}`), []vscodelm.Message{user(alike)}, nil), -32602)
+		err := c.Fails(c.Chat(json.RawMessage(`{"foo":1}`), []vscodelm.Message{user(alike)}, nil), -32602)
 		for _, shape := range []string{"eliza", "mcp_server", "command"} {
 			if !strings.Contains(err.Message, shape) {
 				t.Errorf("bad agent error %q does not name the accepted shape %q", err.Message, shape)
@@ -493,7 +494,7 @@ func TestErrorsKeepTheConnection(t *testing.T) {
 		}
 	})
 	t.Run("a chat still works", func(t *testing.T) {
-		if got := strings.TrimSpace(c.conversation(elizaTagged()).turn(alike)); got != alikeReplies[0] {
+		if got := strings.TrimSpace(c.conversation(elizaTagged()).Turn(alike)); got != alikeReplies[0] {
 			t.Errorf("chat after the errors: %q, want %q", got, alikeReplies[0])
 		}
 	})
@@ -511,15 +512,15 @@ func TestAgentCrash(t *testing.T) {
 	}
 	t.Run("exits at once", func(t *testing.T) {
 		c := start(t)
-		readable(t, c.fails(c.chat(flatAgent("crash", "Crash", "sh", "-c", "exit 3"), []vscodelm.Message{user(alike)}, nil), -32000))
-		if got := strings.TrimSpace(c.conversation(elizaTagged()).turn(alike)); got != alikeReplies[0] {
+		readable(t, c.Fails(c.Chat(flatAgent("crash", "Crash", "sh", "-c", "exit 3"), []vscodelm.Message{user(alike)}, nil), -32000))
+		if got := strings.TrimSpace(c.conversation(elizaTagged()).Turn(alike)); got != alikeReplies[0] {
 			t.Errorf("Eliza after the crash: %q, want %q", got, alikeReplies[0])
 		}
 	})
 	t.Run("command missing", func(t *testing.T) {
 		c := start(t)
-		readable(t, c.fails(c.chat(flatAgent("none", "None", "/nonexistent/parley-test-agent"), []vscodelm.Message{user(alike)}, nil), -32000))
-		if got := strings.TrimSpace(c.conversation(elizaTagged()).turn(alike)); got != alikeReplies[0] {
+		readable(t, c.Fails(c.Chat(flatAgent("none", "None", "/nonexistent/parley-test-agent"), []vscodelm.Message{user(alike)}, nil), -32000))
+		if got := strings.TrimSpace(c.conversation(elizaTagged()).Turn(alike)); got != alikeReplies[0] {
 			t.Errorf("Eliza after the failed spawn: %q, want %q", got, alikeReplies[0])
 		}
 	})
@@ -529,22 +530,22 @@ func TestAgentCrash(t *testing.T) {
 			t.Skip("cannot see processes in /proc on this system")
 		}
 		cv := c.conversation(elizaFlat())
-		cv.turn(alike)
-		id := cv.send(user("slowly " + ticks("tick", 200)))
-		c.waitParts(id, 1)
+		cv.Turn(alike)
+		id := cv.Send(user("slowly " + ticks("tick", 200)))
+		c.WaitParts(id, 1)
 		killed := 0
 		for pid, ppid := range parleyProcesses("eliza") {
-			if ppid == c.cmd.Process.Pid {
+			if ppid == c.Cmd.Process.Pid {
 				killProcess(pid) // the agent process our parley started
 				killed++
 			}
 		}
 		if killed == 0 {
-			t.Fatalf("no `parley eliza` child of parley vscodelm (pid %d) found", c.cmd.Process.Pid)
+			t.Fatalf("no `parley eliza` child of parley vscodelm (pid %d) found", c.Cmd.Process.Pid)
 		}
-		readable(t, c.fails(id, -32000))
-		cv.dropLast(1) // the failed message; the user asks something else
-		if got := cv.turn(alike); strings.TrimSpace(got) == "" {
+		readable(t, c.Fails(id, -32000))
+		cv.DropLast(1) // the failed message; the user asks something else
+		if got := cv.Turn(alike); strings.TrimSpace(got) == "" {
 			t.Error("the request after the crash got an empty reply; want the agent respawned")
 		}
 	})
@@ -553,7 +554,7 @@ func TestAgentCrash(t *testing.T) {
 // §1 invocation compatibility: Symposium's client puts global flags before the subcommand.
 func TestGlobalFlagsBeforeSubcommand(t *testing.T) {
 	c := start(t, "--log", "debug", "vscodelm")
-	if got := strings.TrimSpace(c.conversation(elizaTagged()).turn(alike)); got != alikeReplies[0] {
+	if got := strings.TrimSpace(c.conversation(elizaTagged()).Turn(alike)); got != alikeReplies[0] {
 		t.Errorf("reply %q, want %q", got, alikeReplies[0])
 	}
 }
@@ -561,9 +562,9 @@ func TestGlobalFlagsBeforeSubcommand(t *testing.T) {
 // X6: closing stdin ends parley with status 0 and leaves no agent process behind.
 func TestStdinCloseExits(t *testing.T) {
 	c := start(t)
-	c.conversation(elizaTagged()).turn(alike)
-	c.conversation(elizaFlat()).turn(alike)
-	if code := c.close(); code != 0 {
+	c.conversation(elizaTagged()).Turn(alike)
+	c.conversation(elizaFlat()).Turn(alike)
+	if code := c.Close(); code != 0 {
 		t.Errorf("parley vscodelm exited with status %d after stdin was closed; want 0", code)
 	}
 	if left := waitNoAgents(); len(left) > 0 {
@@ -577,14 +578,14 @@ func TestStdinCloseExits(t *testing.T) {
 func TestIdleConversationsAreClosed(t *testing.T) {
 	c := start(t, "vscodelm", "--idle-timeout", "100ms")
 	cv := c.conversation(elizaTagged())
-	first := cv.turn("I am worried about my tests")
+	first := cv.Turn("I am worried about my tests")
 	if first == "" {
 		t.Fatal("no reply")
 	}
 	if left := waitNoElizaChild(); len(left) > 0 {
 		t.Fatalf("the idle agent is still running: %v", left)
 	}
-	if again := cv.turn("I am worried about my tests"); again == "" {
+	if again := cv.Turn("I am worried about my tests"); again == "" {
 		t.Error("the conversation did not go on after its session was closed")
 	}
 }
@@ -608,7 +609,7 @@ func waitNoElizaChild() map[int]int {
 func TestAgentActivity(t *testing.T) {
 	t.Run("markdown", func(t *testing.T) {
 		c := start(t)
-		parts := c.ok(c.conversation(elizaTagged()).send(user("tool call Build the project")))
+		parts := c.OK(c.conversation(elizaTagged()).Send(user("tool call Build the project")))
 		text := textOf(parts)
 		if n := strings.Count(text, "Build the project"); n < 1 || n > 3 {
 			t.Errorf("the tool call shows %d times in %q; want it once, then short status lines", n, text)
@@ -624,12 +625,12 @@ func TestAgentActivity(t *testing.T) {
 	})
 	t.Run("structured", func(t *testing.T) {
 		c := start(t)
-		id := c.request("lm/provideLanguageModelChatResponse", map[string]any{
+		id := c.Request("lm/provideLanguageModelChatResponse", map[string]any{
 			"modelId": "eliza", "agent": elizaTagged(),
 			"messages":     []vscodelm.Message{user("think about it\ntool call Build the project")},
 			"capabilities": map[string]any{"parts": []string{"thinking", "tool_invocation"}},
 		})
-		parts := c.ok(id)
+		parts := c.OK(id)
 		var thinking, invocations int
 		var last map[string]any
 		for _, p := range parts {
@@ -655,13 +656,13 @@ func TestToolRoundTripThroughTheStdioShim(t *testing.T) {
 	agent := flatAgent("eliza-stdio", "Eliza (stdio MCP)", parleyBin, "eliza", "--deterministic", "--stdio-mcp-only")
 	c := start(t)
 	cv := c.conversation(agent, threeTools...)
-	parts := c.ok(cv.send(user(`use tool vscode_tools::b with {"y":2}`)))
+	parts := c.OK(cv.Send(user(`use tool vscode_tools::b with {"y":2}`)))
 	calls := toolCalls(parts)
 	if len(calls) != 1 || calls[0].ToolName != "b" {
 		t.Fatalf("tool calls %+v, want one call of b", calls)
 	}
-	cv.record(parts)
-	got := textOf(c.ok(cv.send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(calls[0].ToolCallID, "via the shim")}})))
+	cv.Record(parts)
+	got := textOf(c.OK(cv.Send(vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{toolResult(calls[0].ToolCallID, "via the shim")}})))
 	if !strings.Contains(got, "OK: via the shim") {
 		t.Errorf("reply %q, want the tool's result", got)
 	}

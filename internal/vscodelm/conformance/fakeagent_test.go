@@ -25,7 +25,8 @@ import (
 
 const (
 	// fakeAgentEnv selects the role and the start-up behaviour: "ok", "stuck-initialize",
-	// "stuck-session", "gated-session" (session/new answers once the FIFO gives a line), or
+	// "stuck-session", "auth" (a sign-in is needed, see fakeAuthEnv), "gated-session"
+	// (session/new answers once the FIFO gives a line), or
 	// "background-mcp" (as qwen-code: session/new connects to the MCP servers and answers,
 	// their tools are listed behind it, once the FIFO gives a line; a call of a tool not
 	// discovered yet fails).
@@ -33,6 +34,9 @@ const (
 	// fakeFIFOEnv names a FIFO from which `stagger` reads a line before its second call,
 	// and "gated-session" one before it answers session/new.
 	fakeFIFOEnv = "PARLEY_CONFORMANCE_FIFO"
+	// fakeAuthEnv names, in mode "auth", the file whose existence means the user signed
+	// in: without it session/new answers auth_required.
+	fakeAuthEnv = "PARLEY_CONFORMANCE_AUTH"
 )
 
 // fakeAgent returns the params.agent of the fake agent in the flat shape, with its
@@ -62,8 +66,9 @@ func runFakeAgent(mode string) int {
 }
 
 type scriptedAgent struct {
-	mode string
-	conn *acp.AgentConn
+	mode     string
+	conn     *acp.AgentConn
+	signedIn bool // mode auth: the user had signed in when the process started
 
 	mu       sync.Mutex
 	sessions map[acp.SessionID]*fakeSession
@@ -80,10 +85,10 @@ type fakeSession struct {
 	calls      int
 	mcp        *mcp.ClientSession
 
-	// background-mcp: closed once discovery has ended, with discoveredMCP set when the
-	// tools were listed.
+	// background-mcp: listing is closed once the agent asks for the tools, discovered once
+	// discovery has ended, with discoveredMCP set when the tools were listed.
+	listing       chan struct{}
 	discovered    chan struct{}
-	listing       chan struct{} // closed once the agent has asked for the tools
 	discoveredMCP *mcp.ClientSession
 }
 
@@ -92,13 +97,24 @@ func (a *scriptedAgent) Initialize(ctx context.Context, req *acp.InitializeReque
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}
-	return &acp.InitializeResponse{
+	resp := &acp.InitializeResponse{
 		ProtocolVersion:   acp.NegotiateVersion(req.ProtocolVersion),
 		AgentCapabilities: acp.AgentCapabilities{MCPCapabilities: acp.MCPCapabilities{HTTP: true}},
-	}, nil
+	}
+	if a.mode == "auth" {
+		// Signed in when the file fakeAuthEnv names exists as the process starts, as an
+		// agent reads its credentials when it starts.
+		_, err := os.Stat(os.Getenv(fakeAuthEnv))
+		a.signedIn = err == nil
+		resp.AuthMethods = []acp.AuthMethod{{Agent: &acp.AuthMethodAgent{ID: "token", Name: "Token", Description: "a token from your account"}}}
+	}
+	return resp, nil
 }
 
 func (a *scriptedAgent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp.NewSessionResponse, error) {
+	if a.mode == "auth" && !a.signedIn {
+		return nil, acp.Errorf(acp.CodeAuthRequired, "Authentication required")
+	}
 	switch a.mode {
 	case "stuck-session":
 		<-ctx.Done()
@@ -116,11 +132,13 @@ func (a *scriptedAgent) NewSession(ctx context.Context, req *acp.NewSessionReque
 	a.sessions[s.id] = s
 	if a.mode == "background-mcp" {
 		// Connected while the session opens, listed behind it, as qwen-code does.
-		s.discovered, s.listing = make(chan struct{}), make(chan struct{})
+		s.listing, s.discovered = make(chan struct{}), make(chan struct{})
 		server, ok := vscodeToolsServer(s.servers)
 		if !ok {
+			close(s.listing)
 			close(s.discovered)
 		} else if c, err := mcpclient.Connect(context.WithoutCancel(ctx), server); err != nil {
+			close(s.listing)
 			close(s.discovered)
 		} else {
 			go s.discover(c) // ends with the process
@@ -372,17 +390,13 @@ func (t *fakeTurn) stagger(tools []string) {
 }
 
 func (t *fakeTurn) mcpSession() (*mcp.ClientSession, error) {
-	if t.s.discovered != nil { // background-mcp: only what discovery found
-		// A list already asked for is as good as answered: parley sees the request, not
-		// the answer reaching the agent, which comes on another connection than the
-		// prompt. A discovery that has not asked yet is not waited for.
+	if t.s.discovered != nil {
+		// background-mcp: only what discovery found. A listing under way is waited for (its
+		// answer may still be on its way back when parley, which saw the agent list the
+		// tools, sends the prompt); discovery that has not begun is not.
 		select {
 		case <-t.s.listing:
 			<-t.s.discovered
-		default:
-		}
-		select {
-		case <-t.s.discovered:
 			if t.s.discoveredMCP != nil {
 				return t.s.discoveredMCP, nil
 			}

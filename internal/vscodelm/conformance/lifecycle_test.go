@@ -21,20 +21,20 @@ import (
 // while it starts still ends parley (and the agent) at once.
 func TestSlowAgentBlocksNobody(t *testing.T) {
 	c := start(t)
-	stuck := c.chat(fakeAgent("stuck-initialize"), []vscodelm.Message{user("hello")}, nil)
-	if got := strings.TrimSpace(c.conversation(elizaTagged()).turn(alike)); got != alikeReplies[0] {
+	stuck := c.Chat(fakeAgent("stuck-initialize"), []vscodelm.Message{user("hello")}, nil)
+	if got := strings.TrimSpace(c.conversation(elizaTagged()).Turn(alike)); got != alikeReplies[0] {
 		t.Errorf("Eliza while another agent starts: %q, want %q", got, alikeReplies[0])
 	}
 	// Stuck in session/new: the same.
-	stuckSession := c.chat(fakeAgent("stuck-session"), []vscodelm.Message{user("hello")}, nil)
-	if got := strings.TrimSpace(c.conversation(elizaFlat()).turn(alike)); got != alikeReplies[0] {
+	stuckSession := c.Chat(fakeAgent("stuck-session"), []vscodelm.Message{user("hello")}, nil)
+	if got := strings.TrimSpace(c.conversation(elizaFlat()).Turn(alike)); got != alikeReplies[0] {
 		t.Errorf("Eliza while another agent opens a session: %q, want %q", got, alikeReplies[0])
 	}
-	if code := c.close(); code != 0 {
+	if code := c.Close(); code != 0 {
 		t.Errorf("parley vscodelm exited with status %d, want 0", code)
 	}
 	for _, id := range []int64{stuck, stuckSession} {
-		c.fails(id, -32800) // answered as cancelled when the client went away
+		c.Fails(id, -32800) // answered as cancelled when the client went away
 	}
 }
 
@@ -48,11 +48,11 @@ func TestAgentCallsHaveDeadlines(t *testing.T) {
 		t.Run(tt.mode, func(t *testing.T) {
 			// Long enough for Eliza to start on a busy machine under -race.
 			c := start(t, "vscodelm", "--agent-timeout", "2s")
-			err := c.fails(c.chat(fakeAgent(tt.mode), []vscodelm.Message{user("hello")}, nil), -32000)
+			err := c.Fails(c.Chat(fakeAgent(tt.mode), []vscodelm.Message{user("hello")}, nil), -32000)
 			if !strings.Contains(err.Message, tt.call) || !strings.Contains(err.Message, "2s") {
 				t.Errorf("error %q, want it to name %s and the 2s deadline", err.Message, tt.call)
 			}
-			if got := strings.TrimSpace(c.conversation(elizaTagged()).turn(alike)); got != alikeReplies[0] {
+			if got := strings.TrimSpace(c.conversation(elizaTagged()).Turn(alike)); got != alikeReplies[0] {
 				t.Errorf("Eliza afterwards: %q, want %q", got, alikeReplies[0])
 			}
 		})
@@ -63,8 +63,8 @@ func TestAgentCallsHaveDeadlines(t *testing.T) {
 func TestAgentStderrIsLogged(t *testing.T) {
 	c := start(t)
 	c.conversation(fakeAgent("ok")).fakeTurn("stderr marker-4711")
-	c.close() // the agent has ended, and its stderr is all written
-	data, err := os.ReadFile(filepath.Join(c.home, "state", "parley", "logs", "fake-ok.log"))
+	c.Close() // the agent has ended, and its stderr is all written
+	data, err := os.ReadFile(filepath.Join(c.Home, "state", "parley", "logs", "fake-ok.log"))
 	if err != nil {
 		t.Fatalf("the agent's log: %v", err)
 	}
@@ -78,40 +78,38 @@ func TestAgentStderrIsLogged(t *testing.T) {
 func TestDebugLogSaysWhatHappens(t *testing.T) {
 	c := start(t, "--log", "debug", "vscodelm")
 	cv := c.conversation(elizaTagged())
-	cv.turn(alike)
-	first := c.awaitStderr("request=1", "conversation=")
+	cv.Turn(alike)
+	first := c.AwaitStderr("request=1", "conversation=")
 	conversation := regexp.MustCompile(`conversation=(\S+)`).FindStringSubmatch(first)[1]
 	for _, want := range []string{"new=1", "fresh=true"} {
 		if !strings.Contains(first, want) {
 			t.Errorf("log line %q lacks %s", first, want)
 		}
 	}
-	cv.turn(alike)
-	c.awaitStderr("request=2", "conversation="+conversation, "new=1", "fresh=false")
-	id := cv.send(user("slowly " + ticks("tick", 100)))
-	c.waitParts(id, 1)
-	c.cancel(id)
-	c.fails(id, -32800)
-	c.awaitStderr("request=3", "conversation="+conversation, "outcome=cancelled")
+	cv.Turn(alike)
+	c.AwaitStderr("request=2", "conversation="+conversation, "new=1", "fresh=false")
+	id := cv.Send(user("slowly " + ticks("tick", 100)))
+	c.WaitParts(id, 1)
+	c.Cancel(id)
+	c.Fails(id, -32800)
+	c.AwaitStderr("request=3", "conversation="+conversation, "outcome=cancelled")
 }
 
 // Case 10: every line of --trace-dir carries its time and direction.
 func TestTraceLinesCarryTimeAndDirection(t *testing.T) {
 	dir := t.TempDir()
 	c := start(t, "--trace-dir", dir, "vscodelm")
-	c.conversation(elizaTagged()).turn("flood 300") // many lines written together
+	c.conversation(elizaTagged()).Turn("flood 300") // many lines written together
 	// Two requests in one write.
-	a, b := c.newID(), c.newID()
+	a, b := c.NewID(), c.NewID()
 	for _, id := range []int64{a, b} {
-		c.mu.Lock()
-		c.calls[fmt.Sprint(id)] = &call{id: fmt.Sprint(id), method: "lm/provideTokenCount"}
-		c.mu.Unlock()
+		c.Expect(id, "lm/provideTokenCount")
 	}
-	c.raw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"lm/provideTokenCount","params":{"text":"abcd"}}`+"\n"+
+	c.Write(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"lm/provideTokenCount","params":{"text":"abcd"}}`+"\n"+
 		`{"jsonrpc":"2.0","id":%d,"method":"lm/provideTokenCount","params":{"text":"abcdefgh"}}`, a, b))
-	c.await(a)
-	c.await(b)
-	c.close()
+	c.Await(a)
+	c.Await(b)
+	c.Close()
 	files, _ := filepath.Glob(filepath.Join(dir, "*"))
 	if len(files) != 1 {
 		t.Fatalf("trace files %v, want one", files)
@@ -154,7 +152,7 @@ func TestAgentDefinitionsWithLabels(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := start(t)
-			if got := strings.TrimSpace(c.conversation(agent).turn(alike)); got != alikeReplies[0] {
+			if got := strings.TrimSpace(c.conversation(agent).Turn(alike)); got != alikeReplies[0] {
 				t.Errorf("reply %q, want %q", got, alikeReplies[0])
 			}
 		})
@@ -169,14 +167,14 @@ func TestStateHasOneOwner(t *testing.T) {
 	flooding := []*conversation{c.conversation(elizaTagged()), c.conversation(elizaTagged())}
 	var ids []int64
 	for i, cv := range flooding {
-		ids = append(ids, cv.send(user(fmt.Sprintf("flood %d", 20000+i))))
+		ids = append(ids, cv.Send(user(fmt.Sprintf("flood %d", 20000+i))))
 	}
 	for i := range 20 {
 		cv := c.conversation(elizaTagged())
-		cv.turn(fmt.Sprintf("I feel number %d", i))
-		cv.turn(alike)
+		cv.Turn(fmt.Sprintf("I feel number %d", i))
+		cv.Turn(alike)
 	}
 	for _, id := range ids {
-		c.ok(id)
+		c.OK(id)
 	}
 }

@@ -14,20 +14,20 @@ func TestSignalsStopParley(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
 			c := start(t)
-			c.conversation(elizaTagged()).turn(alike)
+			c.conversation(elizaTagged()).Turn(alike)
 			c.conversation(fakeAgent("ok")).fakeTurn("hello")
-			hanging := c.conversation(fakeAgent("ok")).send(user("hang"))
-			c.waitParts(hanging, 1)
-			c.cmd.Process.Signal(sig)
+			hanging := c.conversation(fakeAgent("ok")).Send(user("hang"))
+			c.WaitParts(hanging, 1)
+			c.Cmd.Process.Signal(sig)
 			select {
-			case <-c.exited:
+			case <-c.Exited():
 			case <-time.After(*hangGuard):
 				t.Fatalf("parley vscodelm still runs %v after %v with stdin open", *hangGuard, sig)
 			}
 			if left := waitNoAgents(); len(left) > 0 {
 				t.Errorf("agents outlive parley vscodelm: %v", left)
 			}
-			c.fails(hanging, -32800)
+			c.Fails(hanging, -32800)
 		})
 	}
 }

@@ -24,7 +24,7 @@ type reply struct {
 var headerLine = regexp.MustCompile(`session=(\S+) prompt=(\d+) permission=(\S+)`)
 
 // fakeReply reads the fake agent's reply from the text parts.
-func fakeReply(t *testing.T, parts []vscodelm.ContentPart) reply {
+func fakeReply(t testing.TB, parts []vscodelm.ContentPart) reply {
 	t.Helper()
 	text := textOf(parts)
 	m := headerLine.FindStringSubmatch(text)
@@ -37,10 +37,10 @@ func fakeReply(t *testing.T, parts []vscodelm.ContentPart) reply {
 
 // fakeTurn sends a user message, awaits a successful reply, records it and reads it.
 func (cv *conversation) fakeTurn(text string) reply {
-	cv.c.t.Helper()
-	parts := cv.c.ok(cv.send(user(text)))
-	cv.record(parts)
-	return fakeReply(cv.c.t, parts)
+	cv.C.T.Helper()
+	parts := cv.C.OK(cv.Send(user(text)))
+	cv.Record(parts)
+	return fakeReply(cv.C.T, parts)
 }
 
 // Case 1: the conversation that shares the longest history with the request wins;
@@ -50,18 +50,18 @@ func TestLongestHistoryWins(t *testing.T) {
 	c := start(t)
 	a := c.conversation(elizaTagged())
 	for i := range 3 {
-		if got := strings.TrimSpace(a.turn(alike)); got != alikeReplies[i] {
+		if got := strings.TrimSpace(a.Turn(alike)); got != alikeReplies[i] {
 			t.Fatalf("A, turn %d: %q, want %q", i+1, got, alikeReplies[i])
 		}
 	}
 	b := c.conversation(elizaTagged())
-	if got := strings.TrimSpace(b.turn(alike)); got != alikeReplies[0] {
+	if got := strings.TrimSpace(b.Turn(alike)); got != alikeReplies[0] {
 		t.Fatalf("B, turn 1: %q, want %q (a session of its own)", got, alikeReplies[0])
 	}
-	if got := strings.TrimSpace(a.turn(alike)); got != alikeReplies[3] {
+	if got := strings.TrimSpace(a.Turn(alike)); got != alikeReplies[3] {
 		t.Errorf("A, turn 4: %q, want %q (A's own session, its fourth alike)", got, alikeReplies[3])
 	}
-	if got := strings.TrimSpace(b.turn(alike)); got != alikeReplies[1] {
+	if got := strings.TrimSpace(b.Turn(alike)); got != alikeReplies[1] {
 		t.Errorf("B, turn 2: %q, want %q (B's own session, its second alike)", got, alikeReplies[1])
 	}
 }
@@ -78,8 +78,8 @@ func TestRetryNeverInheritsAUsedContext(t *testing.T) {
 		if second.session != first.session || second.prompt != 2 {
 			t.Fatalf("turn 2: %+v, want prompt 2 of session %s", second, first.session)
 		}
-		cv.dropLast(1) // regenerate: the reply goes, the question is sent again
-		again := fakeReply(t, c.ok(cv.send()))
+		cv.DropLast(1) // regenerate: the reply goes, the question is sent again
+		again := fakeReply(t, c.OK(cv.Send()))
 		if again.session == first.session || again.prompt != 1 {
 			t.Errorf("regenerated turn answered by session %s prompt %d; want a new session's first prompt (%s has seen the question)", again.session, again.prompt, first.session)
 		}
@@ -113,10 +113,10 @@ func TestNothingIsSentTwice(t *testing.T) {
 		c := start(t)
 		cv := c.conversation(fakeAgent("ok"))
 		first := cv.fakeTurn("zero")
-		id := cv.send(user("hang"))
-		c.waitParts(id, 1)
-		c.cancel(id)
-		wantCancelled(t, c.fails(id, -32800))
+		id := cv.Send(user("hang"))
+		c.WaitParts(id, 1)
+		c.Cancel(id)
+		wantCancelled(t, c.Fails(id, -32800))
 		next := cv.fakeTurn("after")
 		wantOnly(t, next, first.session, 3, "after", "hang")
 	})
@@ -124,12 +124,12 @@ func TestNothingIsSentTwice(t *testing.T) {
 		c := start(t)
 		cv := c.conversation(fakeAgent("ok"), threeTools...)
 		first := cv.fakeTurn("zero")
-		parts := c.ok(cv.send(user(`call a {"x":1}`)))
+		parts := c.OK(cv.Send(user(`call a {"x":1}`)))
 		if calls := toolCalls(parts); len(calls) != 1 || calls[0].ToolName != "a" {
 			t.Fatalf("tool calls %+v, want one of a", calls)
 		}
 		// Declined: VS Code keeps the user message, drops the call.
-		parts = c.ok(cv.send(user("after")))
+		parts = c.OK(cv.Send(user("after")))
 		if calls := toolCalls(parts); len(calls) > 0 {
 			t.Errorf("the declined call was made again: %+v", calls)
 		}
@@ -139,11 +139,11 @@ func TestNothingIsSentTwice(t *testing.T) {
 		c := start(t)
 		cv := c.conversation(fakeAgent("ok"), agentActionTool("parley-agent-action"))
 		first := cv.fakeTurn("zero")
-		parts := c.ok(cv.send(user("perm deploy")))
+		parts := c.OK(cv.Send(user("perm deploy")))
 		if calls := toolCalls(parts); len(calls) != 1 || calls[0].ToolName != "parley-agent-action" {
 			t.Fatalf("tool calls %+v, want one of parley-agent-action", calls)
 		}
-		parts = c.ok(cv.send(user("after")))
+		parts = c.OK(cv.Send(user("after")))
 		if calls := toolCalls(parts); len(calls) > 0 {
 			t.Errorf("the declined permission was asked again: %+v", calls)
 		}
@@ -172,13 +172,13 @@ func TestDeclinedAgentActionIsARejection(t *testing.T) {
 	c := start(t)
 	cv := c.conversation(fakeAgent("ok"), agentActionTool("parley-agent-action"))
 	cv.fakeTurn("zero")
-	parts := c.ok(cv.send(user("perm step-1")))
+	parts := c.OK(cv.Send(user("perm step-1")))
 	for i := 2; i <= 6; i++ {
 		if calls := toolCalls(parts); len(calls) != 1 || calls[0].ToolName != "parley-agent-action" {
 			t.Fatalf("round %d: tool calls %+v, want one of parley-agent-action", i, calls)
 		}
 		// Declined: VS Code drops the call from the history (it is not recorded).
-		parts = c.ok(cv.send(user("perm step-" + strconv.Itoa(i))))
+		parts = c.OK(cv.Send(user("perm step-" + strconv.Itoa(i))))
 		if r := fakeReply(t, parts); r.permission != "reject_once" {
 			t.Errorf("round %d: the agent's declined request got %q, want reject_once", i, r.permission)
 		}

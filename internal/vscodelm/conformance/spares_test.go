@@ -19,10 +19,10 @@ import (
 // listModels asks for the models with the given agentServers setting and returns them by
 // id, each with the agent definition to send back.
 func (c *client) listModels(servers map[string]any) map[string]json.RawMessage {
-	c.t.Helper()
-	_, result, err := c.await(c.request("lm/provideLanguageModelChatInformation", map[string]any{"agentServers": servers}))
+	c.T.Helper()
+	_, result, err := c.Await(c.Request("lm/provideLanguageModelChatInformation", map[string]any{"agentServers": servers}))
 	if err != nil {
-		c.t.Fatal(err)
+		c.T.Fatal(err)
 	}
 	var res struct {
 		Models []struct {
@@ -32,12 +32,12 @@ func (c *client) listModels(servers map[string]any) map[string]json.RawMessage {
 		} `json:"models"`
 	}
 	if err := json.Unmarshal(result, &res); err != nil {
-		c.t.Fatal(err)
+		c.T.Fatal(err)
 	}
 	models := map[string]json.RawMessage{}
 	for _, m := range res.Models {
 		if len(m.Agent) == 0 {
-			c.t.Errorf("model %s has no agent definition", m.ID)
+			c.T.Errorf("model %s has no agent definition", m.ID)
 		}
 		models[m.ID] = m.Agent
 	}
@@ -56,25 +56,25 @@ func fakeServer(mode string, env ...string) map[string]any {
 // prepareSession sends the notification lm/prepareSession for agent, in cwd ("" for none:
 // parley's own working directory, where the conversations of these tests work).
 func (c *client) prepareSession(modelID string, agent json.RawMessage, cwd string) {
-	c.t.Helper()
+	c.T.Helper()
 	params := map[string]any{"modelId": modelID, "agent": agent}
 	if cwd != "" {
 		params["cwd"] = cwd
 	}
 	line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "lm/prepareSession", "params": params})
 	if err != nil {
-		c.t.Fatal(err)
+		c.T.Fatal(err)
 	}
-	c.raw(string(line))
+	c.Write(string(line))
 }
 
 // barrier waits until the router has handled everything sent before it: a chat with Eliza
 // whose end the router logs after all it did before (--log debug).
 func (c *client) barrier() {
-	c.t.Helper()
-	id := c.conversation(elizaTagged()).send(user(alike))
-	c.ok(id)
-	c.awaitStderr("exchange ended", fmt.Sprintf("request=%d ", id))
+	c.T.Helper()
+	id := c.conversation(elizaTagged()).Send(user(alike))
+	c.OK(id)
+	c.AwaitStderr("exchange ended", fmt.Sprintf("request=%d ", id))
 }
 
 func TestSpareSessions(t *testing.T) {
@@ -84,7 +84,7 @@ func TestSpareSessions(t *testing.T) {
 		if models["fake"] == nil || models["eliza"] == nil {
 			t.Fatalf("models %v, want the configured fake agent and the built-in eliza", models)
 		}
-		c.awaitStderr("spare session ready", "agent=fake", "session=fake-1")
+		c.AwaitStderr("spare session ready", "agent=fake", "session=fake-1")
 		if left := parleyProcesses("eliza"); len(left) > 0 {
 			t.Errorf("listing the models started eliza, which the user neither configured nor used: %v", left)
 		}
@@ -93,59 +93,59 @@ func TestSpareSessions(t *testing.T) {
 		if first.session != "fake-1" || first.prompt != 1 {
 			t.Errorf("the first conversation got session %s prompt %d, want the spare fake-1", first.session, first.prompt)
 		}
-		c.awaitStderr("took a spare session", "agent=fake")
+		c.AwaitStderr("took a spare session", "agent=fake")
 		// No spare beside a live conversation of the same agent and workspace: an agent
 		// that keeps MCP servers per workspace would lose the first one's vscode_tools.
 		second := c.conversation(models["fake"]).fakeTurn("hello again")
 		if second.session != "fake-2" || second.prompt != 1 {
 			t.Errorf("the second conversation got session %s prompt %d, want a new session fake-2", second.session, second.prompt)
 		}
-		c.awaitStderr("exchange ended", "request=3")
-		if n := c.countStderr("opening a spare session", "agent=fake"); n != 1 {
+		c.AwaitStderr("exchange ended", "request=3")
+		if n := c.CountStderr("opening a spare session", "agent=fake"); n != 1 {
 			t.Errorf("%d spare sessions opened for fake, want 1 (none beside a live conversation)", n)
 		}
 		// Listed again while the conversations are open: still no spare beside them.
 		c.listModels(map[string]any{"fake": fakeServer("ok")})
-		c.conversation(elizaTagged()).turn(alike)
-		c.awaitStderr("exchange ended", "request=5")
-		if n := c.countStderr("opening a spare session", "agent=fake"); n != 1 {
+		c.conversation(elizaTagged()).Turn(alike)
+		c.AwaitStderr("exchange ended", "request=5")
+		if n := c.CountStderr("opening a spare session", "agent=fake"); n != 1 {
 			t.Errorf("%d spare sessions opened for fake after listing again, want still 1", n)
 		}
-		if n := c.countStderr("opening a spare session", "agent=eliza"); n > 0 {
+		if n := c.CountStderr("opening a spare session", "agent=eliza"); n > 0 {
 			t.Errorf("a spare was opened for the built-in eliza, which the user neither configured nor used")
 		}
 	})
 	t.Run("bounded", func(t *testing.T) {
 		c := start(t, "--log", "debug", "vscodelm", "--spares", "1")
 		c.listModels(map[string]any{"fake": fakeServer("ok"), "other": fakeServer("stuck-session")})
-		c.conversation(elizaTagged()).turn(alike) // routed after the listing: its spares are decided
-		c.awaitStderr("exchange ended", "request=2")
-		if n := c.countStderr("opening a spare session"); n != 1 {
+		c.conversation(elizaTagged()).Turn(alike) // routed after the listing: its spares are decided
+		c.AwaitStderr("exchange ended", "request=2")
+		if n := c.CountStderr("opening a spare session"); n != 1 {
 			t.Errorf("%d spare sessions opened, want 1 (--spares 1)", n)
 		}
 	})
 	t.Run("closed when idle", func(t *testing.T) {
 		c := start(t, "--log", "debug", "vscodelm", "--idle-timeout", "200ms")
 		c.listModels(map[string]any{"fake": fakeServer("ok")})
-		c.awaitStderr("opening a spare session", "agent=fake")
-		c.awaitStderr("closing an unused spare session", "agent=fake")
+		c.AwaitStderr("opening a spare session", "agent=fake")
+		c.AwaitStderr("closing an unused spare session", "agent=fake")
 		if left := waitNoFakeAgent(); len(left) > 0 {
 			t.Errorf("the fake agent still runs with no session: %v", left)
 		}
 	})
 	t.Run("a used agent, once its conversations are gone", func(t *testing.T) {
 		c := start(t, "--log", "debug", "vscodelm", "--idle-timeout", "300ms")
-		c.conversation(elizaTagged()).turn(alike)
-		c.awaitStderr("closing an idle conversation")
+		c.conversation(elizaTagged()).Turn(alike)
+		c.AwaitStderr("closing an idle conversation")
 		c.listModels(nil)
-		c.awaitStderr("opening a spare session", "agent=eliza")
+		c.AwaitStderr("opening a spare session", "agent=eliza")
 	})
 	t.Run("none when disabled", func(t *testing.T) {
 		c := start(t, "--log", "debug", "vscodelm", "--spares", "0")
 		models := c.listModels(map[string]any{"fake": fakeServer("ok")})
 		c.conversation(models["fake"]).fakeTurn("hello")
-		c.awaitStderr("exchange ended", "request=2")
-		if n := c.countStderr("spare session"); n != 0 {
+		c.AwaitStderr("exchange ended", "request=2")
+		if n := c.CountStderr("spare session"); n != 0 {
 			t.Errorf("%d log lines about spare sessions with --spares 0", n)
 		}
 	})
@@ -159,20 +159,20 @@ func TestPrepareSession(t *testing.T) {
 	t.Run("a new conversation takes the prepared session", func(t *testing.T) {
 		c := start(t, "--log", "debug", "vscodelm")
 		c.prepareSession("fake-ok", fakeAgent("ok"), "")
-		c.awaitStderr("spare session ready", "agent=fake-ok", "session=fake-1")
+		c.AwaitStderr("spare session ready", "agent=fake-ok", "session=fake-1")
 		first := c.conversation(fakeAgent("ok")).fakeTurn("hello")
 		if first.session != "fake-1" || first.prompt != 1 {
 			t.Errorf("the conversation got session %s prompt %d, want the prepared fake-1", first.session, first.prompt)
 		}
-		c.awaitStderr("took a spare session", "agent=fake-ok")
+		c.AwaitStderr("took a spare session", "agent=fake-ok")
 	})
 	t.Run("none beside a live conversation of that agent and workspace", func(t *testing.T) {
 		c := start(t, "--log", "debug", "vscodelm")
 		c.conversation(fakeAgent("ok")).fakeTurn("hello")
 		c.prepareSession("fake-ok", fakeAgent("ok"), "")
-		c.awaitStderr("asked to prepare a session", "agent=fake-ok")
+		c.AwaitStderr("asked to prepare a session", "agent=fake-ok")
 		c.barrier()
-		if n := c.countStderr("opening a spare session", "agent=fake-ok"); n != 0 {
+		if n := c.CountStderr("opening a spare session", "agent=fake-ok"); n != 0 {
 			t.Errorf("%d spare sessions opened beside the live conversation, want none", n)
 		}
 	})
@@ -180,7 +180,7 @@ func TestPrepareSession(t *testing.T) {
 		c := start(t, "--log", "debug", "vscodelm")
 		elsewhere := t.TempDir()
 		c.prepareSession("fake-ok", fakeAgent("ok"), elsewhere)
-		c.awaitStderr("spare session ready", "agent=fake-ok", "session=fake-1")
+		c.AwaitStderr("spare session ready", "agent=fake-ok", "session=fake-1")
 		// A conversation in parley's own directory is another workspace: a session of its own.
 		if got := c.conversation(fakeAgent("ok")).fakeTurn("hello"); got.session != "fake-2" {
 			t.Errorf("a conversation in another workspace got session %s, want a new fake-2", got.session)
@@ -189,10 +189,10 @@ func TestPrepareSession(t *testing.T) {
 	t.Run("before the spares of agents only configured", func(t *testing.T) {
 		c := start(t, "--log", "debug", "vscodelm", "--spares", "1")
 		c.listModels(map[string]any{"other": fakeServer("ok", "PARLEY_CONFORMANCE_OTHER=1")})
-		c.awaitStderr("spare session ready", "agent=other")
+		c.AwaitStderr("spare session ready", "agent=other")
 		c.prepareSession("fake-ok", fakeAgent("ok"), "")
-		c.awaitStderr("closing an unused spare session", "agent=other")
-		c.awaitStderr("spare session ready", "agent=fake-ok")
+		c.AwaitStderr("closing an unused spare session", "agent=other")
+		c.AwaitStderr("spare session ready", "agent=fake-ok")
 		if got := c.conversation(fakeAgent("ok")).fakeTurn("hello"); got.session != "fake-1" {
 			t.Errorf("the chosen agent's conversation got session %s, want its spare fake-1", got.session)
 		}
@@ -200,9 +200,9 @@ func TestPrepareSession(t *testing.T) {
 	t.Run("none when disabled", func(t *testing.T) {
 		c := start(t, "--log", "debug", "vscodelm", "--spares", "0")
 		c.prepareSession("fake-ok", fakeAgent("ok"), "")
-		c.awaitStderr("asked to prepare a session", "agent=fake-ok")
+		c.AwaitStderr("asked to prepare a session", "agent=fake-ok")
 		c.barrier()
-		if n := c.countStderr("spare session"); n != 0 {
+		if n := c.CountStderr("spare session"); n != 0 {
 			t.Errorf("%d log lines about spare sessions with --spares 0", n)
 		}
 	})
@@ -210,9 +210,9 @@ func TestPrepareSession(t *testing.T) {
 		c := start(t)
 		c.prepareSession("x", json.RawMessage(`{"foo":1}`), "")
 		c.prepareSession("fake-ok", fakeAgent("ok"), "not/absolute")
-		c.awaitStderr("lm/prepareSession", "agent:")
-		c.awaitStderr("lm/prepareSession", "not an absolute path")
-		if got := strings.TrimSpace(c.conversation(elizaTagged()).turn(alike)); got != alikeReplies[0] {
+		c.AwaitStderr("lm/prepareSession", "agent:")
+		c.AwaitStderr("lm/prepareSession", "not an absolute path")
+		if got := strings.TrimSpace(c.conversation(elizaTagged()).Turn(alike)); got != alikeReplies[0] {
 			t.Errorf("chat after the bad notifications: %q, want %q", got, alikeReplies[0])
 		}
 	})
@@ -251,12 +251,12 @@ func argv0(pid int) string {
 // spare session.
 func TestModelsNameEveryAgent(t *testing.T) {
 	c := start(t, "--log", "debug", "vscodelm")
-	_, result, err := c.await(c.request("lm/provideLanguageModelChatInformation", map[string]any{
+	_, result, err := c.Await(c.Request("lm/provideLanguageModelChatInformation", map[string]any{
 		"agentServers": map[string]any{
 			"mine": map[string]any{"command": "/nonexistent/my-agent", "args": []string{"--acp"}, "env": map[string]string{"K": "V"}},
 			"fake": fakeServer("ok"),
 		},
-		"cwd": c.cmd.Dir,
+		"cwd": c.Cmd.Dir,
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -296,9 +296,9 @@ func TestModelsNameEveryAgent(t *testing.T) {
 	if i, ok := byID["mine"]; ok && !jsonEqual(res.Models[i].Agent, []byte(`{"id":"mine","name":"mine","command":"/nonexistent/my-agent","args":["--acp"],"env":[{"name":"K","value":"V"}]}`)) {
 		t.Errorf("mine's agent definition %s, want the flat shape of its setting", res.Models[i].Agent)
 	}
-	c.awaitStderr("spare session ready", "agent=fake")
+	c.AwaitStderr("spare session ready", "agent=fake")
 	c.barrier()
-	if n := c.countStderr("opening a spare session", "agent=mine"); n != 0 {
+	if n := c.CountStderr("opening a spare session", "agent=mine"); n != 0 {
 		t.Errorf("a spare session was opened for an agent that cannot start")
 	}
 }

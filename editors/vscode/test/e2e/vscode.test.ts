@@ -118,6 +118,39 @@ async function pickModel(name: string, screenshot?: string): Promise<void> {
   }
 }
 
+/** A button of the last response (stream.button). */
+const chatButton = (title: string): Locator => lastResponse().locator('.monaco-button').filter({ hasText: title }).first();
+
+/**
+ * Answers the quick input VS Code shows (a pick or an input box) whose text or
+ * placeholder mentions what: types answer and presses Enter (a pick filters to the typed
+ * item).
+ */
+async function quickInput(what: string, answer: string, screenshot?: string): Promise<void> {
+  await page.waitForFunction(
+    (w) => {
+      const widget = document.querySelector('.quick-input-widget') as HTMLElement | null;
+      if (!widget || widget.style.display === 'none' || widget.offsetParent === null) return false;
+      const input = widget.querySelector('.quick-input-box input') as HTMLInputElement | null;
+      return widget.innerText.includes(w) || !!input?.placeholder.includes(w);
+    },
+    what,
+    { timeout: PATIENCE, polling: 50 },
+  );
+  if (screenshot) await shot(screenshot);
+  await page.locator('.quick-input-widget .quick-input-box input').fill(answer);
+  await page.keyboard.press('Enter');
+}
+
+/** Waits for a notification toast whose text matches. */
+async function notification(re: RegExp): Promise<void> {
+  await page.waitForFunction(
+    ([source, flags]) => Array.from(document.querySelectorAll('.notifications-toasts .notification-list-item, .notification-toast')).some((n) => new RegExp(source, flags).test((n as HTMLElement).innerText)),
+    [re.source, re.flags] as const,
+    { timeout: PATIENCE, polling: 50 },
+  );
+}
+
 /** The confirmation widget of a tool call waiting for the user. */
 const confirmation = () => page.locator('.chat-confirmation-widget-container').filter({ has: page.locator('.chat-confirmation-widget-buttons') }).last();
 
@@ -256,6 +289,52 @@ describe('parley in a real VS Code, as published for this platform', { timeout: 
     await send('@parley slowly after the refusal');
     await waitForResponseText(/after the refusal/);
     assert.doesNotMatch(await lastResponse().innerText(), /allow/);
+  });
+
+  uiTest("@parley: the agent's question, answered in VS Code's quick input", async () => {
+    await newChat();
+    await send('@parley ask me about tests');
+    // One field at a time: the name typed, the colour and the newsletter picked.
+    await quickInput('Your name', 'Ada', '14-parley-question-asked');
+    await quickInput('Favourite colour', 'Green');
+    await quickInput('Subscribe', 'Yes');
+    await waitForResponseText(/you answered: color="green", name="Ada", subscribe=true/);
+    await waitForResponseDone();
+    await shot('15-parley-question-answered');
+  });
+
+  uiTest("@parley: the agent's settings, shown with /config and changed with a click", async () => {
+    await newChat();
+    await send('@parley offer settings');
+    await waitForResponseText(/I offer you 2 settings/);
+    await waitForResponseDone();
+    await send('@parley /config '); // the space closes the suggestion of /config: Enter sends
+    await waitForResponseText(/Mood: Calm/);
+    await waitForResponseDone();
+    await shot('16-parley-config');
+    await chatButton('Change Mood').click();
+    await quickInput('Mood', 'Cheerful');
+    await notification(/Mood is now Cheerful/);
+    await send('@parley show settings');
+    await waitForResponseText(/settings: mood=cheerful, verbose=false/);
+    await shot('17-parley-config-changed');
+  });
+
+  uiTest('@parley: the files a turn changed, their diff, and an undo by a click', async () => {
+    await newChat();
+    const file = path.join(vs.workspace, 'notes.txt');
+    await send('@parley write file notes.txt with hello from the end-to-end test');
+    await waitForResponseText(/Files changed/);
+    await waitForResponseDone();
+    assert.equal(fs.readFileSync(file, 'utf8'), 'hello from the end-to-end test\n');
+    await shot('18-parley-changed-files');
+    await chatButton('Diff notes.txt').click();
+    await page.locator('.monaco-diff-editor').first().waitFor({ timeout: PATIENCE });
+    await shot('19-parley-diff');
+    await chatButton('Undo notes.txt').click();
+    await notification(/undid turn \d+: notes\.txt deleted/);
+    assert.equal(fs.existsSync(file), false, 'the undo removed the file the turn created');
+    await shot('20-parley-undone');
   });
 
   uiTest("VS Code's agent mode with a parley model drives a tool", async () => {

@@ -58,11 +58,16 @@ export function harness(
   const chosen: string[] = [];
   const bin = opts.bin ?? parleyBin();
   const env = isolatedEnv();
+  // The backend works in a folder of its own: a request that names no workspace works
+  // there, never in this checkout.
+  const cwd = path.join(env.HOME!, 'workspace');
+  fs.mkdirSync(cwd);
   const backend = new Backend({
     locate: opts.locate ?? (async () => bin),
     globalArgs: () => ['--log', 'info'],
     log,
     env,
+    cwd,
     stopGraceMs: opts.stopGraceMs ?? 3000,
   });
   const agentServers = opts.agentServers ?? {};

@@ -97,8 +97,18 @@ export class MarkdownString {
 
 export class Uri {
   constructor(public scheme: string, public fsPath: string) {}
+  get path(): string {
+    return this.fsPath;
+  }
   static file(p: string): Uri {
     return new Uri('file', p);
+  }
+  static from(c: { scheme: string; path: string }): Uri {
+    return new Uri(c.scheme, c.path);
+  }
+  static parse(s: string): Uri {
+    const i = s.indexOf(':');
+    return new Uri(s.slice(0, i), s.slice(i + 1));
   }
   toString(): string {
     return `${this.scheme}://${this.fsPath}`;
@@ -163,8 +173,24 @@ export const mock = {
   answer: (_kind: 'error' | 'warning' | 'info', _text: string, _options: unknown, _items: string[]): string | undefined => undefined,
   /** The options of each message, in the order shown (e.g. {modal: true, detail}). */
   messageOptions: [] as unknown[],
-  terminals: [] as Array<{ name?: string; shellPath?: string; shellArgs?: string[]; cwd?: string; shown: boolean }>,
+  terminals: [] as Array<{ name?: string; shellPath?: string; shellArgs?: string[]; cwd?: string; shown: boolean; exitStatus?: { code: number | undefined } }>,
+  /** Closes a terminal the extension created, with an exit status. */
+  closeTerminal: (t: unknown) => closedTerminals.fire(t),
+  /** What showQuickPick answers (undefined: dismissed); tests replace it. */
+  quickPick: async (_items: unknown[], _options: unknown): Promise<unknown> => {
+    throw new Error('mock.quickPick not set');
+  },
+  /** What showInputBox answers (undefined: dismissed); tests replace it. */
+  inputBox: async (_options: { prompt?: string; password?: boolean; validateInput?(v: string): string | undefined }): Promise<string | undefined> => {
+    throw new Error('mock.inputBox not set');
+  },
+  contentProviders: new Map<string, { provideTextDocumentContent(uri: Uri): string }>(),
+  /** The commands executed, with their arguments, in order. */
+  executed: [] as Array<{ id: string; args: unknown[] }>,
+  opened: [] as string[],
 };
+
+const closedTerminals = new EventEmitter<unknown>();
 
 export const workspace = {
   get workspaceFolders() {
@@ -179,6 +205,10 @@ export const workspace = {
     };
   },
   onDidChangeConfiguration: new EventEmitter<{ affectsConfiguration(s: string): boolean }>().event,
+  registerTextDocumentContentProvider(scheme: string, provider: { provideTextDocumentContent(uri: Uri): string }) {
+    mock.contentProviders.set(scheme, provider);
+    return { dispose: () => mock.contentProviders.delete(scheme) };
+  },
   onDidChangeWorkspaceFolders: new EventEmitter<void>().event,
 };
 
@@ -196,10 +226,18 @@ export const window = {
   showWarningMessage: record('warning'),
   showInformationMessage: record('info'),
   createTerminal(options: { name?: string; shellPath?: string; shellArgs?: string[]; cwd?: string }) {
-    const t = { ...options, shown: false };
+    const t: (typeof mock.terminals)[number] & { show(): void; dispose(): void } = {
+      ...options,
+      shown: false,
+      show: () => void (t.shown = true),
+      dispose: () => undefined,
+    };
     mock.terminals.push(t);
-    return { show: () => void (t.shown = true), dispose: () => undefined };
+    return t;
   },
+  onDidCloseTerminal: closedTerminals.event,
+  showQuickPick: (items: unknown[], options: unknown) => mock.quickPick(items, options),
+  showInputBox: (options: { prompt?: string }) => mock.inputBox(options),
   createOutputChannel(_name: string) {
     return {
       appendLine: (l: string) => mock.output.push(l),
@@ -212,6 +250,10 @@ export const window = {
 
 export const env = {
   clipboard: { writeText: async (_t: string) => undefined },
+  openExternal: async (uri: Uri) => {
+    mock.opened.push(uri.toString());
+    return true;
+  },
 };
 
 export const commands = {
@@ -219,7 +261,10 @@ export const commands = {
     mock.commands.set(id, fn);
     return { dispose: () => mock.commands.delete(id) };
   },
-  executeCommand: async (id: string, ...args: unknown[]) => mock.commands.get(id)?.(...args),
+  executeCommand: async (id: string, ...args: unknown[]) => {
+    mock.executed.push({ id, args });
+    return mock.commands.get(id)?.(...args);
+  },
 };
 
 export const lm = {

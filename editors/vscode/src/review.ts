@@ -1,0 +1,128 @@
+// Review and undo of what a turn changed (issue 20), in @parley: after a turn, the files it
+// created, changed and deleted, each with a button to see its diff in VS Code's diff
+// editor and one to undo it, and one to undo the whole turn. The backend keeps the record
+// (lm/changes, lm/diff, lm/undo); an undo never overwrites a file someone changed since
+// the turn: it stops, says which file, and offers to show how it changed.
+
+import * as vscode from 'vscode';
+import { BackendError, type Backend, type LogSink } from './backend';
+import { CONFLICT, type ChangedTurn, type Conflict, type DiffResult, type UndoResult } from './wire';
+
+export const VIEW_DIFF_COMMAND = 'parley.viewDiff';
+export const UNDO_COMMAND = 'parley.undoChanges';
+
+/** The scheme of the texts the diff editor shows (before and after a turn). */
+export const DIFF_SCHEME = 'parley-diff';
+
+/** What the diff button asks for: a file of a turn, or how it changed since the turn. */
+export interface DiffArgs {
+  conversationId: string;
+  path: string;
+  turn: number;
+  since?: boolean;
+}
+
+/** What an undo button asks for: a turn, or some of its files. */
+export interface UndoArgs {
+  conversationId: string;
+  turn: number;
+  paths?: string[];
+}
+
+const KIND_WORDS: Record<string, string> = { A: 'created', M: 'changed', D: 'deleted' };
+
+/** Shows the files of the turns that changed some, each with its buttons. */
+export function showChanges(stream: vscode.ChatResponseStream, conversationId: string, turns: ChangedTurn[]): void {
+  for (const turn of turns) {
+    if (turn.files.length === 0) continue;
+    // One block of text, then the buttons: VS Code folds text that alternates with buttons
+    // into a group of "steps" the user would have to open.
+    const list = new vscode.MarkdownString(`\n\n**Files changed** by this turn (${turn.files.length}):\n`);
+    for (const f of turn.files) {
+      list.appendMarkdown('\n- ').appendText(`${KIND_WORDS[f.kind] ?? f.kind} ${f.rel}`).appendMarkdown(` (+${f.added} −${f.removed})`);
+      if (f.note) list.appendMarkdown(' — ').appendText(f.note);
+    }
+    stream.markdown(list.appendMarkdown('\n'));
+    for (const f of turn.files) {
+      stream.button({ command: VIEW_DIFF_COMMAND, title: `Diff ${f.rel}`, arguments: [{ conversationId, path: f.path, turn: turn.number } satisfies DiffArgs] });
+      if (f.undoable) stream.button({ command: UNDO_COMMAND, title: `Undo ${f.rel}`, arguments: [{ conversationId, turn: turn.number, paths: [f.path] } satisfies UndoArgs] });
+    }
+    if (turn.files.filter((f) => f.undoable).length > 1) {
+      stream.button({ command: UNDO_COMMAND, title: `Undo all ${turn.files.length} files`, arguments: [{ conversationId, turn: turn.number } satisfies UndoArgs] });
+    }
+  }
+}
+
+/**
+ * The texts the diff editor shows, served under DIFF_SCHEME. Only the latest are kept:
+ * a diff opened long ago is not reopened from here.
+ */
+export class DiffDocuments implements vscode.TextDocumentContentProvider {
+  private readonly texts = new Map<string, string>();
+  private next = 0;
+  static readonly keep = 64;
+
+  /** A URI whose document holds text, named name. */
+  put(text: string, name: string): vscode.Uri {
+    const key = `${++this.next}/${name}`;
+    this.texts.set(key, text);
+    for (const old of this.texts.keys()) {
+      if (this.texts.size <= DiffDocuments.keep) break;
+      this.texts.delete(old);
+    }
+    return vscode.Uri.from({ scheme: DIFF_SCHEME, path: '/' + key });
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    return this.texts.get(uri.path.replace(/^\//, '')) ?? '';
+  }
+}
+
+/** Opens the diff of a file in VS Code's diff editor. */
+export async function viewDiff(backend: Backend, docs: DiffDocuments, args: DiffArgs): Promise<void> {
+  let d: DiffResult;
+  try {
+    d = await backend.request<DiffResult>('lm/diff', args);
+  } catch (err) {
+    void vscode.window.showErrorMessage(`parley: no diff of ${args.path}: ${errorText(err)}`);
+    return;
+  }
+  if (d.before === null && d.after === null) {
+    void vscode.window.showInformationMessage(`parley: ${d.rel}: ${d.note || 'no text to show'}`);
+    return;
+  }
+  const name = d.rel.split(/[\\/]/).pop() || d.rel;
+  const title = d.changedSince || args.since ? `${d.rel}: what changed since turn ${d.turn}` : `${d.rel}: turn ${d.turn}`;
+  const left = docs.put(d.before ?? '', name);
+  const right = docs.put(d.after ?? '', name);
+  await vscode.commands.executeCommand('vscode.diff', left, right, title);
+}
+
+/**
+ * Undoes a turn or some of its files. A file someone changed since the turn stops it:
+ * nothing is undone, and the user may look at how the file changed.
+ */
+export async function undo(backend: Backend, docs: DiffDocuments, log: LogSink, args: UndoArgs): Promise<UndoResult | undefined> {
+  try {
+    const res = await backend.request<UndoResult>('lm/undo', args);
+    const what = res.files.map((f) => `${f.rel} ${f.did}`).join(', ') || 'nothing to do';
+    void vscode.window.showInformationMessage(`parley: undid turn ${res.turns.join(', ') || args.turn}: ${what}.`);
+    return res;
+  } catch (err) {
+    const conflicts = err instanceof BackendError && err.code === CONFLICT ? ((err.data as { conflicts?: Conflict[] } | undefined)?.conflicts ?? []) : [];
+    if (conflicts.length === 0) {
+      void vscode.window.showErrorMessage(`parley: the undo failed: ${errorText(err)}`);
+      return undefined;
+    }
+    const first = conflicts[0];
+    const words = conflicts.map((c) => `${c.rel} (${c.reason})`).join('; ');
+    log.appendLine(`[client] undo refused: ${words}`);
+    const choice = await vscode.window.showWarningMessage(`parley: nothing was undone: ${words}.`, first.since ? 'Show the Difference' : 'OK');
+    if (choice === 'Show the Difference') await viewDiff(backend, docs, { conversationId: args.conversationId, path: first.path, turn: first.turn, since: true });
+    return undefined;
+  }
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

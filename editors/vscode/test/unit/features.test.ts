@@ -1,0 +1,200 @@
+// What @parley shows beyond the reply, against the real `parley vscodelm` with Eliza's
+// test commands: usage after a turn, the files a turn changed with their diff and undo,
+// the agent's questions, its settings, and a sign-in.
+
+import assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { registerChatCommands } from '../../src/chatCommands';
+import { listModels } from '../../src/models';
+import { ParleyParticipant, PARTICIPANT_ID, usageLine, type TurnMetadata } from '../../src/participant';
+import { checkTyped } from '../../src/questions';
+import { showSignIn, signIn, SIGN_IN_COMMAND, type SignInArgs } from '../../src/signin';
+import { harness, parleyBin } from './helpers';
+import * as vscode from './vscode-mock';
+
+/** A ChatResponseStream that records the Markdown and the buttons. */
+class Stream {
+  md: string[] = [];
+  buttons: Array<{ command: string; title: string; arguments?: unknown[] }> = [];
+  markdown(v: string | vscode.MarkdownString) {
+    this.md.push(typeof v === 'string' ? v : v.value);
+  }
+  progress() {}
+  push() {}
+  button(b: { command: string; title: string; arguments?: unknown[] }) {
+    this.buttons.push(b);
+  }
+  text(): string {
+    return this.md.join('').replace(/\\(.)/g, '$1'); // the Markdown escapes undone
+  }
+  button_(title: RegExp) {
+    const b = this.buttons.find((x) => title.test(x.title));
+    assert.ok(b, `no button ${title} among ${JSON.stringify(this.buttons.map((x) => x.title))}`);
+    return b;
+  }
+}
+
+describe('@parley beyond the reply', () => {
+  const h = harness();
+  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-vscode-ws-'));
+  const participant = new ParleyParticipant({
+    backend: h.backend,
+    log: h.log,
+    models: async () => (await listModels({ backend: h.backend, agentServers: {}, workspace: () => ({ cwd: workspace }) }, true)).models,
+    defaultAgent: () => 'eliza',
+    agentActionTool: () => ({ name: 'parley-agent-action', description: 'Request permission', inputSchema: { type: 'object' } }),
+    useProposedApi: () => false,
+    onChosen: () => undefined,
+  });
+  const commands = registerChatCommands({ backend: h.backend, log: h.log, parleyPath: async () => parleyBin() });
+  before(() => {
+    vscode.mock.workspaceFolders = [{ uri: vscode.Uri.file(workspace), name: 'ws', index: 0 }];
+  });
+  after(async () => {
+    vscode.mock.workspaceFolders = undefined;
+    for (const c of commands) c.dispose();
+    await h.dispose();
+    fs.rmSync(workspace, { recursive: true, force: true });
+  });
+  beforeEach(() => {
+    vscode.mock.messages = [];
+    vscode.mock.executed = [];
+    vscode.mock.answer = () => undefined;
+  });
+
+  /** One chat: each run sends a message with the history of the ones before. */
+  const chat = () => {
+    const history: unknown[] = [];
+    return async (prompt: string, command?: string) => {
+      const stream = new Stream();
+      const req = { prompt, command, references: [], toolReferences: [], toolInvocationToken: {}, model: { vendor: 'parley', id: 'eliza' } };
+      const result = (await participant.handle(req as never, { history } as never, stream as never, new vscode.CancellationTokenSource().token as never)) as vscode.ChatResponseTurn['result'];
+      history.push(new vscode.ChatRequestTurn(prompt, command, [], PARTICIPANT_ID), new vscode.ChatResponseTurn([new vscode.ChatResponseMarkdownPart(stream.text())], result, PARTICIPANT_ID));
+      return { stream, result };
+    };
+  };
+  const run = (id: string, ...args: unknown[]) => vscode.commands.executeCommand(id, ...args);
+
+  test('usage after each turn', async () => {
+    const { stream, result } = await chat()('report usage');
+    assert.match(stream.text(), /Usage: context 1,200 of 200,000 tokens · \$0\.02 so far · this turn 1,000 in, 200 out/);
+    assert.ok((result.metadata as unknown as TurnMetadata).parley.conversationId, 'the turn names its conversation');
+    assert.equal(usageLine(undefined), undefined);
+  });
+
+  test('the files a turn changed: the diff in the diff editor, and undo', async () => {
+    const send = chat();
+    const file = path.join(workspace, 'notes.txt');
+    const { stream } = await send('write file notes.txt with hello there');
+    assert.match(stream.text(), /Files changed\*\* by this turn \(1\):\s+- created notes\.txt \(\+1 −0\)/);
+    await run(stream.button_(/^Diff notes\.txt$/).command, ...stream.button_(/^Diff notes\.txt$/).arguments!);
+    const diff = vscode.mock.executed.find((e) => e.id === 'vscode.diff');
+    assert.ok(diff, 'vscode.diff was opened');
+    const [left, right, title] = diff.args as [vscode.Uri, vscode.Uri, string];
+    const docs = vscode.mock.contentProviders.get(left.scheme)!;
+    assert.equal(docs.provideTextDocumentContent(left), '');
+    assert.equal(docs.provideTextDocumentContent(right), 'hello there\n');
+    assert.match(title, /notes\.txt: turn \d+/);
+
+    const undoButton = stream.button_(/^Undo notes\.txt$/);
+    await run(undoButton.command, ...undoButton.arguments!);
+    assert.ok(!fs.existsSync(file), 'the undo deleted the file the turn created');
+    assert.match(vscode.mock.messages.at(-1)!.text, /undid turn \d+: notes\.txt deleted/);
+
+    // Written again, then changed by hand: the undo refuses, and offers the difference.
+    const again = await send('write file notes.txt with second time');
+    fs.writeFileSync(file, 'my own words\n');
+    vscode.mock.answer = (_kind, _text, _options, items) => items.find((i) => i === 'Show the Difference');
+    vscode.mock.executed = [];
+    const b = again.stream.button_(/^Undo notes\.txt$/);
+    await run(b.command, ...b.arguments!);
+    assert.equal(fs.readFileSync(file, 'utf8'), 'my own words\n', 'the hand edit is never overwritten');
+    const warning = vscode.mock.messages.find((m) => m.kind === 'warning');
+    assert.match(warning?.text ?? '', /nothing was undone: notes\.txt/);
+    const since = vscode.mock.executed.find((e) => e.id === 'vscode.diff');
+    assert.ok(since, 'the difference was shown');
+    const [l, r, t] = since.args as [vscode.Uri, vscode.Uri, string];
+    assert.equal(docs.provideTextDocumentContent(l), 'second time\n');
+    assert.equal(docs.provideTextDocumentContent(r), 'my own words\n');
+    assert.match(t, /what changed since turn/);
+  });
+
+  test("the agent's question, asked field by field; a refused answer is asked again", async () => {
+    const asked: string[] = [];
+    // The first name is blank, which the input box's check would refuse in VS Code: the
+    // field is left out, the backend refuses the form (the name is required), and the
+    // user is asked again.
+    const names = ['   ', 'Ada'];
+    vscode.mock.inputBox = async (o) => {
+      asked.push(`input: ${o.prompt}`);
+      const v = names.shift()!;
+      assert.equal(o.validateInput?.(v), v.trim() === '' ? 'An answer is required.' : undefined);
+      return v;
+    };
+    vscode.mock.quickPick = async (items, o) => {
+      const placeHolder = String((o as { placeHolder?: string }).placeHolder);
+      asked.push(`pick: ${placeHolder}`);
+      const list = items as Array<{ label: string; value: unknown }>;
+      return placeHolder.startsWith('Favourite colour') ? list.find((i) => i.label === 'Green') : list.find((i) => i.label === 'Yes');
+    };
+    const { stream } = await chat()('ask me about tests');
+    assert.match(stream.text(), /eliza asks:\*\* A few questions about tests/);
+    assert.match(stream.text(), /you answered: color="green", name="Ada", subscribe=true/);
+    assert.equal(asked.filter((a) => a.startsWith('input: Your name')).length, 2, JSON.stringify(asked));
+    assert.match(asked[asked.length - 3] ?? '', /Your name.*required/i, 'the second time says why the first was refused');
+    assert.ok(vscode.mock.messages.some((m) => m.kind === 'error' && /name/i.test(m.text)), 'the refusal was shown');
+    assert.equal(checkTyped({ name: 'n', title: 'N', kind: 'integer', required: true }, '1.5'), 'A whole number is needed.');
+  });
+
+  test('dismissing the question cancels it, and the turn goes on', async () => {
+    vscode.mock.inputBox = async () => undefined;
+    vscode.mock.quickPick = async () => undefined;
+    const { stream } = await chat()('ask me about tests');
+    assert.match(stream.text(), /you chose to cancel/);
+  });
+
+  test('/config lists the settings, a button changes one, and /config ID VALUE sets one', async () => {
+    const send = chat();
+    await send('offer settings');
+    const listed = await send('', 'config');
+    assert.match(listed.stream.text(), /\*\*Mood\*\*: Calm/);
+    assert.match(listed.stream.text(), /\*\*Verbose\*\*: off/);
+    vscode.mock.quickPick = async (items) => (items as Array<{ label: string }>).find((i) => i.label === 'Cheerful');
+    const change = listed.stream.button_(/^Change Mood$/);
+    await run(change.command, ...change.arguments!);
+    assert.match(vscode.mock.messages.at(-1)!.text, /Mood is now Cheerful/);
+    const set = await send('verbose true', 'config');
+    assert.match(set.stream.text(), /Verbose is now on/);
+    const shown = await send('show settings');
+    assert.match(shown.stream.text(), /settings: mood=cheerful, verbose=true/);
+    const bad = await send('mood furious', 'config');
+    assert.match(String((bad.result.errorDetails as { message?: string } | undefined)?.message), /takes no value "furious"; its values: calm, cheerful, gloomy/);
+  });
+
+  test('/config before any message says to send one', async () => {
+    const { stream } = await chat()('', 'config');
+    assert.match(stream.text(), /send it a message first/);
+  });
+
+  test('a sign-in: a button per method runs parley login in a terminal, then tells the backend', async () => {
+    const stream = new Stream();
+    const agent = { id: 'eliza', eliza: { deterministic: true } };
+    showSignIn(stream as never, { requestId: 1, agent: 'Eliza', modelId: 'eliza', methods: [{ id: 'token', name: 'Token', kind: 'agent', command: ['login', '--agent', 'eliza', '--method', 'token'] }] }, agent);
+    const b = stream.button_(/^Sign in: Token$/);
+    assert.equal(b.command, SIGN_IN_COMMAND);
+    vscode.mock.terminals = [];
+    const done = signIn(h.backend, h.log, async () => parleyBin(), b.arguments![0] as SignInArgs);
+    await new Promise((r) => setImmediate(r));
+    const term = vscode.mock.terminals.at(-1)!;
+    assert.equal(term.shellPath, parleyBin());
+    assert.deepEqual(term.shellArgs, ['login', '--agent', 'eliza', '--method', 'token']);
+    assert.ok(term.shown);
+    term.exitStatus = { code: 0 };
+    vscode.mock.closeTerminal(term);
+    assert.equal(await done, true);
+    assert.match(vscode.mock.messages.at(-1)!.text, /signed in/);
+  });
+});

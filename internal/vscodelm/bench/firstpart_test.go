@@ -1,0 +1,111 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/vscodelm"
+)
+
+// BenchmarkFirstPart is the time to the first byte of an answer: from the moment the
+// client writes a chat request to the arrival of its first lm/responsePart, with the agent
+// process already running. "new" is a new conversation (a new ACP session, as a new chat
+// in VS Code), "next" a second turn of one conversation (its history resent, as VS Code
+// does). The direct sub-benchmarks are the baseline: the same `parley eliza
+// --deterministic` over ACP, from session/new (new) or session/prompt (next) to the first
+// agent_message_chunk. Each reports ns/first-part-p50 and p99 over its ops; bridge/direct
+// of the same kind is what the bridge adds before the first byte.
+func BenchmarkFirstPart(b *testing.B) {
+	b.Run("bridge-new", func(b *testing.B) {
+		br := startBridge(b)
+		br.turn("hello")
+		var firsts []time.Duration
+		for i := range b.N {
+			r := br.turn(fmt.Sprintf("I am visitor %d and I feel tired.", i))
+			firsts = append(firsts, r.first())
+		}
+		reportFirst(b, firsts)
+	})
+	b.Run("bridge-next", func(b *testing.B) { firstPartNext(b, startBridge(b)) })
+	b.Run("bridge-next-unrecorded", func(b *testing.B) { firstPartNext(b, startUnrecorded(b)) })
+	b.Run("direct-new", func(b *testing.B) {
+		d := startDirect(b)
+		d.prompt("hello", false)
+		var firsts []time.Duration
+		for i := range b.N {
+			start := time.Now()
+			_, arrivals := d.prompt(fmt.Sprintf("I am visitor %d and I feel tired.", i), true)
+			if len(arrivals) == 0 {
+				b.Fatal("no chunk")
+			}
+			firsts = append(firsts, arrivals[0].Sub(start))
+		}
+		reportFirst(b, firsts)
+	})
+	b.Run("direct-next", func(b *testing.B) {
+		d := startDirect(b)
+		var firsts []time.Duration
+		for i := range b.N {
+			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			sess, err := d.agent.Conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: d.cwd, MCPServers: []acp.MCPServer{}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for turn, text := range []string{fmt.Sprintf("Hello, I am visitor %d.", i), "I feel tired today."} {
+				d.cnt.mu.Lock()
+				d.cnt.chunks, d.cnt.arrivals, d.cnt.record = 0, nil, true
+				d.cnt.mu.Unlock()
+				start := time.Now()
+				if _, err := d.agent.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock(text)}}); err != nil {
+					b.Fatal(err)
+				}
+				d.cnt.mu.Lock()
+				if turn == 1 {
+					if len(d.cnt.arrivals) == 0 {
+						b.Fatal("no chunk")
+					}
+					firsts = append(firsts, d.cnt.arrivals[0].Sub(start))
+				}
+				d.cnt.mu.Unlock()
+			}
+			cancel()
+		}
+		reportFirst(b, firsts)
+	})
+}
+
+// first is how long the first part took to arrive after the request was written.
+func (r *reply) first() time.Duration {
+	if len(r.arrivals) == 0 {
+		return 0
+	}
+	return r.arrivals[0].Sub(r.sent)
+}
+
+func reportFirst(b *testing.B, d []time.Duration) {
+	if len(d) == 0 {
+		return
+	}
+	sortDurations(d)
+	p := func(q float64) time.Duration { return d[min(len(d)-1, int(q*float64(len(d))))] }
+	b.ReportMetric(float64(p(0.50)), "ns/first-part-p50")
+	b.ReportMetric(float64(p(0.99)), "ns/first-part-p99")
+	b.Logf("%d answers: first part after p50 %v, p99 %v", len(d), p(0.50), p(0.99))
+}
+
+// firstPartNext measures the second turn of new conversations.
+func firstPartNext(b *testing.B, br *bridge) {
+	var firsts []time.Duration
+	for i := range b.N {
+		u1 := vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{vscodelm.TextPart(fmt.Sprintf("Hello, I am visitor %d.", i))}}
+		r1 := br.await(br.chat([]vscodelm.Message{u1}))
+		a1 := vscodelm.Message{Role: vscodelm.RoleAssistant, Content: []vscodelm.ContentPart{vscodelm.TextPart(r1.text)}}
+		u2 := vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{vscodelm.TextPart("I feel tired today.")}}
+		r2 := br.await(br.chat([]vscodelm.Message{u1, a1, u2}))
+		firsts = append(firsts, r2.first())
+	}
+	reportFirst(b, firsts)
+}

@@ -1,0 +1,56 @@
+package vscodelm
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/parley-acp/parley/internal/json"
+)
+
+// The sign-in command names an agent parley knows by its name, and any other by its
+// command line, never with the values of its variables.
+func TestLoginArgs(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	if err := os.MkdirAll(filepath.Join(home, "parley"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `{"agent_servers":{"mine":{"command":"/opt/mine/agent","args":["--acp"],"env":{"MINE_TOKEN":"s3cret"}}}}`
+	if err := os.WriteFile(filepath.Join(home, "parley", "config.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	def := func(raw string) AgentDef {
+		d, err := ParseAgent(json.RawMessage(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	s := &Server{}
+	for _, tt := range []struct {
+		name string
+		def  AgentDef
+		want []string
+	}{
+		{"configured, the same command", def(`{"id":"mine","command":"/opt/mine/agent","args":["--acp"],"env":[{"name":"MINE_TOKEN","value":"s3cret"}]}`),
+			[]string{"login", "--agent", "mine", "--method", "token"}},
+		{"configured name, another command", def(`{"id":"mine","command":"/opt/mine/agent","args":["--other"],"env":[]}`),
+			[]string{"login", "--agent-command", "/opt/mine/agent --other", "--method", "token"}},
+		{"not configured", def(`{"id":"yours","command":"/opt/your agent","args":["--acp"],"env":[{"name":"K","value":"secret-value"}]}`),
+			[]string{"login", "--agent-command", "'/opt/your agent' --acp", "--method", "token"}},
+		{"eliza", def(`{"eliza":{"deterministic":true}}`), []string{"login", "--agent", "eliza", "--method", "token"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := s.loginArgs(tt.def, "token")
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("loginArgs = %q, want %q", got, tt.want)
+			}
+			if strings.Contains(strings.Join(got, " "), "secret") {
+				t.Errorf("loginArgs %q shows a variable's value", got)
+			}
+		})
+	}
+}
