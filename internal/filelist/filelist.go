@@ -41,6 +41,9 @@ func List(ctx context.Context, roots *workspace.Roots, base string, tree *worksp
 }
 
 func gitList(ctx context.Context, tree *workspace.Tree) ([]File, bool) {
+	if !inWorkTree(tree.Path()) {
+		return nil, false // starting git only to hear "not a git repository" costs milliseconds a snapshot
+	}
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return nil, false
@@ -200,4 +203,20 @@ func splitPath(rel string) []string {
 		return nil
 	}
 	return strings.Split(filepath.ToSlash(rel), "/")
+}
+
+// inWorkTree reports whether dir may be in a git work tree: it or one of its ancestors
+// holds a .git (a directory, or the file of a worktree or submodule). Git decides the
+// rest (a bare repository, GIT_DIR); without a .git it would only say no.
+func inWorkTree(dir string) bool {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return os.Getenv("GIT_DIR") != ""
+		}
+		dir = parent
+	}
 }
