@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -41,12 +42,11 @@ func Connect(ctx context.Context, s Server) (*mcp.ClientSession, error) {
 			MaxRetries: -1,
 		}
 	case s.Command != "":
-		cmd := exec.Command(s.Command, s.Args...)
-		cmd.Env = append(os.Environ(), s.Env...)
-		cmd.Stderr = nil // an MCP server's stderr is its own business
-		// No controlling terminal to type into or write to, like every process parley starts.
-		proc.InOwnSession(cmd)
-		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+		t, err := startServer(s)
+		if err != nil {
+			return nil, fmt.Errorf("starting MCP server %q: %w", s.Name, err)
+		}
+		transport = t
 	default:
 		return nil, errors.New("MCP server has neither a command nor a URL")
 	}
@@ -57,6 +57,50 @@ func Connect(ctx context.Context, s Server) (*mcp.ClientSession, error) {
 	}
 	return session, nil
 }
+
+// startServer starts a stdio server under internal/proc, like every process parley starts:
+// a session of its own (no controlling terminal), a marker its descendants inherit, and
+// its whole tree ended when the connection closes (or at a forced exit).
+func startServer(s Server) (mcp.Transport, error) {
+	cmd := exec.Command(s.Command, s.Args...)
+	cmd.Env = append(os.Environ(), s.Env...)
+	cmd.Stderr = nil // an MCP server's stderr is its own business
+	cmd.WaitDelay = time.Second
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	p, err := proc.Start(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.IOTransport{Reader: stdout, Writer: stopOnClose{stdin, p}}, nil
+}
+
+// serverStopGrace is how long a stdio MCP server has to end once its input closed.
+const serverStopGrace = 2 * time.Second
+
+// stopOnClose closes the server's stdin and then stops it (its tree with it), when the
+// MCP connection closes.
+type stopOnClose struct {
+	io.WriteCloser
+	p *proc.Process
+}
+
+func (s stopOnClose) Close() error {
+	err := s.WriteCloser.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), serverStopGrace+killWait)
+	defer cancel()
+	s.p.Stop(ctx, serverStopGrace)
+	return err
+}
+
+// killWait bounds the wait for the server after it was killed.
+const killWait = 5 * time.Second
 
 // headerTransport adds the client-given headers (such as a per-session secret) to every
 // request.

@@ -12,15 +12,14 @@ type tree struct{}
 
 // prepare has cmd start in a session (and process group) of its own.
 func prepare(cmd *exec.Cmd) error {
-	InOwnSession(cmd)
+	inOwnSession(cmd)
 	return nil
 }
 
-// InOwnSession makes cmd start in a session of its own, without a controlling terminal:
+// inOwnSession makes cmd start in a session of its own, without a controlling terminal:
 // it cannot open /dev/tty, push input into the user's terminal (TIOCSTI) or write escape
-// sequences to it. Start does it, and so must whatever starts a process itself (the MCP
-// SDK starts the servers it talks to).
-func InOwnSession(cmd *exec.Cmd) {
+// sequences to it.
+func inOwnSession(cmd *exec.Cmd) {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}

@@ -68,17 +68,6 @@ func prepare(cmd *exec.Cmd) error {
 	return nil
 }
 
-// InOwnSession makes cmd start in a console process group of its own, so that Ctrl-C
-// typed at parley's console does not reach it; Windows has no controlling terminal to
-// take away (a console is inherited only through the handles parley gives, and Start
-// refuses a console as a command's stdio).
-func InOwnSession(cmd *exec.Cmd) {
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.CreationFlags |= windows.CREATE_NEW_PROCESS_GROUP
-}
-
 // closeInheritedTerminalsOnExec has nothing to do: Windows hands a child only the handles
 // marked inheritable, and Go marks none but the ones it passes on purpose.
 func closeInheritedTerminalsOnExec() {}
