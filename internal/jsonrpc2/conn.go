@@ -779,7 +779,6 @@ func (c *Conn) serve(req *Request) {
 	if cancelledEarly {
 		cancel()
 	}
-	own := ctx // ended by $/cancel_request or the close of the connection
 	if c.prepare != nil {
 		ctx = c.prepare(ctx, req)
 	}
@@ -790,8 +789,8 @@ func (c *Conn) serve(req *Request) {
 		defer cancel()
 		var result any
 		var err error
-		if own.Err() != nil { // withdrawn before it started; what Prepare ended is the handler's to answer
-			err = own.Err()
+		if cancelledEarly { // the peer withdrew it before its handler started
+			err = context.Canceled
 		} else {
 			result, err = c.safeHandle(ctx, req)
 		}
