@@ -89,15 +89,19 @@ func (t *transcript) updates() []acp.SessionUpdate {
 			out = append(out, e.update)
 			continue
 		}
-		ch := &acp.ContentChunk{Content: acp.TextBlock(e.text.String()), MessageID: e.msgID}
-		switch e.kind {
-		case "user":
-			out = append(out, acp.SessionUpdate{UserMessageChunk: ch})
-		case "agent":
-			out = append(out, acp.SessionUpdate{AgentMessageChunk: ch})
-		case "thought":
-			out = append(out, acp.SessionUpdate{AgentThoughtChunk: ch})
-		}
+		out = append(out, chunkUpdate(e.kind, &acp.ContentChunk{Content: acp.TextBlock(e.text.String()), MessageID: e.msgID}))
 	}
 	return out
+}
+
+// chunkUpdate is the update carrying ch as a chunk of the kind joinable named.
+func chunkUpdate(kind string, ch *acp.ContentChunk) acp.SessionUpdate {
+	switch kind {
+	case "user":
+		return acp.SessionUpdate{UserMessageChunk: ch}
+	case "thought":
+		return acp.SessionUpdate{AgentThoughtChunk: ch}
+	default:
+		return acp.SessionUpdate{AgentMessageChunk: ch}
+	}
 }

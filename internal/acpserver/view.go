@@ -2,6 +2,7 @@ package acpserver
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/parley-acp/parley/acp"
@@ -61,12 +62,74 @@ func (v *view) run(first []viewEvent) {
 		case <-done:
 			return
 		}
-		for _, e := range v.box.Take() {
+		for _, e := range coalesce(v.box.Take()) {
 			if !v.show(e) {
 				return
 			}
 		}
 	}
+}
+
+// coalesce joins runs of plain text chunks of one message in a batch into one update. A
+// batch holds more than one event only when the page reads slower than the agent writes,
+// so a page that keeps up sees every chunk as it came, and one that falls behind catches
+// up in a few frames instead of one per chunk (ACP's chunks are only ever concatenated).
+func coalesce(batch []viewEvent) []viewEvent {
+	if len(batch) < 2 {
+		return batch
+	}
+	out := batch[:0:0]
+	var run strings.Builder // the text of the run that out's last event starts
+	flush := func() {
+		if run.Len() == 0 {
+			return
+		}
+		last := &out[len(out)-1]
+		u := last.ev.(conversation.AgentUpdate).Update
+		kind, ch, _, _ := joinable(u)
+		last.ev = conversation.AgentUpdate{Update: chunkUpdate(kind, &acp.ContentChunk{Content: acp.TextBlock(run.String()), MessageID: ch.MessageID})}
+		run.Reset()
+	}
+	for _, e := range batch {
+		if joined(out, e, &run) {
+			continue
+		}
+		flush()
+		out = append(out, e)
+	}
+	flush()
+	return out
+}
+
+// joined adds e's text to the run when e continues the plain text message out ends with.
+func joined(out []viewEvent, e viewEvent, run *strings.Builder) bool {
+	if len(out) == 0 || !plainEvent(e) || !plainEvent(out[len(out)-1]) {
+		return false
+	}
+	prev := out[len(out)-1].ev.(conversation.AgentUpdate).Update
+	pk, pch, ptext, _ := joinable(prev)
+	kind, ch, text, _ := joinable(e.ev.(conversation.AgentUpdate).Update)
+	if kind != pk || ch.MessageID != pch.MessageID {
+		return false
+	}
+	if run.Len() == 0 {
+		run.WriteString(ptext)
+	}
+	run.WriteString(text)
+	return true
+}
+
+// plainEvent reports whether e is only an agent update with a joinable text chunk.
+func plainEvent(e viewEvent) bool {
+	if e.end != nil || e.replay != nil || e.queue != nil || e.terminal != nil {
+		return false
+	}
+	au, ok := e.ev.(conversation.AgentUpdate)
+	if !ok {
+		return false
+	}
+	_, _, _, ok = joinable(au.Update)
+	return ok
 }
 
 // releaseEnds tells the prompts whose ends were still to be shown: nothing will be.

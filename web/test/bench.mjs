@@ -71,7 +71,13 @@ async function webFlood() {
       const log = document.querySelector("section.conversation:not([hidden]) .log");
       return log.scrollHeight - log.scrollTop - log.clientHeight < 40;
     });
-    if (!atEnd) throw new Error("the page did not follow the reply to its end");
+    if (!atEnd) {
+      await shot(page, "flood-not-at-end");
+      throw new Error(`the page did not follow the reply to its end: ${await page.evaluate(() => {
+        const l = document.querySelector("section.conversation:not([hidden]) .log");
+        return `scrollHeight ${l.scrollHeight}, scrollTop ${l.scrollTop}, clientHeight ${l.clientHeight}`;
+      })}`);
+    }
     // While the flood ran, the page kept answering: a key typed shows at once.
     const tasks = await page.evaluate(() => window.__longTasks);
     await shot(page, "flood");

@@ -19,6 +19,7 @@ export class Log {
   private cards = new Map<number, { card: Card; drawn: number }>();
   private scheduled = false;
   private pinned = true;
+  private resized: ResizeObserver;
 
   constructor(private session: Session, private actions: Actions, private parley: Parley) {
     // The view follows the newest until the reader scrolls up (a wheel, a key, the
@@ -38,6 +39,11 @@ export class Log {
     });
     this.el.addEventListener("pointerdown", () => (dragging = true));
     window.addEventListener("pointerup", () => (dragging = false));
+    // A card can grow after it was drawn and scrolled to: long text is laid out only as it
+    // comes into view (content-visibility), images decode later. Pinned, the view follows.
+    this.resized = new ResizeObserver(() => {
+      if (this.pinned && !atBottom()) this.el.scrollTop = this.el.scrollHeight;
+    });
     session.onEntries(() => this.schedule());
     this.schedule();
   }
@@ -60,6 +66,7 @@ export class Log {
       if (!c) {
         c = { card: this.make(e), drawn: -1 };
         this.cards.set(e.key, c);
+        this.resized.observe(c.card.el);
       }
       if (c.drawn !== e.version) {
         if (c.card.update()) c.drawn = e.version;
@@ -74,6 +81,7 @@ export class Log {
     }
     for (const [key, c] of this.cards) {
       if (!live.has(key)) {
+        this.resized.unobserve(c.card.el);
         c.card.el.remove();
         this.cards.delete(key);
       }
