@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package cli
 
@@ -7,7 +7,7 @@ import (
 	"os"
 )
 
-// terminalInput has no implementation here yet (see terminput_linux.go): the prompter
+// terminalInput has no implementation here yet (see terminput_unix.go): the prompter
 // reads the terminal as a stream, and a question cannot discard what was typed before.
 type terminalInput struct{}
 
