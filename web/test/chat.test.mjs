@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { after, test } from "node:test";
 import { closeBrowser, newPage, scriptedAgent, send, shot, startWeb, writeFile } from "./harness.mjs";
+import { longText } from "./longtext.mjs";
 
 after(closeBrowser);
 
@@ -64,6 +65,23 @@ test("a tool call card shows its terminal's output", async () => {
     assert.match(await term.innerText(), /hello from the terminal\s+second line/);
     await page.locator(".card.tool .term-exit", { hasText: "exit 0" }).waitFor();
     await shot(page, "terminal-output");
+  } finally {
+    await web.stop();
+  }
+});
+
+test("a long reply shown as plain text breaks only where its lines end", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    await send(page, "long");
+    await page.locator(".msg.agent", { hasText: "line 799: the quick brown fox" }).waitFor();
+    const pieces = await page.locator(".msg.agent .plain .piece").allTextContents();
+    assert.ok(pieces.length > 1, `${pieces.length} pieces`);
+    assert.equal(pieces.join(""), longText);
+    for (const [i, p] of pieces.slice(0, -1).entries()) assert.ok(p.endsWith("\n"), `piece ${i} ends mid-line: …${JSON.stringify(p.slice(-30))}`);
+    await shot(page, "long-reply");
   } finally {
     await web.stop();
   }

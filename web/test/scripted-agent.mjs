@@ -9,8 +9,10 @@
 //   terminal    runs a command in a terminal parley owns, shown live on a tool call
 //   xss         a reply carrying <img onerror>, <script> and javascript: links
 //   write       writes hello.txt in the session's directory through parley (fs/write_text_file)
+//   long        streams longText (48 KiB of numbered lines) in 7-character chunks
 //   anything else is echoed back.
 import { createInterface } from "node:readline";
+import { longText } from "./longtext.mjs";
 
 let nextId = 1;
 const pending = new Map();
@@ -71,6 +73,11 @@ const handlers = {
         await call("terminal/release", { sessionId: sid, terminalId: t.terminalId });
         update(sid, { sessionUpdate: "tool_call_update", toolCallId: "term-1", status: exit.exitCode === 0 ? "completed" : "failed" });
         say(sid, `terminal exited ${exit.exitCode}`);
+      } else if (line === "long") {
+        for (let i = 0; i < longText.length; i += 7) {
+          say(sid, longText.slice(i, i + 7));
+          if (i % 2048 < 7) await new Promise((r) => setTimeout(r, 5)); // the page draws meanwhile
+        }
       } else if (line === "write") {
         await call("fs/write_text_file", { sessionId: sid, path: `${cwd}/hello.txt`, content: "hello\nfrom the agent\n" });
         say(sid, "wrote hello.txt");

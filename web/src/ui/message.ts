@@ -51,9 +51,12 @@ export class UserCard implements Card {
 // Markdown on every draw would cost more than a frame. So a reply of 100,000 chunks is
 // drawn in short tasks and the page never freezes.
 const plainBlock = 32 * 1024;
-// plainPiece: plain text is laid out in pieces of this size, each its own block, so that
-// the browser lays out only the last one as text arrives (and skips those off screen).
+// plainPiece: plain text is laid out in pieces of about this size, each its own block, so
+// that the browser lays out only the last one as text arrives (and skips those off
+// screen). A piece ends at the end of a line, where a block's end shows nothing; only a
+// line longer than maxPiece is cut, at a space if it has one.
 const plainPiece = 4 * 1024;
+const maxPiece = 4 * plainPiece;
 
 export class AgentCard implements Card {
   el: HTMLElement;
@@ -82,20 +85,29 @@ export class AgentCard implements Card {
 
   private appendPlain(text: string) {
     while (text) {
-      if (!this.piece || this.pieceLen >= plainPiece) {
+      if (!this.piece) {
         this.piece = h("div", { class: "piece" });
         this.pieceLen = 0;
         this.plain!.append(this.piece);
       }
-      let n = Math.min(text.length, plainPiece - this.pieceLen);
-      if (n < text.length) {
-        const space = text.lastIndexOf(" ", n);
-        if (space > 0) n = space + 1;
+      let n = text.length;
+      let full = false;
+      if (this.pieceLen + n > plainPiece) {
+        const nl = text.indexOf("\n", Math.max(0, plainPiece - this.pieceLen - 1));
+        if (nl >= 0 && this.pieceLen + nl < maxPiece) {
+          n = nl + 1;
+          full = true;
+        } else if (this.pieceLen + n >= maxPiece) {
+          n = maxPiece - this.pieceLen;
+          const space = text.lastIndexOf(" ", n - 1);
+          if (space > 0) n = space + 1;
+          full = true;
+        }
       }
       this.piece.append(text.slice(0, n));
       this.pieceLen += n;
       text = text.slice(n);
-      if (text) this.pieceLen = plainPiece; // the next piece starts after a space
+      if (full) this.piece = null;
     }
   }
 
