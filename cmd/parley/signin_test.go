@@ -210,6 +210,7 @@ func TestChatSignInWithAPage(t *testing.T) {
 	term.expect("https://xn--exmple-cua.com/device?code=WXYZ")
 	term.expect("host: xn--exmple-cua.com")
 	term.expect("punycode")
+	term.expect("[o] open it in your browser") // the choices come after the type-ahead is discarded
 	if _, err := os.Stat(opened); err == nil {
 		t.Fatal("the page was opened before the user said so")
 	}

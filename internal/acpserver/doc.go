@@ -34,7 +34,9 @@
 // events never overlap or miss one. A view (view.go) has its own unbounded mailbox and
 // one goroutine that writes to its connection: a slow page slows nobody else, and the
 // core never waits for a view. A connection that ends detaches its views; its sessions
-// go on (a reloaded page loads them again) until session/close or the server closes.
+// go on (a reloaded page loads them again) until session/close, the server closes, or,
+// with Options.IdleTimeout, they have had no view and no turn running or queued for that
+// long (the hub owns that timer).
 //
 // What only parley offers is an extension method: _parley/agents (the agents parley
 // knows), _parley/files (fuzzy file search for @ mentions), _parley/unqueue; parley tells

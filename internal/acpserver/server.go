@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/changes"
@@ -49,6 +50,10 @@ type Options struct {
 	// (it defaults to it).
 	Workspace string
 	Logger    *slog.Logger
+	// IdleTimeout closes a session nobody has watched for that long while it had no turn
+	// running or queued (its agent ends with its last session); 0 keeps sessions until
+	// session/close or Close.
+	IdleTimeout time.Duration
 }
 
 // Server serves parley's agents to ACP clients; see the package comment. Its methods are

@@ -364,3 +364,41 @@ func TestATurnOutlivesThePageThatSentIt(t *testing.T) {
 	}
 	q.waitFor(t, "the turn's end", func() bool { return strings.Contains(q.text(), "permission: allow_once") })
 }
+
+// TestASessionNobodyWatchesIsClosedWhenIdle: with an idle timeout, the session of a page
+// that went away is closed (its agent ends with it), and the session a page still shows
+// is kept, however long it waits.
+func TestASessionNobodyWatchesIsClosedWhenIdle(t *testing.T) {
+	srv, err := New(Options{Launcher: testLauncher{t}, DefaultAgent: "eliza", Workspace: t.TempDir(), IdleTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Close)
+	kept := connect(t, srv)
+	keptID := openTestSession(t, kept, "").SessionID
+	gone := connect(t, srv)
+	goneID := openTestSession(t, gone, "").SessionID
+	prompt(t, gone, goneID, "hello")
+	srv.mu.Lock()
+	goneSession, keptSession := srv.sessions[goneID], srv.sessions[keptID]
+	srv.mu.Unlock()
+
+	gone.conn.Close() // the page went away
+	select {
+	case <-goneSession.done:
+	case <-time.After(30 * time.Second): // hang guard
+		t.Fatal("the session nobody watches was not closed")
+	}
+	if _, err := srv.session(goneID); err == nil {
+		t.Error("the closed session is still served")
+	}
+	// The kept session's page stayed: its session outlived the other's idle time.
+	select {
+	case <-keptSession.done:
+		t.Fatal("the session a page shows was closed")
+	default:
+	}
+	if resp := prompt(t, kept, keptID, "I am worried about my tests"); resp.StopReason != acp.StopReasonEndTurn {
+		t.Errorf("the kept session answered %q", resp.StopReason)
+	}
+}

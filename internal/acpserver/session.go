@@ -25,7 +25,9 @@ type session struct {
 	pollers   sync.WaitGroup // the terminal output pollers
 	ctx       context.Context
 	cancel    context.CancelFunc
-	files     fileIndex // for @ mentions
+	files     fileIndex     // for @ mentions
+	watched   chan struct{} // a view came or went: the hub looks at idleness again
+	done      chan struct{} // closed when the hub has finished
 
 	mu         sync.Mutex // everything below
 	state      conversation.Session
@@ -34,6 +36,7 @@ type session struct {
 	transcript transcript
 	terminals  map[acp.TerminalID]*terminalOutput // the last output of each terminal shown
 	views      map[*view]bool
+	shown      bool // a view was attached once: until then the request opening it holds it
 	waiters    map[int]chan promptEnd // prompt id → the session/prompt waiting for its end
 	owners     map[int]promptOwner    // prompt id → who sent it
 	running    *conversation.Prompt
@@ -64,24 +67,65 @@ func newSession(srv *Server, id acp.SessionID, agentName string, roots *workspac
 	ctx, cancel := context.WithCancel(context.Background())
 	return &session{
 		srv: srv, id: id, agentName: agentName, roots: roots, conv: conv, sub: conv.SubscribeRelay(),
-		started: make(chan struct{}), ctx: ctx, cancel: cancel,
+		started: make(chan struct{}), ctx: ctx, cancel: cancel, watched: make(chan struct{}, 1), done: make(chan struct{}),
 		terminals: map[acp.TerminalID]*terminalOutput{}, views: map[*view]bool{},
 		waiters: map[int]chan promptEnd{}, owners: map[int]promptOwner{}, updatedAt: time.Now(),
 	}
 }
 
-// hub takes the conversation's events until it closes, and hands each to the views.
+// hub takes the conversation's events until it closes, and hands each to the views. It
+// also owns the idle timer: with Options.IdleTimeout, a session with no view and no turn
+// running or queued for that long is closed.
 func (ss *session) hub() {
 	defer ss.finish()
-	for {
-		<-ss.sub.Ready()
-		for _, ev := range ss.sub.Take() {
-			if _, closed := ev.(conversation.Closed); closed {
-				ss.deliver(ev)
-				return
-			}
-			ss.deliver(ev)
+	var idle *time.Timer
+	var idleC <-chan time.Time
+	defer func() {
+		if idle != nil {
+			idle.Stop()
 		}
+	}()
+	for {
+		select {
+		case <-ss.sub.Ready():
+			for _, ev := range ss.sub.Take() {
+				ss.deliver(ev)
+				if _, closed := ev.(conversation.Closed); closed {
+					return
+				}
+			}
+		case <-ss.watched:
+		case <-idleC:
+			idle, idleC = nil, nil
+			if ss.idle() {
+				ss.srv.logger.Info("closing a session nobody watched", "session", ss.id, "agent", ss.agentName, "after", ss.srv.opts.IdleTimeout)
+				ss.close() // its Closed event ends the loop
+				continue
+			}
+		}
+		switch d := ss.srv.opts.IdleTimeout; {
+		case d > 0 && idle == nil && ss.idle():
+			idle = time.NewTimer(d)
+			idleC = idle.C
+		case idle != nil && !ss.idle():
+			idle.Stop()
+			idle, idleC = nil, nil
+		}
+	}
+}
+
+// idle reports whether nobody watches the session and it has nothing to do.
+func (ss *session) idle() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.shown && len(ss.views) == 0 && ss.running == nil && len(ss.queue) == 0 && !ss.ended
+}
+
+// poke tells the hub that the views changed.
+func (ss *session) poke() {
+	select {
+	case ss.watched <- struct{}{}:
+	default:
 	}
 }
 
@@ -286,6 +330,8 @@ func (ss *session) attach(c *conn) (*view, []viewEvent) {
 		first = append(first, viewEvent{ev: conversation.Closed{}})
 	} else {
 		ss.views[v] = true
+		ss.shown = true
+		ss.poke()
 	}
 	return v, first
 }
@@ -294,6 +340,7 @@ func (ss *session) detach(v *view) {
 	ss.mu.Lock()
 	delete(ss.views, v)
 	ss.mu.Unlock()
+	ss.poke()
 }
 
 // broadcast records an update parley made (a setting a client changed) and shows it to
@@ -338,6 +385,7 @@ func (ss *session) close() {
 
 // finish runs when the hub ends: the conversation has closed.
 func (ss *session) finish() {
+	defer close(ss.done)
 	ss.sub.Close()
 	ss.cancel()
 	ss.pollers.Wait()

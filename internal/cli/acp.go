@@ -17,7 +17,7 @@ permission rules, and asks the client only what a person must answer. This is th
 chat's protocol (parley web) over stdio.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			srv, l, err := newACPServer(g, cmd, &af)
+			srv, l, err := newACPServer(g, cmd, &af, 0)
 			if err != nil {
 				return err
 			}

@@ -169,8 +169,9 @@ func (l *launcher) close() {
 	}
 }
 
-// newACPServer makes the server parley web and parley acp serve.
-func newACPServer(g *globals, cmd *cobra.Command, f *agentFlags) (*acpserver.Server, *launcher, error) {
+// newACPServer makes the server parley web and parley acp serve; idle is its
+// Options.IdleTimeout.
+func newACPServer(g *globals, cmd *cobra.Command, f *agentFlags, idle time.Duration) (*acpserver.Server, *launcher, error) {
 	l, name, err := newLauncher(g, cmd, f)
 	if err != nil {
 		return nil, nil, &exitError{code: exitUsage, err: err}
@@ -180,7 +181,7 @@ func newACPServer(g *globals, cmd *cobra.Command, f *agentFlags) (*acpserver.Ser
 		l.close()
 		return nil, nil, &exitError{code: exitUsage, err: err}
 	}
-	srv, err := acpserver.New(acpserver.Options{Launcher: l, DefaultAgent: name, Workspace: roots.Dirs()[0], Logger: g.logger})
+	srv, err := acpserver.New(acpserver.Options{Launcher: l, DefaultAgent: name, Workspace: roots.Dirs()[0], Logger: g.logger, IdleTimeout: idle})
 	if err != nil {
 		l.close()
 		return nil, nil, &exitError{code: exitUsage, err: err}

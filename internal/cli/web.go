@@ -20,6 +20,7 @@ func newWebCommand(g *globals) *cobra.Command {
 	var port int
 	var noOpen bool
 	var listen string
+	var idle time.Duration
 	cmd := &cobra.Command{
 		Use:   "web [flags]",
 		Short: "Chat with ACP agents in the browser",
@@ -33,6 +34,10 @@ page speaks ACP to parley over a WebSocket at /acp: parley runs the agents, answ
 file and terminal requests inside the workspace (--cwd, default the current directory),
 applies your permission rules, and asks you, on the page, only what a person must answer.
 
+A conversation whose page is closed goes on (reopening the page brings it back) until it
+has had no page and nothing to do for --idle-timeout; then it is closed and its agent
+ends with its last conversation.
+
 --listen serves another address than 127.0.0.1 (anyone who can reach it and has the
 token can use your agents, and through them your files: parley warns).`,
 		Example: `  parley web
@@ -44,6 +49,9 @@ token can use your agents, and through them your files: parley warns).`,
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
+			if idle < 0 {
+				return &exitError{code: exitUsage, err: fmt.Errorf("--idle-timeout %v is negative (0 keeps conversations until parley web ends)", idle)}
+			}
 			if port < 0 || port > 65535 {
 				return &exitError{code: exitUsage, err: fmt.Errorf("--port %d is not a port", port)}
 			}
@@ -52,7 +60,7 @@ token can use your agents, and through them your files: parley warns).`,
 				return &exitError{code: exitFailure, err: fmt.Errorf("listening on %s: %w (try another --port, or none for a free one)", net.JoinHostPort(host, strconv.Itoa(port)), err)}
 			}
 			defer ln.Close()
-			srv, l, err := newACPServer(g, cmd, &af)
+			srv, l, err := newACPServer(g, cmd, &af, idle)
 			if err != nil {
 				return err
 			}
@@ -95,9 +103,10 @@ token can use your agents, and through them your files: parley warns).`,
 		},
 	}
 	af.register(cmd)
-	cmd.Flags().IntVar(&port, "port", 0, "the port to serve on (default: a free one)")
+	cmd.Flags().IntVar(&port, "port", 0, "the port `N` to serve on (default: a free one)")
+	cmd.Flags().DurationVar(&idle, "idle-timeout", 30*time.Minute, "close a conversation no page has shown for a `DURATION` while it had nothing to do (0: never)")
 	cmd.Flags().BoolVar(&noOpen, "no-open", false, "do not open the browser; only print the address")
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1", "the address to serve on (ADDR); anything but the loopback address is reachable by others (a warning says so)")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1", "the address `ADDR` to serve on; anything but the loopback address is reachable by others (a warning says so)")
 	return cmd
 }
 
