@@ -36,7 +36,7 @@ type session struct {
 	transcript transcript
 	terminals  map[acp.TerminalID]*terminalOutput // the last output of each terminal shown
 	views      map[*view]bool
-	shown      bool // a view was attached once: until then the request opening it holds it
+	shown      bool                   // a view was attached once: until then the request opening it holds it
 	waiters    map[int]chan promptEnd // prompt id → the session/prompt waiting for its end
 	owners     map[int]promptOwner    // prompt id → who sent it
 	running    *conversation.Prompt
