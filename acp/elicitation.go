@@ -1,6 +1,10 @@
 package acp
 
-import "github.com/parley-acp/parley/internal/json"
+import (
+	"slices"
+
+	"github.com/parley-acp/parley/internal/json"
+)
 
 // ElicitationID identifies a URL elicitation until elicitation/complete.
 type ElicitationID string
@@ -92,9 +96,73 @@ type ElicitationSchema struct {
 	Title       string                               `json:"title,omitempty"`
 	Description string                               `json:"description,omitempty"`
 	Properties  map[string]ElicitationPropertySchema `json:"properties,omitzero"`
-	Required    []string                             `json:"required,omitzero"`
-	Meta        Meta                                 `json:"_meta,omitzero"`
-	Extra       Extra                                `json:"-"`
+	// Order is the names of Properties in the order the schema lists them, which is the
+	// order a form shows its fields in: decoding sets it, and encoding writes the
+	// properties in it (those it does not name after them, by name).
+	Order    []string `json:"-"`
+	Required []string `json:"required,omitzero"`
+	Meta     Meta     `json:"_meta,omitzero"`
+	Extra    Extra    `json:"-"`
+}
+
+func (x *ElicitationSchema) UnmarshalJSON(b []byte) error {
+	type plain ElicitationSchema
+	extra, err := json.UnmarshalObject(b, (*plain)(x))
+	if err != nil {
+		return err
+	}
+	x.Extra = Extra(extra)
+	x.Order = nil
+	if raw := json.Member(b, "properties"); len(x.Properties) > 0 && raw != nil {
+		json.EachMember(raw, func(name string, _ []byte) bool {
+			if !slices.Contains(x.Order, name) {
+				x.Order = append(x.Order, name)
+			}
+			return true
+		})
+	}
+	return nil
+}
+
+func (x ElicitationSchema) MarshalJSON() ([]byte, error) {
+	type plain ElicitationSchema
+	props := x.Properties
+	x.Properties = nil
+	b, err := json.MarshalObject(plain(x), json.Extra(x.Extra))
+	if err != nil || len(props) == 0 {
+		return b, err
+	}
+	names := make([]string, 0, len(props))
+	for _, name := range x.Order {
+		if _, ok := props[name]; ok && !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	rest := make([]string, 0, len(props)-len(names))
+	for name := range props {
+		if !slices.Contains(names, name) {
+			rest = append(rest, name)
+		}
+	}
+	slices.Sort(rest)
+	var o []byte
+	for i, name := range append(names, rest...) {
+		v, err := json.Marshal(props[name])
+		if err != nil {
+			return nil, err
+		}
+		k, _ := json.Marshal(name)
+		if i > 0 {
+			o = append(o, ',')
+		}
+		o = append(append(append(o, k...), ':'), v...)
+	}
+	b = b[:len(b)-1] // the closing brace
+	if len(b) > 1 {
+		b = append(b, ',')
+	}
+	b = append(append(b, `"properties":{`...), o...)
+	return append(b, '}', '}'), nil
 }
 
 // ElicitationSchemaType is the type of an elicitation form; only "object" exists.

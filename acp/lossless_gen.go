@@ -963,30 +963,6 @@ func (x ElicitationFormCapabilities) encodeMembers(tag, kind string) ([]byte, er
 	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 }
 
-func (x *ElicitationSchema) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
-
-// decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
-func (x *ElicitationSchema) decodeMembers(b []byte, tag string) error {
-	type plain ElicitationSchema
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
-	if err != nil {
-		return err
-	}
-	x.Extra = Extra(extra)
-	return nil
-}
-
-func (x ElicitationSchema) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
-
-// encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
-func (x ElicitationSchema) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ElicitationSchema
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
-	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
-}
-
 func (x *ElicitationURLCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".

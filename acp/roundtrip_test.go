@@ -2,6 +2,7 @@ package acp
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/parley-acp/parley/internal/json"
@@ -285,4 +286,41 @@ func jsonEqual(t *testing.T, a, b []byte) bool {
 		t.Fatalf("%s: %v", b, err)
 	}
 	return reflect.DeepEqual(x, y)
+}
+
+// TestElicitationSchemaKeepsItsPropertyOrder: a form's fields are shown in the order the
+// schema lists them, so decoding records that order and encoding writes it back, also
+// through a relay that decodes and re-encodes the request.
+func TestElicitationSchemaKeepsItsPropertyOrder(t *testing.T) {
+	in := `{"type":"object","title":"Sign up","properties":{"zeta":{"type":"string"},"alpha":{"type":"number"},"mid":{"type":"boolean"}},"required":["alpha"],"x-extra":1}`
+	var s ElicitationSchema
+	if err := json.Unmarshal([]byte(in), &s); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(s.Order, ","); got != "zeta,alpha,mid" {
+		t.Errorf("order %q", got)
+	}
+	out, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := func(b []byte) string { _, p, _ := strings.Cut(string(b), `"properties":`); return p }
+	z, a, m := strings.Index(props(out), `"zeta"`), strings.Index(props(out), `"alpha"`), strings.Index(props(out), `"mid"`)
+	if !(0 <= z && z < a && a < m) || !strings.Contains(string(out), `"x-extra":1`) {
+		t.Errorf("encoded %s", out)
+	}
+	var again ElicitationSchema
+	if err := json.Unmarshal(out, &again); err != nil || !reflect.DeepEqual(again, s) {
+		t.Errorf("round trip: %v\n%+v\n%+v", err, again, s)
+	}
+	// Properties Order does not name are written after it, by name; an empty schema
+	// stays an object.
+	s.Order = []string{"mid"}
+	out, _ = json.Marshal(s)
+	if m, a, z := strings.Index(props(out), `"mid"`), strings.Index(props(out), `"alpha"`), strings.Index(props(out), `"zeta"`); !(0 <= m && m < a && a < z) {
+		t.Errorf("partly ordered: %s", out)
+	}
+	if out, _ := json.Marshal(ElicitationSchema{}); string(out) != "{}" {
+		t.Errorf("empty schema: %s", out)
+	}
 }

@@ -95,17 +95,17 @@ func newForm(s *acp.ElicitationSchema) (*Form, error) {
 	for _, name := range s.Required {
 		required[name] = true
 	}
-	// The schema's properties are an object whose order the decoder does not keep: ask
-	// the required fields in the order the schema lists them, then the others by name.
+	// The fields in the order the schema lists them; any it does not order (a schema
+	// made in Go without Order) after them: the required ones as listed, then by name.
 	var names []string
-	for _, name := range s.Required {
+	for _, name := range append(slices.Clip(s.Order), s.Required...) {
 		if _, ok := s.Properties[name]; ok && !slices.Contains(names, name) {
 			names = append(names, name)
 		}
 	}
 	var rest []string
 	for name := range s.Properties {
-		if !required[name] {
+		if !slices.Contains(names, name) {
 			rest = append(rest, name)
 		}
 	}

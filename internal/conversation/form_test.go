@@ -44,9 +44,25 @@ func TestFormOrderAndKinds(t *testing.T) {
 	for _, x := range f.Fields {
 		got = append(got, x.Name+":"+string(x.Kind))
 	}
-	want := []string{"z:text", "a:integer", "b:boolean", "many:multi_choice", "odd:unknown", "pick:choice"}
+	// In the schema's order, as the agent wrote it.
+	want := []string{"z:text", "b:boolean", "a:integer", "pick:choice", "many:multi_choice", "odd:unknown"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("fields (-want +got):\n%s", diff)
+	}
+	// A schema made in Go without an order: the required fields as listed, then by name.
+	made, err := newForm(&acp.ElicitationSchema{
+		Properties: map[string]acp.ElicitationPropertySchema{"c": {Boolean: &acp.BooleanPropertySchema{}}, "b": {Boolean: &acp.BooleanPropertySchema{}}, "a": {Boolean: &acp.BooleanPropertySchema{}}},
+		Required:   []string{"c"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for _, x := range made.Fields {
+		got = append(got, x.Name)
+	}
+	if diff := cmp.Diff([]string{"c", "a", "b"}, got); diff != "" {
+		t.Errorf("fields of an unordered schema (-want +got):\n%s", diff)
 	}
 	if !f.Answerable {
 		t.Error("an optional field of an unknown kind makes the form unanswerable")
