@@ -98,7 +98,10 @@ func TestDeadClientEndsTheTurn(t *testing.T) {
 	case <-time.After(30 * time.Second): // a hang guard
 		t.Fatalf("the turn did not end; the model got %d requests", len(fake.Requests()))
 	}
-	if n := len(fake.Requests()); n > 2 {
-		t.Errorf("the model got %d requests with nobody listening, want at most 2", n)
+	// Updates are queued and written by the connection's writer, so how many model
+	// requests start before it finds the client gone depends on scheduling (2 on an idle
+	// machine, 3 seen under CI's load); running on through the 25 scripted is the failure.
+	if n := len(fake.Requests()); n > 5 {
+		t.Errorf("the model got %d of %d requests with nobody listening, want at most 5", n, len(script))
 	}
 }
