@@ -98,7 +98,8 @@ type ElicitationSchema struct {
 	Properties  map[string]ElicitationPropertySchema `json:"properties,omitzero"`
 	// Order is the names of Properties in the order the schema lists them, which is the
 	// order a form shows its fields in: decoding sets it, and encoding writes the
-	// properties in it (those it does not name after them, by name).
+	// properties in it (those it does not name after them: the required ones in the order
+	// of Required, then the others by name).
 	Order    []string `json:"-"`
 	Required []string `json:"required,omitzero"`
 	Meta     Meta     `json:"_meta,omitzero"`
@@ -133,7 +134,7 @@ func (x ElicitationSchema) MarshalJSON() ([]byte, error) {
 		return b, err
 	}
 	names := make([]string, 0, len(props))
-	for _, name := range x.Order {
+	for _, name := range append(slices.Clip(x.Order), x.Required...) {
 		if _, ok := props[name]; ok && !slices.Contains(names, name) {
 			names = append(names, name)
 		}

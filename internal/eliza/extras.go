@@ -36,6 +36,7 @@ func (t *turn) askMe(topic string) {
 				"color":     {String: &acp.StringPropertySchema{Title: "Favourite colour", OneOf: colors}},
 				"subscribe": {Boolean: &acp.BooleanPropertySchema{Title: "Subscribe to the newsletter"}},
 			},
+			Order:    []string{"name", "color", "subscribe"},
 			Required: []string{"name", "color"},
 		}},
 		ElicitationSessionScope: acp.ElicitationSessionScope{SessionID: t.session.id},
