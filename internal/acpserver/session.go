@@ -26,7 +26,7 @@ type session struct {
 	ctx       context.Context
 	cancel    context.CancelFunc
 	files     fileIndex     // for @ mentions
-	watched   chan struct{} // a view came or went: the hub looks at idleness again
+	watched   chan struct{} // a view came or went (pokes merge: the hub reads the views itself)
 	done      chan struct{} // closed when the hub has finished
 
 	mu         sync.Mutex // everything below
