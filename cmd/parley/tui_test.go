@@ -7,6 +7,9 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"image/color"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -142,6 +145,64 @@ func TestTUIRendersMarkdown(t *testing.T) {
 	}
 	checkGolden(t, "markdown", messageLines(s.Text(), "prompt 1", "result"))
 	shot(t, s, "markdown")
+}
+
+// TestTUIOnALightTerminal: on a terminal that says its background is light, the text and
+// the highlighted code are drawn dark enough to read on it (contrast at least 3:1, the
+// WCAG minimum for large text; body text gets more).
+func TestTUIOnALightTerminal(t *testing.T) {
+	w := newWorkspace(t)
+	cmd := exec.Command(self(t), "chat", "--agent-command", fakeAgentCommand(t, "tui"))
+	cmd.Env = append(append(envWithout("TERM", "NO_COLOR", "COLUMNS", "LINES"), "PARLEY_TEST_ROLE=parley", "TERM=xterm-256color", "COLORTERM=truecolor"), w.env...)
+	cmd.Dir = w.dir
+	white := color.RGBA{0xff, 0xff, 0xff, 0xff}
+	s := testbin.StartScreenColors(t, cmd, 100, 40, color.RGBA{0x20, 0x20, 0x20, 0xff}, white)
+	s.WaitText("ready")
+	s.Type("markdown\r")
+	s.WaitText(`fmt.Println("hello")`)
+	for _, text := range []string{"The tests are", "now passing", "go vet", "func main", `"hello"`, "Results", "TUI test agent"} {
+		x, y, ok := s.Find(text)
+		if !ok {
+			t.Errorf("%q is not on screen", text)
+			continue
+		}
+		fg, bg := s.Foreground(x, y), s.Cell(x, y).Style.Bg
+		if fg == nil {
+			continue // the terminal's own foreground, dark here
+		}
+		if bg == nil {
+			bg = white
+		}
+		if r := contrast(fg, bg); r < 3 {
+			t.Errorf("%q is drawn %s on %s: contrast %.1f:1", text, hexOf(fg), hexOf(bg), r)
+		}
+	}
+	shot(t, s, "light")
+}
+
+// contrast is the WCAG contrast ratio of two colours.
+func contrast(a, b color.Color) float64 {
+	lum := func(c color.Color) float64 {
+		r, g, b, _ := c.RGBA()
+		ch := func(v uint32) float64 {
+			f := float64(v) / 0xffff
+			if f <= 0.03928 {
+				return f / 12.92
+			}
+			return math.Pow((f+0.055)/1.055, 2.4)
+		}
+		return 0.2126*ch(r) + 0.7152*ch(g) + 0.0722*ch(b)
+	}
+	la, lb := lum(a), lum(b)
+	if la < lb {
+		la, lb = lb, la
+	}
+	return (la + 0.05) / (lb + 0.05)
+}
+
+func hexOf(c color.Color) string {
+	r, g, b, _ := c.RGBA()
+	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
 }
 
 func sameColor(a, b interface{ RGBA() (r, g, b, a uint32) }) bool {

@@ -30,6 +30,8 @@ type Screen struct {
 	pty *os.File
 	cmd *exec.Cmd
 	emu *vt.SafeEmulator
+	fg  color.Color // the terminal's default colours, as it reports them when asked
+	bg  color.Color
 
 	mu      sync.Mutex
 	changed *sync.Cond
@@ -42,15 +44,25 @@ type Screen struct {
 // ScreenTimeout is how long a wait may take before the test fails (a hang guard).
 var ScreenTimeout = 30 * time.Second
 
-// StartScreen starts cmd on a new pseudo-terminal of cols×rows and follows its output.
-// The test's cleanup ends it.
+// StartScreen starts cmd on a new pseudo-terminal of cols×rows, a dark one, and follows
+// its output. The test's cleanup ends it.
 func StartScreen(t testing.TB, cmd *exec.Cmd, cols, rows int) *Screen {
 	t.Helper()
+	return StartScreenColors(t, cmd, cols, rows, color.RGBA{0xd0, 0xd0, 0xd0, 0xff}, color.RGBA{0x1d, 0x1f, 0x21, 0xff})
+}
+
+// StartScreenColors is StartScreen on a terminal whose default colours are fg and bg: what
+// it answers a program that asks (OSC 10 and 11), and what its pictures are drawn with.
+func StartScreenColors(t testing.TB, cmd *exec.Cmd, cols, rows int, fg, bg color.Color) *Screen {
+	t.Helper()
+	emu := vt.NewSafeEmulator(cols, rows)
+	emu.SetDefaultForegroundColor(fg)
+	emu.SetDefaultBackgroundColor(bg)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: uint16(rows), Cols: uint16(cols)})
 	if err != nil {
 		t.Fatalf("starting %v on a terminal: %v", cmd.Args, err)
 	}
-	s := &Screen{t: t, pty: f, cmd: cmd, emu: vt.NewSafeEmulator(cols, rows), exit: make(chan error, 1)}
+	s := &Screen{t: t, pty: f, cmd: cmd, emu: emu, fg: fg, bg: bg, exit: make(chan error, 1)}
 	s.changed = sync.NewCond(&s.mu)
 	s.readers.Add(2)
 	go s.readOutput()
@@ -275,8 +287,8 @@ func (s *Screen) HTML() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var b strings.Builder
-	b.WriteString(`<!doctype html><meta charset="utf-8"><style>body{margin:0;background:#1d1f21}` +
-		`pre{margin:0;padding:8px;font:14px/17px "DejaVu Sans Mono",monospace;color:#d0d0d0;background:#1d1f21}</style><pre>`)
+	fmt.Fprintf(&b, `<!doctype html><meta charset="utf-8"><style>body{margin:0;background:%[2]s}`+
+		`pre{margin:0;padding:8px;font:14px/17px "DejaVu Sans Mono",monospace;color:%[1]s;background:%[2]s}</style><pre>`, hexColor(s.fg), hexColor(s.bg))
 	w, h := s.emu.Width(), s.emu.Height()
 	for y := range h {
 		for x := 0; x < w; x++ {
@@ -297,10 +309,10 @@ func (s *Screen) HTML() string {
 			if st.Attrs&uv.AttrReverse != 0 {
 				fg, bg = bg, fg
 				if fg == nil {
-					fg = color.RGBA{0x1d, 0x1f, 0x21, 0xff}
+					fg = s.bg
 				}
 				if bg == nil {
-					bg = color.RGBA{0xd0, 0xd0, 0xd0, 0xff}
+					bg = s.fg
 				}
 			}
 			if fg != nil {

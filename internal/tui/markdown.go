@@ -26,6 +26,13 @@ func (m *markdown) renderer(width int) *glamour.TermRenderer {
 	cfg := gstyles.DarkStyleConfig
 	if !m.dark {
 		cfg = gstyles.LightStyleConfig
+		// glamour registers a style's code colours under one name, once a process, so a
+		// theme changed after the first code block would keep the first theme's colours;
+		// and the light ones are too pale on white. A chroma style of its own for light.
+		cfg.CodeBlock.Chroma = nil
+		cfg.CodeBlock.Theme = "github"
+		inlineCode := "#af005f" // the light style's pink is 2.3:1 on its grey
+		cfg.Code.Color = &inlineCode
 	}
 	// The transcript sets messages apart itself: no blank lines around the document, no
 	// margin, and no default text colour (the terminal's own reads best).
