@@ -6,6 +6,7 @@ package main
 // screen kept cell by cell (text, bold, colours) by a terminal emulator.
 
 import (
+	"encoding/base64"
 	"flag"
 	"fmt"
 	"image/color"
@@ -178,6 +179,36 @@ func TestTUIOnALightTerminal(t *testing.T) {
 		}
 	}
 	shot(t, s, "light")
+}
+
+// TestTUICopiesTheLastReplyAndItsCode: /copy and /copy code put the reply and its last
+// code block on the clipboard through the terminal (OSC 52), and say so.
+func TestTUICopiesTheLastReplyAndItsCode(t *testing.T) {
+	w := newWorkspace(t)
+	s := startTUI(t, w.dir, w.env, 100, 40)
+	s.Type("markdown\r")
+	s.WaitText(`fmt.Println("hello")`)
+	s.Type("/copy code\r")
+	s.WaitText("Copied the last code block (3 lines)")
+	s.Type("/copy\r")
+	s.WaitText("Copied the last reply")
+	var copied []string
+	for _, m := range regexp.MustCompile(`\x1b\]52;c;([A-Za-z0-9+/=]*)(?:\x07|\x1b\\)`).FindAllStringSubmatch(s.Raw(), -1) {
+		b, err := base64.StdEncoding.DecodeString(m[1])
+		if err != nil {
+			t.Fatalf("OSC 52 payload %q: %v", m[1], err)
+		}
+		copied = append(copied, string(b))
+	}
+	if len(copied) != 2 {
+		t.Fatalf("%d clipboard writes, want 2: %q", len(copied), copied)
+	}
+	if want := "func main() {\n\tfmt.Println(\"hello\")\n}\n"; copied[0] != want {
+		t.Errorf("/copy code copied %q, want %q", copied[0], want)
+	}
+	if !strings.Contains(copied[1], "The tests are **now passing**") || !strings.Contains(copied[1], "| vet | ok |") {
+		t.Errorf("/copy copied %q", copied[1])
+	}
 }
 
 // contrast is the WCAG contrast ratio of two colours.

@@ -58,6 +58,8 @@ func (m *model) parleyCommand(name, arg string) (tea.Cmd, bool) {
 		return m.loginPicker(arg), true
 	case "changes", "diff", "undo", "rewind", "keep":
 		return m.changesCommand(name, arg), true
+	case "copy":
+		return m.copyCommand(arg), true
 	}
 	return nil, false
 }

@@ -57,6 +57,7 @@ var parleyCommands = []command{
 	{name: "rewind", desc: "take back every turn from this one on", hint: "turn"},
 	{name: "keep", desc: "keep changes: they can no longer be undone", hint: "[file|turn]"},
 	{name: "find", desc: "search the transcript (ctrl+f)", hint: "text"},
+	{name: "copy", desc: "copy the agent's last reply (or its last code block) to the clipboard", hint: "[code]"},
 	{name: "quit", desc: "leave parley"},
 }
 

@@ -288,3 +288,16 @@ func TestALongPromptIsFolded(t *testing.T) {
 		t.Errorf("folded:\n%s", plain)
 	}
 }
+
+func TestLastCodeBlock(t *testing.T) {
+	for _, tc := range []struct{ md, want string }{
+		{"no code here", ""},
+		{"a\n```go\nfirst\n```\nb\n~~~\nsecond\n  two\n~~~\nc", "second\n  two\n"},
+		{"```\nstill open\n", "still open\n\n"},
+		{"````md\n```\ninner\n```\n````", "```\ninner\n```\n"},
+	} {
+		if got := lastCodeBlock(tc.md); got != tc.want {
+			t.Errorf("lastCodeBlock(%q) = %q, want %q", tc.md, got, tc.want)
+		}
+	}
+}
