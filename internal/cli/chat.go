@@ -101,7 +101,7 @@ Any other /command is sent to the agent (agents advertise their own).` + unconfi
 			defer s.close()
 			// From here on, leaving is in order; a signal meanwhile ends parley at once.
 			defer func() { release = forceExitOnSignal(sigs, nil) }()
-			sub := s.conv.Subscribe()
+			sub := &events{Subscription: s.conv.Subscribe()}
 			defer sub.Close()
 			interrupted := make(chan struct{})
 			stopWaiting := make(chan struct{})
@@ -139,7 +139,7 @@ Any other /command is sent to the agent (agents advertise their own).` + unconfi
 type chat struct {
 	s       *session
 	conv    *conversation.Conversation
-	sub     *conversation.Subscription
+	sub     *events
 	con     *console
 	in      *prompter
 	sigs    chan os.Signal

@@ -54,7 +54,7 @@ Exit status: 0 signed in (or no sign-in needed), 1 the sign-in failed (parley sa
 				return err
 			}
 			defer s.close()
-			sub := s.conv.Subscribe()
+			sub := &events{Subscription: s.conv.Subscribe()}
 			defer sub.Close()
 			l := &loginView{opts: opts, con: con, conv: s.conv, sub: sub, in: in, tty: tty}
 			return l.run(ctx, acp.AuthMethodID(method))
@@ -71,7 +71,7 @@ type loginView struct {
 	opts   sessionOptions
 	con    *console
 	conv   *conversation.Conversation
-	sub    *conversation.Subscription
+	sub    *events
 	in     *prompter
 	tty    bool
 	elicit *elicitScreen

@@ -134,7 +134,7 @@ session/cancel).` + unconfinedHelp(),
 				return err
 			}
 			defer s.close()
-			sub := s.conv.Subscribe()
+			sub := &events{Subscription: s.conv.Subscribe()}
 			defer sub.Close()
 			session, err := waitReady(con, sub, ctx.Done())
 			if ae, ok := errors.AsType[*conversation.AuthRequiredError](err); ok {
@@ -212,7 +212,7 @@ type runView struct {
 	opts     sessionOptions
 	con      *console
 	conv     *conversation.Conversation
-	sub      *conversation.Subscription
+	sub      *events
 	in       *prompter // nil: nobody answers
 	question *onScreen
 }

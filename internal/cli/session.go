@@ -136,22 +136,57 @@ func downloadTimeout() time.Duration {
 	return 0
 }
 
-// waitReady shows the events of the conversation's start until its session is open.
-func waitReady(con *console, sub *conversation.Subscription, stop <-chan struct{}) (conversation.Session, error) {
+// events is a view's subscription that can take back what a reader took and did not
+// handle: waitReady stops at the event that opens the session, and what came behind it
+// in the same batch (the agent's commands, a question) is for the view's loop.
+type events struct {
+	*conversation.Subscription
+	back []conversation.Event
+}
+
+var readyNow = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// Ready is the subscription's, or ready at once while something was put back.
+func (e *events) Ready() <-chan struct{} {
+	if len(e.back) > 0 {
+		return readyNow
+	}
+	return e.Subscription.Ready()
+}
+
+// Take returns what was put back, then what the conversation posted since (nothing
+// more without a subscription, as in a test).
+func (e *events) Take() []conversation.Event {
+	back := e.back
+	e.back = nil
+	if e.Subscription == nil {
+		return back
+	}
+	return append(back, e.Subscription.Take()...)
+}
+
+// waitReady shows the events of the conversation's start until its session is open; the
+// events after that one are left for the next Take.
+func waitReady(con *console, sub *events, stop <-chan struct{}) (conversation.Session, error) {
 	for {
-		for _, ev := range sub.Take() {
+		batch := sub.Take()
+		for i, ev := range batch {
+			rest := func() { sub.back = batch[i+1:] }
 			switch e := ev.(type) {
 			case conversation.Snapshot: // the start may be over before the view came
 				switch {
 				case e.Ready:
+					rest()
 					return e.Session, nil
 				case e.Failed != nil && !e.Starting:
 					return conversation.Session{}, &exitError{code: exitFailure, err: e.Failed}
 				}
 			case conversation.Ready:
+				rest()
 				return e.Session, nil
 			case conversation.StartFailed:
 				if _, ok := errors.AsType[*conversation.AuthRequiredError](e.Err); ok {
+					rest()
 					return conversation.Session{}, e.Err // the caller offers to sign in, or says how
 				}
 				return conversation.Session{}, &exitError{code: exitFailure, err: e.Err}
