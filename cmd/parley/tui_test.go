@@ -192,8 +192,11 @@ func TestTUICopiesTheLastReplyAndItsCode(t *testing.T) {
 	s.WaitText("Copied the last code block (3 lines)")
 	s.Type("/copy\r")
 	s.WaitText("Copied the last reply")
+	osc52 := regexp.MustCompile(`\x1b\]52;c;([A-Za-z0-9+/=]*)(?:\x07|\x1b\\)`)
+	// The notice is drawn in a frame, the clipboard written by a command after it.
+	raw := s.WaitRaw("two clipboard writes", func(raw string) bool { return len(osc52.FindAllString(raw, -1)) >= 2 })
 	var copied []string
-	for _, m := range regexp.MustCompile(`\x1b\]52;c;([A-Za-z0-9+/=]*)(?:\x07|\x1b\\)`).FindAllStringSubmatch(s.Raw(), -1) {
+	for _, m := range osc52.FindAllStringSubmatch(raw, -1) {
 		b, err := base64.StdEncoding.DecodeString(m[1])
 		if err != nil {
 			t.Fatalf("OSC 52 payload %q: %v", m[1], err)

@@ -211,6 +211,31 @@ func (s *Screen) WaitFor(what string, ok func(screen string) bool) string {
 	}
 }
 
+// WaitRaw waits until ok accepts everything the program wrote (escape sequences
+// included), and returns it.
+func (s *Screen) WaitRaw(what string, ok func(raw string) bool) string {
+	s.t.Helper()
+	guard := time.AfterFunc(ScreenTimeout, func() {
+		s.mu.Lock()
+		s.ended = true
+		s.changed.Broadcast()
+		s.mu.Unlock()
+	})
+	defer guard.Stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		raw := s.raw.String()
+		if ok(raw) {
+			return raw
+		}
+		if s.ended {
+			s.t.Fatalf("the program never wrote %s; the screen shows:\n%s", what, s.textLocked())
+		}
+		s.changed.Wait()
+	}
+}
+
 // WaitText waits until the screen shows want.
 func (s *Screen) WaitText(want string) string {
 	s.t.Helper()
