@@ -190,30 +190,18 @@ func (s *Screen) Raw() string {
 // test if the program ends first or the hang guard strikes.
 func (s *Screen) WaitFor(what string, ok func(screen string) bool) string {
 	s.t.Helper()
-	guard := time.AfterFunc(ScreenTimeout, func() {
-		s.mu.Lock()
-		s.ended = true
-		s.changed.Broadcast()
-		s.mu.Unlock()
-	})
-	defer guard.Stop()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for {
-		text := s.textLocked()
-		if ok(text) {
-			return text
-		}
-		if s.ended {
-			s.t.Fatalf("the screen never showed %s; it shows:\n%s", what, text)
-		}
-		s.changed.Wait()
-	}
+	return s.wait("the screen never showed "+what, s.textLocked, ok)
 }
 
 // WaitRaw waits until ok accepts everything the program wrote (escape sequences
 // included), and returns it.
 func (s *Screen) WaitRaw(what string, ok func(raw string) bool) string {
+	s.t.Helper()
+	return s.wait("the program never wrote "+what, s.raw.String, ok)
+}
+
+// wait waits, under s.mu, until ok accepts what read returns, as the program writes.
+func (s *Screen) wait(failure string, read func() string, ok func(string) bool) string {
 	s.t.Helper()
 	guard := time.AfterFunc(ScreenTimeout, func() {
 		s.mu.Lock()
@@ -225,12 +213,12 @@ func (s *Screen) WaitRaw(what string, ok func(raw string) bool) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for {
-		raw := s.raw.String()
-		if ok(raw) {
-			return raw
+		got := read()
+		if ok(got) {
+			return got
 		}
 		if s.ended {
-			s.t.Fatalf("the program never wrote %s; the screen shows:\n%s", what, s.textLocked())
+			s.t.Fatalf("%s; the screen shows:\n%s", failure, s.textLocked())
 		}
 		s.changed.Wait()
 	}
