@@ -277,9 +277,10 @@ func TestAgentsInstallRefusesBadArchives(t *testing.T) {
 	good := tarGzOf(t, entry{name: "agent", typ: tar.TypeReg, body: script, mode: 0o755})
 	reg.binary("bad-sum", "1.0.0", "a.tar.gz", good, "agent", nil, strings.Repeat("ab", 32))
 	escape := "../../../../../../escaped"
+	absolute := filepath.Join(t.TempDir(), "escaped-absolute") // an absolute member's target, made for this run
 	for id, e := range map[string]entry{
 		"dot-dot":   {name: escape, typ: tar.TypeReg, body: "x", mode: 0o644},
-		"absolute":  {name: "/tmp/parley-registry-test-escaped", typ: tar.TypeReg, body: "x", mode: 0o644},
+		"absolute":  {name: absolute, typ: tar.TypeReg, body: "x", mode: 0o644},
 		"link-out":  {name: "escaped-link", typ: tar.TypeSymlink, link: escape},
 		"hard-out":  {name: "escaped-hard", typ: tar.TypeLink, link: "../../../../etc/passwd"},
 		"abs-link":  {name: "escaped-abs-link", typ: tar.TypeSymlink, link: "/etc"},
@@ -312,8 +313,7 @@ func TestAgentsInstallRefusesBadArchives(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := os.Lstat("/tmp/parley-registry-test-escaped"); err == nil {
-		os.Remove("/tmp/parley-registry-test-escaped")
+	if _, err := os.Lstat(absolute); err == nil {
 		t.Error("an absolute member was written")
 	}
 	if r := parleyIn(t, t.TempDir(), env, "", "run", "--agent", "bad-sum", "hi"); r.code == 0 {

@@ -253,7 +253,7 @@ func TestConfinedCommandReachesNoServerOutside(t *testing.T) {
 	own := filepath.Join(workspace, "own.sock")
 	pid := strconv.Itoa(os.Getpid())
 
-	said := probeConfined(t, workspace, []string{"TMUX=/tmp/tmux-0/default,1,0", "SSH_AUTH_SOCK=" + path, "DBUS_SESSION_BUS_ADDRESS=unix:path=" + path, "KEEP_ME=yes"},
+	said := probeConfined(t, workspace, []string{"TMUX=" + filepath.Join(t.TempDir(), "tmux-0", "default") + ",1,0", "SSH_AUTH_SOCK=" + path, "DBUS_SESSION_BUS_ADDRESS=unix:path=" + path, "KEEP_ME=yes"},
 		"dial", path, "dial", abstract, "signal", pid, "signal", "1", "serve", own,
 		"socketpair", "inet", "open", tty.Name(), "read", tty.Name(), "open", "/dev/ptmx",
 		"open", "/dev/null", "read", "/dev/urandom", "read", "/etc/hostname",

@@ -57,8 +57,8 @@ func TestHistoryIsBounded(t *testing.T) {
 }
 
 func TestPathTokens(t *testing.T) {
-	got := pathTokens(`look at @src/main.go, and '/tmp/my shot.png' or /tmp/other\ shot.png "quoted words"`)
-	want := []string{"look", "at", "@src/main.go", "and", "/tmp/my shot.png", "or", "/tmp/other shot.png", "quoted words"}
+	got := pathTokens(`look at @src/main.go, and 'shots/my shot.png' or shots/other\ shot.png "quoted words"`)
+	want := []string{"look", "at", "@src/main.go", "and", "shots/my shot.png", "or", "shots/other shot.png", "quoted words"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

