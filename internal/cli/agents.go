@@ -46,14 +46,14 @@ An agent that npx or uvx starts downloads its package the first time: "needs a d
 			known := catalog.New(cfg)
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
 			for _, w := range known.Warnings() {
-				fmt.Fprintf(errw, "parley: %s\n", w)
+				printSafe(errw, "parley: %s", w)
 			}
 			if err := listKnown(out, known); err != nil {
 				return err
 			}
 			loaded, err := registryLoader(cfg).Load(cmd.Context(), refresh)
 			if err != nil {
-				fmt.Fprintf(errw, "parley: the ACP registry's agents are not listed: %s\n", toolui.SafeText(err.Error()))
+				printSafe(errw, "parley: the ACP registry's agents are not listed: %s", err)
 				return nil
 			}
 			return listRegistry(out, errw, loaded, known)
@@ -71,7 +71,7 @@ func registryLoader(cfg *config.File) *registry.Loader {
 func listKnown(out io.Writer, known *catalog.Catalog) error {
 	cwd, _ := os.Getwd()
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "NAME\tCOMMAND\tSOURCE\tRUNNABLE")
+	printSafe(w, "NAME\tCOMMAND\tSOURCE\tRUNNABLE")
 	for _, a := range known.All() {
 		runnable := "yes"
 		switch {
@@ -80,21 +80,21 @@ func listKnown(out io.Writer, known *catalog.Catalog) error {
 		case a.NeedsDownload(cwd):
 			runnable = "needs a download (" + a.Fetch.String() + " on its first start)"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", a.Name, toolui.SafeText(strings.TrimSpace(a.Spec.String())), a.Source, runnable)
+		printSafe(w, "%s\t%s\t%s\t%s", cell(a.Name), cell(a.Spec.String()), cell(a.Source), cell(runnable))
 	}
 	return w.Flush()
 }
 
 func listRegistry(out, errw io.Writer, loaded *registry.Loaded, known *catalog.Catalog) error {
-	fmt.Fprintf(out, "\nThe ACP registry (%s%s):\n", loaded.From, fetchedWhen(loaded))
+	printSafe(out, "\nThe ACP registry (%s%s):", loaded.From, fetchedWhen(loaded))
 	if loaded.Offline != nil {
-		fmt.Fprintf(errw, "parley: %s; listing the copy kept from %s\n", toolui.SafeText(loaded.Offline.Error()), loaded.FetchedAt.Local().Format("2006-01-02 15:04"))
+		printSafe(errw, "parley: %s; listing the copy kept from %s", loaded.Offline, loaded.FetchedAt.Local().Format("2006-01-02 15:04"))
 	}
 	for _, s := range loaded.Skipped {
-		fmt.Fprintf(errw, "parley: the registry's entry %s is left out\n", toolui.SafeText(s))
+		printSafe(errw, "parley: the registry's entry %s is left out", s)
 	}
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tNAME\tVERSION\tINSTALLED\tDESCRIPTION")
+	printSafe(w, "ID\tNAME\tVERSION\tINSTALLED\tDESCRIPTION")
 	for _, e := range loaded.Index.Agents {
 		installed := "no"
 		if a, err := known.Lookup(e.ID); a.Installed != nil {
@@ -109,7 +109,7 @@ func listRegistry(out, errw io.Writer, loaded *registry.Loaded, known *catalog.C
 		} else if e.Kind() == "" {
 			installed = "no (nothing for " + registry.Platform() + ")"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", e.ID, oneLine(e.Name, 30), oneLine(e.Version, 20), installed, oneLine(e.Description, 70))
+		printSafe(w, "%s\t%s\t%s\t%s\t%s", cell(e.ID), oneLine(e.Name, 30), oneLine(e.Version, 20), cell(installed), oneLine(e.Description, 70))
 	}
 	return w.Flush()
 }
@@ -121,13 +121,25 @@ func fetchedWhen(l *registry.Loaded) string {
 	return ", fetched " + l.FetchedAt.Local().Format("2006-01-02 15:04")
 }
 
-// oneLine is registry text made safe to print on one line of a table, cut at max runes.
+// oneLine is registry text for one cell of a table, cut at max runes (printSafe makes it
+// safe to print).
 func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = cell(s)
 	if utf8.RuneCountInString(s) > max {
 		s = string([]rune(s)[:max-1]) + "…"
 	}
-	return toolui.SafeText(s)
+	return s
+}
+
+// cell is text for one cell of a table: on one line, without tabs.
+func cell(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// printSafe prints a line. Each of parley's lines about agents holds text from the
+// registry, from an agent's record or from the configuration (names, versions,
+// descriptions, commands, errors naming them): the whole line is made safe to print
+// (toolui.SafeText), so none of it can drive the terminal or hide in it.
+func printSafe(w io.Writer, format string, args ...any) {
+	fmt.Fprintln(w, toolui.SafeText(fmt.Sprintf(format, args...)))
 }
 
 func newAgentsInstallCommand() *cobra.Command {
@@ -177,7 +189,7 @@ func installAgents(ctx context.Context, cmd *cobra.Command, ids []string, update
 		}
 		slices.Sort(ids)
 		if len(ids) == 0 {
-			fmt.Fprintln(out, "No agent is installed from the ACP registry (see `parley agents`).")
+			printSafe(out, "No agent is installed from the ACP registry (see `parley agents`).")
 			return nil
 		}
 	}
@@ -187,28 +199,28 @@ func installAgents(ctx context.Context, cmd *cobra.Command, ids []string, update
 		return &exitError{code: exitFailure, err: fmt.Errorf("%w\n(set registry_url in %s or $%s to use a mirror)", err, config.Path(), registry.EnvURL)}
 	}
 	if loaded.Offline != nil {
-		fmt.Fprintf(errw, "parley: %s; using the copy kept from %s\n", toolui.SafeText(loaded.Offline.Error()), loaded.FetchedAt.Local().Format("2006-01-02 15:04"))
+		printSafe(errw, "parley: %s; using the copy kept from %s", loaded.Offline, loaded.FetchedAt.Local().Format("2006-01-02 15:04"))
 	}
-	in := &registry.Installer{Say: func(msg string) { fmt.Fprintf(errw, "parley: %s\n", toolui.SafeText(msg)) }}
+	in := &registry.Installer{Say: func(msg string) { printSafe(errw, "parley: %s", msg) }}
 	var failed []string
 	for _, id := range ids {
 		e, ok := loaded.Index.Find(id)
 		old, had := installed[id]
 		switch {
 		case catalog.Reserved(id):
-			fmt.Fprintf(errw, "parley: %s is the name of parley's own agent: an agent from the registry cannot take it\n", id)
+			printSafe(errw, "parley: %s is the name of parley's own agent: an agent from the registry cannot take it", id)
 			failed = append(failed, id)
 			continue
 		case !ok:
-			fmt.Fprintf(errw, "parley: %s is not in the registry %s (`parley agents` lists its agents)\n", toolui.SafeText(id), loaded.From)
+			printSafe(errw, "parley: %s is not in the registry %s (`parley agents` lists its agents)", id, loaded.From)
 			failed = append(failed, id)
 			continue
 		case update && !had:
-			fmt.Fprintf(errw, "parley: %s is not installed; install it with `parley agents install %s`\n", id, id)
+			printSafe(errw, "parley: %s is not installed; install it with `parley agents install %s`", id, id)
 			failed = append(failed, id)
 			continue
 		case had && old.Version == e.Version:
-			fmt.Fprintf(out, "%s %s is installed and up to date.\n", id, old.Version)
+			printSafe(out, "%s %s is installed and up to date.", id, old.Version)
 			continue
 		}
 		rec, err := in.Install(ctx, e, loaded.From)
@@ -216,22 +228,22 @@ func installAgents(ctx context.Context, cmd *cobra.Command, ids []string, update
 			if ctx.Err() != nil {
 				return &exitError{code: exitCancelled, err: fmt.Errorf("interrupted while installing %s; nothing of it was kept", id)}
 			}
-			fmt.Fprintf(errw, "parley: %s\n", toolui.SafeText(err.Error()))
+			printSafe(errw, "parley: %s", err)
 			failed = append(failed, id)
 			continue
 		}
 		if had {
-			fmt.Fprintf(out, "Updated %s from %s to %s: %s\n", id, old.Version, rec.Version, toolui.SafeText(commandLine(rec)))
+			printSafe(out, "Updated %s from %s to %s: %s", id, old.Version, rec.Version, commandLine(rec))
 		} else {
-			fmt.Fprintf(out, "Installed %s %s: %s\n", id, rec.Version, toolui.SafeText(commandLine(rec)))
+			printSafe(out, "Installed %s %s: %s", id, rec.Version, commandLine(rec))
 		}
 		if rec.Kind == "npx" || rec.Kind == "uvx" {
-			fmt.Fprintf(out, "  %s fetches %s on its first start.\n", rec.Kind, rec.Package)
+			printSafe(out, "  %s fetches %s on its first start.", rec.Kind, rec.Package)
 			if _, err := exec.LookPath(rec.Command); err != nil {
-				fmt.Fprintf(errw, "parley: %s is not on PATH: install %s to run %s\n", rec.Command, map[string]string{"npx": "Node.js", "uvx": "uv"}[rec.Kind], id)
+				printSafe(errw, "parley: %s is not on PATH: install %s to run %s", rec.Command, map[string]string{"npx": "Node.js", "uvx": "uv"}[rec.Kind], id)
 			}
 		}
-		fmt.Fprintf(out, "  Try it: parley chat --agent %s\n", id)
+		printSafe(out, "  Try it: parley chat --agent %s", id)
 	}
 	if len(failed) > 0 {
 		return &exitError{code: exitFailure, err: fmt.Errorf("not installed: %s", strings.Join(failed, ", "))}
@@ -257,7 +269,7 @@ func newAgentsRemoveCommand() *cobra.Command {
 					errs = append(errs, err)
 					continue
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "Removed %s %s.\n", id, rec.Version)
+				printSafe(cmd.OutOrStdout(), "Removed %s %s.", id, rec.Version)
 			}
 			if err := errors.Join(errs...); err != nil {
 				return &exitError{code: exitFailure, err: err}

@@ -14,7 +14,6 @@ import (
 	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/conversation"
-	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/spf13/cobra"
@@ -386,7 +385,7 @@ func printTurnsJSON(w io.Writer, turns []changes.Turn, dir string) error {
 		}
 		out = append(out, tj)
 	}
-	b, err := json.MarshalIndent(out, "", "  ")
+	b, err := toolui.MarshalIndentJSON(out, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -409,7 +408,7 @@ func printChangeSessions(ctx context.Context, w io.Writer, log *changes.Log, dir
 		for _, s := range all {
 			out = append(out, sessionJSON{s.Agent, s.AgentSession, s.UpdatedAt})
 		}
-		b, _ := json.MarshalIndent(out, "", "  ")
+		b, _ := toolui.MarshalIndentJSON(out, "", "  ")
 		_, err := fmt.Fprintf(w, "%s\n", b)
 		return err
 	}

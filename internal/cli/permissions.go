@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/spf13/cobra"
@@ -221,7 +220,7 @@ func printRulesJSON(w io.Writer, rules []store.Rule) error {
 			CreatedAt:   r.CreatedAt.UTC().Format(time.RFC3339),
 		})
 	}
-	b, err := json.MarshalIndent(out, "", "  ")
+	b, err := toolui.MarshalIndentJSON(out, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package toolui
 import (
 	"fmt"
 	"io"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/parley-acp/parley/acp"
@@ -186,32 +187,69 @@ func ToolCallPart(typ string, tc *ToolCall) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return appendEscapedInvisible(nil, out), nil
+	return EscapeHidden(nil, out), nil
 }
 
-// appendEscapedInvisible appends the JSON text js to dst with every character that acts
-// on a display instead of showing (C1 controls, bidirectional overrides and isolates,
-// invisible separators: see invisible) written as a \uXXXX escape. JSON can only hold
-// them inside strings, where the escape decodes to the same character: the data is
-// unchanged, but a terminal or a log viewer shown the line sees no raw U+202E. (The
-// encoder already escapes C0 controls.)
-func appendEscapedInvisible(dst, js []byte) []byte {
+// EscapeHidden appends the JSON text js to dst with every character SafeText would show
+// by its code point (see Invisible and SafeText: C1 controls, bidirectional controls,
+// invisible format characters, tag characters, a joiner or variation selector out of
+// place…) and DEL written as a \u escape. JSON can only hold them inside strings, where
+// the escape decodes to the same character: the data is unchanged, but a terminal or a
+// log viewer shown the line sees no raw U+202E. (The encoder already escapes the C0
+// controls.) Every --json output goes through it (MarshalJSON, MarshalIndentJSON).
+func EscapeHidden(dst, js []byte) []byte {
+	if !hasNonASCII(js) {
+		return append(dst, js...)
+	}
+	s := string(js)
 	start := 0
-	for i := 0; i < len(js); {
-		c := js[i]
+	var prev rune
+	for i := 0; i < len(s); {
+		c := s[i]
 		if c < utf8.RuneSelf {
+			if c == 0x7f {
+				dst = append(append(dst, s[start:i]...), `\u007f`...)
+				start = i + 1
+			}
+			prev = rune(c)
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRune(js[i:])
-		if r != utf8.RuneError && invisible(r) {
-			dst = append(dst, js[start:i]...)
-			dst = fmt.Appendf(dst, `\u%04x`, r)
-			start = i + size
+		r, n, hide := judge(s, i, prev, false)
+		prev = r
+		if hide {
+			dst = append(dst, s[start:i]...)
+			if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+				dst = fmt.Appendf(dst, `\u%04x\u%04x`, r1, r2)
+			} else {
+				dst = fmt.Appendf(dst, `\u%04x`, r)
+			}
+			start = i + n
+			prev = 0
 		}
-		i += size
+		i += n
 	}
-	return append(dst, js[start:]...)
+	return append(dst, s[start:]...)
+}
+
+// MarshalJSON is json.Marshal for output meant for scripts: its hidden characters
+// written as \u escapes (EscapeHidden).
+func MarshalJSON(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return EscapeHidden(nil, b), nil
+}
+
+// MarshalIndentJSON is json.MarshalIndent for output meant for scripts and people: its
+// hidden characters written as \u escapes (EscapeHidden).
+func MarshalIndentJSON(v any, prefix, indent string) ([]byte, error) {
+	b, err := json.MarshalIndent(v, prefix, indent)
+	if err != nil {
+		return nil, err
+	}
+	return EscapeHidden(nil, b), nil
 }
 
 func toolJSON(typ string, tc *ToolCall) jsonToolCall {
@@ -251,9 +289,19 @@ func (e *JSONEncoder) write(v any) error {
 	if err != nil {
 		return err // a bug in this file, not the writer's: later lines may still go out
 	}
-	e.buf = append(appendEscapedInvisible(e.buf[:0], line), '\n')
+	e.buf = append(EscapeHidden(e.buf[:0], line), '\n')
 	if _, err := e.w.Write(e.buf); err != nil {
 		e.err = err
 	}
 	return e.err
+}
+
+// hasNonASCII reports whether js has a byte EscapeHidden may change.
+func hasNonASCII(js []byte) bool {
+	for _, c := range js {
+		if c >= 0x7f {
+			return true
+		}
+	}
+	return false
 }

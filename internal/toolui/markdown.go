@@ -18,6 +18,7 @@ type MarkdownRenderer struct {
 	last     segment
 	newlines int // how many newlines the output ends with, up to 2
 	shown    map[acp.ToolCallID]*printed
+	safe     SafeStream // what is written made safe, judged by what was written before
 }
 
 // NewMarkdownRenderer returns a MarkdownRenderer writing to w. Each Render that has
@@ -150,13 +151,13 @@ func boldFirstWord(msg string) string {
 	return "**" + word + "** " + rest
 }
 
-// write appends s, with what the agent put in it made safe to show (SafeText), and
-// keeps count of the newlines the output ends with.
+// write appends s, with what the agent put in it made safe to show (SafeText, judging
+// each piece by the output before it: a reply's chunks come one by one), and keeps count of the newlines the output ends with.
 func (r *MarkdownRenderer) write(s string) {
 	if s == "" {
 		return
 	}
-	r.buf = appendSafeText(r.buf, s)
+	r.buf = r.safe.Append(r.buf, s)
 	trailing := len(s) - len(strings.TrimRight(s, "\n"))
 	if trailing == len(s) {
 		r.newlines = min(r.newlines+trailing, 2)

@@ -235,24 +235,6 @@ func TestJSONEscapesInvisibleCharacters(t *testing.T) {
 	}
 }
 
-func TestSafeText(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain text\n\tindented": "plain text\n\tindented",
-		"line\r\nnext":           "line\nnext",
-		"bell\a cr\r del\x7f":    "bell␇ cr␍ del␡",
-		"\x1b]0;title\x07":       "␛]0;title␇",
-		"\u009b31m":              "<U+009B>31m",
-		"abc\u202edef\u200f":     "abc<U+202E>def<U+200F>",
-		"bad \xff byte":          "bad <0xFF> byte",
-		"émoji 👩\u200d💻 ok":      "émoji 👩\u200d💻 ok",
-		"zero\u200bwidth\ufeff":  "zero<U+200B>width<U+FEFF>",
-	} {
-		if got := SafeText(in); got != want {
-			t.Errorf("SafeText(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestTextResumesOnAFreshLine(t *testing.T) {
 	var out bytes.Buffer
 	r := NewTextRenderer(&out, nil)

@@ -41,7 +41,8 @@ type TextRenderer struct {
 	width  int
 
 	last      segment
-	lineStart bool // the output so far ends with a newline (or is empty)
+	lineStart bool       // the output so far ends with a newline (or is empty)
+	safe      SafeStream // the agent's text and thoughts made safe, chunk after chunk
 
 	shown     map[acp.ToolCallID]*shownCall
 	block     []blockEntry // live: the rewritable lines at the bottom
@@ -175,7 +176,7 @@ func (r *TextRenderer) text(s string) {
 		return
 	}
 	r.enter(segText)
-	r.buf = appendSafeText(r.buf, s)
+	r.buf = r.safe.Append(r.buf, s)
 	r.lineStart = s[len(s)-1] == '\n'
 }
 
@@ -192,12 +193,13 @@ func (r *TextRenderer) thought(s string) {
 				r.buf = append(r.buf, thoughtPrefix...)
 				r.lineStart = false
 			}
-			r.buf = appendSafeText(r.buf, line)
+			r.buf = r.safe.Append(r.buf, line)
 			r.buf = r.style(r.buf, "0")
 		}
 		s = s[len(line):]
 		if s != "" { // the newline
 			r.buf = append(r.buf, '\n')
+			r.safe.Reset()
 			r.lineStart = true
 			s = s[1:]
 		}
@@ -210,6 +212,7 @@ func (r *TextRenderer) enter(seg segment) {
 	if r.last == seg {
 		return
 	}
+	r.safe.Reset()
 	if r.last == segBlock {
 		r.endBlock()
 	}

@@ -39,6 +39,10 @@ type convView struct {
 	tools    map[acp.ToolCallID]*entry
 	lastUser *entry
 
+	// replySafe and thoughtSafe make the reply's and the thought's chunks safe to show,
+	// each judged by the end of the chunk before (an emoji's selector may come apart).
+	replySafe, thoughtSafe toolui.SafeStream
+
 	sending  int        // a prompt sent that neither started nor was queued yet
 	usage    *acp.Usage // the last turn's, as the agent reported it
 	now      time.Time  // when the event being applied came
@@ -326,8 +330,9 @@ func (cv *convView) update(ev toolui.Event, now time.Time) {
 		cv.endThought()
 		if cv.reply == nil {
 			cv.reply = cv.tr.add(&agentItem{})
+			cv.replySafe.Reset()
 		}
-		cv.reply.it.(*agentItem).append(toolui.SafeText(ev.Text))
+		cv.reply.it.(*agentItem).append(cv.replySafe.String(ev.Text))
 		cv.tr.changed(cv.reply)
 	case toolui.ThoughtDelta:
 		cv.firstWord = true
@@ -336,8 +341,9 @@ func (cv *convView) update(ev toolui.Event, now time.Time) {
 		}
 		if cv.thought == nil {
 			cv.thought = cv.tr.add(&thoughtItem{start: now})
+			cv.thoughtSafe.Reset()
 		}
-		cv.thought.it.(*thoughtItem).text.WriteString(toolui.SafeText(ev.Text))
+		cv.thought.it.(*thoughtItem).text.WriteString(cv.thoughtSafe.String(ev.Text))
 		cv.tr.changed(cv.thought)
 	case toolui.ToolStarted, toolui.ToolUpdated, toolui.PermissionRequested:
 		cv.firstWord = true
