@@ -1,4 +1,11 @@
-// h builds an element. Text children become text nodes: nothing here parses HTML.
+import { visible } from "./visible";
+
+// Attributes whose values the page shows (a tooltip, a label read out).
+const shownAttrs = new Set(["title", "alt", "aria-label", "placeholder"]);
+
+// h builds an element. Text children become text nodes: nothing here parses HTML. Text,
+// as children, the text attribute or an attribute shown, is made visible first: a control
+// or an invisible character from the agent is shown by its code point (visible.ts).
 export function h<K extends keyof HTMLElementTagNameMap>(
   tag: K,
   attrs: Record<string, any> | null = null,
@@ -10,11 +17,11 @@ export function h<K extends keyof HTMLElementTagNameMap>(
       if (v === undefined || v === null || v === false) continue;
       if (k.startsWith("on") && typeof v === "function") el.addEventListener(k.slice(2), v);
       else if (k === "class") el.className = v;
-      else if (k === "text") el.textContent = v;
-      else el.setAttribute(k, v === true ? "" : String(v));
+      else if (k === "text") el.textContent = visible(String(v));
+      else el.setAttribute(k, v === true ? "" : shownAttrs.has(k) ? visible(String(v)) : String(v));
     }
   }
-  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c);
+  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(typeof c === "string" ? visible(c) : c);
   return el;
 }
 

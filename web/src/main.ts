@@ -4,6 +4,7 @@ import { Parley } from "./client";
 import { Peer, vscodeTransport, webSocketTransport, type Transport } from "./rpc";
 import type { Actions } from "./ui/card";
 import { App } from "./ui/app";
+import { visible } from "./visible";
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void };
 
@@ -15,7 +16,7 @@ async function main() {
   try {
     transport = vscode ? vscodeTransport(vscode) : await webSocketTransport(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/acp`);
   } catch (e) {
-    root.textContent = String((e as Error).message ?? e);
+    root.textContent = visible(String((e as Error).message ?? e));
     return;
   }
   const actions: Actions = vscode
@@ -28,7 +29,7 @@ async function main() {
   try {
     await parley.start();
   } catch (e) {
-    root.textContent = `parley did not answer: ${(e as Error).message ?? e}`;
+    root.textContent = visible(`parley did not answer: ${(e as Error).message ?? e}`);
     return;
   }
   document.body.classList.toggle("in-vscode", inVSCode);

@@ -1,9 +1,12 @@
 // The agent's Markdown, made safe: raw HTML is shown as text (html: false), links work
 // only for http(s) and mailto (javascript:, data: and the rest are inert text), images
 // only from data the agent sent (data:image/...), never fetched from anywhere. Code
-// blocks are highlighted by tokenizing into text nodes after rendering.
+// blocks are highlighted by tokenizing into text nodes after rendering. The text is made
+// visible before it is parsed (visible.ts): no control or invisible character reaches the
+// page, in prose, code or link text.
 import MarkdownIt from "markdown-it";
 import { highlightInto } from "./highlight";
+import { visible } from "./visible";
 
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
 
@@ -40,7 +43,7 @@ md.renderer.rules.fence = (tokens, idx) => {
 
 export function renderMarkdown(el: HTMLElement, text: string) {
   const env = {};
-  const tokens = md.parse(text, env);
+  const tokens = md.parse(visible(text), env);
   el.innerHTML = md.renderer.render(tokens, md.options, env);
   for (const code of el.querySelectorAll<HTMLElement>("code[data-fence]")) {
     const t = tokens[Number(code.dataset.fence)];

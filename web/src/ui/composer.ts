@@ -1,6 +1,7 @@
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import type { Parley } from "../client";
 import { h, clear } from "../dom";
+import { VisibleStream } from "../visible";
 import type { Session } from "../session";
 
 interface Suggestion {
@@ -160,7 +161,14 @@ export class Composer {
     this.suggestions.forEach((s, i) => {
       const label = h("span", { class: "label" });
       const marks = new Set(s.matches ?? []);
-      [...s.label].forEach((ch, j) => label.append(marks.has(j) ? h("b", { text: ch }) : ch));
+      const shown = new VisibleStream(); // each character made visible, judged by the one before
+      [...s.label].forEach((ch, j) => {
+        const t = shown.append(ch);
+        if (!marks.has(j)) return label.append(t);
+        const b = document.createElement("b");
+        b.textContent = t;
+        label.append(b);
+      });
       const li = h("li", { role: "option", "aria-selected": i === this.selected ? "true" : "false", class: i === this.selected ? "sel" : "" }, label, s.detail ? h("span", { class: "detail", text: s.detail }) : null);
       li.addEventListener("mousedown", (e) => {
         e.preventDefault();

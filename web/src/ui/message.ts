@@ -1,6 +1,7 @@
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { h, clear } from "../dom";
 import { renderMarkdown, StableSplitter } from "../markdown";
+import { visible, VisibleStream } from "../visible";
 import type { Entry } from "../session";
 import type { Actions, Card } from "./card";
 
@@ -73,6 +74,7 @@ export class AgentCard implements Card {
   private plainTo = 0;
   private piece: HTMLElement | null = null; // the last piece of plain, still growing
   private pieceLen = 0;
+  private plainSafe = new VisibleStream(); // the plain text made visible, piece after piece
 
   constructor(private e: Entry & ({ kind: "agent" } | { kind: "thought" }), thought = false) {
     if (thought) {
@@ -104,7 +106,7 @@ export class AgentCard implements Card {
           full = true;
         }
       }
-      this.piece.append(text.slice(0, n));
+      this.piece.append(this.plainSafe.append(text.slice(0, n)));
       this.pieceLen += n;
       text = text.slice(n);
       if (full) this.piece = null;
@@ -136,6 +138,7 @@ export class AgentCard implements Card {
         this.plain = h("div", { class: "plain" });
         this.plainTo = this.renderedTo;
         this.piece = null;
+        this.plainSafe.reset();
         this.live.replaceChildren(this.plain);
       }
       this.appendPlain(text.slice(this.plainTo));
@@ -165,7 +168,7 @@ export class NoticeCard implements Card {
   constructor(private e: Entry & { kind: "notice" }) {}
   update() {
     this.el.className = this.e.error ? "notice error" : "notice";
-    this.el.textContent = this.e.text;
+    this.el.textContent = visible(this.e.text);
     return true;
   }
 }
