@@ -154,6 +154,29 @@ test("an agent's reply with <img onerror>, <script> and javascript: links runs n
   }
 });
 
+test("characters that show nothing are shown by their code points, emoji stay", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    await send(page, "hidden");
+    const reply = page.locator(".msg.agent", { hasText: "end" });
+    await reply.waitFor();
+    const text = await reply.innerText();
+    for (const want of ["tags <U+E0041><U+E0042>", "soft<U+00AD>hyphen", "f<U+2061>x", "a<U+200C>b", "<U+202E>gnp.exe", "filler <U+3164>", "emoji \u26a0\ufe0f", "\u{1F469}\u200d\u{1F4BB}"]) {
+      assert.ok(text.includes(want), `${JSON.stringify(want)} is not shown in ${JSON.stringify(text)}`);
+    }
+    for (const raw of ["\u{E0041}", "\u00ad", "\u2061", "\u200c", "\u202e", "\u3164"]) assert.ok(!text.includes(raw), `${JSON.stringify(raw)} reached the page raw`);
+    const card = page.locator(".tool", { hasText: "Run rm" }).first();
+    await card.waitFor();
+    const title = await card.innerText();
+    assert.ok(title.includes("Run rm<U+E0020><U+E002D>rf <U+202E>evil"), `the tool call shows ${JSON.stringify(title)}`);
+    await shot(page, "hidden-characters");
+  } finally {
+    await web.stop();
+  }
+});
+
 test("keyboard only, in the dark theme: a mention, a command, a queued message taken back", async () => {
   const web = await startWeb(["--agent-command", scriptedAgent()]);
   writeFile(web.workspace + "/notes.md", "# notes\n");

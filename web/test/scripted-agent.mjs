@@ -8,6 +8,9 @@
 //   elicit      a form elicitation; tells what was answered
 //   terminal    runs a command in a terminal parley owns, shown live on a tool call
 //   xss         a reply carrying <img onerror>, <script> and javascript: links
+//   hidden      a reply and a tool call holding characters that show nothing (tag
+//               characters, a bidi override, invisible operators…), an emoji's selector
+//               in a chunk of its own
 //   write       writes hello.txt in the session's directory through parley (fs/write_text_file)
 //   long        streams longText (48 KiB of numbered lines) in 7-character chunks
 //   anything else is echoed back.
@@ -81,6 +84,11 @@ const handlers = {
       } else if (line === "write") {
         await call("fs/write_text_file", { sessionId: sid, path: `${cwd}/hello.txt`, content: "hello\nfrom the agent\n" });
         say(sid, "wrote hello.txt");
+      } else if (line === "hidden") {
+        say(sid, "Hidden: tags \u{E0041}\u{E0042}, soft\u00adhyphen, f\u2061x, a\u200cb, \u202egnp.exe, filler \u3164, ");
+        say(sid, "emoji \u26a0");
+        say(sid, "\ufe0f \u{1F469}\u200d\u{1F4BB} end\n");
+        update(sid, { sessionUpdate: "tool_call", toolCallId: "hidden-1", title: "Run rm\u{E0020}\u{E002D}rf \u202eevil", kind: "execute", status: "completed" });
       } else if (line === "xss") {
         say(sid, 'Look: <img src="x" onerror="window.__pwned=1"> and <script>window.__pwned=2</script>\n\n' +
           '[a link](javascript:window.__pwned=3) and <a href="javascript:window.__pwned=4">raw</a> and ' +

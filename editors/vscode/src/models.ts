@@ -8,6 +8,7 @@
 
 import type { Backend, CancelToken } from './backend';
 import type { AgentDefinition, ModelInfo, ModelInfoResult } from './wire';
+import { visible } from './visible';
 
 /** One entry of the agent_servers shape: how to start an agent. */
 export interface AgentServer {
@@ -77,13 +78,13 @@ export interface Listing {
 function toModel(info: ModelInfo, agent: AgentDefinition): ParleyModel {
   return {
     id: info.id,
-    name: info.name,
+    name: visible(info.name), // the picker shows them: made visible (visible.ts)
     family: info.family || 'parley',
     version: info.version || '1',
     maxInputTokens: info.maxInputTokens,
     maxOutputTokens: info.maxOutputTokens,
-    detail: info.detail,
-    tooltip: info.tooltip,
+    detail: info.detail === undefined ? undefined : visible(info.detail),
+    tooltip: info.tooltip === undefined ? undefined : visible(info.tooltip),
     capabilities: { toolCalling: info.capabilities?.toolCalling ?? true, imageInput: info.capabilities?.imageInput ?? false },
     agent,
   };

@@ -35,6 +35,7 @@ import {
   type WireMessage,
   type WirePart,
 } from './wire';
+import { visible } from './visible';
 
 export const PARTICIPANT_ID = 'parley.agent';
 
@@ -221,7 +222,7 @@ export class ParleyParticipant {
     // Text first, buttons last: VS Code folds text that comes between buttons into a
     // group of "steps".
     const line = usageLine(info.usage);
-    if (line) stream.markdown(new vscode.MarkdownString('\n\n').appendText(line).appendMarkdown('\n'));
+    if (line) stream.markdown(new vscode.MarkdownString('\n\n').appendText(visible(line)).appendMarkdown('\n'));
     if (info.conversationId && info.changes.length > 0) showChanges(stream, info.conversationId, info.changes);
     if (info.signIn) showSignIn(stream, info.signIn, model.agent ?? {});
   }

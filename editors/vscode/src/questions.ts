@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import { BackendError, type Backend, type LogSink } from './backend';
 import { ErrorCodes, type ElicitationField, type ElicitationNote } from './wire';
+import { visible } from './visible';
 
 /** How many times a refused answer is asked again before the question is cancelled. */
 const MAX_TRIES = 3;
@@ -20,11 +21,11 @@ export async function answerElicitation(backend: Backend, log: LogSink, note: El
   const e = note.elicitation;
   const answer = (action: 'accept' | 'decline' | 'cancel', content?: Record<string, unknown>) =>
     backend.request('lm/answerElicitation', { conversationId: note.conversationId, id: e.id, action, content });
-  stream?.markdown(new vscode.MarkdownString('\n\n**' + (e.agent || 'The agent') + ' asks:** ').appendText(e.message).appendMarkdown('\n\n'));
+  stream?.markdown(new vscode.MarkdownString('\n\n**' + visible(e.agent || 'The agent') + ' asks:** ').appendText(visible(e.message)).appendMarkdown('\n\n'));
   try {
     if (e.mode === 'url' && e.url) {
       const warn = e.url.punycode ? ' (its name uses letters that can imitate another site: check it)' : '';
-      const choice = await vscode.window.showInformationMessage(`${e.agent} asks you to open ${e.url.host}${warn}: ${e.message}`, { modal: false }, e.url.openable ? 'Open' : 'OK', 'Decline');
+      const choice = await vscode.window.showInformationMessage(visible(`${e.agent} asks you to open ${e.url.host}${warn}: ${e.message}`), { modal: false }, e.url.openable ? 'Open' : 'OK', 'Decline');
       if (choice === 'Open') {
         await vscode.env.openExternal(vscode.Uri.parse(e.url.url));
         await answer('accept');
@@ -34,7 +35,7 @@ export async function answerElicitation(backend: Backend, log: LogSink, note: El
       return;
     }
     if (!e.answerable) {
-      void vscode.window.showWarningMessage(`${e.agent} asks something parley cannot show (a field of a kind it does not know): it is declined.`);
+      void vscode.window.showWarningMessage(visible(`${e.agent} asks something parley cannot show (a field of a kind it does not know): it is declined.`));
       await answer('decline');
       return;
     }
@@ -55,7 +56,7 @@ export async function answerElicitation(backend: Backend, log: LogSink, note: El
       } catch (err) {
         if (!(err instanceof BackendError) || err.code !== ErrorCodes.invalidParams) throw err;
         refused = err.message;
-        void vscode.window.showErrorMessage(`parley: ${err.message}`);
+        void vscode.window.showErrorMessage(visible(`parley: ${err.message}`));
       }
     }
     await answer('cancel');
@@ -66,9 +67,10 @@ export async function answerElicitation(backend: Backend, log: LogSink, note: El
 
 /** Asks one field; undefined when the user dismissed it. */
 async function askField(agent: string, message: string, f: ElicitationField, refused: string): Promise<FieldValue | typeof SKIP | undefined> {
-  const title = `${agent}: ${message}`;
+  // All of it the agent's words: made visible (visible.ts).
+  const title = visible(`${agent}: ${message}`);
   const label = f.title + (f.required ? '' : ' (optional)');
-  const placeHolder = [label, f.description, refused].filter(Boolean).join(' — ');
+  const placeHolder = visible([label, f.description, refused].filter(Boolean).join(' — '));
   switch (f.kind) {
     case 'boolean': {
       const items = [{ label: 'Yes', value: true as FieldValue }, { label: 'No', value: false as FieldValue }];
@@ -77,13 +79,13 @@ async function askField(agent: string, message: string, f: ElicitationField, ref
       return pick?.value;
     }
     case 'choice': {
-      const items: Array<vscode.QuickPickItem & { value: FieldValue }> = (f.choices ?? []).map((c) => ({ label: c.title, description: c.title === c.value ? undefined : c.value, detail: c.description, value: c.value }));
+      const items: Array<vscode.QuickPickItem & { value: FieldValue }> = (f.choices ?? []).map((c) => ({ label: visible(c.title), description: c.title === c.value ? undefined : visible(c.value), detail: c.description === undefined ? undefined : visible(c.description), value: c.value }));
       if (!f.required) items.push({ label: 'Leave out', value: SKIP });
       const pick = await vscode.window.showQuickPick(items, { title, placeHolder, ignoreFocusOut: true });
       return pick?.value;
     }
     case 'multi_choice': {
-      const items = (f.choices ?? []).map((c) => ({ label: c.title, description: c.title === c.value ? undefined : c.value, value: c.value }));
+      const items = (f.choices ?? []).map((c) => ({ label: visible(c.title), description: c.title === c.value ? undefined : visible(c.value), value: c.value }));
       const picks = await vscode.window.showQuickPick(items, { title, placeHolder, canPickMany: true, ignoreFocusOut: true });
       return picks?.map((p) => p.value);
     }

@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import { codeBlock } from './agentAction';
 import type { LogSink } from './backend';
 import type { ToolInvocation } from './wire';
+import { visible, VisibleStream } from './visible';
 
 /** The proposed API's tool-invocation part, as far as it is used here. */
 interface ToolInvocationPartLike {
@@ -39,7 +40,7 @@ const encoder = new TextEncoder();
 
 /** A Markdown text that shows s literally. */
 function literal(s: string): vscode.MarkdownString {
-  return new vscode.MarkdownString().appendText(s);
+  return new vscode.MarkdownString().appendText(visible(s));
 }
 
 function isDone(inv: ToolInvocation): boolean {
@@ -66,6 +67,9 @@ export class TurnRenderer {
   private thinkingParts: boolean;
   private thinkingShown = false;
   private readonly fallbackShown = new Map<string, string>(); // toolCallId → last state shown
+  // The agent's text and thoughts made visible (visible.ts), chunk after chunk.
+  private readonly textSafe = new VisibleStream();
+  private readonly thoughtSafe = new VisibleStream();
 
   constructor(
     private readonly stream: vscode.ChatResponseStream,
@@ -83,13 +87,13 @@ export class TurnRenderer {
 
   text(value: string): void {
     this.thinkingShown = false;
-    this.stream.markdown(value);
+    this.stream.markdown(this.textSafe.append(value));
   }
 
   thinking(value: string): void {
     const s = this.stream as unknown as ProposedStream;
     if (this.thinkingParts) {
-      if (this.tryProposed('thinkingProgress', () => s.thinkingProgress!({ text: value }))) return;
+      if (this.tryProposed('thinkingProgress', () => s.thinkingProgress!({ text: this.thoughtSafe.append(value) }))) return;
       this.thinkingParts = false;
     }
     if (!this.thinkingShown) this.stream.progress('Thinking…');
@@ -107,7 +111,7 @@ export class TurnRenderer {
 
   /** An agent action the user declined. */
   declined(title: string): void {
-    this.stream.markdown(new vscode.MarkdownString('\n\n**Declined:** the agent was not allowed to ').appendText(title).appendMarkdown('.\n'));
+    this.stream.markdown(new vscode.MarkdownString('\n\n**Declined:** the agent was not allowed to ').appendText(visible(title)).appendMarkdown('.\n'));
   }
 
   /** Runs f, a use of the proposed API; false (and a note in the log) when VS Code refuses it. */
@@ -140,7 +144,7 @@ export class TurnRenderer {
     const last = this.fallbackShown.get(inv.toolCallId);
     const { running, done } = toolMessages(inv);
     if (!isDone(inv)) {
-      if (last !== 'running') this.stream.progress(running);
+      if (last !== 'running') this.stream.progress(visible(running));
       this.fallbackShown.set(inv.toolCallId, 'running');
       return;
     }
@@ -149,8 +153,8 @@ export class TurnRenderer {
     if (inv.presentation === 'hiddenAfterComplete') return;
     const indent = inv.parentId ? '    ' : '';
     const mark = inv.isError ? '✗' : inv.state === 'cancelled' ? '⊘' : '✓';
-    const md = new vscode.MarkdownString(`\n\n${indent}${mark} `).appendText(done).appendMarkdown('\n');
-    if (inv.terminalCommand) md.appendMarkdown('\n' + codeBlock(inv.terminalCommand, 'sh'));
+    const md = new vscode.MarkdownString(`\n\n${indent}${mark} `).appendText(visible(done)).appendMarkdown('\n');
+    if (inv.terminalCommand) md.appendMarkdown('\n' + codeBlock(visible(inv.terminalCommand), 'sh'));
     this.stream.markdown(md);
   }
 }
@@ -158,13 +162,13 @@ export class TurnRenderer {
 /** The proposed part's toolSpecificData: a terminal command line, or the call's input and output. */
 function toolSpecificData(inv: ToolInvocation): unknown {
   if (inv.terminalCommand) {
-    const data: Record<string, unknown> = { commandLine: { original: inv.terminalCommand }, language: 'sh' };
-    if (isDone(inv) && inv.content) data.output = { text: inv.content };
+    const data: Record<string, unknown> = { commandLine: { original: visible(inv.terminalCommand) }, language: 'sh' };
+    if (isDone(inv) && inv.content) data.output = { text: visible(inv.content) };
     return data;
   }
   if (isDone(inv) && (inv.isError || inv.content)) {
     const text = inv.isError ? inv.errorMessage || inv.content || 'failed' : inv.content!;
-    return { input: inv.title || inv.toolName || '', output: [{ mimeType: 'text/plain', data: encoder.encode(text) }] };
+    return { input: visible(inv.title || inv.toolName || ''), output: [{ mimeType: 'text/plain', data: encoder.encode(visible(text)) }] };
   }
   return undefined;
 }

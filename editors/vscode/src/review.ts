@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import { BackendError, type Backend, type LogSink } from './backend';
 import { CONFLICT, type ChangedTurn, type Conflict, type DiffResult, type UndoResult } from './wire';
+import { visible } from './visible';
 
 export const VIEW_DIFF_COMMAND = 'parley.viewDiff';
 export const UNDO_COMMAND = 'parley.undoChanges';
@@ -39,13 +40,13 @@ export function showChanges(stream: vscode.ChatResponseStream, conversationId: s
     // into a group of "steps" the user would have to open.
     const list = new vscode.MarkdownString(`\n\n**Files changed** by this turn (${turn.files.length}):\n`);
     for (const f of turn.files) {
-      list.appendMarkdown('\n- ').appendText(`${KIND_WORDS[f.kind] ?? f.kind} ${f.rel}`).appendMarkdown(` (+${f.added} −${f.removed})`);
-      if (f.note) list.appendMarkdown(' — ').appendText(f.note);
+      list.appendMarkdown('\n- ').appendText(visible(`${KIND_WORDS[f.kind] ?? f.kind} ${f.rel}`)).appendMarkdown(` (+${f.added} −${f.removed})`);
+      if (f.note) list.appendMarkdown(' — ').appendText(visible(f.note));
     }
     stream.markdown(list.appendMarkdown('\n'));
     for (const f of turn.files) {
-      stream.button({ command: VIEW_DIFF_COMMAND, title: `Diff ${f.rel}`, arguments: [{ conversationId, path: f.path, turn: turn.number } satisfies DiffArgs] });
-      if (f.undoable) stream.button({ command: UNDO_COMMAND, title: `Undo ${f.rel}`, arguments: [{ conversationId, turn: turn.number, paths: [f.path] } satisfies UndoArgs] });
+      stream.button({ command: VIEW_DIFF_COMMAND, title: visible(`Diff ${f.rel}`), arguments: [{ conversationId, path: f.path, turn: turn.number } satisfies DiffArgs] });
+      if (f.undoable) stream.button({ command: UNDO_COMMAND, title: visible(`Undo ${f.rel}`), arguments: [{ conversationId, turn: turn.number, paths: [f.path] } satisfies UndoArgs] });
     }
     if (turn.files.filter((f) => f.undoable).length > 1) {
       stream.button({ command: UNDO_COMMAND, title: `Undo all ${turn.files.length} files`, arguments: [{ conversationId, turn: turn.number } satisfies UndoArgs] });
@@ -84,15 +85,15 @@ export async function viewDiff(backend: Backend, docs: DiffDocuments, args: Diff
   try {
     d = await backend.request<DiffResult>('lm/diff', args);
   } catch (err) {
-    void vscode.window.showErrorMessage(`parley: no diff of ${args.path}: ${errorText(err)}`);
+    void vscode.window.showErrorMessage(visible(`parley: no diff of ${args.path}: ${errorText(err)}`));
     return;
   }
   if (d.before === null && d.after === null) {
-    void vscode.window.showInformationMessage(`parley: ${d.rel}: ${d.note || 'no text to show'}`);
+    void vscode.window.showInformationMessage(visible(`parley: ${d.rel}: ${d.note || 'no text to show'}`));
     return;
   }
   const name = d.rel.split(/[\\/]/).pop() || d.rel;
-  const title = d.changedSince || args.since ? `${d.rel}: what changed since turn ${d.turn}` : `${d.rel}: turn ${d.turn}`;
+  const title = visible(d.changedSince || args.since ? `${d.rel}: what changed since turn ${d.turn}` : `${d.rel}: turn ${d.turn}`);
   const left = docs.put(d.before ?? '', name);
   const right = docs.put(d.after ?? '', name);
   await vscode.commands.executeCommand('vscode.diff', left, right, title);
@@ -106,18 +107,18 @@ export async function undo(backend: Backend, docs: DiffDocuments, log: LogSink, 
   try {
     const res = await backend.request<UndoResult>('lm/undo', args);
     const what = res.files.map((f) => `${f.rel} ${f.did}`).join(', ') || 'nothing to do';
-    void vscode.window.showInformationMessage(`parley: undid turn ${res.turns.join(', ') || args.turn}: ${what}.`);
+    void vscode.window.showInformationMessage(visible(`parley: undid turn ${res.turns.join(', ') || args.turn}: ${what}.`));
     return res;
   } catch (err) {
     const conflicts = err instanceof BackendError && err.code === CONFLICT ? ((err.data as { conflicts?: Conflict[] } | undefined)?.conflicts ?? []) : [];
     if (conflicts.length === 0) {
-      void vscode.window.showErrorMessage(`parley: the undo failed: ${errorText(err)}`);
+      void vscode.window.showErrorMessage(visible(`parley: the undo failed: ${errorText(err)}`));
       return undefined;
     }
     const first = conflicts[0];
     const words = conflicts.map((c) => `${c.rel} (${c.reason})`).join('; ');
     log.appendLine(`[client] undo refused: ${words}`);
-    const choice = await vscode.window.showWarningMessage(`parley: nothing was undone: ${words}.`, first.since ? 'Show the Difference' : 'OK');
+    const choice = await vscode.window.showWarningMessage(visible(`parley: nothing was undone: ${words}.`), first.since ? 'Show the Difference' : 'OK');
     if (choice === 'Show the Difference') await viewDiff(backend, docs, { conversationId: args.conversationId, path: first.path, turn: first.turn, since: true });
     return undefined;
   }

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { BackendError, type Backend } from './backend';
 import type { Setting, SettingsResult } from './wire';
+import { visible } from './visible';
 
 export const CHANGE_SETTING_COMMAND = 'parley.changeSetting';
 
@@ -27,12 +28,12 @@ export async function config(backend: Backend, conversationId: string, args: str
   if (id) {
     const value = rest.join(' ');
     if (!value) {
-      stream.markdown(new vscode.MarkdownString('Give the value too: `/config ').appendText(id).appendMarkdown(' VALUE`.'));
+      stream.markdown(new vscode.MarkdownString('Give the value too: `/config ').appendText(visible(id)).appendMarkdown(' VALUE`.'));
       return;
     }
     const res = await backend.request<SettingsResult>('lm/setConfig', { conversationId, id, value });
     const s = res.settings.find((x) => x.id === id);
-    stream.markdown(new vscode.MarkdownString().appendText(`${s?.name ?? id} is now ${s ? currentName(s) : value}.`));
+    stream.markdown(new vscode.MarkdownString().appendText(visible(`${s?.name ?? id} is now ${s ? currentName(s) : value}.`)));
     return;
   }
   const { settings } = await backend.request<SettingsResult>('lm/settings', { conversationId });
@@ -44,12 +45,12 @@ export async function config(backend: Backend, conversationId: string, args: str
   // into a group of "steps" the user would have to open.
   const list = new vscode.MarkdownString('**Settings** of the agent in this conversation:\n');
   for (const s of settings) {
-    list.appendMarkdown('\n- **').appendText(s.name).appendMarkdown('**: ').appendText(currentName(s));
-    if (s.description) list.appendMarkdown(' — ').appendText(s.description);
+    list.appendMarkdown('\n- **').appendText(visible(s.name)).appendMarkdown('**: ').appendText(visible(currentName(s)));
+    if (s.description) list.appendMarkdown(' — ').appendText(visible(s.description));
   }
   stream.markdown(list.appendMarkdown('\n'));
   for (const s of settings) {
-    stream.button({ command: CHANGE_SETTING_COMMAND, title: `Change ${s.name}`, arguments: [{ conversationId, id: s.id } satisfies ChangeSettingArgs] });
+    stream.button({ command: CHANGE_SETTING_COMMAND, title: visible(`Change ${s.name}`), arguments: [{ conversationId, id: s.id } satisfies ChangeSettingArgs] });
   }
 }
 
@@ -59,23 +60,23 @@ export async function changeSetting(backend: Backend, args: ChangeSettingArgs): 
     const { settings } = await backend.request<SettingsResult>('lm/settings', { conversationId: args.conversationId });
     const s = settings.find((x) => x.id === args.id);
     if (!s) {
-      void vscode.window.showErrorMessage(`parley: the agent no longer offers the setting ${args.id}.`);
+      void vscode.window.showErrorMessage(visible(`parley: the agent no longer offers the setting ${args.id}.`));
       return;
     }
     const items =
       s.kind === 'boolean'
         ? [{ label: 'On', value: 'true' }, { label: 'Off', value: 'false' }]
-        : (s.values ?? []).map((v) => ({ label: v.name || v.id, description: v.group, detail: v.description, value: v.id }));
+        : (s.values ?? []).map((v) => ({ label: visible(v.name || v.id), description: v.group === undefined ? undefined : visible(v.group), detail: v.description === undefined ? undefined : visible(v.description), value: v.id }));
     const pick = await vscode.window.showQuickPick(
       items.map((i) => ({ ...i, picked: i.value === s.current })),
-      { title: `${s.name} (now ${currentName(s)})`, placeHolder: s.description, ignoreFocusOut: true },
+      { title: visible(`${s.name} (now ${currentName(s)})`), placeHolder: s.description === undefined ? undefined : visible(s.description), ignoreFocusOut: true },
     );
     if (!pick) return;
     const res = await backend.request<SettingsResult>('lm/setConfig', { conversationId: args.conversationId, id: s.id, value: pick.value });
     const now = res.settings.find((x) => x.id === s.id);
-    void vscode.window.showInformationMessage(`parley: ${s.name} is now ${now ? currentName(now) : pick.label}.`);
+    void vscode.window.showInformationMessage(visible(`parley: ${s.name} is now ${now ? currentName(now) : pick.label}.`));
   } catch (err) {
     const message = err instanceof BackendError || err instanceof Error ? err.message : String(err);
-    void vscode.window.showErrorMessage(`parley: ${message}`);
+    void vscode.window.showErrorMessage(visible(`parley: ${message}`));
   }
 }
