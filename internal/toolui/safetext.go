@@ -138,11 +138,12 @@ func (st *SafeStream) appendText(dst []byte, s string, open bool) []byte {
 //     text has none;
 //   - the noncharacters (U+FDD0–U+FDEF, U+FFFE, U+FFFF and their kin in every plane).
 //
-// Four kinds are judged by where they are instead (see judge): the zero-width joiner
-// and non-joiner (kept between two characters they can join: letters of the scripts
-// that use them, Arabic, Persian, the Indic scripts…, and emoji); the variation
-// selectors (one kept after a visible character that is not ASCII, or in a keycap);
-// and the tag characters of an emoji flag (🏴 and a subdivision code, as England's).
+// Some are judged by where they are instead (see judge). Invisible does not report the
+// zero-width joiner and non-joiner (kept between two characters they can join: letters
+// of the scripts that use them, Arabic, Persian, the Indic scripts…, and emoji; shown
+// elsewhere) nor the variation selectors (one kept after a visible character that is
+// not ASCII, or in a keycap; shown elsewhere). It reports the tag characters, which are
+// kept only as the tags of an emoji flag (🏴 and a subdivision code, as England's).
 //
 // Spaces stay (they show as space), and so do the private-use characters (fonts draw
 // icons there) and characters unassigned in Go's Unicode tables (newer emoji).
