@@ -93,7 +93,7 @@ func benchSnapshot(b *testing.B, git bool) {
 			}
 			baselines(b)
 			b.StartTimer()
-			if err := t.snapshot(b.Context()); err != nil {
+			if err := t.snapshot(b.Context(), false); err != nil {
 				b.Fatal(err)
 			}
 			b.StopTimer()
@@ -118,7 +118,7 @@ func benchSnapshot(b *testing.B, git bool) {
 		if t.ws, err = st.ChangeWorkspace(b.Context(), ws); err != nil {
 			b.Fatal(err)
 		}
-		if err := t.snapshot(b.Context()); err != nil {
+		if err := t.snapshot(b.Context(), false); err != nil {
 			b.Fatal(err)
 		}
 		round := 0
@@ -133,7 +133,7 @@ func benchSnapshot(b *testing.B, git bool) {
 			}
 			baselines(b)
 			b.StartTimer()
-			if err := t.snapshot(b.Context()); err != nil {
+			if err := t.snapshot(b.Context(), false); err != nil {
 				b.Fatal(err)
 			}
 		}
