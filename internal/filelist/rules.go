@@ -86,7 +86,11 @@ func excludesFile(ctx context.Context, git, dir string) string {
 	cmd := exec.CommandContext(ctx, git, append(GitReadOnly(dir), "config", "--path", "--get", "core.excludesFile")...)
 	cmd.Env = GitEnv()
 	if out, err := cmd.Output(); err == nil && strings.TrimSpace(string(out)) != "" {
-		return strings.TrimSpace(string(out))
+		name := strings.TrimSpace(string(out))
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(dir, name) // as git opens it: from where it runs
+		}
+		return name
 	}
 	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
 		return filepath.Join(x, "git", "ignore")
