@@ -90,6 +90,9 @@ func TestWhatTheTurnWritesHidesNothingFromItsReview(t *testing.T) {
 		{name: "git init", git: true, dir: "tools", hide: func(t *testing.T, f *fixture, _ string) {
 			gitIn(t, f.path("tools"), "init", "-q")
 		}, also: []string{"tools/.git/config", "tools/.git/info/exclude"}},
+		{name: "a .git file", git: true, dir: "tools", hide: func(t *testing.T, f *fixture, home string) {
+			gitIn(t, f.dir, "init", "-q", "--separate-git-dir", filepath.Join(home, "elsewhere.git"), "tools")
+		}},
 		{name: "directory ignored whole", git: true, dir: "tools", hide: func(t *testing.T, f *fixture, _ string) {
 			appendFile(t, f.path(".gitignore"), "tools/\n")
 		}, also: []string{".gitignore"}},
