@@ -277,3 +277,33 @@ func TestRunsCodeKeys(t *testing.T) {
 		t.Errorf("attributes: %q", got)
 	}
 }
+
+// TestTheRulesOfADirectoryTheTurnCreatedCount: a directory the turn created may ignore
+// what it holds (a virtualenv's .gitignore of "*", the target/ of a new crate): its
+// .gitignore is listed, what it ignores is not; in a directory there was, a new
+// .gitignore hides nothing.
+func TestTheRulesOfADirectoryTheTurnCreatedCount(t *testing.T) {
+	for _, git := range []bool{false, true} {
+		t.Run(map[bool]string{false: "walk", true: "git"}[git], func(t *testing.T) {
+			isolateGit(t)
+			f := newFixture(t, map[string]string{"src.txt": "s\n", "old/keep.txt": "k\n"})
+			if git {
+				gitInit(t, f.dir)
+			}
+			f.begin("scaffold")
+			writeFile(t, f.path(".venv/.gitignore"), "*\n")
+			writeFile(t, f.path(".venv/lib/site.py"), "x\n")
+			writeFile(t, f.path("crate/.gitignore"), "/target\n")
+			writeFile(t, f.path("crate/src/main.rs"), "fn main() {}\n")
+			writeFile(t, f.path("crate/target/debug/main"), "binary\n")
+			writeFile(t, f.path("old/.gitignore"), "*\n")
+			writeFile(t, f.path("old/new.txt"), "n\n")
+			got := kinds(f.end())
+			want := map[string]Kind{".venv/.gitignore": Added, "crate/.gitignore": Added, "crate/src/main.rs": Added,
+				"old/.gitignore": Added, "old/new.txt": Added}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("the review (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -51,6 +51,32 @@ type rootView struct {
 	rules   *filelist.Rules
 	ignored map[string]bool // as filelist.Listing.Ignored: directories with a final slash
 	repos   map[string]bool
+	dirs    map[string]bool // the directories there were ("." the root), as far as the listing shows
+}
+
+// viewOf is a root's view as its listing shows it.
+func viewOf(l filelist.Listing) *rootView {
+	v := &rootView{rules: l.Rules, ignored: setOf(l.Ignored), repos: setOf(l.Repos), dirs: map[string]bool{".": true}}
+	addDirs := func(dir string) {
+		for dir != "." && dir != "/" && dir != "" && !v.dirs[dir] {
+			v.dirs[dir] = true
+			dir = path.Dir(dir)
+		}
+	}
+	for _, f := range l.Files {
+		addDirs(path.Dir(f.Rel))
+	}
+	for _, e := range l.Ignored {
+		if dir, ok := strings.CutSuffix(e, "/"); ok {
+			addDirs(dir)
+		} else {
+			addDirs(path.Dir(e))
+		}
+	}
+	for _, r := range l.Repos {
+		addDirs(r)
+	}
+	return v
 }
 
 // entry is a file as the last snapshot saw it.
@@ -253,7 +279,7 @@ func (t *tracker) scan(ctx context.Context, start bool) (scanResult, error) {
 			}
 		}
 		if start {
-			r.view[dir] = &rootView{rules: l.Rules, ignored: setOf(l.Ignored), repos: setOf(l.Repos)}
+			r.view[dir] = viewOf(l)
 		}
 		if pinned && view != nil {
 			if err := t.unhide(ctx, tree, prefix, l, view, consider); err != nil {
@@ -526,9 +552,34 @@ func (t *tracker) commit(ctx context.Context, r scanResult) error {
 // unhide adds to the files compared those that what the turns did hides: a file ignored
 // now that was not when they began, the files below a directory ignored now that was
 // not, and those of a directory that became a repository of its own (a `git init`, a
-// .git file) — as the rules of the start would judge them.
+// .git file) — as the rules of the start would judge them. The turns' rules count in
+// the directories they created (a virtualenv's .gitignore of "*", the target/ of a new
+// crate), not in those there were: a .gitignore there is judged by the rules of the
+// start, and so is listed.
 func (t *tracker) unhide(ctx context.Context, tree *workspace.Tree, prefix string, l filelist.Listing, view *rootView,
 	consider func(*workspace.Tree, string, string, fs.FileInfo) error) error {
+	cache := map[string]*filelist.Rules{}
+	var rulesIn func(dir string) *filelist.Rules // the rules that judge a file of dir
+	rulesIn = func(dir string) *filelist.Rules {
+		if dir == "." || dir == "" || view.dirs[dir] {
+			return view.rules
+		}
+		if r, ok := cache[dir]; ok {
+			return r
+		}
+		r := rulesIn(path.Dir(dir))
+		if data, err := tree.ReadFile(dir+"/.gitignore", maxGitConfig); err == nil {
+			r = r.With(dir, data)
+		}
+		cache[dir] = r
+		return r
+	}
+	ignored := func(rel string, isDir bool) bool {
+		if !isDir && path.Base(rel) == ".gitignore" {
+			return view.rules.Ignored(rel, false)
+		}
+		return rulesIn(path.Dir(rel)).Ignored(rel, isDir)
+	}
 	var dirs []string
 	for _, e := range l.Ignored {
 		if view.ignored[e] {
@@ -538,7 +589,7 @@ func (t *tracker) unhide(ctx context.Context, tree *workspace.Tree, prefix strin
 			dirs = append(dirs, dir)
 			continue
 		}
-		if view.rules.Ignored(e, false) {
+		if ignored(e, false) {
 			continue
 		}
 		if info, err := fs.Stat(tree.FS(), e); err == nil {
@@ -553,7 +604,7 @@ func (t *tracker) unhide(ctx context.Context, tree *workspace.Tree, prefix strin
 		}
 	}
 	for _, dir := range dirs {
-		if view.rules.Ignored(dir, true) {
+		if ignored(dir, true) {
 			continue
 		}
 		sub, err := tree.Sub(dir)
@@ -571,7 +622,7 @@ func (t *tracker) unhide(ctx context.Context, tree *workspace.Tree, prefix strin
 				return nil
 			}
 			rel := dir + "/" + p
-			if d.Name() == ".git" || view.rules.Ignored(rel, d.IsDir()) {
+			if d.Name() == ".git" || ignored(rel, d.IsDir()) {
 				if d.IsDir() {
 					return filepath.SkipDir
 				}

@@ -250,7 +250,7 @@ func walk(ctx context.Context, roots *workspace.Roots, base string, tree *worksp
 		return nil
 	})
 	if opts.Rules {
-		l.Rules = &Rules{prefix: splitPath(strings.TrimSuffix(prefix, "/")), m: gitignore.NewMatcher(patterns)}
+		l.Rules = &Rules{prefix: splitPath(strings.TrimSuffix(prefix, "/")), ps: patterns}
 	}
 	return l, err
 }

@@ -21,16 +21,28 @@ import (
 // core.excludesFile) hides nothing from that turn's review.
 type Rules struct {
 	prefix []string // the tree relative to the directory the patterns are relative to
-	m      gitignore.Matcher
+	ps     []gitignore.Pattern
 }
 
 // Ignored reports whether the rules ignore rel (slash-separated, relative to the tree):
 // a file, or a directory when dir. A nil Rules ignores nothing.
 func (r *Rules) Ignored(rel string, dir bool) bool {
-	if r == nil || r.m == nil {
+	if r == nil || len(r.ps) == 0 {
 		return false
 	}
-	return r.m.Match(append(slices.Clone(r.prefix), splitPath(rel)...), dir)
+	return gitignore.NewMatcher(r.ps).Match(append(slices.Clone(r.prefix), splitPath(rel)...), dir)
+}
+
+// With returns the rules with those of a .gitignore file in dir (relative to the tree)
+// added, deeper than all the others.
+func (r *Rules) With(dir string, gitignoreContent []byte) *Rules {
+	out := &Rules{}
+	if r != nil {
+		out.prefix, out.ps = r.prefix, slices.Clone(r.ps)
+	}
+	domain := append(slices.Clone(out.prefix), splitPath(dir)...)
+	out.ps = append(out.ps, parseIgnoreIn(gitignoreContent, domain)...)
+	return out
 }
 
 // gitRules gathers the rules git applies in the work tree that holds tree, read as they
@@ -78,7 +90,7 @@ func gitRules(ctx context.Context, tree *workspace.Tree, ignoreFiles []string) *
 		data, _ := tree.ReadFile(rel, maxIgnoreFile)
 		ps = append(ps, parseIgnoreIn(data, splitPath(path.Join(prefix, path.Dir(rel))))...)
 	}
-	return &Rules{prefix: splitPath(prefix), m: gitignore.NewMatcher(ps)}
+	return &Rules{prefix: splitPath(prefix), ps: ps}
 }
 
 // excludesFile is the file core.excludesFile names, or git's default for it.
