@@ -24,7 +24,10 @@
 // themselves (filelist.Rules: the excludes file, info/exclude, the .gitignore files), so
 // that the one that ends it finds what became hidden since: a file ignored now that was
 // not, the files under a directory ignored now that was not, or that became a repository
-// of its own, each judged by the rules of the start. That costs a second listing by git
+// of its own, each judged by the rules of the start (and, in a directory the turn itself
+// created, by that directory's own .gitignore, which is listed: a virtualenv's "*", a new
+// crate's target/). A file the turn un-ignores is listed too: showing more hides nothing.
+// That costs a second listing by git
 // at each end of a turn, run beside the first (BenchmarkSnapshot's "turn"). Each side of
 // a change has its permission bits: `chmod +x` alone is a change (shown as a mode
 // change), and an undo restores the mode.
