@@ -1,6 +1,7 @@
 package acpserver
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
@@ -19,6 +20,10 @@ type changeWire struct {
 	Removed  int    `json:"removed"`
 	Status   string `json:"status"` // pending, undone, kept
 	Undoable bool   `json:"undoable"`
+	// RunsCode: how the change makes git run a program (a hook, core.fsmonitor...).
+	RunsCode string `json:"runsCode,omitempty"`
+	// Mode: the permission bits before and after, when the turn changed them ("644 → 755").
+	Mode string `json:"mode,omitempty"`
 }
 
 type turnWire struct {
@@ -40,7 +45,12 @@ func wireTime(t time.Time) string {
 func wireTurn(t changes.Turn) turnWire {
 	w := turnWire{Turn: t.Number, Label: t.Label, Undo: t.Undo, Started: wireTime(t.Started), Ended: wireTime(t.Ended), Changes: []changeWire{}}
 	for _, c := range t.Changes {
-		w.Changes = append(w.Changes, changeWire{Path: c.Path, Rel: c.Rel, Kind: string(c.Kind), Added: c.Added, Removed: c.Removed, Status: string(c.Status), Undoable: c.Undoable()})
+		cw := changeWire{Path: c.Path, Rel: c.Rel, Kind: string(c.Kind), Added: c.Added, Removed: c.Removed, Status: string(c.Status),
+			Undoable: c.Undoable(), RunsCode: c.RunsCode}
+		if c.ModeChanged() {
+			cw.Mode = fmt.Sprintf("%03o → %03o", c.Before.Mode.Perm(), c.After.Mode.Perm())
+		}
+		w.Changes = append(w.Changes, cw)
 	}
 	return w
 }

@@ -93,7 +93,7 @@ func benchSnapshot(b *testing.B, git bool) {
 			}
 			baselines(b)
 			b.StartTimer()
-			if err := t.snapshot(b.Context()); err != nil {
+			if err := t.snapshot(b.Context(), false); err != nil {
 				b.Fatal(err)
 			}
 			b.StopTimer()
@@ -118,7 +118,7 @@ func benchSnapshot(b *testing.B, git bool) {
 		if t.ws, err = st.ChangeWorkspace(b.Context(), ws); err != nil {
 			b.Fatal(err)
 		}
-		if err := t.snapshot(b.Context()); err != nil {
+		if err := t.snapshot(b.Context(), false); err != nil {
 			b.Fatal(err)
 		}
 		round := 0
@@ -133,11 +133,62 @@ func benchSnapshot(b *testing.B, git bool) {
 			}
 			baselines(b)
 			b.StartTimer()
-			if err := t.snapshot(b.Context()); err != nil {
+			if err := t.snapshot(b.Context(), false); err != nil {
 				b.Fatal(err)
 			}
 		}
 		report(b)
+	})
+
+	// A turn: the snapshot that begins it (which also takes what is ignored then) and
+	// the one that ends it (which also looks for what the turn may have hidden), 10
+	// files changed in between; s/snapshot is half a turn.
+	b.Run("turn", func(b *testing.B) {
+		walks, statuses = 0, 0
+		st, err := store.Open(filepath.Join(b.TempDir(), "parley.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer st.Close()
+		rec, err := NewLog(st, Limits{}).Conversation(b.Context(), roots, "bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer rec.Close()
+		if err := rec.Prepare(b.Context()); err != nil {
+			b.Fatal(err)
+		}
+		round := 0
+		for b.Loop() {
+			b.StopTimer()
+			baselines(b)
+			baselines(b)
+			b.StartTimer()
+			if err := rec.BeginTurn(b.Context(), "bench"); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			round++
+			for i := range benchChanged {
+				p := benchFile(ws, i*37%benchDirs, i)
+				if err := os.WriteFile(p, []byte(fmt.Sprintf("changed in turn %d\n", round)), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StartTimer()
+			turn, err := rec.EndTurn(b.Context())
+			if err != nil {
+				b.Fatal(err)
+			}
+			if len(turn.Changes) != benchChanged {
+				b.Fatalf("the turn changed %d files", len(turn.Changes))
+			}
+		}
+		b.ReportMetric(b.Elapsed().Seconds()/float64(2*b.N), "s/snapshot")
+		b.ReportMetric(float64(b.Elapsed())/float64(walks), "x-walk")
+		if git {
+			b.ReportMetric(float64(b.Elapsed())/float64(statuses), "x-git-status")
+		}
 	})
 }
 

@@ -15,6 +15,30 @@
 // its times). What changed between the start and the end of a turn is the turn's; what
 // changed between turns is not (a hand edit, another tool) and only updates the snapshot.
 //
+// What is ignored is decided when a turn begins, not by what the turn writes: an agent
+// that adds *.sh to .gitignore (or to .git/info/exclude, an excludes file, the global
+// one) and rewrites build.sh, or that runs `git init` in a directory, must not hide that
+// from the turn's review. So while turns run, every file the record followed when they
+// began is compared whatever the rules say at the end; and the snapshot that begins a
+// turn also keeps what git ignored then (`git ls-files -oi --directory`) and the rules
+// themselves (filelist.Rules: the excludes file, info/exclude, the .gitignore files), so
+// that the one that ends it finds what became hidden since: a file ignored now that was
+// not, the files under a directory ignored now that was not, or that became a repository
+// of its own, each judged by the rules of the start (and, in a directory the turn itself
+// created, by that directory's own .gitignore, which is listed: a virtualenv's "*", a new
+// crate's target/). A file the turn un-ignores is listed too: showing more hides nothing.
+// That costs a second listing by git
+// at each end of a turn, run beside the first (BenchmarkSnapshot's "turn"). Each side of
+// a change has its permission bits: `chmod +x` alone is a change (shown as a mode
+// change), and an undo restores the mode.
+//
+// Inside .git, only what makes git run a program later is followed: the configuration
+// (config, config.worktree), info/attributes and info/exclude, the hooks (not the
+// .sample ones), and the hooks of a core.hooksPath inside the workspace, of the
+// workspace's repository and of those inside it. Their changes, and .gitattributes files
+// that give files a filter or diff driver, are flagged (Change.RunsCode: "sets
+// core.fsmonitor", "a git hook"), since the user's next `git status` would run them.
+//
 // The snapshot lives in parley's SQLite database (internal/store): per workspace, a row
 // per file (path, size, times, inode, mode, kind, hash), and the content of its text
 // files, kept once per hash. That copy is what an undo restores from, and what a diff
@@ -107,10 +131,13 @@
 //
 // # What the record cannot see
 //
-// Changes outside the workspace roots (an agent's command writing to $HOME or /tmp);
-// files git ignores (build output, node_modules, .env when ignored) and files inside
-// .git; symbolic links, directories themselves (an empty directory created or removed),
-// permissions; a workspace over Limits.MaxFiles files; and, for files over the limits,
+// Changes outside the workspace roots (an agent's command writing to $HOME or /tmp, the
+// global git configuration and excludes file themselves, the .git directory of a linked
+// worktree or submodule kept elsewhere); files git ignored when the turn began (build
+// output, node_modules, .env when ignored) and files inside .git other than those above
+// (its index, refs and objects: what git itself writes); symbolic links, directories
+// themselves (an empty directory created or removed), permissions other than a regular
+// file's mode bits; a workspace over Limits.MaxFiles files; and, for files over the limits,
 // their content. A change made while no turn runs is the user's, not the agent's (so an
 // agent's background process that writes after its turn ended is not attributed to it,
 // and its later changes are found only at the next turn). Two parley processes in one

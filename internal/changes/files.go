@@ -58,6 +58,12 @@ type Files interface {
 	Remove(ctx context.Context, path string) error
 }
 
+// modeFiles is Files that can also set a file's permission bits: the workspace's own
+// access can; an editor's fs/* cannot (and tells no mode, so none is recorded).
+type modeFiles interface {
+	Chmod(ctx context.Context, path string, mode fs.FileMode) error
+}
+
 // RootsFiles is Files through the workspace's confined access: every read and write goes
 // through an os.Root at a workspace root, so a directory swapped for a symlink since the
 // turn cannot lead an undo outside the workspace.
@@ -82,6 +88,10 @@ func (r rootsFiles) Write(ctx context.Context, path string, content []byte) erro
 }
 
 func (r rootsFiles) Remove(ctx context.Context, path string) error { return r.roots.Remove(path) }
+
+func (r rootsFiles) Chmod(ctx context.Context, path string, mode fs.FileMode) error {
+	return r.roots.Chmod(path, mode)
+}
 
 // readIn reads name in dir (an fs of a workspace.Tree, which opens without following a
 // link out of it and without blocking): a symbolic link or anything else that is not a
@@ -136,6 +146,7 @@ type version struct {
 	hash string // "" for none and large
 	size int64
 	sig  string
+	mode uint32 // permission bits; 0: not known (Files that tell none, records made before modes were)
 }
 
 const (
@@ -149,9 +160,14 @@ var none = version{kind: kindNone}
 
 func (v version) exists() bool { return v.kind != kindNone && v.kind != "" }
 
-// same reports whether two versions are the same content: by hash when both were read,
-// else by size, times and inode (a file too large to read on one side).
+// same reports whether two versions are the same file: the same content (by hash when
+// both were read, else by size, times and inode: a file too large to read on one side)
+// and the same permission bits where both sides know them (`chmod +x` alone is a change).
 func (v version) same(o version) bool {
+	return v.sameContent(o) && v.sameMode(o)
+}
+
+func (v version) sameContent(o version) bool {
 	if !v.exists() || !o.exists() {
 		return v.exists() == o.exists()
 	}
@@ -161,13 +177,21 @@ func (v version) same(o version) bool {
 	return v.sig != "" && v.sig == o.sig
 }
 
+func (v version) sameMode(o version) bool {
+	return !v.exists() || !o.exists() || v.mode == 0 || o.mode == 0 || v.mode == o.mode
+}
+
 func (v version) stored() store.ChangeVersion {
-	return store.ChangeVersion{Kind: v.kind, Hash: v.hash, Size: v.size, Sig: v.sig}
+	return store.ChangeVersion{Kind: v.kind, Hash: v.hash, Size: v.size, Sig: v.sig, Mode: v.mode}
 }
 
 func versionOf(s store.ChangeVersion) version {
-	return version{kind: s.Kind, hash: s.Hash, size: s.Size, sig: s.Sig}
+	return version{kind: s.Kind, hash: s.Hash, size: s.Size, sig: s.Sig, mode: s.Mode}
 }
+
+// permOf is the permission bits a snapshot records of a file's mode (as fs.FileMode
+// stores them): what an undo restores.
+func permOf(mode uint32) uint32 { return uint32(fs.FileMode(mode).Perm()) }
 
 // versionOfState is the version of what Files read, with its content when the record
 // may keep it.
@@ -178,6 +202,7 @@ func versionOfState(s State) (version, []byte) {
 	v := version{size: s.Size}
 	if s.stat != (fileStat{}) {
 		v.sig = s.stat.sig()
+		v.mode = permOf(s.stat.mode)
 	}
 	if s.Large || s.Content == nil && s.Size > 0 {
 		v.kind = kindLarge

@@ -234,7 +234,7 @@ func (r *Record) Prepare(ctx context.Context) error {
 	if !r.t.walk || r.t.files != nil {
 		return nil
 	}
-	return errors.Join(r.log.prune(ctx), r.t.snapshot(ctx))
+	return errors.Join(r.log.prune(ctx), r.t.snapshot(ctx, false))
 }
 
 // BeginTurn starts the record of a turn: a snapshot of the workspace (what changed since
@@ -257,7 +257,7 @@ func (r *Record) BeginTurn(ctx context.Context, label string) error {
 	if r.t.walk {
 		errs = append(errs, r.log.prune(ctx))
 	}
-	errs = append(errs, r.t.snapshot(ctx))
+	errs = append(errs, r.t.snapshot(ctx, true))
 	ot := &openTurn{rec: r, label: oneLine(label, 200), started: time.Now(), files: map[string]*turnFile{}}
 	r.mu.Lock()
 	r.open = ot
@@ -284,7 +284,7 @@ func (r *Record) endLocked(ctx context.Context) (Turn, error) {
 	if ot == nil {
 		return Turn{}, nil
 	}
-	snapErr := r.t.snapshot(ctx)
+	snapErr := r.t.snapshot(ctx, false)
 	r.mu.Lock()
 	r.open = nil
 	r.mu.Unlock()
@@ -293,6 +293,9 @@ func (r *Record) endLocked(ctx context.Context) (Turn, error) {
 			r.t.open = append(r.t.open[:i], r.t.open[i+1:]...)
 			break
 		}
+	}
+	if len(r.t.open) == 0 {
+		r.t.view = nil // the next turn takes its own
 	}
 	turn, err := r.finish(ctx, ot)
 	return turn, errors.Join(snapErr, err)
@@ -468,6 +471,7 @@ func (r *Record) recordWritten(ctx context.Context, ot *openTurn, abs string, co
 	st, err := r.files.Read(ctx, abs, 0)
 	if err == nil && st.stat != (fileStat{}) {
 		after.sig = st.stat.sig()
+		after.mode = permOf(st.stat.mode)
 	}
 	var put []store.ChangeFile
 	var e *entry

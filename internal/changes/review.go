@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"time"
 
 	"github.com/parley-acp/parley/internal/store"
@@ -37,7 +38,10 @@ type Version struct {
 	Kept   bool   // its content is kept: it can be restored and shown
 	Size   int64  // bytes
 	Hash   string // SHA-256 (hex) of the content; "" when Large
-	sig    string // size, times and inode: what identifies a Large file
+	// Mode is the file's permission bits (an undo restores them); 0: not known (a change
+	// recorded by an older parley, a file read through an editor's fs/*).
+	Mode fs.FileMode
+	sig  string // size, times and inode: what identifies a Large file
 }
 
 // Change is a file a turn created, changed or deleted.
@@ -51,6 +55,16 @@ type Change struct {
 	After   Version
 	Written bool // the agent wrote it through parley (fs/write_text_file); else found on disk
 	Status  Status
+	// RunsCode, when not "", says how the change makes git run a program later (a hook, a
+	// configuration key such as core.fsmonitor or alias.*, a filter attribute): a change to
+	// look at before running git in the workspace again.
+	RunsCode string
+}
+
+// ModeChanged reports whether the turn changed the file's permission bits (`chmod +x`),
+// where both sides know them.
+func (c Change) ModeChanged() bool {
+	return c.Before.Exists && c.After.Exists && c.Before.Mode != 0 && c.After.Mode != 0 && c.Before.Mode != c.After.Mode
 }
 
 // Undoable reports whether an undo can bring back what the file was before the turn
@@ -116,7 +130,9 @@ func (r *Record) Turns(ctx context.Context) ([]Turn, error) {
 	}
 	out := make([]Turn, 0, len(rows))
 	for _, t := range rows {
-		out = append(out, r.turnOf(t))
+		turn := r.turnOf(t)
+		r.flagRunsCode(ctx, &turn)
+		out = append(out, turn)
 	}
 	return out, nil
 }
@@ -128,7 +144,9 @@ func (r *Record) turnByID(ctx context.Context, sess, id int64) (Turn, error) {
 	}
 	for _, t := range rows {
 		if t.ID == id {
-			return r.turnOf(t), nil
+			turn := r.turnOf(t)
+			r.flagRunsCode(ctx, &turn)
+			return turn, nil
 		}
 	}
 	return Turn{}, nil
@@ -156,7 +174,8 @@ func versionView(v store.ChangeVersion) Version {
 	if v.Kind == kindNone {
 		return Version{}
 	}
-	out := Version{Exists: true, Binary: v.Kind == kindBinary, Large: v.Kind == kindLarge, Kept: v.Kept, Size: v.Size, Hash: v.Hash, sig: v.Sig}
+	out := Version{Exists: true, Binary: v.Kind == kindBinary, Large: v.Kind == kindLarge, Kept: v.Kept, Size: v.Size, Hash: v.Hash,
+		Mode: fs.FileMode(v.Mode), sig: v.Sig}
 	if v.Size == 0 && v.Hash != "" {
 		out.Kept = true // an empty file needs nothing kept
 	}
@@ -275,13 +294,14 @@ func (r *Record) Diff(ctx context.Context, req DiffRequest) (FileDiff, error) {
 
 // storedOf turns a Version back into what the store calls it.
 func storedOf(v Version) store.ChangeVersion {
+	mode := uint32(v.Mode)
 	switch {
 	case !v.Exists:
 		return store.ChangeVersion{Kind: kindNone}
 	case v.Large:
-		return store.ChangeVersion{Kind: kindLarge, Size: v.Size, Sig: v.sig}
+		return store.ChangeVersion{Kind: kindLarge, Size: v.Size, Sig: v.sig, Mode: mode}
 	case v.Binary:
-		return store.ChangeVersion{Kind: kindBinary, Hash: v.Hash, Size: v.Size, Sig: v.sig}
+		return store.ChangeVersion{Kind: kindBinary, Hash: v.Hash, Size: v.Size, Sig: v.sig, Mode: mode}
 	}
-	return store.ChangeVersion{Kind: kindText, Hash: v.Hash, Size: v.Size, Sig: v.sig}
+	return store.ChangeVersion{Kind: kindText, Hash: v.Hash, Size: v.Size, Sig: v.sig, Mode: mode}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -38,6 +39,44 @@ type tracker struct {
 	kept     int64             // bytes of content the workspace keeps, as last counted
 	walkErr  error             // why the workspace is not followed (too many files)
 	open     []*openTurn
+	// view is what was ignored when the turns running now began, by root: what a turn
+	// writes (a rule in .gitignore, a `git init`) cannot hide anything from its review.
+	// nil between turns.
+	view map[string]*rootView
+}
+
+// rootView is a root's ignoring as a turn began: the rules in force, what they ignored,
+// and the repositories git did not look into.
+type rootView struct {
+	rules   *filelist.Rules
+	ignored map[string]bool // as filelist.Listing.Ignored: directories with a final slash
+	repos   map[string]bool
+	dirs    map[string]bool // the directories there were ("." the root), as far as the listing shows
+}
+
+// viewOf is a root's view as its listing shows it.
+func viewOf(l filelist.Listing) *rootView {
+	v := &rootView{rules: l.Rules, ignored: setOf(l.Ignored), repos: setOf(l.Repos), dirs: map[string]bool{".": true}}
+	addDirs := func(dir string) {
+		for dir != "." && dir != "/" && dir != "" && !v.dirs[dir] {
+			v.dirs[dir] = true
+			dir = path.Dir(dir)
+		}
+	}
+	for _, f := range l.Files {
+		addDirs(path.Dir(f.Rel))
+	}
+	for _, e := range l.Ignored {
+		if dir, ok := strings.CutSuffix(e, "/"); ok {
+			addDirs(dir)
+		} else {
+			addDirs(path.Dir(e))
+		}
+	}
+	for _, r := range l.Repos {
+		addDirs(r)
+	}
+	return v
 }
 
 // entry is a file as the last snapshot saw it.
@@ -55,7 +94,7 @@ func (e *entry) version() version {
 	if e == nil {
 		return none
 	}
-	return version{kind: e.kind, hash: e.hash, size: e.stat.size, sig: e.stat.sig()}
+	return version{kind: e.kind, hash: e.hash, size: e.stat.size, sig: e.stat.sig(), mode: permOf(e.stat.mode)}
 }
 
 func (e *entry) stored(path string) store.ChangeFile {
@@ -128,6 +167,7 @@ func (t *tracker) load(ctx context.Context) error {
 
 // scanResult is what a snapshot found: entries to record, blobs to keep, changes.
 type scanResult struct {
+	view     map[string]*rootView // the view of a turn's start, when scan took it
 	started  time.Time
 	put      map[string]*entry
 	del      []string
@@ -160,8 +200,19 @@ type readResult struct {
 // scan compares the workspace with the last snapshot: the files git would not ignore are
 // listed, and only those whose size, times, inode or mode differ (or that changed just
 // before the last snapshot) are read and hashed. It changes nothing: commit does.
-func (t *tracker) scan(ctx context.Context) (scanResult, error) {
+//
+// While turns run, what is ignored is what was ignored when they began (start: this
+// snapshot begins a turn, and takes that view): every file the record followed is
+// compared, ignored now or not, and a file ignored now that the rules of the start would
+// not have ignored (below a directory newly ignored, or newly a repository of its own) is
+// followed as well. The files git runs (hooks, its configuration) are compared too.
+func (t *tracker) scan(ctx context.Context, start bool) (scanResult, error) {
 	r := scanResult{started: time.Now(), put: map[string]*entry{}, contents: map[string][]byte{}}
+	pinned := len(t.open) > 0 // the record's files stay in the view of the turns running
+	start = start && !pinned  // a turn beginning beside another keeps the older view
+	if start {
+		r.view = map[string]*rootView{}
+	}
 	if err := t.load(ctx); err != nil {
 		return r, err
 	}
@@ -177,13 +228,37 @@ func (t *tracker) scan(ctx context.Context) (scanResult, error) {
 	gen := t.scans
 	seen := map[string]bool{} // listed files the record has no entry for yet
 	var all []listed
+	// consider adds a file to those compared, once.
+	consider := func(tree *workspace.Tree, prefix, rel string, info fs.FileInfo) error {
+		if info.Mode()&fs.ModeSymlink != 0 || !info.Mode().IsRegular() {
+			return nil // links and special files are not followed
+		}
+		abs := prefix + filepath.FromSlash(rel) // rel is clean: no Join needed
+		e := t.files[abs]
+		if e != nil && e.seen == gen || e == nil && seen[abs] || len(own) > 0 && inAny(own, abs) {
+			return nil // a root inside another; parley's own database and logs
+		}
+		if e != nil {
+			e.seen = gen
+		} else {
+			seen[abs] = true
+		}
+		all = append(all, listed{abs: abs, rel: rel, tree: tree, stat: statOf(info), old: e})
+		if len(all) > t.log.limits.MaxFiles {
+			return errTooManyFiles{root: t.root, max: t.log.limits.MaxFiles}
+		}
+		return nil
+	}
+	treeOf := map[string]*workspace.Tree{}
 	for _, dir := range t.roots.Dirs() {
 		tree, err := t.roots.OpenTree(dir)
 		if err != nil {
 			return r, fmt.Errorf("listing %s: %w", dir, err)
 		}
 		trees = append(trees, tree)
-		files, err := filelist.List(ctx, t.roots, dir, tree)
+		treeOf[dir] = tree
+		view := t.view[dir]
+		l, err := filelist.ListAll(ctx, t.roots, dir, tree, filelist.Options{Ignored: start || pinned && view != nil, Rules: start})
 		if err != nil {
 			return r, fmt.Errorf("listing %s: %w", dir, err)
 		}
@@ -191,23 +266,50 @@ func (t *tracker) scan(ctx context.Context) (scanResult, error) {
 		if !strings.HasSuffix(prefix, string(filepath.Separator)) {
 			prefix += string(filepath.Separator)
 		}
-		for _, f := range files {
-			if f.Symlink || !f.Info.Mode().IsRegular() {
-				continue // links and special files are not followed
+		for _, f := range l.Files {
+			if err := consider(tree, prefix, f.Rel, f.Info); err != nil {
+				return r, err
 			}
-			abs := prefix + filepath.FromSlash(f.Rel) // f.Rel is clean: no Join needed
-			e := t.files[abs]
-			if e != nil && e.seen == gen || e == nil && seen[abs] || len(own) > 0 && inAny(own, abs) {
-				continue // a root inside another; parley's own database and logs
+		}
+		for _, rel := range gitControlFiles(tree, l.Repos) {
+			if info, err := fs.Stat(tree.FS(), rel); err == nil {
+				if err := consider(tree, prefix, rel, info); err != nil {
+					return r, err
+				}
 			}
-			if e != nil {
-				e.seen = gen
-			} else {
-				seen[abs] = true
+		}
+		if start {
+			r.view[dir] = viewOf(l)
+		}
+		if pinned && view != nil {
+			if err := t.unhide(ctx, tree, prefix, l, view, consider); err != nil {
+				return r, err
 			}
-			all = append(all, listed{abs: abs, rel: f.Rel, tree: tree, stat: statOf(f.Info), old: e})
-			if len(all) > t.log.limits.MaxFiles {
-				return r, errTooManyFiles{root: t.root, max: t.log.limits.MaxFiles}
+		}
+	}
+	if pinned {
+		// The files the record followed when the turns began are compared whatever the
+		// rules say now (a rule added meanwhile, a `git init` above them).
+		for path, e := range t.files {
+			if e.seen == gen || len(own) > 0 && inAny(own, path) {
+				continue
+			}
+			for dir, tree := range treeOf {
+				if !within(dir, path) {
+					continue
+				}
+				rel, err := filepath.Rel(dir, path)
+				if err != nil {
+					break
+				}
+				rel = filepath.ToSlash(rel)
+				if info, err := fs.Stat(tree.FS(), rel); err == nil {
+					prefix := strings.TrimSuffix(dir, string(filepath.Separator)) + string(filepath.Separator)
+					if err := consider(tree, prefix, rel, info); err != nil {
+						return r, err
+					}
+				}
+				break
 			}
 		}
 	}
@@ -441,16 +543,123 @@ func (t *tracker) commit(ctx context.Context, r scanResult) error {
 		t.kept += int64(len(b.Content))
 	}
 	t.lastScan = r.started
+	if r.view != nil {
+		t.view = r.view
+	}
 	return nil
 }
 
-// snapshot scans and commits. A workspace with too many files stops being followed
-// (the error says so once; later snapshots do nothing).
-func (t *tracker) snapshot(ctx context.Context) error {
+// unhide adds to the files compared those that what the turns did hides: a file ignored
+// now that was not when they began, the files below a directory ignored now that was
+// not, and those of a directory that became a repository of its own (a `git init`, a
+// .git file) — as the rules of the start would judge them. The turns' rules count in
+// the directories they created (a virtualenv's .gitignore of "*", the target/ of a new
+// crate), not in those there were: a .gitignore there is judged by the rules of the
+// start, and so is listed.
+func (t *tracker) unhide(ctx context.Context, tree *workspace.Tree, prefix string, l filelist.Listing, view *rootView,
+	consider func(*workspace.Tree, string, string, fs.FileInfo) error) error {
+	cache := map[string]*filelist.Rules{}
+	var rulesIn func(dir string) *filelist.Rules // the rules that judge a file of dir
+	rulesIn = func(dir string) *filelist.Rules {
+		if dir == "." || dir == "" || view.dirs[dir] {
+			return view.rules
+		}
+		if r, ok := cache[dir]; ok {
+			return r
+		}
+		r := rulesIn(path.Dir(dir))
+		if data, err := tree.ReadFile(dir+"/.gitignore", maxGitConfig); err == nil {
+			r = r.With(dir, data)
+		}
+		cache[dir] = r
+		return r
+	}
+	ignored := func(rel string, isDir bool) bool {
+		if !isDir && path.Base(rel) == ".gitignore" {
+			return view.rules.Ignored(rel, false)
+		}
+		return rulesIn(path.Dir(rel)).Ignored(rel, isDir)
+	}
+	var dirs []string
+	for _, e := range l.Ignored {
+		if view.ignored[e] {
+			continue // ignored already then
+		}
+		if dir, ok := strings.CutSuffix(e, "/"); ok {
+			dirs = append(dirs, dir)
+			continue
+		}
+		if ignored(e, false) {
+			continue
+		}
+		if info, err := fs.Stat(tree.FS(), e); err == nil {
+			if err := consider(tree, prefix, e, info); err != nil {
+				return err
+			}
+		}
+	}
+	for _, repo := range l.Repos {
+		if !view.repos[repo] {
+			dirs = append(dirs, repo)
+		}
+	}
+	for _, dir := range dirs {
+		if ignored(dir, true) {
+			continue
+		}
+		sub, err := tree.Sub(dir)
+		if err != nil {
+			continue // gone meanwhile
+		}
+		err = fs.WalkDir(sub.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil // unreadable: skip it
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if p == "." {
+				return nil
+			}
+			rel := dir + "/" + p
+			if d.Name() == ".git" || ignored(rel, d.IsDir()) {
+				if d.IsDir() {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return nil // gone meanwhile
+			}
+			return consider(tree, prefix, rel, info)
+		})
+		sub.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func setOf(list []string) map[string]bool {
+	m := make(map[string]bool, len(list))
+	for _, s := range list {
+		m[s] = true
+	}
+	return m
+}
+
+// snapshot scans and commits; start: it begins a turn. A workspace with too many files
+// stops being followed (the error says so once; later snapshots do nothing).
+func (t *tracker) snapshot(ctx context.Context, start bool) error {
 	if !t.walk || t.walkErr != nil {
 		return nil
 	}
-	r, err := t.scan(ctx)
+	r, err := t.scan(ctx, start)
 	if _, ok := errors.AsType[errTooManyFiles](err); ok {
 		t.walkErr = err
 		return err

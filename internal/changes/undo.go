@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 	"time"
@@ -330,7 +331,12 @@ func (r *Record) applyOne(ctx context.Context, ot *openTurn, p *planned) (Outcom
 			Reason: "it changed while the undo ran (by you or another tool); it was left as it is"}}}
 	}
 	if p.target.exists() {
-		err = r.files.Write(ctx, p.path, p.content)
+		if !nowV.sameContent(p.target) {
+			err = r.files.Write(ctx, p.path, p.content)
+		}
+		if err == nil {
+			err = r.restoreMode(ctx, p.path, p.target.mode)
+		}
 		o.Did = "restored"
 		if !nowV.exists() {
 			o.Did = "recreated"
@@ -347,6 +353,7 @@ func (r *Record) applyOne(ctx context.Context, ot *openTurn, p *planned) (Outcom
 	st, err := r.files.Read(context.WithoutCancel(ctx), p.path, 0)
 	if err == nil && st.Exists && st.stat != (fileStat{}) {
 		after.sig = st.stat.sig()
+		after.mode = permOf(st.stat.mode)
 	}
 	var blobs []store.Blob
 	if nowContent != nil && !now.Linked {
@@ -380,6 +387,16 @@ func (r *Record) applyOne(ctx context.Context, ot *openTurn, p *planned) (Outcom
 		}
 	}
 	return o, nil
+}
+
+// restoreMode gives the file the permission bits it had (0: not known, left as they
+// are), where Files can set them.
+func (r *Record) restoreMode(ctx context.Context, path string, mode uint32) error {
+	mf, ok := r.files.(modeFiles)
+	if mode == 0 || !ok {
+		return nil
+	}
+	return mf.Chmod(ctx, path, fs.FileMode(mode))
 }
 
 // markUndone marks the file's changes in the turns gone back through undone, with more

@@ -254,6 +254,12 @@ func changeLine(c changes.Change, path string) string {
 		fmt.Fprintf(&b, " +%d −%d", c.Added, c.Removed)
 	}
 	var notes []string
+	if c.RunsCode != "" {
+		notes = append(notes, "makes git run code: "+oneLineSafe(c.RunsCode))
+	}
+	if c.ModeChanged() {
+		notes = append(notes, fmt.Sprintf("mode %03o → %03o", c.Before.Mode.Perm(), c.After.Mode.Perm()))
+	}
 	for _, v := range []changes.Version{c.Before, c.After} {
 		if n := v.NotKept(); n != "" && (v.Binary || v.Large) {
 			notes = append(notes, n)
@@ -357,6 +363,8 @@ type changeJSON struct {
 	State   string      `json:"state"`
 	Before  versionJSON `json:"before"`
 	After   versionJSON `json:"after"`
+	// RunsCode: how the change makes git run a program (a hook, core.fsmonitor...).
+	RunsCode string `json:"runs_code,omitempty"`
 }
 
 type versionJSON struct {
@@ -366,10 +374,15 @@ type versionJSON struct {
 	Kept   bool   `json:"kept"`
 	Size   int64  `json:"size"`
 	Hash   string `json:"sha256,omitempty"`
+	Mode   string `json:"mode,omitempty"` // permission bits in octal, "755"; absent when not known
 }
 
 func versionOfJSON(v changes.Version) versionJSON {
-	return versionJSON{Exists: v.Exists, Binary: v.Binary, Large: v.Large, Kept: v.Kept, Size: v.Size, Hash: v.Hash}
+	j := versionJSON{Exists: v.Exists, Binary: v.Binary, Large: v.Large, Kept: v.Kept, Size: v.Size, Hash: v.Hash}
+	if v.Exists && v.Mode != 0 {
+		j.Mode = fmt.Sprintf("%03o", v.Mode.Perm())
+	}
+	return j
 }
 
 func printTurnsJSON(w io.Writer, turns []changes.Turn, dir string) error {
@@ -381,7 +394,7 @@ func printTurnsJSON(w io.Writer, turns []changes.Turn, dir string) error {
 		}
 		for _, c := range t.Changes {
 			tj.Files = append(tj.Files, changeJSON{Status: string(c.Kind), Path: c.Path, Rel: relTo(dir, c.Path), Added: c.Added, Removed: c.Removed,
-				Written: c.Written, State: string(c.Status), Before: versionOfJSON(c.Before), After: versionOfJSON(c.After)})
+				Written: c.Written, State: string(c.Status), Before: versionOfJSON(c.Before), After: versionOfJSON(c.After), RunsCode: c.RunsCode})
 		}
 		out = append(out, tj)
 	}

@@ -34,27 +34,81 @@ type File struct {
 // base is the workspace root that holds the tree: outside a git work tree, the .gitignore
 // files of the tree's ancestors from base down apply too (read through roots).
 func List(ctx context.Context, roots *workspace.Roots, base string, tree *workspace.Tree) ([]File, error) {
-	if files, ok := gitList(ctx, tree); ok {
-		return files, nil
-	}
-	return walk(ctx, roots, base, tree)
+	l, err := ListAll(ctx, roots, base, tree, Options{})
+	return l.Files, err
 }
 
-func gitList(ctx context.Context, tree *workspace.Tree) ([]File, bool) {
+// Options ask ListAll for more than the files.
+type Options struct {
+	// Ignored: list what the rules ignore too (Listing.Ignored).
+	Ignored bool
+	// Rules: keep the rules in force (Listing.Rules).
+	Rules bool
+}
+
+// Listing is what ListAll found under a tree.
+type Listing struct {
+	Files []File
+	// Repos are the directories git does not look into, other repositories (a nested
+	// `git init`, a submodule): slash-separated, relative to the tree. Their files are not
+	// in Files.
+	Repos []string
+	// Ignored (with Options.Ignored) are the files the rules ignore, and the directories
+	// they ignore whole (with a final slash: what is under them is not listed).
+	Ignored []string
+	// Rules (with Options.Rules) are the ignore rules in force; nil when they could not
+	// be read.
+	Rules *Rules
+}
+
+// ListAll is List with the repositories inside the tree, and what opts asks for.
+func ListAll(ctx context.Context, roots *workspace.Roots, base string, tree *workspace.Tree, opts Options) (Listing, error) {
+	if l, ok := gitList(ctx, tree, opts); ok {
+		return l, nil
+	}
+	return walk(ctx, roots, base, tree, opts)
+}
+
+func gitList(ctx context.Context, tree *workspace.Tree, opts Options) (Listing, bool) {
 	if !inWorkTree(tree.Path()) {
-		return nil, false // starting git only to hear "not a git repository" costs milliseconds a snapshot
+		return Listing{}, false // starting git only to hear "not a git repository" costs milliseconds a snapshot
 	}
 	git, err := exec.LookPath("git")
 	if err != nil {
-		return nil, false
+		return Listing{}, false
+	}
+	// What is ignored is a second walk of git's: it runs beside the first (the other
+	// core), which costs its time only once.
+	var ignored []byte
+	var ignoredErr error
+	done := make(chan struct{})
+	if opts.Ignored {
+		go func() {
+			defer close(done)
+			cmd := exec.CommandContext(ctx, git, append(GitReadOnly(tree.Path()), "ls-files", "-oi", "--exclude-standard", "--directory", "-z")...)
+			cmd.Env = GitEnv()
+			ignored, ignoredErr = cmd.Output()
+		}()
+	} else {
+		close(done)
 	}
 	cmd := exec.CommandContext(ctx, git, append(GitReadOnly(tree.Path()), "ls-files", "-co", "--exclude-standard", "-z")...)
 	cmd.Env = GitEnv()
 	out, err := cmd.Output()
-	if err != nil {
-		return nil, false // not a work tree (or a broken one): walk instead
+	<-done
+	if err != nil || ignoredErr != nil {
+		return Listing{}, false // not a work tree (or a broken one): walk instead
 	}
-	var files []File
+	var l Listing
+	var ignoreFiles []string
+	for b := range bytes.SplitSeq(ignored, []byte{0}) {
+		if len(b) > 0 {
+			l.Ignored = append(l.Ignored, string(b))
+			if path.Base(string(b)) == ".gitignore" {
+				ignoreFiles = append(ignoreFiles, string(b)) // ignored itself, it applies all the same
+			}
+		}
+	}
 	seen := map[string]bool{}
 	// Each directory is opened once (through the tree), and its files looked at in one
 	// step each: git lists a directory's files together.
@@ -71,6 +125,10 @@ func gitList(ctx context.Context, tree *workspace.Tree) ([]File, bool) {
 			continue // a tracked file with conflicts is listed once per stage
 		}
 		seen[rel] = true
+		if strings.HasSuffix(rel, "/") { // a repository of its own: git does not look in
+			l.Repos = append(l.Repos, strings.TrimSuffix(rel, "/"))
+			continue
+		}
 		if d := path.Dir(rel); d != dirName || dir == nil {
 			if dir != nil {
 				dir.Close()
@@ -82,12 +140,22 @@ func gitList(ctx context.Context, tree *workspace.Tree) ([]File, bool) {
 			}
 		}
 		info, err := fs.Stat(dir.FS(), path.Base(rel)) // the tree's Stat does not follow a final symlink
-		if err != nil || info.IsDir() {
-			continue // deleted in the work tree, a submodule, or not really under the tree
+		if err != nil {
+			continue // deleted in the work tree, or not really under the tree
 		}
-		files = append(files, File{Rel: rel, Symlink: info.Mode()&fs.ModeSymlink != 0, Info: info})
+		if info.IsDir() {
+			l.Repos = append(l.Repos, rel) // a submodule
+			continue
+		}
+		if path.Base(rel) == ".gitignore" {
+			ignoreFiles = append(ignoreFiles, rel)
+		}
+		l.Files = append(l.Files, File{Rel: rel, Symlink: info.Mode()&fs.ModeSymlink != 0, Info: info})
 	}
-	return files, true
+	if opts.Rules {
+		l.Rules = gitRules(ctx, tree, ignoreFiles)
+	}
+	return l, true
 }
 
 // GitReadOnly is how parley starts git to read a work tree in dir: nothing the workspace
@@ -118,7 +186,7 @@ func GitEnv() []string {
 // maxIgnoreFile bounds a .gitignore file read.
 const maxIgnoreFile = 1 << 20
 
-func walk(ctx context.Context, roots *workspace.Roots, base string, tree *workspace.Tree) ([]File, error) {
+func walk(ctx context.Context, roots *workspace.Roots, base string, tree *workspace.Tree, opts Options) (Listing, error) {
 	dir := tree.Path()
 	var patterns []gitignore.Pattern
 	prefix := "" // dir relative to base, with a slash, for the patterns
@@ -138,7 +206,7 @@ func walk(ctx context.Context, roots *workspace.Roots, base string, tree *worksp
 	} else {
 		base = dir
 	}
-	var files []File
+	var l Listing
 	err := fs.WalkDir(tree.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == "." {
@@ -158,7 +226,13 @@ func walk(ctx context.Context, roots *workspace.Roots, base string, tree *worksp
 			}
 			if len(patterns) > 0 && gitignore.NewMatcher(patterns).Match(splitPath(prefix+p), d.IsDir()) {
 				if d.IsDir() {
+					if opts.Ignored {
+						l.Ignored = append(l.Ignored, p+"/")
+					}
 					return filepath.SkipDir
+				}
+				if opts.Ignored {
+					l.Ignored = append(l.Ignored, p)
 				}
 				return nil
 			}
@@ -172,10 +246,13 @@ func walk(ctx context.Context, roots *workspace.Roots, base string, tree *worksp
 		if err != nil {
 			return nil // gone meanwhile
 		}
-		files = append(files, File{Rel: p, Symlink: d.Type()&fs.ModeSymlink != 0, Info: info})
+		l.Files = append(l.Files, File{Rel: p, Symlink: d.Type()&fs.ModeSymlink != 0, Info: info})
 		return nil
 	})
-	return files, err
+	if opts.Rules {
+		l.Rules = &Rules{prefix: splitPath(strings.TrimSuffix(prefix, "/")), ps: patterns}
+	}
+	return l, err
 }
 
 // parseIgnore parses the content of dir/.gitignore with patterns scoped to dir (relative
@@ -185,7 +262,11 @@ func parseIgnore(data []byte, base, dir string) []gitignore.Pattern {
 		return nil
 	}
 	rel, _ := filepath.Rel(base, dir)
-	domain := splitPath(rel)
+	return parseIgnoreIn(data, splitPath(rel))
+}
+
+// parseIgnoreIn parses ignore patterns scoped to domain (nil: everywhere).
+func parseIgnoreIn(data []byte, domain []string) []gitignore.Pattern {
 	var ps []gitignore.Pattern
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {

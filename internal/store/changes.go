@@ -38,6 +38,7 @@ type ChangeVersion struct {
 	Hash string // "" for none and for a file too large to read
 	Size int64
 	Sig  string // size, times and inode: identifies a file too large to read
+	Mode uint32 // permission bits (0o777); 0: not known
 	Kept bool   // (read only) its content is in the store
 }
 
@@ -224,7 +225,8 @@ func (s *Store) ChangeTurns(ctx context.Context, session int64) ([]ChangeTurn, e
 		SELECT t.id, t.number, t.label, t.undo, t.started_at, coalesce(t.ended_at, 0),
 			f.path, f.before_kind, coalesce(f.before_hash, ''), f.before_size, f.before_sig,
 			f.after_kind, coalesce(f.after_hash, ''), f.after_size, f.after_sig,
-			f.added, f.removed, f.written, f.status, bb.hash IS NOT NULL, ab.hash IS NOT NULL
+			f.added, f.removed, f.written, f.status, bb.hash IS NOT NULL, ab.hash IS NOT NULL,
+			f.before_mode, f.after_mode
 		FROM change_turns t JOIN change_sessions s ON s.id = t.session_id
 		LEFT JOIN change_turn_files f ON f.turn_id = t.id
 		LEFT JOIN change_blobs bb ON bb.workspace_id = s.workspace_id AND bb.hash = f.before_hash
@@ -241,8 +243,10 @@ func (s *Store) ChangeTurns(ctx context.Context, session int64) ([]ChangeTurn, e
 		var path, bk, bh, bs, ak, ah, as, status sql.NullString
 		var bsize, asize, added, removed sql.NullInt64
 		var written, bkept, akept sql.NullBool
+		var bmode, amode sql.NullInt64
 		if err := rows.Scan(&t.ID, &t.Number, &t.Label, &t.Undo, &started, &ended,
-			&path, &bk, &bh, &bsize, &bs, &ak, &ah, &asize, &as, &added, &removed, &written, &status, &bkept, &akept); err != nil {
+			&path, &bk, &bh, &bsize, &bs, &ak, &ah, &asize, &as, &added, &removed, &written, &status, &bkept, &akept,
+			&bmode, &amode); err != nil {
 			return nil, fmt.Errorf("listing the turns: %w", err)
 		}
 		if len(out) == 0 || out[len(out)-1].ID != t.ID {
@@ -256,8 +260,8 @@ func (s *Store) ChangeTurns(ctx context.Context, session int64) ([]ChangeTurn, e
 			last := &out[len(out)-1]
 			last.Files = append(last.Files, ChangeTurnFile{
 				Path:    path.String,
-				Before:  ChangeVersion{Kind: bk.String, Hash: bh.String, Size: bsize.Int64, Sig: bs.String, Kept: bkept.Bool},
-				After:   ChangeVersion{Kind: ak.String, Hash: ah.String, Size: asize.Int64, Sig: as.String, Kept: akept.Bool},
+				Before:  ChangeVersion{Kind: bk.String, Hash: bh.String, Size: bsize.Int64, Sig: bs.String, Mode: uint32(bmode.Int64), Kept: bkept.Bool},
+				After:   ChangeVersion{Kind: ak.String, Hash: ah.String, Size: asize.Int64, Sig: as.String, Mode: uint32(amode.Int64), Kept: akept.Bool},
 				Added:   int(added.Int64),
 				Removed: int(removed.Int64),
 				Written: written.Bool,
@@ -378,13 +382,14 @@ func (t *ChangesTx) NewTurn(session int64, label string, undo bool, started time
 // file, what it was before the turn stays, and what it is after is replaced.
 func (t *ChangesTx) AddTurnFile(turn int64, f ChangeTurnFile) error {
 	_, err := t.tx.ExecContext(t.ctx, `
-		INSERT INTO change_turn_files (turn_id, path, before_kind, before_hash, before_size, before_sig,
-			after_kind, after_hash, after_size, after_sig, added, removed, written, status)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')
+		INSERT INTO change_turn_files (turn_id, path, before_kind, before_hash, before_size, before_sig, before_mode,
+			after_kind, after_hash, after_size, after_sig, after_mode, added, removed, written, status)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending')
 		ON CONFLICT (turn_id, path) DO UPDATE SET after_kind = excluded.after_kind, after_hash = excluded.after_hash,
-			after_size = excluded.after_size, after_sig = excluded.after_sig, written = written OR excluded.written`,
-		turn, f.Path, f.Before.Kind, nullable(f.Before.Hash), f.Before.Size, f.Before.Sig,
-		f.After.Kind, nullable(f.After.Hash), f.After.Size, f.After.Sig, f.Added, f.Removed, f.Written)
+			after_size = excluded.after_size, after_sig = excluded.after_sig, after_mode = excluded.after_mode,
+			written = written OR excluded.written`,
+		turn, f.Path, f.Before.Kind, nullable(f.Before.Hash), f.Before.Size, f.Before.Sig, f.Before.Mode,
+		f.After.Kind, nullable(f.After.Hash), f.After.Size, f.After.Sig, f.After.Mode, f.Added, f.Removed, f.Written)
 	if err != nil {
 		return fmt.Errorf("recording the change of %s: %w", f.Path, err)
 	}

@@ -64,6 +64,12 @@ func (c *changesItem) render(r *renderCtx, width int) []string {
 func changeLine(r *renderCtx, ch changes.Change) string {
 	kind := map[changes.Kind]string{changes.Added: "created", changes.Modified: "changed", changes.Deleted: "deleted"}[ch.Kind]
 	line := fmt.Sprintf("%-8s %s %s", kind, toolui.SafeText(ch.Rel), r.st.dim.Render(fmt.Sprintf("(+%d −%d)", ch.Added, ch.Removed)))
+	if ch.ModeChanged() {
+		line += r.st.dim.Render(fmt.Sprintf(" mode %03o → %03o", ch.Before.Mode.Perm(), ch.After.Mode.Perm()))
+	}
+	if ch.RunsCode != "" {
+		line += " " + r.st.warn.Render("makes git run code: "+toolui.SafeText(ch.RunsCode))
+	}
 	if ch.Status != changes.Pending {
 		line += r.st.dim.Render(" " + string(ch.Status))
 	}

@@ -125,6 +125,44 @@ func (r *Roots) WriteFile(path string, content []byte) error {
 	return nil
 }
 
+// Chmod sets the permission bits of the regular file path names, inside the roots (what
+// an undo restores: a turn's `chmod +x`). parley's own directories are refused, and so is
+// anything but a regular file (a symlink is not followed).
+func (r *Roots) Chmod(path string, mode fs.FileMode) error {
+	resolved, err := r.Resolve(path)
+	if err != nil {
+		return err
+	}
+	if err := r.protect.checkName(path, resolved); err != nil {
+		return err
+	}
+	root, rel, err := r.openRoot(filepath.Dir(resolved))
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	dir, err := root.OpenRoot(rel)
+	if err != nil {
+		return r.changed(path, err)
+	}
+	defer dir.Close()
+	if err := r.protect.checkDir(path, dir); err != nil {
+		return err
+	}
+	name := filepath.Base(resolved)
+	info, err := dir.Lstat(name)
+	if err != nil {
+		return r.changed(path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return &NotRegularError{Path: path, Mode: info.Mode()}
+	}
+	if err := dir.Chmod(name, mode.Perm()); err != nil {
+		return fmt.Errorf("setting the mode of %s: %w", path, err)
+	}
+	return nil
+}
+
 // Remove removes the file (or empty directory) path names, inside the roots; a final
 // symlink is removed, not what it points to. parley's own directories are refused. A
 // missing file is an error matching fs.ErrNotExist.
