@@ -107,14 +107,16 @@ var numberLike = regexp.MustCompile(`^[0-9][0-9A-Za-z#@_]*$`)
 // parser reads let's as arithmetic, which splits a[\$\(x\ y\)] where Bash does not),
 // by parsing the clause again under another name.
 func (a *analyzer) letClause(c *syntax.LetClause) {
-	src := a.eval.text(c)
-	if f, err := parse("LET" + strings.TrimPrefix(src, "let")); err == nil && strings.HasPrefix(src, "let") && len(f.Stmts) == 1 {
-		if call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr); ok && len(call.Assigns) == 0 && len(f.Stmts[0].Redirs) == 0 {
-			saved := a.eval
-			a.eval = evaluator{src: "LET" + src[3:], home: a.ctx.Home, pwd: a.dir}
-			a.letArgs("let", a.words(call.Args[1:]))
-			a.eval = saved
-			return
+	if src, ok := strings.CutPrefix(a.eval.text(c), "let"); ok {
+		src = "LET" + src
+		if f, err := parse(src); err == nil && len(f.Stmts) == 1 && len(f.Stmts[0].Redirs) == 0 {
+			if call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr); ok && len(call.Assigns) == 0 && len(call.Args) > 0 {
+				saved := a.eval
+				a.eval = evaluator{src: src, home: a.ctx.Home, pwd: a.dir}
+				a.letArgs("let", a.words(call.Args[1:]))
+				a.eval = saved
+				return
+			}
 		}
 	}
 	a.substitutions(c)
@@ -458,8 +460,6 @@ func splitAssignment(s string) (name, value string, ok bool) {
 // and takes a nameref's as a variable name, subscript included.
 func (a *analyzer) integerValue(cmd, name string, value *word) {
 	switch {
-	case value == nil:
-		return
 	case a.shell.integer[name] && value.lit:
 		a.arithText(cmd, value.val, "the value of the integer variable "+name)
 	case a.shell.integer[name]:
@@ -516,8 +516,12 @@ func (a *analyzer) printsInto(c *call, name string, args []word) {
 	}
 }
 
-// attributes records the names a declaration gives the attributes of flags (-i, -n).
-func (a *analyzer) attributes(flags, name string) {
+// attributes records the names a declaration (declare, local, export…) gives the
+// attributes of flags (-i, -n; export's -n takes the export away).
+func (a *analyzer) attributes(variant, flags, name string) {
+	if variant == "export" {
+		return
+	}
 	if strings.Contains(flags, "i") {
 		if a.shell.integer == nil {
 			a.shell.integer = map[string]bool{}

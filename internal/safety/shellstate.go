@@ -433,19 +433,20 @@ func declareBuiltin(a *analyzer, c *call) {
 			a.shellName(c.text, w)
 			continue
 		}
-		a.declared(c.text, flags, w.val)
+		a.declared(c.text, c.name, flags, w.val)
 	}
 }
 
-// declared judges NAME or NAME=value given to a declaration with flags as one word.
-func (a *analyzer) declared(cmd, flags, text string) {
+// declared judges NAME or NAME=value given as one word to a declaration (variant:
+// declare, local, export…) with flags.
+func (a *analyzer) declared(cmd, variant, flags, text string) {
 	name, value, hasValue := splitAssignment(text)
 	a.nameText(cmd, name)
 	base := name
 	if b, _, ok := subscript(name); ok {
 		base = b
 	}
-	a.attributes(flags, base)
+	a.attributes(variant, flags, base)
 	if hasValue {
 		v := literalWord(value)
 		a.integerValue(cmd, base, &v)
@@ -483,14 +484,14 @@ func (a *analyzer) declClause(c *syntax.DeclClause) {
 				continue
 			}
 			if w.lit {
-				a.declared(variant, flags, w.val)
+				a.declared(variant, variant, flags, w.val)
 				continue
 			}
 			a.shellName(variant, w)
 			continue
 		}
 		if as.Name != nil {
-			a.attributes(flags, as.Name.Value)
+			a.attributes(variant, flags, as.Name.Value)
 		}
 		if as.Index != nil && !a.shell.assoc[as.Name.Value] {
 			a.arithmetic(variant, as.Index)
