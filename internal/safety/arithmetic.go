@@ -488,9 +488,47 @@ func (a *analyzer) arrayElements(name string, array *syntax.ArrayExpr) {
 	}
 }
 
+// literalInput is the text on the input when the line gives it (a here-string, a
+// heredoc without expansions, what echo prints into a pipe).
+func (a *analyzer) literalInput() (string, bool) {
+	in := a.stdin
+	return in.text, (in.kind == stdinText || in.kind == stdinPipe) && !in.unseen
+}
+
+// readLine is the value read NAME gives one name when the line gives its input: the
+// first line, without the blanks around it. Not known with options that read otherwise
+// (-d, -n, -N, -u, -a), a backslash that read without -r would remove, or IFS changed.
+func (a *analyzer) readLine(c *call, p parsedArgs) (string, bool) {
+	text, ok := a.literalInput()
+	if !ok || p.has("d", "n", "N", "u", "a") || !p.has("r") && strings.Contains(text, "\\") {
+		return "", false
+	}
+	if _, set := a.shell.vars["IFS"]; set || slices.ContainsFunc(c.cmd.Env, func(e string) bool { return strings.HasPrefix(e, "IFS=") }) {
+		return "", false
+	}
+	line, _, _ := strings.Cut(text, "\n")
+	return strings.Trim(line, " \t"), true
+}
+
 // readsInto judges a builtin that stores what it reads or prints (read, mapfile, printf
-// -v) in name: an integer variable's value is evaluated as arithmetic.
+// -v) in name: an integer variable's value is evaluated as arithmetic, a nameref's is a
+// name. Input the line gives is judged as that text.
 func (a *analyzer) readsInto(cmd, name string) {
+	if !a.shell.integer[name] && !a.shell.nameref[name] {
+		return
+	}
+	if text, ok := a.literalInput(); ok {
+		for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+			w := literalWord(strings.TrimSpace(line))
+			a.integerValue(cmd, name, &w)
+		}
+		return
+	}
+	a.unknownInto(cmd, name)
+}
+
+// unknownInto judges a value only known when it runs stored in name.
+func (a *analyzer) unknownInto(cmd, name string) {
 	if a.shell.integer[name] {
 		a.add(Medium, cmd, "stores a value only known when it runs in the integer variable "+name+", which Bash evaluates as arithmetic")
 	}
@@ -509,7 +547,7 @@ func (a *analyzer) printsInto(c *call, name string, args []word) {
 	for _, w := range args {
 		switch {
 		case !w.lit || strings.Contains(w.val, "\\"):
-			a.readsInto(c.text, name)
+			a.unknownInto(c.text, name)
 		case strings.ContainsAny(w.val, "$`"):
 			a.arithCode(c.text, w.val, "what printf stores in "+name)
 		}

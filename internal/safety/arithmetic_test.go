@@ -84,6 +84,10 @@ var arithmeticCarriers = []string{
 	`i='a[$({cmd})]'; echo "${a[i]}"`,
 	`a=b; b='c[$({cmd})]'; echo $(( a + 1 ))`,
 	`f() { echo $(( $1 + 1 )); }; f 'a[$({cmd})]'`,
+	`read x <<< 'a[$({cmd})]'; echo $(( x ))`,
+	`echo 'a[$({cmd})]' | { read -r x; (( x )); }`,
+	`declare -i x; read x <<< 'a[$({cmd})]'`,
+	`declare -i x; mapfile x <<< 'a[$({cmd})]'`,
 	// Code that carries it.
 	`bash -c 'let "a[\$({cmd})]=1"'`,
 	`sh -c "let 'a[\$({cmd})]=1'"`,
@@ -165,6 +169,8 @@ func TestArithmeticOfUnknownText(t *testing.T) {
 		`echo "${a[$i]}"`,
 		`echo "${s:$off:2}"`,
 		`f() { echo $(( $1 + 1 )); }; f "$x"`,
+		`read x < data.txt; echo $(( x ))`,
+		`read x y <<< "$v"; echo $(( x ))`,
 	} {
 		if a := Analyze(line, tableContext); a.Tier != Medium {
 			t.Errorf("%s is %s (%s), want medium", line, a.Tier, a.Reason())
@@ -204,6 +210,7 @@ func TestArithmeticOrdinary(t *testing.T) {
 		`read -r line < a.txt`:                               None,
 		`mapfile -t lines < a.txt`:                           None,
 		`f() { echo $(( $1 + 1 )); }; f 2`:                   None,
+		`read -r n <<< 5; echo $(( n + 1 ))`:                 None,
 		// Not arithmetic: test's -eq takes integers, an associative array's keys are
 		// strings.
 		`[ 'a[$(rm -rf ~)]' -eq 1 ]`:                  None,

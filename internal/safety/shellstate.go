@@ -272,10 +272,12 @@ func builtins() map[string]judge {
 				a.readsInto(c.text, w.val)
 				a.shell.setVar(w.val, "", false)
 			}
-			for _, w := range p.operandWords(c.args) {
+			names := p.operandWords(c.args)
+			line, known := a.readLine(c, p)
+			for _, w := range names {
 				a.shellName(c.text, w)
 				a.readsInto(c.text, w.val)
-				a.shell.setVar(w.val, "", false)
+				a.shell.setVar(w.val, line, known && len(names) == 1)
 			}
 		},
 		"mapfile": mapfile, "readarray": mapfile,
