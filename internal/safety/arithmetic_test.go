@@ -67,6 +67,7 @@ var arithmeticCarriers = []string{
 	`readarray -t 'a[$({cmd})]' < a.txt`,
 	`unset 'a[$({cmd})]'`,
 	`getopts ab 'a[$({cmd})]'`,
+	`wait -n -p 'a[$({cmd})]'`,
 	// Expansions.
 	`echo "${a['$({cmd})']}"`,
 	`echo "${#a['$({cmd})']}"`,
@@ -208,6 +209,7 @@ func TestArithmeticOrdinary(t *testing.T) {
 		`s=hello; echo "${s:1:2}"`:                           None,
 		`printf -v out '%s' hi`:                              None,
 		`read -r line < a.txt`:                               None,
+		`wait -n -p pid; echo "$pid"`:                        None,
 		`mapfile -t lines < a.txt`:                           None,
 		`f() { echo $(( $1 + 1 )); }; f 2`:                   None,
 		`read -r n <<< 5; echo $(( n + 1 ))`:                 None,

@@ -281,6 +281,14 @@ func builtins() map[string]judge {
 			}
 		},
 		"mapfile": mapfile, "readarray": mapfile,
+		"wait": func(a *analyzer, c *call) {
+			o := opts{short: "fn", shortArg: "p"}
+			p := a.checkOptions(c, &o)
+			if w, ok := flagWord(p, c.args, "p"); ok { // the job's pid is stored in a name
+				a.shellName(c.text, w)
+				a.shell.setVar(w.val, "", false)
+			}
+		},
 		"printf": func(a *analyzer, c *call) {
 			p := parseArgs(c.args, flagSpec{short: "v", stopAtOperand: true})
 			if w, ok := flagWord(p, c.args, "v"); ok {
