@@ -94,6 +94,11 @@ var arithmeticCarriers = []string{
 	`sh -c "let 'a[\$({cmd})]=1'"`,
 	`eval 'let "a[\$({cmd})]=1"'`,
 	`bash -c 'bash -c "let \"a[\\\$({cmd})]=1\""'`,
+	// A declaration's value in parentheses is parsed again as a compound assignment.
+	`declare -a 'a=($({cmd}))'`,
+	`declare -a a='($({cmd}))'`,
+	`declare -A 'a=([k]=$({cmd}))'`,
+	`builtin declare -a 'a=($({cmd}))'`,
 }
 
 // Text Bash evaluates as arithmetic with a command in it is code: the command is judged
@@ -221,6 +226,8 @@ func TestArithmeticOrdinary(t *testing.T) {
 		`declare -A b=( ['$(rm -rf ~)']=1 )`:          None,
 		`printf '%s\n' 'a[$(rm -rf ~)]'`:              None,
 		`x='a[$(rm -rf ~)]'; echo "$x"`:               None,
+		`declare 'x=$(rm -rf ~)'`:                     None, // only a value in parentheses is parsed again
+		`declare -a 'a=(1 2 3)'; declare -a a=("$x")`: None,
 		`declare -i n; printf -v n '%d' 5; echo "$n"`: Medium, // declare -i
 	} {
 		if a := Analyze(line, tableContext); a.Tier != want {
@@ -231,6 +238,21 @@ func TestArithmeticOrdinary(t *testing.T) {
 
 // Values that read each other many times are judged within the line's budget, not in
 // exponential time.
+// A declaration's value in parentheses only known when it runs is code parley cannot
+// see (x='$(id)'; declare -a "a=($x)" runs id): Critical, as eval "$x" is.
+func TestDeclaredArrayOfUnknownText(t *testing.T) {
+	for _, line := range []string{
+		`declare -a "a=($x)"`,
+		`declare -a a="($x)"`,
+		`local -a "a=($(cat data.txt))"`,
+		`builtin declare -a "a=($x)"`,
+	} {
+		if a := Analyze(line, tableContext); a.Tier != Critical {
+			t.Errorf("%s is %s (%s), want critical", line, a.Tier, a.Reason())
+		}
+	}
+}
+
 func TestArithmeticValuesThatMultiply(t *testing.T) {
 	var b strings.Builder
 	names := "abcdefgh"

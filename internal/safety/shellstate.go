@@ -441,6 +441,9 @@ func declareBuiltin(a *analyzer, c *call) {
 		}
 		if !w.lit {
 			a.shellName(c.text, w)
+			if _, value, ok := splitAssignment(w.val); ok && c.name != "export" {
+				a.compoundValue(c.text, "a", word{src: w.src, val: value})
+			}
 			continue
 		}
 		a.declared(c.text, c.name, flags, w.val)
@@ -460,6 +463,7 @@ func (a *analyzer) declared(cmd, variant, flags, text string) {
 	if hasValue {
 		v := literalWord(value)
 		a.integerValue(cmd, base, &v)
+		a.compoundValue(cmd, base, v)
 	}
 	a.shell.setVar(name, value, true)
 }
@@ -498,6 +502,9 @@ func (a *analyzer) declClause(c *syntax.DeclClause) {
 				continue
 			}
 			a.shellName(variant, w)
+			if _, value, ok := splitAssignment(w.val); ok && variant != "export" {
+				a.compoundValue(variant, "a", word{src: w.src, val: value})
+			}
 			continue
 		}
 		if as.Name != nil {
@@ -505,6 +512,9 @@ func (a *analyzer) declClause(c *syntax.DeclClause) {
 		}
 		if as.Index != nil && !a.shell.assoc[as.Name.Value] {
 			a.arithmetic(variant, as.Index)
+		}
+		if as.Name != nil && as.Value != nil && as.Array == nil && variant != "export" {
+			a.compoundValue(variant, as.Name.Value, a.eval.word(as.Value))
 		}
 		a.assign(as, true)
 	}
