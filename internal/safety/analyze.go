@@ -3,7 +3,6 @@ package safety
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +19,16 @@ const maxLine = 256 << 10
 var parsers = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
 
 func parse(src string) (*syntax.File, error) {
+	f, err := parseBash(src)
+	if err != nil {
+		if g, ok := parseLetAsWords(src); ok {
+			return g, nil
+		}
+	}
+	return f, err
+}
+
+func parseBash(src string) (*syntax.File, error) {
 	p := parsers.Get().(*syntax.Parser)
 	defer parsers.Put(p)
 	return p.Parse(strings.NewReader(src), "")
@@ -84,6 +93,11 @@ type analyzer struct {
 	open map[*syntax.Word]bool
 	// codeFiles are the files of code the line runs that the agent can change.
 	codeFiles []string
+	// arithNow is the text arithmetic is being judged in (arithText), to see that an
+	// operand in it leaves nothing new.
+	arithNow string
+	// arithVars are the variables whose values arithmetic is following, innermost last.
+	arithVars []string
 	// shell is what the line's own shell knows: functions, aliases, rebound names and
 	// variables set in the line.
 	shell shellState
@@ -245,10 +259,7 @@ func (a *analyzer) stmt(s *syntax.Stmt) {
 		a.substitutions(c)
 		a.arithmetic("", c.X)
 	case *syntax.LetClause:
-		a.substitutions(c)
-		for _, x := range c.Exprs {
-			a.arithmetic("let", x)
-		}
+		a.letClause(c)
 	case *syntax.TestClause:
 		a.substitutions(c)
 		a.testClause(c.X)
@@ -284,6 +295,10 @@ func (a *analyzer) forLoop(loop syntax.Loop) {
 		}
 		known = known && l.InPos.IsValid() && len(l.Items) > 0
 		a.shell.setVar(l.Name.Value, value, known)
+		for _, w := range l.Items {
+			v := a.eval.word(w)
+			a.integerValue("", l.Name.Value, &v) // an integer's values are arithmetic
+		}
 		if known {
 			for _, w := range l.Items {
 				a.hiddenCode("", a.eval.word(w).val, "a loop value")
@@ -305,7 +320,7 @@ func (a *analyzer) testClause(x syntax.TestExpr) {
 			if t.Op >= syntax.TsEql && t.Op <= syntax.TsGtr {
 				for _, side := range []syntax.TestExpr{t.X, t.Y} {
 					if w, ok := side.(*syntax.Word); ok {
-						a.arithWord(w)
+						a.arithmetic("[[", w) // what the word leaves once expanded
 					}
 				}
 			}
@@ -318,22 +333,6 @@ func (a *analyzer) testClause(x syntax.TestExpr) {
 		}
 		return true
 	})
-}
-
-// arithWord judges a word Bash evaluates as arithmetic: a literal expression by its
-// variables, an expansion by the value it has.
-func (a *analyzer) arithWord(w *syntax.Word) {
-	v := a.eval.word(w)
-	if v.lit {
-		for _, name := range regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`).FindAllString(v.val, -1) {
-			a.arithVariable("[[", name)
-		}
-		a.hiddenCode("[[", v.val, "an arithmetic comparison")
-		return
-	}
-	for _, name := range v.params {
-		a.arithVariable("[[", name)
-	}
 }
 
 func (a *analyzer) ifClause(c *syntax.IfClause) {
@@ -460,9 +459,11 @@ func (a *analyzer) assign(as *syntax.Assign, judge bool) string {
 			}
 			a.tainted[name] = true
 		}
+		a.integerValue("", name, &w)
 	}
 	if as.Array != nil {
 		a.substitutions(as.Array)
+		a.arrayElements(name, as.Array)
 	}
 	if as.Index != nil {
 		a.substitutions(as.Index)

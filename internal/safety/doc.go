@@ -42,7 +42,10 @@
 //     for a sensitive file or outside it, Critical for a device or a system file).
 //   - Bash features that run code found in data: arithmetic (a[$(…)] in a value runs),
 //     ${x@P}, ${!x}, names given to declare, printf -v, read, unset and test -v, mapfile's
-//     callback; and whatever rebinds a name: alias, a function named like a program,
+//     callback. Text Bash evaluates as arithmetic (let, (( )), subscripts, offsets, the
+//     values of -i variables, nameref targets…) that holds a $ or a backquote once its
+//     quotes are removed is code however it was quoted (let "a[\$(…)]=1"): at least
+//     High, with the commands in it judged (arithmetic.go); and whatever rebinds a name: alias, a function named like a program,
 //     enable, hash -p, PATH, BASH_FUNC_ variables. A function defined in the line is
 //     judged at each call with "$@" bound to the call's words.
 //

@@ -111,7 +111,11 @@ func (a *analyzer) codeFromInput(c *call, what string, interactive bool) {
 		}
 		a.inlineCode(c, strings.TrimSuffix(what, " code"), in.text)
 	case in.kind == stdinFile:
+		// The file is the code, not where its input comes from: sh - < - reads a file
+		// named -, and would otherwise be followed back here for ever.
+		a.stdin = stdinSource{}
 		a.scriptFile(c, in.file, "the "+what+" in")
+		a.stdin = in
 	case interactive || in.kind == stdinInherited:
 		a.add(Medium, c.text, "starts an interactive interpreter")
 	}

@@ -24,6 +24,10 @@ type shellState struct {
 	// assoc are the associative arrays the line declares (declare -A): their
 	// subscripts are strings, not arithmetic.
 	assoc map[string]bool
+	// integer are the variables declared -i, whose values Bash evaluates as arithmetic;
+	// nameref those declared -n, whose values it takes as variable names.
+	integer map[string]bool
+	nameref map[string]bool
 }
 
 type variable struct {
@@ -149,7 +153,7 @@ func (a *analyzer) shellName(cmd string, w word) {
 		a.add(Medium, cmd, "names a variable only known when it runs ("+w.src+"), where Bash runs the $(…) a subscript like a[$(…)] hides")
 		return
 	}
-	a.hiddenCode(cmd, w.val, "a variable name")
+	a.nameText(cmd, w.val)
 }
 
 var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -191,85 +195,6 @@ func (a *analyzer) hiddenCode(cmd, text, what string) {
 	a.depth--
 }
 
-// arithmetic judges an arithmetic expression (or a subscript, or an offset): every
-// variable it reads is evaluated as arithmetic again, and a value like a[$(…)] runs
-// the command in it. Variables the line set to known values are judged by their value.
-func (a *analyzer) arithmetic(cmd string, n syntax.Node) {
-	if n == nil {
-		return
-	}
-	syntax.Walk(n, func(n syntax.Node) bool {
-		switch x := n.(type) {
-		case *syntax.BinaryArithm:
-			if assignment(x.Op) {
-				if w, ok := x.X.(*syntax.Word); ok {
-					if name := w.Lit(); plainName.MatchString(name) {
-						a.arithmetic(cmd, x.Y)
-						a.shell.setVar(name, "0", true)
-						return false
-					}
-				}
-			}
-		case *syntax.UnaryArithm:
-			if w, ok := x.X.(*syntax.Word); ok {
-				if name := w.Lit(); plainName.MatchString(name) && (x.Op == syntax.Inc || x.Op == syntax.Dec) {
-					a.arithVariable(cmd, name)
-					a.shell.setVar(name, "0", true)
-					return false
-				}
-			}
-		case *syntax.Word:
-			if name := x.Lit(); name != "" {
-				if plainName.MatchString(name) {
-					a.arithVariable(cmd, name)
-				} else if strings.ContainsAny(name, "$`") {
-					a.hiddenCode(cmd, name, "an arithmetic expression")
-				}
-				return false
-			}
-		case *syntax.ParamExp:
-			if x.Param != nil && !x.Excl && !x.Length {
-				a.arithVariable(cmd, x.Param.Value)
-			}
-		case *syntax.CmdSubst, *syntax.ProcSubst:
-			return false // judged where the words are walked
-		}
-		return true
-	})
-}
-
-func assignment(op syntax.BinAritOperator) bool {
-	switch op {
-	case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn, syntax.AndAssgn,
-		syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn, syntax.AndBoolAssgn, syntax.OrBoolAssgn,
-		syntax.XorBoolAssgn, syntax.PowAssgn:
-		return true
-	}
-	return false
-}
-
-// arithVariable judges a variable read in arithmetic.
-func (a *analyzer) arithVariable(cmd, name string) {
-	if specialNumbers[name] || isNumber(name) {
-		return
-	}
-	if len(name) == 1 && name[0] >= '1' && name[0] <= '9' && a.shell.bound {
-		if n := int(name[0] - '0'); n <= len(a.shell.positional) {
-			if w := a.shell.positional[n-1]; w.lit {
-				a.hiddenCode(cmd, w.val, "a value used in arithmetic")
-				return
-			}
-		} else {
-			return
-		}
-	}
-	if v, ok := a.shell.vars[name]; ok && v.known {
-		a.hiddenCode(cmd, v.value, "a value used in arithmetic")
-		return
-	}
-	a.add(Medium, cmd, "evaluates $"+name+" as arithmetic, and Bash runs the $(…) a value like a[$(…)] hides; its value is only known when it runs")
-}
-
 // paramCode judges the parameter expansions of a word that expand a value again:
 // subscripts and offsets (arithmetic), ${x@P} (a prompt: it runs $(…)), ${!x}
 // (indirection: the value names a variable, subscript included).
@@ -293,24 +218,36 @@ func (a *analyzer) paramCode(cmd string, w *syntax.Word) {
 			a.arithmetic(cmd, p.Slice.Offset)
 			a.arithmetic(cmd, p.Slice.Length)
 		}
-		if p.Param == nil {
-			return true
-		}
-		name := p.Param.Value
-		if p.Exp != nil && p.Exp.Op == syntax.OtherParamOps && p.Exp.Word != nil && p.Exp.Word.Lit() == "P" {
-			a.valueExpanded(cmd, name, "expands $"+name+" as a prompt (${"+name+"@P}), which runs the $(…) in it")
-		}
-		if p.Excl && p.Index == nil && p.Names == 0 {
-			a.valueExpanded(cmd, name, "uses the variable $"+name+" names (${!"+name+"}), and a name like a[$(…)] runs a command")
-		}
+		a.valueOps(cmd, p)
 		return true
 	})
 }
 
-// valueExpanded judges a variable whose value Bash expands again.
-func (a *analyzer) valueExpanded(cmd, name, why string) {
+// valueOps judges the expansions of p that expand its variable's value again: ${x@P}
+// (a prompt: it runs $(…)), ${!x} (indirection: the value names a variable, subscript
+// included).
+func (a *analyzer) valueOps(cmd string, p *syntax.ParamExp) {
+	if p.Param == nil {
+		return
+	}
+	name := p.Param.Value
+	if p.Exp != nil && p.Exp.Op == syntax.OtherParamOps && p.Exp.Word != nil && p.Exp.Word.Lit() == "P" {
+		a.valueExpanded(cmd, name, "expands $"+name+" as a prompt (${"+name+"@P}), which runs the $(…) in it", func(v string) {
+			a.hiddenCode(cmd, v, "the value of $"+name)
+		})
+	}
+	if p.Excl && p.Index == nil && p.Names == 0 {
+		a.valueExpanded(cmd, name, "uses the variable $"+name+" names (${!"+name+"}), and a name like a[$(…)] runs a command", func(v string) {
+			a.nameText(cmd, v)
+		})
+	}
+}
+
+// valueExpanded judges a variable whose value Bash expands again: a known value with
+// judge, another by why.
+func (a *analyzer) valueExpanded(cmd, name, why string, judge func(value string)) {
 	if v, ok := a.shell.vars[name]; ok && v.known {
-		a.hiddenCode(cmd, v.value, "the value of $"+name)
+		judge(v.value)
 		return
 	}
 	if specialNumbers[name] {
@@ -332,18 +269,31 @@ func builtins() map[string]judge {
 			p := a.checkOptions(c, &o)
 			if w, ok := flagWord(p, c.args, "a"); ok {
 				a.shellName(c.text, w)
+				a.readsInto(c.text, w.val)
 				a.shell.setVar(w.val, "", false)
 			}
-			for _, w := range p.operandWords(c.args) {
+			names := p.operandWords(c.args)
+			line, known := a.readLine(c, p)
+			for _, w := range names {
+				a.shellName(c.text, w)
+				a.readsInto(c.text, w.val)
+				a.shell.setVar(w.val, line, known && len(names) == 1)
+			}
+		},
+		"mapfile": mapfile, "readarray": mapfile,
+		"wait": func(a *analyzer, c *call) {
+			o := opts{short: "fn", shortArg: "p"}
+			p := a.checkOptions(c, &o)
+			if w, ok := flagWord(p, c.args, "p"); ok { // the job's pid is stored in a name
 				a.shellName(c.text, w)
 				a.shell.setVar(w.val, "", false)
 			}
 		},
-		"mapfile": mapfile, "readarray": mapfile,
 		"printf": func(a *analyzer, c *call) {
 			p := parseArgs(c.args, flagSpec{short: "v", stopAtOperand: true})
 			if w, ok := flagWord(p, c.args, "v"); ok {
 				a.shellName(c.text, w)
+				a.printsInto(c, w.val, p.operandWords(c.args))
 				a.shell.setVar(w.val, "", false)
 			}
 			for _, f := range p.flags {
@@ -367,15 +317,7 @@ func builtins() map[string]judge {
 			}
 		},
 		"declare": declareBuiltin, "typeset": declareBuiltin, "local": declareBuiltin, "export": declareBuiltin, "readonly": declareBuiltin,
-		"let": func(a *analyzer, c *call) {
-			for _, w := range c.args {
-				if !w.lit {
-					a.add(Medium, c.text, "evaluates arithmetic only known when it runs")
-					continue
-				}
-				a.hiddenCode(c.text, w.val, "an arithmetic expression")
-			}
-		},
+		"let": func(a *analyzer, c *call) { a.letArgs(c.text, c.args) },
 		"set": func(a *analyzer, c *call) {
 			o := opts{short: "abefhkmnptuvxBCEHPT", shortArg: "o"}
 			for _, w := range c.args {
@@ -466,6 +408,7 @@ func mapfile(a *analyzer, c *call) {
 	}
 	for _, w := range p.operandWords(c.args) {
 		a.shellName(c.text, w)
+		a.readsInto(c.text, w.val)
 	}
 }
 
@@ -482,23 +425,47 @@ func completion(a *analyzer, c *call) {
 }
 
 // declareBuiltin judges declare and its kind run as a command (builtin declare …):
-// names with subscripts run their $(…); -n makes a name refer to another.
+// names with subscripts run their $(…); -n makes a name refer to another, -i makes
+// values arithmetic.
 func declareBuiltin(a *analyzer, c *call) {
+	flags := ""
 	for _, w := range c.args {
 		if w.lit && strings.HasPrefix(w.val, "-") || w.lit && strings.HasPrefix(w.val, "+") {
 			if strings.ContainsAny(w.val, "in") {
 				a.add(Medium, c.text, "declares integer variables or references (declare -i/-n), whose values Bash evaluates again")
 			}
+			if strings.HasPrefix(w.val, "-") {
+				flags += w.val[1:]
+			}
 			continue
 		}
-		name, value, _ := strings.Cut(w.val, "=")
 		if !w.lit {
 			a.shellName(c.text, w)
+			if _, value, ok := splitAssignment(w.val); ok && c.name != "export" {
+				a.compoundValue(c.text, "a", word{src: w.src, val: value})
+			}
 			continue
 		}
-		a.shellName(c.text, literalWord(name))
-		a.shell.setVar(name, value, true)
+		a.declared(c.text, c.name, flags, w.val)
 	}
+}
+
+// declared judges NAME or NAME=value given as one word to a declaration (variant:
+// declare, local, export…) with flags.
+func (a *analyzer) declared(cmd, variant, flags, text string) {
+	name, value, hasValue := splitAssignment(text)
+	a.nameText(cmd, name)
+	base := name
+	if b, _, ok := subscript(name); ok {
+		base = b
+	}
+	a.attributes(variant, flags, base)
+	if hasValue {
+		v := literalWord(value)
+		a.integerValue(cmd, base, &v)
+		a.compoundValue(cmd, base, v)
+	}
+	a.shell.setVar(name, value, true)
 }
 
 // declClause judges declare/local/export… parsed as declarations.
@@ -508,6 +475,7 @@ func (a *analyzer) declClause(c *syntax.DeclClause) {
 		variant = c.Variant.Value
 	}
 	assoc := false
+	flags := ""
 	for _, as := range c.Args {
 		if assoc && as.Name != nil {
 			if a.shell.assoc == nil {
@@ -524,13 +492,29 @@ func (a *analyzer) declClause(c *syntax.DeclClause) {
 				if strings.ContainsAny(w.val, "in") {
 					a.add(Medium, variant, "declares integer variables or references ("+variant+" "+w.val+"), whose values Bash evaluates again")
 				}
+				if strings.HasPrefix(w.val, "-") {
+					flags += w.val[1:]
+				}
+				continue
+			}
+			if w.lit {
+				a.declared(variant, variant, flags, w.val)
 				continue
 			}
 			a.shellName(variant, w)
+			if _, value, ok := splitAssignment(w.val); ok && variant != "export" {
+				a.compoundValue(variant, "a", word{src: w.src, val: value})
+			}
 			continue
+		}
+		if as.Name != nil {
+			a.attributes(variant, flags, as.Name.Value)
 		}
 		if as.Index != nil && !a.shell.assoc[as.Name.Value] {
 			a.arithmetic(variant, as.Index)
+		}
+		if as.Name != nil && as.Value != nil && as.Array == nil && variant != "export" {
+			a.compoundValue(variant, as.Name.Value, a.eval.word(as.Value))
 		}
 		a.assign(as, true)
 	}
