@@ -63,4 +63,3 @@ func browserCommand() []string {
 		return []string{"xdg-open"}
 	}
 }
-

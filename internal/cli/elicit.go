@@ -312,4 +312,3 @@ func indentSafe(s string) string {
 	}
 	return strings.Join(lines, "\n    ")
 }
-
