@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -74,6 +75,11 @@ token can use your agents, and through them your files: parley warns).`,
 			defer stop()
 
 			auth := webui.NewAuth()
+			// $PARLEY_WEB_CODE_LIFETIME (a Go duration) is for tests: a code that is dead
+			// before it is used.
+			if d, err := time.ParseDuration(os.Getenv("PARLEY_WEB_CODE_LIFETIME")); err == nil && d > 0 {
+				auth.SetCodeLifetime(d)
+			}
 			actual := ln.Addr().(*net.TCPAddr).Port
 			hosts := webui.LoopbackHosts
 			if !isLoopback(host) {

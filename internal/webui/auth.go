@@ -28,6 +28,7 @@ type Auth struct {
 	codes    map[string]time.Time // code → when it expires
 	sessions map[string]time.Time // session → when it was minted
 	revoked  chan struct{}        // closed by Rotate: what was authorised before ends
+	lifetime time.Duration        // of a code: CodeLifetime, unless SetCodeLifetime
 	now      func() time.Time
 }
 
@@ -44,7 +45,7 @@ const (
 
 // NewAuth returns an Auth with a fresh token.
 func NewAuth() *Auth {
-	a := &Auth{now: time.Now}
+	a := &Auth{now: time.Now, lifetime: CodeLifetime}
 	a.reset()
 	return a
 }
@@ -94,8 +95,15 @@ func (a *Auth) NewCode() string {
 		dropOldest(a.codes)
 	}
 	c := newSecret()
-	a.codes[c] = now.Add(CodeLifetime)
+	a.codes[c] = now.Add(a.lifetime)
 	return c
+}
+
+// SetCodeLifetime changes how long the codes made from now on are good for.
+func (a *Auth) SetCodeLifetime(d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.lifetime = d
 }
 
 // tokenOK reports whether tok is the current token.
