@@ -102,7 +102,8 @@ func sessionCookie(t *testing.T, resp *http.Response) http.Header {
 	return http.Header{"Cookie": {c.Name + "=" + c.Value}}
 }
 
-// initializeOver opens /acp with header and protocols and has initialize answered.
+// initializeOver opens /acp with header and protocols and has initialize answered (with
+// the page's capabilities).
 func initializeOver(t *testing.T, base string, header http.Header, protocols ...string) (*websocket.Conn, error) {
 	t.Helper()
 	ws, _, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(base, "http")+"/acp", &websocket.DialOptions{HTTPHeader: header, Subprotocols: protocols})
@@ -110,7 +111,7 @@ func initializeOver(t *testing.T, base string, header http.Header, protocols ...
 		return nil, err
 	}
 	t.Cleanup(func() { ws.CloseNow() })
-	if err := ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}`)); err != nil {
+	if err := ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"elicitation":{"form":{},"url":{}}}}}`)); err != nil {
 		return nil, err
 	}
 	_, msg, err := ws.Read(t.Context())

@@ -229,7 +229,7 @@ type refusedURLMsg struct {
 }
 
 func (m refusedURLMsg) handle(c *Conversation) {
-	c.emit(Notice{Text: fmt.Sprintf("declined %s's request to open a page: %s", toolui.SafeText(m.e.Agent), toolui.SafeText(m.why.Error()))})
+	c.emit(Notice{Text: "declined the agent's request to open a page: " + toolui.SafeText(m.why.Error())})
 }
 
 type completedMsg struct{ id acp.ElicitationID }
