@@ -30,7 +30,7 @@ open it. The first line parley prints is the address to open: it carries a token
 every request needs, so only who has the address can use the chat. The browser parley
 opens itself ($BROWSER, else the system's) is given another address, which works once
 and for a minute only: a browser's command line is there for any process to read. The
-page can replace the token (its settings: "New address"): the old address, and every
+page can replace the token (its "New address" button): the old address, and every
 page opened with it, stop working at once, and parley prints the new one.
 
 The page opens on a conversation with the agent given (--agent, --agent-command; Eliza
