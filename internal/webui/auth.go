@@ -113,22 +113,40 @@ func (a *Auth) tokenOK(tok string) (revoked <-chan struct{}, ok bool) {
 	return a.revoked, subtle.ConstantTimeCompare([]byte(tok), []byte(a.token)) == 1
 }
 
-// takeCode spends a one-time code: true only the first time, and only before it expires.
-func (a *Auth) takeCode(code string) bool {
+// sessionForToken mints a session if tok is the current token.
+func (a *Auth) sessionForToken(tok string) (session string, ok bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if subtle.ConstantTimeCompare([]byte(tok), []byte(a.token)) != 1 {
+		return "", false
+	}
+	return a.mintLocked(), true
+}
+
+// sessionForCode spends a one-time code (good only the first time, and only before it
+// expires) and mints a session for it; in one step, so that no rotation falls between.
+func (a *Auth) sessionForCode(code string) (session string, ok bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	exp, ok := a.codes[code]
 	if !ok {
-		return false
+		return "", false
 	}
 	delete(a.codes, code)
-	return a.now().Before(exp)
+	if !a.now().Before(exp) {
+		return "", false
+	}
+	return a.mintLocked(), true
 }
 
-// newSession mints the secret of a session cookie.
+// newSession mints a session under the current token.
 func (a *Auth) newSession() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	return a.mintLocked()
+}
+
+func (a *Auth) mintLocked() string {
 	if len(a.sessions) >= maxSessions {
 		dropOldest(a.sessions)
 	}

@@ -52,8 +52,9 @@ func TestCodesAndSessionsAreBounded(t *testing.T) {
 	for range maxCodes {
 		a.NewCode()
 	}
-	if a.takeCode(first) || len(a.codes) != maxCodes {
-		t.Errorf("%d codes kept, the first still good: %v", len(a.codes), a.takeCode(first))
+	kept := len(a.codes)
+	if _, ok := a.sessionForCode(first); ok || kept != maxCodes {
+		t.Errorf("%d codes kept, the first still good: %v", kept, ok)
 	}
 	for range maxSessions + 10 {
 		a.newSession()

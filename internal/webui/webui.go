@@ -133,23 +133,24 @@ func (h *handler) hostAllowed(hostport string) bool {
 // on to the address without them, so they stay out of its history and screenshots.
 func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	switch {
-	case q.Has("token"):
-		if _, ok := h.opts.Auth.tokenOK(q.Get("token")); !ok {
+	var session string
+	var ok bool
+	if q.Has("token") {
+		if session, ok = h.opts.Auth.sessionForToken(q.Get("token")); !ok {
 			http.Error(w, "parley: wrong token (parley web makes a new one each time it starts, and when the page asks); open the address parley printed last", http.StatusForbidden)
 			return
 		}
-	case !h.opts.Auth.takeCode(q.Get("code")):
+	} else if session, ok = h.opts.Auth.sessionForCode(q.Get("code")); !ok {
 		http.Error(w, "parley: this one-time address was used already or has expired; open the address parley printed", http.StatusForbidden)
 		return
 	}
-	h.setSession(w, r)
+	h.setCookie(w, r, session)
 	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
-func (h *handler) setSession(w http.ResponseWriter, r *http.Request) {
+func (h *handler) setCookie(w http.ResponseWriter, r *http.Request, session string) {
 	http.SetCookie(w, &http.Cookie{
-		Name: h.cookie, Value: h.opts.Auth.newSession(), Path: "/",
+		Name: h.cookie, Value: session, Path: "/",
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
 	})
 }
@@ -189,7 +190,7 @@ func (h *handler) rotate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tok := h.opts.Auth.Rotate()
-	h.setSession(w, r)
+	h.setCookie(w, r, h.opts.Auth.newSession())
 	if h.opts.Rotated != nil {
 		h.opts.Rotated(tok)
 	}
