@@ -17,7 +17,7 @@ import (
 //	elicit-form SCHEMA             elicitation/create in form mode (SCHEMA: the requestedSchema,
 //	                               JSON); tells the action and the content (a field named
 //	                               "password" only by its length)
-//	elicit-url URL                 elicitation/create in URL mode; once accepted, elicitation/complete
+//	elicit-url URL                 elicitation/create in URL mode (URL bare, or Go-quoted); once accepted, elicitation/complete
 //	elicit-timeout MS SCHEMA       a form elicitation withdrawn ($/cancel_request) after MS
 //	usage USED SIZE [AMOUNT CUR]   a usage_update
 //	turn-usage                     the prompt's response carries an end-of-turn usage
@@ -61,6 +61,9 @@ func (a *scriptedAgent) doMore(ctx context.Context, sid acp.SessionID, verb, res
 		}
 		return "elicited: " + string(resp.Action) + " " + describeContent(resp.Content), true
 	case "elicit-url":
+		if u, err := strconv.Unquote(rest); err == nil {
+			rest = u
+		}
 		req := &acp.CreateElicitationRequest{Message: "Open the page to link your account", Mode: acp.ElicitationModeURL}
 		req.URL, req.ElicitationID, req.SessionID = rest, "link-1", sid
 		resp, err := a.conn.CreateElicitation(ctx, req)

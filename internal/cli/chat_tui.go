@@ -79,7 +79,7 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 			started.close()
 			return tui.Conv{}, errors.New("parley is leaving")
 		}
-		return tui.Conv{Name: name, Conversation: started.conv, TerminalOutput: started.agent.TerminalOutput, OpenURL: openURL}, nil
+		return tui.Conv{Name: name, Conversation: started.conv, TerminalOutput: started.agent.TerminalOutput, OpenURL: openInBrowser}, nil
 	}
 	list := func() []tui.AgentChoice {
 		cfg, err := config.Load(config.Path())
@@ -95,7 +95,7 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 		return out
 	}
 	return tui.Run(cmd.Context(), tui.Options{
-		First:       tui.Conv{Name: shortAgentName(opts), Conversation: s.conv, TerminalOutput: s.agent.TerminalOutput, OpenURL: openURL},
+		First:       tui.Conv{Name: shortAgentName(opts), Conversation: s.conv, TerminalOutput: s.agent.TerminalOutput, OpenURL: openInBrowser},
 		Workspace:   opts.dir,
 		HistoryFile: tui.HistoryFile(xdg.StateDir(), opts.dir),
 		Agents:      list,

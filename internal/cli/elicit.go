@@ -1,14 +1,8 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"runtime"
 	"strings"
-	"time"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
@@ -61,9 +55,6 @@ func (c *console) showElicitation(e conversation.ElicitationAsked, send func(con
 		if u.Punycode {
 			b.WriteString("  Warning: the host name has international characters (punycode): it may imitate another site's name.\n")
 		}
-		if !u.Openable {
-			b.WriteString("  parley opens only http and https pages: open it yourself if you trust it.\n")
-		}
 		s.write(b.String())
 		s.askURL()
 	case el.Form != nil:
@@ -113,11 +104,7 @@ func (s *elicitScreen) discard() uint64 {
 }
 
 func (s *elicitScreen) askURL() {
-	if s.Elicitation.URL.Openable {
-		s.ask("  [o] open it in your browser  [a] I will open it myself  [d] decline  [c] cancel\n? ")
-		return
-	}
-	s.ask("  [a] I will open it myself  [d] decline  [c] cancel\n? ")
+	s.ask("  [o] open it in your browser  [a] I will open it myself  [d] decline  [c] cancel\n? ")
 }
 
 // next asks field i, or shows the summary after the last one. Fields parley cannot ask
@@ -272,10 +259,11 @@ func (s *elicitScreen) readURL(text string) bool {
 	u := s.Elicitation.URL
 	switch strings.ToLower(text) {
 	case "o", "open":
-		if !u.Openable {
-			break
+		if err := conversation.CheckPageURL(u.URL); err != nil { // the core declined it already; a second look costs nothing
+			s.write(fmt.Sprintf("  parley will not open it: %v\n", err))
+			return s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionDecline})
 		}
-		if err := openURL(u.URL); err != nil {
+		if err := openInBrowser(u.URL); err != nil {
 			s.write(fmt.Sprintf("  parley could not open it (%v): open it yourself.\n", err))
 		} else {
 			s.write("  (opened in your browser)\n")
@@ -323,31 +311,4 @@ func indentSafe(s string) string {
 		lines[i] = oneLineSafe(l)
 	}
 	return strings.Join(lines, "\n    ")
-}
-
-// openURL opens an http(s) URL in the user's browser: $BROWSER (a command line; the URL
-// is its last argument), else the system's opener. The URL is one argument, never
-// through a shell.
-func openURL(url string) error {
-	var argv []string
-	if b := strings.Fields(os.Getenv("BROWSER")); len(b) > 0 {
-		argv = b
-	} else if runtime.GOOS == "darwin" {
-		argv = []string{"open"}
-	} else {
-		argv = []string{"xdg-open"}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], url)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		if msg := strings.TrimSpace(string(out)); msg != "" {
-			return fmt.Errorf("%s: %w: %s", argv[0], err, oneLineSafe(msg))
-		}
-		return fmt.Errorf("%s: %w", argv[0], err)
-	}
-	if ctx.Err() != nil {
-		return errors.New("the browser did not return")
-	}
-	return nil
 }

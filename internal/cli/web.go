@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
-	"os/exec"
-	"runtime"
+	"os"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/parley-acp/parley/internal/webui"
@@ -26,7 +27,11 @@ func newWebCommand(g *globals) *cobra.Command {
 		Short: "Chat with ACP agents in the browser",
 		Long: `Serve a chat with ACP agents in the browser, on 127.0.0.1 (a free port unless --port), and
 open it. The first line parley prints is the address to open: it carries a token that
-every request needs, so only who has the address can use the chat.
+every request needs, so only who has the address can use the chat. The browser parley
+opens itself ($BROWSER, else the system's) is given another address, which works once
+and for a minute only: a browser's command line is there for any process to read. The
+page can replace the token (its "New address" button): the old address, and every
+page opened with it, stop working at once, and parley prints the new one.
 
 The page opens on a conversation with the agent given (--agent, --agent-command; Eliza
 by default); more conversations, each with any agent parley knows, open beside it. The
@@ -69,25 +74,41 @@ token can use your agents, and through them your files: parley warns).`,
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
 
-			token := webui.NewToken()
+			auth := webui.NewAuth()
+			// $PARLEY_WEB_CODE_LIFETIME (a Go duration) is for tests: a code that is dead
+			// before it is used.
+			if d, err := time.ParseDuration(os.Getenv("PARLEY_WEB_CODE_LIFETIME")); err == nil && d > 0 {
+				auth.SetCodeLifetime(d)
+			}
 			actual := ln.Addr().(*net.TCPAddr).Port
 			hosts := webui.LoopbackHosts
 			if !isLoopback(host) {
 				hosts = append(append([]string(nil), hosts...), host)
 				fmt.Fprintf(cmd.ErrOrStderr(), "parley web: WARNING: listening on %s, not only on this machine: whoever reaches it with the token can use your agents, and through them the files in %s\n", host, srv.Workspace())
 			}
-			addr := fmt.Sprintf("http://%s/?token=%s", net.JoinHostPort(host, strconv.Itoa(actual)), token)
-			fmt.Fprintln(cmd.OutOrStdout(), addr)
+			origin := "http://" + net.JoinHostPort(host, strconv.Itoa(actual))
+			stdout := &lockedWriter{w: cmd.OutOrStdout()}
+			fmt.Fprintf(stdout, "%s/?token=%s\n", origin, auth.Token())
 			fmt.Fprintf(cmd.ErrOrStderr(), "parley web: serving %s with %s; Ctrl-C stops\n", srv.Workspace(), defaultAgentName(&af))
+			rotated := func(token string) {
+				fmt.Fprintf(stdout, "%s/?token=%s\n", origin, token)
+				fmt.Fprintln(cmd.ErrOrStderr(), "parley web: the page replaced the token: the address above is the one that works now")
+			}
 			hs := &http.Server{
-				Handler:           webui.Handler(webui.Options{ACP: srv, Token: token, Port: actual, Hosts: hosts, Logger: g.logger}),
+				Handler:           webui.Handler(webui.Options{ACP: srv, Auth: auth, Rotated: rotated, Port: actual, Hosts: hosts, Logger: g.logger}),
 				ReadHeaderTimeout: 10 * time.Second,
 				BaseContext:       func(net.Listener) context.Context { return ctx },
 			}
 			served := make(chan error, 1)
 			go func() { served <- hs.Serve(ln) }()
 			if !noOpen {
-				openBrowser(g, addr)
+				// A browser's command line is there for every process of the machine to
+				// read: it gets an address that works once, for a minute, not the token.
+				go func() {
+					if err := openInBrowser(origin + "/?code=" + auth.NewCode()); err != nil {
+						g.logger.Info("the browser was not opened; open the address above", "error", err)
+					}
+				}()
 			}
 			select {
 			case err = <-served:
@@ -140,20 +161,14 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// openBrowser opens addr in the user's browser; not managing to is only worth a line.
-func openBrowser(g *globals, addr string) {
-	var cmd *exec.Cmd
-	switch runtime.GOOS {
-	case "darwin":
-		cmd = exec.Command("open", addr)
-	case "windows":
-		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", addr)
-	default:
-		cmd = exec.Command("xdg-open", addr)
-	}
-	if err := cmd.Start(); err != nil {
-		g.logger.Info("the browser was not opened; open the address above", "error", err)
-		return
-	}
-	go cmd.Wait() // the browser outlives parley; only its exit status is collected
+// lockedWriter serialises the lines written to w from several goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -75,7 +75,8 @@
 // on screen at a time, permission or elicitation), ElicitationCompleted (the agent is
 // done with a page the user agreed to open), ElicitationDeclined (nobody could answer);
 // AgentNotice and Compaction (what the agent says outside the turn); Notice (what parley
-// itself has to say: a refusal for want of someone to ask, an agent restarted); Closed.
+// itself has to say: a refusal for want of someone to ask, a page it would not open, an
+// agent restarted); Closed.
 // A new Subscription starts with a Snapshot of the session, the question on screen, if
 // any, and whether a sign-in is under way.
 //
@@ -129,7 +130,9 @@
 // owner asks for (AgentOptions.ElicitForms, ElicitURLs) and refuses another (-32602). An
 // elicitation about a session goes to the conversation that owns it; one about a request
 // (a sign-in's authenticate) to the conversation signing in. Answers are checked against
-// the form before they are sent, and never logged.
+// the form before they are sent, and never logged. A URL elicitation whose address is not
+// an http or https page (CheckPageURL) is declined before any view sees it, with a Notice
+// saying why: a view only ever has such a page to open.
 //
 // A sign-in runs on a helper goroutine like every call to the agent: authenticate for the
 // agent's own methods; for a terminal method, the agent's command again with the

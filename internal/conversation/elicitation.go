@@ -10,6 +10,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
+	"github.com/parley-acp/parley/internal/toolui"
 )
 
 // An elicitation is the agent asking the user something (elicitation/create): a form to
@@ -35,6 +36,8 @@ type Elicitation struct {
 
 // URLRequest is the page a URL elicitation asks the user to open. Accepting only says
 // the user agreed to open it: the agent tells when it is done (ElicitationCompleted).
+// Views see only addresses CheckPageURL passes (http and https pages): any other is
+// declined before it is asked, with a Notice saying why.
 type URLRequest struct {
 	ID   acp.ElicitationID
 	URL  string // whole, as the agent sent it
@@ -42,9 +45,6 @@ type URLRequest struct {
 	// Punycode: the host has internationalized labels (xn--…), which can imitate
 	// another name; the view warns before the user agrees.
 	Punycode bool
-	// Openable: the URL is http or https, for a browser to open; the view opens nothing
-	// else.
-	Openable bool
 }
 
 // ElicitationAnswer is a view's answer: accept (with the form's values, by field name:
@@ -166,11 +166,7 @@ func newElicitation(agent string, req *acp.CreateElicitationRequest) (*Elicitati
 			return nil, fmt.Errorf("the url is not a URL: %w", err)
 		}
 		host := u.Hostname()
-		e.URL = &URLRequest{
-			ID: req.ElicitationID, URL: req.URL, Host: host,
-			Punycode: punycode(host),
-			Openable: (u.Scheme == "https" || u.Scheme == "http") && host != "",
-		}
+		e.URL = &URLRequest{ID: req.ElicitationID, URL: req.URL, Host: host, Punycode: punycode(host)}
 	}
 	return e, nil
 }
@@ -193,6 +189,14 @@ func punycode(host string) bool {
 // elicit asks the conversation's views, or declines when nobody can answer. It runs on
 // the agent's request goroutine; ctx ends when the agent withdraws the request.
 func (c *Conversation) elicit(ctx context.Context, e *Elicitation) (*acp.CreateElicitationResponse, error) {
+	if e.URL != nil {
+		if err := CheckPageURL(e.URL.URL); err != nil {
+			// Declined, not refused as an error: the agent learns the user will not open it,
+			// and its turn goes on.
+			c.postCtx(ctx, refusedURLMsg{e: e, why: err})
+			return &acp.CreateElicitationResponse{Action: acp.ElicitationActionDecline}, nil
+		}
+	}
 	if !c.opts.Interactive || !c.opts.Elicit {
 		c.postCtx(ctx, declinedMsg{e})
 		return &acp.CreateElicitationResponse{Action: acp.ElicitationActionDecline}, nil
@@ -217,6 +221,15 @@ type declinedMsg struct{ e *Elicitation }
 
 func (m declinedMsg) handle(c *Conversation) {
 	c.emit(ElicitationDeclined{Elicitation: m.e})
+}
+
+type refusedURLMsg struct {
+	e   *Elicitation
+	why error
+}
+
+func (m refusedURLMsg) handle(c *Conversation) {
+	c.emit(Notice{Text: "declined the agent's request to open a page: " + toolui.SafeText(m.why.Error())})
 }
 
 type completedMsg struct{ id acp.ElicitationID }

@@ -187,15 +187,13 @@ func TestBadPatternIsRefused(t *testing.T) {
 
 func TestURLElicitation(t *testing.T) {
 	for _, tc := range []struct {
-		url                string
-		host               string
-		punycode, openable bool
+		url      string
+		host     string
+		punycode bool
 	}{
-		{"https://example.com/a", "example.com", false, true},
-		{"https://xn--pple-43d.com/", "xn--pple-43d.com", true, true},
-		{"https://аpple.com/", "аpple.com", true, true},
-		{"javascript:alert(1)", "", false, false},
-		{"file:///etc/passwd", "", false, false},
+		{"https://example.com/a", "example.com", false},
+		{"https://xn--pple-43d.com/", "xn--pple-43d.com", true},
+		{"https://аpple.com/", "аpple.com", true},
 	} {
 		req := &acp.CreateElicitationRequest{Message: "m", Mode: acp.ElicitationModeURL}
 		req.URL, req.ElicitationID = tc.url, "e1"
@@ -203,8 +201,50 @@ func TestURLElicitation(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.url, err)
 		}
-		if u := e.URL; u.Host != tc.host || u.Punycode != tc.punycode || u.Openable != tc.openable {
+		if u := e.URL; u.Host != tc.host || u.Punycode != tc.punycode {
 			t.Errorf("%s: %+v", tc.url, *u)
+		}
+	}
+}
+
+// Only http and https pages on a named host, without credentials or characters that
+// hide where they lead, may be opened for an agent.
+func TestCheckPageURL(t *testing.T) {
+	for _, ok := range []string{
+		"https://example.com/a?b=c#d", "http://127.0.0.1:8080/", "HTTPS://Example.com/", "https://аpple.com/",
+		"https://de.wikipedia.org/wiki/Straße",
+	} {
+		if err := CheckPageURL(ok); err != nil {
+			t.Errorf("%q refused: %v", ok, err)
+		}
+	}
+	for _, tc := range []struct{ url, why string }{
+		{"javascript:alert(1)", "not javascript:"},
+		{"JavaScript:alert(1)", "not javascript:"},
+		{"data:text/html,<script>alert(1)</script>", "not data:"},
+		{"file:///etc/passwd", "not file:"},
+		{"vscode://vscode.git/clone?url=x", "not vscode:"},
+		{"blob:https://example.com/1234", "not blob:"},
+		{"ftp://example.com/", "not ftp:"},
+		{"ms-settings:", "not ms-settings:"},
+		{"//example.com/", "no scheme"},
+		{"example.com", "no scheme"},
+		{" https://example.com/", "space"},
+		{"https:example.com", "no host"},
+		{"https:///path", "no host"},
+		{"https://:443/", "no host"},
+		{"https://bank.example@evil.example/", "user name"},
+		{"https://user:pass@example.com/", "user name"},
+		{"https://example.com/\u202egnp.exe", "control, invisible"},
+		{"https://exa\u200bmple.com/", "control, invisible"},
+		{"https://example.com/\u0085", "control, invisible"},
+		{"https://example.com/a b", "space"},
+		{"https://example.com/\n", "control"},
+		{"https://example.com/\xff", "not valid text"},
+	} {
+		err := CheckPageURL(tc.url)
+		if err == nil || !strings.Contains(err.Error(), tc.why) {
+			t.Errorf("%q: %v, want a refusal saying %q", tc.url, err, tc.why)
 		}
 	}
 }

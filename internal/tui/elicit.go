@@ -158,9 +158,13 @@ func (p *formPanel) urlKey(s string) bool {
 	u := p.ask.Elicitation.URL
 	switch strings.ToLower(s) {
 	case "o":
-		if !u.Openable || p.openURL == nil {
+		if p.openURL == nil {
 			p.ignored++
 			return false
+		}
+		if err := conversation.CheckPageURL(u.URL); err != nil { // the core declined it already; a second look costs nothing
+			p.note = fmt.Sprintf("parley will not open it: %v", err)
+			return p.action(acp.ElicitationActionDecline)
 		}
 		if err := p.openURL(u.URL); err != nil {
 			p.note = fmt.Sprintf("parley could not open it (%v): open it yourself", err)
@@ -205,12 +209,7 @@ func (p *formPanel) view(st styles, width, maxLines int) (text string, cursorRow
 		if u.Punycode {
 			add("  " + st.fail.Render("Warning: the host name has international characters (punycode): it may imitate another site's name."))
 		}
-		if !u.Openable {
-			add(st.dim.Render("  parley opens only http and https pages: open it yourself if you trust it."))
-			keys = "[a] I will open it myself  [d] decline  [c] cancel"
-		} else {
-			keys = "[o] open it in your browser  [a] I will open it myself  [d] decline  [c] cancel"
-		}
+		keys = "[o] open it in your browser  [a] I will open it myself  [d] decline  [c] cancel"
 	case el.Form != nil:
 		f := el.Form
 		if f.Title != "" {

@@ -136,7 +136,7 @@ func elicitationWire(id int, e *conversation.Elicitation) ElicitationWire {
 	}
 	if u := e.URL; u != nil {
 		out.Answerable = true
-		out.URL = &URLWire{URL: u.URL, Host: u.Host, Punycode: u.Punycode, Openable: u.Openable}
+		out.URL = &URLWire{URL: u.URL, Host: u.Host, Punycode: u.Punycode}
 	}
 	return out
 }

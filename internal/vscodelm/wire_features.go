@@ -132,13 +132,13 @@ type ChoiceWire struct {
 	Description string `json:"description,omitempty"`
 }
 
-// URLWire is the page a URL elicitation asks the user to open: open only what is
-// Openable (http or https), and warn of a Punycode host before the user agrees.
+// URLWire is the page a URL elicitation asks the user to open: always an http or https
+// page (parley declines any other address before it asks); warn of a Punycode host
+// before the user agrees.
 type URLWire struct {
 	URL      string `json:"url"`
 	Host     string `json:"host"`
 	Punycode bool   `json:"punycode,omitempty"`
-	Openable bool   `json:"openable"`
 }
 
 // AnswerElicitationParams is the params of the request lm/answerElicitation: accept (with

@@ -23,11 +23,22 @@ type wsStream struct {
 
 	wmu     sync.Mutex
 	partial []byte // a line written in pieces
+
+	cmu         sync.Mutex
+	closeStatus websocket.StatusCode // how Close ends the connection: normally, unless told otherwise
+	closeReason string
 }
 
 func newWSStream(ws *websocket.Conn) *wsStream {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &wsStream{ws: ws, ctx: ctx, cancel: cancel}
+	return &wsStream{ws: ws, ctx: ctx, cancel: cancel, closeStatus: websocket.StatusNormalClosure}
+}
+
+// closeWith sets the status and reason Close will end the connection with.
+func (s *wsStream) closeWith(status websocket.StatusCode, reason string) {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	s.closeStatus, s.closeReason = status, reason
 }
 
 func (s *wsStream) Read(p []byte) (int, error) {
@@ -79,7 +90,10 @@ func (s *wsStream) Write(p []byte) (int, error) {
 }
 
 func (s *wsStream) Close() error {
-	err := s.ws.Close(websocket.StatusNormalClosure, "")
+	s.cmu.Lock()
+	status, reason := s.closeStatus, s.closeReason
+	s.cmu.Unlock()
+	err := s.ws.Close(status, reason)
 	s.cancel()
 	return err
 }

@@ -3,26 +3,27 @@
 // page speaks ACP to parley (internal/acpserver), one JSON-RPC message per text frame.
 //
 // The server is safe by construction, because any web page the user visits can reach a
-// port on 127.0.0.1:
+// port on 127.0.0.1, and any process of the machine can read a command line:
 //
-//   - every path wants the token, an unguessable secret in the address parley prints: a
-//     visit with ?token= sets it as a cookie (HttpOnly, SameSite=Strict, named for the
-//     port) and sends the browser on to the address without it; /acp also takes it as a
-//     WebSocket subprotocol, since browsers cannot set a WebSocket's headers;
+//   - every path wants a session (see Auth): a visit with ?token= (the address parley
+//     prints) or with ?code= (a one-time code, the address parley gives the browser it
+//     starts) gets a fresh session secret as a cookie (HttpOnly, SameSite=Strict, named
+//     for the port, Secure over TLS) and is sent on to the address without it; /acp also
+//     takes the token as a WebSocket subprotocol, since only browsers set cookies;
+//   - POST /rotate (from the page, with its session) replaces the token: the old token,
+//     codes and sessions are refused from then on and their WebSocket connections closed;
 //   - the Host header must name the address parley listens on (127.0.0.1, localhost,
 //     [::1], or the --listen host) with its port: a DNS rebinding attack sends another;
-//   - a WebSocket's Origin, when there is one (browsers always send it), must be the page's
-//     own origin;
+//   - a WebSocket's or a POST's Origin, when there is one (browsers always send it), must
+//     be the page's own origin;
 //   - the page is sent with a Content-Security-Policy that allows only its own script and
 //     style (no inline script, no eval), images from data: and blob: only, connections
 //     only back to parley, no frames, no forms, no remote loads of any kind.
 package webui
 
 import (
-	"crypto/rand"
-	"crypto/subtle"
+	"context"
 	"embed"
-	"encoding/base64"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -30,6 +31,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/coder/websocket"
 	"github.com/parley-acp/parley/internal/acpserver"
@@ -40,20 +42,16 @@ var dist embed.FS
 
 // Options configure the web chat's handler.
 type Options struct {
-	ACP   *acpserver.Server
-	Token string
+	ACP  *acpserver.Server
+	Auth *Auth
+	// Rotated is called with the new token when the page has the token replaced (POST
+	// /rotate), so the new address can be given to the user.
+	Rotated func(token string)
 	// Port is the port parley listens on; Hosts the host names a request may name (the
 	// loopback names, and the --listen host).
 	Port   int
 	Hosts  []string
 	Logger *slog.Logger
-}
-
-// NewToken returns a fresh token: 32 random bytes.
-func NewToken() string {
-	var b [32]byte
-	rand.Read(b[:])
-	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
 // LoopbackHosts are the host names of the loopback address a request may use.
@@ -92,22 +90,20 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "parley: this address is not the one parley serves (Host "+strconv.Quote(r.Host)+")", http.StatusMisdirectedRequest)
 		return
 	}
-	if tok := r.URL.Query().Get("token"); tok != "" && r.URL.Path == "/" {
-		if !h.tokenOK(tok) {
-			http.Error(w, "parley: wrong token; open the address parley printed", http.StatusForbidden)
-			return
-		}
-		http.SetCookie(w, &http.Cookie{Name: h.cookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		// On to the address without the token, so it stays out of history and screenshots.
-		http.Redirect(w, r, "/", http.StatusSeeOther)
+	if r.URL.Path == "/" && (r.URL.Query().Has("token") || r.URL.Query().Has("code")) {
+		h.signIn(w, r)
 		return
 	}
 	if r.URL.Path == "/acp" {
 		h.serveACP(w, r)
 		return
 	}
-	if !h.cookieOK(r) {
+	if _, ok := h.session(r); !ok {
 		http.Error(w, "parley: open the address parley printed (it carries the token)", http.StatusUnauthorized)
+		return
+	}
+	if r.URL.Path == "/rotate" {
+		h.rotate(w, r)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -133,31 +129,92 @@ func (h *handler) hostAllowed(hostport string) bool {
 	return false
 }
 
-func (h *handler) tokenOK(tok string) bool {
-	return subtle.ConstantTimeCompare([]byte(tok), []byte(h.opts.Token)) == 1
+// signIn trades the token or a one-time code for a session cookie, and sends the browser
+// on to the address without them, so they stay out of its history and screenshots.
+func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var session string
+	var ok bool
+	if q.Has("token") {
+		if session, ok = h.opts.Auth.sessionForToken(q.Get("token")); !ok {
+			http.Error(w, "parley: wrong token (parley web makes a new one each time it starts, and when the page asks); open the address parley printed last", http.StatusForbidden)
+			return
+		}
+	} else if session, ok = h.opts.Auth.sessionForCode(q.Get("code")); !ok {
+		http.Error(w, "parley: this one-time address was used already or has expired; open the address parley printed", http.StatusForbidden)
+		return
+	}
+	h.setCookie(w, r, session)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
 }
 
-func (h *handler) cookieOK(r *http.Request) bool {
+func (h *handler) setCookie(w http.ResponseWriter, r *http.Request, session string) {
+	http.SetCookie(w, &http.Cookie{
+		Name: h.cookie, Value: session, Path: "/",
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+	})
+}
+
+// session reports whether the request carries a live session cookie.
+func (h *handler) session(r *http.Request) (revoked <-chan struct{}, ok bool) {
 	c, err := r.Cookie(h.cookie)
-	return err == nil && h.tokenOK(c.Value)
+	if err != nil {
+		return nil, false
+	}
+	return h.opts.Auth.sessionOK(c.Value)
+}
+
+// ownOrigin reports whether the request comes from parley's own page, or from no page at
+// all (no Origin: not a browser's cross-site request).
+func ownOrigin(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	return origin == "" || origin == scheme(r)+"://"+r.Host
+}
+
+func scheme(r *http.Request) string {
+	if r.TLS != nil {
+		return "https"
+	}
+	return "http"
+}
+
+// rotate replaces the token at the page's request. The page that asked gets a session
+// under the new token; every other session, and every connection, ends.
+func (h *handler) rotate(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		http.Error(w, "parley: /rotate wants POST", http.StatusMethodNotAllowed)
+		return
+	}
+	if !ownOrigin(r) {
+		http.Error(w, "parley: only parley's own page may replace the token", http.StatusForbidden)
+		return
+	}
+	tok := h.opts.Auth.Rotate()
+	h.setCookie(w, r, h.opts.Auth.newSession())
+	if h.opts.Rotated != nil {
+		h.opts.Rotated(tok)
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // tokenProtocol is the WebSocket subprotocol that carries the token: parley-token.TOKEN.
 const tokenProtocol = "parley-token."
 
 func (h *handler) serveACP(w http.ResponseWriter, r *http.Request) {
-	authorized := h.cookieOK(r)
+	revoked, authorized := h.session(r)
 	for _, p := range subprotocols(r) {
-		if tok, ok := strings.CutPrefix(p, tokenProtocol); ok && h.tokenOK(tok) {
-			authorized = true
+		if tok, ok := strings.CutPrefix(p, tokenProtocol); ok {
+			if rv, ok := h.opts.Auth.tokenOK(tok); ok {
+				revoked, authorized = rv, true
+			}
 		}
 	}
 	if !authorized {
 		http.Error(w, "parley: /acp wants the token", http.StatusUnauthorized)
 		return
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && origin != "http://"+r.Host {
-		http.Error(w, fmt.Sprintf("parley: a WebSocket from %q is not parley's own page", origin), http.StatusForbidden)
+	if !ownOrigin(r) {
+		http.Error(w, fmt.Sprintf("parley: a WebSocket from %q is not parley's own page", r.Header.Get("Origin")), http.StatusForbidden)
 		return
 	}
 	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
@@ -171,7 +228,20 @@ func (h *handler) serveACP(w http.ResponseWriter, r *http.Request) {
 	}
 	ws.SetReadLimit(64 << 20)
 	stream := newWSStream(ws)
-	if err := h.opts.ACP.Serve(r.Context(), stream); err != nil {
+	// A rotation ends the connection: what let it in is refused from then on.
+	ctx, cancel := context.WithCancel(r.Context())
+	var watch sync.WaitGroup
+	defer watch.Wait()
+	defer cancel()
+	watch.Go(func() {
+		select {
+		case <-revoked:
+			stream.closeWith(websocket.StatusPolicyViolation, "the token was replaced: open the new address parley printed")
+			cancel()
+		case <-ctx.Done():
+		}
+	})
+	if err := h.opts.ACP.Serve(ctx, stream); err != nil {
 		h.opts.Logger.Debug("web chat connection ended", "error", err)
 	}
 	stream.Close()

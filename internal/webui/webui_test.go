@@ -29,10 +29,26 @@ func (noAgents) Policy(string, *workspace.Roots) *permission.Policy { return &pe
 func (noAgents) Agents() []acpserver.AgentEntry                     { return nil }
 func (noAgents) Changes(string, *workspace.Roots) *changes.Record   { return nil }
 
-const token = "the-token"
+// server is the handler served on 127.0.0.1.
+type server struct {
+	base    string
+	port    int
+	auth    *Auth
+	rotated chan string // the tokens Rotated was given
+}
 
 // serve starts the handler on 127.0.0.1 and returns its address.
 func serve(t *testing.T) (base string, port int) {
+	t.Helper()
+	s := serveAuth(t)
+	token = s.auth.Token()
+	return s.base, s.port
+}
+
+// token is the token of the server serve started last.
+var token string
+
+func serveAuth(t *testing.T) *server {
 	t.Helper()
 	acp, err := acpserver.New(acpserver.Options{Launcher: noAgents{}, DefaultAgent: "none", Workspace: t.TempDir()})
 	if err != nil {
@@ -43,13 +59,15 @@ func serve(t *testing.T) (base string, port int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	port = ln.Addr().(*net.TCPAddr).Port
-	srv := httptest.NewUnstartedServer(Handler(Options{ACP: acp, Token: token, Port: port, Hosts: LoopbackHosts}))
+	s := &server{port: ln.Addr().(*net.TCPAddr).Port, auth: NewAuth(), rotated: make(chan string, 8)}
+	s.base = "http://127.0.0.1:" + strconv.Itoa(s.port)
+	rotated := func(tok string) { s.rotated <- tok }
+	srv := httptest.NewUnstartedServer(Handler(Options{ACP: acp, Auth: s.auth, Rotated: rotated, Port: s.port, Hosts: LoopbackHosts}))
 	srv.Listener.Close()
 	srv.Listener = ln
 	srv.Start()
 	t.Cleanup(srv.Close)
-	return "http://127.0.0.1:" + strconv.Itoa(port), port
+	return s
 }
 
 func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -88,7 +106,8 @@ func TestTheTokenIsRequiredOnEveryPath(t *testing.T) {
 		t.Fatalf("the token: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
 	}
 	cookie := resp.Cookies()[0]
-	if !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Value != token {
+	// The cookie is a session of its own, not the token: the browser's store never holds it.
+	if !cookie.HttpOnly || cookie.SameSite != http.SameSiteStrictMode || cookie.Path != "/" || cookie.Secure || cookie.Value == token || len(cookie.Value) < 40 {
 		t.Errorf("cookie %+v", cookie)
 	}
 	jar, _ := cookiejar.New(nil)
@@ -129,6 +148,17 @@ func TestAHostThatIsNotParleysIsRefused(t *testing.T) {
 	}
 }
 
+// signIn visits base with query (token=… or code=…) and returns the session cookie
+// parley set.
+func signIn(t *testing.T, base, query string) *http.Cookie {
+	t.Helper()
+	resp := get(t, &http.Client{CheckRedirect: noRedirect}, base+"/?"+query, nil)
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
+		t.Fatalf("?%s: %d, cookies %v", query, resp.StatusCode, resp.Cookies())
+	}
+	return resp.Cookies()[0]
+}
+
 func dial(t *testing.T, base string, header http.Header, protocols ...string) (*websocket.Conn, *http.Response, error) {
 	t.Helper()
 	ws, resp, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(base, "http")+"/acp", &websocket.DialOptions{HTTPHeader: header, Subprotocols: protocols})
@@ -140,7 +170,7 @@ func dial(t *testing.T, base string, header http.Header, protocols ...string) (*
 
 func TestTheWebSocketWantsTheTokenAndParleysOrigin(t *testing.T) {
 	base, _ := serve(t)
-	cookie := http.Header{"Cookie": {"parley_" + strings.TrimPrefix(base[strings.LastIndex(base, ":"):], ":") + "=" + token}}
+	cookie := http.Header{"Cookie": {signIn(t, base, "token="+token).String()}}
 	if _, resp, err := dial(t, base, nil, "acp"); err == nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("no token: %v", err)
 	}

@@ -24,7 +24,7 @@ async function main() {
         openFile: (path, line) => vscode.postMessage({ type: "open", path, line }),
         openDiff: (path, oldText, newText) => vscode.postMessage({ type: "diff", path, oldText, newText }),
       }
-    : { openFile: () => {}, openDiff: () => {} };
+    : { openFile: () => {}, openDiff: () => {}, newAddress };
   const parley = new Parley(new Peer(transport));
   try {
     await parley.start();
@@ -37,6 +37,14 @@ async function main() {
   root.replaceChildren(app.el);
   await app.start();
   performance.mark("parley-ready");
+}
+
+// newAddress asks parley web for a new token. This page gets a session under it (the
+// answer's cookie) and reloads, since parley closes every connection the old one let in.
+async function newAddress() {
+  const r = await fetch("/rotate", { method: "POST", credentials: "same-origin" });
+  if (!r.ok) throw new Error(`parley did not replace the token: ${(await r.text()).trim() || r.status}`);
+  location.reload();
 }
 
 main();

@@ -287,3 +287,60 @@ test("without the token the page is refused", async () => {
     await web.stop();
   }
 });
+
+test("a page the agent asks to open that is not http or https is declined, never opened", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    await page.evaluate(() => {
+      window.opened = [];
+      window.open = (u) => (window.opened.push(String(u)), null);
+    });
+    for (const [url, why] of [
+      ["javascript:alert(document.domain)", "not javascript: addresses"],
+      ["data:text/html,<script>alert(1)</script>", "not data: addresses"],
+      ["https://accounts.example.com@evil.example/", "user name or password"],
+    ]) {
+      await send(page, `elicit-url ${url}`);
+      await page.locator(".notice", { hasText: why }).waitFor();
+      await page.locator(".msg.agent", { hasText: "elicitation: decline" }).last().waitFor();
+    }
+    assert.equal(await page.locator(".card.elicitation").count(), 0, "nothing was put to the user");
+    await shot(page, "page-url-declined");
+    // An https page is asked, and opened on a click.
+    await send(page, "elicit-url https://example.com/device");
+    await page.locator(".card.elicitation button", { hasText: "Open" }).click();
+    await page.locator(".msg.agent", { hasText: "elicitation: accept" }).waitFor();
+    assert.deepEqual(await page.evaluate(() => window.opened), ["https://example.com/device"]);
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await web.stop();
+  }
+});
+
+test("New address: parley prints a new token, the old address stops working, this page goes on", async () => {
+  const web = await startWeb();
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    await send(page, "I am worried about my tests");
+    await page.locator(".msg.agent", { hasText: "worried about your tests" }).waitFor();
+    await page.locator("button", { hasText: "New address" }).click();
+    await shot(page, "new-address");
+    await Promise.all([page.waitForEvent("load"), page.locator("button", { hasText: "Replace the address" }).click()]);
+    const fresh = await web.nextAddress();
+    assert.notEqual(fresh, web.url);
+    assert.equal(new URL(fresh).origin, web.origin);
+    // This page reloaded with a session under the new token: its conversation is back.
+    await page.locator(".msg.agent", { hasText: "worried about your tests" }).waitFor();
+    await send(page, "I feel better now");
+    await page.locator(".msg.user", { hasText: "I feel better now" }).waitFor();
+    const other = await newPage();
+    assert.equal((await other.goto(web.url)).status(), 403, "the old address");
+    assert.equal((await other.goto(fresh)).status(), 200, "the new address");
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await web.stop();
+  }
+});

@@ -41,21 +41,32 @@ export async function startWeb(args = [], { cwd } = {}) {
   const proc = spawn(parleyBinary(), ["web", "--no-open", "--cwd", workspace, ...args], { env: isolatedEnv(), stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   proc.stderr.on("data", (d) => (stderr += d));
-  const url = await new Promise((res, rej) => {
-    let out = "";
-    proc.stdout.on("data", (d) => {
-      out += d;
-      const i = out.indexOf("\n");
-      if (i >= 0) res(out.slice(0, i));
-    });
-    proc.on("exit", (code) => rej(new Error(`parley web exited ${code}: ${stderr}`)));
+  // Every line parley prints is an address: the first when it starts, another each time
+  // the page has the token replaced.
+  const lines = [];
+  const waiting = [];
+  let out = "";
+  proc.stdout.on("data", (d) => {
+    out += d;
+    for (let i; (i = out.indexOf("\n")) >= 0; out = out.slice(i + 1)) {
+      const line = out.slice(0, i);
+      const w = waiting.shift();
+      if (w) w.res(line);
+      else lines.push(line);
+    }
   });
+  proc.on("exit", (code) => {
+    for (const w of waiting.splice(0)) w.rej(new Error(`parley web exited ${code}: ${stderr}`));
+  });
+  const nextLine = () => (lines.length ? Promise.resolve(lines.shift()) : new Promise((res, rej) => waiting.push({ res, rej })));
+  const url = await nextLine();
   const exited = new Promise((res) => proc.on("exit", res));
   return {
     url,
     workspace,
     origin: new URL(url).origin,
     stderr: () => stderr,
+    nextAddress: nextLine,
     async stop() {
       proc.kill("SIGTERM");
       await exited;

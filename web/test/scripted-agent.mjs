@@ -6,6 +6,7 @@
 //   usage       a usage_update (tokens and cost)
 //   config      config options (a select and a boolean); set_config_option changes them
 //   elicit      a form elicitation; tells what was answered
+//   elicit-url URL  a URL elicitation; tells what was answered
 //   terminal    runs a command in a terminal parley owns, shown live on a tool call
 //   xss         a reply carrying <img onerror>, <script> and javascript: links
 //   hidden      a reply and a tool call holding characters that show nothing (tag
@@ -69,6 +70,9 @@ const handlers = {
           retries: { type: "integer", title: "Retries", minimum: 0, maximum: 5, default: 2 },
         }, required: ["strategy"] } });
         say(sid, `elicitation: ${r.action} ${JSON.stringify(r.content ?? {})}`);
+      } else if (line.startsWith("elicit-url ")) {
+        const r = await call("elicitation/create", { sessionId: sid, mode: "url", elicitationId: "page-1", message: "Open this page", url: line.slice("elicit-url ".length) });
+        say(sid, `elicitation: ${r.action}`);
       } else if (line === "terminal") {
         const t = await call("terminal/create", { sessionId: sid, command: "sh", args: ["-c", "echo hello from the terminal; sleep 0.5; echo second line"] });
         update(sid, { sessionUpdate: "tool_call", toolCallId: "term-1", title: "Run the script", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: t.terminalId }] });

@@ -6,6 +6,7 @@
 
 import * as vscode from 'vscode';
 import { BackendError, type Backend, type LogSink } from './backend';
+import { pageRefusal } from './pageUrl';
 import { ErrorCodes, type ElicitationField, type ElicitationNote } from './wire';
 import { visible } from './visible';
 
@@ -24,10 +25,16 @@ export async function answerElicitation(backend: Backend, log: LogSink, note: El
   stream?.markdown(new vscode.MarkdownString('\n\n**' + visible(e.agent || 'The agent') + ' asks:** ').appendText(visible(e.message)).appendMarkdown('\n\n'));
   try {
     if (e.mode === 'url' && e.url) {
+      const refusal = pageRefusal(e.url.url);
+      if (refusal) {
+        void vscode.window.showWarningMessage(`parley declined ${visible(e.agent)}'s request to open a page: ${refusal}`);
+        await answer('decline');
+        return;
+      }
       const warn = e.url.punycode ? ' (its name uses letters that can imitate another site: check it)' : '';
-      const choice = await vscode.window.showInformationMessage(visible(`${e.agent} asks you to open ${e.url.host}${warn}: ${e.message}`), { modal: false }, e.url.openable ? 'Open' : 'OK', 'Decline');
+      const choice = await vscode.window.showInformationMessage(visible(`${e.agent} asks you to open ${e.url.host}${warn}: ${e.message}`), { modal: false }, 'Open', 'Decline');
       if (choice === 'Open') {
-        await vscode.env.openExternal(vscode.Uri.parse(e.url.url));
+        await vscode.env.openExternal(vscode.Uri.parse(e.url.url, true));
         await answer('accept');
         return;
       }

@@ -207,7 +207,8 @@ export interface Elicitation {
   description?: string;
   fields?: ElicitationField[];
   answerable: boolean;
-  url?: { url: string; host: string; punycode?: boolean; openable: boolean };
+  /** Always an http or https page: parley declines any other address before it asks. */
+  url?: { url: string; host: string; punycode?: boolean };
 }
 
 /** lm/elicitation: the agent asks the user something; answer with lm/answerElicitation. */

@@ -22,7 +22,10 @@ export class App {
   constructor(private parley: Parley, private actions: Actions) {
     const newButton = h("button", { class: "tab-new", title: "New conversation", "aria-label": "new conversation", onclick: () => this.newMenu() }, "+");
     const listButton = h("button", { class: "tab-list", title: "Sessions", onclick: () => this.sessionList() }, "Sessions");
-    this.el.append(h("header", {}, this.tabs, newButton, listButton), this.panel, this.main);
+    const addressButton = actions.newAddress
+      ? h("button", { class: "tab-list", title: "Replace the address parley printed with a new one", onclick: () => this.newAddressPanel() }, "New address")
+      : null;
+    this.el.append(h("header", {}, this.tabs, newButton, listButton, addressButton), this.panel, this.main);
     parley.onSessions.push(() => this.drawTabs());
     parley.peer.onClose((why) => {
       this.main.prepend(h("div", { class: "notice error", role: "alert", text: `Disconnected from parley: ${why}. Reload the page to reconnect.` }));
@@ -132,6 +135,30 @@ export class App {
       } catch (e) {
         start.disabled = false;
         start.textContent = "Start";
+        this.panel.append(h("div", { class: "notice error", text: String((e as Error).message ?? e) }));
+      }
+    };
+  }
+
+  // newAddressPanel explains what a new address does before parley makes one.
+  private newAddressPanel() {
+    const replace = h("button", { class: "reject" }, "Replace the address");
+    const cancel = h("button", { onclick: () => this.closePanel() }, "Cancel");
+    this.openPanel(
+      h(
+        "div",
+        { class: "new-address" },
+        h("p", { text: "parley makes a new token and prints the new address in its terminal. The address it printed before, and every other page opened with it, stop working at once. This page goes on with the new one." }),
+        replace,
+        cancel,
+      ),
+    );
+    replace.onclick = async () => {
+      replace.disabled = true;
+      try {
+        await this.actions.newAddress!();
+      } catch (e) {
+        replace.disabled = false;
         this.panel.append(h("div", { class: "notice error", text: String((e as Error).message ?? e) }));
       }
     };

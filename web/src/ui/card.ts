@@ -9,4 +9,7 @@ export interface Card {
 export interface Actions {
   openFile(path: string, line?: number): void;
   openDiff(path: string, oldText: string | null, newText: string): void;
+  // newAddress has parley replace its token (parley web only): the address it printed,
+  // and every other page opened with it, stop working; parley prints the new one.
+  newAddress?(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import { h } from "../dom";
+import { pageRefusal } from "../pageurl";
 import type { Entry } from "../session";
 import type { Card } from "./card";
 
@@ -19,19 +20,23 @@ export class ElicitationCard implements Card {
       return true;
     }
     if (req.mode === "url") {
-      let host = "";
-      try {
-        host = new URL(req.url).host;
-      } catch {
-        host = "(not a valid address)";
-      }
-      parts.push(h("div", { class: "el-url" }, h("code", { text: req.url })));
-      parts.push(h("div", { class: host.includes("xn--") ? "risk tier-high" : "muted", text: `host: ${host}${host.includes("xn--") ? " — an internationalised name that may imitate another" : ""}` }));
+      const url = String(req.url ?? "");
+      const refusal = pageRefusal(url);
+      const host = refusal ? "" : new URL(url).host;
+      parts.push(h("div", { class: "el-url" }, h("code", { text: url })));
+      if (refusal) parts.push(h("div", { class: "risk tier-high", text: `parley will not open it: ${refusal}` }));
+      else parts.push(h("div", { class: host.includes("xn--") ? "risk tier-high" : "muted", text: `host: ${host}${host.includes("xn--") ? " — an internationalised name that may imitate another" : ""}` }));
+      const open = () => {
+        // Checked again at the click: only an http or https page is ever opened.
+        if (pageRefusal(url)) return f.answer("decline");
+        window.open(new URL(url).href, "_blank", "noopener,noreferrer");
+        f.answer("accept");
+      };
       parts.push(
         h(
           "div",
           { class: "q-buttons" },
-          h("button", { class: "allow", onclick: () => { window.open(req.url, "_blank", "noopener,noreferrer"); f.answer("accept"); } }, "Open"),
+          refusal ? null : h("button", { class: "allow", onclick: open }, "Open"),
           h("button", { class: "reject", onclick: () => f.answer("decline") }, "Decline"),
           h("button", { onclick: () => f.answer("cancel") }, "Cancel"),
         ),
