@@ -26,11 +26,6 @@ func plainProgram(a *analyzer, c *call) {
 			}
 		}
 	}
-	for _, name := range plainRuns[c.name] {
-		if _, ok := p.get(name); ok {
-			a.add(High, c.text, "makes "+c.name+" run a program of its choice (--"+name+")")
-		}
-	}
 	if pl.data {
 		return
 	}
@@ -88,10 +83,6 @@ func (a *analyzer) jqArguments(c *call) *call {
 	}
 	return &out
 }
-
-// plainRuns are long options of plain programs that run a program of the command's
-// choice (they are not listed as harmless: this says why they are High).
-var plainRuns = map[string][]string{"rg": {"pre", "hostname-bin"}, "ag": {"pager"}, "ack": {"pager"}, "bat": {"pager"}}
 
 // mktemp creates a file or directory: in the temporary directory unless told where.
 func mktemp(a *analyzer, c *call) {

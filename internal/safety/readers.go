@@ -2,23 +2,16 @@ package safety
 
 import "strings"
 
-// sortOptions are sort's options (-o writes; --compress-program runs a program).
-var sortOptions = opts{short: "bdfghiMnrRsuVzcCm", shortArg: "kotST",
+// sortOptions are sort's options: -o writes its output, -T its temporary files,
+// --compress-program runs a program.
+var sortOptions = opts{short: "bdfghiMnrRsuVzcCm", shortArg: "kt",
 	long:    "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort human-numeric-sort numeric-sort random-sort reverse version-sort check merge stable unique zero-terminated debug help version",
-	longArg: "key output field-separator buffer-size temporary-directory parallel files0-from random-source sort batch-size"}
+	longArg: "key field-separator buffer-size parallel sort batch-size",
+	writes:  "o output T temporary-directory", reads: "files0-from random-source", runs: "compress-program"}
 
 // sortProgram is a reader whose -o writes.
 func sortProgram(a *analyzer, c *call) {
 	p := a.checkOptions(c, &sortOptions)
-	if f, ok := p.get("o", "output"); ok {
-		a.writes(c.text, f.valueWord(c.args), a.dir, "writes to")
-	}
-	if w, ok := flagWord(p, c.args, "T", "temporary-directory"); ok {
-		a.writes(c.text, w, a.dir, "writes temporary files in")
-	}
-	if _, ok := p.get("compress-program"); ok {
-		a.add(High, c.text, "makes sort run a program (--compress-program)")
-	}
 	for _, w := range p.operandWords(c.args) {
 		a.reads(c.text, w, a.dir)
 		a.openFile(w)

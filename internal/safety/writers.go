@@ -10,11 +10,8 @@ import (
 
 // iconv judges iconv: -o writes its output.
 func iconv(a *analyzer, c *call) {
-	o := opts{globSafe: false, short: "cls", shortArg: "fto", long: "list silent help version", longArg: "from-code to-code output"}
+	o := opts{globSafe: false, short: "cls", shortArg: "ft", long: "list silent help version", longArg: "from-code to-code", writes: "o output"}
 	p := a.checkOptions(c, &o)
-	if w, ok := flagWord(p, c.args, "o", "output"); ok {
-		a.writes(c.text, w, a.dir, "writes to")
-	}
 	for _, w := range p.operandWords(c.args) {
 		a.reads(c.text, w, a.dir)
 		a.openFile(w)
@@ -121,14 +118,11 @@ func yq(a *analyzer, c *call) {
 	}
 }
 
-// tree judges tree: -o writes its listing, -R writes an HTML file in every directory.
+// tree judges tree: -o writes its listing (plainTable says so); -R, which writes an
+// HTML file in every directory, is not listed.
 func tree(a *analyzer, c *call) {
 	o := plainTable["tree"].opts
-	o.shortArg += "o"
 	p := a.checkOptions(c, &o)
-	if w, ok := flagWord(p, c.args, "o"); ok {
-		a.writes(c.text, w, a.dir, "writes its listing to")
-	}
 	for _, w := range p.operandWords(c.args) {
 		a.reads(c.text, w, a.dir)
 		a.openFile(w)
