@@ -144,6 +144,21 @@ func (a *analyzer) checkOptions(c *call, o *opts) parsedArgs {
 	return p
 }
 
+// optionEffects judges the options of a kind among c's arguments, and only them: for
+// a command already judged Medium or more for what it does, where an option parley
+// does not know adds nothing, but a write to a sensitive file still must.
+func (a *analyzer) optionEffects(c *call, o *opts) parsedArgs {
+	p := parseArgs(c.args, o.spec())
+	for _, f := range p.flags {
+		shown := "--" + f.name
+		if !f.long {
+			shown = "-" + f.name
+		}
+		a.optionEffect(c, o, f, shown)
+	}
+	return p
+}
+
 // optionEffect judges what an option of a kind does with its value: a written file
 // like a redirection, a read file like an operand, a program like the command it is.
 func (a *analyzer) optionEffect(c *call, o *opts, f flag, shown string) {

@@ -11,7 +11,10 @@ func nodePackages(a *analyzer, c *call) {
 	if len(p.operands) == 0 {
 		if c.name == "yarn" || c.name == "bun" && len(c.args) == 0 {
 			a.add(Medium, c.text, "installs packages ("+c.name+"), which run their install scripts")
+			a.optionEffects(c, &nodeQueryOptions)
+			return
 		}
+		a.checkOptions(c, &nodeQueryOptions)
 		return
 	}
 	rest := c.args[p.operands[0]:]
@@ -41,6 +44,7 @@ func nodePackages(a *analyzer, c *call) {
 		a.add(Medium, c.text, "removes packages ("+c.name+" "+verb+")")
 	case "config", "set":
 		if len(rest) > 1 && (rest[1].val == "get" || rest[1].val == "list" || rest[1].val == "ls") {
+			a.checkOptions(c, &nodeQueryOptions)
 			return
 		}
 		// The user's configuration holds script-shell, node-options…: what every later
@@ -51,7 +55,9 @@ func nodePackages(a *analyzer, c *call) {
 			a.add(Medium, c.text, "clears the package cache")
 		}
 	case "ls", "list", "ll", "la", "why", "explain", "help", "prefix", "root", "bin", "-v", "--version", "-h", "--help", "completion":
-		// Queries of what is installed: nothing runs.
+		// Queries of what is installed: nothing runs, with the options parley knows.
+		a.checkOptions(c, &nodeQueryOptions)
+		return
 	case "view", "info", "show", "outdated", "search", "audit", "doctor", "ping", "whoami":
 		a.add(Medium, c.text, "queries the package registry ("+c.name+" "+verb+")")
 	default:
@@ -60,7 +66,20 @@ func nodePackages(a *analyzer, c *call) {
 		a.add(Medium, c.text, "runs the scripts of package.json ("+c.name+" "+verb+"), which the agent can change")
 		a.codeFile("the scripts of package.json")
 	}
+	a.optionEffects(c, &nodeQueryOptions)
 }
+
+// nodeQueryOptions are the options of npm, pnpm, yarn and bun's queries (ls, why,
+// config get…): --logs-dir and the caches are written, a user configuration can name
+// the shell scripts run with and where logs go, --browser and --editor are programs.
+var nodeQueryOptions = opts{short: "aglpsqdvhrPDy", shortArg: "w",
+	long: `json all long parseable global link production dev unicode no-unicode color no-color silent quiet verbose
+		dd ddd help version workspaces include-workspace-root package-lock-only recursive prod only-projects
+		lockfile-only exclude-peers no-optional installed offline prefer-offline frozen-lockfile`,
+	longArg: "depth omit include workspace filter pattern loglevel registry prefix location",
+	writes:  "logs-dir cache cache-dir cache-folder store-dir global-dir global-folder modules-folder",
+	config:  "userconfig globalconfig use-yarnrc C cwd dir",
+	runs:    "browser viewer editor shell script-shell"}
 
 // packageExec judges npm exec/npx -c 'command' (a shell command) and the command it
 // runs otherwise.
@@ -96,8 +115,23 @@ func npx(a *analyzer, c *call) {
 	a.packageExec(c, c.args)
 }
 
+// pipOptions are the options of pip's (and uv pip's) queries: --log and --cache-dir
+// write, --python runs an interpreter, -r and the certificates are read.
+var pipOptions = opts{short: "hvVqelufo", shortArg: "i",
+	long: `help debug isolated require-virtualenv verbose version quiet no-input no-cache-dir disable-pip-version-check
+		no-color no-python-version-warning editable local user pre not-required exclude-editable include-editable no-index
+		files all offline no-cache native-tls system strict tree no-dedupe`,
+	longArg: `proxy retries timeout exists-action trusted-host use-feature use-deprecated keyring-provider index-url
+		extra-index-url find-links format exclude platform python-version implementation abi color python-preference depth prune package
+		invert`,
+	writes: "log log-file cache-dir", reads: "r requirement c constraint cert client-cert path config-file directory project",
+	runs: "python p",
+}
+
 // pip judges pip: installs are Medium (setup scripts run), --user or system-wide
-// installs and uploads High.
+// installs and uploads High; queries (list, show, freeze…) are None with the options
+// pipOptions knows, and an option that writes is judged like a redirection whatever
+// the verb.
 func pip(a *analyzer, c *call) {
 	verb := firstOperand(c.args)
 	switch verb {
@@ -111,10 +145,16 @@ func pip(a *analyzer, c *call) {
 		a.add(Medium, c.text, "removes Python packages")
 	case "config":
 		a.add(Medium, c.text, "changes pip's configuration")
-	case "list", "show", "freeze", "check", "help", "--version", "-V", "inspect", "debug":
+	case "list", "show", "freeze", "check", "help", "--version", "-V", "inspect", "debug", "":
+		p := a.checkOptions(c, &pipOptions)
+		if p.has("o", "outdated", "u", "uptodate") {
+			a.add(Medium, c.text, "queries the package index ("+c.name+" "+verb+" --outdated)")
+		}
+		return
 	default:
 		a.add(Medium, c.text, "runs "+c.name+" "+verb)
 	}
+	a.optionEffects(c, &pipOptions)
 	if hasWord(c.args, "-e", "--editable") || verb == "install" && hasWord(c.args, ".") {
 		a.codeFile("the project's setup code")
 	}
@@ -172,6 +212,9 @@ func cargo(a *analyzer, c *call) {
 	case "fmt":
 		a.add(Medium, c.text, "rewrites the crate's files (cargo fmt)")
 	case "", "--version", "-V", "version", "help", "--help", "-h", "--list":
+		// cargo help runs man on the page; its options must be known.
+		a.checkOptions(c, &cargoQueryOptions)
+		return
 	case "tree", "metadata", "locate-project", "pkgid", "read-manifest", "verify-project", "search":
 		// .cargo/config.toml in the workspace names the rustc cargo runs, even to ask
 		// for its version.
@@ -181,16 +224,17 @@ func cargo(a *analyzer, c *call) {
 		a.add(Medium, c.text, "builds and runs the crate's code (cargo "+verb+": build scripts, macros, tests), which the agent can change")
 		a.codeFile("the crate's code")
 	}
-	p := parseArgs(c.args, flagSpec{long: []string{"target-dir", "artifact-dir", "out-dir", "manifest-path", "config"}})
-	for _, f := range p.flags {
-		switch {
-		case f.long && (f.name == "target-dir" || f.name == "artifact-dir" || f.name == "out-dir"):
-			a.writes(c.text, f.valueWord(c.args), a.dir, "builds into")
-		case f.long && f.name == "config":
-			a.add(High, c.text, "gives cargo configuration on the command line, which can name programs it runs")
-		}
+	p := a.optionEffects(c, &cargoQueryOptions)
+	if p.has("config") {
+		a.add(High, c.text, "gives cargo configuration on the command line, which can name programs it runs")
 	}
 }
+
+// cargoQueryOptions are cargo's options known to be harmless without a verb, and
+// those of every verb that write (the build directories, the lockfile's --lockfile-path,
+// --timings's report goes into the target directory).
+var cargoQueryOptions = opts{short: "vqhV", long: "verbose quiet help version list frozen locked offline",
+	longArg: "color", writes: "target-dir artifact-dir out-dir lockfile-path", reads: "manifest-path"}
 
 // goBuildFlags are the go command's build flags (go help build), with whether each
 // takes a value. -toolexec, -exec and -vettool run a program of the command's choice;
@@ -209,10 +253,23 @@ var goBuildFlags = map[string]bool{
 	"benchtime": true, "benchmem": false, "skip": true, "args": false, "coverprofile": true, "cpuprofile": true,
 	"memprofile": true, "blockprofile": true, "mutexprofile": true, "trace": true, "outputdir": true, "fullpath": false,
 	"vet": true, "memprofilerate": true, "blockprofilerate": true, "mutexprofilefraction": true,
+	// go doc's own flags.
+	"src": false, "all": false, "cmd": false,
 }
 
-// goWrites are the go flags whose value is a file (or directory) it writes.
-var goWrites = map[string]bool{"o": true, "coverprofile": true, "cpuprofile": true, "memprofile": true, "blockprofile": true, "mutexprofile": true, "trace": true, "outputdir": true}
+// goWrites are the go flags whose value is a file (or directory) it writes: -pkgdir
+// installs packages there, -modfile may rewrite the go.mod it names (and the go.sum
+// beside it).
+var goWrites = map[string]bool{"o": true, "coverprofile": true, "cpuprofile": true, "memprofile": true, "blockprofile": true, "mutexprofile": true, "trace": true, "outputdir": true, "pkgdir": true, "modfile": true}
+
+// goReads are the go flags whose value is a file it reads.
+var goReads = map[string]bool{"overlay": true, "pgo": true}
+
+// goToolWrites are the flags of the compiler, the assembler and the linker (given
+// through -gcflags, -asmflags, -ldflags) whose value is a file they write.
+var goToolWrites = map[string]bool{"o": true, "cpuprofile": true, "memprofile": true, "blockprofile": true, "mutexprofile": true,
+	"trace": true, "bench": true, "asmhdr": true, "linkobj": true, "tmpdir": true, "capturehostobjs": true, "benchmarkprofile": true,
+	"json": true, "traceprofile": true}
 
 // goTool judges the go command: building, vetting, listing and documentation are None
 // with the flags it knows; test, run, generate and tool run the project's code
@@ -296,11 +353,66 @@ func (a *analyzer) goFlags(c *call, args []word) {
 			a.add(High, c.text, "makes go run a program of its choice (-"+name+")")
 		case name == "ldflags" && (strings.Contains(value, "extld") || !valueWord.lit):
 			a.add(High, c.text, "makes go link with a program of its choice (-ldflags -extld)")
+		case name == "gcflags" || name == "asmflags" || name == "ldflags" || name == "gccgoflags":
+			a.goToolFlags(c, name, valueWord)
 		case goWrites[name]:
-			a.writes(c.text, valueWord, a.dir, "writes")
+			a.writes(c.text, valueWord, a.dir, "writes (-"+name+")")
+			if name == "modfile" && strings.HasSuffix(valueWord.val, ".mod") {
+				sum := valueWord
+				sum.val = strings.TrimSuffix(sum.val, ".mod") + ".sum"
+				a.writes(c.text, sum, a.dir, "writes (-modfile)")
+			}
+		case goReads[name]:
+			a.reads(c.text, valueWord, a.dir)
+		case name == "mod" && value == "mod":
+			// go may update go.mod and go.sum as it builds.
+			a.writes(c.text, literalWord("go.mod"), a.dir, "may rewrite (-mod=mod)")
+			a.writes(c.text, literalWord("go.sum"), a.dir, "may rewrite (-mod=mod)")
 		case name == "C":
 			if loc := a.locate(valueWord, a.dir); loc.outside() {
 				a.add(Medium, c.text, "runs go in "+loc.describe())
+			}
+		}
+	}
+}
+
+// goToolFlags judges the flags go passes to a tool (-gcflags='all=-N -l'): those that
+// write a file are judged like redirections; a value only known when it runs could
+// be any of them.
+func (a *analyzer) goToolFlags(c *call, name string, w word) {
+	if !w.lit {
+		a.add(High, c.text, "gives go -"+name+" only known when it runs, which could make its tools write anywhere")
+		return
+	}
+	fields := strings.Fields(w.val)
+	if len(fields) > 0 {
+		if pattern, rest, ok := strings.Cut(fields[0], "="); ok && !strings.HasPrefix(pattern, "-") {
+			fields[0] = rest // all=-N: the flags for the packages matching all
+		}
+	}
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		if !strings.HasPrefix(f, "-") {
+			continue
+		}
+		flagName, value, has := strings.Cut(strings.TrimLeft(f, "-"), "=")
+		switch {
+		case name == "gccgoflags":
+			a.add(Medium, c.text, "passes flags to gccgo (-gccgoflags), which parley does not judge")
+			return
+		case strings.HasPrefix(flagName, "extld"):
+			a.add(High, c.text, "makes go link with a program or flags of its choice (-"+name+" -"+flagName+")")
+		case goToolWrites[flagName]:
+			if !has && i+1 < len(fields) {
+				i++
+				value = fields[i]
+			}
+			if flagName == "json" {
+				_, value, _ = strings.Cut(value, ",") // -json=0,file://dir
+				value = strings.TrimPrefix(value, "file://")
+			}
+			if value != "" {
+				a.writes(c.text, literalWord(value), a.dir, "writes (-"+name+" -"+flagName+")")
 			}
 		}
 	}
