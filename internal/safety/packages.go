@@ -172,14 +172,34 @@ func uv(a *analyzer, c *call) {
 		a.add(Medium, c.text, "installs or runs a tool (uv tool)")
 	case "add", "remove", "sync", "lock", "venv", "init":
 		a.add(Medium, c.text, "changes the project's environment (uv "+verb+")")
+		a.optionEffects(c, &uvQueryOptions)
 	case "run":
 		a.add(Medium, c.text, "runs a command in the project's environment, installing what it needs (uv run)")
 		a.runAfterOptions(c, "run", flagSpec{long: []string{"with", "python", "project", "directory", "extra", "group", "package", "env-file", "index", "index-url", "with-requirements"}, short: "p", stopAtOperand: true})
-	case "--version", "version", "help", "-V", "tree":
+	case "", "version", "help":
+		a.checkOptions(c, &uvQueryOptions)
+	case "tree":
+		// uv tree locks the project first (rewriting uv.lock, downloading what it needs)
+		// unless told not to.
+		if !hasWord(c.args, "--frozen") {
+			a.add(Medium, c.text, "resolves the project, which may rewrite uv.lock and download packages (uv tree without --frozen)")
+			a.optionEffects(c, &uvQueryOptions)
+			return
+		}
+		a.checkOptions(c, &uvQueryOptions)
 	default:
 		a.add(Medium, c.text, "runs uv "+verb)
+		a.optionEffects(c, &uvQueryOptions)
 	}
 }
+
+// uvQueryOptions are the options of uv's queries (uv --version, uv tree --frozen):
+// --cache-dir writes, --python names an interpreter it runs.
+var uvQueryOptions = opts{short: "qvVhn", shortArg: "d",
+	long: `quiet verbose version help frozen locked offline no-cache no-dedupe invert universal all-groups no-dev only-dev
+		no-default-groups native-tls no-progress no-config short output-format`,
+	longArg: "color depth prune package group no-group only-group python-version python-platform format",
+	writes:  "cache-dir", reads: "directory project config-file", runs: "python p"}
 
 // runAfterOptions judges "TOOL VERB [options] COMMAND…" (uv run, poetry run…): the
 // words after the verb's options are the command it runs.
@@ -429,17 +449,39 @@ func publisher(verbs ...string) judge {
 			}
 		}
 		switch {
+		case c.name == "gem" && (verb == "" || verb == "list" || verb == "search" || verb == "query" || verb == "info" || verb == "contents" ||
+			verb == "dependency" || verb == "environment" || verb == "env" || verb == "help" || verb == "specification" || verb == "which"):
+			a.checkOptions(c, &publisherQueryOptions)
 		case c.name == "gem" && (verb == "install" || verb == "update"):
 			a.add(Medium, c.text, "installs Ruby gems")
 		case c.name == "gem" && verb == "uninstall":
 			a.add(Medium, c.text, "removes Ruby gems")
+		case c.name == "gem":
+			// build runs the gemspec, open an editor, exec a gem, cleanup and pristine
+			// change what is installed.
+			a.add(Medium, c.text, "runs gem "+verb)
 		case c.name == "poetry" && (verb == "add" || verb == "install" || verb == "update" || verb == "remove" || verb == "lock"):
 			a.add(Medium, c.text, "changes the project's dependencies (poetry "+verb+")")
 		case c.name == "poetry" && verb == "run":
 			a.add(Medium, c.text, "runs a command in the project's environment (poetry run)")
 			a.runAfterOptions(c, "run", flagSpec{stopAtOperand: true})
-		case c.name == "poetry" && verb != "" && verb != "show" && verb != "check" && verb != "version" && verb != "env" && verb != "config":
-			a.add(Medium, c.text, "runs poetry "+verb)
+		case c.name == "poetry" && (verb == "" || verb == "show" || verb == "check" || verb == "version" || verb == "env" || verb == "config"):
+			// poetry version 2.0 bumps the version, poetry env use makes an environment,
+			// poetry config KEY VALUE changes the settings.
+			p := parseArgs(c.args, flagSpec{short: "C", long: []string{"directory", "project"}})
+			operands := p.operandWords(c.args)
+			if verb == "version" && len(operands) > 1 || verb == "env" && len(operands) > 1 && operands[1].val != "info" && operands[1].val != "list" ||
+				verb == "config" && (len(operands) > 2 || p.has("unset")) {
+				a.add(Medium, c.text, "changes the project or poetry's settings (poetry "+verb+")")
+				return
+			}
+			a.checkOptions(c, &publisherQueryOptions)
+		case c.name == "flit" && verb == "":
+			a.checkOptions(c, &publisherQueryOptions)
+		case c.name == "poetry" || c.name == "flit":
+			a.add(Medium, c.text, "runs "+c.name+" "+verb)
+		case c.name == "twine":
+			a.checkOptions(c, &publisherQueryOptions)
 		case c.name == "dotnet" && verb == "nuget":
 			if hasWord(c.args, "push", "delete") {
 				a.add(High, c.text, "publishes or deletes a package (dotnet nuget)")
@@ -452,6 +494,11 @@ func publisher(verbs ...string) judge {
 	}
 }
 
+// publisherQueryOptions are the options of gem's, poetry's and twine's queries.
+var publisherQueryOptions = opts{short: "daeqvVhnPtsp", long: `local details versions no-versions all exact prerelease installed
+	quiet verbose no-verbose help version tree top-level why no-dev no-ansi ansi no-plugins no-cache no-interaction
+	strict short list lock`, longArg: "only with without", reads: "C directory project config-file"}
+
 // envRunner judges pipenv, pdm, rye, conda and their kind: "run" runs a command in the
 // project's environment (judged as itself); anything else changes the environment.
 func envRunner(a *analyzer, c *call) {
@@ -463,8 +510,18 @@ func envRunner(a *analyzer, c *call) {
 	case "run":
 		a.add(Medium, c.text, "runs a command in the project's environment ("+c.name+" run)")
 		a.runAfterOptions(c, "run", flagSpec{short: "np", long: []string{"name", "prefix", "environment", "env"}, stopAtOperand: true})
-	case "list", "info", "show", "graph", "--version":
+	case "list", "info", "show", "graph", "--version", "":
+		a.checkOptions(c, &envQueryOptions)
 	default:
 		a.add(Medium, c.text, "changes the project's environment ("+c.name+" "+verb+")")
 	}
 }
+
+// envQueryOptions are the options of conda's, pdm's, pipenv's, pixi's and rye's
+// queries.
+var envQueryOptions = opts{short: "aeghjrsqvVcG", shortArg: "n",
+	long: `json export explicit md5 revisions full-name canonical no-pip show-channel-urls reverse envs all system base
+		unsafe-channels graph freeze csv markdown tree resolve global env packages python where bare json-tree installed-deps
+		quiet verbose help version`,
+	longArg: "name fields sort include exclude group platform environment sort-by",
+	reads:   "p prefix project manifest-path"}

@@ -40,7 +40,7 @@ func init() {
 		"iptables": firewall, "ip6tables": firewall, "nft": firewall, "ufw": firewall, "firewall-cmd": firewall, "pfctl": firewall,
 		"mount": mount, "umount": mount, "swapoff": fixed(High, "turns swap off (swapoff)"), "swapon": fixed(Medium, "turns swap on"),
 		"sysctl": func(a *analyzer, c *call) {
-			if hasWord(c.args, "-w", "--write", "-p", "--load", "--system") {
+			if hasWord(c.args, "-w", "--write", "-p", "-f", "--load", "--system") || hasPrefixWord(c.args, "--load", "-p", "-f") {
 				a.add(High, c.text, "changes kernel settings (sysctl)")
 			}
 		},

@@ -162,8 +162,31 @@ func (a *analyzer) nestedRun(cmd string, words []word) {
 	a.nested = saved
 }
 
-// fd judges fd, whose -x/-X run a command for its results.
+// fdOptions are fd's options before an -x/-X command.
+var fdOptions = opts{short: "HIusigFalLpq0", shortArg: "dteESjco",
+	long: `hidden no-hidden no-ignore ignore unrestricted case-sensitive ignore-case glob regex fixed-strings absolute-path
+		relative-path list-details follow full-path print0 quiet show-errors one-file-system prune no-ignore-vcs no-ignore-parent
+		no-require-git no-global-ignore-file strip-cwd-prefix help version`,
+	longArg: `max-depth min-depth exact-depth type extension exclude size changed-within changed-before newer older owner
+		color threads max-results path-separator format hyperlink and`,
+	reads: "base-directory search-path ignore-file"}
+
+// fd judges fd, whose -x/-X run a command for its results; its other options must be
+// known.
 func fd(a *analyzer, c *call) {
+	before := c.args
+	for i, w := range c.args {
+		if w.lit && (w.val == "-x" || w.val == "--exec" || w.val == "-X" || w.val == "--exec-batch") {
+			before = c.args[:i]
+			break
+		}
+	}
+	p := a.checkOptions(&call{cmd: c.cmd, name: c.name, args: before, text: c.text}, &fdOptions)
+	if ops := p.operandWords(before); len(ops) > 1 {
+		for _, w := range ops[1:] {
+			a.reads(c.text, w, a.dir) // the directories it searches
+		}
+	}
 	for i, w := range c.args {
 		if w.lit && (w.val == "-x" || w.val == "--exec" || w.val == "-X" || w.val == "--exec-batch") {
 			inner := append([]word(nil), c.args[i+1:]...)
