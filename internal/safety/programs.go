@@ -135,6 +135,7 @@ func formatter(write string, checkFlags string) judge {
 		if versionQuery(c.args) {
 			return
 		}
+		a.formatterWrites(c)
 		p := parseArgs(c.args, flagSpec{})
 		readOnly := write != "" && !p.has(write) && !(c.name == "ruff" && firstOperand(c.args) == "format")
 		if write == "" && checkFlags != "" {
@@ -165,5 +166,32 @@ func formatter(write string, checkFlags string) judge {
 			}
 		}
 		a.add(Medium, c.text, "rewrites files in the workspace ("+c.name+")")
+	}
+}
+
+// formatterWrites judges the files a formatter writes besides the ones it formats:
+// ruff's report and cache, the profiles of the Go formatters (Go flags: -cpuprofile=x
+// or -cpuprofile x).
+func (a *analyzer) formatterWrites(c *call) {
+	switch c.name {
+	case "ruff":
+		a.optionEffects(c, &opts{writes: "o output-file cache-dir"})
+	case "gofmt", "goimports":
+		for i := 0; i < len(c.args); i++ {
+			w := c.args[i]
+			name, value, has := strings.Cut(strings.TrimLeft(w.val, "-"), "=")
+			if !w.lit || !strings.HasPrefix(w.val, "-") || name != "cpuprofile" && name != "memprofile" && name != "trace" {
+				continue
+			}
+			file := literalWord(value)
+			if !has {
+				if i+1 >= len(c.args) {
+					break
+				}
+				i++
+				file = c.args[i]
+			}
+			a.writes(c.text, file, a.dir, "writes (-"+name+") to")
+		}
 	}
 }

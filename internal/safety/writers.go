@@ -52,7 +52,8 @@ func openssl(a *analyzer, c *call) {
 			value = c.args[i+1]
 		}
 		switch name {
-		case "out", "keyout", "signature", "certout", "reqout", "CAserial", "export":
+		case "out", "keyout", "signature", "certout", "reqout", "CAserial", "export", "writerand", "sess_out", "keylogfile", "msgfile",
+			"respout", "crlout", "certsout", "cacertsout", "extracertsout", "outdir", "signer", "out_trusted":
 			a.writes(c.text, value, a.dir, "writes to")
 			i++
 		case "in", "inkey", "key", "cert", "CAfile", "CAkey", "CA", "signkey", "certfile", "untrusted", "peerkey", "kfile", "sigfile", "rand":
@@ -166,8 +167,8 @@ func (a *analyzer) dcText(c *call, w word) {
 
 // man judges man: its pager and browser options run programs, -l formats a file.
 func man(a *analyzer, c *call) {
-	o := opts{short: "afkKwWuhVdD", shortArg: "MSsLEmCPH", long: "all whatis apropos where where-cat path regex wildcard names-only no-subpages help version debug default",
-		longArg: "manpath sections locale encoding systems config-file extension"}
+	o := opts{short: "afkKwWuhVdD", shortArg: "MSsLEmPH", long: "all whatis apropos where where-cat path regex wildcard names-only no-subpages help version debug default",
+		longArg: "manpath sections locale encoding systems extension", config: "C config-file"}
 	p := a.checkOptions(c, &o)
 	for _, f := range p.flags {
 		if f.name == "P" || f.name == "H" || f.long && (f.name == "pager" || f.name == "html") {
