@@ -114,6 +114,26 @@ func TestOptionWrites(t *testing.T) {
 		{"uv tree --frozen --cache-dir /etc/x", High},
 		{"uv sync --cache-dir .bashrc", High},
 		{"brew home", Medium},
+		// Programs already Medium for what they do still have the file they write judged.
+		{"pytest --basetemp=/home/u", Critical}, // pytest empties it first
+		{"pytest --junitxml=.github/workflows/x.xml", High},
+		{"jest --outputFile=.bashrc", High},
+		{"eslint -o .bashrc .", High},
+		{"gcc -MF .bashrc -c x.c", High},
+		{"gcc -Wl,-Map=.bashrc x.c", High},
+		{"rustc --emit=obj=.bashrc x.rs", High},
+		{"javac -d /etc x.java", High},
+		{"tsc --noEmit --outDir .github/workflows", High},
+		{"tsc --noEmit --tsBuildInfoFile .bashrc", High},
+		{"pip download -d ../x requests", High},
+		{"pip install --report .bashrc requests", High},
+		{"docker save -o .bashrc img", High},
+		{"docker build --iidfile /etc/x .", High},
+		{"helm pull x --untardir /etc/x", High},
+		{"kubectl apply -f x.yaml --cache-dir /etc/x", High},
+		{"gawk --profile=.bashrc '{print}' a.txt", High},
+		{"gawk --profile '{system(\"rm -rf ~\")}' a.txt", Critical},
+		{"tar -tf host:x.tar", Medium},
 	} {
 		if a := Analyze(c.command, tableContext); a.Tier != c.tier {
 			t.Errorf("%q is %s (%s), want %s", c.command, a.Tier, a.Reason(), c.tier)
@@ -149,7 +169,7 @@ func TestOptionWritesAreJudgedLikeRedirections(t *testing.T) {
 		"git log --output={}", "git diff --output {}", "git show --outp={}", "git stash list --output={}", "git archive -o {} HEAD",
 		"sort -o {} a.txt", "sort --output={} a.txt", "tree -o {}", "diffstat -o {} a.patch", "iconv -f a -t b -o {} a.txt",
 		"find . -fprint {}", "curl --hsts {} https://example.com", "wget -a {} https://example.com", "openssl rand -writerand {} 8",
-		"docker compose config --output {}", "kubectl get pods --cache-dir {}", "helm template x . --output-dir {}",
+		"docker compose config --output {}", "docker save -o {} img", "pytest --junitxml={}", "gcc -MF {} -c x.c", "tsc --noEmit --outDir {}", "kubectl get pods --cache-dir {}", "helm template x . --output-dir {}",
 		"dpkg --log={} -l", "pacman -Q --logfile={}", "ruff check --no-fix -o {}", "gofmt -l -cpuprofile {} .", "uv sync --cache-dir {}",
 	}
 	for _, path := range []string{"build.log", ".github/workflows/x.yml", ".bashrc", "../outside", "/etc/passwd"} {

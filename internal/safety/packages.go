@@ -124,7 +124,7 @@ var pipOptions = opts{short: "hvVqelufo", shortArg: "i",
 	longArg: `proxy retries timeout exists-action trusted-host use-feature use-deprecated keyring-provider index-url
 		extra-index-url find-links format exclude platform python-version implementation abi color python-preference depth prune package
 		invert`,
-	writes: "log log-file cache-dir", reads: "r requirement c constraint cert client-cert path config-file directory project",
+	writes: "log log-file cache-dir report d dest w wheel-dir src", reads: "r requirement c constraint cert client-cert path config-file directory project",
 	runs: "python p",
 }
 

@@ -185,6 +185,10 @@ func docker(a *analyzer, c *call) {
 		}
 	}
 	all := strings.Join(valuesOf(rest), " ")
+	if !dockerQuery(verb) {
+		// docker save -o, build --iidfile, run --cidfile…: the files written.
+		a.optionEffects(&call{cmd: c.cmd, name: c.name + " " + verb, args: rest[1:], text: c.text}, &dockerWriteOptions)
+	}
 	switch {
 	case strings.HasPrefix(verb, "ps") || verb == "images" || verb == "version" || verb == "info" || verb == "logs" || verb == "inspect" ||
 		strings.HasSuffix(verb, " ls") || strings.HasSuffix(verb, " ps") || strings.HasSuffix(verb, " logs") || strings.HasSuffix(verb, " inspect") || verb == "compose config":
@@ -213,6 +217,15 @@ func docker(a *analyzer, c *call) {
 		a.add(Medium, c.text, "manages containers ("+c.name+" "+verb+")")
 	}
 }
+
+// dockerQuery reports whether a docker verb only asks (see dockerQueryOptions).
+func dockerQuery(verb string) bool {
+	return strings.HasPrefix(verb, "ps") || verb == "images" || verb == "version" || verb == "info" || verb == "logs" || verb == "inspect" ||
+		strings.HasSuffix(verb, " ls") || strings.HasSuffix(verb, " ps") || strings.HasSuffix(verb, " logs") || strings.HasSuffix(verb, " inspect") || verb == "compose config"
+}
+
+// dockerWriteOptions are the options of docker's other verbs that write a file.
+var dockerWriteOptions = opts{writes: "o output iidfile metadata-file cidfile"}
 
 // dockerGlobalOptions are docker's options before the verb known to be harmless
 // (--config is judged on its own: it names programs).
@@ -307,6 +320,11 @@ func kubectl(a *analyzer, c *call) {
 	switch verb {
 	case "", "get", "describe", "logs", "explain", "version", "api-resources", "api-versions", "top", "config", "cluster-info", "diff", "auth", "status", "list", "show", "history", "template", "search", "lint":
 		a.checkOptions(c, &kubeQueryOptions)
+		return
+	}
+	// helm pull --untardir, package --destination, any verb's --cache-dir.
+	a.optionEffects(c, &opts{writes: "cache-dir output-dir destination untardir repository-cache"})
+	switch verb {
 	case "delete", "drain", "cordon", "uninstall", "destroy", "taint", "replace", "rollback":
 		a.add(High, c.text, "deletes or disrupts cluster resources ("+c.name+" "+verb+")")
 	case "exec", "run", "debug", "port-forward", "proxy", "cp", "attach":
