@@ -491,6 +491,7 @@ func gitConfig(a *analyzer, c *call, p parsedArgs, args []word) {
 		operands = operands[1:]
 	}
 	if len(operands) < 2 && !p.has("unset", "unset-all", "e", "edit", "add", "replace-all", "remove-section", "rename-section") {
+		a.checkOptions(&call{cmd: c.cmd, name: "git config", args: args, text: c.text}, &gitConfigReadOptions)
 		return
 	}
 	key := ""

@@ -134,6 +134,19 @@ func TestOptionWrites(t *testing.T) {
 		{"gawk --profile=.bashrc '{print}' a.txt", High},
 		{"gawk --profile '{system(\"rm -rf ~\")}' a.txt", Critical},
 		{"tar -tf host:x.tar", Medium},
+		// Options parley does not know are never None, whatever the judge.
+		{"touch --no-such-option x", Medium},
+		{"sysctl --no-such-option", Medium},
+		{"ip -batch cmds.txt", Medium},
+		{"ifconfig --no-such-option", Medium},
+		{"hostname --no-such-option", Medium},
+		{"docker --no-such-option", Medium},
+		{"go --no-such-option", Medium},
+		{"git config --no-such-option", Medium},
+		{"pacman -Q --no-such-option", Medium},
+		{"rpm -qa --no-such-option", Medium},
+		{"dpkg -l --no-such-option", Medium},
+		{"openssl list -provider ./p.so", High},
 	} {
 		if a := Analyze(c.command, tableContext); a.Tier != c.tier {
 			t.Errorf("%q is %s (%s), want %s", c.command, a.Tier, a.Reason(), c.tier)
@@ -152,7 +165,8 @@ func TestOptionWritesLeaveQueriesHarmless(t *testing.T) {
 		"systemctl status nginx --no-pager -n 50", "docker ps -a --format '{{.Names}}'", "docker logs -f --tail 10 web",
 		"kubectl get pods -o yaml -n x", "helm list -A", "apt list --installed", "brew list --versions", "conda list --json",
 		"gem list", "poetry show --tree", "uv --version", "uv tree --frozen", "fd -e go", "top -b -n 1", "man ls",
-		"ruff check --no-fix", "gofmt -l .",
+		"ruff check --no-fix", "gofmt -l .", "touch a.txt", "mkdir -p a/b", "sysctl -a", "ip -br addr", "hostname -f",
+		"pacman -Qqe", "rpm -qa", "dpkg -l", "openssl version -a",
 	} {
 		if a := Analyze(command, tableContext); a.Tier != None {
 			t.Errorf("%q is %s (%s), want none", command, a.Tier, a.Reason())

@@ -297,6 +297,7 @@ var goToolWrites = map[string]bool{"o": true, "cpuprofile": true, "memprofile": 
 func goTool(a *analyzer, c *call) {
 	p := parseArgs(c.args, flagSpec{stopAtOperand: true})
 	if len(p.operands) == 0 {
+		a.checkOptions(c, &opts{short: "h", long: "help version"})
 		return
 	}
 	verb := c.args[p.operands[0]].val

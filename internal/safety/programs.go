@@ -42,7 +42,9 @@ func init() {
 		"sysctl": func(a *analyzer, c *call) {
 			if hasWord(c.args, "-w", "--write", "-p", "-f", "--load", "--system") || hasPrefixWord(c.args, "--load", "-p", "-f") {
 				a.add(High, c.text, "changes kernel settings (sysctl)")
+				return
 			}
+			a.checkOptions(c, &opts{short: "aAbeNnqXdhV", shortArg: "r", long: "all binary ignore names values quiet deprecated help version", longArg: "pattern"})
 		},
 		"modprobe": fixed(High, "loads or unloads kernel modules"), "insmod": fixed(High, "loads a kernel module"),
 		"rmmod":   fixed(High, "unloads a kernel module"),

@@ -131,7 +131,9 @@ func hostname(a *analyzer, c *call) {
 	p := parseArgs(c.args, flagSpec{short: "F", long: []string{"file"}})
 	if len(p.operands) > 0 || p.has("F", "file", "b", "boot") {
 		a.add(High, c.text, "changes the machine's name")
+		return
 	}
+	a.checkOptions(c, &opts{short: "aAdfiIsyhV", long: "alias all-fqdns all-ip-addresses domain fqdn long ip-address short yp nis help version"})
 }
 
 func date(a *analyzer, c *call) {
@@ -175,6 +177,7 @@ func docker(a *analyzer, c *call) {
 		a.codeFile(w.src)
 	}
 	if len(p.operands) == 0 {
+		a.checkOptions(c, &dockerGlobalOptions)
 		return
 	}
 	rest := c.args[p.operands[0]:]
@@ -400,6 +403,8 @@ func osPackages(a *analyzer, c *call) {
 			a.add(High, c.text, "removes system packages (pacman -R)")
 		} else if strings.Contains(all, "-S") || strings.Contains(all, "-U") {
 			a.add(High, c.text, "installs system packages (pacman)")
+		} else {
+			a.queryWords(c, "-", "QVTh", "Qiqlsedtmkgnpoc", pacmanQueryWords)
 		}
 		return
 	case c.name == "rpm" && hasPrefixWord(c.args, "-E", "--eval", "-D", "--define", "--macros", "--rcfile", "--load", "--pipe", "--dbpath", "--root"):
@@ -416,6 +421,12 @@ func osPackages(a *analyzer, c *call) {
 		all := strings.Join(valuesOf(c.args), " ")
 		if strings.Contains(all, "-i") || strings.Contains(all, "-r") || strings.Contains(all, "-P") || strings.Contains(all, "-e") || strings.Contains(all, "-U") {
 			a.add(High, c.text, "installs or removes system packages ("+c.name+")")
+			return
+		}
+		if c.name == "rpm" {
+			a.queryWords(c, "-", "qV", "qailfpRcdsV", rpmQueryWords)
+		} else {
+			a.queryWords(c, "-", "lLsSpcIfC", "", dpkgQueryWords)
 		}
 		return
 	}
@@ -438,6 +449,51 @@ func osPackages(a *analyzer, c *call) {
 var osQueryOptions = opts{short: "aqvhVnfiCl1", long: `installed upgradable all-versions names-only full recurse important no-pager quiet verbose
 	json versions formula formulae cask casks pinned full-name installed-on-request cacheonly available upgrades all help version
 	no-all-versions manual-installed`, longArg: "json"}
+
+// The options of pacman's, rpm's and dpkg's queries known to be harmless.
+var (
+	pacmanQueryWords = wordSet(`--query --info --list --search --owns --explicit --deps --unrequired --foreign --native --quiet
+		--check --groups --changelog --upgrades --file --color --help --version --deptest --noconfirm`)
+	rpmQueryWords = wordSet(`--query --all --info --list --file --package --requires --provides --whatprovides --whatrequires
+		--qf --queryformat --changelog --scripts --triggers --last --state --dump --conflicts --obsoletes --verify --version
+		--help --showrc --configfiles --docfiles --nosignature --nodigest --quiet`)
+	dpkgQueryWords = wordSet(`--list --listfiles --status --search --print-avail --print-architecture --print-foreign-architectures
+		--get-selections --contents --info --field --help --version --audit --verify --compare-versions --no-pager`)
+)
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// queryWords adds a Medium finding for each option of c that is not a known long one
+// (known) nor a cluster that starts with one of first and goes on with letters of
+// rest (pacman -Qqe, rpm -qa).
+func (a *analyzer) queryWords(c *call, dash, first, rest string, known map[string]bool) {
+	for _, w := range c.args {
+		if !w.lit {
+			if w.canBeFlag() {
+				a.add(Medium, c.text, "gives "+c.name+" words only known when it runs, which may be options")
+			}
+			continue
+		}
+		v := w.val
+		if !strings.HasPrefix(v, dash) || v == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(v, "=")
+		if known[name] {
+			continue
+		}
+		if !strings.HasPrefix(v, "--") && len(v) > 1 && strings.IndexByte(first, v[1]) >= 0 && strings.Trim(v[2:], rest) == "" {
+			continue
+		}
+		a.add(Medium, c.text, "gives "+c.name+" the option "+name+", which parley does not know to be harmless")
+	}
+}
 
 // hasPrefixWord reports whether an argument is one of options, alone or with =value.
 func hasPrefixWord(args []word, options ...string) bool {
@@ -463,9 +519,21 @@ func network(a *analyzer, c *call) {
 // ipProgram judges ip: showing is harmless, anything else changes the network.
 func ipProgram(a *analyzer, c *call) {
 	var words []string
-	for _, w := range c.args {
+	for i := 0; i < len(c.args); i++ {
+		w := c.args[i]
 		if !strings.HasPrefix(w.val, "-") {
 			words = append(words, w.val)
+			continue
+		}
+		switch w.val {
+		case "-s", "-stats", "-statistics", "-d", "-details", "-h", "-human", "-human-readable", "-4", "-6", "-0", "-o", "-oneline",
+			"-r", "-resolve", "-j", "-json", "-p", "-pretty", "-c", "-color", "-br", "-brief", "-t", "-timestamp", "-ts", "-a", "-all",
+			"-V", "-Version", "-help":
+		case "-f", "-family", "-n", "-netns", "-l", "-loops":
+			i++ // their value
+		default:
+			// -batch runs the commands of a file; -force goes on after errors.
+			a.add(Medium, c.text, "gives ip the option "+w.val+", which parley does not know to be harmless")
 		}
 	}
 	if len(words) <= 1 {
@@ -479,7 +547,7 @@ func ipProgram(a *analyzer, c *call) {
 }
 
 func ifconfig(a *analyzer, c *call) {
-	p := parseArgs(c.args, flagSpec{})
+	p := a.checkOptions(c, &opts{short: "asvlL", long: "help version"})
 	if len(p.operands) > 1 {
 		a.add(High, c.text, "changes a network interface (ifconfig)")
 	}

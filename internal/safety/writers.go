@@ -32,6 +32,11 @@ func openssl(a *analyzer, c *call) {
 	}
 	switch sub.val {
 	case "version", "help", "list", "-help", "--help", "-version", "--version":
+		for _, w := range c.args[1:] {
+			if name := strings.TrimLeft(w.val, "-"); name == "provider" || name == "provider-path" || name == "engine" || name == "config" || !w.lit {
+				a.add(High, c.text, "makes openssl load code or a configuration that can load it ("+w.src+")")
+			}
+		}
 		return
 	case "s_client", "s_server", "s_time", "ocsp", "srp":
 		a.add(Medium, c.text, "opens a network connection (openssl "+sub.val+")")
