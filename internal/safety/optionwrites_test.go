@@ -147,6 +147,9 @@ func TestOptionWrites(t *testing.T) {
 		{"rpm -qa --no-such-option", Medium},
 		{"dpkg -l --no-such-option", Medium},
 		{"openssl list -provider ./p.so", High},
+		{"openssl x509 -in a.pem -no-such-option", Medium},
+		{"openssl ts -reply -in r.tsr -token_out .bashrc", High},
+		{"openssl s_client -connect example.com:443 -keylogfile .bashrc", High},
 	} {
 		if a := Analyze(c.command, tableContext); a.Tier != c.tier {
 			t.Errorf("%q is %s (%s), want %s", c.command, a.Tier, a.Reason(), c.tier)
@@ -166,7 +169,7 @@ func TestOptionWritesLeaveQueriesHarmless(t *testing.T) {
 		"kubectl get pods -o yaml -n x", "helm list -A", "apt list --installed", "brew list --versions", "conda list --json",
 		"gem list", "poetry show --tree", "uv --version", "uv tree --frozen", "fd -e go", "top -b -n 1", "man ls",
 		"ruff check --no-fix", "gofmt -l .", "touch a.txt", "mkdir -p a/b", "sysctl -a", "ip -br addr", "hostname -f",
-		"pacman -Qqe", "rpm -qa", "dpkg -l", "openssl version -a",
+		"pacman -Qqe", "rpm -qa", "dpkg -l", "openssl version -a", "openssl x509 -in a.pem -noout -text", "openssl dgst -sha256 a.txt", "openssl rand -hex 16",
 	} {
 		if a := Analyze(command, tableContext); a.Tier != None {
 			t.Errorf("%q is %s (%s), want none", command, a.Tier, a.Reason())
