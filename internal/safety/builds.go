@@ -26,11 +26,6 @@ func plainProgram(a *analyzer, c *call) {
 			}
 		}
 	}
-	for _, name := range plainRuns[c.name] {
-		if _, ok := p.get(name); ok {
-			a.add(High, c.text, "makes "+c.name+" run a program of its choice (--"+name+")")
-		}
-	}
 	if pl.data {
 		return
 	}
@@ -89,10 +84,6 @@ func (a *analyzer) jqArguments(c *call) *call {
 	return &out
 }
 
-// plainRuns are long options of plain programs that run a program of the command's
-// choice (they are not listed as harmless: this says why they are High).
-var plainRuns = map[string][]string{"rg": {"pre", "hostname-bin"}, "ag": {"pager"}, "ack": {"pager"}, "bat": {"pager"}}
-
 // mktemp creates a file or directory: in the temporary directory unless told where.
 func mktemp(a *analyzer, c *call) {
 	o := opts{short: "dqu", shortArg: "pt", long: "directory dry-run quiet help version", longArg: "suffix tmpdir"}
@@ -146,7 +137,30 @@ func runsProjectCode(what string) judge {
 		}
 		a.add(Medium, c.text, "runs "+what+", which the agent can change")
 		a.codeFile(what)
+		if o, ok := projectWrites[c.name]; ok {
+			a.optionEffects(c, &o)
+		}
+		if c.name == "pytest" || c.name == "py.test" {
+			// pytest empties --basetemp before it starts.
+			p := parseArgs(c.args, flagSpec{long: []string{"basetemp"}})
+			if w, ok := flagWord(p, c.args, "basetemp"); ok {
+				a.deletes(c.text, w, a.dir, true)
+			}
+		}
 	}
+}
+
+// projectWrites are the options of the programs of projectCode that write a file
+// (reports, caches, outputs): judged like redirections.
+var projectWrites = map[string]opts{
+	"pytest":   {writes: "junitxml junit-xml basetemp log-file report-log resultlog html result-log"},
+	"jest":     {writes: "outputFile coverageDirectory cacheDirectory"},
+	"vitest":   {writes: "outputFile"},
+	"mypy":     {writes: "cache-dir junit-xml html-report txt-report xml-report linecount-report linecoverage-report lineprecision-report any-exprs-report cobertura-xml-report xslt-html-report xslt-txt-report"},
+	"eslint":   {writes: "o output-file cache-location"},
+	"prettier": {writes: "cache-location"},
+	"esbuild":  {writes: "outfile outdir metafile"},
+	"webpack":  {writes: "o output-path"},
 }
 
 var publishVerbs = map[string][]string{"hatch": {"publish"}, "gradle": {"publish"}, "gradlew": {"publish"}}
@@ -207,6 +221,17 @@ func compiler(a *analyzer, c *call) {
 			a.writes(c.text, literalWord(v[2:]), a.dir, "writes")
 			out = true
 			continue
+		case v == "-MF" || v == "-aux-info" || v == "-dumpdir" || v == "--out-dir" || (v == "-d" || v == "-s" || v == "-h") && (c.name == "javac" || c.name == "kotlinc"):
+			if i+1 < len(c.args) {
+				i++
+				a.writes(c.text, c.args[i], a.dir, "writes ("+v+")")
+				out = true
+			}
+			continue
+		case strings.HasPrefix(v, "-MF") || strings.HasPrefix(v, "-Wl,-Map=") || strings.HasPrefix(v, "-Wl,-Map,") || strings.HasPrefix(v, "-ftime-trace=") ||
+			strings.HasPrefix(v, "-fprofile-generate=") || strings.HasPrefix(v, "-fprofile-dir=") || strings.HasPrefix(v, "--out-dir=") || strings.HasPrefix(v, "--emit=") && strings.Contains(v, "="):
+			a.compilerWrites(c, v)
+			continue
 		case strings.HasPrefix(v, "@") && len(v) > 1:
 			a.add(High, c.text, "reads "+c.name+"'s options from "+v[1:]+", which can make it run any program")
 			continue
@@ -227,6 +252,32 @@ func compiler(a *analyzer, c *call) {
 	}
 }
 
+// compilerWrites judges an option that names the file a compiler writes inside it:
+// -MFdeps.d, -Wl,-Map=out.map, -ftime-trace=t.json, rustc's --emit=obj=out.o.
+func (a *analyzer) compilerWrites(c *call, v string) {
+	var files []string
+	switch {
+	case strings.HasPrefix(v, "-MF"):
+		files = []string{v[3:]}
+	case strings.HasPrefix(v, "-Wl,-Map,"):
+		files = []string{strings.TrimPrefix(v, "-Wl,-Map,")}
+	case strings.HasPrefix(v, "--emit="):
+		for _, kind := range strings.Split(strings.TrimPrefix(v, "--emit="), ",") {
+			if _, file, ok := strings.Cut(kind, "="); ok {
+				files = append(files, file)
+			}
+		}
+	default:
+		_, file, _ := strings.Cut(v, "=")
+		files = []string{file}
+	}
+	for _, f := range files {
+		if f != "" {
+			a.writes(c.text, literalWord(f), a.dir, "writes ("+v+")")
+		}
+	}
+}
+
 // splitComma splits gcc's "-wrapper prog,arg1,arg2" into the words of a command.
 func splitComma(w word) []word {
 	if !w.lit {
@@ -242,7 +293,7 @@ func splitComma(w word) []word {
 // tsc type-checks without writing anything under --noEmit; otherwise it writes the
 // compiled files.
 func tsc(a *analyzer, c *call) {
-	o := opts{short: "bpw", shortArg: "p", long: "noEmit strict skipLibCheck pretty noErrorTruncation listFiles listFilesOnly showConfig extendedDiagnostics diagnostics explainFiles traceResolution help all version noUnusedLocals noUnusedParameters noImplicitAny strictNullChecks allowJs checkJs esModuleInterop",
+	o := opts{writes: "outDir outFile declarationDir tsBuildInfoFile generateTrace generateCpuProfile", short: "bpw", shortArg: "p", long: "noEmit strict skipLibCheck pretty noErrorTruncation listFiles listFilesOnly showConfig extendedDiagnostics diagnostics explainFiles traceResolution help all version noUnusedLocals noUnusedParameters noImplicitAny strictNullChecks allowJs checkJs esModuleInterop",
 		longArg: "project target module lib jsx moduleResolution types typeRoots baseUrl locale"}
 	p := a.checkOptions(c, &o)
 	if !p.has("noEmit") && !p.has("showConfig", "listFilesOnly", "help", "all", "version") {

@@ -37,9 +37,14 @@
 //     calls it makes (inline.go): a literal command it runs is judged as shell code, a
 //     literal path it deletes like rm's operand.
 //   - Programs that write through an option or an operand (iconv -o, openssl -out, cc -o,
-//     sort -o, tee, dd of=, curl -o, wget -O, tar -C … -x, uniq and xxd's output operand):
-//     the written path is judged like a redirection (Medium inside the workspace, High
-//     for a sensitive file or outside it, Critical for a device or a system file).
+//     sort -o, tee, dd of=, curl -o, wget -O, tar -C … -x, uniq and xxd's output operand,
+//     pip --log, npm --logs-dir, git --output, a test runner's report): the written path
+//     is judged like a redirection (Medium inside the workspace, High for a sensitive
+//     file or outside it, Critical for a device or a system file). The option tables
+//     (opts) mark such options by kind: writes, reads, runs (a program, judged as the
+//     command it is) and config (settings that can name programs), abbreviations
+//     included; a query (pip list, npm ls, docker ps, git stash list) is None only with
+//     options its table lists.
 //   - Bash features that run code found in data: arithmetic (a[$(…)] in a value runs),
 //     ${x@P}, ${!x}, names given to declare, printf -v, read, unset and test -v, mapfile's
 //     callback. Text Bash evaluates as arithmetic (let, (( )), subscripts, offsets, the

@@ -256,10 +256,19 @@ func copyMove(a *analyzer, c *call) {
 // touchMkdir judges programs that create files or directories: nothing to ask inside
 // the workspace, unless the file is sensitive.
 func touchMkdir(a *analyzer, c *call) {
-	p := parseArgs(c.args, flagSpec{short: "mdrtZ", long: []string{"mode", "date", "reference", "time", "context"}})
+	o := createOptions[c.name]
+	p := a.checkOptions(c, &o)
 	for _, w := range p.operandWords(c.args) {
 		a.writesAt(c.text, w, a.dir, "creates", None)
 	}
+}
+
+// createOptions are the options of touch, mkdir and mkfifo known to be harmless
+// (touch -r reads the file whose times it copies).
+var createOptions = map[string]opts{
+	"touch":  {globSafe: true, short: "acfhm", shortArg: "dt", long: "no-create no-dereference help version", longArg: "date time", reads: "r reference"},
+	"mkdir":  {globSafe: true, short: "pvZ", shortArg: "m", long: "parents verbose help version", longArg: "mode context"},
+	"mkfifo": {globSafe: true, short: "Z", shortArg: "m", long: "help version", longArg: "mode context"},
 }
 
 // chmod judges permission changes: world-writable modes, recursion, and where.

@@ -43,9 +43,12 @@ var gitBuiltins = func() map[string]bool {
 
 // gitReadOptions are the options of git's read-only subcommands (log, show, diff,
 // status, grep, blame, ls-files, rev-parse…) known to run nothing and write nothing.
-// Not listed, so Medium: --output, --ext-diff, --textconv, --filters, git grep's -O
+// Not listed, so Medium: --ext-diff, --textconv, --filters, git grep's -O
 // (--open-files-in-pager, which runs a program), fsck's --lost-found, help's --web.
+// --output writes its file (judged like a redirection), -O's order file and
+// --ignore-revs-file are read.
 var gitReadOptions = opts{
+	writes: "output", reads: "ignore-revs-file contents",
 	short:    "abcdfghiklmopqrstuvwxzBCDEFGHIKLMPRSTUWZ0123456789",
 	shortArg: "nLSGUABefXx",
 	long: `oneline graph all branches tags remotes decorate no-decorate source stat numstat shortstat dirstat summary name-only
@@ -72,13 +75,14 @@ var gitReadOptions = opts{
 		no-merged points-at is-ancestor octopus independent fork-point numbered email committer name-status object-only
 		full-tree tree no-commit-id non-matching unreachable dangling tags cache no-reflogs full connectivity-only strict
 		name-objects progress build-options shell perl python tcl omit-empty all guides config raw stdin irreversible-delete
-		minimal anchored graph-lookahead first-parent-only list-cmds show-current contains sort summary`,
+		minimal anchored graph-lookahead first-parent-only list-cmds show-current contains sort summary list
+		omit-empty remotes`,
 	longArg: `decorate-refs decorate-refs-exclude since after until before author committer grep max-count skip max-age min-age
 		format pretty date word-diff-regex diff-filter ignore-matching-lines unified diff-algorithm submodule ignore-submodules
 		src-prefix dst-prefix line-prefix inter-hunk-context stat-width stat-name-width stat-count stat-graph-width encoding
 		expand-tabs diff-merges glob exclude exclude-hidden output-indicator-new output-indicator-old output-indicator-context
 		anchored rotate-to skip-to orderfile abbrev exclude-from exclude-per-directory with-tree max-depth threads context
-		after-context before-context regexp file ignore-rev ignore-revs-file contents color-lines color-by-age short
+		after-context before-context regexp file ignore-rev color-lines color-by-age short
 		path-format git-path resolve-git-dir default sort count points-at merged no-merged contains no-contains match
 		candidates group format source mode batch batch-check type candidates`,
 }
@@ -298,12 +302,18 @@ func gitSubcommand(a *analyzer, c *call, sub string, args []word) {
 		}
 	case "branch":
 		switch {
+		case p.has("l", "list") || len(p.operands) == 0 && !p.has("d", "delete", "D", "m", "M", "move", "c", "C", "copy", "u", "set-upstream-to", "unset-upstream", "f", "force", "edit-description", "track", "t", "no-track", "create-reflog", "recurse-submodules"):
+			a.gitRead(c, sub, args)
 		case p.has("D") || p.has("d", "delete") && p.has("f", "force"):
 			a.add(High, c.text, "deletes branches even when not merged (git branch -D)")
 		case p.has("d", "delete", "m", "M", "move", "c", "C", "copy", "u", "set-upstream-to", "unset-upstream", "f", "force", "edit-description") || len(p.operands) > 0:
 			a.add(Medium, c.text, "changes branches (git branch)")
 		}
 	case "tag":
+		if p.has("l", "list") && !p.has("d", "delete", "f", "force", "a", "s", "m", "F", "e") || len(p.operands) == 0 && len(p.flags) > 0 && !p.has("d", "delete", "f", "force", "a", "s", "m", "F", "e", "u") || len(args) == 0 {
+			a.gitRead(c, sub, args)
+			return
+		}
 		if p.has("d", "delete", "f", "force") {
 			a.add(Medium, c.text, "deletes or moves tags (git tag)")
 		} else if len(p.operands) > 0 || p.has("a", "s", "m") {
@@ -313,6 +323,8 @@ func gitSubcommand(a *analyzer, c *call, sub string, args []word) {
 		if len(p.operands) > 0 {
 			switch args[p.operands[0]].val {
 			case "list", "show":
+				// They take git log's and git diff's options (--output among them).
+				a.gitRead(c, sub, args[p.operands[0]+1:])
 				return
 			case "drop", "clear":
 				a.add(High, c.text, "deletes stashed changes (git stash "+args[p.operands[0]].val+")")
@@ -323,7 +335,19 @@ func gitSubcommand(a *analyzer, c *call, sub string, args []word) {
 	case "config":
 		gitConfig(a, c, p, args)
 	case "remote":
-		if len(p.operands) > 0 && args[p.operands[0]].val != "show" && args[p.operands[0]].val != "get-url" {
+		verb := ""
+		if len(p.operands) > 0 {
+			verb = args[p.operands[0]].val
+		}
+		switch verb {
+		case "", "get-url":
+			a.gitRead(c, sub, args)
+		case "show":
+			if !p.has("n") {
+				a.add(Medium, c.text, "asks the remote for its branches (git remote show)")
+			}
+			a.gitRead(c, sub, args)
+		default:
 			a.add(Medium, c.text, "changes remotes (git remote)")
 		}
 	case "rebase", "merge", "cherry-pick", "revert", "am", "apply", "commit", "add", "rm", "mv", "pull",
@@ -333,11 +357,14 @@ func gitSubcommand(a *analyzer, c *call, sub string, args []word) {
 		a.add(High, c.text, "rewrites the repository's history (git "+sub+")")
 	case "gc", "prune", "reflog":
 		if sub == "reflog" && (len(p.operands) == 0 || args[p.operands[0]].val == "show") {
+			a.gitRead(c, sub, args) // git log's options
 			return
 		}
 		if p.has("prune", "expire", "expire-unreachable", "aggressive") || sub == "prune" || sub == "reflog" {
 			a.add(High, c.text, "deletes what git keeps to recover lost commits (git "+sub+")")
+			return
 		}
+		a.add(Medium, c.text, "repacks the repository, and may run its pre-auto-gc hook (git gc)")
 	case "update-ref":
 		a.add(Medium, c.text, "changes a reference directly (git update-ref)")
 	case "send-email", "imap-send":
@@ -351,8 +378,10 @@ func gitSubcommand(a *analyzer, c *call, sub string, args []word) {
 	case "difftool", "mergetool", "web--browse", "gui", "citool", "gitk":
 		a.add(Medium, c.text, "starts an external program (git "+sub+")")
 	case "archive":
-		if f, ok := p.get("o", "output"); ok {
-			a.writes(c.text, f.valueWord(args), a.dir, "writes the archive")
+		rc := &call{cmd: c.cmd, name: "git archive", args: args, text: c.text}
+		ap := a.checkOptions(rc, &gitArchiveOptions)
+		if ap.has("remote") {
+			a.add(Medium, c.text, "fetches the archive from a remote (git archive --remote)")
 		}
 	default:
 		if gitReadOnly[sub] {
@@ -374,6 +403,11 @@ func gitSubcommand(a *analyzer, c *call, sub string, args []word) {
 	}
 }
 
+// gitArchiveOptions are git archive's options: -o writes the archive, --add-file
+// reads, --exec names the program the remote runs (judged with the remote options).
+var gitArchiveOptions = opts{short: "lv0123456789", long: "list verbose worktree-attributes help",
+	longArg: "format prefix remote add-virtual-file mtime", writes: "o output", reads: "add-file", runs: "exec"}
+
 // gitRead judges a read-only subcommand: its options must be known (gitReadOptions);
 // those that write or run a program are judged as such.
 func (a *analyzer) gitRead(c *call, sub string, args []word) {
@@ -381,8 +415,6 @@ func (a *analyzer) gitRead(c *call, sub string, args []word) {
 	p := a.checkOptions(rc, &gitReadOptions)
 	for _, f := range p.flags {
 		switch {
-		case f.long && f.name == "output" || sub == "archive" && (f.name == "o" || f.long && f.name == "output"):
-			a.writes(c.text, f.valueWord(args), a.dir, "writes to")
 		case sub == "grep" && (f.name == "O" || f.long && strings.HasPrefix("open-files-in-pager", f.name) && len(f.name) > 1):
 			a.add(High, c.text, "makes git grep open the files it finds with a program of its choice (-O)")
 			if f.value != "" {
@@ -450,16 +482,16 @@ func gitPush(a *analyzer, c *call, p parsedArgs, args []word) {
 // --global or --system changes every repository.
 func gitConfig(a *analyzer, c *call, p parsedArgs, args []word) {
 	operands := p.operandWords(args)
-	if p.has("l", "list", "get", "get-all", "get-regexp", "get-urlmatch", "show-origin", "show-scope") {
-		return
-	}
-	if len(operands) > 0 && (operands[0].val == "get" || operands[0].val == "list") {
+	if p.has("l", "list", "get", "get-all", "get-regexp", "get-urlmatch", "show-origin", "show-scope") ||
+		len(operands) > 0 && (operands[0].val == "get" || operands[0].val == "list") {
+		a.checkOptions(&call{cmd: c.cmd, name: "git config", args: args, text: c.text}, &gitConfigReadOptions)
 		return
 	}
 	if len(operands) > 0 && operands[0].val == "set" {
 		operands = operands[1:]
 	}
 	if len(operands) < 2 && !p.has("unset", "unset-all", "e", "edit", "add", "replace-all", "remove-section", "rename-section") {
+		a.checkOptions(&call{cmd: c.cmd, name: "git config", args: args, text: c.text}, &gitConfigReadOptions)
 		return
 	}
 	key := ""
@@ -476,6 +508,12 @@ func gitConfig(a *analyzer, c *call, p parsedArgs, args []word) {
 	}
 	a.add(Medium, c.text, "changes the repository's git configuration ("+key+")")
 }
+
+// gitConfigReadOptions are git config's options for reading: -f and --blob name the
+// file read.
+var gitConfigReadOptions = opts{short: "lz", long: `list get get-all get-regexp get-urlmatch show-origin show-scope name-only null
+	global system local worktree includes no-includes fixed-value all bool int bool-or-int path expiry-date help`,
+	longArg: "type default regexp value url", reads: "f file blob"}
 
 // gitChanges judges the subcommands that change the repository or the working tree.
 func (a *analyzer) gitChanges(c *call, sub string, p parsedArgs, args []word) {

@@ -12,7 +12,7 @@ func curl(a *analyzer, c *call) {
 	}
 	p := parseArgs(c.args, flagSpec{
 		short: "dFTXoHAeEKuUxwbcCmrYyzQ",
-		long:  []string{"data", "data-binary", "data-raw", "data-urlencode", "data-ascii", "form", "form-string", "upload-file", "json", "request", "output", "header", "user-agent", "referer", "config", "user", "proxy", "write-out", "cookie", "cookie-jar", "max-time", "connect-timeout", "output-dir", "retry", "range", "cert", "key", "cacert", "resolve", "connect-to", "url", "dump-header", "trace", "trace-ascii", "stderr", "netrc-file", "unix-socket", "interface", "local-port", "quote", "limit-rate"},
+		long:  []string{"data", "data-binary", "data-raw", "data-urlencode", "data-ascii", "form", "form-string", "upload-file", "json", "request", "output", "header", "user-agent", "referer", "config", "user", "proxy", "write-out", "cookie", "cookie-jar", "max-time", "connect-timeout", "output-dir", "retry", "range", "cert", "key", "cacert", "resolve", "connect-to", "url", "dump-header", "trace", "trace-ascii", "stderr", "netrc-file", "unix-socket", "interface", "local-port", "quote", "limit-rate", "etag-save", "etag-compare", "hsts", "alt-svc", "libcurl", "cookie"},
 	})
 	for _, f := range p.flags {
 		switch {
@@ -27,9 +27,19 @@ func curl(a *analyzer, c *call) {
 		case f.name == "T" || matchesFlag(f, "upload-file"):
 			a.add(High, c.text, "uploads the file "+f.value+" to a server")
 		case f.name == "o" || matchesFlag(f, "output") || f.name == "c" || matchesFlag(f, "cookie-jar") ||
-			matchesFlag(f, "dump-header") || matchesFlag(f, "trace") || matchesFlag(f, "trace-ascii") || matchesFlag(f, "stderr"):
+			matchesFlag(f, "dump-header") || matchesFlag(f, "trace") || matchesFlag(f, "trace-ascii") || matchesFlag(f, "stderr") ||
+			matchesFlag(f, "output-dir") || matchesFlag(f, "etag-save") || matchesFlag(f, "hsts") || matchesFlag(f, "alt-svc") || matchesFlag(f, "libcurl"):
+			// The caches --hsts and --alt-svc name are rewritten when curl ends.
 			if f.value != "-" {
 				a.writes(c.text, f.valueWord(c.args), a.dir, "downloads to")
+			}
+		case f.name == "w" || matchesFlag(f, "write-out"):
+			// %output{file} switches the rest of the output to file (>> with %output{>>file}).
+			for rest := f.value; strings.Contains(rest, "%output{"); {
+				_, rest, _ = strings.Cut(rest, "%output{")
+				file, after, _ := strings.Cut(rest, "}")
+				a.writes(c.text, literalWord(strings.TrimPrefix(file, ">>")), a.dir, "writes (--write-out %output) to")
+				rest = after
 			}
 		case f.name == "K" || matchesFlag(f, "config"):
 			a.add(High, c.text, "reads curl options from a file, which can upload or write anything")
@@ -44,7 +54,7 @@ func wget(a *analyzer, c *call) {
 	}
 	p := parseArgs(c.args, flagSpec{
 		short: "OoaPieUTtwQDlABXIRl",
-		long:  []string{"output-document", "output-file", "append-output", "directory-prefix", "input-file", "post-data", "post-file", "body-data", "body-file", "method", "header", "user-agent", "execute", "config", "user", "password", "tries", "timeout", "wait", "quota", "level", "accept", "reject", "domains", "include-directories", "exclude-directories", "referer", "load-cookies", "save-cookies"},
+		long:  []string{"output-document", "output-file", "append-output", "warc-file", "rejected-log", "use-askpass", "save-headers", "directory-prefix", "input-file", "post-data", "post-file", "body-data", "body-file", "method", "header", "user-agent", "execute", "config", "user", "password", "tries", "timeout", "wait", "quota", "level", "accept", "reject", "domains", "include-directories", "exclude-directories", "referer", "load-cookies", "save-cookies"},
 	})
 	for _, f := range p.flags {
 		switch {
@@ -58,6 +68,12 @@ func wget(a *analyzer, c *call) {
 			}
 		case f.name == "P" || matchesFlag(f, "directory-prefix"):
 			a.writes(c.text, f.valueWord(c.args), a.dir, "downloads into")
+		case f.name == "o" || f.name == "a" || matchesFlag(f, "output-file") || matchesFlag(f, "append-output") || matchesFlag(f, "save-cookies") ||
+			matchesFlag(f, "warc-file") || matchesFlag(f, "rejected-log"):
+			a.writes(c.text, f.valueWord(c.args), a.dir, "writes its log or records to")
+		case matchesFlag(f, "use-askpass"):
+			a.add(High, c.text, "makes wget run a program of its choice (--use-askpass)")
+			a.commandValue(c, f.valueWord(c.args))
 		case f.name == "e" || matchesFlag(f, "execute") || matchesFlag(f, "config"):
 			a.add(High, c.text, "gives wget commands that can write anywhere")
 		}

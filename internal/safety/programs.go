@@ -40,9 +40,11 @@ func init() {
 		"iptables": firewall, "ip6tables": firewall, "nft": firewall, "ufw": firewall, "firewall-cmd": firewall, "pfctl": firewall,
 		"mount": mount, "umount": mount, "swapoff": fixed(High, "turns swap off (swapoff)"), "swapon": fixed(Medium, "turns swap on"),
 		"sysctl": func(a *analyzer, c *call) {
-			if hasWord(c.args, "-w", "--write", "-p", "--load", "--system") {
+			if hasWord(c.args, "-w", "--write", "-p", "-f", "--load", "--system") || hasPrefixWord(c.args, "--load", "-p", "-f") {
 				a.add(High, c.text, "changes kernel settings (sysctl)")
+				return
 			}
+			a.checkOptions(c, &opts{short: "aAbeNnqXdhV", shortArg: "r", long: "all binary ignore names values quiet deprecated help version", longArg: "pattern"})
 		},
 		"modprobe": fixed(High, "loads or unloads kernel modules"), "insmod": fixed(High, "loads a kernel module"),
 		"rmmod":   fixed(High, "unloads a kernel module"),
@@ -135,6 +137,7 @@ func formatter(write string, checkFlags string) judge {
 		if versionQuery(c.args) {
 			return
 		}
+		a.formatterWrites(c)
 		p := parseArgs(c.args, flagSpec{})
 		readOnly := write != "" && !p.has(write) && !(c.name == "ruff" && firstOperand(c.args) == "format")
 		if write == "" && checkFlags != "" {
@@ -165,5 +168,32 @@ func formatter(write string, checkFlags string) judge {
 			}
 		}
 		a.add(Medium, c.text, "rewrites files in the workspace ("+c.name+")")
+	}
+}
+
+// formatterWrites judges the files a formatter writes besides the ones it formats:
+// ruff's report and cache, the profiles of the Go formatters (Go flags: -cpuprofile=x
+// or -cpuprofile x).
+func (a *analyzer) formatterWrites(c *call) {
+	switch c.name {
+	case "ruff":
+		a.optionEffects(c, &opts{writes: "o output-file cache-dir"})
+	case "gofmt", "goimports":
+		for i := 0; i < len(c.args); i++ {
+			w := c.args[i]
+			name, value, has := strings.Cut(strings.TrimLeft(w.val, "-"), "=")
+			if !w.lit || !strings.HasPrefix(w.val, "-") || name != "cpuprofile" && name != "memprofile" && name != "trace" {
+				continue
+			}
+			file := literalWord(value)
+			if !has {
+				if i+1 >= len(c.args) {
+					break
+				}
+				i++
+				file = c.args[i]
+			}
+			a.writes(c.text, file, a.dir, "writes (-"+name+") to")
+		}
 	}
 }

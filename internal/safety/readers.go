@@ -2,23 +2,16 @@ package safety
 
 import "strings"
 
-// sortOptions are sort's options (-o writes; --compress-program runs a program).
-var sortOptions = opts{short: "bdfghiMnrRsuVzcCm", shortArg: "kotST",
+// sortOptions are sort's options: -o writes its output, -T its temporary files,
+// --compress-program runs a program.
+var sortOptions = opts{short: "bdfghiMnrRsuVzcCm", shortArg: "kt",
 	long:    "ignore-leading-blanks dictionary-order ignore-case general-numeric-sort ignore-nonprinting month-sort human-numeric-sort numeric-sort random-sort reverse version-sort check merge stable unique zero-terminated debug help version",
-	longArg: "key output field-separator buffer-size temporary-directory parallel files0-from random-source sort batch-size"}
+	longArg: "key field-separator buffer-size parallel sort batch-size",
+	writes:  "o output T temporary-directory", reads: "files0-from random-source", runs: "compress-program"}
 
 // sortProgram is a reader whose -o writes.
 func sortProgram(a *analyzer, c *call) {
 	p := a.checkOptions(c, &sortOptions)
-	if f, ok := p.get("o", "output"); ok {
-		a.writes(c.text, f.valueWord(c.args), a.dir, "writes to")
-	}
-	if w, ok := flagWord(p, c.args, "T", "temporary-directory"); ok {
-		a.writes(c.text, w, a.dir, "writes temporary files in")
-	}
-	if _, ok := p.get("compress-program"); ok {
-		a.add(High, c.text, "makes sort run a program (--compress-program)")
-	}
 	for _, w := range p.operandWords(c.args) {
 		a.reads(c.text, w, a.dir)
 		a.openFile(w)
@@ -169,8 +162,31 @@ func (a *analyzer) nestedRun(cmd string, words []word) {
 	a.nested = saved
 }
 
-// fd judges fd, whose -x/-X run a command for its results.
+// fdOptions are fd's options before an -x/-X command.
+var fdOptions = opts{short: "HIusigFalLpq0", shortArg: "dteESjco",
+	long: `hidden no-hidden no-ignore ignore unrestricted case-sensitive ignore-case glob regex fixed-strings absolute-path
+		relative-path list-details follow full-path print0 quiet show-errors one-file-system prune no-ignore-vcs no-ignore-parent
+		no-require-git no-global-ignore-file strip-cwd-prefix help version`,
+	longArg: `max-depth min-depth exact-depth type extension exclude size changed-within changed-before newer older owner
+		color threads max-results path-separator format hyperlink and`,
+	reads: "base-directory search-path ignore-file"}
+
+// fd judges fd, whose -x/-X run a command for its results; its other options must be
+// known.
 func fd(a *analyzer, c *call) {
+	before := c.args
+	for i, w := range c.args {
+		if w.lit && (w.val == "-x" || w.val == "--exec" || w.val == "-X" || w.val == "--exec-batch") {
+			before = c.args[:i]
+			break
+		}
+	}
+	p := a.checkOptions(&call{cmd: c.cmd, name: c.name, args: before, text: c.text}, &fdOptions)
+	if ops := p.operandWords(before); len(ops) > 1 {
+		for _, w := range ops[1:] {
+			a.reads(c.text, w, a.dir) // the directories it searches
+		}
+	}
 	for i, w := range c.args {
 		if w.lit && (w.val == "-x" || w.val == "--exec" || w.val == "-X" || w.val == "--exec-batch") {
 			inner := append([]word(nil), c.args[i+1:]...)

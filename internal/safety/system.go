@@ -63,6 +63,8 @@ func systemctl(a *analyzer, c *call) {
 	verb := c.args[p.operands[0]].val
 	switch verb {
 	case "status", "show", "cat", "list-units", "list-unit-files", "list-timers", "list-sockets", "list-jobs", "is-active", "is-enabled", "is-failed", "list-dependencies", "help", "get-default":
+		// -H and -M reach another machine or container; not listed.
+		a.checkOptions(c, &systemctlQueryOptions)
 	case "poweroff", "reboot", "halt", "kexec", "suspend", "hibernate", "hybrid-sleep", "suspend-then-hibernate", "rescue", "emergency", "soft-reboot":
 		a.add(Critical, c.text, "shuts down, restarts or suspends the machine (systemctl "+verb+")")
 	case "start", "restart", "reload", "try-restart", "reload-or-restart", "daemon-reload":
@@ -71,6 +73,11 @@ func systemctl(a *analyzer, c *call) {
 		a.add(High, c.text, "changes services (systemctl "+verb+")")
 	}
 }
+
+// systemctlQueryOptions are systemctl's options for its queries.
+var systemctlQueryOptions = opts{short: "alqrfi", shortArg: "tpnoPs",
+	long:    "all full quiet no-pager no-legend plain user system global recursive reverse failed value show-types legend with-dependencies after before help version",
+	longArg: "type property state lines output kill-whom signal job-mode", reads: "root"}
 
 func service(a *analyzer, c *call) {
 	if len(c.args) < 2 || c.args[1].val == "status" {
@@ -124,7 +131,9 @@ func hostname(a *analyzer, c *call) {
 	p := parseArgs(c.args, flagSpec{short: "F", long: []string{"file"}})
 	if len(p.operands) > 0 || p.has("F", "file", "b", "boot") {
 		a.add(High, c.text, "changes the machine's name")
+		return
 	}
+	a.checkOptions(c, &opts{short: "aAdfiIsyhV", long: "alias all-fqdns all-ip-addresses domain fqdn long ip-address short yp nis help version"})
 }
 
 func date(a *analyzer, c *call) {
@@ -168,6 +177,7 @@ func docker(a *analyzer, c *call) {
 		a.codeFile(w.src)
 	}
 	if len(p.operands) == 0 {
+		a.checkOptions(c, &dockerGlobalOptions)
 		return
 	}
 	rest := c.args[p.operands[0]:]
@@ -178,9 +188,18 @@ func docker(a *analyzer, c *call) {
 		}
 	}
 	all := strings.Join(valuesOf(rest), " ")
+	if !dockerQuery(verb) {
+		// docker save -o, build --iidfile, run --cidfile…: the files written.
+		a.optionEffects(&call{cmd: c.cmd, name: c.name + " " + verb, args: rest[1:], text: c.text}, &dockerWriteOptions)
+	}
 	switch {
 	case strings.HasPrefix(verb, "ps") || verb == "images" || verb == "version" || verb == "info" || verb == "logs" || verb == "inspect" ||
 		strings.HasSuffix(verb, " ls") || strings.HasSuffix(verb, " ps") || strings.HasSuffix(verb, " logs") || strings.HasSuffix(verb, " inspect") || verb == "compose config":
+		// Queries: their options, and the global ones before the verb (-H reaches
+		// another daemon), must be known.
+		a.checkOptions(&call{cmd: c.cmd, name: c.name, args: c.args[:p.operands[0]], text: c.text}, &dockerGlobalOptions)
+		rest = rest[len(strings.Fields(verb)):]
+		a.checkOptions(&call{cmd: c.cmd, name: c.name + " " + verb, args: rest, text: c.text}, &dockerQueryOptions)
 	case verb == "push" || strings.HasSuffix(verb, " push"):
 		a.add(High, c.text, "publishes an image ("+c.name+" push)")
 	case strings.Contains(verb, "prune") || verb == "rmi" || verb == "rm" || strings.HasSuffix(verb, " rm") || verb == "volume rm" || verb == "compose down" && strings.Contains(all, "-v"):
@@ -201,6 +220,27 @@ func docker(a *analyzer, c *call) {
 		a.add(Medium, c.text, "manages containers ("+c.name+" "+verb+")")
 	}
 }
+
+// dockerQuery reports whether a docker verb only asks (see dockerQueryOptions).
+func dockerQuery(verb string) bool {
+	return strings.HasPrefix(verb, "ps") || verb == "images" || verb == "version" || verb == "info" || verb == "logs" || verb == "inspect" ||
+		strings.HasSuffix(verb, " ls") || strings.HasSuffix(verb, " ps") || strings.HasSuffix(verb, " logs") || strings.HasSuffix(verb, " inspect") || verb == "compose config"
+}
+
+// dockerWriteOptions are the options of docker's other verbs that write a file.
+var dockerWriteOptions = opts{writes: "o output iidfile metadata-file cidfile"}
+
+// dockerGlobalOptions are docker's options before the verb known to be harmless
+// (--config is judged on its own: it names programs).
+var dockerGlobalOptions = opts{short: "D", shortArg: "lc", long: "debug tls tlsverify help version", longArg: "log-level context config",
+	reads: "tlscacert tlscert tlskey"}
+
+// dockerQueryOptions are the options of docker's queries (ps, images, logs, inspect,
+// the ls of its objects, compose config, whose -o writes the configuration).
+var dockerQueryOptions = opts{short: "aqslt", shortArg: "fn",
+	long: `all quiet size latest no-trunc digests tree follow timestamps details no-stream human services volumes profiles images
+		hash resolve-image-digests no-interpolate no-normalize no-path-resolution no-consistency variables environment help`,
+	longArg: "format filter last tail since until type", writes: "o output"}
 
 // containerRun judges docker run's mounts of host directories and the command the
 // container runs with them.
@@ -266,8 +306,28 @@ func kubectl(a *analyzer, c *call) {
 		a.add(High, c.text, "runs a program on what "+c.name+" renders (--post-renderer)")
 		a.shellCode(c, w)
 	}
+	sub := ""
+	if ops := p.operandWords(c.args); len(ops) > 1 {
+		sub = ops[1].val
+	}
+	switch {
+	case verb == "config" && c.name != "helm" && sub != "view" && sub != "get-contexts" && sub != "current-context" && sub != "get-clusters" && sub != "get-users":
+		// kubectl config set-credentials --exec-command names a program every later
+		// kubectl runs; any change rewrites ~/.kube/config.
+		a.add(High, c.text, "changes the cluster configuration, which can name programs "+c.name+" runs ("+c.name+" config "+sub+")")
+		return
+	case verb == "auth" && sub != "can-i" && sub != "whoami":
+		a.add(Medium, c.text, "changes cluster resources ("+c.name+" auth "+sub+")")
+		return
+	}
 	switch verb {
 	case "", "get", "describe", "logs", "explain", "version", "api-resources", "api-versions", "top", "config", "cluster-info", "diff", "auth", "status", "list", "show", "history", "template", "search", "lint":
+		a.checkOptions(c, &kubeQueryOptions)
+		return
+	}
+	// helm pull --untardir, package --destination, any verb's --cache-dir.
+	a.optionEffects(c, &opts{writes: "cache-dir output-dir destination untardir repository-cache"})
+	switch verb {
 	case "delete", "drain", "cordon", "uninstall", "destroy", "taint", "replace", "rollback":
 		a.add(High, c.text, "deletes or disrupts cluster resources ("+c.name+" "+verb+")")
 	case "exec", "run", "debug", "port-forward", "proxy", "cp", "attach":
@@ -275,6 +335,24 @@ func kubectl(a *analyzer, c *call) {
 	default:
 		a.add(Medium, c.text, "changes cluster resources ("+c.name+" "+verb+")")
 	}
+}
+
+// kubeQueryOptions are the options of kubectl's and helm's queries: --cache-dir,
+// --output-dir (helm template) and --output-directory (cluster-info dump) write,
+// --profile-output writes a profile; files given with -f and --values are read.
+var kubeQueryOptions = opts{short: "AwRhqadrkp", shortArg: "nolLcsvm",
+	long: `all-namespaces watch watch-only output-watch-events show-labels no-headers show-kind ignore-not-found previous
+		timestamps prefix all-containers ignore-errors recursive raw allow-missing-template-keys show-managed-fields help
+		insecure-skip-tls-verify namespaced cached client short show-events include-crds skip-crds skip-tests devel is-upgrade
+		debug date deployed failed pending superseded uninstalled uninstalling all reverse strict with-subcharts quiet
+		plain-http pass-credentials verify match-server-version warnings-as-errors disable-compression follow version-only`,
+	longArg: `namespace output selector field-selector sort-by label-columns chunk-size context cluster user server
+		request-timeout tail since since-time container limit-bytes max-log-requests pod-running-timeout api-version subresource
+		template output-version api-group verbs as as-group token tls-server-name kube-context kubeconfig post-renderer
+		post-renderer-args set set-string set-json set-literal version repo show-only release-name name-template api-versions
+		kube-version filter max offset time-format revision max-col-width username password profile log-flush-frequency`,
+	writes: "cache-dir output-dir output-directory profile-output",
+	reads:  "f filename values set-file kustomize keyring ca-file cert-file key-file certificate-authority client-certificate client-key",
 }
 
 func terraform(a *analyzer, c *call) {
@@ -313,23 +391,51 @@ func firstOperand(args []word) string {
 func osPackages(a *analyzer, c *call) {
 	verb := firstOperand(c.args)
 	switch {
+	case c.name == "pacman" && hasPrefixWord(c.args, "--logfile", "--config", "--hookdir", "--dbpath", "--root", "--cachedir", "--gpgdir", "-b", "-r"):
+		if w, ok := flagWord(parseArgs(c.args, flagSpec{long: []string{"logfile"}}), c.args, "logfile"); ok {
+			a.writes(c.text, w, a.dir, "writes its log to")
+		}
+		a.add(Medium, c.text, "points pacman at another configuration, log or database")
+		return
 	case c.name == "pacman":
 		all := strings.Join(valuesOf(c.args), " ")
 		if strings.Contains(all, "-R") {
 			a.add(High, c.text, "removes system packages (pacman -R)")
 		} else if strings.Contains(all, "-S") || strings.Contains(all, "-U") {
 			a.add(High, c.text, "installs system packages (pacman)")
+		} else {
+			a.queryWords(c, "-", "QVTh", "Qiqlsedtmkgnpoc", pacmanQueryWords)
 		}
+		return
+	case c.name == "rpm" && hasPrefixWord(c.args, "-E", "--eval", "-D", "--define", "--macros", "--rcfile", "--load", "--pipe", "--dbpath", "--root"):
+		// Macros run shell commands (%(…)); --pipe runs one on the output.
+		a.add(High, c.text, "gives rpm macros or a program, which can run commands (rpm --eval, --define, --pipe…)")
+		return
+	case c.name == "dpkg" && hasPrefixWord(c.args, "--log", "--admindir", "--instdir", "--root"):
+		if w, ok := flagWord(parseArgs(c.args, flagSpec{long: []string{"log"}}), c.args, "log"); ok {
+			a.writes(c.text, w, a.dir, "writes its log to")
+		}
+		a.add(Medium, c.text, "points dpkg at another log or database")
 		return
 	case c.name == "dpkg" || c.name == "rpm":
 		all := strings.Join(valuesOf(c.args), " ")
 		if strings.Contains(all, "-i") || strings.Contains(all, "-r") || strings.Contains(all, "-P") || strings.Contains(all, "-e") || strings.Contains(all, "-U") {
 			a.add(High, c.text, "installs or removes system packages ("+c.name+")")
+			return
+		}
+		if c.name == "rpm" {
+			a.queryWords(c, "-", "qV", "qailfpRcdsV", rpmQueryWords)
+		} else {
+			a.queryWords(c, "-", "lLsSpcIfC", "", dpkgQueryWords)
 		}
 		return
 	}
 	switch verb {
-	case "", "search", "show", "info", "list", "policy", "madison", "depends", "rdepends", "list-installed", "--version", "help", "query", "provides", "whatprovides", "outdated", "leaves", "deps", "uses", "desc", "home", "doctor", "config":
+	case "", "search", "show", "info", "list", "policy", "madison", "depends", "rdepends", "list-installed", "--version", "help", "query", "provides", "whatprovides", "outdated", "leaves", "deps", "uses", "desc", "doctor", "config":
+		// apt's -o and -c set any configuration (hooks among it): not listed.
+		a.checkOptions(c, &osQueryOptions)
+	case "home":
+		a.add(Medium, c.text, "opens a web browser ("+c.name+" home)")
 	case "remove", "purge", "autoremove", "uninstall", "erase", "del", "rm", "reinstall", "zap", "untap":
 		a.add(High, c.text, "removes system packages ("+c.name+" "+verb+")")
 	case "update", "check":
@@ -337,6 +443,68 @@ func osPackages(a *analyzer, c *call) {
 	default:
 		a.add(High, c.text, "installs or changes system packages ("+c.name+" "+verb+")")
 	}
+}
+
+// osQueryOptions are the options of the system package managers' queries.
+var osQueryOptions = opts{short: "aqvhVnfiCl1", long: `installed upgradable all-versions names-only full recurse important no-pager quiet verbose
+	json versions formula formulae cask casks pinned full-name installed-on-request cacheonly available upgrades all help version
+	no-all-versions manual-installed`, longArg: "json"}
+
+// The options of pacman's, rpm's and dpkg's queries known to be harmless.
+var (
+	pacmanQueryWords = wordSet(`--query --info --list --search --owns --explicit --deps --unrequired --foreign --native --quiet
+		--check --groups --changelog --upgrades --file --color --help --version --deptest --noconfirm`)
+	rpmQueryWords = wordSet(`--query --all --info --list --file --package --requires --provides --whatprovides --whatrequires
+		--qf --queryformat --changelog --scripts --triggers --last --state --dump --conflicts --obsoletes --verify --version
+		--help --showrc --configfiles --docfiles --nosignature --nodigest --quiet`)
+	dpkgQueryWords = wordSet(`--list --listfiles --status --search --print-avail --print-architecture --print-foreign-architectures
+		--get-selections --contents --info --field --help --version --audit --verify --compare-versions --no-pager`)
+)
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// queryWords adds a Medium finding for each option of c that is not a known long one
+// (known) nor a cluster that starts with one of first and goes on with letters of
+// rest (pacman -Qqe, rpm -qa).
+func (a *analyzer) queryWords(c *call, dash, first, rest string, known map[string]bool) {
+	for _, w := range c.args {
+		if !w.lit {
+			if w.canBeFlag() {
+				a.add(Medium, c.text, "gives "+c.name+" words only known when it runs, which may be options")
+			}
+			continue
+		}
+		v := w.val
+		if !strings.HasPrefix(v, dash) || v == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(v, "=")
+		if known[name] {
+			continue
+		}
+		if !strings.HasPrefix(v, "--") && len(v) > 1 && strings.IndexByte(first, v[1]) >= 0 && strings.Trim(v[2:], rest) == "" {
+			continue
+		}
+		a.add(Medium, c.text, "gives "+c.name+" the option "+name+", which parley does not know to be harmless")
+	}
+}
+
+// hasPrefixWord reports whether an argument is one of options, alone or with =value.
+func hasPrefixWord(args []word, options ...string) bool {
+	for _, w := range args {
+		for _, o := range options {
+			if w.val == o || strings.HasPrefix(w.val, o+"=") || len(o) == 2 && o[1] != '-' && strings.HasPrefix(w.val, o) && !strings.HasPrefix(w.val, "--") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // network judges programs whose job is to reach another machine: Medium, like any
@@ -351,9 +519,21 @@ func network(a *analyzer, c *call) {
 // ipProgram judges ip: showing is harmless, anything else changes the network.
 func ipProgram(a *analyzer, c *call) {
 	var words []string
-	for _, w := range c.args {
+	for i := 0; i < len(c.args); i++ {
+		w := c.args[i]
 		if !strings.HasPrefix(w.val, "-") {
 			words = append(words, w.val)
+			continue
+		}
+		switch w.val {
+		case "-s", "-stats", "-statistics", "-d", "-details", "-h", "-human", "-human-readable", "-4", "-6", "-0", "-o", "-oneline",
+			"-r", "-resolve", "-j", "-json", "-p", "-pretty", "-c", "-color", "-br", "-brief", "-t", "-timestamp", "-ts", "-a", "-all",
+			"-V", "-Version", "-help":
+		case "-f", "-family", "-n", "-netns", "-l", "-loops":
+			i++ // their value
+		default:
+			// -batch runs the commands of a file; -force goes on after errors.
+			a.add(Medium, c.text, "gives ip the option "+w.val+", which parley does not know to be harmless")
 		}
 	}
 	if len(words) <= 1 {
@@ -367,7 +547,7 @@ func ipProgram(a *analyzer, c *call) {
 }
 
 func ifconfig(a *analyzer, c *call) {
-	p := parseArgs(c.args, flagSpec{})
+	p := a.checkOptions(c, &opts{short: "asvlL", long: "help version"})
 	if len(p.operands) > 1 {
 		a.add(High, c.text, "changes a network interface (ifconfig)")
 	}
@@ -377,5 +557,7 @@ func ifconfig(a *analyzer, c *call) {
 func topProgram(a *analyzer, c *call) {
 	if !hasWord(c.args, "-b") && !hasClusterLetter(c.args, 'b') {
 		a.add(Medium, c.text, "starts top, which can signal processes")
+		return
 	}
+	a.checkOptions(c, &opts{short: "bHicSs1hv", shortArg: "ndpuUoOwEe"})
 }

@@ -109,6 +109,15 @@ func awk(a *analyzer, c *call) {
 	p := a.checkOptions(c, &awkOptions)
 	operands := p.operandWords(c.args)
 	sandbox := p.has("S", "sandbox")
+	for _, f := range p.flags {
+		// gawk's --profile=FILE, --pretty-print=FILE, --dump-variables=FILE (their
+		// value is optional: only attached with =).
+		for _, name := range []string{"profile", "pretty-print", "dump-variables"} {
+			if f.long && f.hasValue && f.valueArg < 0 && strings.HasPrefix(name, f.name) {
+				a.writes(c.text, f.valueWord(c.args), a.dir, "writes (--"+name+") to")
+			}
+		}
+	}
 	fromFile := false
 	for _, f := range p.flags {
 		switch {
@@ -205,6 +214,12 @@ func archive(a *analyzer, c *call) {
 		if !extract && !create {
 			// Listing (tar -tf) reads: its options must be known.
 			a.checkOptions(c, &tarListOptions)
+		}
+		if f, ok := p.get("f", "file"); ok && !hasWord(c.args, "--force-local") {
+			// HOST:FILE is an archive on another machine, reached through rsh.
+			if host, _, remote := strings.Cut(f.value, ":"); remote && !strings.Contains(host, "/") {
+				a.add(Medium, c.text, "reaches another machine for the archive ("+f.value+"), through rsh")
+			}
 		}
 		dir := literalWord(".")
 		if f, ok := p.get("C", "directory"); ok {

@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"regexp"
 	"strings"
 )
 
@@ -10,11 +11,8 @@ import (
 
 // iconv judges iconv: -o writes its output.
 func iconv(a *analyzer, c *call) {
-	o := opts{globSafe: false, short: "cls", shortArg: "fto", long: "list silent help version", longArg: "from-code to-code output"}
+	o := opts{globSafe: false, short: "cls", shortArg: "ft", long: "list silent help version", longArg: "from-code to-code", writes: "o output"}
 	p := a.checkOptions(c, &o)
-	if w, ok := flagWord(p, c.args, "o", "output"); ok {
-		a.writes(c.text, w, a.dir, "writes to")
-	}
 	for _, w := range p.operandWords(c.args) {
 		a.reads(c.text, w, a.dir)
 		a.openFile(w)
@@ -35,6 +33,11 @@ func openssl(a *analyzer, c *call) {
 	}
 	switch sub.val {
 	case "version", "help", "list", "-help", "--help", "-version", "--version":
+		for _, w := range c.args[1:] {
+			if name := strings.TrimLeft(w.val, "-"); name == "provider" || name == "provider-path" || name == "engine" || name == "config" || !w.lit {
+				a.add(High, c.text, "makes openssl load code or a configuration that can load it ("+w.src+")")
+			}
+		}
 		return
 	case "s_client", "s_server", "s_time", "ocsp", "srp":
 		a.add(Medium, c.text, "opens a network connection (openssl "+sub.val+")")
@@ -55,7 +58,8 @@ func openssl(a *analyzer, c *call) {
 			value = c.args[i+1]
 		}
 		switch name {
-		case "out", "keyout", "signature", "certout", "reqout", "CAserial", "export":
+		case "out", "keyout", "signature", "certout", "reqout", "CAserial", "export", "writerand", "sess_out", "keylogfile", "msgfile",
+			"respout", "crlout", "certsout", "cacertsout", "extracertsout", "outdir", "signer", "out_trusted", "token_out":
 			a.writes(c.text, value, a.dir, "writes to")
 			i++
 		case "in", "inkey", "key", "cert", "CAfile", "CAkey", "CA", "signkey", "certfile", "untrusted", "peerkey", "kfile", "sigfile", "rand":
@@ -68,9 +72,36 @@ func openssl(a *analyzer, c *call) {
 			}
 			a.add(High, c.text, "makes openssl load code or a configuration that can load it (-"+name+")")
 			i++
+		default:
+			if !opensslHarmless[name] && !opensslAlgorithm.MatchString(name) {
+				a.add(Medium, c.text, "gives openssl the option -"+name+", which parley does not know to be harmless")
+			}
 		}
 	}
 }
+
+// opensslHarmless are the options of openssl's subcommands known to write nothing and
+// load nothing (the files they read and write are judged above); opensslAlgorithm
+// matches the names of ciphers and digests given as options (-aes-256-cbc, -sha256).
+var opensslHarmless = wordSet(`noout text pubin pubout inform outform certform CAform CAkeyform passin passout pass nodes noenc
+	new newkey x509 x509v1 days subj set_serial serial extfile extensions ext reqexts copy_extensions addext sigopt vfyopt pkeyopt
+	nameopt certopt fingerprint subject issuer dates enddate startdate hash subject_hash issuer_hash subject_hash_old
+	issuer_hash_old email purpose alias modulus ocspid ocsp_uri pubkey checkend checkhost checkemail checkip req CAcreateserial
+	clrtrust clrreject addtrust addreject setalias trustout next_serial preserve_dates utf8 multivalue-rdn batch verbose quiet
+	noprompt precert newhdr md hex binary r c d e a A base64 k K iv S salt nosalt p P pbkdf2 iter list ciphers none z bufsize
+	nopad debug v hmac mac macopt keylen kdf kdfopt sign verify prverify encrypt decrypt derive rev hexdump oaep pkcs raw x931 3
+	F4 f4 primes bits generate safe checks print print_certs nocrl info nokeys nocerts clcerts cacerts chain partial_chain
+	crl_check crl_check_all x509_strict verify_hostname verify_email verify_ip verify_depth verify_name show_chain noverify
+	policy policy_check explicit_policy inhibit_any inhibit_map allow_proxy_certs attime ignore_critical issuer_checks legacy
+	macalg keypbe certpbe nomaciter noiter nomac keyex keysig descert name caname password twopass cipher genparam param_out
+	param_enc conv_form check list_curves no_seed dsaparam 2 5 C strparse offset length i dump dlimit oid genstr strictpem
+	item lastupdate nextupdate crlnumber badsig topk8 traditional v1 v2 v2prf scrypt scrypt_N scrypt_r scrypt_p nocrypt embed
+	noattr stream indef noindef resign receipt_request_print 1 6 apr1 aixmd5 stdin table reverse elapsed evp multi seconds
+	bytes mr aead mlock testmode digest size certs keys crls xoflen fips-fingerprint query reply data tspolicy no_nonce
+	token_in queryfile section help version outform_der pubcheck param_check check_pub text_pub trusted CApath noCApath noCAfile
+	no-CAfile no-CApath no-CAstore CAstore ext_type propquery n cert_only pkeyopt_passin keyform_in cmp_no_dups 4`)
+
+var opensslAlgorithm = regexp.MustCompile(`^(aes|des|camellia|aria|chacha|sm4|bf|cast|rc2|rc4|rc5|idea|seed|id-aes|sha|md|sm3|blake|shake|ripemd|whirlpool|mdc2|rmd|ssl3|sha3)[-0-9a-z]*$`)
 
 // dos2unix judges dos2unix and unix2dos: they rewrite their files in place, or write
 // the second of each pair with -n.
@@ -121,14 +152,11 @@ func yq(a *analyzer, c *call) {
 	}
 }
 
-// tree judges tree: -o writes its listing, -R writes an HTML file in every directory.
+// tree judges tree: -o writes its listing (plainTable says so); -R, which writes an
+// HTML file in every directory, is not listed.
 func tree(a *analyzer, c *call) {
 	o := plainTable["tree"].opts
-	o.shortArg += "o"
 	p := a.checkOptions(c, &o)
-	if w, ok := flagWord(p, c.args, "o"); ok {
-		a.writes(c.text, w, a.dir, "writes its listing to")
-	}
 	for _, w := range p.operandWords(c.args) {
 		a.reads(c.text, w, a.dir)
 		a.openFile(w)
@@ -172,8 +200,8 @@ func (a *analyzer) dcText(c *call, w word) {
 
 // man judges man: its pager and browser options run programs, -l formats a file.
 func man(a *analyzer, c *call) {
-	o := opts{short: "afkKwWuhVdD", shortArg: "MSsLEmCPH", long: "all whatis apropos where where-cat path regex wildcard names-only no-subpages help version debug default",
-		longArg: "manpath sections locale encoding systems config-file extension"}
+	o := opts{short: "afkKwWuhVdD", shortArg: "MSsLEmPH", long: "all whatis apropos where where-cat path regex wildcard names-only no-subpages help version debug default",
+		longArg: "manpath sections locale encoding systems extension", config: "C config-file"}
 	p := a.checkOptions(c, &o)
 	for _, f := range p.flags {
 		if f.name == "P" || f.name == "H" || f.long && (f.name == "pager" || f.name == "html") {
