@@ -103,9 +103,22 @@ func (l *loginView) run(ctx context.Context, id acp.AuthMethodID) error {
 	if err != nil {
 		return err
 	}
+	if m.Refused != "" {
+		return &exitError{code: exitFailure, err: refusedSignIn(m)}
+	}
 	opts := conversation.SignInOptions{}
-	if l.tty {
-		opts.RunTerminal = terminalRunner(l.con, l.in)
+	if m.Kind == conversation.AuthTerminal {
+		if !l.tty {
+			return &exitError{code: exitFailure, err: conversation.ErrNoTerminal}
+		}
+		ok, err := l.confirm(ctx, m)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &exitError{code: exitFailure, err: errors.New("not signed in: the sign-in program did not run")}
+		}
+		opts.RunTerminal, opts.Approved = terminalRunner(l.con, l.in), m.Run
 	}
 	if err := l.conv.SignIn(m.ID, opts); err != nil {
 		return &exitError{code: exitFailure, err: err}
@@ -150,6 +163,27 @@ func (l *loginView) choose(ctx context.Context, methods []conversation.AuthMetho
 			return conversation.AuthMethod{}, &exitError{code: exitFailure, err: errors.New("no method chosen")}
 		case <-ctx.Done():
 			return conversation.AuthMethod{}, &exitError{code: exitCancelled, err: errors.New("interrupted")}
+		}
+	}
+}
+
+// confirm shows everything the terminal method m runs and asks whether to run it (what
+// was typed before the question does not answer it).
+func (l *loginView) confirm(ctx context.Context, m conversation.AuthMethod) (bool, error) {
+	l.con.say("%s", runBlock(m))
+	mark, _ := l.in.discardTypeAhead()
+	l.con.prompt(runQuestion)
+	for {
+		select {
+		case line := <-l.in.lines:
+			if line.epoch < mark {
+				continue
+			}
+			return yes(line.text), nil
+		case <-l.in.eof:
+			return false, nil
+		case <-ctx.Done():
+			return false, &exitError{code: exitCancelled, err: errors.New("interrupted: not signed in")}
 		}
 	}
 }

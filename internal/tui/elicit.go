@@ -223,6 +223,8 @@ func (p *formPanel) view(st styles, width, maxLines int) (text string, cursorRow
 		case !f.Answerable:
 			add(st.dim.Render("  parley cannot show every field of this form."))
 			keys = "[d] decline  [c] cancel"
+		case len(f.Fields) == 0:
+			keys = "[y] yes  [d] no (esc)" // a question of parley's own: the message asks it
 		case p.field >= len(f.Fields):
 			add("  Your answers:")
 			for _, fl := range f.Fields {
