@@ -25,8 +25,12 @@ where the agent can close sessions).
 
 A method is carried out by its kind: the agent signs you in itself (it may open a web page,
 or ask you something here); or its login program runs in this terminal (the agent's own
-command with the method's arguments) and parley waits for it to exit; or the agent reads
-variables you set in your environment (parley says which; it never prints their values).
+command with the method's arguments, or a command the agent names) and parley waits for it
+to exit; or the agent reads variables you set in your environment (parley says which; it
+never prints their values). A login program runs only once parley has shown the whole of
+it (program, arguments, the variables it sets with their values, directory) and you said
+yes. A method that sets a variable making programs run code its command line does not
+show (BASH_ENV, LD_PRELOAD, NODE_OPTIONS, PATH…) is refused.
 
 Without --method: the only method, or, on a terminal, the one you choose. An agent that
 opens a session without a sign-in is left as it is unless --method is given.
