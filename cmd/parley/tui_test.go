@@ -693,7 +693,7 @@ func TestTUISignInWithATerminalProgram(t *testing.T) {
 			t.Errorf("the question lacks %q:\n%s", want, screen)
 		}
 	}
-	answer(s, "d", "not run: no sign-in")
+	answer(s, "n", "not run: no sign-in")
 	if strings.Contains(s.Text(), "Login code:") {
 		t.Fatal("the program ran after a no")
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -93,8 +94,12 @@ func terminalRun(program string, args []string, env map[string]string, dir strin
 	if r.Dir == "" {
 		r.Dir, _ = os.Getwd()
 	}
+	// Found from parley's directory and PATH, made absolute: the file shown is the one
+	// that runs, whatever the directory.
 	if path, err := exec.LookPath(program); err == nil {
-		r.Path = path
+		if abs, err := filepath.Abs(path); err == nil {
+			r.Path = abs
+		}
 	}
 	for _, k := range sortedKeys(env) {
 		r.Env = append(r.Env, k+"="+env[k])
