@@ -34,6 +34,10 @@ func TestLoginRefusesASignInThatRunsHiddenCode(t *testing.T) {
 			if strings.Contains(term.since(0), "Run it?") {
 				t.Errorf("parley asked to run it:\n%s", term.since(0))
 			}
+			// parley run names no command that would sign in with it.
+			if r := f.parley(t, "run", "--agent-command", agent, "hello"); r.code != 6 || !strings.Contains(r.stderr, "parley refuses it: it sets "+tc.name) || strings.Contains(r.stderr, "--method rc-login") {
+				t.Errorf("run: exit %d; stderr:\n%s", r.code, r.stderr)
+			}
 			// Without a terminal too, and before saying there is none.
 			r := f.parley(t, "login", "--agent-command", agent)
 			if r.code != 1 || !strings.Contains(r.stderr, "it sets "+tc.name) {

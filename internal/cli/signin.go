@@ -82,8 +82,18 @@ func signInNeeded(opts sessionOptions, ae *conversation.AuthRequiredError) error
 	}
 	b.WriteString(" Its methods:\n")
 	b.WriteString(strings.Join(methodLines(ae.Methods, false), "\n"))
-	b.WriteString("\nTo sign in, run one of:")
+	var usable []conversation.AuthMethod
 	for _, m := range ae.Methods {
+		if m.Refused == "" {
+			usable = append(usable, m)
+		}
+	}
+	if len(usable) == 0 {
+		b.WriteString("\nparley refuses each of them: sign in with the agent's own tools.")
+		return &exitError{code: exitSignIn, err: errors.New(b.String())}
+	}
+	b.WriteString("\nTo sign in, run one of:")
+	for _, m := range usable {
 		fmt.Fprintf(&b, "\n  %s", loginCommand(opts, string(m.ID)))
 		if m.Kind == conversation.AuthEnvVar {
 			var names []string
