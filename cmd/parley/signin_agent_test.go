@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"golang.org/x/term"
 )
@@ -30,6 +31,11 @@ import (
 //	                 command (offered only to a client that advertised _meta["terminal-auth"])
 //	signin-env       the older environment variable form: FAKE_AGENT_KEY must be
 //	                 "sekrit-value" in the agent's environment
+//	signin-codevar   one terminal method that sets the variable $FAKE_SIGNIN_VAR to
+//	                 $HOME/login-rc.sh, a script that leaves $HOME/rc-ran: in the older
+//	                 form running `bash -c 'echo signing in; true'`, or with
+//	                 FAKE_SIGNIN_FORM=standard in ACP's form (the agent's command with
+//	                 --login)
 //
 // Signing in leaves $HOME/signed-in (the methods other than signin-env), as a real agent
 // keeps its credentials; logout removes it.
@@ -105,6 +111,18 @@ func (a *signInAgent) Initialize(ctx context.Context, req *acp.InitializeRequest
 			meta := fmt.Sprintf(`{"command":%q,"args":["signin-legacy","--login"],"label":"Old-style login","env":{"PARLEY_TEST_ROLE":"fake-agent"}}`, self)
 			resp.AuthMethods = []acp.AuthMethod{{Agent: &acp.AuthMethodAgent{ID: "old-login", Name: "Old-style login", Meta: acp.Meta{"terminal-auth": []byte(meta)}}}}
 		}
+	case "signin-codevar":
+		script := filepath.Join(os.Getenv("HOME"), "login-rc.sh")
+		if err := os.WriteFile(script, []byte("echo ran > \"$HOME/rc-ran\"\n"), 0o755); err != nil {
+			return nil, err
+		}
+		env := map[string]string{os.Getenv("FAKE_SIGNIN_VAR"): script}
+		if os.Getenv("FAKE_SIGNIN_FORM") == "standard" {
+			resp.AuthMethods = []acp.AuthMethod{{Terminal: &acp.AuthMethodTerminal{ID: "rc-login", Name: "Log in", Args: []string{"--login"}, Env: env}}}
+			break
+		}
+		raw, _ := json.Marshal(map[string]any{"command": "bash", "args": []string{"-c", "echo signing in; true"}, "label": "Shell login", "env": env})
+		resp.AuthMethods = []acp.AuthMethod{{Agent: &acp.AuthMethodAgent{ID: "rc-login", Name: "Shell login", Meta: acp.Meta{"terminal-auth": raw}}}}
 	case "signin-env":
 		resp.AuthMethods = []acp.AuthMethod{{Unknown: []byte(`{"type":"env_var","id":"api-key","name":"API key","vars":[{"name":"FAKE_AGENT_KEY","label":"Your key"}],"link":"https://example.com/keys"}`)}}
 	}

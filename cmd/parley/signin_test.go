@@ -158,6 +158,8 @@ func TestLoginTerminalMethod(t *testing.T) {
 		t.Fatalf("run: exit %d; stderr:\n%s", r.code, r.stderr)
 	}
 	term := startTerminalIn(t, f.dir, f.env, "login", "--agent-command", agent, "--method", "tui-login")
+	term.expect("Run it? [y/N]")
+	term.typeLine("y")
 	term.expect("Login code: ")
 	term.typeLine(signInCode)
 	term.expect("logged in")
@@ -186,6 +188,8 @@ func TestChatSignsInWithTheOlderTerminalForm(t *testing.T) {
 	term.expect("needs you to sign in")
 	term.expect("old-login")
 	term.typeLine("/login 1")
+	term.expect("Run it? [y/N]")
+	term.typeLine("y")
 	term.expect("Login code: ")
 	term.typeLine(signInCode)
 	term.expect("logged in")

@@ -677,13 +677,31 @@ func TestTUISignInWithVariables(t *testing.T) {
 	noSecretUnder(t, f.home(), "sekrit-value")
 }
 
-// TestTUISignInWithATerminalProgram: a terminal method's program gets the terminal (the
-// screen is left while it runs) and the chat comes back once it exits.
+// TestTUISignInWithATerminalProgram: a terminal method shows the whole of what it runs
+// and asks (no runs nothing); its program then gets the terminal (the screen is left
+// while it runs) and the chat comes back once it exits.
 func TestTUISignInWithATerminalProgram(t *testing.T) {
 	f := newSignIn(t)
 	s := startTUIFor(t, f.dir, f.env, "Sign in to", "chat", "--agent-command", fakeAgentCommand(t, "signin-terminal"))
 	s.Type("\r")
-	s.WaitText("Login code:")
+	screen := s.WaitText("Run it?")
+	// The panel wraps long lines where it likes: compared without white space.
+	flat := strings.Join(strings.Fields(screen), "")
+	for _, want := range []string{"program:env", "theagent'sowncommand", "arguments:PARLEY_TEST_ROLE=fake-agent" + self(t) + "signin-terminal--login",
+		"variables:FAKE_LOGIN_MODE=tty", "directory:" + f.dir, "[y]yes"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the question lacks %q:\n%s", want, screen)
+		}
+	}
+	answer(s, "n", "not run: no sign-in")
+	if strings.Contains(s.Text(), "Login code:") {
+		t.Fatal("the program ran after a no")
+	}
+	s.Type("/login\r")
+	s.WaitText("Sign in to")
+	s.Type("\r")
+	s.WaitText("Run it?")
+	answer(s, "y", "Login code:")
 	s.Type(signInCode + "\r")
 	s.WaitText("ready")
 	s.Type("hello\r")

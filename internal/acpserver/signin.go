@@ -21,9 +21,17 @@ type signInMethod struct {
 	Description string           `json:"description,omitempty"`
 	Kind        string           `json:"kind"`               // agent, terminal, env_var
 	Command     []string         `json:"command,omitempty"`  // terminal: the program a terminal runs
-	EnvNames    []string         `json:"envNames,omitempty"` // terminal: variables it sets (no values)
-	Vars        []signInVar      `json:"vars,omitempty"`     // env_var: the variables asked for
-	Link        string           `json:"link,omitempty"`
+	EnvNames    []string         `json:"envNames,omitempty"` // terminal: variables it sets
+	// Run is, for a terminal method, the whole of what it runs, as lines to show (program,
+	// arguments, variables with their values, directory; every character visible); a page
+	// runs no terminal: `parley login` shows them again and asks before it runs.
+	Run []string `json:"run,omitempty"`
+	// Effect is what signing in with it does, on one line; Refused why parley will not
+	// (a variable that makes programs run code): such a method signs in nowhere.
+	Effect  string      `json:"effect,omitempty"`
+	Refused string      `json:"refused,omitempty"`
+	Vars    []signInVar `json:"vars,omitempty"` // env_var: the variables asked for
+	Link    string      `json:"link,omitempty"`
 }
 
 type signInVar struct {
@@ -55,7 +63,11 @@ type signInRequest struct {
 func signInMethods(ms []conversation.AuthMethod) []signInMethod {
 	out := []signInMethod{}
 	for _, m := range ms {
-		sm := signInMethod{ID: m.ID, Name: toolui.SafeText(m.Name), Description: toolui.SafeText(m.Description), Kind: string(m.Kind), Command: m.Command, EnvNames: m.EnvNames, Link: m.Link}
+		sm := signInMethod{ID: m.ID, Name: toolui.SafeText(m.Name), Description: toolui.SafeText(m.Description), Kind: string(m.Kind),
+			Command: m.Command, EnvNames: m.EnvNames, Link: m.Link, Effect: m.Effect(), Refused: m.Refused}
+		if m.Run != nil {
+			sm.Run = m.Run.Lines()
+		}
 		for _, v := range m.Vars {
 			sm.Vars = append(sm.Vars, signInVar{Name: v.Name, Label: v.Label, Secret: v.Secret, Optional: v.Optional})
 		}

@@ -155,7 +155,11 @@ type chat struct {
 
 	signIn  []conversation.AuthMethod // the methods offered while the agent needs a sign-in
 	signing bool                      // a sign-in is under way
-	title   string                    // the session's title, as last shown
+	// confirmRun is the terminal sign-in whose whole command is on screen, asking whether
+	// to run it (lines typed before confirmMark do not answer).
+	confirmRun  *conversation.AuthMethod
+	confirmMark uint64
+	title       string // the session's title, as last shown
 }
 
 // quitWindow is how soon a second Ctrl-C at the prompt must follow the first to quit.
@@ -284,6 +288,10 @@ func (c *chat) onLine(ctx context.Context, l inputLine) error {
 	if c.question != nil {
 		return c.onAnswer(l)
 	}
+	if c.confirmRun != nil {
+		c.onRunAnswer(l)
+		return nil
+	}
 	if c.elicit != nil {
 		done, quit := c.elicit.read(l)
 		if done {
@@ -410,6 +418,10 @@ func (c *chat) quit() {
 }
 
 func (c *chat) onEOF() error {
+	if c.confirmRun != nil {
+		c.confirmRun = nil
+		c.con.say("\n(not run: no sign-in)")
+	}
 	if c.elicit != nil {
 		c.con.say("")
 		c.elicit.cancelled()
@@ -438,6 +450,12 @@ func (c *chat) onSignal(sig os.Signal) error {
 	if c.signing && sig != syscall.SIGTERM {
 		c.con.say("\n(giving up the sign-in)")
 		c.conv.CancelSignIn()
+		return nil
+	}
+	if c.confirmRun != nil && sig != syscall.SIGTERM {
+		c.confirmRun = nil
+		c.con.say("\n(not run: no sign-in)")
+		c.con.prompt("› ")
 		return nil
 	}
 	if c.elicit != nil {

@@ -35,7 +35,7 @@ func (c *chat) offerSignIn(agent string, methods []conversation.AuthMethod) {
 
 // promptIfIdle shows the input prompt when nothing else is on screen.
 func (c *chat) promptIfIdle() {
-	if c.turn == 0 && c.question == nil && c.elicit == nil && !c.quitting {
+	if c.turn == 0 && c.question == nil && c.elicit == nil && c.confirmRun == nil && !c.quitting {
 		c.con.prompt("› ")
 	}
 }
@@ -66,16 +66,42 @@ func (c *chat) login(arg string) error {
 			return fmt.Errorf("no sign-in method %q: /login lists them", arg)
 		}
 	}
+	if m.Refused != "" {
+		return refusedSignIn(m)
+	}
 	switch m.Kind {
 	case conversation.AuthTerminal:
 		if !c.tty {
 			return conversation.ErrNoTerminal
 		}
-		return c.conv.SignIn(m.ID, conversation.SignInOptions{RunTerminal: terminalRunner(c.con, c.in)})
+		c.con.say("%s", runBlock(m))
+		c.confirmRun = &m
+		c.confirmMark, _ = c.in.discardTypeAhead()
+		c.con.prompt(runQuestion)
+		return errAsking
 	case conversation.AuthEnvVar:
 		return c.askVars(m)
 	}
 	return c.conv.SignIn(m.ID, conversation.SignInOptions{})
+}
+
+// onRunAnswer reads a line as the answer to runQuestion: yes runs the terminal method
+// shown, as it was shown; anything else runs nothing.
+func (c *chat) onRunAnswer(l inputLine) {
+	if l.epoch < c.confirmMark {
+		return // typed before the question
+	}
+	m := *c.confirmRun
+	c.confirmRun = nil
+	if !yes(l.text) {
+		c.con.say("(not run: no sign-in)")
+		c.promptIfIdle()
+		return
+	}
+	if err := c.conv.SignIn(m.ID, conversation.SignInOptions{RunTerminal: terminalRunner(c.con, c.in), Approved: m.Run}); err != nil {
+		c.con.say("parley: %v", err)
+		c.promptIfIdle()
+	}
 }
 
 // askVars asks for the variables of an environment variable method that are not set

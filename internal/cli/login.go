@@ -25,8 +25,12 @@ where the agent can close sessions).
 
 A method is carried out by its kind: the agent signs you in itself (it may open a web page,
 or ask you something here); or its login program runs in this terminal (the agent's own
-command with the method's arguments) and parley waits for it to exit; or the agent reads
-variables you set in your environment (parley says which; it never prints their values).
+command with the method's arguments, or a command the agent names) and parley waits for it
+to exit; or the agent reads variables you set in your environment (parley says which; it
+never prints their values). A login program runs only once parley has shown the whole of
+it (program, arguments, the variables it sets with their values, directory) and you said
+yes. A method that sets a variable making programs run code its command line does not
+show (BASH_ENV, LD_PRELOAD, NODE_OPTIONS, PATH…) is refused.
 
 Without --method: the only method, or, on a terminal, the one you choose. An agent that
 opens a session without a sign-in is left as it is unless --method is given.
@@ -103,9 +107,22 @@ func (l *loginView) run(ctx context.Context, id acp.AuthMethodID) error {
 	if err != nil {
 		return err
 	}
+	if m.Refused != "" {
+		return &exitError{code: exitFailure, err: refusedSignIn(m)}
+	}
 	opts := conversation.SignInOptions{}
-	if l.tty {
-		opts.RunTerminal = terminalRunner(l.con, l.in)
+	if m.Kind == conversation.AuthTerminal {
+		if !l.tty {
+			return &exitError{code: exitFailure, err: conversation.ErrNoTerminal}
+		}
+		ok, err := l.confirm(ctx, m)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &exitError{code: exitFailure, err: errors.New("not signed in: the sign-in program did not run")}
+		}
+		opts.RunTerminal, opts.Approved = terminalRunner(l.con, l.in), m.Run
 	}
 	if err := l.conv.SignIn(m.ID, opts); err != nil {
 		return &exitError{code: exitFailure, err: err}
@@ -150,6 +167,27 @@ func (l *loginView) choose(ctx context.Context, methods []conversation.AuthMetho
 			return conversation.AuthMethod{}, &exitError{code: exitFailure, err: errors.New("no method chosen")}
 		case <-ctx.Done():
 			return conversation.AuthMethod{}, &exitError{code: exitCancelled, err: errors.New("interrupted")}
+		}
+	}
+}
+
+// confirm shows everything the terminal method m runs and asks whether to run it (what
+// was typed before the question does not answer it).
+func (l *loginView) confirm(ctx context.Context, m conversation.AuthMethod) (bool, error) {
+	l.con.say("%s", runBlock(m))
+	mark, _ := l.in.discardTypeAhead()
+	l.con.prompt(runQuestion)
+	for {
+		select {
+		case line := <-l.in.lines:
+			if line.epoch < mark {
+				continue
+			}
+			return yes(line.text), nil
+		case <-l.in.eof:
+			return false, nil
+		case <-ctx.Done():
+			return false, &exitError{code: exitCancelled, err: errors.New("interrupted: not signed in")}
 		}
 	}
 }

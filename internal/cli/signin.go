@@ -25,7 +25,7 @@ func methodLines(methods []conversation.AuthMethod, numbered bool) []string {
 	}
 	var lines []string
 	for i, m := range methods {
-		what := methodEffect(m)
+		what := m.Effect()
 		line := fmt.Sprintf("  %-*s  %s", width, m.ID, oneLineSafe(m.Name))
 		if numbered {
 			line = fmt.Sprintf("  %d. %-*s  %s", i+1, width, m.ID, oneLineSafe(m.Name))
@@ -39,35 +39,6 @@ func methodLines(methods []conversation.AuthMethod, numbered bool) []string {
 		lines = append(lines, line)
 	}
 	return lines
-}
-
-// methodEffect says what signing in with m does.
-func methodEffect(m conversation.AuthMethod) string {
-	switch m.Kind {
-	case conversation.AuthAgent:
-		return "the agent signs you in (it may open a web page or ask you here)"
-	case conversation.AuthTerminal:
-		s := "runs `" + oneLineSafe(shellQuote(m.Command)) + "` in this terminal"
-		if len(m.EnvNames) > 0 {
-			s += " (with " + strings.Join(m.EnvNames, ", ") + " set)"
-		}
-		return s
-	case conversation.AuthEnvVar:
-		var names []string
-		for _, v := range m.Vars {
-			n := v.Name
-			if v.Optional {
-				n += " (optional)"
-			}
-			names = append(names, n)
-		}
-		s := "the agent reads " + strings.Join(names, ", ")
-		if m.Link != "" {
-			s += "; get it at " + oneLineSafe(m.Link)
-		}
-		return s
-	}
-	return ""
 }
 
 // shellQuote is a command line as a shell would take it.
@@ -111,8 +82,18 @@ func signInNeeded(opts sessionOptions, ae *conversation.AuthRequiredError) error
 	}
 	b.WriteString(" Its methods:\n")
 	b.WriteString(strings.Join(methodLines(ae.Methods, false), "\n"))
-	b.WriteString("\nTo sign in, run one of:")
+	var usable []conversation.AuthMethod
 	for _, m := range ae.Methods {
+		if m.Refused == "" {
+			usable = append(usable, m)
+		}
+	}
+	if len(usable) == 0 {
+		b.WriteString("\nparley refuses each of them: sign in with the agent's own tools.")
+		return &exitError{code: exitSignIn, err: errors.New(b.String())}
+	}
+	b.WriteString("\nTo sign in, run one of:")
+	for _, m := range usable {
 		fmt.Fprintf(&b, "\n  %s", loginCommand(opts, string(m.ID)))
 		if m.Kind == conversation.AuthEnvVar {
 			var names []string
@@ -125,13 +106,42 @@ func signInNeeded(opts sessionOptions, ae *conversation.AuthRequiredError) error
 	return &exitError{code: exitSignIn, err: errors.New(b.String())}
 }
 
+// runBlock shows everything a terminal method runs: parley login and the chat show it
+// and ask runQuestion before the program runs, even when it is the only method.
+func runBlock(m conversation.AuthMethod) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "parley: signing in with %s runs this program in your terminal (outside any sandbox):", oneLineSafe(string(m.ID)))
+	for _, l := range m.Run.Lines() {
+		b.WriteString("\n  " + l)
+	}
+	return b.String()
+}
+
+const runQuestion = "Run it? [y/N] "
+
+// refusedSignIn is the error for a method parley will not carry out, with what it
+// would have run.
+func refusedSignIn(m conversation.AuthMethod) error {
+	msg := fmt.Sprintf("parley will not sign in with %s: %s", oneLineSafe(string(m.ID)), m.Refused)
+	if m.Run != nil {
+		msg += "; it would run:\n  " + strings.Join(m.Run.Lines(), "\n  ")
+	}
+	return errors.New(msg)
+}
+
+// yes reports whether an answer to a [y/N] question says yes.
+func yes(answer string) bool {
+	a := strings.ToLower(strings.TrimSpace(answer))
+	return a == "y" || a == "yes"
+}
+
 // terminalRunner runs a terminal sign-in's program in parley's terminal while the
 // prompter, which otherwise reads that terminal, waits. The program is the agent's own
-// command (or one the agent named, shown to the user before): it is started only at the
-// user's request, in the foreground, and parley waits for it.
+// command (or one the agent named), shown whole to the user before (runBlock): it is
+// started only once the user said yes, in the foreground, and parley waits for it.
 func terminalRunner(con *console, in *prompter) func(ctx context.Context, cmd *exec.Cmd) error {
 	return func(ctx context.Context, cmd *exec.Cmd) error {
-		con.say("parley: running %s (it has this terminal until it exits)", shellQuote(cmd.Args))
+		con.say("parley: running %s (it has this terminal until it exits)", oneLineSafe(shellQuote(cmd.Args)))
 		resume := in.suspend()
 		defer resume()
 		if err := cmd.Start(); err != nil {

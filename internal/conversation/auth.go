@@ -22,8 +22,10 @@ import (
 //   - agent: authenticate with its id (the agent signs in itself, often through a web page
 //     it opens or an elicitation);
 //   - terminal: the agent's own command again, with the method's arguments appended and
-//     its variables added, run interactively where the user can type (the view's
-//     RunTerminal); exit status 0 is success, and the agent is then started again;
+//     its variables added (or, in an older form, a command the agent names), run
+//     interactively where the user can type (the view's RunTerminal) once the user has
+//     seen the whole of it and said yes (auth_run.go); exit status 0 is success, and the
+//     agent is then started again;
 //   - environment variables (an older form agents still send): the agent is started
 //     again with the variables set.
 //
@@ -45,17 +47,18 @@ type AuthMethod struct {
 	Description string
 	Kind        AuthKind
 	// Command is, for a terminal method, the command line the sign-in runs, and EnvNames
-	// the variables it adds (their values are not shown).
+	// the variables it adds; Run is the whole of what runs, values and all, which a view
+	// shows before it asks (TerminalRun.Lines).
 	Command  []string
 	EnvNames []string
+	Run      *TerminalRun
 	// Vars are, for an environment variable method, the variables to set; Link is where
 	// to get their values, if the agent said.
 	Vars []AuthVar
 	Link string
-
-	command string            // terminal: the program and arguments to run
-	args    []string          //
-	env     map[string]string // terminal: variables added
+	// Refused says why parley will not carry the method out ("" when it will): it sets a
+	// variable that makes programs run code (safety.CodeVariable). SignIn refuses it.
+	Refused string
 }
 
 // AuthVar is a variable an environment variable method needs.
@@ -121,7 +124,7 @@ func (SignInEnded) event()    {}
 // forms, the older _meta["terminal-auth"] form (a method naming its own command) and the
 // older environment variable form. A method of any other kind is left out: parley cannot
 // carry it out.
-func authMethods(spec []string, methods []acp.AuthMethod) []AuthMethod {
+func authMethods(spec []string, dir string, methods []acp.AuthMethod) []AuthMethod {
 	var out []AuthMethod
 	seen := map[acp.AuthMethodID]bool{}
 	add := func(m AuthMethod) {
@@ -146,13 +149,14 @@ func authMethods(spec []string, methods []acp.AuthMethod) []AuthMethod {
 		switch {
 		case m.Terminal != nil:
 			t := m.Terminal
+			run := terminalRun(spec[0], append(slices.Clone(spec[1:]), t.Args...), t.Env, dir, false)
 			add(AuthMethod{
 				ID: t.ID, Name: t.Name, Description: t.Description, Kind: AuthTerminal,
 				Command: append(slices.Clone(spec), t.Args...), EnvNames: sortedKeys(t.Env),
-				command: spec[0], args: append(slices.Clone(spec[1:]), t.Args...), env: t.Env,
+				Run: &run, Refused: refusedEnv(sortedKeys(t.Env)),
 			})
 		case m.Agent != nil && !standard[m.Agent.ID]:
-			if legacy, ok := legacyTerminal(m.Agent); ok {
+			if legacy, ok := legacyTerminal(m.Agent, dir); ok {
 				add(legacy)
 			} else {
 				add(AuthMethod{ID: m.Agent.ID, Name: m.Agent.Name, Description: m.Agent.Description, Kind: AuthAgent})
@@ -168,7 +172,7 @@ func authMethods(spec []string, methods []acp.AuthMethod) []AuthMethod {
 
 // legacyTerminal reads the older terminal form: an agent method whose
 // _meta["terminal-auth"] names a command to run.
-func legacyTerminal(m *acp.AuthMethodAgent) (AuthMethod, bool) {
+func legacyTerminal(m *acp.AuthMethodAgent, dir string) (AuthMethod, bool) {
 	raw, ok := m.Meta["terminal-auth"]
 	if !ok {
 		return AuthMethod{}, false
@@ -186,10 +190,11 @@ func legacyTerminal(m *acp.AuthMethodAgent) (AuthMethod, bool) {
 	if name == "" {
 		name = ta.Label
 	}
+	run := terminalRun(ta.Command, ta.Args, ta.Env, dir, true)
 	return AuthMethod{
 		ID: m.ID, Name: name, Description: m.Description, Kind: AuthTerminal,
 		Command: append([]string{ta.Command}, ta.Args...), EnvNames: sortedKeys(ta.Env),
-		command: ta.Command, args: ta.Args, env: ta.Env,
+		Run: &run, Refused: refusedEnv(sortedKeys(ta.Env)),
 	}, true
 }
 
@@ -211,12 +216,15 @@ func envVarMethod(raw json.RawMessage) (AuthMethod, bool) {
 		return AuthMethod{}, false
 	}
 	out := AuthMethod{ID: m.ID, Name: m.Name, Description: m.Description, Kind: AuthEnvVar, Link: m.Link}
+	var names []string
 	for _, v := range m.Vars {
 		if !validEnvName(v.Name) {
 			return AuthMethod{}, false
 		}
 		out.Vars = append(out.Vars, AuthVar{Name: v.Name, Label: v.Label, Secret: v.Secret == nil || *v.Secret, Optional: v.Optional})
+		names = append(names, v.Name)
 	}
+	out.Refused = refusedEnv(names)
 	return out, true
 }
 
@@ -239,7 +247,7 @@ func (a *Agent) methodsOf(p *agentproc.Server) []AuthMethod {
 	if p == nil || p.Info == nil {
 		return nil
 	}
-	return authMethods(a.specLine(), p.Info.AuthMethods)
+	return authMethods(a.specLine(), a.opts.Spec.Dir, p.Info.AuthMethods)
 }
 
 // specLine is the agent's command line as a list.
@@ -253,6 +261,10 @@ type SignInOptions struct {
 	// terminal parley runs in), and returns once it has ended: nil for exit status 0.
 	// Without it, a terminal method fails.
 	RunTerminal func(ctx context.Context, cmd *exec.Cmd) error
+	// Approved is, for a terminal method, what the user was shown (the method's Run,
+	// through TerminalRun.Lines) and said yes to. The method runs only when it is what
+	// runs now: else SignIn fails with ErrNotApproved.
+	Approved *TerminalRun
 	// Vars are values for an environment variable method's variables; those not given
 	// are taken from parley's environment.
 	Vars map[string]string
@@ -322,9 +334,19 @@ func (m signInMsg) handle(c *Conversation) {
 		m.reply <- c.unknownMethod(m.id)
 		return
 	}
-	if method.Kind == AuthTerminal && m.opts.RunTerminal == nil {
-		m.reply <- ErrNoTerminal
+	if method.Refused != "" {
+		m.reply <- fmt.Errorf("parley will not sign in with %s: %s", method.ID, method.Refused)
 		return
+	}
+	if method.Kind == AuthTerminal {
+		switch {
+		case m.opts.RunTerminal == nil:
+			m.reply <- ErrNoTerminal
+			return
+		case method.Run == nil || m.opts.Approved == nil || !method.Run.equal(*m.opts.Approved):
+			m.reply <- ErrNotApproved
+			return
+		}
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, signInTimeout)
 	c.st.signIn = cancel
@@ -429,7 +451,7 @@ func (a *Agent) signIn(ctx context.Context, c *Conversation, proc *agentproc.Ser
 	case AuthTerminal:
 		cmd := a.loginCommand(m)
 		if err := opts.RunTerminal(ctx, cmd); err != nil {
-			return fmt.Errorf("the sign-in program (%s) failed: %w", strings.Join(m.Command, " "), err)
+			return fmt.Errorf("the sign-in program (%s) failed: %w", m.Run.Line(), err)
 		}
 		a.restart()
 		return nil
@@ -447,24 +469,16 @@ func (a *Agent) signIn(ctx context.Context, c *Conversation, proc *agentproc.Ser
 	return fmt.Errorf("parley cannot sign in with %q", m.ID)
 }
 
-// LoginCommand is the program a terminal method runs: the agent's command with the
-// method's arguments appended and its variables added (or the command an older agent
-// named), in the agent's directory, with parley's stdin, stdout and stderr. Unlike the
-// agent, it runs in the user's terminal: the user is there to sign in.
+// loginCommand is the program a terminal method runs: its Run (the agent's command with
+// the method's arguments appended and its variables added, or the command an older agent
+// named), with the agent's configured variables under them, and parley's stdin, stdout
+// and stderr. Unlike the agent, it runs in the user's terminal: the user is there to
+// sign in, and said yes to it.
 func (a *Agent) loginCommand(m AuthMethod) *exec.Cmd {
-	cmd := exec.Command(m.command, m.args...)
-	cmd.Dir = a.opts.Spec.Dir
-	cmd.Env = append(os.Environ(), a.opts.Spec.Env...)
 	a.mu.Lock()
-	cmd.Env = append(cmd.Env, a.authEnv...)
+	base := append(slices.Clone(a.opts.Spec.Env), a.authEnv...)
 	a.mu.Unlock()
-	for _, k := range sortedKeys(m.env) {
-		if validEnvName(k) {
-			cmd.Env = append(cmd.Env, k+"="+m.env[k])
-		}
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	return cmd
+	return m.Run.command(base)
 }
 
 // envFor is the variables an environment variable method starts the agent with: each

@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,18 +27,90 @@ func TestAuthMethodsInEveryForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := authMethods([]string{"agent-cmd", "--acp"}, init.AuthMethods)
+	got := authMethods([]string{"agent-cmd", "--acp"}, "/work", init.AuthMethods)
 	want := []AuthMethod{
 		{ID: "agent", Name: "Sign in", Kind: AuthAgent},
 		{ID: "tui", Name: "Terminal", Kind: AuthTerminal, Command: []string{"agent-cmd", "--acp", "--login"}, EnvNames: []string{"A", "B"}},
 		{ID: "old", Name: "Old", Kind: AuthTerminal, Command: []string{"claude", "/login"}},
 		{ID: "key", Name: "Key", Kind: AuthEnvVar, Link: "https://x", Vars: []AuthVar{{Name: "K", Secret: true}, {Name: "L", Optional: true}}},
 	}
-	if diff := cmp.Diff(want, got, cmpopts.IgnoreUnexported(AuthMethod{})); diff != "" {
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(AuthMethod{}, "Run")); diff != "" {
 		t.Errorf("methods (-want +got):\n%s", diff)
 	}
-	if got[1].command != "agent-cmd" || strings.Join(got[1].args, " ") != "--acp --login" {
-		t.Errorf("the terminal method runs %s %v", got[1].command, got[1].args)
+	runs := []TerminalRun{
+		{Program: "agent-cmd", Args: []string{"--acp", "--login"}, Env: []string{"A=1", "B=2"}, Dir: "/work"},
+		{Program: "claude", Args: []string{"/login"}, Dir: "/work", Named: true},
+	}
+	for i, m := range []AuthMethod{got[1], got[2]} {
+		if m.Run == nil {
+			t.Fatalf("%s has no Run", m.ID)
+		}
+		if diff := cmp.Diff(runs[i], *m.Run, cmpopts.IgnoreFields(TerminalRun{}, "Path")); diff != "" {
+			t.Errorf("%s runs (-want +got):\n%s", m.ID, diff)
+		}
+	}
+}
+
+// TestSignInRefusesVariablesThatRunCode: a terminal method (either form) that sets one of
+// safety.CodeVariable's variables, in any case, or a name that is not one, is refused
+// with the variable named; so is an environment variable method asking for one. A
+// harmless one is not.
+func TestSignInRefusesVariablesThatRunCode(t *testing.T) {
+	for _, name := range []string{"BASH_ENV", "ENV", "PROMPT_COMMAND", "BASH_FUNC_ls%%", "SHELLOPTS", "BASHOPTS", "PS4",
+		"LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "DYLD_INSERT_LIBRARIES", "DYLD_FRAMEWORK_PATH", "NODE_OPTIONS", "NODE_PATH",
+		"PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONINSPECT", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB",
+		"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_ASKPASS", "GIT_CONFIG_COUNT",
+		"GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "EDITOR", "VISUAL", "PAGER", "IFS", "PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
+		"ZDOTDIR", "bash_env", "A=B"} {
+		env, _ := json.Marshal(map[string]string{name: "/tmp/x", "HARMLESS": "1"})
+		var init acp.InitializeResponse
+		err := json.Unmarshal([]byte(`{"protocolVersion":1,"authMethods":[
+			{"id":"std","name":"Std","type":"terminal","args":["--login"],"env":`+string(env)+`},
+			{"id":"old","name":"Old","_meta":{"terminal-auth":{"command":"bash","args":["-c","true"],"env":`+string(env)+`}}},
+			{"id":"key","name":"Key","type":"env_var","vars":[{"name":"HARMLESS"},{"name":`+strconv.Quote(name)+`}]}]}`), &init)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := authMethods([]string{"agent"}, "", init.AuthMethods)
+		if name == "A=B" {
+			got = got[:2] // the older variable form leaves out a method with such a name
+		}
+		for _, m := range got {
+			if !strings.Contains(m.Refused, visible(name)) && !strings.Contains(m.Refused, quoteArg(name)) {
+				t.Errorf("%s with %s: refused %q", m.ID, name, m.Refused)
+			}
+		}
+	}
+	var init acp.InitializeResponse
+	json.Unmarshal([]byte(`{"protocolVersion":1,"authMethods":[{"id":"std","name":"Std","type":"terminal","env":{"FAKE_LOGIN_MODE":"tty","LANG":"C"}}]}`), &init)
+	if got := authMethods([]string{"agent"}, "", init.AuthMethods); got[0].Refused != "" {
+		t.Errorf("a harmless variable: refused %q", got[0].Refused)
+	}
+}
+
+// TestTerminalRunShowsEverything: every argument, variable and the directory, a control,
+// invisible or line-breaking character made visible, an argument's spaces in quotes.
+func TestTerminalRunShowsEverything(t *testing.T) {
+	r := TerminalRun{Program: "bash", Path: "/usr/bin/bash", Args: []string{"-c", "echo hi\nrm -rf ~ \x1b[2K", "", " trailing "},
+		Env: []string{"MODE=a b", "RLO=\u202eexe"}, Dir: "/work/my dir", Named: true}
+	want := []string{
+		"program:   bash  (/usr/bin/bash)  — named by the agent",
+		"arguments: -c 'echo hi⏎rm -rf ~ ␛[2K' '' ' trailing '",
+		"variables: MODE='a b' RLO='<U+202E>exe'",
+		"directory: '/work/my dir'",
+	}
+	if diff := cmp.Diff(want, r.Lines()); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
+	}
+	if got := r.Line(); got != "MODE='a b' RLO='<U+202E>exe' bash -c 'echo hi⏎rm -rf ~ ␛[2K' '' ' trailing '" {
+		t.Errorf("line %q", got)
+	}
+	cmd := r.command([]string{"CONFIGURED=1"})
+	if cmd.Path != "/usr/bin/bash" || strings.Join(cmd.Args, "|") != "bash|-c|echo hi\nrm -rf ~ \x1b[2K|| trailing " || cmd.Dir != "/work/my dir" {
+		t.Errorf("runs %s %q in %s", cmd.Path, cmd.Args, cmd.Dir)
+	}
+	if env := strings.Join(cmd.Env, "\n"); !strings.HasSuffix(env, "CONFIGURED=1\nMODE=a b\nRLO=\u202eexe") {
+		t.Errorf("env ends %q", env[max(0, len(env)-60):])
 	}
 }
 

@@ -81,10 +81,11 @@
 // any, and whether a sign-in is under way.
 //
 // What a view needs for each feature: for sign-in, show SignInRequired's methods (each
-// with its kind: the agent's own flow, a terminal program with its command line, or the
-// variables to set, never their values) and call SignIn with the one the user picks, a
-// RunTerminal where it has a terminal (a web view runs none: ErrNoTerminal) and Vars
-// where it can ask for values; for elicitations, draw ElicitationAsked's Form field by
+// with AuthMethod.Effect: the agent's own flow, a terminal program with its whole command
+// line, the variables to set, never their values, or why parley refuses it) and call
+// SignIn with the one the user picks, a RunTerminal where it has a terminal (a web view
+// runs none: ErrNoTerminal) with Approved, the method's Run once its Lines were shown and
+// the user said yes (else ErrNotApproved), and Vars where it can ask for values; for elicitations, draw ElicitationAsked's Form field by
 // field (Field.Parse checks a typed answer, Field.Check a given value; a Secret field is
 // never echoed) or its URL with its host and Punycode warning, open only on consent, and
 // call AnswerElicitation; for settings, list Session.Settings and call SetConfig; for

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/safety"
 	"github.com/parley-acp/parley/internal/xdg"
 )
 
@@ -381,19 +382,16 @@ func cleanEnv(env map[string]string) map[string]string {
 }
 
 // plumbingNames and plumbingPrefixes are environment variables that decide which
-// programs run, from where, and with what loaded into them.
+// programs run, from where, and what they read, beyond those that run code
+// (safety.CodeVariable, the one list of those; PATH and IFS among them).
 var (
 	plumbingNames = []string{
-		"PATH", "PATHEXT", "HOME", "USERPROFILE", "SHELL", "COMSPEC", "SYSTEMROOT", "TMPDIR", "TMP", "TEMP",
-		"IFS", "ENV", "BASH_ENV", "PROMPT_COMMAND", "CDPATH", "APPDATA", "LOCALAPPDATA",
-		"PERL5LIB", "PERL5OPT", "PERLLIB", "RUBYLIB", "RUBYOPT", "GEM_HOME", "GEM_PATH",
-		"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "GCONV_PATH",
-		"SSL_CERT_FILE", "SSL_CERT_DIR", "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_CONFIG_GLOBAL",
-		"EDITOR", "VISUAL", "PAGER",
+		"HOME", "USERPROFILE", "SHELL", "COMSPEC", "SYSTEMROOT", "TMPDIR", "TMP", "TEMP",
+		"APPDATA", "LOCALAPPDATA", "GEM_HOME", "GEM_PATH", "CLASSPATH", "SSL_CERT_FILE", "SSL_CERT_DIR",
 	}
 	plumbingPrefixes = []string{
-		"LD_", "DYLD_", "NODE_", "NPM_", "YARN_", "PNPM_", "COREPACK_", "BUN_", "DENO_",
-		"PYTHON", "PIP_", "UV_", "VIRTUAL_ENV", "CONDA_", "XDG_", "PARLEY_", "GIT_CONFIG",
+		"NODE_", "NPM_", "YARN_", "PNPM_", "COREPACK_", "BUN_", "DENO_",
+		"PYTHON", "PIP_", "UV_", "VIRTUAL_ENV", "CONDA_", "XDG_", "PARLEY_",
 	}
 )
 
@@ -403,7 +401,7 @@ func Plumbing(name string) bool {
 	if n == "" || strings.ContainsAny(n, "=\x00") {
 		return true
 	}
-	if slices.Contains(plumbingNames, n) {
+	if _, ok := safety.CodeVariable(n); ok || slices.Contains(plumbingNames, n) {
 		return true
 	}
 	for _, p := range plumbingPrefixes {

@@ -306,39 +306,6 @@ func versionQuery(args []word) bool {
 	return false
 }
 
-// dangerousVariables change what later programs run or load.
-var dangerousVariables = map[string]string{
-	"LD_PRELOAD": "loads a library into every program", "LD_LIBRARY_PATH": "changes which libraries programs load",
-	"LD_AUDIT": "loads a library into every program", "DYLD_INSERT_LIBRARIES": "loads a library into every program",
-	"BASH_ENV": "runs a file in every bash started", "ENV": "runs a file in every shell started",
-	"PROMPT_COMMAND": "runs a command at every prompt", "PS4": "can run commands when tracing",
-	"GIT_SSH_COMMAND": "makes git run a program", "GIT_SSH": "makes git run a program",
-	"GIT_EXTERNAL_DIFF": "makes git run a program", "GIT_PAGER": "makes git run a program",
-	"GIT_EDITOR": "makes git run a program", "GIT_ASKPASS": "makes git run a program",
-	"GIT_PROXY_COMMAND": "makes git run a program", "GIT_EXEC_PATH": "makes git run programs from elsewhere",
-	"GIT_CONFIG_GLOBAL": "makes git read another configuration", "GIT_CONFIG_SYSTEM": "makes git read another configuration",
-	"GIT_CONFIG_PARAMETERS": "sets git configuration that can run programs", "GIT_CONFIG_COUNT": "sets git configuration that can run programs",
-	"GIT_DIR": "points git at another repository", "GIT_WORK_TREE": "points git at another working tree",
-	"PAGER": "makes programs run a pager of its choice", "EDITOR": "makes programs run an editor of its choice",
-	"VISUAL": "makes programs run an editor of its choice", "SSH_ASKPASS": "makes ssh run a program",
-	"NODE_OPTIONS": "changes what node loads", "PYTHONSTARTUP": "runs a file in every python started",
-	"PYTHONPATH": "changes what python imports", "PERL5OPT": "changes what perl loads", "RUBYOPT": "changes what ruby loads",
-	"MANPAGER": "makes man run a pager of its choice", "BROWSER": "makes programs open a browser of its choice",
-	"LESSOPEN": "makes less run a program on every file", "SYSTEMD_PAGER": "makes systemctl run a pager of its choice",
-	"CC": "makes builds run another C compiler", "CXX": "makes builds run another C++ compiler", "RUSTC_WRAPPER": "makes cargo run a program",
-	"RUSTC": "makes cargo run another compiler", "RUSTFLAGS": "can make rustc link with a program of its choice",
-	"CGO_CFLAGS": "passes flags to the C compiler that can load code", "CGO_LDFLAGS": "passes flags to the linker that can load code",
-	"GOTOOLCHAIN": "makes go download and run another toolchain", "MAKEFLAGS": "gives make options, --eval among them",
-	"MAKEFILES": "makes make read more makefiles", "JAVA_TOOL_OPTIONS": "makes every JVM load agents", "_JAVA_OPTIONS": "makes every JVM load agents",
-	"NODE_PATH": "changes what node loads", "PERL5LIB": "changes what perl loads", "RUBYLIB": "changes what ruby loads",
-	"PYTHONHOME": "changes which Python runs", "SUDO_ASKPASS": "makes sudo run a program", "GIT_SEQUENCE_EDITOR": "makes git run a program",
-	"NPM_CONFIG_SCRIPT_SHELL": "makes npm run scripts with another program", "CDPATH": "changes where cd goes",
-	"BASHOPTS": "turns on Bash options (alias expansion among them)", "SHELLOPTS": "turns on shell options",
-	"OPENSSL_CONF": "makes openssl load a configuration that can load code", "KUBECONFIG": "makes kubectl read a configuration that can name programs",
-	"DOCKER_CONFIG": "makes docker read a configuration that names programs", "CARGO_HOME": "makes cargo read another configuration",
-	"GIT_CONFIG": "makes git read another configuration", "GIT_CEILING_DIRECTORIES": "changes which repository git finds",
-}
-
 // judgeVariable judges NAME=value set for a command or the rest of the line.
 func (a *analyzer) judgeVariable(cmd, name, value string) {
 	if name == "PATH" {
@@ -349,8 +316,10 @@ func (a *analyzer) judgeVariable(cmd, name, value string) {
 		}
 		return
 	}
-	if name == "GOFLAGS" && strings.Contains(value, "exec") {
-		a.add(High, cmd, "sets GOFLAGS with -exec or -toolexec, which makes go run a program")
+	if name == "GOFLAGS" {
+		if strings.Contains(value, "exec") {
+			a.add(High, cmd, "sets GOFLAGS with -exec or -toolexec, which makes go run a program")
+		}
 		return
 	}
 	if strings.HasPrefix(name, "BASH_FUNC_") {
@@ -359,7 +328,10 @@ func (a *analyzer) judgeVariable(cmd, name, value string) {
 		a.code(cmd, "f"+value)
 		return
 	}
-	if why, ok := dangerousVariables[name]; ok {
+	if name == "IFS" {
+		return // before a command it changes only this shell's splitting of that line
+	}
+	if why, ok := CodeVariable(name); ok {
 		a.add(High, cmd, "sets "+name+", which "+why)
 		switch {
 		case commandVariables[name]:
@@ -371,12 +343,4 @@ func (a *analyzer) judgeVariable(cmd, name, value string) {
 			}
 		}
 	}
-}
-
-// commandVariables hold a command line that programs run.
-var commandVariables = map[string]bool{
-	"GIT_SSH_COMMAND": true, "GIT_PAGER": true, "GIT_EDITOR": true, "GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true,
-	"GIT_PROXY_COMMAND": true, "GIT_SSH": true, "PAGER": true, "EDITOR": true, "VISUAL": true, "SSH_ASKPASS": true,
-	"MANPAGER": true, "BROWSER": true, "LESSOPEN": true, "SYSTEMD_PAGER": true, "CC": true, "CXX": true, "RUSTC_WRAPPER": true,
-	"SUDO_ASKPASS": true, "GIT_SEQUENCE_EDITOR": true,
 }

@@ -146,6 +146,11 @@ func (p *formPanel) summaryKey(s string) bool {
 		}
 	case "d":
 		return p.action(acp.ElicitationActionDecline)
+	case "n":
+		if len(p.form().Fields) == 0 { // a yes-or-no question of parley's own
+			return p.action(acp.ElicitationActionDecline)
+		}
+		p.ignored++
 	case "c":
 		return p.action(acp.ElicitationActionCancel)
 	default:
@@ -222,6 +227,8 @@ func (p *formPanel) view(st styles, width, maxLines int) (text string, cursorRow
 		case !f.Answerable:
 			add(st.dim.Render("  parley cannot show every field of this form."))
 			keys = "[d] decline  [c] cancel"
+		case len(f.Fields) == 0:
+			keys = "[y] yes  [n] no (esc)" // a question of parley's own: the message asks it
 		case p.field >= len(f.Fields):
 			add("  Your answers:")
 			for _, fl := range f.Fields {

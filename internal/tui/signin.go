@@ -17,8 +17,10 @@ import (
 
 // Signing in: when the agent says it needs a sign-in, its methods are offered as a
 // picker (and /login offers them again). The agent's own flow runs through
-// authenticate (its questions come as elicitations); a terminal method's program gets
-// the terminal (the screen is left while it runs); an environment variable method asks
+// authenticate (its questions come as elicitations); a terminal method shows the whole
+// of what it runs and asks first, then its program gets the terminal (the screen is left
+// while it runs); a method parley refuses (AuthMethod.Refused) says why and runs
+// nothing; an environment variable method asks
 // for the variables not set yet, a secret one masked, and starts the agent again with
 // them.
 
@@ -44,7 +46,7 @@ func (m *model) loginPicker(arg string) tea.Cmd {
 	}
 	var items []pickItem
 	for _, x := range methods {
-		items = append(items, pickItem{id: string(x.ID), label: toolui.SafeText(x.Name), desc: toolui.SafeText(methodEffect(x))})
+		items = append(items, pickItem{id: string(x.ID), label: toolui.SafeText(x.Name), desc: x.Effect()})
 	}
 	m.picker = newPicker("Sign in to "+toolui.SafeText(cv.conv.Name), items, func(it pickItem) tea.Cmd {
 		for _, x := range methods {
@@ -55,31 +57,6 @@ func (m *model) loginPicker(arg string) tea.Cmd {
 		return nil
 	})
 	return nil
-}
-
-// methodEffect says what signing in with a method does.
-func methodEffect(x conversation.AuthMethod) string {
-	switch x.Kind {
-	case conversation.AuthAgent:
-		return "the agent signs you in (it may open a web page or ask you here)"
-	case conversation.AuthTerminal:
-		s := "runs `" + strings.Join(x.Command, " ") + "` in this terminal"
-		if len(x.EnvNames) > 0 {
-			s += " (with " + strings.Join(x.EnvNames, ", ") + " set)"
-		}
-		return s
-	case conversation.AuthEnvVar:
-		var names []string
-		for _, v := range x.Vars {
-			names = append(names, v.Name)
-		}
-		s := "the agent reads " + strings.Join(names, ", ")
-		if x.Link != "" {
-			s += "; get it at " + x.Link
-		}
-		return s
-	}
-	return x.Description
 }
 
 // signIn starts signing in with a method.
@@ -93,9 +70,14 @@ func (m *model) signIn(cv *convView, x conversation.AuthMethod) tea.Cmd {
 			return nil
 		}
 	}
+	if x.Refused != "" {
+		cv.notice("parley will not sign in with "+toolui.SafeText(string(x.ID))+": "+x.Refused, true)
+		return nil
+	}
 	switch x.Kind {
 	case conversation.AuthTerminal:
-		return start(conversation.SignInOptions{RunTerminal: m.runTerminal})
+		m.confirmRun(cv, x)
+		return nil
 	case conversation.AuthEnvVar:
 		form := &conversation.Form{Answerable: true}
 		for _, v := range x.Vars {
@@ -136,6 +118,25 @@ func (m *model) signIn(cv *convView, x conversation.AuthMethod) tea.Cmd {
 		return nil
 	}
 	return start(conversation.SignInOptions{})
+}
+
+// confirmRun shows everything a terminal method runs and asks whether to run it, even
+// when it is the only method: yes signs in with it, as shown; anything else runs nothing.
+func (m *model) confirmRun(cv *convView, x conversation.AuthMethod) {
+	conv, run := cv.conv.Conversation, x.Run
+	message := "Signing in with " + string(x.ID) + " runs this program in your terminal (outside any sandbox):\n" +
+		strings.Join(run.Lines(), "\n") + "\nRun it?"
+	ask := conversation.ElicitationAsked{Elicitation: &conversation.Elicitation{Agent: cv.conv.Name, Message: message, Mode: acp.ElicitationModeForm, Form: &conversation.Form{Answerable: true}}}
+	cv.elicit = newFormPanel(ask, func(a conversation.ElicitationAnswer) error {
+		if a.Action != acp.ElicitationActionAccept {
+			cv.notice("(not run: no sign-in)", false)
+			return nil
+		}
+		if err := conv.SignIn(x.ID, conversation.SignInOptions{RunTerminal: m.runTerminal, Approved: run}); err != nil {
+			cv.notice("parley: "+err.Error(), true)
+		}
+		return nil
+	}, nil, timeNow())
 }
 
 // execMsg asks the program to give the terminal to cmd until it exits.

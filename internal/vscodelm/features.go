@@ -152,7 +152,8 @@ func (w *worker) signIn(r *chatRequest, ae *conversation.AuthRequiredError) {
 	}
 	methods := make([]SignInMethod, 0, len(ae.Methods))
 	for _, m := range ae.Methods {
-		sm := SignInMethod{ID: string(m.ID), Name: m.Name, Description: m.Description, Kind: string(m.Kind), Command: w.s.loginArgs(w.def, string(m.ID))}
+		sm := SignInMethod{ID: string(m.ID), Name: m.Name, Description: m.Description, Kind: string(m.Kind), Command: w.s.loginArgs(w.def, string(m.ID)),
+			Effect: m.Effect(), Refused: m.Refused}
 		for _, v := range m.Vars {
 			sm.Vars = append(sm.Vars, v.Name)
 		}
@@ -176,7 +177,14 @@ func signInText(agent string, methods []SignInMethod) string {
 	}
 	b.WriteString("To sign in, run one of these in a terminal, then send your message again:\n\n")
 	for _, m := range methods {
+		if m.Refused != "" {
+			fmt.Fprintf(&b, "- %s: parley refuses it: %s\n", m.Name, m.Refused)
+			continue
+		}
 		fmt.Fprintf(&b, "- %s: `parley %s`", m.Name, shellJoin(m.Command))
+		if m.Kind == string(conversation.AuthTerminal) {
+			b.WriteString(" (it shows the whole program it runs and asks first)")
+		}
 		if len(m.Vars) > 0 {
 			fmt.Fprintf(&b, " (after setting %s)", strings.Join(m.Vars, ", "))
 		}

@@ -173,6 +173,11 @@ type SignInMethod struct {
 	Kind        string   `json:"kind"`
 	Vars        []string `json:"vars,omitempty"`
 	Command     []string `json:"command"`
+	// Effect is what signing in with it does (a terminal method: the whole command line
+	// it runs, which `parley login` shows again and asks about); Refused, why parley will
+	// not sign in with it (it sets a variable that makes programs run code).
+	Effect  string `json:"effect,omitempty"`
+	Refused string `json:"refused,omitempty"`
 }
 
 // SignedInParams is the params of the notification lm/signedIn: the user signed in to

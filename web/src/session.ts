@@ -20,7 +20,7 @@ export type Entry =
 
 export interface SignIn {
   agent: string;
-  methods: { id: string; name: string; description?: string; kind: string; command?: string[]; envNames?: string[]; vars?: { name: string; label?: string; secret?: boolean; optional?: boolean }[]; link?: string }[];
+  methods: { id: string; name: string; description?: string; kind: string; command?: string[]; envNames?: string[]; run?: string[]; effect?: string; refused?: string; vars?: { name: string; label?: string; secret?: boolean; optional?: boolean }[]; link?: string }[];
   done?: string;
 }
 

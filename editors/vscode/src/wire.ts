@@ -233,6 +233,10 @@ export interface SignInMethod {
   kind: 'agent' | 'terminal' | 'env_var';
   vars?: string[];
   command: string[];
+  /** what signing in with it does (a terminal method: the whole command line it runs) */
+  effect?: string;
+  /** why parley will not sign in with it (a variable that makes programs run code) */
+  refused?: string;
 }
 
 /** lm/signInRequired: the agent needs the user to sign in before it answers. */

@@ -5,7 +5,9 @@ import type { Card } from "./card";
 
 // SignInCard offers the agent's sign-in methods: its own flow (a click), variables to
 // give (typed here, secrets hidden), or a program to run in a terminal, which a page
-// cannot do: it names the command to run instead.
+// cannot do: it shows the whole of what that program runs (program, arguments, variables,
+// directory, as parley made them visible) and names the command that runs it, which
+// shows it again and asks. A method parley refuses says why, with nothing to click.
 export class SignInCard implements Card {
   el = h("div", { class: "card signin" });
   constructor(private e: Entry & { kind: "signin" }, private parley: Parley, private session: Session) {}
@@ -19,8 +21,12 @@ export class SignInCard implements Card {
     }
     for (const m of si.methods) {
       const row = h("div", { class: "signin-method" }, h("strong", { text: m.name }), m.description ? h("span", { class: "muted", text: " " + m.description }) : null);
-      if (m.kind === "terminal") {
-        row.append(h("div", { class: "muted", text: "Run in a terminal, then send your message again:" }), h("pre", { text: "parley login" + (this.session.meta.agent ? ` --agent ${this.session.meta.agent}` : "") }));
+      if (m.refused) {
+        row.append(h("div", { class: "risk tier-critical", text: "parley refuses it: " + m.refused }));
+        if (m.run) row.append(h("div", { class: "muted", text: "It would run:" }), h("pre", { text: m.run.join("\n") }));
+      } else if (m.kind === "terminal") {
+        if (m.run) row.append(h("div", { class: "muted", text: "It runs this program in a terminal:" }), h("pre", { text: m.run.join("\n") }));
+        row.append(h("div", { class: "muted", text: "Run in a terminal (it shows this again and asks first), then send your message again:" }), h("pre", { text: "parley login" + (this.session.meta.agent ? ` --agent ${this.session.meta.agent}` : "") + ` --method ${m.id}` }));
       } else if (m.kind === "env_var") {
         const inputs = (m.vars ?? []).map((v) => {
           const input = h("input", { type: v.secret === false ? "text" : "password", "aria-label": v.label || v.name, placeholder: v.label || v.name, autocomplete: "off" });
