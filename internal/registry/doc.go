@@ -35,8 +35,8 @@
 //     command that runs it (`npx --yes PACKAGE ARGS`, `uvx PACKAGE ARGS`; npx.cmd on
 //     Windows), which fetches the package on its first start. A spec that pins no exact
 //     version (no version, a range, a tag) is said at install: the runner fetches the
-//     newest one then, which nobody has looked at; the package's integrity is the
-//     runner's to check (npm checks the registry's integrity hash, uv the index's).
+//     newest one then, which nobody has looked at; what is downloaded is the runner's
+//     to check (npm checks the integrity hash its registry gives).
 //
 // The manifest's env is kept, except names that change how processes are found and
 // started (PATH, HOME, LD_*, DYLD_*, NODE_*, NPM_*…): an agent must not be able to
