@@ -11,12 +11,12 @@ import (
 
 // TestTUIPanicRestoresTheTerminal: a panic of the terminal UI, wherever it happens (the
 // hidden test hook PARLEY_TEST_PANIC puts one in Update, View, a command, a command of a
-// tea.Batch or of a tea.Sequence, on F12), leaves the terminal as it was: the normal
+// tea.Batch or of a tea.Sequence, or a callback bubbletea runs in its loop, on F12), leaves the terminal as it was: the normal
 // screen, the cursor shown, line mode and echo back. The agent is stopped, parley exits
 // non-zero, the screen says briefly what happened and names the log, and the log has the
 // panic and its stack.
 func TestTUIPanicRestoresTheTerminal(t *testing.T) {
-	for _, where := range []string{"view", "update", "command", "batch", "sequence"} {
+	for _, where := range []string{"view", "update", "command", "batch", "sequence", "exec"} {
 		t.Run(where, func(t *testing.T) {
 			w := newWorkspace(t)
 			pidFile := filepath.Join(t.TempDir(), "agent.pid")
@@ -55,7 +55,8 @@ func TestTUIPanicRestoresTheTerminal(t *testing.T) {
 				t.Error("the terminal is left on the alternate screen")
 			}
 			if s.CursorHidden() {
-				t.Error("the cursor is left hidden")
+				raw := s.Raw()
+				t.Errorf("the cursor is left hidden: %q", raw[max(0, len(raw)-1500):])
 			}
 			if cooked, err := s.Cooked(); err != nil || !cooked {
 				t.Errorf("the terminal is left without line mode or echo (%v)", err)

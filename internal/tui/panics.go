@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"reflect"
 	"runtime/debug"
 	"sync"
@@ -31,7 +32,8 @@ func (p *Panic) Error() string {
 //   - the loop runs on Run's goroutine: Update, View and Init recover where they are
 //     (guarded) and the program quits in order; what else runs there (tea.ExecProcess's
 //     callbacks, bubbletea itself) is caught by a deferred recover around Program.Run,
-//     and Program.Kill then runs bubbletea's own restore, which the unwinding skipped;
+//     and Program.ReleaseTerminal then runs bubbletea's own restore, which the unwinding
+//     skipped;
 //   - a command runs on a goroutine of bubbletea's, and the commands of a tea.Batch or a
 //     tea.Sequence on more of them: every command the model returns is wrapped, and so
 //     are those of the batches and sequences it returns (wrapMsg), so that a panic comes
@@ -67,7 +69,10 @@ func (g *guard) run(p *tea.Program) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			g.catch("the screen's loop", r)
-			p.Kill() // bubbletea's restore: the renderer's modes reset, the terminal's state put back
+			// bubbletea's restore, which the unwinding skipped: the read of the input ended
+			// and waited for (Kill would close it beside the read), the renderer's modes
+			// reset, the terminal's state put back.
+			p.ReleaseTerminal()
 		}
 	}()
 	_, err = p.Run()
@@ -119,8 +124,7 @@ func (g *guard) wrapMsg(msg tea.Msg) tea.Msg {
 
 // guarded is the screen with its panics caught: Update's, View's and Init's here, on the
 // loop's goroutine, so that the loop goes on and quits in order (bubbletea's restore then
-// runs as on /quit; a Kill from a goroutine the panic unwound is its last resort, since
-// it closes the input beside a read under way); the commands' through wrap. Once a panic
+// runs as on /quit; guard.run's is the last resort); the commands' through wrap. Once a panic
 // is caught the model is no longer called: its state may be half changed, so the screen
 // stays as it was last drawn until the program has quit.
 type guarded struct {
@@ -183,10 +187,11 @@ func (w *guarded) View() (v tea.View) {
 
 // EnvTestPanic names the test hook that makes the terminal UI panic, for the tests of how
 // parley recovers (a black-box test has no other honest way to make the real binary
-// panic): with PARLEY_TEST_PANIC set to update, view, command, batch or sequence, the
-// F12 key makes Update panic, the next View panic, or Update return a command (alone,
-// in a tea.Batch, in a tea.Sequence) that panics. It is undocumented for users and does
-// nothing else.
+// panic): with PARLEY_TEST_PANIC set to update, view, command, batch, sequence or exec,
+// the F12 key makes Update panic, the next View panic, Update return a command (alone,
+// in a tea.Batch, in a tea.Sequence) that panics, or a tea.ExecProcess (of `true`) whose
+// callback, which bubbletea runs in its loop, panics. It is undocumented for users and
+// does nothing else.
 const EnvTestPanic = "PARLEY_TEST_PANIC"
 
 // testTrap is the hook EnvTestPanic sets ("" when unset).
@@ -221,6 +226,8 @@ func (t *testTrap) update(msg tea.Msg) (tea.Cmd, bool) {
 		return tea.Batch(nothing, boom), true
 	case "sequence":
 		return tea.Sequence(nothing, boom), true
+	case "exec":
+		return tea.ExecProcess(exec.Command("true"), func(error) tea.Msg { panic(t.value()) }), true
 	}
 	return nil, false
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	tea "charm.land/bubbletea/v2"
+	xansi "github.com/charmbracelet/x/ansi"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
 )
@@ -93,15 +94,18 @@ func Run(ctx context.Context, o Options) error {
 	}
 	err := g.run(p)
 	cancel()
+	out := o.Output
+	if out == nil {
+		out = os.Stdout
+	}
 	if crash := g.caught(); crash != nil {
+		// bubbletea leaves the cursor as the last screen drawn had it, which a terminal
+		// that keeps a cursor per screen may show as hidden once the alternate one is left.
+		io.WriteString(out, xansi.ShowCursor)
 		return crash
 	}
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("the terminal UI: %w", err)
-	}
-	out := o.Output
-	if out == nil {
-		out = os.Stdout
 	}
 	io.WriteString(out, m.printable())
 	return nil
