@@ -45,6 +45,10 @@ func newTestRegistry(t *testing.T) *testRegistry {
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		if req.URL.Path == "/redirect" {
+			http.Redirect(w, req, req.URL.Query().Get("to"), http.StatusFound)
+			return
+		}
 		if req.URL.Path == "/registry.json" {
 			r.fetched++
 			var list []map[string]any
@@ -87,15 +91,16 @@ func (r *testRegistry) binary(id, version, name string, data []byte, cmd string,
 	}
 }
 
-// setSHA256 replaces the sha256 of id's archive for this machine; nil leaves it out.
-func (r *testRegistry) setSHA256(id string, sha any) {
+// setTarget sets key of id's archive for this machine ("sha256", "archive"…); nil leaves
+// it out.
+func (r *testRegistry) setTarget(id, key string, value any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	target := r.agents[id]["distribution"].(map[string]any)["binary"].(map[string]any)[registry.Platform()].(map[string]any)
-	if sha == nil {
-		delete(target, "sha256")
+	if value == nil {
+		delete(target, key)
 	} else {
-		target["sha256"] = sha
+		target[key] = value
 	}
 }
 
@@ -391,20 +396,29 @@ func (r *testRegistry) fetchCount() int {
 // TestAgentsInstallRefusesUncheckedArchives: a binary distribution whose sha256 is
 // missing or empty is refused before it is downloaded, by install and by update (the
 // installed version stays); --allow-unverified installs it and says what that means. A
-// sha256 that is not 64 hex digits is refused even then, and so is a wrong one.
+// sha256 that is not 64 hex digits is refused even then, and so is a wrong one, and an
+// archive that is not on https (plain http elsewhere than this machine, a redirect to it,
+// ftp).
 func TestAgentsInstallRefusesUncheckedArchives(t *testing.T) {
 	reg := newTestRegistry(t)
 	script := elizaScript(t)
 	good := tarGzOf(t, entry{name: "agent", typ: tar.TypeReg, body: script, mode: 0o755})
 	reg.binary("no-sum", "1.0.0", "a.tar.gz", good, "agent", nil, "")
-	reg.setSHA256("no-sum", nil)
+	reg.setTarget("no-sum", "sha256", nil)
 	reg.binary("empty-sum", "1.0.0", "b.tar.gz", good, "agent", nil, "")
-	reg.setSHA256("empty-sum", "")
+	reg.setTarget("empty-sum", "sha256", "")
 	sum := sha256.Sum256(good)
 	hexSum := hex.EncodeToString(sum[:])
 	reg.binary("short-sum", "1.0.0", "c.tar.gz", good, "agent", nil, hexSum[:63])
 	reg.binary("spaced-sum", "1.0.0", "d.tar.gz", good, "agent", nil, " "+hexSum+" ")
 	reg.binary("wrong-sum", "1.0.0", "e.tar.gz", good, "agent", nil, strings.Repeat("0", 64))
+	// Archives that could be changed on their way: refused before any connection.
+	reg.binary("plain-http", "1.0.0", "f.tar.gz", good, "agent", nil, "")
+	reg.setTarget("plain-http", "archive", "http://parley-test.invalid/f.tar.gz")
+	reg.binary("redirected", "1.0.0", "g.tar.gz", good, "agent", nil, "")
+	reg.setTarget("redirected", "archive", reg.srv.URL+"/redirect?to=http://parley-test.invalid/g.tar.gz")
+	reg.binary("ftp", "1.0.0", "h.tar.gz", good, "agent", nil, "")
+	reg.setTarget("ftp", "archive", "ftp://127.0.0.1/h.tar.gz")
 	env, home := registryEnv(t, reg)
 	dir := t.TempDir()
 
@@ -425,9 +439,11 @@ func TestAgentsInstallRefusesUncheckedArchives(t *testing.T) {
 	}
 	for _, tc := range []struct{ id, want string }{
 		{"short-sum", "not 64 hex digits"}, {"spaced-sum", "not 64 hex digits"}, {"wrong-sum", "the archive's sha256 is " + hexSum},
+		{"plain-http", "plain http is allowed only on this machine"}, {"redirected", "plain http is allowed only on this machine"},
+		{"ftp", "only https"},
 	} {
 		r := parleyIn(t, dir, env, "", "agents", "install", "--allow-unverified", tc.id)
-		if r.code != 1 || !strings.Contains(r.stderr, "refusing "+tc.id) || !strings.Contains(r.stderr, tc.want) {
+		if r.code != 1 || !strings.Contains(r.stderr, "not installed: "+tc.id) || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("install --allow-unverified %s: exit %d\n%s%s", tc.id, r.code, r.stdout, r.stderr)
 		}
 	}
@@ -450,7 +466,7 @@ func TestAgentsInstallRefusesUncheckedArchives(t *testing.T) {
 		t.Fatalf("update to a checked version: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	reg.binary("no-sum", "1.2.0", "a.tar.gz", good, "agent", nil, "")
-	reg.setSHA256("no-sum", nil)
+	reg.setTarget("no-sum", "sha256", nil)
 	r = parleyIn(t, dir, env, "", "agents", "update", "no-sum")
 	if r.code != 1 || !strings.Contains(r.stderr, "refusing no-sum: the registry gives no sha256") {
 		t.Errorf("update to an unchecked version: exit %d\n%s%s", r.code, r.stdout, r.stderr)
