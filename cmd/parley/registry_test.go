@@ -37,6 +37,7 @@ type testRegistry struct {
 	agents  map[string]map[string]any
 	files   map[string][]byte
 	fetched int
+	served  int // archives served
 }
 
 func newTestRegistry(t *testing.T) *testRegistry {
@@ -44,6 +45,10 @@ func newTestRegistry(t *testing.T) *testRegistry {
 	r.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		if req.URL.Path == "/redirect" {
+			http.Redirect(w, req, req.URL.Query().Get("to"), http.StatusFound)
+			return
+		}
 		if req.URL.Path == "/registry.json" {
 			r.fetched++
 			var list []map[string]any
@@ -58,6 +63,7 @@ func newTestRegistry(t *testing.T) *testRegistry {
 			http.NotFound(w, req)
 			return
 		}
+		r.served++
 		w.Write(data)
 	}))
 	t.Cleanup(r.srv.Close)
@@ -83,6 +89,25 @@ func (r *testRegistry) binary(id, version, name string, data []byte, cmd string,
 			registry.Platform(): map[string]any{"archive": r.srv.URL + path, "cmd": cmd, "args": args, "sha256": sha, "env": map[string]string{"LD_PRELOAD": "/nonexistent.so"}},
 		}},
 	}
+}
+
+// setTarget sets key of id's archive for this machine ("sha256", "archive"…); nil leaves
+// it out.
+func (r *testRegistry) setTarget(id, key string, value any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	target := r.agents[id]["distribution"].(map[string]any)["binary"].(map[string]any)[registry.Platform()].(map[string]any)
+	if value == nil {
+		delete(target, key)
+	} else {
+		target[key] = value
+	}
+}
+
+func (r *testRegistry) archivesServed() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.served
 }
 
 func (r *testRegistry) npx(id, pkg string, args ...string) {
@@ -366,4 +391,114 @@ func (r *testRegistry) fetchCount() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.fetched
+}
+
+// TestAgentsInstallRefusesUncheckedArchives: a binary distribution whose sha256 is
+// missing or empty is refused before it is downloaded, by install and by update (the
+// installed version stays); --allow-unverified installs it and says what that means. A
+// sha256 that is not 64 hex digits is refused even then, and so is a wrong one, and an
+// archive that is not on https (plain http elsewhere than this machine, a redirect to it,
+// ftp).
+func TestAgentsInstallRefusesUncheckedArchives(t *testing.T) {
+	reg := newTestRegistry(t)
+	script := elizaScript(t)
+	good := tarGzOf(t, entry{name: "agent", typ: tar.TypeReg, body: script, mode: 0o755})
+	reg.binary("no-sum", "1.0.0", "a.tar.gz", good, "agent", nil, "")
+	reg.setTarget("no-sum", "sha256", nil)
+	reg.binary("empty-sum", "1.0.0", "b.tar.gz", good, "agent", nil, "")
+	reg.setTarget("empty-sum", "sha256", "")
+	sum := sha256.Sum256(good)
+	hexSum := hex.EncodeToString(sum[:])
+	reg.binary("short-sum", "1.0.0", "c.tar.gz", good, "agent", nil, hexSum[:63])
+	reg.binary("spaced-sum", "1.0.0", "d.tar.gz", good, "agent", nil, " "+hexSum+" ")
+	reg.binary("wrong-sum", "1.0.0", "e.tar.gz", good, "agent", nil, strings.Repeat("0", 64))
+	// Archives that could be changed on their way: refused before any connection.
+	reg.binary("plain-http", "1.0.0", "f.tar.gz", good, "agent", nil, "")
+	reg.setTarget("plain-http", "archive", "http://parley-test.invalid/f.tar.gz")
+	reg.binary("redirected", "1.0.0", "g.tar.gz", good, "agent", nil, "")
+	reg.setTarget("redirected", "archive", reg.srv.URL+"/redirect?to=http://parley-test.invalid/g.tar.gz")
+	reg.binary("ftp", "1.0.0", "h.tar.gz", good, "agent", nil, "")
+	reg.setTarget("ftp", "archive", "ftp://127.0.0.1/h.tar.gz")
+	env, home := registryEnv(t, reg)
+	dir := t.TempDir()
+
+	for _, id := range []string{"no-sum", "empty-sum"} {
+		r := parleyIn(t, dir, env, "", "agents", "install", id)
+		if r.code != 1 || !strings.Contains(r.stderr, "refusing "+id+": the registry gives no sha256") || !strings.Contains(r.stderr, "--allow-unverified") {
+			t.Errorf("install %s: exit %d\n%s%s", id, r.code, r.stdout, r.stderr)
+		}
+	}
+	if n := reg.archivesServed(); n != 0 {
+		t.Errorf("%d archives downloaded for installs that were refused", n)
+	}
+	if entries, _ := os.ReadDir(agentsDataDir(home)); len(entries) != 0 {
+		t.Errorf("left in the agents' directory after refused installs: %v", entries)
+	}
+	if r := parleyIn(t, dir, env, "", "run", "--agent", "no-sum", "hi"); r.code == 0 {
+		t.Error("a refused agent runs")
+	}
+	for _, tc := range []struct{ id, want string }{
+		{"short-sum", "not 64 hex digits"}, {"spaced-sum", "not 64 hex digits"}, {"wrong-sum", "the archive's sha256 is " + hexSum},
+		{"plain-http", "plain http is allowed only on this machine"}, {"redirected", "plain http is allowed only on this machine"},
+		{"ftp", "only https"},
+	} {
+		r := parleyIn(t, dir, env, "", "agents", "install", "--allow-unverified", tc.id)
+		if r.code != 1 || !strings.Contains(r.stderr, "not installed: "+tc.id) || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("install --allow-unverified %s: exit %d\n%s%s", tc.id, r.code, r.stdout, r.stderr)
+		}
+	}
+
+	r := parleyIn(t, dir, env, "", "agents", "install", "--help")
+	if !strings.Contains(r.stdout, "--allow-unverified") || !strings.Contains(r.stdout, "nothing could show that it is the one the registry lists") {
+		t.Errorf("install --help does not say what --allow-unverified means:\n%s", r.stdout)
+	}
+	r = parleyIn(t, dir, env, "", "agents", "install", "--allow-unverified", "no-sum")
+	if r.code != 0 || !strings.Contains(r.stdout, "Installed no-sum 1.0.0") || !strings.Contains(r.stderr, "warning: the registry gives no sha256 for no-sum") || !strings.Contains(r.stderr, "installed unverified") {
+		t.Fatalf("install --allow-unverified: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := parleyIn(t, dir, env, "", "run", "--agent", "no-sum", "flood 2"); r.code != 0 || r.stdout != "0 1 \n" {
+		t.Errorf("run the agent installed unverified: exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+	}
+
+	// An update to a version without a checksum is refused the same way.
+	reg.binary("no-sum", "1.1.0", "a.tar.gz", good, "agent", nil, "")
+	if r := parleyIn(t, dir, env, "", "agents", "update", "no-sum"); r.code != 0 {
+		t.Fatalf("update to a checked version: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	reg.binary("no-sum", "1.2.0", "a.tar.gz", good, "agent", nil, "")
+	reg.setTarget("no-sum", "sha256", nil)
+	r = parleyIn(t, dir, env, "", "agents", "update", "no-sum")
+	if r.code != 1 || !strings.Contains(r.stderr, "refusing no-sum: the registry gives no sha256") {
+		t.Errorf("update to an unchecked version: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if installed, _ := registry.ReadInstalled(agentsDataDir(home)); installed["no-sum"].Version != "1.1.0" {
+		t.Errorf("a refused update changed the installed version: %+v", installed["no-sum"])
+	}
+	r = parleyIn(t, dir, env, "", "agents", "update", "--allow-unverified", "no-sum")
+	if r.code != 0 || !strings.Contains(r.stdout, "Updated no-sum from 1.1.0 to 1.2.0") || !strings.Contains(r.stderr, "installed unverified") {
+		t.Errorf("update --allow-unverified: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestAgentsInstallSaysAnUnpinnedPackage: an npx distribution that names no exact
+// version is installed, and parley says that npx fetches whatever is newest.
+func TestAgentsInstallSaysAnUnpinnedPackage(t *testing.T) {
+	reg := newTestRegistry(t)
+	reg.npx("loose", "@parley-test/loose", "--acp")
+	reg.npx("ranged", "@parley-test/ranged@^1.0.0")
+	reg.npx("pinned", "@parley-test/pinned@1.0.0")
+	env, _ := registryEnv(t, reg)
+	dir := t.TempDir()
+	r := parleyIn(t, dir, env, "", "agents", "install", "loose", "ranged", "pinned")
+	if r.code != 0 {
+		t.Fatalf("install: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{"pins no exact version of loose (@parley-test/loose): npx fetches the newest @parley-test/loose", "pins no exact version of ranged"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("install does not say %q:\n%s", want, r.stderr)
+		}
+	}
+	if strings.Contains(r.stderr, "of pinned") {
+		t.Errorf("a pinned package is said to be unpinned:\n%s", r.stderr)
+	}
 }

@@ -25,6 +25,7 @@ import (
 //	slow N            N words 50 ms apart (honours cancel)
 //	plan              a plan of three steps, updated in place
 //	think TEXT        a thought
+//	pid               writes the agent's pid to $PARLEY_TEST_AGENT_PID, then says "pid written"
 //
 // It has modes (ask, code) so the status line has one to show.
 type tuiAgent struct {
@@ -115,6 +116,11 @@ func (a *tuiAgent) do(ctx context.Context, sid acp.SessionID, line string) error
 			"```go\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n```\n\n", "| name | result |\n|------|--------|\n| vet | ok |\n"} {
 			a.say(ctx, sid, chunk)
 		}
+	case "pid":
+		if err := os.WriteFile(os.Getenv("PARLEY_TEST_AGENT_PID"), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+			return err
+		}
+		a.say(ctx, sid, "pid written")
 	case "think":
 		a.conn.Update(ctx, sid, acp.AgentThoughtChunk(acp.TextBlock(rest)))
 	case "slow":

@@ -142,38 +142,55 @@ func printSafe(w io.Writer, format string, args ...any) {
 	fmt.Fprintln(w, toolui.SafeText(fmt.Sprintf(format, args...)))
 }
 
+// allowUnverifiedHelp is what --allow-unverified means, for install and update alike.
+const allowUnverifiedHelp = "install a binary distribution even when the registry gives no sha256 for it: its archive is then unpacked and run as the server sends it, and nothing could show that it is the one the registry lists (a checksum that is not 64 hex digits, or that does not match, is refused all the same)"
+
 func newAgentsInstallCommand() *cobra.Command {
-	return &cobra.Command{
+	var allowUnverified bool
+	cmd := &cobra.Command{
 		Use:   "install ID...",
 		Short: "Install agents from the ACP registry",
 		Long: `Install agents from the ACP registry by their id (see 'parley agents'). A binary
 distribution is downloaded for this machine, its sha256 checked against the registry's,
 and unpacked into parley's data directory; an npx or uvx one is recorded as the command
-that runs it (the package is fetched on the agent's first start).`,
+that runs it (the package is fetched on the agent's first start; parley says so when the
+registry pins no exact version of it).
+
+A binary distribution the registry gives no sha256 for is refused before anything is
+downloaded, unless --allow-unverified: then it is installed as downloaded, unchecked.`,
 		Args: needArgs(1, "the ID of an agent of the registry (parley agents lists them)"),
 		RunE: func(cmd *cobra.Command, ids []string) error {
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
-			return installAgents(ctx, cmd, ids, false)
+			return installAgents(ctx, cmd, ids, false, allowUnverified)
 		},
 	}
+	cmd.Flags().BoolVar(&allowUnverified, "allow-unverified", false, allowUnverifiedHelp)
+	return cmd
 }
 
 func newAgentsUpdateCommand() *cobra.Command {
-	return &cobra.Command{
+	var allowUnverified bool
+	cmd := &cobra.Command{
 		Use:   "update [ID...]",
 		Short: "Update agents installed from the ACP registry (all of them when no id is given)",
+		Long: `Update agents installed from the ACP registry (all of them when no id is given) to the
+registry's version, checked as 'parley agents install' checks it: a new version whose
+binary distribution has no sha256 is refused (the installed one stays) unless
+--allow-unverified.`,
 		RunE: func(cmd *cobra.Command, ids []string) error {
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
-			return installAgents(ctx, cmd, ids, true)
+			return installAgents(ctx, cmd, ids, true, allowUnverified)
 		},
 	}
+	cmd.Flags().BoolVar(&allowUnverified, "allow-unverified", false, allowUnverifiedHelp)
+	return cmd
 }
 
 // installAgents installs ids (update: the installed ones, every one when ids is empty,
 // and only when the registry has another version).
-func installAgents(ctx context.Context, cmd *cobra.Command, ids []string, update bool) error {
+func installAgents(ctx context.Context, cmd *cobra.Command, ids []string, update, allowUnverified bool) error {
 	cfg, err := config.Load(config.Path())
 	if err != nil {
 		return &exitError{code: exitFailure, err: err}
@@ -201,7 +218,7 @@ func installAgents(ctx context.Context, cmd *cobra.Command, ids []string, update
 	if loaded.Offline != nil {
 		printSafe(errw, "parley: %s; using the copy kept from %s", loaded.Offline, loaded.FetchedAt.Local().Format("2006-01-02 15:04"))
 	}
-	in := &registry.Installer{Say: func(msg string) { printSafe(errw, "parley: %s", msg) }}
+	in := &registry.Installer{AllowUnverified: allowUnverified, Say: func(msg string) { printSafe(errw, "parley: %s", msg) }}
 	var failed []string
 	for _, id := range ids {
 		e, ok := loaded.Index.Find(id)
@@ -209,6 +226,10 @@ func installAgents(ctx context.Context, cmd *cobra.Command, ids []string, update
 		switch {
 		case catalog.Reserved(id):
 			printSafe(errw, "parley: %s is the name of parley's own agent: an agent from the registry cannot take it", id)
+			failed = append(failed, id)
+			continue
+		case !ok && loaded.WhyLeftOut(id) != "":
+			printSafe(errw, "parley: refusing %s: the registry's entry for it is malformed (%s)", id, loaded.WhyLeftOut(id))
 			failed = append(failed, id)
 			continue
 		case !ok:

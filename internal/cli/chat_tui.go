@@ -94,7 +94,7 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 		}
 		return out
 	}
-	return tui.Run(cmd.Context(), tui.Options{
+	err = tui.Run(cmd.Context(), tui.Options{
 		First:       tui.Conv{Name: shortAgentName(opts), Conversation: s.conv, TerminalOutput: s.agent.TerminalOutput, OpenURL: openInBrowser},
 		Workspace:   opts.dir,
 		HistoryFile: tui.HistoryFile(xdg.StateDir(), opts.dir),
@@ -103,6 +103,10 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 		Signals:     sigs,
 		Output:      cmd.OutOrStdout(),
 	})
+	if p, ok := errors.AsType[*tui.Panic](err); ok {
+		return reportTUIPanic(p) // the conversations are closed on the way out, as on /quit
+	}
+	return err
 }
 
 // startedSessions are the conversations the UI started with other agents: closed when

@@ -18,8 +18,12 @@
 // An agent's distribution is one of:
 //
 //   - binary: an archive for this platform ("linux-x86_64", "darwin-aarch64"…; GOARCH
-//     amd64 is x86_64, arm64 is aarch64). It is downloaded into a temporary file, its
-//     sha256 checked against the registry's (when given) before anything is unpacked, and
+//     amd64 is x86_64, arm64 is aarch64). Its URL must be https (or http on the loopback
+//     interface), redirects included, and the registry must give its sha256 (64 hex
+//     digits; an entry with a malformed one is left out of the index): an archive without
+//     one is refused before it is downloaded, unless Installer.AllowUnverified (parley
+//     agents install --allow-unverified), which says so. It is downloaded into a temporary
+//     file, its sha256 checked against the registry's before anything is unpacked, and
 //     unpacked (.zip, .tar.gz, .tgz, .tar.bz2, .tbz2, or a raw executable) into a fresh
 //     directory under parley's data directory, then renamed into place. Unpacking goes
 //     through an os.Root on that directory and refuses the whole archive when a member's
@@ -29,7 +33,10 @@
 //     outside the directory, and a refused archive leaves nothing behind.
 //   - npx, uvx: nothing is downloaded at install time; the agent is recorded as the
 //     command that runs it (`npx --yes PACKAGE ARGS`, `uvx PACKAGE ARGS`; npx.cmd on
-//     Windows), which fetches the package on its first start.
+//     Windows), which fetches the package on its first start. A spec that pins no exact
+//     version (no version, a range, a tag) is said at install: the runner fetches the
+//     newest one then, which nobody has looked at; what is downloaded is the runner's
+//     to check (npm checks the integrity hash its registry gives).
 //
 // The manifest's env is kept, except names that change how processes are found and
 // started (PATH, HOME, LD_*, DYLD_*, NODE_*, NPM_*…): an agent must not be able to

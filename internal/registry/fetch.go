@@ -71,6 +71,18 @@ type Loaded struct {
 	Offline error
 }
 
+// WhyLeftOut says why the index's entry id was left out (a malformed sha256, a package
+// name that is an option…), or "" when no entry of that id was.
+func (l *Loaded) WhyLeftOut(id string) string {
+	mark := fmt.Sprintf(" (%q): ", id) // as ParseIndex writes it
+	for _, s := range l.Skipped {
+		if _, why, ok := strings.Cut(s, mark); ok {
+			return why
+		}
+	}
+	return ""
+}
+
 // cacheFile is the kept copy of a URL's index.
 type cacheFile struct {
 	URL       string          `json:"url"`

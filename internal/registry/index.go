@@ -55,6 +55,9 @@ type Package struct {
 var (
 	idPattern     = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 	sha256Pattern = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+	// semverExact and pep440Exact are versions npm and uv cannot read as a range or a tag.
+	semverExact = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+	pep440Exact = regexp.MustCompile(`^([0-9]+!)?[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?(\+[0-9A-Za-z.]+)?$`)
 )
 
 // ParseIndex decodes and checks registry.json. Entries that break the format are left
@@ -171,6 +174,18 @@ func PackageName(spec string) string {
 		spec = spec[:i]
 	}
 	return spec
+}
+
+// Pinned reports whether a runner's spec names one exact version, not none, a range or a
+// tag: for npx a whole semantic version ("name@1.2.3", "name@1.2.3-beta.1"; npm reads
+// "name@1.2" as 1.2.x), for uvx a PEP 440 version ("name==1.2", "name@1.2.3.post1"; not
+// "name==1.*" nor "name>=1").
+func Pinned(runner, spec string) bool {
+	v := PackageVersion(spec)
+	if runner == "uvx" {
+		return pep440Exact.MatchString(v)
+	}
+	return semverExact.MatchString(v)
 }
 
 // PackageVersion is the version a runner's spec pins ("1.2.3" of "name@1.2.3" or

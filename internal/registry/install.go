@@ -89,6 +89,10 @@ type Installer struct {
 	Say func(msg string)
 	// MaxDownload bounds an archive's size (2 GiB when 0).
 	MaxDownload int64
+	// AllowUnverified installs a binary distribution the registry gives no sha256 for
+	// (refused otherwise, before anything is downloaded): its archive is then unpacked
+	// and run as the server sent it.
+	AllowUnverified bool
 }
 
 func (in *Installer) dir() string {
@@ -122,11 +126,13 @@ func (in *Installer) Install(ctx context.Context, e Entry, from string) (Install
 		rec.Command, rec.Package = npxCommand(), p.Package
 		rec.Args = append([]string{"--yes", p.Package}, p.Args...)
 		rec.Env = cleanEnv(p.Env)
+		in.sayUnpinned(e.ID, "npx", p.Package)
 	case "uvx":
 		p := e.Distribution.Uvx
 		rec.Command, rec.Package = "uvx", p.Package
 		rec.Args = append([]string{p.Package}, p.Args...)
 		rec.Env = cleanEnv(p.Env)
+		in.sayUnpinned(e.ID, "uvx", p.Package)
 	default:
 		var platforms []string
 		for p := range e.Distribution.Binary {
@@ -213,6 +219,9 @@ func (in *Installer) installBinary(ctx context.Context, e Entry, rec *Installed)
 	if err := CheckURL(t.Archive); err != nil {
 		return fmt.Errorf("%s's archive: %w", e.ID, err)
 	}
+	if err := in.checkSum(e.ID, t.SHA256); err != nil {
+		return err
+	}
 	u, err := url.Parse(t.Archive)
 	if err != nil {
 		return err
@@ -234,10 +243,7 @@ func (in *Installer) installBinary(ctx context.Context, e Entry, rec *Installed)
 	if err != nil {
 		return err
 	}
-	switch {
-	case t.SHA256 == "":
-		in.say("the registry gives no sha256 for %s's archive: it is installed unverified", e.ID)
-	case !strings.EqualFold(sum, t.SHA256):
+	if t.SHA256 != "" && !strings.EqualFold(sum, t.SHA256) {
 		return fmt.Errorf("refusing %s: the archive's sha256 is %s, the registry says %s (nothing was unpacked; the download may be corrupt or tampered with)", e.ID, sum, strings.ToLower(t.SHA256))
 	}
 	unpacked := filepath.Join(work, "unpacked")
@@ -278,6 +284,31 @@ func (in *Installer) installBinary(ctx context.Context, e Entry, rec *Installed)
 	rec.Args = append([]string{}, t.Args...)
 	rec.Env = cleanEnv(t.Env)
 	return nil
+}
+
+// checkSum refuses, before anything is downloaded, an archive that could not be checked:
+// one whose sha256 is not 64 hex digits (whatever the user allows: the registry says
+// something is wrong), and one without a sha256 unless the user allowed that, in which
+// case they are told what it means.
+func (in *Installer) checkSum(id, sum string) error {
+	switch {
+	case sum != "" && !sha256Pattern.MatchString(sum):
+		return fmt.Errorf("refusing %s: the registry's sha256 for its %s archive, %q, is not 64 hex digits, so the download cannot be checked (nothing was downloaded)", id, Platform(), sum)
+	case sum != "":
+		return nil
+	case !in.AllowUnverified:
+		return fmt.Errorf("refusing %s: the registry gives no sha256 for its %s archive, so nothing could show that the download is the one the registry lists (nothing was downloaded; --allow-unverified installs it anyway, unchecked)", id, Platform())
+	}
+	in.say("warning: the registry gives no sha256 for %s's %s archive: it is installed unverified (--allow-unverified), run as the server sends it", id, Platform())
+	return nil
+}
+
+// sayUnpinned warns when a package runner's spec names no exact version: the runner then
+// fetches whatever version is newest when the agent first starts, which nobody has seen.
+func (in *Installer) sayUnpinned(id, runner, spec string) {
+	if !Pinned(runner, spec) {
+		in.say("note: the registry pins no exact version of %s (%s): %s fetches the newest %s on the agent's first start", id, spec, runner, PackageName(spec))
+	}
 }
 
 // download fetches raw into file and returns its sha256, hashed as it is written.

@@ -233,3 +233,101 @@ func TestPlumbing(t *testing.T) {
 		}
 	}
 }
+
+// TestInstallRefusesWhatCannotBeChecked: an archive without a sha256 (absent or empty) is
+// refused before it is downloaded, unless AllowUnverified, which says what it did; a
+// sha256 that is not 64 hex digits is refused whatever is allowed.
+func TestInstallRefusesWhatCannotBeChecked(t *testing.T) {
+	archive := tarGz(t, exe("bin/agent", "#!/bin/sh\n"))
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.Write(archive)
+	}))
+	defer srv.Close()
+	entry := func(sha string) Entry {
+		return Entry{ID: "agent", Name: "Agent", Version: "1.0.0", Distribution: Distribution{Binary: map[string]BinaryTarget{
+			Platform(): {Archive: srv.URL + "/agent.tar.gz", Cmd: "./bin/agent", SHA256: sha},
+		}}}
+	}
+	sum := sha256.Sum256(archive)
+	good := hex.EncodeToString(sum[:])
+	for _, allow := range []bool{false, true} {
+		for _, sha := range []string{good[:63], good + "0", " " + good[1:], strings.Repeat("g", 64), good[:32]} {
+			in := &Installer{Dir: t.TempDir(), AllowUnverified: allow}
+			_, err := in.Install(context.Background(), entry(sha), srv.URL)
+			if err == nil || !strings.Contains(err.Error(), "not 64 hex digits") {
+				t.Errorf("allow %v, sha256 %q: %v", allow, sha, err)
+			}
+		}
+	}
+	in := &Installer{Dir: t.TempDir()}
+	_, err := in.Install(context.Background(), entry(""), srv.URL)
+	if err == nil || !strings.Contains(err.Error(), "no sha256") || !strings.Contains(err.Error(), "--allow-unverified") {
+		t.Errorf("no sha256: %v", err)
+	}
+	if entries, _ := os.ReadDir(in.Dir); len(entries) != 0 {
+		t.Errorf("left behind after a refused install: %v", entries)
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("%d downloads of archives that were refused", n)
+	}
+	var said []string
+	in = &Installer{Dir: t.TempDir(), AllowUnverified: true, Say: func(msg string) { said = append(said, msg) }}
+	if _, err := in.Install(context.Background(), entry(""), srv.URL); err != nil {
+		t.Fatalf("allowed unverified: %v", err)
+	}
+	if !strings.Contains(strings.Join(said, "\n"), "installed unverified") {
+		t.Errorf("installed unverified without a word: %q", said)
+	}
+	// Allowing an archive without a checksum allows no wrong one.
+	if _, err := in.Install(context.Background(), entry(strings.Repeat("0", 64)), srv.URL); err == nil || !strings.Contains(err.Error(), "sha256 is "+good) {
+		t.Errorf("a wrong sha256 with AllowUnverified: %v", err)
+	}
+	if _, err := in.Install(context.Background(), entry(strings.ToUpper(good)), srv.URL); err != nil {
+		t.Errorf("an upper-case sha256: %v", err)
+	}
+}
+
+// TestUnpinnedPackagesAreSaid: npx and uvx specs without one exact version are said at
+// install.
+func TestUnpinnedPackagesAreSaid(t *testing.T) {
+	for spec, want := range map[[2]string]bool{
+		{"npx", "@s/a@1.2.3"}: true, {"npx", "a@1.2.3-beta.1"}: true, {"npx", "a@1.2.3+build.5"}: true,
+		{"npx", "@s/a"}: false, {"npx", "a@latest"}: false, {"npx", "a@^1.2.3"}: false, {"npx", "a@1.2"}: false, {"npx", "a@1.x"}: false,
+		{"uvx", "a==1.2"}: true, {"uvx", "a==1.2.3.post1"}: true, {"uvx", "a@0.4.1"}: true,
+		{"uvx", "a"}: false, {"uvx", "a>=1"}: false, {"uvx", "a==1.*"}: false, {"uvx", "a~=1.2"}: false,
+	} {
+		if got := Pinned(spec[0], spec[1]); got != want {
+			t.Errorf("Pinned(%s, %s) = %v", spec[0], spec[1], got)
+		}
+	}
+	var said []string
+	in := &Installer{Dir: t.TempDir(), Say: func(msg string) { said = append(said, msg) }}
+	for _, e := range []Entry{
+		{ID: "pinned", Version: "1", Distribution: Distribution{Npx: &Package{Package: "@s/pinned@1.0.0"}}},
+		{ID: "loose", Version: "1", Distribution: Distribution{Npx: &Package{Package: "@s/loose"}}},
+		{ID: "loose-uv", Version: "1", Distribution: Distribution{Uvx: &Package{Package: "loose-uv>=1"}}},
+	} {
+		if _, err := in.Install(context.Background(), e, "r"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := strings.Join(said, "\n")
+	if strings.Contains(got, "pinned") || !strings.Contains(got, "@s/loose") || !strings.Contains(got, "uvx fetches the newest loose-uv") {
+		t.Errorf("said:\n%s", got)
+	}
+}
+
+func TestWhyLeftOut(t *testing.T) {
+	loaded, err := parseLoaded([]byte(`{"agents":[{"id":"badsum","version":"1","distribution":{"binary":{"linux-x86_64":{"archive":"https://x/a.zip","cmd":"a","sha256":"zz"}}}}]}`), "r", time.Time{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := loaded.WhyLeftOut("badsum"); !strings.Contains(why, `sha256 "zz" is not 64 hex digits`) {
+		t.Errorf("why: %q", why)
+	}
+	if why := loaded.WhyLeftOut("other"); why != "" {
+		t.Errorf("an entry not left out: %q", why)
+	}
+}

@@ -47,4 +47,9 @@
 // printed on the normal screen, so what was shown stays in the terminal's scrollback.
 // Ctrl-C cancels the turn; a second quits, whether or not the cancel is over (between
 // turns, two within two seconds quit).
+//
+// A panic of the screen (Update, View, Init, a command, a callback bubbletea runs in its
+// loop) is caught (panics.go): the terminal is restored by bubbletea's own restore, no
+// transcript is printed, and Run returns the *Panic with its stack for parley chat to
+// log; PARLEY_TEST_PANIC is the hook its tests make one with.
 package tui

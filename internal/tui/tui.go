@@ -8,6 +8,7 @@ import (
 	"os"
 
 	tea "charm.land/bubbletea/v2"
+	xansi "github.com/charmbracelet/x/ansi"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
 )
@@ -54,11 +55,14 @@ type Options struct {
 
 // Run shows the conversation full-screen until the user leaves, then prints the
 // transcript on the normal screen, so what was shown stays readable in the terminal's
-// scrollback.
+// scrollback. When the UI panics, the terminal is restored and Run returns the *Panic
+// (panics.go), printing no transcript.
 func Run(ctx context.Context, o Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	m := newModel(ctx, o)
+	g := &guard{}
+	// bubbletea's own panic catching is off: guard does it (panics.go says why).
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithoutCatchPanics()}
 	if o.Input != nil {
 		opts = append(opts, tea.WithInput(o.Input))
@@ -72,7 +76,9 @@ func Run(ctx context.Context, o Options) error {
 	if o.Width > 0 && o.Height > 0 {
 		opts = append(opts, tea.WithWindowSize(o.Width, o.Height))
 	}
-	p := tea.NewProgram(m, opts...)
+	screen := &guarded{inner: m, g: g, trap: newTestTrap()}
+	p := tea.NewProgram(screen, opts...)
+	screen.prog = p
 	m.prog = p
 	if o.Signals != nil {
 		go func() {
@@ -86,14 +92,20 @@ func Run(ctx context.Context, o Options) error {
 			}
 		}()
 	}
-	_, err := p.Run()
+	err := g.run(p)
 	cancel()
-	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("the terminal UI: %w", err)
-	}
 	out := o.Output
 	if out == nil {
 		out = os.Stdout
+	}
+	if crash := g.caught(); crash != nil {
+		// bubbletea leaves the cursor as the last screen drawn had it, which a terminal
+		// that keeps a cursor per screen may show as hidden once the alternate one is left.
+		io.WriteString(out, xansi.ShowCursor)
+		return crash
+	}
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("the terminal UI: %w", err)
 	}
 	io.WriteString(out, m.printable())
 	return nil

@@ -1,0 +1,5 @@
+//go:build !windows && !linux && !darwin && !freebsd && !netbsd && !openbsd && !dragonfly
+
+package testbin
+
+const getTermios = 0
