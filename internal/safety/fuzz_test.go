@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -43,8 +44,9 @@ func FuzzAnalyze(f *testing.F) {
 			_ = c.Full()
 			_ = c.Core()
 		}
-		// Hiding a command in sh -c never makes it look safer.
-		if a.Err == nil && utf8.ValidString(line) {
+		// Hiding a command in sh -c never makes it look safer. A line that starts with
+		// - or + is not a script there: sh takes it for its own options.
+		if a.Err == nil && utf8.ValidString(line) && !strings.HasPrefix(line, "-") && !strings.HasPrefix(line, "+") {
 			wrapped := AnalyzeArgv([]string{"sh", "-c", line}, tableContext)
 			if wrapped.Tier < a.Tier {
 				t.Fatalf("%q is %s, but sh -c of it is %s (%s)", line, a.Tier, wrapped.Tier, wrapped.Reason())
