@@ -1,0 +1,159 @@
+package main
+
+// Black-box tests of `parley acp` as third-party ACP clients find it (acpx, the
+// TypeScript SDK's ClientSideConnection, an editor): the real binary over its stdio,
+// driven by the project's ACP client.
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/json"
+)
+
+// acpClient records what `parley acp` sends a client: the updates, parley's extension
+// notifications; it allows what it is asked.
+type acpClient struct {
+	mu      sync.Mutex
+	updates []acp.SessionUpdate
+	ext     []string // method and params of each extension notification
+}
+
+func (c *acpClient) SessionUpdate(_ context.Context, n *acp.SessionNotification) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.updates = append(c.updates, n.Update)
+	return nil
+}
+
+func (c *acpClient) RequestPermission(_ context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	for _, o := range req.Options {
+		if o.Kind == acp.PermissionOptionKindAllowOnce {
+			return &acp.RequestPermissionResponse{Outcome: acp.SelectedOutcome(o.OptionID)}, nil
+		}
+	}
+	return &acp.RequestPermissionResponse{Outcome: acp.CancelledOutcome()}, nil
+}
+
+func (c *acpClient) HandleExtension(_ context.Context, method string, params json.RawMessage, isNotification bool) (any, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ext = append(c.ext, method+" "+string(params))
+	return nil, nil
+}
+
+func (c *acpClient) extensions() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.ext)
+}
+
+// startParleyACP runs `parley acp --agent eliza` in w and initializes it with caps.
+func startParleyACP(t *testing.T, w workspaceFixture, caps acp.ClientCapabilities) (*acp.ClientConn, *acpClient, *acp.InitializeResponse) {
+	t.Helper()
+	cmd := exec.Command(self(t), "acp", "--agent", "eliza", "--cwd", w.dir)
+	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), w.env...)
+	cmd.Dir = w.dir
+	cmd.Stderr = os.Stderr
+	client := &acpClient{}
+	conn, err := acp.StartAgent(cmd, func(*acp.ClientConn) acp.Client { return client }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
+	defer cancel()
+	init, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersion, ClientCapabilities: caps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn, client, init
+}
+
+// promptACP sends text and waits for the turn's end.
+func promptACP(t *testing.T, conn *acp.ClientConn, id acp.SessionID, blocks ...acp.ContentBlock) (*acp.PromptResponse, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
+	defer cancel()
+	return conn.Prompt(ctx, &acp.PromptRequest{SessionID: id, Prompt: blocks})
+}
+
+// A client is told what the agent it gets (Eliza, here) takes: embedded files, not
+// images or audio (parley said images, and then refused them).
+func TestACPInitializeTellsWhatElizaTakes(t *testing.T) {
+	w := newWorkspace(t)
+	conn, _, init := startParleyACP(t, w, acp.ClientCapabilities{})
+	caps := init.AgentCapabilities
+	if p := caps.PromptCapabilities; p.Image || p.Audio || !p.EmbeddedContext {
+		t.Errorf("promptCapabilities %+v: Eliza takes embedded files, no image, no audio", p)
+	}
+	if !caps.LoadSession || caps.SessionCapabilities.List == nil || caps.SessionCapabilities.Close == nil {
+		t.Errorf("parley's own session capabilities are missing: %+v", caps)
+	}
+	if caps.MCPCapabilities.HTTP || caps.MCPCapabilities.SSE {
+		t.Errorf("mcpCapabilities %+v: parley passes no client MCP servers on", caps.MCPCapabilities)
+	}
+	s, err := conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: w.dir, MCPServers: []acp.MCPServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := promptACP(t, conn, s.SessionID, acp.TextBlock("I am worried about my tests"))
+	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("a text prompt: %v, %v", resp, err)
+	}
+}
+
+// parley's _parley/* notifications reach only a client that asked for them: another
+// (acpx prints every notification it gets) sees the agent's updates only.
+func TestACPParleyNotificationsOnlyForAClientThatAsked(t *testing.T) {
+	for _, asked := range []bool{false, true} {
+		name := "plain client"
+		caps := acp.ClientCapabilities{}
+		if asked {
+			name = "client that asked"
+			caps.Meta = acp.Meta{"parley": json.RawMessage(`{}`)}
+		}
+		t.Run(name, func(t *testing.T) {
+			w := newWorkspace(t)
+			conn, client, _ := startParleyACP(t, w, caps)
+			s, err := conn.NewSession(t.Context(), &acp.NewSessionRequest{Cwd: w.dir, MCPServers: []acp.MCPServer{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := promptACP(t, conn, s.SessionID, acp.TextBlock("write file notes.txt with hello")); err != nil {
+				t.Fatal(err)
+			}
+			if b, err := os.ReadFile(filepath.Join(w.dir, "notes.txt")); err != nil || string(b) != "hello\n" {
+				t.Fatalf("notes.txt: %q, %v: the turn did not change the file", b, err)
+			}
+			// A second turn: what parley sent about the first (its changes come after its
+			// end) is on the wire before this one's answer, and handled in order.
+			if _, err := promptACP(t, conn, s.SessionID, acp.TextBlock("I am worried about my tests")); err != nil {
+				t.Fatal(err)
+			}
+			var parleys []string
+			for _, e := range client.extensions() {
+				if strings.HasPrefix(e, "_parley/") {
+					parleys = append(parleys, e)
+				}
+			}
+			has := func(method string) bool {
+				return slices.ContainsFunc(parleys, func(e string) bool { return strings.HasPrefix(e, method+" ") })
+			}
+			switch {
+			case !asked && len(parleys) > 0:
+				t.Errorf("a client that did not ask was sent %q", parleys)
+			case asked && (!has("_parley/changes") || !has("_parley/queue")):
+				t.Errorf("a client that asked was sent %q; want _parley/changes and _parley/queue", parleys)
+			}
+		})
+	}
+}
