@@ -66,3 +66,17 @@ func TestOnlyAClientThatAskedGetsParleysNotifications(t *testing.T) {
 		t.Errorf("the plain client's reply %q", text)
 	}
 }
+
+// A session opened by a client that answers no elicitations declines the agent's at once
+// (the turn goes on) rather than leaving them for a view that may never come.
+func TestAClientThatTakesNoElicitationsIsNotAsked(t *testing.T) {
+	srv := newTestServer(t)
+	plain, _ := connectAs(t, srv, acp.ClientCapabilities{})
+	s := openTestSession(t, plain, "")
+	if resp := prompt(t, plain, s.SessionID, "ask me about tests"); resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("stop reason %q", resp.StopReason)
+	}
+	if text := plain.text(); !strings.Contains(text, "you chose to decline") {
+		t.Errorf("reply %q: the elicitation was not declined", text)
+	}
+}
