@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,4 +157,77 @@ func TestACPParleyNotificationsOnlyForAClientThatAsked(t *testing.T) {
 			}
 		})
 	}
+}
+
+// elicitationCloser answers an elicitation only once it has closed the session it is
+// about: the answer reaches a conversation that has ended.
+type elicitationCloser struct {
+	acpClient
+	conn *acp.ClientConn
+}
+
+func (c *elicitationCloser) CreateElicitation(ctx context.Context, req *acp.CreateElicitationRequest) (*acp.CreateElicitationResponse, error) {
+	c.conn.CloseSession(ctx, &acp.CloseSessionRequest{SessionID: req.SessionID})
+	return &acp.CreateElicitationResponse{Action: acp.ElicitationActionDecline}, nil
+}
+
+func (c *elicitationCloser) CompleteElicitation(context.Context, *acp.CompleteElicitationNotification) error {
+	return nil
+}
+
+// What reaches a session as it closes is answered or dropped, never waited for: an
+// answer to an elicitation that comes after the session/close (the page's user answered
+// as another tab closed the conversation) held parley acp for ever, which then did not
+// exit when its client went away.
+func TestACPAnswerAfterSessionCloseDoesNotHoldParley(t *testing.T) {
+	w := newWorkspace(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
+	defer cancel()
+	cmd := exec.Command(self(t), "acp", "--agent", "eliza", "--cwd", w.dir)
+	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), w.env...)
+	cmd.Dir = w.dir
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill() })
+	client := &elicitationCloser{}
+	client.conn = acp.NewClientConn(pipes{stdout, stdin}, func(*acp.ClientConn) acp.Client { return client }, nil)
+	caps := acp.ClientCapabilities{Meta: acp.Meta{"parley": json.RawMessage(`{}`)}, Elicitation: &acp.ElicitationCapabilities{Form: &acp.ElicitationFormCapabilities{}}}
+	if _, err := client.conn.Initialize(ctx, &acp.InitializeRequest{ClientCapabilities: caps}); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		s, err := client.conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: w.dir, MCPServers: []acp.MCPServer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The session closes under the turn: it ends cancelled.
+		client.conn.Prompt(ctx, &acp.PromptRequest{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock("ask me about tests")}})
+	}
+	client.conn.Close() // parley's stdin ends: it ends its sessions and exits
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("parley acp ended with %v", err)
+		}
+	case <-ctx.Done():
+		t.Fatal("parley acp did not exit after its client went away")
+	}
+}
+
+// pipes is a child's stdout and stdin as one stream.
+type pipes struct {
+	io.Reader
+	io.WriteCloser
 }
