@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -230,4 +231,29 @@ func TestACPAnswerAfterSessionCloseDoesNotHoldParley(t *testing.T) {
 type pipes struct {
 	io.Reader
 	io.WriteCloser
+}
+
+// A client that does not speak parley's sign-in (_parley/sign_in) gets the agent's
+// auth_required from session/new, rather than a session it can do nothing with.
+func TestACPPlainClientIsToldTheAgentWantsASignIn(t *testing.T) {
+	w := newWorkspace(t)
+	cmd := exec.Command(self(t), "acp", "--agent-command", fakeAgentCommand(t, "signin-agent"), "--cwd", w.dir)
+	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), w.env...)
+	cmd.Dir = w.dir
+	cmd.Stderr = os.Stderr
+	conn, err := acp.StartAgent(cmd, func(*acp.ClientConn) acp.Client { return &acpClient{} }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
+	defer cancel()
+	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: w.dir, MCPServers: []acp.MCPServer{}})
+	var ae *acp.Error
+	if !errors.As(err, &ae) || ae.Code != acp.CodeAuthRequired {
+		t.Errorf("session/new: %v; want the agent's auth_required (%d)", err, acp.CodeAuthRequired)
+	}
 }
