@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
@@ -20,6 +21,13 @@ type conn struct {
 	ac  *acp.AgentConn
 	// ctx ends with the connection: what the views send is bounded by it.
 	ctx context.Context
+
+	// What the client said in initialize.
+	parley atomic.Bool // it asked for parley's notifications (clientCapabilities._meta.parley)
+	forms  atomic.Bool // it answers form elicitations
+	urls   atomic.Bool // and URL elicitations
+	// held releases the agent initialize started to learn its capabilities (under mu).
+	held func()
 
 	mu     sync.Mutex
 	views  map[acp.SessionID]*view
@@ -75,11 +83,33 @@ func readMeta(m acp.Meta) requestMeta {
 	return r
 }
 
+// Initialize answers with what the client will find true. loadSession, session/list and
+// session/close are parley's own (it loads, lists and closes the sessions it holds,
+// whatever the agent); parley passes no client MCP servers on (no mcpCapabilities). The
+// prompt capabilities are the agent's: a client that speaks parley's extensions
+// (clientCapabilities._meta.parley) may choose the agent of each session
+// (_meta.parley.agent), so it is told only what every agent takes (text and resource
+// links) here and each session's own in session/new's _meta.parley.promptCapabilities;
+// any other client gets the default agent, which is started now to learn what it takes
+// (and kept for the session/new that follows while the connection lasts).
 func (c *conn) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
+	caps := req.ClientCapabilities
+	_, parley := caps.Meta["parley"]
+	c.parley.Store(parley)
+	if e := caps.Elicitation; e != nil {
+		c.forms.Store(e.Form != nil)
+		c.urls.Store(e.URL != nil)
+	}
+	var prompt acp.PromptCapabilities
+	if !parley {
+		var release func()
+		prompt, release = c.srv.promptCapabilities(ctx, c.srv.opts.DefaultAgent)
+		c.hold(release)
+	}
 	return &acp.InitializeResponse{
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:         true,
-			PromptCapabilities:  acp.PromptCapabilities{Image: true, EmbeddedContext: true},
+			PromptCapabilities:  prompt,
 			SessionCapabilities: acp.SessionCapabilities{List: &acp.SessionListCapabilities{}, Close: &acp.SessionCloseCapabilities{}},
 		},
 		AgentInfo: &acp.Implementation{Name: "parley", Title: "parley", Version: version.String()},
@@ -102,12 +132,14 @@ func (c *conn) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp
 	if err != nil {
 		return nil, err
 	}
-	ss, err := c.srv.openSession(newSessionID(), name, roots, "")
+	ss, err := c.srv.openSession(newSessionID(), name, roots, "", c.elicits())
 	if err != nil {
 		return nil, err
 	}
 	state, err := ss.waitStarted(ctx)
-	if _, signIn := errors.AsType[*conversation.AuthRequiredError](err); err != nil && !signIn {
+	if _, signIn := errors.AsType[*conversation.AuthRequiredError](err); err != nil && (!signIn || !c.parley.Load()) {
+		// Only a client that speaks _parley/sign_in can sign in through parley: another
+		// gets the agent's auth_required.
 		ss.close()
 		return nil, startError(name, err)
 	}
@@ -193,6 +225,34 @@ func (c *conn) detachAll() {
 		v.ss.detach(v)
 	}
 	c.wg.Wait()
+	c.hold(nil)
+}
+
+// hold keeps release to call when the connection ends (an agent started for initialize),
+// calling the one held before; nil releases what is held.
+func (c *conn) hold(release func()) {
+	c.mu.Lock()
+	old := c.held
+	c.held = release
+	if c.closed && release != nil { // the connection ended meanwhile
+		c.held = nil
+		defer release()
+	}
+	c.mu.Unlock()
+	if old != nil {
+		old()
+	}
+}
+
+// elicits says the client answers elicitations of some mode.
+func (c *conn) elicits() bool { return c.forms.Load() || c.urls.Load() }
+
+// notify sends one of parley's own notifications, to a client that asked for them: any
+// other ACP client would show them as noise, or choke on them.
+func (c *conn) notify(ctx context.Context, method string, params any) {
+	if c.parley.Load() {
+		c.ac.NotifyExtension(ctx, method, params)
+	}
 }
 
 func (c *conn) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
@@ -207,7 +267,7 @@ func (c *conn) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*a
 		if err != nil {
 			return nil, err
 		}
-		if ss, err = c.srv.openSession(req.SessionID, name, roots, req.SessionID); err != nil {
+		if ss, err = c.srv.openSession(req.SessionID, name, roots, req.SessionID, c.elicits()); err != nil {
 			return nil, err
 		}
 		if _, err := ss.waitStarted(ctx); err != nil {

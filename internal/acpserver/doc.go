@@ -43,4 +43,24 @@
 // the page with notifications: _parley/queue (the prompts waiting behind the turn),
 // _parley/terminal_output (a terminal's output while its command runs), _parley/notice
 // (what parley itself has to say) and _parley/status (the agent starting, restarting).
+//
+// # Other ACP clients
+//
+// Any ACP client may use `parley acp` (acpx, an editor, the TypeScript SDK's
+// ClientSideConnection): it then talks to the default agent through parley's policy and
+// confinement. parley's _parley/* notifications go only to a client that asks for them
+// in initialize (clientCapabilities._meta.parley, an object: the page sends {}); another
+// would print them or refuse them. Such a client signing in is not possible through
+// parley (_parley/sign_in): its session/new gets the agent's auth_required. Elicitations
+// go only to a client that advertised their mode, and a session opened by a client that
+// advertised none declines them at once (the turn goes on).
+//
+// initialize tells what is true of the agent the client will get. loadSession,
+// session/list and session/close are parley's own, whatever the agent; no mcpCapabilities
+// (parley passes no client MCP servers on). promptCapabilities are the agent's: for a
+// client that did not ask for parley's extensions, the default agent's, which initialize
+// starts to learn (bounded by probeTimeout; the process stays for the session/new that
+// follows, while the connection lasts); for one that did, which may choose each session's
+// agent (_meta.parley.agent), only what every agent takes (text and resource links), each
+// session's own being in session/new's _meta.parley.promptCapabilities.
 package acpserver

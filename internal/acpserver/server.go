@@ -202,13 +202,15 @@ func newSessionID() acp.SessionID {
 
 // openSession starts a conversation with the agent called name in roots (reopening the
 // agent's session load, if set) and registers it under id.
-func (s *Server) openSession(id acp.SessionID, name string, roots *workspace.Roots, load acp.SessionID) (*session, error) {
+// elicit says the client that opens it answers elicitations; otherwise the agent's are
+// declined at once rather than left waiting for a view that may never come.
+func (s *Server) openSession(id acp.SessionID, name string, roots *workspace.Roots, load acp.SessionID, elicit bool) (*session, error) {
 	agent, err := s.acquireAgent(name, roots)
 	if err != nil {
 		return nil, err
 	}
 	conv := conversation.New(conversation.Options{
-		Agent: agent, Roots: roots, Policy: s.opts.Launcher.Policy(name, roots), Interactive: true, Elicit: true, Load: load,
+		Agent: agent, Roots: roots, Policy: s.opts.Launcher.Policy(name, roots), Interactive: true, Elicit: elicit, Load: load,
 		Changes: s.opts.Launcher.Changes(name, roots),
 	})
 	ss := newSession(s, id, name, roots, conv)
@@ -260,4 +262,31 @@ func (s *Server) liveSessions() []*session {
 		out = append(out, ss)
 	}
 	return out
+}
+
+// probeTimeout bounds the start of the default agent that initialize waits for, to learn
+// what it takes: an agent that starts slowly (a download) is then taken to accept only
+// what every agent does.
+const probeTimeout = 30 * time.Second
+
+// promptCapabilities are what the agent called name accepts in a prompt, from its
+// initialize: it is started in the workspace (or found running) for that. release lets go
+// of it: until then the process stays for the sessions that follow. An agent that does
+// not start is taken to accept what every agent does (text and resource links); its
+// session/new will say why it did not start.
+func (s *Server) promptCapabilities(ctx context.Context, name string) (caps acp.PromptCapabilities, release func()) {
+	agent, err := s.acquireAgent(name, s.workspace)
+	if err != nil {
+		return caps, func() {}
+	}
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	info, err := agent.Start(ctx)
+	if err != nil {
+		s.logger.Warn("the default agent did not start to say what it accepts: initialize tells only what every agent accepts", "agent", name, "error", err)
+	} else {
+		caps = info.Capabilities.PromptCapabilities
+		caps.Meta, caps.Extra = nil, nil
+	}
+	return caps, sync.OnceFunc(func() { s.releaseAgent(name, s.workspace) })
 }

@@ -141,7 +141,22 @@ func (p *page) waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// pageCapabilities are the web page's: it speaks parley's extensions and answers
+// elicitations.
+var pageCapabilities = acp.ClientCapabilities{
+	Meta:        acp.Meta{"parley": json.RawMessage(`{}`)},
+	Elicitation: &acp.ElicitationCapabilities{Form: &acp.ElicitationFormCapabilities{}, URL: &acp.ElicitationURLCapabilities{}},
+}
+
+// connect connects a page (see pageCapabilities).
 func connect(t *testing.T, srv *Server) *page {
+	t.Helper()
+	p, _ := connectAs(t, srv, pageCapabilities)
+	return p
+}
+
+// connectAs connects a client with caps and returns its initialize answer.
+func connectAs(t *testing.T, srv *Server, caps acp.ClientCapabilities) (*page, *acp.InitializeResponse) {
 	t.Helper()
 	a, b := net.Pipe()
 	served := make(chan struct{})
@@ -155,10 +170,11 @@ func connect(t *testing.T, srv *Server) *page {
 		p.conn.Close()
 		<-served
 	})
-	if _, err := p.conn.Initialize(t.Context(), &acp.InitializeRequest{}); err != nil {
+	init, err := p.conn.Initialize(t.Context(), &acp.InitializeRequest{ClientCapabilities: caps})
+	if err != nil {
 		t.Fatal(err)
 	}
-	return p
+	return p, init
 }
 
 func openTestSession(t *testing.T, p *page, agent string) *acp.NewSessionResponse {

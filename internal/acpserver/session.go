@@ -363,10 +363,17 @@ func (ss *session) snapshot() (conversation.Session, time.Time) {
 	return ss.state, ss.updatedAt
 }
 
-// waitStarted waits for the first start of the conversation's agent and session.
+// waitStarted waits for the first start of the conversation's agent and session, or
+// for the session's end (the hub finished).
 func (ss *session) waitStarted(ctx context.Context) (conversation.Session, error) {
 	select {
 	case <-ss.started:
+	case <-ss.done:
+		select {
+		case <-ss.started:
+		default:
+			return conversation.Session{}, conversation.ErrClosed
+		}
 	case <-ctx.Done():
 		return conversation.Session{}, ctx.Err()
 	}

@@ -80,6 +80,9 @@ func signInMethods(ms []conversation.AuthMethod) []signInMethod {
 // session. An answer the core refuses (a value the form does not take) is told to the
 // page as a notice, and the page is asked again.
 func (v *view) elicit(q conversation.ElicitationAsked) {
+	if mode := q.Elicitation.Mode; mode == acp.ElicitationModeForm && !v.c.forms.Load() || mode == acp.ElicitationModeURL && !v.c.urls.Load() {
+		return // a client that cannot answer it is not asked: another view may be, or the agent withdraws it
+	}
 	ctx, cancel := context.WithCancel(v.c.ctx)
 	v.mu.Lock()
 	v.asks[q.ID] = cancel
@@ -118,7 +121,7 @@ func (v *view) elicit(q conversation.ElicitationAsked) {
 			if err == nil {
 				return
 			}
-			v.c.ac.NotifyExtension(ctx, methodNotice, noticeNotification{SessionID: v.ss.id, Text: toolui.SafeText(err.Error())})
+			v.c.notify(ctx, methodNotice, noticeNotification{SessionID: v.ss.id, Text: toolui.SafeText(err.Error())})
 		}
 	})
 }

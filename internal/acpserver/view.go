@@ -153,9 +153,9 @@ func (v *view) show(e viewEvent) bool {
 	case e.replay != nil:
 		v.c.ac.Update(ctx, id, *e.replay)
 	case e.queue != nil:
-		v.c.ac.NotifyExtension(ctx, methodQueue, e.queue)
+		v.c.notify(ctx, methodQueue, e.queue)
 	case e.terminal != nil:
-		v.c.ac.NotifyExtension(ctx, methodTerminalOutput, e.terminal)
+		v.c.notify(ctx, methodTerminalOutput, e.terminal)
 	}
 	switch ev := e.ev.(type) {
 	case conversation.AgentUpdate:
@@ -177,35 +177,35 @@ func (v *view) show(e viewEvent) bool {
 	case conversation.ElicitationCompleted:
 		v.c.ac.CompleteElicitation(ctx, &acp.CompleteElicitationNotification{ElicitationID: ev.ID})
 	case conversation.SignInRequired:
-		v.c.ac.NotifyExtension(ctx, methodSignInRequired, signInRequiredNotification{SessionID: id, Agent: ev.Agent, During: ev.During, Methods: signInMethods(ev.Methods)})
+		v.c.notify(ctx, methodSignInRequired, signInRequiredNotification{SessionID: id, Agent: ev.Agent, During: ev.During, Methods: signInMethods(ev.Methods)})
 	case conversation.SigningIn:
-		v.c.ac.NotifyExtension(ctx, methodStatus, statusNotification{SessionID: id, State: "signing_in", Text: "signing in: " + toolui.SafeText(ev.Method.Name)})
+		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "signing_in", Text: "signing in: " + toolui.SafeText(ev.Method.Name)})
 	case conversation.SignInEnded:
 		n := signInEndedNotification{SessionID: id, Method: toolui.SafeText(ev.Method.Name)}
 		if ev.Err != nil {
 			n.Error = toolui.SafeText(ev.Err.Error())
 		}
-		v.c.ac.NotifyExtension(ctx, methodSignInEnded, n)
+		v.c.notify(ctx, methodSignInEnded, n)
 	case conversation.TurnChanges:
 		n := turnChangesNotification{SessionID: id, PromptID: ev.Turn, turnWire: wireTurn(ev.Record)}
 		if ev.Err != nil {
 			n.Error = toolui.SafeText(ev.Err.Error())
 		}
-		v.c.ac.NotifyExtension(ctx, methodChanges, n)
+		v.c.notify(ctx, methodChanges, n)
 	case conversation.ChangesUndone:
 		n := changesEventNotification{SessionID: id, What: "undone", Files: []string{}}
 		for _, f := range ev.Result.Files {
 			n.Files = append(n.Files, f.Rel)
 		}
-		v.c.ac.NotifyExtension(ctx, methodChangesChanged, n)
+		v.c.notify(ctx, methodChangesChanged, n)
 	case conversation.ChangesKept:
 		n := changesEventNotification{SessionID: id, What: "kept", Files: []string{}}
 		for _, k := range ev.Kept {
 			n.Files = append(n.Files, k.Change.Rel)
 		}
-		v.c.ac.NotifyExtension(ctx, methodChangesChanged, n)
+		v.c.notify(ctx, methodChangesChanged, n)
 	case conversation.Notice:
-		v.c.ac.NotifyExtension(ctx, methodNotice, noticeNotification{SessionID: id, Text: ev.Text})
+		v.c.notify(ctx, methodNotice, noticeNotification{SessionID: id, Text: ev.Text})
 	case conversation.Starting:
 		text := "starting " + ev.Agent
 		if ev.Restart {
@@ -214,15 +214,15 @@ func (v *view) show(e viewEvent) bool {
 				text += ": " + toolui.SafeText(ev.Reason.Error())
 			}
 		}
-		v.c.ac.NotifyExtension(ctx, methodStatus, statusNotification{SessionID: id, State: "starting", Text: text})
+		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "starting", Text: text})
 	case conversation.StartProgress:
-		v.c.ac.NotifyExtension(ctx, methodStatus, statusNotification{SessionID: id, State: "starting", Text: toolui.SafeText(progressText(ev))})
+		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "starting", Text: toolui.SafeText(progressText(ev))})
 	case conversation.Ready:
-		v.c.ac.NotifyExtension(ctx, methodStatus, statusNotification{SessionID: id, State: "ready"})
+		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "ready"})
 	case conversation.StartFailed:
-		v.c.ac.NotifyExtension(ctx, methodStatus, statusNotification{SessionID: id, State: "failed", Text: toolui.SafeText(ev.Err.Error())})
+		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "failed", Text: toolui.SafeText(ev.Err.Error())})
 	case conversation.Closed:
-		v.c.ac.NotifyExtension(ctx, methodStatus, statusNotification{SessionID: id, State: "closed"})
+		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "closed"})
 		return false
 	}
 	return true

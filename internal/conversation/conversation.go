@@ -69,7 +69,9 @@ type Conversation struct {
 const inboxSize = 256
 
 // message is what the actor handles: commands from views, what the agent sent, and the
-// results of the calls the actor started.
+// results of the calls the actor started. A message that is answered carries a buffered
+// reply channel (the actor never waits on it) and is sent with roundTrip, which is the
+// only place that waits for the actor: see there why.
 type message interface{ handle(c *Conversation) }
 
 // state is the actor's.
@@ -115,6 +117,15 @@ type runningTurn struct {
 // New starts a conversation: the agent (if it is not running) and its session start at
 // once, in the background; Subscribe to see how that goes.
 func New(opts Options) *Conversation {
+	c := newConversation(opts)
+	go c.run()
+	c.post(startMsg{})
+	c.post(prepareChangesMsg{})
+	return c
+}
+
+// newConversation is a conversation whose actor has not started.
+func newConversation(opts Options) *Conversation {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conversation{opts: opts, agent: opts.Agent, inbox: make(chan message, inboxSize), done: make(chan struct{}), ctx: ctx, cancel: cancel}
 	c.st.subs = map[*Subscription]bool{}
@@ -122,9 +133,6 @@ func New(opts Options) *Conversation {
 	if opts.Interactive {
 		opts.Policy.Ask = c.ask
 	}
-	go c.run()
-	c.post(startMsg{})
-	c.post(prepareChangesMsg{})
 	return c
 }
 
@@ -141,19 +149,20 @@ func (c *Conversation) run() {
 	}
 }
 
-// post hands m to the actor; it gives up once the actor has ended.
-func (c *Conversation) post(m message) bool {
-	select {
-	case c.inbox <- m:
-		return true
-	case <-c.done:
-		return false
-	}
-}
+// post hands m to the actor; it gives up once the actor has ended. A post that succeeds
+// does not mean m will be handled: the actor may end with m still in its inbox (it ends
+// once closed and its helpers have reported, whatever is queued behind), which is why
+// whoever waits for an answer does so with roundTrip.
+func (c *Conversation) post(m message) bool { return c.postCtx(context.Background(), m) }
 
 // postCtx is post for the agent's requests and notifications: it also gives up when ctx
 // ends (the request was withdrawn, the connection closed).
 func (c *Conversation) postCtx(ctx context.Context, m message) bool {
+	select {
+	case <-c.done: // first: a select picks at random among the ready cases
+		return false
+	default:
+	}
 	select {
 	case c.inbox <- m:
 		return true
@@ -161,6 +170,41 @@ func (c *Conversation) postCtx(ctx context.Context, m message) bool {
 		return false
 	case <-ctx.Done():
 		return false
+	}
+}
+
+// ErrClosed is the error of a call to a conversation that has ended (or ends before it
+// answers).
+var ErrClosed = errors.New("the conversation has ended")
+
+// errClosed is ErrClosed under its older name.
+var errClosed = ErrClosed
+
+// roundTrip posts m and waits for what the actor (or whoever m hands it on to) sends on
+// reply, which must be buffered for the one value. Every method that waits for the actor
+// goes through here, because the actor can end with m unhandled in its inbox (see post):
+// the wait ends too when the conversation has ended (ErrClosed) or ctx does (its error).
+// A reply sent just before the end is still returned.
+func roundTrip[T any](ctx context.Context, c *Conversation, m message, reply <-chan T) (T, error) {
+	var zero T
+	if !c.postCtx(ctx, m) {
+		if err := ctx.Err(); err != nil {
+			return zero, err
+		}
+		return zero, ErrClosed
+	}
+	select {
+	case v := <-reply:
+		return v, nil
+	case <-c.done:
+		select {
+		case v := <-reply:
+			return v, nil
+		default:
+			return zero, ErrClosed
+		}
+	case <-ctx.Done():
+		return zero, ctx.Err()
 	}
 }
 
@@ -436,15 +480,13 @@ func (m sendMsg) handle(c *Conversation) {
 // started, or there is no such prompt).
 func (c *Conversation) Unqueue(id int) bool {
 	reply := make(chan bool, 1)
-	if !c.post(unqueueMsg{id, reply}) {
-		return false
-	}
-	return <-reply
+	ok, _ := roundTrip(context.Background(), c, unqueueMsg{id, reply}, reply)
+	return ok // false once closed: what was queued went back as Unqueued
 }
 
 type unqueueMsg struct {
 	id    int
-	reply chan bool
+	reply chan<- bool
 }
 
 func (m unqueueMsg) handle(c *Conversation) {

@@ -59,7 +59,11 @@
 //   - the sessions: NewSession, LoadSession, ListSessions, CloseSession, DeleteSession;
 //     Close ends the conversation.
 //
-// Methods that wait for the agent take a context and return its error. The Agent itself
+// Methods that wait for the agent take a context and return its error. A method that
+// waits for the conversation's answer and reaches it as it ends (racing Close) returns
+// ErrClosed (Unqueue false, a Subscription a Closed event) rather than wait: the actor ends
+// with what is still in its inbox unhandled, so every such wait goes through one helper,
+// roundTrip, which also watches the end and the context. The Agent itself
 // offers Start (initialize, for what the agent says before any session), Methods and
 // Logout.
 //

@@ -201,20 +201,17 @@ func (c *Conversation) elicit(ctx context.Context, e *Elicitation) (*acp.CreateE
 		c.postCtx(ctx, declinedMsg{e})
 		return &acp.CreateElicitationResponse{Action: acp.ElicitationActionDecline}, nil
 	}
-	q := &question{ctx: ctx, e: e, elicited: make(chan acp.CreateElicitationResponse, 1)}
-	if !c.postCtx(ctx, askMsg{q}) {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return &acp.CreateElicitationResponse{Action: acp.ElicitationActionCancel}, nil
-	}
-	select {
-	case resp := <-q.elicited:
+	elicited := make(chan acp.CreateElicitationResponse, 1)
+	q := &question{ctx: ctx, e: e, elicited: elicited}
+	resp, err := roundTrip(ctx, c, askMsg{q}, elicited)
+	switch {
+	case err == nil:
 		return &resp, nil
-	case <-ctx.Done():
+	case ctx.Err() != nil:
 		c.post(withdrawMsg{q})
 		return nil, jsonrpc2.Errorf(acp.CodeRequestCancelled, "the agent withdrew the elicitation")
 	}
+	return &acp.CreateElicitationResponse{Action: acp.ElicitationActionCancel}, nil // the conversation ended
 }
 
 type declinedMsg struct{ e *Elicitation }
@@ -243,16 +240,17 @@ func (m completedMsg) handle(c *Conversation) { c.emit(ElicitationCompleted{ID: 
 // the agent withdrew it).
 func (c *Conversation) AnswerElicitation(id int, a ElicitationAnswer) error {
 	reply := make(chan error, 1)
-	if !c.post(elicitAnswerMsg{id: id, a: a, reply: reply}) {
-		return errClosed
+	err, waitErr := roundTrip(context.Background(), c, elicitAnswerMsg{id: id, a: a, reply: reply}, reply)
+	if waitErr != nil {
+		return waitErr
 	}
-	return <-reply
+	return err
 }
 
 type elicitAnswerMsg struct {
 	id    int
 	a     ElicitationAnswer
-	reply chan error
+	reply chan<- error
 }
 
 func (m elicitAnswerMsg) handle(c *Conversation) {

@@ -2,7 +2,6 @@ package conversation
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
@@ -116,20 +115,13 @@ func (c *Conversation) seenCall(id acp.ToolCallID) *toolui.ToolCall {
 		return nil
 	}
 	reply := make(chan *toolui.ToolCall, 1)
-	if !c.post(seenCallMsg{id: id, reply: reply}) {
-		return nil
-	}
-	select {
-	case tc := <-reply:
-		return tc
-	case <-c.done:
-		return nil
-	}
+	tc, _ := roundTrip(context.Background(), c, seenCallMsg{id: id, reply: reply}, reply)
+	return tc // nil once the conversation has ended
 }
 
 type seenCallMsg struct {
 	id    acp.ToolCallID
-	reply chan *toolui.ToolCall
+	reply chan<- *toolui.ToolCall
 }
 
 func (m seenCallMsg) handle(c *Conversation) {
@@ -143,25 +135,21 @@ func (m seenCallMsg) handle(c *Conversation) {
 // ask is the policy's question to a person (only when Interactive).
 func (c *Conversation) ask(ctx context.Context, q *permission.Question) (permission.Answer, error) {
 	q.Diffs = c.editDiffs(q.Request.ToolCall)
-	pq := &question{ctx: ctx, q: q, answer: make(chan answered, 1)}
-	if !c.postCtx(ctx, askMsg{pq}) {
-		if ctx.Err() != nil {
-			return permission.Cancelled, ctx.Err()
-		}
-		return permission.Cancelled, errors.New("the conversation has ended")
-	}
-	select {
-	case a := <-pq.answer:
+	answer := make(chan answered, 1)
+	pq := &question{ctx: ctx, q: q, answer: answer}
+	a, err := roundTrip(ctx, c, askMsg{pq}, answer)
+	switch {
+	case err == nil:
 		if a.after != nil {
 			// This runs on the request's handler goroutine (the policy asks there), so
 			// what after sends goes out right behind the response, in the same write.
 			jsonrpc2.AfterResponse(ctx, a.after)
 		}
 		return a.a, nil
-	case <-ctx.Done():
+	case ctx.Err() != nil:
 		c.post(withdrawMsg{pq})
-		return permission.Cancelled, ctx.Err()
 	}
+	return permission.Cancelled, err
 }
 
 // Answer answers the question with this id. An answer to a question that is no longer

@@ -12,8 +12,6 @@ import (
 // The session's commands: its settings, and which session it is. Each makes its request
 // on a helper goroutine, bounded by the agent's timeout, and the actor applies the result.
 
-var errClosed = errors.New("the conversation has ended")
-
 // sessionCall does something with the open session on a helper goroutine; the function
 // it returns, if any, is then applied by the actor.
 type sessionCall func(ctx context.Context, conn *acp.ClientConn, s Session) (apply func(c *Conversation), err error)
@@ -22,7 +20,7 @@ type callMsg struct {
 	ctx    context.Context
 	method string
 	do     sessionCall
-	reply  chan error
+	reply  chan<- error
 }
 
 func (m callMsg) handle(c *Conversation) {
@@ -61,7 +59,7 @@ type calledMsg struct {
 	session acp.SessionID
 	apply   func(*Conversation)
 	err     error
-	reply   chan error
+	reply   chan<- error
 }
 
 func (m calledMsg) handle(c *Conversation) {
@@ -74,35 +72,25 @@ func (m calledMsg) handle(c *Conversation) {
 	m.reply <- m.err
 }
 
-// callSession runs do with the open session and waits for it (and its apply).
+// callSession runs do with the open session and waits for it (and its apply). A ctx that
+// ends first leaves the call to end by itself (it is bounded by ctx and the agent's
+// timeout); its result is then applied all the same.
 func (c *Conversation) callSession(ctx context.Context, method string, do sessionCall) error {
 	reply := make(chan error, 1)
-	if !c.post(callMsg{ctx: ctx, method: method, do: do, reply: reply}) {
-		return errClosed
+	err, waitErr := roundTrip(ctx, c, callMsg{ctx: ctx, method: method, do: do, reply: reply}, reply)
+	if waitErr != nil {
+		return waitErr
 	}
-	select {
-	case err := <-reply:
-		return err
-	case <-c.done:
-		return errClosed
-	}
+	return err
 }
 
 // Session returns the session as it stands now.
 func (c *Conversation) Session(ctx context.Context) (Session, error) {
 	reply := make(chan Session, 1)
-	if !c.post(sessionMsg{reply}) {
-		return Session{}, errClosed
-	}
-	select {
-	case s := <-reply:
-		return s, nil
-	case <-ctx.Done():
-		return Session{}, ctx.Err()
-	}
+	return roundTrip(ctx, c, sessionMsg{reply}, reply)
 }
 
-type sessionMsg struct{ reply chan Session }
+type sessionMsg struct{ reply chan<- Session }
 
 func (m sessionMsg) handle(c *Conversation) { m.reply <- c.st.session }
 
@@ -241,15 +229,11 @@ func (c *Conversation) LoadSession(ctx context.Context, id acp.SessionID) (Sessi
 // started again first if it died.
 func (c *Conversation) reopen(ctx context.Context, load acp.SessionID) (Session, error) {
 	reply := make(chan reopened, 1)
-	if !c.post(reopenMsg{ctx: ctx, load: load, reply: reply}) {
-		return Session{}, errClosed
+	r, err := roundTrip(ctx, c, reopenMsg{ctx: ctx, load: load, reply: reply}, reply)
+	if err != nil {
+		return Session{}, err
 	}
-	select {
-	case r := <-reply:
-		return r.session, r.err
-	case <-c.done:
-		return Session{}, errClosed
-	}
+	return r.session, r.err
 }
 
 type reopened struct {
@@ -260,7 +244,7 @@ type reopened struct {
 type reopenMsg struct {
 	ctx   context.Context
 	load  acp.SessionID
-	reply chan reopened
+	reply chan<- reopened
 }
 
 func (m reopenMsg) handle(c *Conversation) {
@@ -295,7 +279,7 @@ type reopenedMsg struct {
 	load      acp.SessionID
 	restarted bool
 	err       error
-	reply     chan reopened
+	reply     chan<- reopened
 }
 
 func (m reopenedMsg) handle(c *Conversation) {

@@ -1,6 +1,10 @@
 package conversation
 
-import "github.com/parley-acp/parley/internal/mailbox"
+import (
+	"context"
+
+	"github.com/parley-acp/parley/internal/mailbox"
+)
 
 // Subscription is one view's feed of a conversation's events. The conversation never
 // waits for it: events accumulate until the view takes them, and nothing is dropped. What
@@ -21,10 +25,13 @@ func (c *Conversation) Subscribe() *Subscription { return c.subscribe(false) }
 // (see AgentUpdate): it receives AgentUpdate in place of TurnUpdate.
 func (c *Conversation) SubscribeRelay() *Subscription { return c.subscribe(true) }
 
+// subscribe waits until the actor has the subscription: a conversation that ends first
+// (with the request unhandled in its inbox) would never tell it Closed.
 func (c *Conversation) subscribe(relay bool) *Subscription {
 	s := &Subscription{c: c, box: mailbox.New[Event](), relay: relay}
-	if !c.post(subscribeMsg{s}) {
-		s.box.Post(Closed{Err: errClosed})
+	added := make(chan struct{}, 1)
+	if _, err := roundTrip(context.Background(), c, subscribeMsg{s, added}, added); err != nil {
+		s.box.Post(Closed{Err: err})
 		s.box.Close()
 	}
 	return s
@@ -43,14 +50,13 @@ func (s *Subscription) Close() {
 	s.box.Close()
 }
 
-type subscribeMsg struct{ s *Subscription }
+type subscribeMsg struct {
+	s     *Subscription
+	added chan<- struct{}
+}
 
 func (m subscribeMsg) handle(c *Conversation) {
-	if c.st.subs == nil { // finished
-		m.s.box.Post(Closed{Err: errClosed})
-		m.s.box.Close()
-		return
-	}
+	defer func() { m.added <- struct{}{} }()
 	snap := Snapshot{
 		Ready: c.st.proc != nil && !c.st.starting, Starting: c.st.starting, Failed: c.st.start,
 		Session: c.st.session, Queue: append([]Prompt(nil), c.st.queue...),

@@ -38,6 +38,8 @@ func (s *Server) conversationOf(ctx context.Context, id string) (*conversation.C
 	case w = <-reply:
 	case <-ctx.Done():
 		return nil, errCancelled
+	case <-s.stopped: // the router ended with the lookup unhandled in its inbox
+		return nil, errCancelled
 	}
 	if w == nil {
 		return nil, jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "there is no conversation %q: parley closes a conversation idle for long, and forgets them all when it restarts (the changes stay recorded: `parley changes` in the workspace lists them)", id)

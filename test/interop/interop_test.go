@@ -156,10 +156,12 @@ type clientSummary struct {
 	OK                bool `json:"ok"`
 	Error             string
 	AgentCapabilities struct {
-		LoadSession         bool           `json:"loadSession"`
-		SessionCapabilities map[string]any `json:"sessionCapabilities"`
+		LoadSession         bool            `json:"loadSession"`
+		SessionCapabilities map[string]any  `json:"sessionCapabilities"`
+		PromptCapabilities  map[string]bool `json:"promptCapabilities"`
 	} `json:"agentCapabilities"`
-	Sessions map[string]struct {
+	Notifications []string `json:"notifications"` // the methods of the agent's other notifications
+	Sessions      map[string]struct {
 		SessionID string `json:"sessionId"`
 	} `json:"sessions"`
 	Steps []stepRecord `json:"steps"`
@@ -179,11 +181,21 @@ type clientSummary struct {
 // summary. A failed step is in the summary; the caller decides.
 func runClient(t *testing.T, agentCommand string, args ...string) clientSummary {
 	t.Helper()
+	return runClientIn(t, tempDir(t), nil, agentCommand, args...)
+}
+
+// runClientIn is runClient with the sessions' cwd and the environment added (for the
+// agent, which the peer starts).
+func runClientIn(t *testing.T, cwd string, env []string, agentCommand string, args ...string) clientSummary {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), peerTimeout)
 	defer cancel()
 	dir := interopDir(t)
-	argv := append([]string{filepath.Join(dir, "peers", "client.mjs"), "--agent", agentCommand, "--cwd", tempDir(t)}, args...)
+	argv := append([]string{filepath.Join(dir, "peers", "client.mjs"), "--agent", agentCommand, "--cwd", cwd}, args...)
 	cmd := exec.CommandContext(ctx, "node", argv...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.WaitDelay = 2 * time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -61,7 +61,8 @@ export class Parley {
   async start() {
     this.info = await this.peer.request("initialize", {
       protocolVersion: 1,
-      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, elicitation: { form: {}, url: {} } },
+      // _meta.parley asks for parley's _parley/* notifications (queue, status, changes…).
+      clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false, elicitation: { form: {}, url: {} }, _meta: { parley: {} } },
       clientInfo: { name: "parley-web", version: "1" },
     });
   }

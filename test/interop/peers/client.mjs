@@ -24,6 +24,7 @@
 //                        reject_always) or "cancelled"; default allow_once
 //   --cancel-after-first-chunk   send session/cancel after a turn's first agent chunk
 //   --fs, --terminal     advertise fs (read/write, served from disk) / terminal
+//   --parley             ask for parley's own notifications (clientCapabilities._meta.parley)
 //   --record FILE        record every frame in both directions as JSON lines
 //   --summary FILE       also write the summary to FILE
 //   --strict             exit 1 when the agent's frames broke any rule
@@ -34,7 +35,9 @@
 // user_message_chunk (load replay) and agent_thought_chunk updates, counts per
 // sessionUpdate kind and timings; session-level kinds (available commands,
 // mode, config options, session info, usage) are counted under
-// sessions.<alias>.setup; "violations" lists frames that broke the rules.
+// sessions.<alias>.setup; "notifications" lists the methods of every other
+// notification the agent sent (its extensions), in order; "violations" lists
+// frames that broke the rules.
 //
 // Exit status: 0 on success, 1 when a step failed (or --strict and violations),
 // 2 on timeout.
@@ -60,6 +63,7 @@ const flags = parseFlags(process.argv.slice(2), {
   "cancel-after-first-chunk": "bool",
   fs: "bool",
   terminal: "bool",
+  parley: "bool",
   record: "string",
   summary: "string",
   strict: "bool",
@@ -91,6 +95,7 @@ const summary = {
   sessions: {},
   steps: [],
   orphanUpdates: 0,
+  notifications: [],
   unsupported: [],
   agentExit: undefined,
   agentStderr: "",
@@ -277,7 +282,8 @@ const io = checkedIO(child.stdout, child.stdin, {
 
 let app = client({ name: "parley-interop-client" })
   .onRequest(methods.client.session.requestPermission, onPermission)
-  .onNotification(methods.client.session.update, onUpdate);
+  .onNotification(methods.client.session.update, onUpdate)
+  .onNotification("*", ({ method }) => void summary.notifications.push(method));
 if (flags.fs) {
   app = app
     .onRequest(methods.client.fs.readTextFile, ({ params }) => {
@@ -298,7 +304,11 @@ try {
     const started = performance.now();
     const init = await ctx.request(methods.agent.initialize, {
       protocolVersion: PROTOCOL_VERSION,
-      clientCapabilities: { fs: { readTextFile: !!flags.fs, writeTextFile: !!flags.fs }, terminal: !!flags.terminal },
+      clientCapabilities: {
+        fs: { readTextFile: !!flags.fs, writeTextFile: !!flags.fs },
+        terminal: !!flags.terminal,
+        ...(flags.parley ? { _meta: { parley: {} } } : {}),
+      },
       clientInfo: { name: "parley-interop-client", version: "0.0.0" },
     });
     summary.initializeMs = round(performance.now() - started);
