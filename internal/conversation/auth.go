@@ -284,15 +284,11 @@ var ErrNoTerminal = errors.New("this sign-in runs a program in a terminal, and t
 // the agent again: its other conversations, if any, lose their sessions.
 func (c *Conversation) SignIn(id acp.AuthMethodID, opts SignInOptions) error {
 	reply := make(chan error, 1)
-	if !c.post(signInMsg{id: id, opts: opts, reply: reply}) {
-		return errClosed
+	err, closed := roundTrip(context.Background(), c, signInMsg{id: id, opts: opts, reply: reply}, reply)
+	if closed != nil {
+		return closed
 	}
-	select {
-	case err := <-reply:
-		return err
-	case <-c.done:
-		return errClosed
-	}
+	return err
 }
 
 // CancelSignIn gives up the sign-in under way, if any (its authenticate request is
@@ -317,7 +313,7 @@ type signInMsg struct {
 func (m signInMsg) handle(c *Conversation) {
 	switch {
 	case c.st.closed:
-		m.reply <- errClosed
+		m.reply <- ErrClosed
 		return
 	case c.st.signIn != nil:
 		m.reply <- errors.New("a sign-in is under way already")

@@ -177,9 +177,6 @@ func (c *Conversation) postCtx(ctx context.Context, m message) bool {
 // answers).
 var ErrClosed = errors.New("the conversation has ended")
 
-// errClosed is ErrClosed under its older name.
-var errClosed = ErrClosed
-
 // roundTrip posts m and waits for what the actor (or whoever m hands it on to) sends on
 // reply, which must be buffered for the one value. Every method that waits for the actor
 // goes through here, because the actor can end with m unhandled in its inbox (see post):

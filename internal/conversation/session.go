@@ -26,7 +26,7 @@ type callMsg struct {
 func (m callMsg) handle(c *Conversation) {
 	switch {
 	case c.st.closed:
-		m.reply <- errClosed
+		m.reply <- ErrClosed
 		return
 	case c.st.proc == nil || exited(c.st.proc):
 		m.reply <- c.notReady()
@@ -250,7 +250,7 @@ type reopenMsg struct {
 func (m reopenMsg) handle(c *Conversation) {
 	switch {
 	case c.st.closed:
-		m.reply <- reopened{err: errClosed}
+		m.reply <- reopened{err: ErrClosed}
 		return
 	case c.st.starting:
 		m.reply <- reopened{err: errors.New("the agent is still starting")}
@@ -292,7 +292,7 @@ func (m reopenedMsg) handle(c *Conversation) {
 	}
 	if c.st.closed {
 		c.closeSessionOn(m.proc, m.session.ID)
-		m.reply <- reopened{err: errClosed}
+		m.reply <- reopened{err: ErrClosed}
 		return
 	}
 	// The session left stays open with the agent (no session/close): the user may
