@@ -111,7 +111,7 @@ func initializeOver(t *testing.T, base string, header http.Header, protocols ...
 		return nil, err
 	}
 	t.Cleanup(func() { ws.CloseNow() })
-	if err := ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"elicitation":{"form":{},"url":{}}}}}`)); err != nil {
+	if err := ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"elicitation":{"form":{},"url":{}},"_meta":{"parley":{}}}}}`)); err != nil {
 		return nil, err
 	}
 	_, msg, err := ws.Read(t.Context())
