@@ -249,11 +249,15 @@ test("a change that makes git run code is flagged, a mode change shown", async (
     await page.goto(web.url);
     await send(page, "hook");
     const card = page.locator(".card.changes");
-    await card.locator("text=2 files changed").waitFor();
+    await card.locator("text=3 files changed").waitFor();
     assert.ok(await card.evaluate((el) => el.classList.contains("runs-code")), "the card is marked");
-    await card.locator(".runs-code-head", { hasText: "1 change makes git run code" }).waitFor();
+    await card.locator(".runs-code-head", { hasText: "2 changes make git run code" }).waitFor();
     const hook = card.locator("li.change.runs-code", { hasText: ".git/hooks/pre-commit" });
     await hook.locator(".runs-code-note", { hasText: "makes git run code: a git hook: git runs it" }).waitFor();
+    const config = card.locator("li.change.runs-code", { hasText: ".git/config" });
+    const reason = await config.locator(".runs-code-note").textContent();
+    assert.match(reason, /^⚠ makes git run code: sets .*core\.fsmonitor/);
+    assert.match(reason, /filter\.e<U\+202E>live\.clean/, "the reason's bidi override is shown by its code point");
     const script = card.locator("li.change", { hasText: "run.sh" });
     assert.equal(await script.locator(".mode").textContent(), " mode 644 → 755");
     assert.equal(await script.locator(".counts").textContent(), " +0 −0", "a mode alone changes no line, and says so");
