@@ -174,7 +174,7 @@
 //
 //	lm/conversation   {conversationId}: the conversation the request continues (first)
 //	lm/usage          {usage?, turn?}: the agent's usage_update and the turn's usage, after a turn
-//	lm/changes        {turn:{number,label,files:[{path,rel,kind,added,removed,…}]}}: a turn changed files
+//	lm/changes        {turn:{number,label,files:[{path,rel,kind,added,removed,runsCode?,mode?,…}]}}: a turn changed files
 //	lm/elicitation    {elicitation:{id,message,mode,fields|url}}: the agent asks; the request stays open
 //	lm/signInRequired {agent,methods:[{id,name,kind,command}]}: the agent needs a sign-in
 //

@@ -71,7 +71,11 @@ func (w *worker) noteChanges(e conversation.TurnChanges) {
 func changedTurn(t changes.Turn) ChangedTurn {
 	out := ChangedTurn{Number: t.Number, Label: t.Label, Undo: t.Undo, Files: []ChangedFile{}}
 	for _, c := range t.Changes {
-		f := ChangedFile{Path: c.Path, Rel: c.Rel, Kind: string(c.Kind), Added: c.Added, Removed: c.Removed, Status: string(c.Status), Undoable: c.Undoable()}
+		f := ChangedFile{Path: c.Path, Rel: c.Rel, Kind: string(c.Kind), Added: c.Added, Removed: c.Removed, Status: string(c.Status),
+			Undoable: c.Undoable(), RunsCode: c.RunsCode}
+		if c.ModeChanged() {
+			f.Mode = fmt.Sprintf("%03o → %03o", c.Before.Mode.Perm(), c.After.Mode.Perm())
+		}
 		f.Note = c.Before.NotKept()
 		if f.Note == "" {
 			f.Note = c.After.NotKept()

@@ -77,6 +77,11 @@ type ChangedFile struct {
 	Undoable bool `json:"undoable"`
 	// Note says why the content is not kept (large or binary), when it is not.
 	Note string `json:"note,omitempty"`
+	// RunsCode: how the change makes git run a program (a hook, core.fsmonitor...), when it
+	// does; a change to look at before running git in the workspace again.
+	RunsCode string `json:"runsCode,omitempty"`
+	// Mode: the permission bits before and after, when the turn changed them ("644 → 755").
+	Mode string `json:"mode,omitempty"`
 }
 
 // ElicitationParams is the params of lm/elicitation: the agent asks the user something.

@@ -24,10 +24,25 @@ export interface SignIn {
   done?: string;
 }
 
+// FileChange is a file of a turn as _parley/changes carries it (acpserver's changeWire).
+export interface FileChange {
+  path: string;
+  rel: string;
+  kind: string; // A created, M modified, D deleted
+  added: number;
+  removed: number;
+  status: string; // pending, undone, kept
+  undoable: boolean;
+  // runsCode: how the change makes git run a program (a hook, core.fsmonitor...), when it does.
+  runsCode?: string;
+  // mode: the permission bits before and after, when the turn changed them ("644 → 755").
+  mode?: string;
+}
+
 export interface TurnChanges {
   turn: number;
   label: string;
-  changes: { path: string; rel: string; kind: string; added: number; removed: number; status: string; undoable: boolean }[];
+  changes: FileChange[];
   error?: string;
 }
 

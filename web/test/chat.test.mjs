@@ -1,6 +1,9 @@
 // The web chat in headless Chromium, against the real `parley web`.
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, test } from "node:test";
 import { closeBrowser, newPage, scriptedAgent, send, shot, startWeb, writeFile } from "./harness.mjs";
 import { longText } from "./longtext.mjs";
@@ -230,6 +233,42 @@ test("the turn's changed files: the diff, and undo", async () => {
     await card.locator("li.change.undone").waitFor();
     assert.ok(!existsSync(web.workspace + "/hello.txt"), "the undo deleted the file the turn created");
     await shot(page, "changes-undone");
+  } finally {
+    await web.stop();
+  }
+});
+
+test("a change that makes git run code is flagged, a mode change shown", async () => {
+  const workspace = mkdtempSync(join(tmpdir(), "parley-web-ws-"));
+  execFileSync("git", ["init", "-q", workspace]);
+  writeFile(join(workspace, "run.sh"), "echo hi\n");
+  chmodSync(join(workspace, "run.sh"), 0o644);
+  const web = await startWeb(["--agent-command", scriptedAgent()], { cwd: workspace });
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    await send(page, "hook");
+    const card = page.locator(".card.changes");
+    await card.locator("text=3 files changed").waitFor();
+    assert.ok(await card.evaluate((el) => el.classList.contains("runs-code")), "the card is marked");
+    await card.locator(".runs-code-head", { hasText: "2 changes make git run code" }).waitFor();
+    const hook = card.locator("li.change.runs-code", { hasText: ".git/hooks/pre-commit" });
+    await hook.locator(".runs-code-note", { hasText: "makes git run code: a git hook: git runs it" }).waitFor();
+    const config = card.locator("li.change.runs-code", { hasText: ".git/config" });
+    const reason = await config.locator(".runs-code-note").textContent();
+    assert.match(reason, /^⚠ makes git run code: sets .*core\.fsmonitor/);
+    assert.match(reason, /filter\.e<U\+202E>live\.clean/, "the reason's bidi override is shown by its code point");
+    const script = card.locator("li.change", { hasText: "run.sh" });
+    assert.equal(await script.locator(".mode").textContent(), " mode 644 → 755");
+    assert.equal(await script.locator(".counts").textContent(), " +0 −0", "a mode alone changes no line, and says so");
+    assert.equal(await script.locator(".runs-code-note").count(), 0, "an executable script is no hook");
+    await script.locator("button", { hasText: "Diff" }).click();
+    await script.locator(".change-diff .mode", { hasText: "mode 644 → 755, the text did not change" }).waitFor();
+    await hook.locator("button", { hasText: "Diff" }).click();
+    await hook.locator(".dl.add", { hasText: "echo from the agent" }).waitFor();
+    assert.equal(await script.locator(".change-diff .dl").count(), 0, "no line of run.sh changed");
+    await shot(page, "changes-runs-code");
+    assert.deepEqual(page.errors, []);
   } finally {
     await web.stop();
   }

@@ -13,8 +13,12 @@
 //               characters, a bidi override, invisible operators…), an emoji's selector
 //               in a chunk of its own
 //   write       writes hello.txt in the session's directory through parley (fs/write_text_file)
+//   hook        writes .git/hooks/pre-commit (a hook git would run), sets core.fsmonitor
+//               and a filter driver (its name holding a bidi override) in .git/config,
+//               makes run.sh executable: straight on disk, as an agent's own tools would
 //   long        streams longText (48 KiB of numbered lines) in 7-character chunks
 //   anything else is echoed back.
+import { appendFileSync, chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { longText } from "./longtext.mjs";
 
@@ -88,6 +92,14 @@ const handlers = {
       } else if (line === "write") {
         await call("fs/write_text_file", { sessionId: sid, path: `${cwd}/hello.txt`, content: "hello\nfrom the agent\n" });
         say(sid, "wrote hello.txt");
+      } else if (line === "hook") {
+        mkdirSync(`${cwd}/.git/hooks`, { recursive: true });
+        writeFileSync(`${cwd}/.git/hooks/pre-commit`, "#!/bin/sh\necho from the agent\n", { mode: 0o755 });
+        chmodSync(`${cwd}/.git/hooks/pre-commit`, 0o755); // whatever the umask
+        chmodSync(`${cwd}/run.sh`, 0o755);
+        // A filter driver whose name hides a bidi override: git runs its clean command.
+        appendFileSync(`${cwd}/.git/config`, '[core]\n\tfsmonitor = ./fsmonitor.sh\n[filter "e\u202elive"]\n\tclean = ./clean.sh\n');
+        say(sid, "wrote a hook and git configuration, made run.sh executable");
       } else if (line === "hidden") {
         say(sid, "Hidden: tags \u{E0041}\u{E0042}, soft\u00adhyphen, f\u2061x, a\u200cb, \u202egnp.exe, filler \u3164, ");
         say(sid, "emoji \u26a0");

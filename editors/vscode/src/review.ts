@@ -2,7 +2,10 @@
 // created, changed and deleted, each with a button to see its diff in VS Code's diff
 // editor and one to undo it, and one to undo the whole turn. The backend keeps the record
 // (lm/changes, lm/diff, lm/undo); an undo never overwrites a file someone changed since
-// the turn: it stops, says which file, and offers to show how it changed.
+// the turn: it stops, says which file, and offers to show how it changed. A mode the turn
+// changed is shown with the file (a diff of the text cannot show it), and a change that
+// makes git run code (a hook, core.fsmonitor...) is flagged with the record's reason: the
+// user's next git command would run it, outside any turn and any permission.
 
 import * as vscode from 'vscode';
 import { BackendError, type Backend, type LogSink } from './backend';
@@ -21,6 +24,8 @@ export interface DiffArgs {
   path: string;
   turn: number;
   since?: boolean;
+  /** The mode change to name in the diff editor's title (not sent to the backend). */
+  mode?: string;
 }
 
 /** What an undo button asks for: a turn, or some of its files. */
@@ -39,13 +44,19 @@ export function showChanges(stream: vscode.ChatResponseStream, conversationId: s
     // One block of text, then the buttons: VS Code folds text that alternates with buttons
     // into a group of "steps" the user would have to open.
     const list = new vscode.MarkdownString(`\n\n**Files changed** by this turn (${turn.files.length}):\n`);
+    const runners = turn.files.filter((f) => f.runsCode).length;
+    if (runners > 0) {
+      list.appendMarkdown(`\n> ⚠️ **${runners === 1 ? '1 change makes' : `${runners} changes make`} git run code**: look at ${runners === 1 ? 'it' : 'them'} before running git here.\n`);
+    }
     for (const f of turn.files) {
       list.appendMarkdown('\n- ').appendText(visible(`${KIND_WORDS[f.kind] ?? f.kind} ${f.rel}`)).appendMarkdown(` (+${f.added} −${f.removed})`);
+      if (f.mode) list.appendMarkdown(' ').appendText(visible(`mode ${f.mode}`));
       if (f.note) list.appendMarkdown(' — ').appendText(visible(f.note));
+      if (f.runsCode) list.appendMarkdown(' — ⚠️ **').appendText(visible(`makes git run code: ${f.runsCode}`)).appendMarkdown('**');
     }
     stream.markdown(list.appendMarkdown('\n'));
     for (const f of turn.files) {
-      stream.button({ command: VIEW_DIFF_COMMAND, title: visible(`Diff ${f.rel}`), arguments: [{ conversationId, path: f.path, turn: turn.number } satisfies DiffArgs] });
+      stream.button({ command: VIEW_DIFF_COMMAND, title: visible(`Diff ${f.rel}`), arguments: [{ conversationId, path: f.path, turn: turn.number, ...(f.mode ? { mode: f.mode } : {}) } satisfies DiffArgs] });
       if (f.undoable) stream.button({ command: UNDO_COMMAND, title: visible(`Undo ${f.rel}`), arguments: [{ conversationId, turn: turn.number, paths: [f.path] } satisfies UndoArgs] });
     }
     if (turn.files.filter((f) => f.undoable).length > 1) {
@@ -83,7 +94,7 @@ export class DiffDocuments implements vscode.TextDocumentContentProvider {
 export async function viewDiff(backend: Backend, docs: DiffDocuments, args: DiffArgs): Promise<void> {
   let d: DiffResult;
   try {
-    d = await backend.request<DiffResult>('lm/diff', args);
+    d = await backend.request<DiffResult>('lm/diff', { conversationId: args.conversationId, path: args.path, turn: args.turn, since: args.since });
   } catch (err) {
     void vscode.window.showErrorMessage(visible(`parley: no diff of ${args.path}: ${errorText(err)}`));
     return;
@@ -93,7 +104,8 @@ export async function viewDiff(backend: Backend, docs: DiffDocuments, args: Diff
     return;
   }
   const name = d.rel.split(/[\\/]/).pop() || d.rel;
-  const title = visible(d.changedSince || args.since ? `${d.rel}: what changed since turn ${d.turn}` : `${d.rel}: turn ${d.turn}`);
+  const mode = args.mode && !(d.changedSince || args.since) ? ` (mode ${args.mode})` : '';
+  const title = visible(d.changedSince || args.since ? `${d.rel}: what changed since turn ${d.turn}` : `${d.rel}: turn ${d.turn}${mode}`);
   const left = docs.put(d.before ?? '', name);
   const right = docs.put(d.after ?? '', name);
   await vscode.commands.executeCommand('vscode.diff', left, right, title);

@@ -159,6 +159,10 @@ export interface ChangedFile {
   status: 'pending' | 'undone' | 'kept' | 'expired';
   undoable: boolean;
   note?: string;
+  /** How the change makes git run a program (a hook, core.fsmonitor...), when it does. */
+  runsCode?: string;
+  /** The permission bits before and after, when the turn changed them ("644 → 755"). */
+  mode?: string;
 }
 
 /** One turn of the record of changes: a turn that changed files, or an undo. */

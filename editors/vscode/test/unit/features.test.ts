@@ -3,6 +3,7 @@
 // the agent's questions, its settings, and a sign-in.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -11,6 +12,7 @@ import { registerChatCommands } from '../../src/chatCommands';
 import { listModels } from '../../src/models';
 import { ParleyParticipant, PARTICIPANT_ID, usageLine, type TurnMetadata } from '../../src/participant';
 import { checkTyped } from '../../src/questions';
+import { showChanges } from '../../src/review';
 import { showSignIn, signIn, SIGN_IN_COMMAND, type SignInArgs } from '../../src/signin';
 import { harness, parleyBin } from './helpers';
 import * as vscode from './vscode-mock';
@@ -120,6 +122,27 @@ describe('@parley beyond the reply', () => {
     assert.equal(docs.provideTextDocumentContent(l), 'second time\n');
     assert.equal(docs.provideTextDocumentContent(r), 'my own words\n');
     assert.match(t, /what changed since turn/);
+  });
+
+  test('a change that makes git run code is flagged; a mode change is shown', async () => {
+    execFileSync('git', ['init', '-q', workspace]);
+    fs.mkdirSync(path.join(workspace, '.git', 'hooks'), { recursive: true });
+    const { stream } = await chat()('write file .git/hooks/pre-commit with echo from the agent');
+    const text = stream.text();
+    assert.match(text, /⚠️ \*\*1 change makes git run code\*\*: look at it before running git here/);
+    assert.match(text, /- created \.git\/hooks\/pre-commit \(\+1 −0\) — ⚠️ \*\*makes git run code: a git hook: git runs it\*\*/);
+
+    // A mode alone (the backend's record of `chmod +x`): +0 −0 and the mode, named again in
+    // the diff editor's title; an agent's reason is made visible like all its text.
+    const shown = new Stream();
+    showChanges(shown as never, 'c1', [{ number: 7, label: 'chmod', files: [
+      { path: path.join(workspace, 'run.sh'), rel: 'run.sh', kind: 'M', added: 0, removed: 0, status: 'pending', undoable: true, mode: '644 → 755' },
+      { path: path.join(workspace, '.git', 'config'), rel: '.git/config', kind: 'M', added: 1, removed: 0, status: 'pending', undoable: true, runsCode: 'sets core.fsmonitor\u202e' },
+    ] }]);
+    assert.match(shown.text(), /- changed run\.sh \(\+0 −0\) mode 644 → 755\n/);
+    assert.match(shown.text(), /makes git run code: sets core\.fsmonitor<U\+202E>/);
+    assert.doesNotMatch(shown.text(), /run\.sh[^\n]*git run code/, 'a mode change is no hook');
+    assert.deepEqual(shown.button_(/^Diff run\.sh$/).arguments, [{ conversationId: 'c1', path: path.join(workspace, 'run.sh'), turn: 7, mode: '644 → 755' }]);
   });
 
   test("the agent's question, asked field by field; a refused answer is asked again", async () => {
