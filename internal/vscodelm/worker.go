@@ -76,15 +76,16 @@ type worker struct {
 	completeGen int
 	md          *toolui.MarkdownRenderer
 	mdOut       strings.Builder
-	// The agent's reply and thoughts, made visible piece by piece (toolui.SafeStream: a
-	// joiner or selector at the start of a chunk is judged by the chunk before). A
-	// turn starts each afresh.
-	text, thinking toolui.SafeStream
 	tools       []ToolDefinition
 	action      string
 	caps        *ClientCapabilities // of the latest request: which extra parts the client renders
 	last        *chatRequest        // the latest request taken, for busy reports
 	busy        bool                // as last reported to the router
+
+	// The agent's reply and thoughts, made visible piece by piece (toolui.SafeStream: a
+	// joiner or selector at the start of a chunk is judged by the chunk before). A
+	// turn starts each afresh.
+	text, thinking toolui.SafeStream
 }
 
 // turnState is a running prompt.

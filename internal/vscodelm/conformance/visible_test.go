@@ -108,3 +108,33 @@ func TestReplyWithHiddenCharactersIsShownAndStillMatches(t *testing.T) {
 		wantVisible(t, "the thought", thought.String())
 	})
 }
+
+// The model picker shows an agent's name and detail made visible; its id, which the
+// client sends back, stays as it is.
+func TestModelPickerShowsHiddenCharacters(t *testing.T) {
+	c := start(t)
+	name := "mine\u202etxt.exe"
+	_, result, err := c.Await(c.Request("lm/provideLanguageModelChatInformation", map[string]any{
+		"agentServers": map[string]any{name: map[string]any{"command": "/nonexistent/my\u00adagent\u009b"}},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct{ Models []struct{ ID, Name, Detail string } }
+	if err := json.Unmarshal(result, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range res.Models {
+		if m.ID != name {
+			continue
+		}
+		if want := "mine<U+202E>txt.exe (parley)"; m.Name != want {
+			t.Errorf("name %+q, want %+q", m.Name, want)
+		}
+		if !strings.Contains(m.Detail, "/nonexistent/my<U+00AD>agent<U+009B>") || strings.ContainsAny(m.Detail, "\u00ad\u009b") {
+			t.Errorf("detail %+q, want the command made visible", m.Detail)
+		}
+		return
+	}
+	t.Errorf("no model %+q in %s", name, result)
+}
