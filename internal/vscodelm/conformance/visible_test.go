@@ -120,7 +120,9 @@ func TestModelPickerShowsHiddenCharacters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res struct{ Models []struct{ ID, Name, Detail string } }
+	var res struct {
+		Models []struct{ ID, Name, Detail string }
+	}
 	if err := json.Unmarshal(result, &res); err != nil {
 		t.Fatal(err)
 	}
