@@ -10,6 +10,7 @@ import (
 	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/toolui"
 )
 
 // What the worker tells a client that shows more than a model's reply (@parley), as
@@ -163,7 +164,8 @@ func (w *worker) signIn(r *chatRequest, ae *conversation.AuthRequiredError) {
 		}
 		methods = append(methods, sm)
 	}
-	w.emit(said{part: TextPart(signInText(ae.Agent, methods)), display: true})
+	// The agent's name and its methods' names and reasons, made visible.
+	w.emit(said{part: TextPart(toolui.SafeText(signInText(ae.Agent, methods))), display: true})
 	agent, model := ae.Agent, r.params.ModelID
 	w.emitNote(NotifySignInRequired, func(id json.RawMessage) any {
 		return SignInRequiredParams{RequestID: id, Agent: agent, ModelID: model, Methods: methods}

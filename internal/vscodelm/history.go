@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/toolui"
 )
 
 // Matcher finds the conversation (ACP session) a chat request belongs to. VS Code sends
@@ -31,7 +32,11 @@ import (
 //     starts a new conversation whose agent is given the earlier turns as context.
 //   - Text that parley synthesised for display is not part of the match key, and
 //     assistant text compares with whitespace collapsed, so a consumer that trims or drops
-//     it still matches. tool_call and tool_result parts compare by id and payload, with
+//     it still matches. The assistant text parley streams is made visible (an invisible
+//     or control character is sent as <U+XXXX>, toolui.SafeText), and the client echoes
+//     that; assistant text also compares made visible on both sides, so an echo that
+//     holds such a character raw, or a joiner judged without the text after it when it
+//     streamed, still matches. tool_call and tool_result parts compare by id and payload, with
 //     "$mid" members ignored and null parameters equal to {}.
 //
 // Cost: a request is compared message by message against the stored history with plain
@@ -58,7 +63,7 @@ type Conversation struct {
 	keys        []string  // lenient match keys of committed, computed on demand
 	provisional []Message // the exchange in flight: user message(s), then parts streamed
 	first       Message   // the first user message, for affinity
-	display     []string  // display text parley emitted, trimmed
+	display     []string  // display text parley emitted, trimmed and made visible
 }
 
 // Match is the result of Matcher.Match.
@@ -163,7 +168,7 @@ type AnswerPart struct {
 func (c *Conversation) Record(answer []AnswerPart) {
 	for _, a := range answer {
 		if a.Display && a.Part.Type == PartText {
-			if t := strings.TrimSpace(a.Part.Value); t != "" {
+			if t := strings.TrimSpace(toolui.SafeText(a.Part.Value)); t != "" {
 				c.display = append(c.display, t)
 			}
 		}
@@ -292,7 +297,7 @@ func (c *Conversation) matchKey(msg Message) string {
 				b.WriteString("t\x00" + p.Value + "\x01")
 				continue
 			}
-			text := p.Value
+			text := toolui.SafeText(p.Value)
 			for _, d := range c.display {
 				if strings.Contains(text, d) {
 					text = strings.ReplaceAll(text, d, " ")

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/toolui"
 )
 
 var eliza = AgentKey{Kind: AgentEliza, Deterministic: true}
@@ -337,4 +338,46 @@ func FuzzMatch(f *testing.F) {
 		m.Match(eliza, []Message{assistant(TextPart(reply)), user(), {Role: next}})
 		m.Match(eliza, nil)
 	})
+}
+
+// Issue 26, class 6: parley streams the agent's reply made visible (toolui.SafeStream),
+// and VS Code echoes that as history. The next request matches the conversation whether
+// the echo is that text, that text trimmed, or (from a client that kept the agent's
+// characters) the raw text; and a joiner the stream kept at the end of a chunk, which the
+// whole text would show, does not break the lenient comparison either.
+func TestHiddenCharactersInTheReplyStillMatch(t *testing.T) {
+	raw := []string{"Tags \U000E0041\U000E0042, ", "an override \u202egnp.exe, a C1 \u009b2J, ", "\U0001F469\u200d", "x  "}
+	var st toolui.SafeStream
+	var streamed []ContentPart
+	var sent string
+	for _, piece := range raw {
+		safe := st.String(piece)
+		streamed = append(streamed, TextPart(safe))
+		sent += safe
+	}
+	for _, shown := range []string{"<U+E0041><U+E0042>", "<U+202E>gnp.exe", "<U+009B>2J", "\U0001F469\u200dx"} {
+		if !strings.Contains(sent, shown) {
+			t.Fatalf("the streamed reply %+q does not hold %+q", sent, shown)
+		}
+	}
+	echoes := map[string]string{
+		"as sent":          sent,
+		"trimmed":          strings.TrimSpace(sent),
+		"raw":              strings.Join(raw, ""),
+		"raw, trimmed":     strings.TrimSpace(strings.Join(raw, "")),
+		"joiner made safe": strings.TrimSpace(toolui.SafeText(strings.Join(raw, ""))),
+	}
+	for name, echo := range echoes {
+		t.Run(name, func(t *testing.T) {
+			m := NewMatcher()
+			_, c := turn(t, m, eliza, []Message{u("Hello")}, streamed...)
+			mt, c2 := turn(t, m, eliza, []Message{u("Hello"), a(echo), u("More")}, TextPart("Yes."))
+			if c2 != c || mt.Cancelled {
+				t.Fatalf("echo %+q: conversation %p cancelled %v, want %p continued", echo, c2, mt.Cancelled, c)
+			}
+			if diff := cmp.Diff([]Message{u("More")}, mt.New); diff != "" {
+				t.Errorf("New (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -6,12 +6,15 @@ import (
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
-// onText shows the agent's text, as it streamed, in a text part.
+// onText shows the agent's text, as it streamed, in a text part: made visible (every
+// invisible or control character as <U+XXXX>, toolui.SafeText), as every front-end shows
+// it. VS Code echoes the part back as history, so the matcher remembers, and compares,
+// the text as it was sent (history.go).
 func (w *worker) onText(turn int, text string) {
 	if w.turn == nil || w.turn.draining || turn != w.turn.id {
 		return // the output of a cancelled or finished turn
 	}
-	w.emit(said{part: TextPart(text)})
+	w.emit(said{part: TextPart(w.text.String(text))})
 }
 
 // onUpdate shows the rest of the turn the conversation folded: the agent's own tool calls
@@ -62,7 +65,7 @@ func (w *worker) structured(ev toolui.Event) (ContentPart, bool) {
 		return ContentPart{}, false
 	}
 	if kind == "thinking" {
-		raw, _ := json.Marshal(map[string]string{"type": "thinking", "value": ev.Text})
+		raw, _ := json.Marshal(map[string]string{"type": "thinking", "value": w.thinking.String(ev.Text)})
 		return ContentPart{Type: kind, Raw: raw}, true
 	}
 	raw, err := toolui.ToolCallPart(kind, ev.Tool)

@@ -20,6 +20,7 @@ import (
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/sandbox"
 	"github.com/parley-acp/parley/internal/store"
+	"github.com/parley-acp/parley/internal/toolui"
 )
 
 // Codes the client relies on: -32800 with "cancelled" in the message becomes VS Code's
@@ -275,7 +276,9 @@ func (s *Server) models(ctx context.Context, p ModelInfoParams) ModelInfoResult 
 			detail = a.NotRunnable
 		}
 		res.Models = append(res.Models, ModelInfo{
-			ID: a.Name, Name: display + " (parley)", Family: "parley", Version: "1", Detail: detail,
+			// The picker shows the name and detail (a settings name, an agent's reason it
+			// cannot run): made visible, as every front-end shows such text.
+			ID: a.Name, Name: toolui.SafeText(display) + " (parley)", Family: "parley", Version: "1", Detail: toolui.SafeText(detail),
 			MaxInputTokens: 200000, MaxOutputTokens: 100000, Capabilities: ModelCapabilities{ToolCalling: true},
 			Agent: agent,
 		})

@@ -81,6 +81,11 @@ type worker struct {
 	caps        *ClientCapabilities // of the latest request: which extra parts the client renders
 	last        *chatRequest        // the latest request taken, for busy reports
 	busy        bool                // as last reported to the router
+
+	// The agent's reply and thoughts, made visible piece by piece (toolui.SafeStream: a
+	// joiner or selector at the start of a chunk is judged by the chunk before). A
+	// turn starts each afresh.
+	text, thinking toolui.SafeStream
 }
 
 // turnState is a running prompt.
@@ -533,6 +538,8 @@ func (w *worker) startTurn(r *chatRequest) {
 	w.logger.Debug("turn started", "request", r.key, "session", w.session.ID)
 	w.turn = &turnState{id: p.ID, unseen: unseen}
 	w.started = map[acp.ToolCallID]bool{}
+	w.text.Reset()
+	w.thinking.Reset()
 }
 
 // onTurnEnded ends the exchange of a turn that is over: at once, or, when the

@@ -4,6 +4,7 @@
 // it, and its result tells the backend to answer the agent with allow_once.
 
 import * as vscode from 'vscode';
+import { visible } from './visible';
 import type { AgentActionInput } from './wire';
 
 /** The command the agent wants to run, when its raw input names one. */
@@ -52,9 +53,13 @@ export function filesOf(raw: unknown): string[] {
   return [...new Set(files)];
 }
 
-/** What the agent asks to do, in words: its title, else its kind, else a generic phrase. */
+/**
+ * What the agent asks to do, in words: its title, else its kind, else a generic phrase.
+ * Like everything the confirmation shows of the agent's request, made visible
+ * (visible.ts): a U+202E or a tag character in it is shown by its code point.
+ */
 export function actionTitle(input: AgentActionInput): string {
-  return input.title?.trim() || input.kind?.trim() || 'perform an action';
+  return visible(input.title?.trim() || input.kind?.trim() || 'perform an action');
 }
 
 /** The confirmation's Markdown: the request's title, kind, command or files, and description. */
@@ -65,20 +70,20 @@ export function confirmationMarkdown(input: AgentActionInput): vscode.MarkdownSt
   md.appendMarkdown('**?');
   if (input.kind) {
     md.appendMarkdown('\n\nKind: ');
-    md.appendText(input.kind);
+    md.appendText(visible(input.kind));
   }
   const command = commandOf(input.raw_input);
-  if (command) md.appendMarkdown('\n\nCommand:\n\n' + codeBlock(command, 'sh'));
+  if (command) md.appendMarkdown('\n\nCommand:\n\n' + codeBlock(visible(command), 'sh'));
   const files = filesOf(input.raw_input);
-  if (files.length === 1) md.appendMarkdown('\n\nFile: ').appendText(files[0]);
+  if (files.length === 1) md.appendMarkdown('\n\nFile: ').appendText(visible(files[0]));
   if (files.length > 1) {
     md.appendMarkdown('\n\nFiles:\n');
-    for (const f of files) md.appendMarkdown('\n- ').appendText(f.replace(/[\r\n]+/g, ' '));
+    for (const f of files) md.appendMarkdown('\n- ').appendText(visible(f.replace(/[\r\n]+/g, ' ')));
   }
   const description = (input.raw_input as { description?: unknown } | null)?.description;
   if (typeof description === 'string' && description.trim()) {
     md.appendMarkdown('\n\n');
-    md.appendText(description);
+    md.appendText(visible(description));
   }
   return md;
 }
@@ -101,7 +106,7 @@ export function confirmationText(input: AgentActionInput): string {
   if (files.length > 0) lines.push(`${files.length === 1 ? 'File' : 'Files'}: ${files.join(', ')}`);
   const description = (input.raw_input as { description?: unknown } | null)?.description;
   if (typeof description === 'string' && description.trim()) lines.push(description.trim());
-  return lines.join('\n');
+  return visible(lines.join('\n'));
 }
 
 /** The button of confirmInDialog that allows the action. */

@@ -160,6 +160,9 @@ export class ParleyChatProvider implements vscode.LanguageModelChatProvider<Parl
         onNotification: (n) => {
           if (n.method !== 'lm/responsePart') return;
           const part = (n.params as { part: StreamedPart }).part;
+          // parley sends the agent's text made visible already (a U+202E as "<U+202E>");
+          // it is reported as it came, since VS Code sends it back as history and parley
+          // matches the conversation by it.
           if (part.type === 'text') progress.report(new vscode.LanguageModelTextPart(part.value));
           else if (part.type === 'tool_call') {
             progress.report(new vscode.LanguageModelToolCallPart(part.toolCallId, part.toolName, (part.parameters ?? {}) as object));

@@ -228,6 +228,13 @@ func (t *fakeTurn) run(text string) {
 			}
 			wg.Wait()
 			t.say(strings.Join(results, "\n") + "\n")
+		case "pieces": // pieces <a>|<b>|…: the text in those chunks, one update each
+			for _, piece := range strings.Split(rest, "|") {
+				t.say(piece)
+			}
+			t.say("\n")
+		case "think": // think <text>: a thought
+			t.update(acp.AgentThoughtChunk(acp.TextBlock(rest)))
 		case "stderr":
 			fmt.Fprintln(os.Stderr, rest)
 			t.say("wrote to stderr\n")

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { codeBlock, commandOf, confirmationMarkdown, filesOf, isApproval } from '../../src/agentAction';
+import { actionTitle, codeBlock, commandOf, confirmationMarkdown, confirmationText, filesOf, isApproval } from '../../src/agentAction';
 import { toWireMessages, toWireToolMode, toWireTools } from '../../src/convert';
 import { checkAgentServers } from '../../src/models';
 import { MemoryLog } from './helpers';
@@ -79,4 +79,23 @@ test('the agentServers setting: good entries kept, bad ones named', () => {
   assert.deepEqual(Object.keys(servers), ['ok']);
   assert.equal(problems.length, 2);
   assert.match(problems[0], /parley\.agentServers\.bad/);
+});
+
+test('the confirmation shows the hidden characters of the agent request by their code points', () => {
+  const input = {
+    title: 'open \u202egnp.exe',
+    kind: 'exe\u00adcute',
+    raw_input: { command: 'rm\u200b -rf \u009b2J', path: 'a\u{E0041}.go', description: 'Harmless\u{E0042}\u{E0043}' },
+  };
+  const md = confirmationMarkdown(input).value;
+  const text = confirmationText(input); // the dialog's detail; its message is actionTitle's
+  for (const shown of ['exe<U+00AD>cute', 'rm<U+200B> -rf <U+009B>2J', 'a<U+E0041>.go', 'Harmless<U+E0042><U+E0043>']) {
+    assert.ok(text.includes(shown), `${shown} not in the dialog text ${JSON.stringify(text)}`);
+  }
+  const plain = md.replace(/\\/g, ''); // appendText escapes Markdown's characters
+  for (const shown of ['<U+202E>gnp.exe', 'exe<U+00AD>cute', 'rm<U+200B> -rf <U+009B>2J', 'a<U+E0041>.go', 'Harmless<U+E0042><U+E0043>']) {
+    assert.ok(plain.includes(shown), `${shown} not in the confirmation ${JSON.stringify(md)}`);
+  }
+  assert.equal(actionTitle(input), 'open <U+202E>gnp.exe');
+  assert.ok(!/[\u202e\u00ad\u200b\u009b]|[\u{E0000}-\u{E007F}]/u.test(md + text), `a hidden character reached the confirmation: ${JSON.stringify(md + text)}`);
 });
