@@ -136,19 +136,11 @@ func (r *Roots) Chmod(path string, mode fs.FileMode) error {
 	if err := r.protect.checkName(path, resolved); err != nil {
 		return err
 	}
-	root, rel, err := r.openRoot(filepath.Dir(resolved))
+	dir, err := r.openParent(path, filepath.Dir(resolved))
 	if err != nil {
 		return err
-	}
-	defer root.Close()
-	dir, err := root.OpenRoot(rel)
-	if err != nil {
-		return r.changed(path, err)
 	}
 	defer dir.Close()
-	if err := r.protect.checkDir(path, dir); err != nil {
-		return err
-	}
 	name := filepath.Base(resolved)
 	info, err := dir.Lstat(name)
 	if err != nil {
@@ -182,19 +174,11 @@ func (r *Roots) Remove(path string) error {
 	if err := r.protect.checkName(path, resolved); err != nil {
 		return err
 	}
-	root, rel, err := r.openRoot(parent)
+	dir, err := r.openParent(path, parent)
 	if err != nil {
 		return err
-	}
-	defer root.Close()
-	dir, err := root.OpenRoot(rel)
-	if err != nil {
-		return r.changed(path, err)
 	}
 	defer dir.Close()
-	if err := r.protect.checkDir(path, dir); err != nil {
-		return err
-	}
 	if err := dir.Remove(filepath.Base(clean)); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return &notExistError{path: path, err: err}
@@ -379,4 +363,23 @@ func byteSize(n int64) string {
 		return strconv.FormatInt(n>>10, 10) + " KiB"
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// openParent opens parent, the resolved directory that holds path, through the root it is
+// in, and checks that it is none of parley's own directories.
+func (r *Roots) openParent(path, parent string) (*os.Root, error) {
+	root, rel, err := r.openRoot(parent)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	dir, err := root.OpenRoot(rel)
+	if err != nil {
+		return nil, r.changed(path, err)
+	}
+	if err := r.protect.checkDir(path, dir); err != nil {
+		dir.Close()
+		return nil, err
+	}
+	return dir, nil
 }
