@@ -308,12 +308,7 @@ func (a *analyzer) arithCode(cmd, text, what string) {
 	}
 	// Not an expression Bash accepts as a whole; the subscript it expands first may
 	// still be: judge every substitution in it as shell code would have it.
-	src := ": \"" + strings.ReplaceAll(text, `"`, `\"`) + "\""
-	f, err := parse(src)
-	if err != nil {
-		src = ": " + text
-		f, err = parse(src)
-	}
+	src, f, err := parseExpanded(text)
 	if err != nil {
 		a.add(High, cmd, "hides commands in arithmetic that cannot be parsed ("+text+")")
 		return

@@ -171,12 +171,7 @@ func (a *analyzer) hiddenCode(cmd, text, what string) {
 		return
 	}
 	a.add(Medium, cmd, "hides commands in "+what+" that Bash expands ("+text+")")
-	src := ": \"" + strings.ReplaceAll(text, `"`, `\"`) + "\""
-	f, err := parse(src)
-	if err != nil {
-		src = ": " + text
-		f, err = parse(src)
-	}
+	src, f, err := parseExpanded(text)
 	if err != nil {
 		a.add(High, cmd, "hides commands in "+what+" that cannot be parsed")
 		return
@@ -536,4 +531,17 @@ func alias(a *analyzer, c *call) {
 		}
 		a.shell.aliases[name] = v
 	}
+}
+
+// parseExpanded parses text that Bash expands again (a subscript, a value it evaluates) as
+// the argument of a command, double-quoted as Bash reads it, else as bare words: the
+// substitutions in it are then the file's. src is what was parsed.
+func parseExpanded(text string) (src string, f *syntax.File, err error) {
+	src = ": \"" + strings.ReplaceAll(text, `"`, `\"`) + "\""
+	if f, err = parse(src); err == nil {
+		return src, f, nil
+	}
+	src = ": " + text
+	f, err = parse(src)
+	return src, f, err
 }
