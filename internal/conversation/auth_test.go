@@ -62,7 +62,7 @@ func TestSignInRefusesVariablesThatRunCode(t *testing.T) {
 		"GIT_SSH", "GIT_SSH_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_ASKPASS", "GIT_CONFIG_COUNT",
 		"GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "EDITOR", "VISUAL", "PAGER", "IFS", "PATH", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS",
 		"ZDOTDIR", "bash_env", "A=B"} {
-		env, _ := json.Marshal(map[string]string{name: "/tmp/x", "HARMLESS": "1"})
+		env, _ := json.Marshal(map[string]string{name: "/home/u/x", "HARMLESS": "1"})
 		var init acp.InitializeResponse
 		err := json.Unmarshal([]byte(`{"protocolVersion":1,"authMethods":[
 			{"id":"std","name":"Std","type":"terminal","args":["--login"],"env":`+string(env)+`},
@@ -92,12 +92,12 @@ func TestSignInRefusesVariablesThatRunCode(t *testing.T) {
 // invisible or line-breaking character made visible, an argument's spaces in quotes.
 func TestTerminalRunShowsEverything(t *testing.T) {
 	r := TerminalRun{Program: "bash", Path: "/usr/bin/bash", Args: []string{"-c", "echo hi\nrm -rf ~ \x1b[2K", "", " trailing "},
-		Env: []string{"MODE=a b", "RLO=\u202eexe"}, Dir: "/work/my dir", Named: true}
+		Env: []string{"MODE=a b", "RLO=\u202eexe"}, Dir: "/srv/my dir", Named: true}
 	want := []string{
 		"program:   bash  (/usr/bin/bash)  — named by the agent",
 		"arguments: -c 'echo hi⏎rm -rf ~ ␛[2K' '' ' trailing '",
 		"variables: MODE='a b' RLO='<U+202E>exe'",
-		"directory: '/work/my dir'",
+		"directory: '/srv/my dir'",
 	}
 	if diff := cmp.Diff(want, r.Lines()); diff != "" {
 		t.Errorf("lines (-want +got):\n%s", diff)
@@ -106,7 +106,7 @@ func TestTerminalRunShowsEverything(t *testing.T) {
 		t.Errorf("line %q", got)
 	}
 	cmd := r.command([]string{"CONFIGURED=1"})
-	if cmd.Path != "/usr/bin/bash" || strings.Join(cmd.Args, "|") != "bash|-c|echo hi\nrm -rf ~ \x1b[2K|| trailing " || cmd.Dir != "/work/my dir" {
+	if cmd.Path != "/usr/bin/bash" || strings.Join(cmd.Args, "|") != "bash|-c|echo hi\nrm -rf ~ \x1b[2K|| trailing " || cmd.Dir != "/srv/my dir" {
 		t.Errorf("runs %s %q in %s", cmd.Path, cmd.Args, cmd.Dir)
 	}
 	if env := strings.Join(cmd.Env, "\n"); !strings.HasSuffix(env, "CONFIGURED=1\nMODE=a b\nRLO=\u202eexe") {

@@ -61,8 +61,8 @@ const handlers = {
         ] });
       } else if (line === "diff") {
         update(sid, { sessionUpdate: "tool_call", toolCallId: "edit-1", title: "Edit main.go", kind: "edit", status: "completed",
-          content: [{ type: "diff", path: "/work/main.go", oldText: "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n", newText: "package main\n\nfunc main() {\n\tprintln(\"hello, world\")\n}\n" }],
-          locations: [{ path: "/work/main.go", line: 4 }] });
+          content: [{ type: "diff", path: "/srv/proj/main.go", oldText: "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n", newText: "package main\n\nfunc main() {\n\tprintln(\"hello, world\")\n}\n" }],
+          locations: [{ path: "/srv/proj/main.go", line: 4 }] });
       } else if (line === "usage") {
         update(sid, { sessionUpdate: "usage_update", used: 53000, size: 200000, cost: { amount: 0.045, currency: "USD" } });
       } else if (line === "config") {
