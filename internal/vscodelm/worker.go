@@ -406,11 +406,17 @@ func (w *worker) openConversation(cwd string, dirs []string) error {
 	}
 	w.agent = a
 	w.conv = conversation.New(opts)
+	subscribing(w.conv)
 	w.sub = w.conv.Subscribe()
 	w.published.Store(w.conv)
 	w.starting, w.ready = true, false
 	return nil
 }
+
+// subscribing runs between conversation.New, which starts opening the session, and the
+// worker's Subscribe: a test holds it there until the session has opened, the interleaving
+// a busy machine produces now and then.
+var subscribing = func(*conversation.Conversation) {}
 
 // closeConversation ends the conversation and gives its agent back; the next request
 // opens another (its session is new: it is given the earlier turns).
@@ -655,6 +661,17 @@ func (w *worker) onEvents(evs []conversation.Event) {
 
 func (w *worker) onEvent(ev conversation.Event) {
 	switch e := ev.(type) {
+	case conversation.Snapshot:
+		// The first event of the subscription. conversation.New starts opening the
+		// session before the worker subscribes, so on a busy machine the session may
+		// have opened (or failed to) first: its Ready or StartFailed went to no one, and
+		// the request waiting for it would never be answered. The snapshot says it.
+		switch {
+		case e.Ready:
+			w.onEvent(conversation.Ready{Session: e.Session})
+		case e.Failed != nil && !e.Starting:
+			w.onEvent(conversation.StartFailed{Err: e.Failed})
+		}
 	case conversation.Starting:
 		w.starting, w.ready = true, false
 		if e.Restart {
