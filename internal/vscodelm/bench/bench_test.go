@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -39,6 +40,11 @@ var (
 	parleyBin  string
 	tmpRoot    string
 	skipReason string
+	// failed is set by any benchmark that failed (a hang guard's b.Fatal among them).
+	// With -count n the testing package reports only how the last run of a benchmark
+	// went, so a run that failed before a later one passed would end "ok": run fails
+	// the package itself.
+	failed atomic.Bool
 )
 
 func TestMain(m *testing.M) {
@@ -62,7 +68,12 @@ func run(m *testing.M) int {
 	} else {
 		skipReason = "parley not built (no -bench)"
 	}
-	return m.Run()
+	code := m.Run()
+	if code == 0 && failed.Load() {
+		fmt.Fprintln(os.Stderr, "FAIL: a benchmark failed in one of its -count runs (see --- FAIL above)")
+		code = 1
+	}
+	return code
 }
 
 // flagValue reads a test flag before m.Run parses them.
@@ -79,8 +90,21 @@ func flagValue(name string) string {
 	return ""
 }
 
+// noteFailure makes b's failure fail the package (see failed). Every benchmark calls it,
+// itself or through requireBinary.
+func noteFailure(b *testing.B) {
+	b.Cleanup(func() {
+		if b.Failed() {
+			failed.Store(true)
+		}
+	})
+}
+
+// requireBinary skips a benchmark that has no binary to run; startBridge,
+// startUnrecorded and startDirect call it.
 func requireBinary(b *testing.B) {
 	b.Helper()
+	noteFailure(b)
 	if skipReason != "" {
 		b.Skip("benchmark skipped: " + skipReason)
 	}

@@ -26,6 +26,7 @@ const (
 )
 
 func BenchmarkChunkLatency(b *testing.B) {
+	noteFailure(b)
 	self, err := os.Executable()
 	if err != nil {
 		b.Fatal(err)
@@ -48,6 +49,7 @@ func BenchmarkChunkLatency(b *testing.B) {
 		reportLatency(b, lat)
 	})
 	b.Run("direct", func(b *testing.B) {
+		noteFailure(b)
 		cnt := &counter{}
 		dir := b.TempDir()
 		agent, err := agentproc.Launch(context.Background(), agentproc.Spec{
