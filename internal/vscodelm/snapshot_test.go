@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,41 +42,75 @@ type pipeStream struct {
 	io.WriteCloser
 }
 
-// TestSessionOpenedBeforeTheWorkerSubscribed is issue 32's lost answer: conversation.New
-// starts opening the session, and on a busy machine the session opened before the worker
-// subscribed. Its Ready went to no one, the worker waited for it with the request pending,
-// and the request was never answered. The test holds the worker between New and
-// Subscribe until the session is open; each chat request must still be answered.
+// The session of a worker's conversation starts opening in conversation.New, before the
+// worker subscribes; on a busy machine it opened (or failed to) first, its Ready or
+// StartFailed went to no one, and the worker waited for it with the request pending: the
+// request was never answered (issue 32, the benchmark's lost answer). These tests hold
+// the worker between New and Subscribe until the start is over, and each request must
+// still be answered.
+
+// TestSessionOpenedBeforeTheWorkerSubscribed: two conversations, the first of which also
+// starts the agent, the second opening a session on the agent already running (the
+// benchmark's case).
 func TestSessionOpenedBeforeTheWorkerSubscribed(t *testing.T) {
+	c := startHeld(t, -1)
+	for id := 1; id <= 2; id++ {
+		c.send(t, id, "lm/provideLanguageModelChatResponse", chatParams(fmt.Sprintf("Hello, I am visitor %d.", id), `{"eliza":{"deterministic":true}}`))
+		if line := c.await(t, id); strings.Contains(line, `"error"`) {
+			t.Fatalf("request %d failed: %s", id, line)
+		}
+	}
+}
+
+// TestSpareOpenedBeforeItsWorkerSubscribed: a spare session (lm/prepareSession) that
+// opened before its worker subscribed is taken by the next conversation, which must be
+// answered.
+func TestSpareOpenedBeforeItsWorkerSubscribed(t *testing.T) {
+	c := startHeld(t, 1)
+	c.send(t, 1, "lm/prepareSession", PrepareSessionParams{ModelID: "eliza", Agent: json.RawMessage(`{"eliza":{"deterministic":true}}`)})
+	c.await(t, 1)
+	c.send(t, 2, "lm/provideLanguageModelChatResponse", chatParams("Hello, I am the spare's visitor.", `{"eliza":{"deterministic":true}}`))
+	if line := c.await(t, 2); strings.Contains(line, `"error"`) {
+		t.Fatalf("the request that took the spare failed: %s", line)
+	}
+}
+
+// TestStartFailedBeforeTheWorkerSubscribed: an agent that cannot start failed before the
+// worker subscribed; the request must get the failure as its answer.
+func TestStartFailedBeforeTheWorkerSubscribed(t *testing.T) {
+	c := startHeld(t, -1)
+	agent, err := json.Marshal(map[string]any{"id": "missing", "name": "missing", "command": filepath.Join(t.TempDir(), "no-such-agent"), "args": []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.send(t, 1, "lm/provideLanguageModelChatResponse", chatParams("Hello?", string(agent)))
+	if line := c.await(t, 1); !strings.Contains(line, `"error"`) {
+		t.Fatalf("the request to an agent that cannot start succeeded: %s", line)
+	}
+}
+
+// heldClient is a client of a Server whose workers are held between conversation.New
+// and their Subscribe until the session's start is over.
+type heldClient struct {
+	write io.Writer
+	lines <-chan string
+}
+
+func startHeld(t *testing.T, spares int) *heldClient {
+	t.Helper()
 	home := t.TempDir()
 	for _, k := range []string{"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"} {
 		t.Setenv(k, home)
 	}
-	hold := func(c *conversation.Conversation) {
-		s := c.Subscribe()
-		defer s.Close()
-		for range s.Ready() {
-			for _, ev := range s.Take() {
-				switch e := ev.(type) {
-				case conversation.Snapshot:
-					if e.Ready {
-						return
-					}
-				case conversation.Ready, conversation.StartFailed, conversation.Closed:
-					return
-				}
-			}
-		}
-	}
 	old := subscribing
-	subscribing = hold
+	subscribing = holdUntilStarted
 	t.Cleanup(func() { subscribing = old })
 
 	toServer, fromClient := io.Pipe()
 	fromServer, toClient := io.Pipe()
 	served := make(chan error, 1)
 	go func() {
-		served <- Serve(context.Background(), pipeStream{toServer, toClient}, Options{Logger: slog.New(slog.DiscardHandler), Spares: -1})
+		served <- Serve(context.Background(), pipeStream{toServer, toClient}, Options{Logger: slog.New(slog.DiscardHandler), Spares: spares})
 	}()
 	lines := make(chan string)
 	go func() {
@@ -86,50 +121,72 @@ func TestSessionOpenedBeforeTheWorkerSubscribed(t *testing.T) {
 		}
 		close(lines)
 	}()
+	t.Cleanup(func() {
+		fromClient.Close()
+		go func() {
+			for range lines { // what the server still writes while it ends
+			}
+		}()
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return &heldClient{write: fromClient, lines: lines}
+}
 
-	// Two conversations: the first also starts the agent, the second opens a session on
-	// the agent already running (the benchmark's case).
-	for id := 1; id <= 2; id++ {
-		params := ChatRequestParams{
-			ModelID:  "eliza",
-			Messages: []Message{{Role: RoleUser, Content: []ContentPart{TextPart(fmt.Sprintf("Hello, I am visitor %d.", id))}}},
-			Agent:    json.RawMessage(`{"eliza":{"deterministic":true}}`),
+// holdUntilStarted waits until c's session is open or its start has failed.
+func holdUntilStarted(c *conversation.Conversation) {
+	s := c.Subscribe()
+	defer s.Close()
+	for range s.Ready() {
+		for _, ev := range s.Take() {
+			switch e := ev.(type) {
+			case conversation.Snapshot:
+				if e.Ready || (e.Failed != nil && !e.Starting) {
+					return
+				}
+			case conversation.Ready, conversation.StartFailed, conversation.Closed:
+				return
+			}
 		}
-		req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "lm/provideLanguageModelChatResponse", "params": params})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := fromClient.Write(append(req, '\n')); err != nil {
-			t.Fatal(err)
-		}
-		awaitResponse(t, lines, id)
-	}
-	fromClient.Close()
-	if err := <-served; err != nil {
-		t.Errorf("Serve: %v", err)
 	}
 }
 
-// awaitResponse reads frames until the response to id, which must be a success; a hang
-// guard bounds the wait, as the bug is an answer that never comes.
-func awaitResponse(t *testing.T, lines <-chan string, id int) {
+func chatParams(text, agent string) ChatRequestParams {
+	return ChatRequestParams{
+		ModelID:  "eliza",
+		Messages: []Message{{Role: RoleUser, Content: []ContentPart{TextPart(text)}}},
+		Agent:    json.RawMessage(agent),
+	}
+}
+
+func (c *heldClient) send(t *testing.T, id int, method string, params any) {
+	t.Helper()
+	req, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.write.Write(append(req, '\n')); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// await reads frames until the response to id and returns it; a hang guard bounds the
+// wait, as the bug is an answer that never comes.
+func (c *heldClient) await(t *testing.T, id int) string {
 	t.Helper()
 	guard := time.NewTimer(20 * time.Second)
 	defer guard.Stop()
-	want := fmt.Sprintf(`"id":%d`, id)
+	want := fmt.Sprintf(`"id":%d,`, id)
 	for {
 		select {
-		case line, ok := <-lines:
+		case line, ok := <-c.lines:
 			if !ok {
 				t.Fatalf("the server closed the connection before answering request %d", id)
 			}
-			if !strings.Contains(line, want) || strings.Contains(line, `"method"`) {
-				continue
+			if strings.Contains(line, want) && !strings.Contains(line, `"method"`) {
+				return line
 			}
-			if strings.Contains(line, `"error"`) {
-				t.Fatalf("request %d failed: %s", id, line)
-			}
-			return
 		case <-guard.C:
 			t.Fatalf("hang guard: no response to request %d within 20s: the answer was lost", id)
 		}
