@@ -81,6 +81,7 @@ type worker struct {
 	caps        *ClientCapabilities // of the latest request: which extra parts the client renders
 	last        *chatRequest        // the latest request taken, for busy reports
 	busy        bool                // as last reported to the router
+	unhandled   []workerMsg         // taken from the mailbox behind the message that ended run
 
 	// The agent's reply and thoughts, made visible piece by piece (toolui.SafeStream: a
 	// joiner or selector at the start of a chunk is judged by the chunk before). A
@@ -174,8 +175,10 @@ func (w *worker) run() {
 		}
 		select {
 		case <-w.mail.Ready():
-			for _, m := range w.mail.Take() {
+			msgs := w.mail.Take()
+			for i, m := range msgs {
 				if !w.handle(m) {
+					w.unhandled = msgs[i+1:] // end answers them
 					return
 				}
 			}
@@ -234,7 +237,8 @@ func (w *worker) end() {
 	close(w.done)
 	w.helpers.Wait()
 	w.mail.Close()
-	for _, m := range w.mail.Take() { // posted before the router knew
+	// Taken behind the close, or posted before the router knew: none must go unanswered.
+	for _, m := range append(w.unhandled, w.mail.Take()...) {
 		switch m := m.(type) {
 		case requestMsg:
 			m.req.finish(errClosed)

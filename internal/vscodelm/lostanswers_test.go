@@ -15,6 +15,7 @@ import (
 	"github.com/parley-acp/parley/internal/conversation"
 	elizaagent "github.com/parley-acp/parley/internal/eliza"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/mcpbridge"
 )
 
 // The pool starts Eliza as its own binary's `eliza --deterministic`: in this package's
@@ -190,5 +191,34 @@ func (c *heldClient) await(t *testing.T, id int) string {
 		case <-guard.C:
 			t.Fatalf("hang guard: no response to request %d within 20s: the answer was lost", id)
 		}
+	}
+}
+
+// TestMessagesTakenBehindTheCloseAreAnswered: the worker takes its mailbox in batches; a
+// request and a VS Code tool call taken in the batch behind the close that ends it must
+// be answered, not dropped with the batch.
+func TestMessagesTakenBehindTheCloseAreAnswered(t *testing.T) {
+	w := newWorker(&Server{logger: slog.New(slog.DiscardHandler)}, "w1", AgentDef{})
+	r := &chatRequest{key: "1", answered: make(chan error, 1)}
+	reply := make(chan mcpbridge.Result, 1)
+	w.mail.Post(closeMsg{})
+	w.mail.Post(requestMsg{req: r})
+	w.mail.Post(callMsg{reply: reply})
+	w.run() // one batch: the three messages were posted before it took any
+	select {
+	case err := <-r.answered:
+		if err == nil {
+			t.Error("the request taken behind the close was completed; want an error that says the conversation closed")
+		}
+	default:
+		t.Error("the request taken behind the close was never answered")
+	}
+	select {
+	case res := <-reply:
+		if !res.IsError {
+			t.Errorf("the tool call taken behind the close got %+v; want an error result", res)
+		}
+	default:
+		t.Error("the tool call taken behind the close was never answered")
 	}
 }
