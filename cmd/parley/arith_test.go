@@ -122,19 +122,7 @@ func TestArithmeticThatDeletesHomeIsCritical(t *testing.T) {
 		`sh -c "bash -c 'x=\"a[\\\$(rm -rf ~)]\"; echo \$((x))'"`,
 	}
 	w := newWorkspace(t)
-	res := w.run(t, "ask ls\nask "+strings.Join(commands, "\nask "), "--yolo")
-	lines := strings.Split(strings.TrimSpace(res.stdout), "\n")
-	if len(lines) != len(commands)+1 {
-		t.Fatalf("%d answers for %d questions:\n%s\nstderr %s", len(lines), len(commands)+1, res.stdout, res.stderr)
-	}
-	if lines[0] != "chose allow_once" {
-		t.Errorf("ls under --yolo: %q", lines[0])
-	}
-	for i, c := range commands {
-		if lines[i+1] != "chose reject_once" {
-			t.Errorf("parley run --yolo, %s: %q, want a refusal", c, lines[i+1])
-		}
-	}
+	refusedUnderYolo(t, w, commands)
 
 	// parley agent --yolo, unconfined: each asks (the client refuses), so the victim
 	// outside the workspace, which any of them would delete, survives.

@@ -262,17 +262,22 @@ var criticalClasses = []string{
 // The client host's policy gets the same judge: with --yolo and nobody to ask, each
 // critical class is refused (--yolo allows ordinary commands).
 func TestHostRefusesCriticalClassesUnderYolo(t *testing.T) {
-	w := newWorkspace(t)
-	script := "ask ls\nask " + strings.Join(criticalClasses, "\nask ")
-	r := w.run(t, script, "--yolo")
+	refusedUnderYolo(t, newWorkspace(t), criticalClasses)
+}
+
+// refusedUnderYolo runs ls and then each command through parley run --yolo with nobody to
+// ask: ls is allowed, every command refused.
+func refusedUnderYolo(t *testing.T, w workspaceFixture, commands []string) {
+	t.Helper()
+	r := w.run(t, "ask ls\nask "+strings.Join(commands, "\nask "), "--yolo")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if len(lines) != len(criticalClasses)+1 {
-		t.Fatalf("%d answers for %d questions:\n%s\nstderr %s", len(lines), len(criticalClasses)+1, r.stdout, r.stderr)
+	if len(lines) != len(commands)+1 {
+		t.Fatalf("%d answers for %d questions:\n%s\nstderr %s", len(lines), len(commands)+1, r.stdout, r.stderr)
 	}
 	if lines[0] != "chose allow_once" {
 		t.Errorf("ls under --yolo: %q", lines[0])
 	}
-	for i, c := range criticalClasses {
+	for i, c := range commands {
 		if lines[i+1] != "chose reject_once" {
 			t.Errorf("%s under --yolo with nobody to ask: %q, want a refusal", c, lines[i+1])
 		}
