@@ -103,7 +103,8 @@ function allowed(name) {
     || /^extension\/out\/src\/[^/]+\.js$/.test(name)
     || /^extension\/bin\/parley(\.exe)?$/.test(name)
     || /^extension\/media\/web\/(app\.js|style\.css)$/.test(name) // the chat's page (parley: Open Chat)
-    || name === 'extension/media/parley.svg';
+    || name === 'extension/media/parley.svg'
+    || /^extension\/LICENSE(\.txt)?$/.test(name); // Apache-2.0, which the stores require
 }
 
 async function check(file) {
@@ -131,6 +132,7 @@ async function check(file) {
   const entries = await readEntries(file, (name) => name.startsWith('extension/bin/'));
   for (const e of entries) if (!allowed(e.name)) problems.push(`holds ${e.name}, which the extension does not need`);
   if (!entries.some((e) => e.name === 'extension/out/src/extension.js')) problems.push('lacks extension/out/src/extension.js');
+  if (!entries.some((e) => /^extension\/LICENSE(\.txt)?$/.test(e.name))) problems.push('lacks its LICENSE: a store refuses it');
   for (const page of ['extension/media/web/app.js', 'extension/media/web/style.css']) {
     if (!entries.some((e) => e.name === page)) problems.push(`lacks ${page}: "parley: Open Chat" would show nothing`);
   }

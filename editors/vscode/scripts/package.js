@@ -100,7 +100,7 @@ function vscePackage(stage, target, out) {
   // Relative links in the README point into the repository, where the extension is a
   // subfolder (vsce would take them as relative to the repository's root).
   const base = 'https://github.com/parley-acp/parley';
-  const args = [vsce, 'package', '--no-dependencies', '--skip-license', '-o', out,
+  const args = [vsce, 'package', '--no-dependencies', '-o', out,
     '--baseContentUrl', `${base}/blob/HEAD/editors/vscode`, '--baseImagesUrl', `${base}/raw/HEAD/editors/vscode`];
   if (target) args.push('--target', target);
   const res = spawnSync(process.execPath, args, { cwd: stage, encoding: 'utf8' });
@@ -119,6 +119,7 @@ function packageOne(manifest, opts, target) {
     if (opts.proposed) m.enabledApiProposals = PROPOSALS;
     fs.writeFileSync(path.join(stage, 'package.json'), JSON.stringify(m, null, 2) + '\n');
     fs.copyFileSync(path.join(here, 'README.md'), path.join(stage, 'README.md'));
+    fs.copyFileSync(path.join(here, 'LICENSE'), path.join(stage, 'LICENSE')); // Apache-2.0, as the repository
     fs.copyFileSync(path.join(here, '.vscodeignore'), path.join(stage, '.vscodeignore'));
     copyDir(path.join(here, 'out', 'src'), path.join(stage, 'out', 'src'));
     copyDir(path.join(here, 'media'), path.join(stage, 'media')); // the chat's page and icon
