@@ -58,7 +58,7 @@ func TestRuleMatches(t *testing.T) {
 		"example.org:443":          false, // *.example.org is what is under it
 		"badexample.org:443":       false,
 		"127.0.0.1:11434":          true,
-		"[::ffff:127.0.0.1]:11434": true, // the same address
+		"[::ffff:127.0.0.1]:11434": true,  // the same address
 		"localhost:11434":          false, // a name never matches an address rule
 		"127.0.0.2:11434":          false,
 		"[::1]:8080":               true,
