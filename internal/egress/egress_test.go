@@ -408,3 +408,77 @@ func TestEnviron(t *testing.T) {
 		t.Errorf("the URL should carry the proxy's password")
 	}
 }
+
+// The reply's framing is the proxy's own: a known length stays, an unknown one is
+// chunked for HTTP/1.1 and ends with the connection for HTTP/1.0, HEAD keeps the
+// length it announces, and a client expecting 100 Continue gets it from the proxy.
+func TestPlainHTTPFraming(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Path == "/sized" {
+			w.Header().Set("Content-Length", "5")
+			io.WriteString(w, "sized")
+			return
+		}
+		w.(http.Flusher).Flush() // no length: chunked
+		fmt.Fprintf(w, "streamed %s", body)
+	}))
+	defer srv.Close()
+	p := startProxy(t, srv.Listener.Addr().String())
+	auth := p.authHeader()
+	for _, tc := range []struct {
+		name, raw, wantBody string
+		wantLength          int64
+		wantChunked         bool
+	}{
+		{"sized", "GET " + srv.URL + "/sized HTTP/1.1\r\n" + auth + "\r\n", "sized", 5, false},
+		{"head", "HEAD " + srv.URL + "/sized HTTP/1.1\r\n" + auth + "\r\n", "", 5, false},
+		{"chunked", "GET " + srv.URL + "/s HTTP/1.1\r\n" + auth + "\r\n", "streamed ", -1, true},
+		{"http/1.0", "GET " + srv.URL + "/s HTTP/1.0\r\n" + auth + "\r\n", "streamed ", -1, false},
+		{"expect", "POST " + srv.URL + "/s HTTP/1.1\r\n" + auth + "Expect: 100-continue\r\nContent-Length: 2\r\n\r\nhi", "streamed hi", -1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, _, br := exchange(t, p.Proxy, tc.raw)
+			if tc.name == "expect" {
+				if resp.StatusCode != http.StatusContinue {
+					t.Fatalf("first reply %s, want 100 Continue", resp.Status)
+				}
+				var err error
+				if resp, err = http.ReadResponse(br, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			body, err := io.ReadAll(resp.Body)
+			if err != nil || string(body) != tc.wantBody || resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s %q, %v", resp.Status, body, err)
+			}
+			chunked := slices.Equal(resp.TransferEncoding, []string{"chunked"})
+			if tc.name == "head" {
+				if resp.Header.Get("Content-Length") != "5" {
+					t.Errorf("HEAD's Content-Length %q, want the origin's 5", resp.Header.Get("Content-Length"))
+				}
+			} else if resp.ContentLength != tc.wantLength || chunked != tc.wantChunked {
+				t.Errorf("length %d chunked %v, want %d %v", resp.ContentLength, chunked, tc.wantLength, tc.wantChunked)
+			}
+		})
+	}
+}
+
+// An allowed destination nobody listens on is answered 502, naming it.
+func TestUnreachableDestination(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	p := startProxy(t, addr)
+	resp, _, br := exchange(t, p.Proxy, "CONNECT "+addr+" HTTP/1.1\r\n"+p.authHeader()+"\r\n")
+	body, _ := io.ReadAll(br)
+	if resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), addr) {
+		t.Fatalf("CONNECT to a closed port: %s %q", resp.Status, body)
+	}
+	if len(p.Refusals()) != 0 {
+		t.Errorf("an allowed destination that does not answer is not a refusal: %v", p.Refusals())
+	}
+}
