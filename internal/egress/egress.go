@@ -3,7 +3,8 @@
 // 127.0.0.1, on a port of its own, and the kernel lets the agent connect to that port
 // only (Landlock's TCP rules on Linux, Seatbelt on macOS): what the agent reaches, it
 // reaches through here, whether or not it honours the proxy variables (one that does
-// not simply fails to connect).
+// not simply fails to connect). Landlock's rules name ports, not hosts: a rule for 443
+// would let the agent reach every server's 443, so host names are checked here.
 //
 // It speaks HTTP/1.1 proxying as clients expect it from HTTPS_PROXY and HTTP_PROXY:
 // CONNECT tunnels (https, wss, anything over TCP) and plain `http://` requests in
@@ -41,8 +42,9 @@ type Config struct {
 	// Allow lists the destinations the proxy lets through, each HOST:PORT, *.DOMAIN:PORT,
 	// IP:PORT or [IPv6]:PORT. An empty list refuses everything.
 	Allow []string
-	// Logger receives a line for every refusal and every destination reached
-	// (nil: none).
+	// Logger receives a line (Warn) for every refusal, every request without the
+	// password and every allowed destination that could not be reached, and one (Debug)
+	// for every destination reached (nil: none).
 	Logger *slog.Logger
 	// Refused, when set, is told of every refused request, on the goroutine serving it,
 	// before the client is answered 403: it must return soon (hand the news to a
