@@ -105,9 +105,7 @@ func (v *view) flushed(ctx context.Context) {
 // sent it), then what followed, until the session or the connection ends.
 func (v *view) run(snap conversation.Snapshot, rest []conversation.Event, replayed bool) {
 	defer v.finish()
-	if !v.showSnapshot(snap, replayed) {
-		return
-	}
+	v.showSnapshot(snap, replayed)
 	batch := make([]viewEvent, 0, len(rest))
 	for _, ev := range rest {
 		batch = append(batch, viewEvent{ev: ev})
@@ -147,17 +145,19 @@ func (v *view) finish() {
 // showSnapshot shows a view that comes late where the conversation stands: what it
 // showed so far, the terminals' output, the queue, the start or sign-in under way, the
 // question on screen.
-func (v *view) showSnapshot(snap conversation.Snapshot, replayed bool) bool {
+func (v *view) showSnapshot(snap conversation.Snapshot, replayed bool) {
 	ctx, id := v.c.ctx, v.ss.id
-	for tid, out := range snap.Terminals {
+	for tid := range snap.Terminals {
 		v.polled[tid] = true // released: there is nothing more to read
-		v.c.notify(ctx, methodTerminalOutput, &terminalNotification{SessionID: id, TerminalID: tid, Output: out.Output, Truncated: out.Truncated, ExitStatus: out.ExitStatus})
 	}
 	for _, u := range snap.Transcript {
 		if !replayed {
 			v.c.ac.Update(ctx, id, u)
 		}
 		v.watchTerminals(u)
+	}
+	for tid, out := range snap.Terminals {
+		v.c.notify(ctx, methodTerminalOutput, &terminalNotification{SessionID: id, TerminalID: tid, Output: out.Output, Truncated: out.Truncated, ExitStatus: out.ExitStatus})
 	}
 	if snap.Running != nil {
 		running := snap.Running.ID
@@ -183,7 +183,6 @@ func (v *view) showSnapshot(snap conversation.Snapshot, replayed bool) bool {
 	if snap.Elicitation != nil {
 		v.elicit(*snap.Elicitation)
 	}
-	return true
 }
 
 // notifyQueue tells the page the turn that runs and what waits behind it.
