@@ -125,13 +125,7 @@ func (p *wsPage) call(method string, params, result any) {
 		if err != nil {
 			p.t.Fatalf("%s: %v", method, err)
 		}
-		var m struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-			Result json.RawMessage `json:"result"`
-			Error  json.RawMessage `json:"error"`
-		}
+		var m frame
 		if err := json.Unmarshal(data, &m); err != nil {
 			p.t.Fatalf("%s: %v", data, err)
 		}

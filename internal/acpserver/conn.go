@@ -136,8 +136,8 @@ func (c *conn) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp
 	if err != nil {
 		return nil, err
 	}
-	state, err := ss.waitStarted(ctx)
-	if _, signIn := errors.AsType[*conversation.AuthRequiredError](err); err != nil && (!signIn || !c.parley.Load()) {
+	state, signIn, err := ss.waitStarted(ctx)
+	if _, auth := errors.AsType[*conversation.AuthRequiredError](err); err != nil && (!auth || !c.parley.Load()) {
 		// Only a client that speaks _parley/sign_in can sign in through parley: another
 		// gets the agent's auth_required.
 		ss.close()
@@ -149,7 +149,7 @@ func (c *conn) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp
 	c.attachAfterResponse(ctx, ss)
 	return &acp.NewSessionResponse{
 		SessionID: ss.id, Modes: state.Modes, ConfigOptions: state.Config, Models: state.Models,
-		Meta: parleyMeta(c.describe(ss, state)),
+		Meta: parleyMeta(c.describe(ss, state, signIn != nil)),
 	}, nil
 }
 
@@ -163,29 +163,27 @@ func startError(name string, err error) error {
 	return acp.Errorf(acp.CodeInternalError, "%s did not start: %v", name, err)
 }
 
-func (c *conn) describe(ss *session, state conversation.Session) sessionMeta {
+func (c *conn) describe(ss *session, state conversation.Session, signIn bool) sessionMeta {
 	m := sessionMeta{
 		Agent: ss.agentName, AgentTitle: state.Agent.Title, AgentVersion: state.Agent.Version,
 		PromptCapabilities: state.Agent.Capabilities.PromptCapabilities, Cwd: ss.roots.Dirs()[0],
 		CanList: state.Agent.Capabilities.SessionCapabilities.List != nil, AgentSessionID: state.ID,
 	}
 	m.PromptCapabilities.Meta, m.PromptCapabilities.Extra = nil, nil
-	ss.mu.Lock()
-	m.SignIn = ss.signIn != nil
-	ss.mu.Unlock()
+	m.SignIn = signIn
 	return m
 }
 
-// attachAfterResponse attaches the connection to ss once the response to the request
-// being handled is on the wire: what the session showed so far follows it.
+// attachAfterResponse attaches the connection to ss now; what the session showed so far
+// and the events after it follow the response to the request being handled.
 func (c *conn) attachAfterResponse(ctx context.Context, ss *session) {
-	v, first := ss.attach(c)
+	v := ss.attach(c)
+	snap, rest := v.first()
 	if !c.addView(ss.id, v) {
-		ss.detach(v)
 		return
 	}
 	acp.AfterResponse(ctx, func(context.Context) {
-		c.wg.Go(func() { c.runView(v, first) })
+		c.wg.Go(func() { c.runView(v, snap, rest, false) })
 	})
 }
 
@@ -194,18 +192,27 @@ func (c *conn) addView(id acp.SessionID, v *view) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
+		v.ss.detach(v)
+		v.stop()
 		return false
 	}
 	if old := c.views[id]; old != nil {
 		old.ss.detach(old)
-		old.box.Close()
+		old.stop()
 	}
 	c.views[id] = v
 	return true
 }
 
-func (c *conn) runView(v *view, first []viewEvent) {
-	v.run(first)
+// view returns the connection's view of session id, if it has one.
+func (c *conn) view(id acp.SessionID) *view {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.views[id]
+}
+
+func (c *conn) runView(v *view, snap conversation.Snapshot, rest []conversation.Event, replayed bool) {
+	v.run(snap, rest, replayed)
 	v.ss.detach(v)
 	c.mu.Lock()
 	if c.views[v.ss.id] == v {
@@ -223,6 +230,7 @@ func (c *conn) detachAll() {
 	c.mu.Unlock()
 	for _, v := range views {
 		v.ss.detach(v)
+		v.stop() // one whose goroutine never started (the response never went out) too
 	}
 	c.wg.Wait()
 	c.hold(nil)
@@ -270,40 +278,33 @@ func (c *conn) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*a
 		if ss, err = c.srv.openSession(req.SessionID, name, roots, req.SessionID, c.elicits()); err != nil {
 			return nil, err
 		}
-		if _, err := ss.waitStarted(ctx); err != nil {
+		if _, _, err := ss.waitStarted(ctx); err != nil {
 			ss.close()
 			return nil, startError(name, err)
 		}
 	}
-	state, _ := ss.snapshot()
-	if _, err := ss.waitStarted(ctx); err != nil && state.ID == "" {
+	if state, _, err := ss.waitStarted(ctx); err != nil && state.ID == "" {
 		return nil, startError(ss.agentName, err)
 	}
-	// The replay goes out before the response, as session/load has it.
-	v, first := ss.attach(c)
-	var rest []viewEvent
-	for i, e := range first {
-		if e.replay == nil {
-			rest = first[i:]
-			break
-		}
-		c.ac.Update(ctx, ss.id, *e.replay)
+	// The replay goes out before the response, as session/load has it: the transcript of
+	// the view's own Snapshot, so that the events after it follow it exactly.
+	v := ss.attach(c)
+	snap, rest := v.first()
+	for _, u := range snap.Transcript {
+		c.ac.Update(ctx, ss.id, u)
 	}
 	if !c.addView(ss.id, v) {
-		ss.detach(v)
 		return nil, acp.ErrSessionNotFound(req.SessionID)
 	}
 	acp.AfterResponse(ctx, func(context.Context) {
-		c.wg.Go(func() { c.runView(v, rest) })
+		c.wg.Go(func() { c.runView(v, snap, rest, true) })
 	})
-	state, _ = ss.snapshot()
-	meta := c.describe(ss, state)
-	ss.mu.Lock()
-	if ss.running != nil {
-		id := ss.running.ID
+	state := snap.Session
+	meta := c.describe(ss, state, snap.SignIn != nil)
+	if snap.Running != nil {
+		id := snap.Running.ID
 		meta.Running = &id
 	}
-	ss.mu.Unlock()
 	return &acp.LoadSessionResponse{Modes: state.Modes, ConfigOptions: state.Config, Models: state.Models, Meta: parleyMeta(meta)}, nil
 }
 
@@ -312,7 +313,11 @@ func (c *conn) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) (
 	live := map[string]bool{} // agent name + agent session id of the sessions parley holds
 	byAgent := map[string]*session{}
 	for _, ss := range c.srv.liveSessions() {
-		state, updated := ss.snapshot()
+		state, err := ss.conv.Session(ctx)
+		if err != nil {
+			continue // it has just closed
+		}
+		updated, _ := ss.conv.LastActive(ctx)
 		cwd := ss.roots.Dirs()[0]
 		if req.Cwd != "" && req.Cwd != cwd {
 			continue
@@ -421,38 +426,40 @@ func (c *conn) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptR
 	if len(req.Prompt) == 0 {
 		return nil, acp.ErrInvalidParams("the prompt is empty")
 	}
-	state, _ := ss.snapshot()
+	state, err := ss.conv.Session(ctx)
+	if errors.Is(err, conversation.ErrClosed) {
+		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled, Meta: parleyMeta(promptMeta{Closed: true})}, nil
+	} else if err != nil {
+		return nil, err
+	}
 	if err := checkPrompt(req.Prompt, state.Agent.Capabilities.PromptCapabilities); err != nil {
 		return nil, err
 	}
-	p, end := ss.send(c, req.Prompt, readMeta(req.Meta).Echo)
-	var e promptEnd
-	select {
-	case e = <-end:
-	case <-ctx.Done():
-		select {
-		case <-c.ac.Ending():
-			return nil, ctx.Err() // the page went away; the turn goes on
-		default:
-		}
+	p, e, ok := ss.send(c, req.Prompt, readMeta(req.Meta).Echo, ctx, func(p conversation.Prompt) {
 		if !errors.Is(context.Cause(ctx), acp.ErrTurnCancelled) && !ss.conv.Unqueue(p.ID) {
 			ss.conv.Cancel() // $/cancel_request of the running prompt
 		}
-		e = <-end // the turn ends cancelled, or the prompt comes back unqueued
+	})
+	if !ok {
+		return nil, ctx.Err()
+	}
+	// The answer follows what this connection was shown of the turn.
+	if v := c.view(ss.id); v != nil {
+		v.flushed(c.ctx)
 	}
 	switch {
-	case e.closed:
+	case e.Closed:
 		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled, Meta: parleyMeta(promptMeta{PromptID: p.ID, Closed: true})}, nil
-	case e.unqueued:
+	case e.Unqueued:
 		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled, Meta: parleyMeta(promptMeta{PromptID: p.ID, Unqueued: true})}, nil
-	case e.ended.Err != nil:
-		return nil, acp.Errorf(acp.CodeInternalError, "%v", e.ended.Err)
+	case e.Ended.Err != nil:
+		return nil, acp.Errorf(acp.CodeInternalError, "%v", e.Ended.Err)
 	}
-	stop := e.ended.StopReason
-	if e.ended.Cancelled && stop == "" {
+	stop := e.Ended.StopReason
+	if e.Ended.Cancelled && stop == "" {
 		stop = acp.StopReasonCancelled
 	}
-	return &acp.PromptResponse{StopReason: stop, Usage: e.ended.Usage, Meta: parleyMeta(promptMeta{PromptID: p.ID})}, nil
+	return &acp.PromptResponse{StopReason: stop, Usage: e.Ended.Usage, Meta: parleyMeta(promptMeta{PromptID: p.ID})}, nil
 }
 
 // promptMeta is _meta.parley of a session/prompt answer.

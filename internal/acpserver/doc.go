@@ -26,17 +26,29 @@
 //
 // # One session, many views
 //
-// A session (session.go) has one hub goroutine that takes the conversation's events (a
-// relaying subscription: the agent's updates exactly as it sent them), keeps a
-// transcript for replay (consecutive text chunks joined), and hands each event to the
-// views attached to it, one per connection, in order. Attaching happens under the same
-// lock that the hub holds while it hands out an event, so a view's replay and its live
-// events never overlap or miss one. A view (view.go) has its own unbounded mailbox and
-// one goroutine that writes to its connection: a slow page slows nobody else, and the
-// core never waits for a view. A connection that ends detaches its views; its sessions
-// go on (a reloaded page loads them again) until session/close, the server closes, or,
-// with Options.IdleTimeout, they have had no view and no turn running or queued for that
-// long (the hub owns that timer).
+// A session (session.go) keeps nothing of the conversation's: where it stands and what
+// it showed are the conversation's own, and each view (view.go), one per connection
+// attached to it, subscribes to it and is told (a relaying subscription: the agent's
+// updates exactly as it sent them). The subscription's first event is a Snapshot: the
+// transcript (what the conversation showed, folded: text chunks joined, each tool call
+// in its last state), the prompt running and those queued, the question on screen, the
+// sign-in the agent wants or the one under way, the start and its progress, the last
+// output of released terminals; the events that follow it are the ones after it, so a
+// view's replay and its live events never overlap or miss one. session/load sends the
+// transcript before its answer; session/new's view shows it after. A view's goroutine
+// writes to its connection; the subscription is an unbounded mailbox the conversation
+// never waits for, so a slow page slows nobody else. A view also folds what it shows
+// into what only it needs: the queue for _parley/queue, the terminals it polls for
+// _parley/terminal_output.
+//
+// session/prompt sends the prompt with its origin (the connection, and whether it wants
+// the prompt shown back) and waits for the end the conversation tells it
+// (SendOptions.Ended); its answer then waits until the connection's view has shown what
+// it had been sent (flushed), so the answer follows the turn's updates on the wire. A
+// connection that ends detaches its views; its sessions go on (a reloaded page loads
+// them again) until session/close, the server closes, or, with Options.IdleTimeout, they
+// have had no view and no turn running or queued for that long: a session that loses its
+// last view watches its conversation for that (watchIdle) until a view comes back.
 //
 // What only parley offers is an extension method: _parley/agents (the agents parley
 // knows), _parley/files (fuzzy file search for @ mentions), _parley/unqueue; parley tells

@@ -67,7 +67,7 @@ type Server struct {
 	agents   map[agentKey]*sharedAgent
 	sessions map[acp.SessionID]*session
 	closed   bool
-	hubs     sync.WaitGroup
+	watchers sync.WaitGroup // the sessions' idle watches (session.watchIdle)
 }
 
 // agentKey names a shared agent process: one per agent and working directory.
@@ -123,7 +123,7 @@ func (s *Server) Close() {
 		wg.Go(ss.close)
 	}
 	wg.Wait()
-	s.hubs.Wait()
+	s.watchers.Wait() // each ends with its session's conversation
 	s.mu.Lock()
 	agents := s.agents
 	s.agents = map[agentKey]*sharedAgent{}
@@ -226,12 +226,7 @@ func (s *Server) openSession(id acp.SessionID, name string, roots *workspace.Roo
 		return nil, acp.ErrInvalidParams("session %q is open already", id)
 	}
 	s.sessions[id] = ss
-	s.hubs.Add(1)
 	s.mu.Unlock()
-	go func() {
-		defer s.hubs.Done()
-		ss.hub()
-	}()
 	return ss, nil
 }
 

@@ -13,12 +13,6 @@ import (
 // terminalPoll is how often a running terminal's output is read.
 const terminalPoll = 150 * time.Millisecond
 
-type terminalOutput struct {
-	Output     string
-	Truncated  bool
-	ExitStatus *acp.TerminalExitStatus
-}
-
 // terminalNotification is _parley/terminal_output's params.
 type terminalNotification struct {
 	SessionID  acp.SessionID           `json:"sessionId"`
@@ -28,12 +22,9 @@ type terminalNotification struct {
 	ExitStatus *acp.TerminalExitStatus `json:"exitStatus,omitempty"`
 }
 
-func (t *terminalOutput) notification(session acp.SessionID, id acp.TerminalID) *terminalNotification {
-	return &terminalNotification{SessionID: session, TerminalID: id, Output: t.Output, Truncated: t.Truncated, ExitStatus: t.ExitStatus}
-}
-
-// watchTerminals starts following the terminals a tool call shows (called under ss.mu).
-func (ss *session) watchTerminals(u acp.SessionUpdate) {
+// watchTerminals starts following the terminals a tool call shows, each once: a view
+// polls the terminals it shows itself (called on the view's goroutine).
+func (v *view) watchTerminals(u acp.SessionUpdate) {
 	var content []acp.ToolCallContent
 	switch {
 	case u.ToolCall != nil:
@@ -42,48 +33,37 @@ func (ss *session) watchTerminals(u acp.SessionUpdate) {
 		content = u.ToolCallUpdate.Content
 	}
 	for _, c := range content {
-		if c.Terminal == nil {
+		if c.Terminal == nil || v.polled[c.Terminal.TerminalID] {
 			continue
 		}
 		id := c.Terminal.TerminalID
-		if _, ok := ss.terminals[id]; ok {
-			continue
-		}
-		ss.terminals[id] = &terminalOutput{}
-		ss.pollers.Add(1)
-		go func() {
-			defer ss.pollers.Done()
-			ss.pollTerminal(id)
-		}()
+		v.polled[id] = true
+		v.wg.Go(func() { v.pollTerminal(id) })
 	}
 }
 
 // pollTerminal reads the terminal's output until its command has exited, the agent
-// released it, or the session ended.
-func (ss *session) pollTerminal(id acp.TerminalID) {
+// released it (TerminalReleased then carries its last output), or the view ended, and
+// hands what changed to the view.
+func (v *view) pollTerminal(id acp.TerminalID) {
 	tick := time.NewTicker(terminalPoll)
 	defer tick.Stop()
+	last := &acp.TerminalOutputResponse{}
 	for {
-		resp, err := ss.conv.TerminalOutput(ss.ctx, id)
+		resp, err := v.ss.conv.TerminalOutput(v.ctx, id)
 		if err != nil {
 			return // released, or the session is gone: the last output shown stays
 		}
-		ss.mu.Lock()
-		last := ss.terminals[id]
 		if last.Output != resp.Output || last.Truncated != resp.Truncated || (resp.ExitStatus != nil) != (last.ExitStatus != nil) {
-			*last = terminalOutput{Output: resp.Output, Truncated: resp.Truncated, ExitStatus: resp.ExitStatus}
-			n := last.notification(ss.id, id)
-			for v := range ss.views {
-				v.post(viewEvent{terminal: n})
-			}
+			last = resp
+			v.side.Post(sideEvent{terminal: &terminalNotification{SessionID: v.ss.id, TerminalID: id, Output: resp.Output, Truncated: resp.Truncated, ExitStatus: resp.ExitStatus}})
 		}
-		ss.mu.Unlock()
 		if resp.ExitStatus != nil {
 			return
 		}
 		select {
 		case <-tick.C:
-		case <-ss.ctx.Done():
+		case <-v.ctx.Done():
 			return
 		}
 	}

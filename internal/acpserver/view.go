@@ -2,7 +2,6 @@ package acpserver
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"github.com/parley-acp/parley/acp"
@@ -12,160 +11,248 @@ import (
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
-// view is one connection's view of one session: a mailbox the hub posts to (it never
-// waits: a page that reads slowly holds only its own view back) and one goroutine that
-// writes to the connection. Its mailbox holds what the agent sent that the page has not
-// read yet, which is what the page will be shown, so it keeps all of it.
+// view is one connection's view of one session: its own subscription to the
+// conversation (the Snapshot, then every event after it: the conversation never waits
+// for it, so a page that reads slowly holds only its own view back), a mailbox for what
+// parley itself adds (terminal output, a setting another client changed) and one
+// goroutine that writes to the connection. The subscription holds what the agent sent
+// that the page has not read yet, which is what the page will be shown, so it keeps all
+// of it.
 type view struct {
-	c   *conn
-	ss  *session
-	box *mailbox.Box[viewEvent]
+	c    *conn
+	ss   *session
+	sub  *conversation.Subscription
+	side *mailbox.Box[sideEvent]
+	ctx  context.Context // ends with the view: its terminal pollers
+	end  context.CancelFunc
+
+	stopOnce sync.Once
+	stopped  chan struct{} // closed when the view is over
 
 	mu   sync.Mutex
 	asks map[int]context.CancelFunc // open permission questions put to the page, by id
-	wg   sync.WaitGroup             // the asks' goroutines
+	wg   sync.WaitGroup             // the asks' goroutines and the terminal pollers
+
+	// Owned by the view's goroutine: the prompts running and queued, for _parley/queue,
+	// and the terminals whose output it shows.
+	running *int
+	queue   []conversation.Prompt
+	polled  map[acp.TerminalID]bool
 }
 
-// viewEvent is one thing to show: one of its fields is set.
-type viewEvent struct {
-	ev       conversation.Event
-	owner    *conn              // with a TurnStarted: the connection that sent the prompt
-	echo     bool               // and it wants its prompt shown back
-	replay   *acp.SessionUpdate // an update from the transcript, or one parley made
-	queue    *queueNotification
+// sideEvent is what parley adds to a view: one of its fields is set.
+type sideEvent struct {
+	update   *acp.SessionUpdate // one parley made (a setting another client changed)
 	terminal *terminalNotification
-	// end, when set, is told endValue once everything before it was sent: a prompt's
-	// answer follows its updates on the wire.
-	end      chan<- promptEnd
-	endValue promptEnd
+	// sync is closed once the view has shown everything its subscription held when sync
+	// was posted (see flushed).
+	sync chan struct{}
 }
 
-func newView(c *conn, ss *session) *view {
-	return &view{c: c, ss: ss, box: mailbox.New[viewEvent](), asks: map[int]context.CancelFunc{}}
+// viewEvent is one thing to show: an event of the conversation, or one of parley's.
+type viewEvent struct {
+	ev conversation.Event
+	sideEvent
 }
 
-func (v *view) post(e viewEvent) bool { return v.box.Post(e) }
+func newView(c *conn, ss *session, sub *conversation.Subscription) *view {
+	ctx, end := context.WithCancel(c.ctx)
+	return &view{c: c, ss: ss, sub: sub, side: mailbox.New[sideEvent](), ctx: ctx, end: end, stopped: make(chan struct{}),
+		asks: map[int]context.CancelFunc{}, polled: map[acp.TerminalID]bool{}}
+}
 
-// run shows first, then what the hub posts, until the session or the connection ends.
-func (v *view) run(first []viewEvent) {
-	defer v.stopAsks()
-	defer v.releaseEnds()
-	done := v.c.ac.Done()
-	for _, e := range first {
-		if !v.show(e) {
-			return
-		}
+// first takes the subscription's first events: the Snapshot, and what followed it
+// already. A conversation that had ended has no Snapshot: only Closed.
+func (v *view) first() (conversation.Snapshot, []conversation.Event) {
+	evs := v.sub.Take() // subscribe returned once the Snapshot was posted: never empty
+	if snap, ok := evs[0].(conversation.Snapshot); ok {
+		return snap, evs[1:]
 	}
-	for {
-		select {
-		case <-v.box.Ready():
-		case <-done:
-			return
+	return conversation.Snapshot{}, evs
+}
+
+// stop ends the view (its goroutine returns), and releases whoever waits in flushed.
+func (v *view) stop() {
+	v.stopOnce.Do(func() {
+		close(v.stopped)
+		v.sub.Close()
+		v.side.Close()
+		for _, e := range v.side.Take() {
+			if e.sync != nil {
+				close(e.sync)
+			}
 		}
-		for _, e := range coalesce(v.box.Take()) {
+	})
+}
+
+// flushed returns once the view has shown what the conversation had sent it until now,
+// or the view is over: a prompt's answer then follows the updates of its turn on the
+// wire. (What flushed posts is taken before the subscription's events in one round of
+// the view's loop, so that round shows them all first.)
+func (v *view) flushed(ctx context.Context) {
+	sync := make(chan struct{})
+	if !v.side.Post(sideEvent{sync: sync}) {
+		return
+	}
+	select {
+	case <-sync:
+	case <-v.stopped:
+	case <-ctx.Done():
+	}
+}
+
+// run shows the Snapshot (its transcript too unless the request that attached the view
+// sent it), then what followed, until the session or the connection ends.
+func (v *view) run(snap conversation.Snapshot, rest []conversation.Event, replayed bool) {
+	defer v.finish()
+	v.showSnapshot(snap, replayed)
+	batch := make([]viewEvent, 0, len(rest))
+	for _, ev := range rest {
+		batch = append(batch, viewEvent{ev: ev})
+	}
+	done := v.c.ac.Done()
+	for {
+		for _, e := range coalesce(batch) {
 			if !v.show(e) {
 				return
 			}
 		}
-	}
-}
-
-// coalesce joins runs of plain text chunks of one message in a batch into one update. A
-// batch holds more than one event only when the page reads slower than the agent writes,
-// so a page that keeps up sees every chunk as it came, and one that falls behind catches
-// up in a few frames instead of one per chunk (ACP's chunks are only ever concatenated).
-func coalesce(batch []viewEvent) []viewEvent {
-	if len(batch) < 2 {
-		return batch
-	}
-	out := batch[:0:0]
-	var run strings.Builder // the text of the run that out's last event starts
-	flush := func() {
-		if run.Len() == 0 {
+		select {
+		case <-v.sub.Ready():
+		case <-v.side.Ready():
+		case <-v.stopped:
+			return
+		case <-done:
 			return
 		}
-		last := &out[len(out)-1]
-		u := last.ev.(conversation.AgentUpdate).Update
-		kind, ch, _, _ := joinable(u)
-		last.ev = conversation.AgentUpdate{Update: chunkUpdate(kind, &acp.ContentChunk{Content: acp.TextBlock(run.String()), MessageID: ch.MessageID})}
-		run.Reset()
-	}
-	for _, e := range batch {
-		if joined(out, e, &run) {
-			continue
+		side := v.side.Take() // first: see flushed
+		batch = batch[:0]
+		for _, ev := range v.sub.Take() {
+			batch = append(batch, viewEvent{ev: ev})
 		}
-		flush()
-		out = append(out, e)
-	}
-	flush()
-	return out
-}
-
-// joined adds e's text to the run when e continues the plain text message out ends with.
-func joined(out []viewEvent, e viewEvent, run *strings.Builder) bool {
-	if len(out) == 0 || !plainEvent(e) || !plainEvent(out[len(out)-1]) {
-		return false
-	}
-	prev := out[len(out)-1].ev.(conversation.AgentUpdate).Update
-	pk, pch, ptext, _ := joinable(prev)
-	kind, ch, text, _ := joinable(e.ev.(conversation.AgentUpdate).Update)
-	if kind != pk || ch.MessageID != pch.MessageID {
-		return false
-	}
-	if run.Len() == 0 {
-		run.WriteString(ptext)
-	}
-	run.WriteString(text)
-	return true
-}
-
-// plainEvent reports whether e is only an agent update with a joinable text chunk.
-func plainEvent(e viewEvent) bool {
-	if e.end != nil || e.replay != nil || e.queue != nil || e.terminal != nil {
-		return false
-	}
-	au, ok := e.ev.(conversation.AgentUpdate)
-	if !ok {
-		return false
-	}
-	_, _, _, ok = joinable(au.Update)
-	return ok
-}
-
-// releaseEnds tells the prompts whose ends were still to be shown: nothing will be.
-func (v *view) releaseEnds() {
-	v.box.Close()
-	for _, e := range v.box.Take() {
-		if e.end != nil {
-			e.end <- e.endValue
+		for _, e := range side {
+			batch = append(batch, viewEvent{sideEvent: e})
 		}
 	}
 }
 
-// show sends one event to the page; it reports false when the view is over.
+func (v *view) finish() {
+	v.stop()
+	v.end()
+	v.stopAsks()
+}
+
+// showSnapshot shows a view that comes late where the conversation stands: what it
+// showed so far, the terminals' output, the queue, the start or sign-in under way, the
+// question on screen.
+func (v *view) showSnapshot(snap conversation.Snapshot, replayed bool) {
+	ctx, id := v.c.ctx, v.ss.id
+	for tid := range snap.Terminals {
+		v.polled[tid] = true // released: there is nothing more to read
+	}
+	for _, u := range snap.Transcript {
+		if !replayed {
+			v.c.ac.Update(ctx, id, u)
+		}
+		v.watchTerminals(u)
+	}
+	for tid, out := range snap.Terminals {
+		v.c.notify(ctx, methodTerminalOutput, &terminalNotification{SessionID: id, TerminalID: tid, Output: out.Output, Truncated: out.Truncated, ExitStatus: out.ExitStatus})
+	}
+	if snap.Running != nil {
+		running := snap.Running.ID
+		v.running = &running
+	}
+	v.queue = snap.Queue
+	v.notifyQueue()
+	switch {
+	case snap.Starting && snap.Progress != nil:
+		v.show(viewEvent{ev: *snap.Progress})
+	case snap.Starting && snap.Start != nil:
+		v.show(viewEvent{ev: *snap.Start})
+	}
+	if snap.SignIn != nil {
+		v.show(viewEvent{ev: *snap.SignIn})
+	}
+	if snap.SigningIn && snap.SignInMethod != nil {
+		v.show(viewEvent{ev: conversation.SigningIn{Method: *snap.SignInMethod}})
+	}
+	if snap.Question != nil {
+		v.ask(*snap.Question)
+	}
+	if snap.Elicitation != nil {
+		v.elicit(*snap.Elicitation)
+	}
+}
+
+// notifyQueue tells the page the turn that runs and what waits behind it.
+func (v *view) notifyQueue() {
+	n := &queueNotification{SessionID: v.ss.id, Running: v.running, Queued: []queuedPrompt{}}
+	for _, p := range v.queue {
+		n.Queued = append(n.Queued, queuedPrompt{PromptID: p.ID, Text: p.Text()})
+	}
+	v.c.notify(v.c.ctx, methodQueue, n)
+}
+
+// dropQueued takes prompt id out of the queue the view shows.
+func (v *view) dropQueued(id int) {
+	for i, p := range v.queue {
+		if p.ID == id {
+			v.queue = append(v.queue[:i:i], v.queue[i+1:]...)
+			return
+		}
+	}
+}
+
+// show sends one thing to the page; it reports false when the view is over.
 func (v *view) show(e viewEvent) bool {
-	if e.end != nil {
-		defer func() { e.end <- e.endValue }()
-	}
 	ctx := v.c.ctx
 	id := v.ss.id
 	switch {
-	case e.replay != nil:
-		v.c.ac.Update(ctx, id, *e.replay)
-	case e.queue != nil:
-		v.c.notify(ctx, methodQueue, e.queue)
+	case e.sync != nil:
+		close(e.sync)
+	case e.update != nil:
+		v.c.ac.Update(ctx, id, *e.update)
 	case e.terminal != nil:
 		v.c.notify(ctx, methodTerminalOutput, e.terminal)
 	}
 	switch ev := e.ev.(type) {
 	case conversation.AgentUpdate:
 		v.c.ac.Update(ctx, id, ev.Update)
+		v.watchTerminals(ev.Update)
+	case conversation.TerminalReleased:
+		v.polled[ev.ID] = true
+		if out := ev.Output; out != nil {
+			v.c.notify(ctx, methodTerminalOutput, &terminalNotification{SessionID: id, TerminalID: ev.ID, Output: out.Output, Truncated: out.Truncated, ExitStatus: out.ExitStatus})
+		}
+	case conversation.Queued:
+		v.queue = append(v.queue, ev.Prompt)
+		v.notifyQueue()
+	case conversation.Unqueued:
+		v.dropQueued(ev.Prompt.ID)
+		v.notifyQueue()
 	case conversation.TurnStarted:
-		if e.owner != v.c || e.echo { // a plain ACP client shows its own prompt
+		if ev.Replay {
+			break
+		}
+		if origin, _ := ev.Prompt.Origin.(promptOrigin); origin.c != v.c || origin.echo { // a plain ACP client shows its own prompt
 			for _, b := range ev.Prompt.Content {
 				v.c.ac.Update(ctx, id, acp.UserMessageChunk(b))
 			}
 		}
+		running := ev.Prompt.ID
+		v.running = &running
+		v.dropQueued(running)
+		v.notifyQueue()
+	case conversation.TurnEnded:
+		if ev.Replay {
+			break
+		}
+		if v.running != nil && *v.running == ev.Turn {
+			v.running = nil
+		}
+		v.dropQueued(ev.Turn) // a queued prompt that failed with the start
+		v.notifyQueue()
 	case conversation.QuestionAsked:
 		v.ask(ev)
 	case conversation.QuestionClosed:

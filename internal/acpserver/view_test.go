@@ -19,14 +19,14 @@ func TestCoalesceJoinsOnlyRunsOfOneMessage(t *testing.T) {
 	}
 	annotated := agent("m1", "!")
 	annotated.ev.(conversation.AgentUpdate).Update.AgentMessageChunk.Content.Text.Annotations = &acp.Annotations{Priority: new(float64)}
-	end := make(chan promptEnd, 1)
+	end := make(chan struct{}) // a flushed mark: the place of a prompt's answer
 	batch := []viewEvent{
 		thought("hm"), thought("m"),
 		agent("m1", "Hel"), agent("m1", "lo"), agent("m1", ", "),
 		agent("m2", "other"),
 		annotated,
 		agent("m1", "wor"), agent("m1", "ld"),
-		{ev: conversation.TurnEnded{Turn: 1}, end: end},
+		{ev: conversation.TurnEnded{Turn: 1}, sideEvent: sideEvent{sync: end}},
 		agent("m1", "after"),
 	}
 	got := coalesce(batch)
@@ -47,7 +47,7 @@ func TestCoalesceJoinsOnlyRunsOfOneMessage(t *testing.T) {
 			t.Errorf("event %d: %q, want %q", i, desc, want[i])
 		}
 	}
-	if got[5].end != end {
+	if got[5].sync != end {
 		t.Error("the prompt's end lost its place")
 	}
 	if one := []viewEvent{agent("m1", "x")}; len(coalesce(one)) != 1 {

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/toolui"
 )
 
 // transcript keeps what a client was shown during one turn, in the form session/load
@@ -34,7 +35,7 @@ func (t *transcript) record(u acp.SessionUpdate) {
 		t.updates = append(t.updates, acp.SessionUpdate{ToolCall: &c})
 	case u.ToolCallUpdate != nil:
 		if i, ok := t.calls[u.ToolCallUpdate.ToolCallID]; ok {
-			merge(t.updates[i].ToolCall, u.ToolCallUpdate)
+			toolui.MergeToolCall(t.updates[i].ToolCall, u.ToolCallUpdate)
 		}
 	case u.Plan != nil:
 		t.updates = append(t.updates, u)
@@ -85,31 +86,6 @@ func copyChunk(u acp.SessionUpdate) acp.SessionUpdate {
 		return acp.SessionUpdate{AgentMessageChunk: &c}
 	}
 	return acp.SessionUpdate{AgentThoughtChunk: &c}
-}
-
-// merge applies an update to the call it is about, as a client does.
-func merge(c *acp.ToolCall, u *acp.ToolCallUpdate) {
-	if u.Title != "" {
-		c.Title = u.Title
-	}
-	if u.Kind != "" {
-		c.Kind = u.Kind
-	}
-	if u.Status != "" {
-		c.Status = u.Status
-	}
-	if u.Content != nil {
-		c.Content = u.Content
-	}
-	if u.Locations != nil {
-		c.Locations = u.Locations
-	}
-	if u.RawInput != nil {
-		c.RawInput = u.RawInput
-	}
-	if u.RawOutput != nil {
-		c.RawOutput = u.RawOutput
-	}
 }
 
 // keptLimit bounds what one kept tool call carries for a replay: a larger diff is

@@ -345,7 +345,7 @@ func (m signInMsg) handle(c *Conversation) {
 		}
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, signInTimeout)
-	c.st.signIn = cancel
+	c.st.signIn, c.st.signInWith = cancel, &method
 	c.emit(SigningIn{Method: method})
 	m.reply <- nil
 	proc := c.st.proc
@@ -399,7 +399,10 @@ type signedInMsg struct {
 
 func (m signedInMsg) handle(c *Conversation) {
 	c.helperDone()
-	c.st.signIn = nil
+	c.st.signIn, c.st.signInWith = nil, nil
+	if m.err == nil {
+		c.st.wantSignIn = nil
+	}
 	c.emit(SignInEnded{Method: m.method, Err: m.err})
 	if m.err != nil || c.st.closed {
 		return
@@ -555,6 +558,8 @@ func (a *Agent) Start(ctx context.Context) (AgentInfo, error) {
 // noteAuth tells the views when err is the agent asking for a sign-in.
 func (c *Conversation) noteAuth(err error) {
 	if ae, ok := errors.AsType[*AuthRequiredError](err); ok {
-		c.emit(SignInRequired{Agent: ae.Agent, During: ae.During, Methods: ae.Methods})
+		ev := SignInRequired{Agent: ae.Agent, During: ae.During, Methods: ae.Methods}
+		c.st.wantSignIn = &ev
+		c.emit(ev)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/parley-acp/parley/internal/agentproc"
+	"maps"
 	"sync/atomic"
 	"time"
 
@@ -80,6 +81,15 @@ type state struct {
 	proc     *agentproc.Server // the process the session lives on; nil while none is open
 	starting bool              // a start (agent and session) is under way
 	start    error             // the last start's failure, until the next start
+	// The start under way as it was announced (nil for a NewSession or LoadSession),
+	// and its progress so far (StartProgress merged: see Snapshot.Progress).
+	startEv  *Starting
+	progress *StartProgress
+	// what the conversation showed, for a view that comes late (Snapshot.Transcript),
+	// and when it last changed
+	transcript *transcript
+	updated    time.Time
+	released   releasedTerminals // the last output of terminals the agent released
 
 	turn     *runningTurn
 	shown    *toolui.Turn // the turn updates are folded into: the running one, else the last
@@ -92,7 +102,9 @@ type state struct {
 	questions []*question // the open questions, oldest first; the first is on screen
 	nextQ     int
 
-	signIn context.CancelFunc // the sign-in under way (auth.go), if any
+	signIn     context.CancelFunc // the sign-in under way (auth.go), if any
+	signInWith *AuthMethod        // its method
+	wantSignIn *SignInRequired    // the agent wants a sign-in: until the session opens or one succeeds
 
 	subs      map[*Subscription]bool
 	replaying bool // attach is applying a loaded session's replay
@@ -130,6 +142,8 @@ func newConversation(opts Options) *Conversation {
 	c := &Conversation{opts: opts, agent: opts.Agent, inbox: make(chan message, inboxSize), done: make(chan struct{}), ctx: ctx, cancel: cancel}
 	c.st.subs = map[*Subscription]bool{}
 	c.st.shown = c.newToolTurn()
+	c.st.transcript = newTranscript()
+	c.st.updated = time.Now()
 	if opts.Interactive {
 		opts.Policy.Ask = c.ask
 	}
@@ -218,7 +232,7 @@ func (c *Conversation) helperDone() { c.st.helpers-- }
 func (c *Conversation) emit(ev Event) {
 	_, turnUpdate := ev.(TurnUpdate)
 	for s := range c.st.subs {
-		if turnUpdate && s.relay {
+		if turnUpdate && s.kind != modelSub {
 			continue
 		}
 		s.box.Post(ev)
@@ -228,17 +242,52 @@ func (c *Conversation) emit(ev Event) {
 type terminalReleasedMsg struct{ ev TerminalReleased }
 
 func (m terminalReleasedMsg) handle(c *Conversation) {
+	c.st.released.add(m.ev)
 	for s := range c.st.subs {
-		if s.relay {
+		if s.kind == relaySub {
 			s.box.Post(m.ev)
 		}
 	}
 }
 
+// releasedTerminals keeps the last output of the terminals the agent released, for a
+// relaying view that comes late (the terminal is gone: nobody can read it again). It
+// keeps the last maxReleased.
+type releasedTerminals struct {
+	output map[acp.TerminalID]*acp.TerminalOutputResponse
+	order  []acp.TerminalID
+}
+
+const maxReleased = 100
+
+func (r *releasedTerminals) add(ev TerminalReleased) {
+	if ev.Output == nil {
+		return
+	}
+	if r.output == nil {
+		r.output = map[acp.TerminalID]*acp.TerminalOutputResponse{}
+	}
+	if _, ok := r.output[ev.ID]; !ok {
+		r.order = append(r.order, ev.ID)
+	}
+	r.output[ev.ID] = ev.Output
+	if len(r.order) > maxReleased {
+		delete(r.output, r.order[0])
+		r.order = r.order[1:]
+	}
+}
+
+func (r *releasedTerminals) copy() map[acp.TerminalID]*acp.TerminalOutputResponse {
+	if len(r.output) == 0 {
+		return nil
+	}
+	return maps.Clone(r.output)
+}
+
 // emitRelay sends the agent's update as it came to the views that relay it.
 func (c *Conversation) emitRelay(u acp.SessionUpdate) {
 	for s := range c.st.subs {
-		if s.relay {
+		if s.kind == relaySub {
 			s.box.Post(AgentUpdate{Turn: c.st.lastTurn, Update: u, Replay: c.st.replaying})
 		}
 	}
@@ -281,7 +330,9 @@ func (c *Conversation) startSession() {
 	}
 	c.st.starting = true
 	c.st.start = nil
-	c.emit(Starting{Agent: c.agent.Name(), Command: c.agent.opts.Spec.String(), Restart: restart, Reason: reason})
+	ev := Starting{Agent: c.agent.Name(), Command: c.agent.opts.Spec.String(), Restart: restart, Reason: reason}
+	c.st.startEv, c.st.progress = &ev, nil
+	c.emit(ev)
 	load := c.opts.Load
 	if restart {
 		load = "" // the process is new: a new session
@@ -389,13 +440,16 @@ type openedMsg struct {
 func (m openedMsg) handle(c *Conversation) {
 	c.helperDone()
 	c.st.starting = false
+	c.st.startEv, c.st.progress = nil, nil
 	if m.err != nil {
 		c.st.start = m.err
 		c.noteAuth(m.err)
 		c.emit(StartFailed{Err: m.err})
 		// The prompts that waited for the start fail with it; the next one tries again.
 		for _, p := range c.st.queue {
-			c.emit(TurnEnded{Turn: p.ID, Err: m.err})
+			ended := TurnEnded{Turn: p.ID, Err: m.err}
+			c.emit(ended)
+			p.tell(PromptEnd{Ended: &ended})
 			c.emitChanges(p.ID, changes.Turn{}, nil)
 		}
 		c.st.queue = nil
@@ -408,6 +462,7 @@ func (m openedMsg) handle(c *Conversation) {
 	c.recordSession(m.session.ID, m.loaded)
 	c.attach(m.proc, m.session, false)
 	c.st.fresh = !m.loaded
+	c.st.wantSignIn = nil
 	c.emit(Ready{Session: c.st.session})
 	c.pump()
 }
@@ -451,12 +506,22 @@ type SendOptions struct {
 	// yet. A view that keeps the conversation itself (VS Code sends the whole history with
 	// every request) gives such a session the earlier turns there.
 	FirstInSession []acp.ContentBlock
+	// Origin is handed back in the prompt (Prompt.Origin) of every event about it.
+	Origin any
+	// Ended, when set, is told how the prompt ended, once, after the views were sent the
+	// event that says so (TurnEnded, Unqueued): a sender that waits for its prompt's end
+	// has no events to sort. It must have room for the value (the conversation never
+	// waits for it). A prompt sent as the conversation ends may be told nothing: wait for
+	// Done too (then it ended Closed).
+	Ended chan<- PromptEnd
 }
 
 // SendWith is Send with options.
 func (c *Conversation) SendWith(content []acp.ContentBlock, opts SendOptions) Prompt {
-	p := Prompt{ID: int(c.ids.Add(1)), Content: content, firstInSession: opts.FirstInSession}
-	c.post(sendMsg{p}) // once closed, nothing answers it: the views see Closed
+	p := Prompt{ID: int(c.ids.Add(1)), Content: content, Origin: opts.Origin, firstInSession: opts.FirstInSession, ended: opts.Ended}
+	if !c.post(sendMsg{p}) { // once closed, nothing answers it: the views see Closed
+		p.tell(PromptEnd{Closed: true})
+	}
 	return p
 }
 
@@ -464,6 +529,7 @@ type sendMsg struct{ p Prompt }
 
 func (m sendMsg) handle(c *Conversation) {
 	if c.st.closed {
+		m.p.tell(PromptEnd{Closed: true})
 		return
 	}
 	c.st.queue = append(c.st.queue, m.p)
@@ -491,6 +557,7 @@ func (m unqueueMsg) handle(c *Conversation) {
 		if p.ID == m.id {
 			c.st.queue = append(c.st.queue[:i], c.st.queue[i+1:]...)
 			c.emit(Unqueued{Prompt: p})
+			p.tell(PromptEnd{Unqueued: true})
 			m.reply <- true
 			return
 		}
@@ -520,6 +587,8 @@ func (c *Conversation) pump() {
 	c.st.turn = &runningTurn{prompt: p, cancel: cancel, session: c.st.session.ID, fresh: wasFresh}
 	c.st.shown = c.newToolTurn()
 	c.st.lastTurn = p.ID
+	c.st.transcript.prompt(p.Content)
+	c.st.updated = time.Now()
 	c.emit(TurnStarted{Prompt: p})
 	proc, sid := c.st.proc, c.st.session.ID
 	c.goHelper(func() {
@@ -566,6 +635,7 @@ func (m turnDoneMsg) handle(c *Conversation) {
 	}
 	c.noteAuth(m.err)
 	c.emit(ended)
+	t.prompt.tell(PromptEnd{Ended: &ended})
 	c.emitChanges(t.prompt.ID, m.changed, m.changesErr)
 	c.pump()
 }
@@ -589,6 +659,7 @@ func (cancelMsg) handle(c *Conversation) {
 func (c *Conversation) unqueueAll() {
 	for _, p := range c.st.queue {
 		c.emit(Unqueued{Prompt: p})
+		p.tell(PromptEnd{Unqueued: true})
 	}
 	c.st.queue = nil
 }
@@ -628,6 +699,8 @@ func (m updateMsg) handle(c *Conversation) {
 // applyUpdate keeps the session's settings current and shows the update.
 func (c *Conversation) applyUpdate(n *acp.SessionNotification) {
 	u := n.Update
+	c.st.transcript.add(u)
+	c.st.updated = time.Now()
 	s := &c.st.session
 	changed := true
 	switch {
@@ -686,10 +759,7 @@ func (closeMsg) handle(c *Conversation) {
 		return
 	}
 	c.st.closed = true
-	for _, p := range c.st.queue {
-		c.emit(Unqueued{Prompt: p})
-	}
-	c.st.queue = nil
+	c.unqueueAll()
 	if t := c.st.turn; t != nil {
 		t.cancelled = true
 		t.cancel()

@@ -81,8 +81,19 @@
 // AgentNotice and Compaction (what the agent says outside the turn); Notice (what parley
 // itself has to say: a refusal for want of someone to ask, a page it would not open, an
 // agent restarted); Closed.
-// A new Subscription starts with a Snapshot of the session, the question on screen, if
-// any, and whether a sign-in is under way.
+// A new Subscription starts with a Snapshot: everything a view that comes late needs to
+// show the conversation as the views that were there all along do, and the events that
+// follow it are exactly those after it. It holds the session, the start under way and
+// its progress or how the last one failed, the prompt running and those queued, the
+// question on screen, the sign-in the agent wants (with its methods) and the one under
+// way, and the transcript: what the conversation showed, as session updates to replay in
+// order (transcript.go: the user's prompts, text chunks of one message joined, each tool
+// call once in its last state, a turn's last plan, the last of each settings update;
+// bounded, the oldest dropped). SubscribeRelay is for a view that passes the agent's own
+// updates on (AgentUpdate, TerminalReleased; its Snapshot also has the last output of
+// the terminals the agent released); SubscribeStatus for one that follows only where the
+// conversation stands (no updates, no transcript). A sender that waits for its prompt's
+// end is told it (SendOptions.Ended), and tells its own prompts by their Origin.
 //
 // What a view needs for each feature: for sign-in, show SignInRequired's methods (each
 // with AuthMethod.Effect: the agent's own flow, a terminal program with its whole command

@@ -124,18 +124,40 @@ type Closed struct {
 	Err error
 }
 
-// Snapshot is the first event of every Subscription: where the conversation stands.
+// Snapshot is the first event of every Subscription: where the conversation stands,
+// everything a view that comes late needs to show it as the views that were there all
+// along do. The events that follow it are those after it: nothing twice, nothing missed.
 type Snapshot struct {
 	Ready    bool  // the session is open
 	Starting bool  // the agent or its session is starting
 	Failed   error // the last start failed (and no start is under way): see StartFailed
+	// Start is the start under way (with Starting), and Progress its last report when it
+	// takes more than a moment: what runs, as its first report said, and the stderr lines
+	// of the last one.
+	Start    *Starting
+	Progress *StartProgress
 	Session  Session
 	Running  *Prompt  // the turn that runs, if any
 	Queue    []Prompt // what waits behind it
-	// The question on screen, if any: a permission question or an elicitation.
+	// The question on screen, if any: a permission question or an elicitation (the
+	// others follow it, each with its QuestionAsked or ElicitationAsked, as it closes).
 	Question    *QuestionAsked
 	Elicitation *ElicitationAsked
-	SigningIn   bool // a sign-in is under way (SignInEnded will follow)
+	// SignIn is what the agent asked for when it wanted a sign-in (the methods), until the
+	// session opens or a sign-in succeeds; SigningIn says a sign-in is under way
+	// (SignInEnded will follow), with SignInMethod.
+	SignIn       *SignInRequired
+	SigningIn    bool
+	SignInMethod *AuthMethod
+	// Transcript is what the conversation showed so far, as session updates to replay in
+	// order: the user's prompts as user_message_chunk, the agent's updates folded (see
+	// transcript.go: text chunks of one message joined, a tool call in its last state, a
+	// turn's last plan, the last of each settings update; the oldest dropped past a
+	// bound). Only a Subscribe or SubscribeRelay gets it.
+	Transcript []acp.SessionUpdate
+	// Terminals is the last output of the terminals the agent released (a view reads the
+	// others with TerminalOutput), for a relaying subscription: see TerminalReleased.
+	Terminals map[acp.TerminalID]*acp.TerminalOutputResponse
 }
 
 func (Starting) event()         {}
@@ -163,8 +185,31 @@ type Prompt struct {
 	// First: the content is the prompt's SendOptions.FirstInSession, sent because the
 	// session had not been sent a prompt yet.
 	First bool
+	// Origin is SendOptions.Origin: the sender's own mark, so that a view tells the
+	// prompts it sent from the others'.
+	Origin any
 
 	firstInSession []acp.ContentBlock // until the prompt is sent
+	ended          chan<- PromptEnd   // SendOptions.Ended
+}
+
+// PromptEnd is how a prompt ended, as SendOptions.Ended is told it: one of its fields is
+// set.
+type PromptEnd struct {
+	Ended    *TurnEnded // its turn ended (or it failed with the agent's start)
+	Unqueued bool       // it was taken back before it ran (Unqueue, Cancel, Close)
+	Closed   bool       // the conversation had ended: it was never queued
+}
+
+// tell tells whoever sent p how it ended (never waiting: Ended has room for it).
+func (p Prompt) tell(e PromptEnd) {
+	if p.ended == nil {
+		return
+	}
+	select {
+	case p.ended <- e:
+	default:
+	}
 }
 
 // Text is the prompt's text blocks joined, for showing.

@@ -68,8 +68,21 @@ type startProgressMsg struct{ p StartProgress }
 
 func (m startProgressMsg) handle(c *Conversation) {
 	if c.st.starting {
+		c.st.progress = mergeProgress(c.st.progress, m.p)
 		c.emit(m.p)
 	}
+}
+
+// mergeProgress is the start's progress so far for a view that comes late: what runs,
+// as the first report said, and the stderr lines of the last one.
+func mergeProgress(so *StartProgress, p StartProgress) *StartProgress {
+	merged := p
+	if so != nil && !p.First {
+		merged = *so
+		merged.Stderr = p.Stderr
+	}
+	merged.Stderr = append([]string(nil), merged.Stderr...)
+	return &merged
 }
 
 // startProcess starts the agent process and initializes it, reporting the start's

@@ -285,6 +285,7 @@ type reopenedMsg struct {
 func (m reopenedMsg) handle(c *Conversation) {
 	c.helperDone()
 	c.st.starting = false
+	c.st.progress = nil
 	if m.err != nil {
 		c.noteAuth(m.err)
 		m.reply <- reopened{err: m.err}
@@ -298,6 +299,8 @@ func (m reopenedMsg) handle(c *Conversation) {
 	// The session left stays open with the agent (no session/close): the user may
 	// load it again.
 	c.recordSession(m.session.ID, m.load != "")
+	c.st.transcript = newTranscript() // another session: another conversation to show
+	c.st.wantSignIn = nil
 	c.attach(m.proc, m.session, m.load != "" && m.session.Agent.Capabilities.LoadSession)
 	c.st.fresh = m.load == ""
 	c.emit(SessionChanged{Session: c.st.session})

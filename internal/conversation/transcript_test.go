@@ -1,0 +1,67 @@
+package conversation
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/parley-acp/parley/acp"
+)
+
+// TestTranscriptFoldsAndStaysBounded: a tool call is one entry in its last state (its
+// _meta merged), a turn's plan its last plan, a settings update the last of its kind;
+// what a view was given does not change when the transcript takes more; past its bound
+// the oldest entries go, and an update of a call that went is a call again.
+func TestTranscriptFoldsAndStaysBounded(t *testing.T) {
+	tr := newTranscript()
+	tr.prompt([]acp.ContentBlock{acp.TextBlock("go")})
+	tr.add(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: "c1", Title: "Build", Status: acp.ToolCallStatusPending, Meta: acp.Meta{"a": []byte(`1`)}}})
+	given := tr.updates()
+	tr.add(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Status: acp.ToolCallStatusCompleted, Meta: acp.Meta{"b": []byte(`2`)}}})
+	for _, n := range []uint64{1, 2} {
+		tr.add(acp.SessionUpdate{UsageUpdate: &acp.UsageUpdate{Used: n, Size: 10}})
+		tr.add(acp.SessionUpdate{Plan: &acp.Plan{Entries: []acp.PlanEntry{{Content: fmt.Sprint("step ", n)}}}})
+	}
+	got := tr.updates()
+	if len(got) != 4 {
+		t.Fatalf("%d updates, want the prompt, the call, the usage and the plan: %+v", len(got), got)
+	}
+	if c := got[1].ToolCall; c == nil || c.Status != acp.ToolCallStatusCompleted || c.Title != "Build" || len(c.Meta) != 2 {
+		t.Errorf("the folded call %+v", got[1].ToolCall)
+	}
+	if got[2].UsageUpdate == nil || got[2].UsageUpdate.Used != 2 || got[3].Plan == nil || got[3].Plan.Entries[0].Content != "step 2" {
+		t.Errorf("the usage and plan kept: %+v %+v", got[2].UsageUpdate, got[3].Plan)
+	}
+	if c := given[1].ToolCall; c.Status != acp.ToolCallStatusPending || len(c.Meta) != 1 {
+		t.Errorf("what a view was given changed: %+v", c)
+	}
+	tr.prompt([]acp.ContentBlock{acp.TextBlock("again")})
+	tr.add(acp.SessionUpdate{Plan: &acp.Plan{Entries: []acp.PlanEntry{{Content: "the next turn's"}}}})
+	if n := len(tr.updates()); n != 6 {
+		t.Errorf("%d updates: the next turn's prompt and plan are entries of their own", n)
+	}
+
+	for i := range maxTranscript {
+		tr.add(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: acp.ToolCallID(fmt.Sprint("n", i)), Title: "x"}})
+	}
+	if len(tr.entries) != maxTranscript || tr.first != 6 {
+		t.Fatalf("%d entries, the first at %d: want the bound, the oldest gone", len(tr.entries), tr.first)
+	}
+	if _, ok := tr.calls["c1"]; ok {
+		t.Error("the call that went is still indexed")
+	}
+	tr.add(acp.SessionUpdate{ToolCallUpdate: &acp.ToolCallUpdate{ToolCallID: "c1", Status: acp.ToolCallStatusFailed}})
+	last := tr.updates()[maxTranscript-1]
+	if last.ToolCall == nil || last.ToolCall.ToolCallID != "c1" || last.ToolCall.Status != acp.ToolCallStatusFailed {
+		t.Errorf("an update of a call that went: %+v", last)
+	}
+
+	big := newTranscript()
+	chunk := string(make([]byte, 1<<20))
+	for i := range 70 {
+		big.add(acp.AgentMessageChunk(acp.TextBlock(chunk)))
+		big.add(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: acp.ToolCallID(fmt.Sprint("t", i))}}) // ends the run of text
+	}
+	if big.bytes > maxTranscriptBytes {
+		t.Errorf("%d bytes held, over the bound", big.bytes)
+	}
+}
