@@ -16,6 +16,7 @@ import (
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/eliza"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/workspace"
 	"go.uber.org/goleak"
@@ -285,7 +286,7 @@ func TestAQueuedPromptCanBeTakenBack(t *testing.T) {
 		return false
 	})
 	var res struct{ Unqueued bool }
-	if err := p.conn.CallExtension(t.Context(), methodUnqueue, unqueueRequest{SessionID: s.SessionID, PromptID: 2}, &res); err != nil || !res.Unqueued {
+	if err := p.conn.CallExtension(t.Context(), parleyapi.MethodUnqueue, parleyapi.UnqueueParams{SessionID: s.SessionID, PromptID: 2}, &res); err != nil || !res.Unqueued {
 		t.Fatalf("unqueue: %v %v", res, err)
 	}
 	resp := <-second
@@ -348,8 +349,8 @@ func TestFilesForMentions(t *testing.T) {
 	}
 	p := connect(t, srv)
 	s := openTestSession(t, p, "")
-	var res filesResponse
-	if err := p.conn.CallExtension(t.Context(), methodFiles, filesRequest{SessionID: s.SessionID, Query: "main"}, &res); err != nil {
+	var res parleyapi.FilesResult
+	if err := p.conn.CallExtension(t.Context(), parleyapi.MethodFiles, parleyapi.FilesParams{SessionID: s.SessionID, Query: "main"}, &res); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

@@ -7,6 +7,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/workspace"
 )
 
@@ -274,14 +275,14 @@ func (ss *session) endPrompt(id int, end promptEnd) {
 }
 
 // queueState is what _parley/queue tells: the turn that runs and what waits behind it.
-func (ss *session) queueState() *queueNotification {
-	n := &queueNotification{SessionID: ss.id, Queued: []queuedPrompt{}}
+func (ss *session) queueState() *parleyapi.QueueNotification {
+	n := &parleyapi.QueueNotification{SessionID: ss.id, Queued: []parleyapi.QueuedPrompt{}}
 	if ss.running != nil {
 		id := ss.running.ID
 		n.Running = &id
 	}
 	for _, p := range ss.queue {
-		n.Queued = append(n.Queued, queuedPrompt{PromptID: p.ID, Text: p.Text()})
+		n.Queued = append(n.Queued, parleyapi.QueuedPrompt{PromptID: p.ID, Text: p.Text()})
 	}
 	return n
 }

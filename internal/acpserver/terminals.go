@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/parleyapi"
 )
 
 // The agent's terminals run in parley (it is the agent's client), so the page cannot
@@ -19,17 +20,8 @@ type terminalOutput struct {
 	ExitStatus *acp.TerminalExitStatus
 }
 
-// terminalNotification is _parley/terminal_output's params.
-type terminalNotification struct {
-	SessionID  acp.SessionID           `json:"sessionId"`
-	TerminalID acp.TerminalID          `json:"terminalId"`
-	Output     string                  `json:"output"`
-	Truncated  bool                    `json:"truncated,omitempty"`
-	ExitStatus *acp.TerminalExitStatus `json:"exitStatus,omitempty"`
-}
-
-func (t *terminalOutput) notification(session acp.SessionID, id acp.TerminalID) *terminalNotification {
-	return &terminalNotification{SessionID: session, TerminalID: id, Output: t.Output, Truncated: t.Truncated, ExitStatus: t.ExitStatus}
+func (t *terminalOutput) notification(session acp.SessionID, id acp.TerminalID) *parleyapi.TerminalOutputNotification {
+	return &parleyapi.TerminalOutputNotification{SessionID: session, TerminalID: id, Output: t.Output, Truncated: t.Truncated, ExitStatus: t.ExitStatus}
 }
 
 // watchTerminals starts following the terminals a tool call shows (called under ss.mu).

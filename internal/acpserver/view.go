@@ -6,8 +6,10 @@ import (
 	"sync"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/changesrpc"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/mailbox"
+	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/toolui"
 )
@@ -32,8 +34,8 @@ type viewEvent struct {
 	owner    *conn              // with a TurnStarted: the connection that sent the prompt
 	echo     bool               // and it wants its prompt shown back
 	replay   *acp.SessionUpdate // an update from the transcript, or one parley made
-	queue    *queueNotification
-	terminal *terminalNotification
+	queue    *parleyapi.QueueNotification
+	terminal *parleyapi.TerminalOutputNotification
 	// end, when set, is told endValue once everything before it was sent: a prompt's
 	// answer follows its updates on the wire.
 	end      chan<- promptEnd
@@ -153,9 +155,9 @@ func (v *view) show(e viewEvent) bool {
 	case e.replay != nil:
 		v.c.ac.Update(ctx, id, *e.replay)
 	case e.queue != nil:
-		v.c.notify(ctx, methodQueue, e.queue)
+		v.c.notify(ctx, parleyapi.MethodQueue, e.queue)
 	case e.terminal != nil:
-		v.c.notify(ctx, methodTerminalOutput, e.terminal)
+		v.c.notify(ctx, parleyapi.MethodTerminalOutput, e.terminal)
 	}
 	switch ev := e.ev.(type) {
 	case conversation.AgentUpdate:
@@ -177,35 +179,35 @@ func (v *view) show(e viewEvent) bool {
 	case conversation.ElicitationCompleted:
 		v.c.ac.CompleteElicitation(ctx, &acp.CompleteElicitationNotification{ElicitationID: ev.ID})
 	case conversation.SignInRequired:
-		v.c.notify(ctx, methodSignInRequired, signInRequiredNotification{SessionID: id, Agent: ev.Agent, During: ev.During, Methods: signInMethods(ev.Methods)})
+		v.c.notify(ctx, parleyapi.MethodSignInRequired, parleyapi.SignInRequiredNotification{SessionID: id, Agent: ev.Agent, During: ev.During, Methods: signInMethods(ev.Methods)})
 	case conversation.SigningIn:
-		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "signing_in", Text: "signing in: " + toolui.SafeText(ev.Method.Name)})
+		v.c.notify(ctx, parleyapi.MethodStatus, parleyapi.StatusNotification{SessionID: id, State: "signing_in", Text: "signing in: " + toolui.SafeText(ev.Method.Name)})
 	case conversation.SignInEnded:
-		n := signInEndedNotification{SessionID: id, Method: toolui.SafeText(ev.Method.Name)}
+		n := parleyapi.SignInEndedNotification{SessionID: id, Method: toolui.SafeText(ev.Method.Name)}
 		if ev.Err != nil {
 			n.Error = toolui.SafeText(ev.Err.Error())
 		}
-		v.c.notify(ctx, methodSignInEnded, n)
+		v.c.notify(ctx, parleyapi.MethodSignInEnded, n)
 	case conversation.TurnChanges:
-		n := turnChangesNotification{SessionID: id, PromptID: ev.Turn, turnWire: wireTurn(ev.Record)}
+		n := parleyapi.TurnChangesNotification{SessionID: id, PromptID: ev.Turn, ChangedTurn: changesrpc.Turn(ev.Record)}
 		if ev.Err != nil {
 			n.Error = toolui.SafeText(ev.Err.Error())
 		}
-		v.c.notify(ctx, methodChanges, n)
+		v.c.notify(ctx, parleyapi.MethodChanges, n)
 	case conversation.ChangesUndone:
-		n := changesEventNotification{SessionID: id, What: "undone", Files: []string{}}
+		n := parleyapi.ChangesChangedNotification{SessionID: id, What: "undone", Files: []string{}}
 		for _, f := range ev.Result.Files {
 			n.Files = append(n.Files, f.Rel)
 		}
-		v.c.notify(ctx, methodChangesChanged, n)
+		v.c.notify(ctx, parleyapi.MethodChangesChanged, n)
 	case conversation.ChangesKept:
-		n := changesEventNotification{SessionID: id, What: "kept", Files: []string{}}
+		n := parleyapi.ChangesChangedNotification{SessionID: id, What: "kept", Files: []string{}}
 		for _, k := range ev.Kept {
 			n.Files = append(n.Files, k.Change.Rel)
 		}
-		v.c.notify(ctx, methodChangesChanged, n)
+		v.c.notify(ctx, parleyapi.MethodChangesChanged, n)
 	case conversation.Notice:
-		v.c.notify(ctx, methodNotice, noticeNotification{SessionID: id, Text: ev.Text})
+		v.c.notify(ctx, parleyapi.MethodNotice, parleyapi.NoticeNotification{SessionID: id, Text: ev.Text})
 	case conversation.Starting:
 		text := "starting " + ev.Agent
 		if ev.Restart {
@@ -214,15 +216,15 @@ func (v *view) show(e viewEvent) bool {
 				text += ": " + toolui.SafeText(ev.Reason.Error())
 			}
 		}
-		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "starting", Text: text})
+		v.c.notify(ctx, parleyapi.MethodStatus, parleyapi.StatusNotification{SessionID: id, State: "starting", Text: text})
 	case conversation.StartProgress:
-		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "starting", Text: toolui.SafeText(progressText(ev))})
+		v.c.notify(ctx, parleyapi.MethodStatus, parleyapi.StatusNotification{SessionID: id, State: "starting", Text: toolui.SafeText(progressText(ev))})
 	case conversation.Ready:
-		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "ready"})
+		v.c.notify(ctx, parleyapi.MethodStatus, parleyapi.StatusNotification{SessionID: id, State: "ready"})
 	case conversation.StartFailed:
-		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "failed", Text: toolui.SafeText(ev.Err.Error())})
+		v.c.notify(ctx, parleyapi.MethodStatus, parleyapi.StatusNotification{SessionID: id, State: "failed", Text: toolui.SafeText(ev.Err.Error())})
 	case conversation.Closed:
-		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "closed"})
+		v.c.notify(ctx, parleyapi.MethodStatus, parleyapi.StatusNotification{SessionID: id, State: "closed"})
 		return false
 	}
 	return true

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/parley-acp/parley/acp"
-	"github.com/parley-acp/parley/internal/changes"
+	"github.com/parley-acp/parley/internal/changesrpc"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/toolui"
@@ -63,27 +63,10 @@ func (w *worker) noteChanges(e conversation.TurnChanges) {
 	if len(e.Record.Changes) == 0 {
 		return
 	}
-	conv, turn := w.convID, changedTurn(e.Record)
+	conv, turn := w.convID, changesrpc.Turn(e.Record)
 	w.emitNote(NotifyChanges, func(id json.RawMessage) any {
 		return ChangesParams{RequestID: id, ConversationID: conv, Turn: turn}
 	})
-}
-
-func changedTurn(t changes.Turn) ChangedTurn {
-	out := ChangedTurn{Number: t.Number, Label: t.Label, Undo: t.Undo, Files: []ChangedFile{}}
-	for _, c := range t.Changes {
-		f := ChangedFile{Path: c.Path, Rel: c.Rel, Kind: string(c.Kind), Added: c.Added, Removed: c.Removed, Status: string(c.Status),
-			Undoable: c.Undoable(), RunsCode: c.RunsCode}
-		if c.ModeChanged() {
-			f.Mode = fmt.Sprintf("%03o → %03o", c.Before.Mode.Perm(), c.After.Mode.Perm())
-		}
-		f.Note = c.Before.NotKept()
-		if f.Note == "" {
-			f.Note = c.After.NotKept()
-		}
-		out.Files = append(out.Files, f)
-	}
-	return out
 }
 
 // onElicitation shows the agent's question to a client that can answer it; for another
