@@ -117,7 +117,7 @@ func decodeParams(params json.RawMessage, v any) error {
 }
 
 func (s *Server) agentList() []AgentEntry {
-	list := s.opts.Launcher.Agents()
+	list := append([]AgentEntry{}, s.opts.Launcher.Agents()...) // never null on the wire
 	for i := range list {
 		list[i].Default = list[i].Name == s.opts.DefaultAgent
 	}

@@ -33,6 +33,7 @@ func (ix *fileIndex) search(ctx context.Context, dir, query string, limit int) (
 		}
 		ix.idx, ix.at = idx, time.Now()
 	}
+	found = []parleyapi.FileMatch{} // never null on the wire
 	for _, m := range ix.idx.Find(query, limit) {
 		found = append(found, parleyapi.FileMatch{Path: m.Path, Matches: runePositions(m.Path, m.Matched)})
 	}

@@ -38,6 +38,9 @@ const (
 	CodeInternal = -32603
 )
 
+// ErrorData is the data the errors above carry, when they carry any (CodeUndoConflict's).
+var ErrorData = []any{ConflictData{}}
+
 // Kind says how a method is used.
 type Kind string
 
