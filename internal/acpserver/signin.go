@@ -16,16 +16,20 @@ import (
 // agent's question, passed to the page as the agent sent it (elicitation/create); the
 // core checks the answer against the form before it reaches the agent.
 
-func signInMethods(ms []conversation.AuthMethod) []parleyapi.SignInMethod {
+// signInMethods are the agent's methods as the page is told them; agent is the name parley
+// knows the agent by (what `parley login --agent` takes).
+func signInMethods(agent string, ms []conversation.AuthMethod) []parleyapi.SignInMethod {
 	out := []parleyapi.SignInMethod{}
 	for _, m := range ms {
 		sm := parleyapi.SignInMethod{ID: m.ID, Name: toolui.SafeText(m.Name), Description: toolui.SafeText(m.Description), Kind: string(m.Kind),
-			Command: m.Command, EnvNames: m.EnvNames, Link: m.Link, Effect: m.Effect(), Refused: m.Refused}
+			Command: []string{"login", "--agent", agent, "--method", string(m.ID)},
+			Program: m.Command, EnvNames: m.EnvNames, Link: m.Link, Effect: m.Effect(), Refused: m.Refused}
 		if m.Run != nil {
 			sm.Run = m.Run.Lines()
 		}
 		for _, v := range m.Vars {
-			sm.Vars = append(sm.Vars, parleyapi.SignInVar{Name: v.Name, Label: v.Label, Secret: v.Secret, Optional: v.Optional})
+			sm.Vars = append(sm.Vars, v.Name)
+			sm.Fields = append(sm.Fields, parleyapi.SignInVar{Name: v.Name, Label: v.Label, Secret: v.Secret, Optional: v.Optional})
 		}
 		out = append(out, sm)
 	}

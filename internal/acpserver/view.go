@@ -179,7 +179,7 @@ func (v *view) show(e viewEvent) bool {
 	case conversation.ElicitationCompleted:
 		v.c.ac.CompleteElicitation(ctx, &acp.CompleteElicitationNotification{ElicitationID: ev.ID})
 	case conversation.SignInRequired:
-		v.c.notify(ctx, parleyapi.MethodSignInRequired, parleyapi.SignInRequiredNotification{SessionID: id, Agent: ev.Agent, During: ev.During, Methods: signInMethods(ev.Methods)})
+		v.c.notify(ctx, parleyapi.MethodSignInRequired, parleyapi.SignInRequiredNotification{SessionID: id, Agent: ev.Agent, During: ev.During, Methods: signInMethods(v.ss.agentName, ev.Methods)})
 	case conversation.SigningIn:
 		v.c.notify(ctx, parleyapi.MethodStatus, parleyapi.StatusNotification{SessionID: id, State: "signing_in", Text: "signing in: " + toolui.SafeText(ev.Method.Name)})
 	case conversation.SignInEnded:

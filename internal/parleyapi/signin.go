@@ -31,25 +31,32 @@ type SignInRequiredNotification struct {
 
 // SignInMethod is one way to sign in: kind agent (the agent signs the user in itself, often
 // in a browser), terminal (a program to run in a terminal) or env_var (variables to set).
-// vscodelm's lm/signInRequired has its own shape (a parley login command per method) for
-// the clients that read it today.
+// _parley/sign_in_required and vscodelm's lm/signInRequired both send it.
 type SignInMethod struct {
 	ID          acp.AuthMethodID `json:"id"`
 	Name        string           `json:"name"`
 	Description string           `json:"description,omitempty"`
-	Kind        string           `json:"kind"`               // agent, terminal, env_var
-	Command     []string         `json:"command,omitempty"`  // terminal: the program a terminal runs
-	EnvNames    []string         `json:"envNames,omitempty"` // terminal: variables it sets
+	Kind        string           `json:"kind"` // agent, terminal, env_var
+	// Command is the parley command that signs in with the method, as its arguments (`parley
+	// login …`), to run in a terminal: the way for a front-end that runs none itself.
+	Command []string `json:"command"`
+	// Vars names the variables an env_var method sets, never their values; Fields says how
+	// to ask for each.
+	Vars   []string    `json:"vars,omitempty"`
+	Fields []SignInVar `json:"fields,omitempty"`
+	// Program is, for a terminal method, the program a terminal runs and its arguments, as
+	// the agent gave them; EnvNames the variables it sets.
+	Program  []string `json:"program,omitempty"`
+	EnvNames []string `json:"envNames,omitempty"`
 	// Run is, for a terminal method, the whole of what it runs, as lines to show (program,
-	// arguments, variables with their values, directory; every character visible); a page
-	// runs no terminal: `parley login` shows them again and asks before it runs.
+	// arguments, variables with their values, directory; every character visible); `parley
+	// login` shows them again and asks before it runs.
 	Run []string `json:"run,omitempty"`
 	// Effect is what signing in with it does, on one line; Refused why parley will not
 	// (a variable that makes programs run code): such a method signs in nowhere.
-	Effect  string      `json:"effect,omitempty"`
-	Refused string      `json:"refused,omitempty"`
-	Vars    []SignInVar `json:"vars,omitempty"` // env_var: the variables asked for
-	Link    string      `json:"link,omitempty"` // a page about the method
+	Effect  string `json:"effect,omitempty"`
+	Refused string `json:"refused,omitempty"`
+	Link    string `json:"link,omitempty"` // a page about the method
 }
 
 // SignInVar is a variable an env_var method asks for (Secret: not to be shown as typed).

@@ -10,6 +10,7 @@ import (
 	"github.com/parley-acp/parley/internal/changesrpc"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
@@ -138,9 +139,9 @@ func (w *worker) signIn(r *chatRequest, ae *conversation.AuthRequiredError) {
 	if w.open != r {
 		w.openExchange(r)
 	}
-	methods := make([]SignInMethod, 0, len(ae.Methods))
+	methods := make([]parleyapi.SignInMethod, 0, len(ae.Methods))
 	for _, m := range ae.Methods {
-		sm := SignInMethod{ID: string(m.ID), Name: m.Name, Description: m.Description, Kind: string(m.Kind), Command: w.s.loginArgs(w.def, string(m.ID)),
+		sm := parleyapi.SignInMethod{ID: m.ID, Name: m.Name, Description: m.Description, Kind: string(m.Kind), Command: w.s.loginArgs(w.def, string(m.ID)),
 			Effect: m.Effect(), Refused: m.Refused}
 		for _, v := range m.Vars {
 			sm.Vars = append(sm.Vars, v.Name)
@@ -157,7 +158,7 @@ func (w *worker) signIn(r *chatRequest, ae *conversation.AuthRequiredError) {
 }
 
 // signInText says, in Markdown, that the agent needs a sign-in and how to do it.
-func signInText(agent string, methods []SignInMethod) string {
+func signInText(agent string, methods []parleyapi.SignInMethod) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s needs you to sign in** before it can answer.\n\n", agent)
 	if len(methods) == 0 {

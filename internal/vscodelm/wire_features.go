@@ -134,27 +134,10 @@ type AnswerElicitationParams struct {
 // it (Command: parley's arguments, to run in a terminal: `parley login …`); once it
 // succeeded, the client sends lm/signedIn and the request again.
 type SignInRequiredParams struct {
-	RequestID json.RawMessage `json:"requestId"`
-	Agent     string          `json:"agent"`
-	ModelID   string          `json:"modelId"`
-	Methods   []SignInMethod  `json:"methods"`
-}
-
-// SignInMethod is one way to sign in: kind agent (the agent signs the user in itself,
-// often in a browser), terminal (a program to run in a terminal) or env_var (variables
-// to set: Vars names them, never their values).
-type SignInMethod struct {
-	ID          string   `json:"id"`
-	Name        string   `json:"name"`
-	Description string   `json:"description,omitempty"`
-	Kind        string   `json:"kind"`
-	Vars        []string `json:"vars,omitempty"`
-	Command     []string `json:"command"`
-	// Effect is what signing in with it does (a terminal method: the whole command line
-	// it runs, which `parley login` shows again and asks about); Refused, why parley will
-	// not sign in with it (it sets a variable that makes programs run code).
-	Effect  string `json:"effect,omitempty"`
-	Refused string `json:"refused,omitempty"`
+	RequestID json.RawMessage          `json:"requestId"`
+	Agent     string                   `json:"agent"`
+	ModelID   string                   `json:"modelId"`
+	Methods   []parleyapi.SignInMethod `json:"methods"`
 }
 
 // SignedInParams is the params of the notification lm/signedIn: the user signed in to

@@ -332,8 +332,7 @@ export interface SignInRequiredNotification {
 /**
  * SignInMethod is one way to sign in: kind agent (the agent signs the user in itself, often
  * in a browser), terminal (a program to run in a terminal) or env_var (variables to set).
- * vscodelm's lm/signInRequired has its own shape (a parley login command per method) for
- * the clients that read it today.
+ * _parley/sign_in_required and vscodelm's lm/signInRequired both send it.
  */
 export interface SignInMethod {
   id: string;
@@ -341,14 +340,27 @@ export interface SignInMethod {
   description?: string;
   /** agent, terminal, env_var */
   kind: string;
-  /** terminal: the program a terminal runs */
-  command?: string[];
-  /** terminal: variables it sets */
+  /**
+   * Command is the parley command that signs in with the method, as its arguments (`parley
+   * login …`), to run in a terminal: the way for a front-end that runs none itself.
+   */
+  command: string[];
+  /**
+   * Vars names the variables an env_var method sets, never their values; Fields says how
+   * to ask for each.
+   */
+  vars?: string[];
+  fields?: SignInVar[];
+  /**
+   * Program is, for a terminal method, the program a terminal runs and its arguments, as
+   * the agent gave them; EnvNames the variables it sets.
+   */
+  program?: string[];
   envNames?: string[];
   /**
    * Run is, for a terminal method, the whole of what it runs, as lines to show (program,
-   * arguments, variables with their values, directory; every character visible); a page
-   * runs no terminal: `parley login` shows them again and asks before it runs.
+   * arguments, variables with their values, directory; every character visible); `parley
+   * login` shows them again and asks before it runs.
    */
   run?: string[];
   /**
@@ -357,8 +369,6 @@ export interface SignInMethod {
    */
   effect?: string;
   refused?: string;
-  /** env_var: the variables asked for */
-  vars?: SignInVar[];
   /** a page about the method */
   link?: string;
 }
