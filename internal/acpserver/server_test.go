@@ -182,7 +182,7 @@ func openTestSession(t *testing.T, p *page, agent string) *acp.NewSessionRespons
 	t.Helper()
 	req := &acp.NewSessionRequest{MCPServers: []acp.MCPServer{}}
 	if agent != "" {
-		req.Meta = parleyMeta(requestMeta{Agent: agent})
+		req.Meta = parleyMeta(parleyapi.RequestMeta{Agent: agent})
 	}
 	resp, err := p.conn.NewSession(t.Context(), req)
 	if err != nil {
@@ -219,7 +219,7 @@ func TestPromptIsAnsweredByTheAgentBehindParley(t *testing.T) {
 func TestUnknownAgentAndCwdOutsideTheWorkspaceAreRefused(t *testing.T) {
 	srv := newTestServer(t)
 	p := connect(t, srv)
-	_, err := p.conn.NewSession(t.Context(), &acp.NewSessionRequest{Meta: parleyMeta(requestMeta{Agent: "nobody"})})
+	_, err := p.conn.NewSession(t.Context(), &acp.NewSessionRequest{Meta: parleyMeta(parleyapi.RequestMeta{Agent: "nobody"})})
 	if err == nil || !strings.Contains(err.Error(), "nobody") {
 		t.Errorf("unknown agent: %v", err)
 	}

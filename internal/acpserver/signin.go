@@ -61,9 +61,7 @@ func (v *view) elicit(q conversation.ElicitationAsked) {
 		for k, v := range e.Request.Meta {
 			meta[k] = v
 		}
-		meta["parley"] = parleyMeta(struct {
-			Order []string `json:"order"`
-		}{order})["parley"]
+		meta["parley"] = parleyMeta(parleyapi.ElicitationMeta{Order: order})["parley"]
 		req.Meta = meta
 	}
 	v.wg.Go(func() {

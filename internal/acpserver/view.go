@@ -313,7 +313,7 @@ func permissionRequest(session acp.SessionID, q conversation.QuestionAsked) *acp
 		req.Options = append(req.Options, acp.PermissionOption{OptionID: acp.PermissionOptionID(kind), Name: name, Kind: kind})
 	}
 	s := q.Question.Subject
-	risk := riskMeta{Command: s.Command, Tier: s.Tier().String(), Always: s.Always, RunsEditableCode: s.RunsEditableCode()}
+	risk := parleyapi.RiskMeta{Command: s.Command, Tier: s.Tier().String(), Always: s.Always, RunsEditableCode: s.RunsEditableCode()}
 	if s.Analysis != nil {
 		for _, f := range s.Analysis.Findings {
 			risk.Reasons = append(risk.Reasons, f.Reason)
@@ -330,15 +330,6 @@ func hasDiff(content []acp.ToolCallContent) bool {
 		}
 	}
 	return false
-}
-
-// riskMeta is _meta.parley of a permission request: what parley made of the call.
-type riskMeta struct {
-	Command          string   `json:"command,omitempty"`
-	Tier             string   `json:"tier"`
-	Reasons          []string `json:"reasons,omitempty"`
-	Always           string   `json:"always,omitempty"`
-	RunsEditableCode bool     `json:"runsEditableCode,omitempty"`
 }
 
 // answerOf maps the page's outcome back to an answer; anything not offered is a refusal.

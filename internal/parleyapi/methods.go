@@ -38,8 +38,9 @@ const (
 	CodeInternal = -32603
 )
 
-// ErrorData is the data the errors above carry, when they carry any (CodeUndoConflict's).
-var ErrorData = []any{ConflictData{}}
+// Others are the types sent other than as a method's params or result: an error's data
+// (CodeUndoConflict's), and what parley adds to ACP's messages in _meta.parley.
+var Others = []any{ConflictData{}, InitializeMeta{}, RequestMeta{}, SessionMeta{}, SessionListMeta{}, PromptMeta{}, RiskMeta{}, ElicitationMeta{}}
 
 // Kind says how a method is used.
 type Kind string

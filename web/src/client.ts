@@ -2,9 +2,10 @@
 // settings, and folds what parley sends into each Session. Questions from parley
 // (permission, elicitation) become entries the user answers on the page.
 import type { ContentBlock, InitializeResponse, SessionInfo } from "@agentclientprotocol/sdk";
+import { parleyMeta } from "./meta";
 import type * as api from "./parleyapi";
 import { Peer } from "./rpc";
-import { Session, type SessionInfoMeta } from "./session";
+import { Session } from "./session";
 
 export class Parley {
   sessions = new Map<string, Session>();
@@ -71,14 +72,14 @@ export class Parley {
   }
 
   get defaultAgent(): string {
-    return (this.info as any)?._meta?.parley?.defaultAgent ?? "eliza";
+    return parleyMeta<api.InitializeMeta>(this.info)?.defaultAgent ?? "eliza";
   }
   get workspace(): string {
-    return (this.info as any)?._meta?.parley?.workspace ?? "";
+    return parleyMeta<api.InitializeMeta>(this.info)?.workspace ?? "";
   }
 
   private adopt(id: string, resp: any): Session {
-    const meta: SessionInfoMeta = resp._meta?.parley ?? { agent: "?", promptCapabilities: {}, cwd: this.workspace };
+    const meta = parleyMeta<api.SessionMeta>(resp) ?? { agent: "?", promptCapabilities: {}, cwd: this.workspace };
     let s = this.sessions.get(id);
     if (s) s.meta = meta;
     else {
@@ -95,7 +96,7 @@ export class Parley {
   }
 
   async newSession(agent?: string): Promise<Session> {
-    const resp = await this.peer.request("session/new", { cwd: this.workspace, mcpServers: [], _meta: agent ? { parley: { agent } } : undefined });
+    const resp = await this.peer.request("session/new", { cwd: this.workspace, mcpServers: [], _meta: agent ? { parley: { agent } satisfies api.RequestMeta } : undefined });
     // Updates that follow the response are for this id: adopt it before they come.
     return this.adopt(resp.sessionId, resp);
   }
@@ -104,7 +105,7 @@ export class Parley {
     // The replay arrives before the answer: the session must exist to take it.
     if (!this.sessions.has(id)) this.sessions.set(id, new Session(id, { agent: agent ?? "?", promptCapabilities: {}, cwd: this.workspace }));
     try {
-      const resp = await this.peer.request("session/load", { sessionId: id, cwd: this.workspace, mcpServers: [], _meta: agent ? { parley: { agent } } : undefined });
+      const resp = await this.peer.request("session/load", { sessionId: id, cwd: this.workspace, mcpServers: [], _meta: agent ? { parley: { agent } satisfies api.RequestMeta } : undefined });
       return this.adopt(id, resp);
     } catch (e) {
       this.sessions.delete(id);
@@ -125,7 +126,7 @@ export class Parley {
   // prompt sends blocks; parley shows them back (echo) when their turn starts, so a prompt
   // that waits in the queue appears in the conversation when it runs.
   prompt(s: Session, blocks: ContentBlock[]): Promise<any> {
-    return this.peer.request("session/prompt", { sessionId: s.id, prompt: blocks, _meta: { parley: { echo: true } } });
+    return this.peer.request("session/prompt", { sessionId: s.id, prompt: blocks, _meta: { parley: { echo: true } satisfies api.RequestMeta } });
   }
 
   cancel(s: Session) {

@@ -429,6 +429,98 @@ export interface Conflict {
   since?: boolean;
 }
 
+/** InitializeMeta is _meta.parley of initialize's response. */
+export interface InitializeMeta {
+  /** the agent of a session/new that names none */
+  defaultAgent: string;
+  /** the directory sessions work in (their cwd is inside it) */
+  workspace: string;
+}
+
+/**
+ * RequestMeta is what a front-end may say in _meta.parley of session/new, session/load and
+ * session/prompt.
+ */
+export interface RequestMeta {
+  /** session/new, session/load: the agent to talk to */
+  agent?: string;
+  /** session/prompt: show the prompt back when its turn starts */
+  echo?: boolean;
+}
+
+/**
+ * SessionMeta is _meta.parley of session/new's and session/load's responses: which agent
+ * runs behind parley's session, and what it accepts.
+ */
+export interface SessionMeta {
+  agent: string;
+  agentTitle?: string;
+  agentVersion?: string;
+  promptCapabilities: PromptCapabilities;
+  cwd: string;
+  /** the prompt whose turn runs (session/load) */
+  running?: number;
+  /** the agent wants a sign-in first (_parley/sign_in_required follows) */
+  signIn?: boolean;
+  /** the agent lists its own sessions */
+  canList?: boolean;
+  agentSessionId?: string;
+}
+
+/** PromptCapabilities is acp.PromptCapabilities, as parley sends it (the fields it knows). */
+export interface PromptCapabilities {
+  image?: boolean;
+  audio?: boolean;
+  embeddedContext?: boolean;
+  _meta?: Record<string, unknown>;
+}
+
+/**
+ * SessionListMeta is _meta.parley of each session session/list answers: the agent it is
+ * with, and whether parley holds it open (else the agent keeps it, to load).
+ */
+export interface SessionListMeta {
+  agent: string;
+  live: boolean;
+}
+
+/**
+ * PromptMeta is _meta.parley of session/prompt's response: the prompt's id (what
+ * _parley/queue and _parley/changes call it), and why it did not run, if it did not.
+ */
+export interface PromptMeta {
+  promptId: number;
+  /** taken back before it ran: nothing was sent */
+  unqueued?: boolean;
+  /** the session closed first */
+  closed?: boolean;
+}
+
+/**
+ * RiskMeta is _meta.parley of a permission request (session/request_permission): what
+ * parley made of the call.
+ */
+export interface RiskMeta {
+  /** the command that would run */
+  command?: string;
+  /** none, medium, high, critical */
+  tier: string;
+  /** why it is that risky */
+  reasons?: string[];
+  /** what an "always" answer would cover */
+  always?: string;
+  /** it runs code the agent can edit */
+  runsEditableCode?: boolean;
+}
+
+/**
+ * ElicitationMeta is _meta.parley of an elicitation/create: the form's fields in the order
+ * the agent wrote them (a JSON schema's properties have none).
+ */
+export interface ElicitationMeta {
+  order: string[];
+}
+
 /** The requests, by method: what each takes and answers. */
 export interface ParleyRequests {
   "_parley/agents": { params: AgentsParams; result: AgentsResult };

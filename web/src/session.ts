@@ -5,7 +5,7 @@ import type {
   AvailableCommand, ContentBlock, PlanEntry, RequestPermissionRequest, SessionConfigOption,
   SessionModeState, SessionUpdate, ToolCall, ToolCallUpdate, UsageUpdate, CreateElicitationRequest,
 } from "@agentclientprotocol/sdk";
-import type { QueuedPrompt, SignInMethod, StatusNotification, TerminalOutputNotification, TurnChangesNotification } from "./parleyapi";
+import type { QueuedPrompt, SessionMeta, SignInMethod, StatusNotification, TerminalOutputNotification, TurnChangesNotification } from "./parleyapi";
 
 export type Entry =
   | { kind: "user"; key: number; version: number; blocks: ContentBlock[] }
@@ -57,16 +57,6 @@ export interface Elicitation {
 // Terminal is what parley told of a terminal's output (_parley/terminal_output).
 export type Terminal = Pick<TerminalOutputNotification, "output" | "truncated" | "exitStatus">;
 
-export interface SessionInfoMeta {
-  agent: string;
-  agentTitle?: string;
-  agentVersion?: string;
-  promptCapabilities: { image?: boolean; audio?: boolean; embeddedContext?: boolean };
-  cwd: string;
-  running?: number;
-  canList?: boolean;
-}
-
 let keys = 0;
 
 export class Session {
@@ -88,7 +78,7 @@ export class Session {
   private entryListeners: (() => void)[] = [];
   private tools = new Map<string, Entry & { kind: "tool" }>();
 
-  constructor(readonly id: string, public meta: SessionInfoMeta) {}
+  constructor(readonly id: string, public meta: SessionMeta) {}
 
   // onChange hears of changes to the settings, queue and status; onEntries of changes to
   // the conversation's entries (every chunk of a reply: kept cheap).
