@@ -61,7 +61,21 @@ func TestDeclarationsFollowTheJSONTags(t *testing.T) {
 // A type of the package without a comment is refused: every declaration says what it is.
 func TestATypeWithoutACommentIsRefused(t *testing.T) {
 	type Undocumented struct{}
-	if _, err := Generate(nil, []any{Undocumented{}}, reflect.TypeFor[Thing]().PkgPath(), "testdata/sample"); err == nil {
-		t.Error("a type without a comment was declared")
+	methods := []parleyapi.Method{{Name: "_x/get", Kind: parleyapi.Request, Params: Base{}, Result: Thing{}}, {Name: "_x/told", Kind: parleyapi.Notification, Params: Thing{}}}
+	if _, err := Generate(methods, []any{Undocumented{}}, reflect.TypeFor[Thing]().PkgPath(), "testdata/sample"); err == nil || !strings.Contains(err.Error(), "Undocumented has no comment") {
+		t.Errorf("a type without a comment: %v, want it refused", err)
+	}
+}
+
+// The table of methods and the Method constants must agree: either one alone is refused.
+func TestMethodsAndTheirConstantsAgree(t *testing.T) {
+	pkg := reflect.TypeFor[Thing]().PkgPath()
+	unlisted := []parleyapi.Method{{Name: "_x/get", Kind: parleyapi.Request, Params: Base{}, Result: Thing{}}}
+	if _, err := Generate(unlisted, nil, pkg, "testdata/sample"); err == nil || !strings.Contains(err.Error(), "MethodTold") {
+		t.Errorf("a constant missing from the table: %v, want it named", err)
+	}
+	unnamed := append(unlisted, parleyapi.Method{Name: "_x/told", Kind: parleyapi.Notification, Params: Thing{}}, parleyapi.Method{Name: "_x/other", Kind: parleyapi.Notification, Params: Base{}})
+	if _, err := Generate(unnamed, nil, pkg, "testdata/sample"); err == nil || !strings.Contains(err.Error(), "_x/other") {
+		t.Errorf("a method without a constant: %v, want it named", err)
 	}
 }

@@ -17,3 +17,9 @@ type Thing struct {
 	Hidden  string            `json:"-"`             // not sent
 	private int
 }
+
+// The sample's methods.
+const (
+	MethodGet  = "_x/get"  // request
+	MethodTold = "_x/told" // notification
+)
