@@ -166,7 +166,7 @@ func (g *generator) writeType(b *bytes.Buffer, t reflect.Type) error {
 	if t.PkgPath() != g.pkgPath {
 		doc = fmt.Sprintf("%s is %s.%s, as parley sends it (the fields it knows).", t.Name(), filepath.Base(t.PkgPath()), t.Name())
 	} else if doc == "" {
-		return fmt.Errorf("parleyapi.%s has no comment", t.Name())
+		return fmt.Errorf("%s.%s has no comment", filepath.Base(t.PkgPath()), t.Name())
 	}
 	writeComment(b, "", doc)
 	var extends []string
