@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/parleyapi"
 )
 
 // What a plain ACP client (one that did not ask for parley's extensions) finds.
@@ -52,7 +53,7 @@ func TestOnlyAClientThatAskedGetsParleysNotifications(t *testing.T) {
 	pg.waitFor(t, "the page's _parley/queue", func() bool {
 		pg.mu.Lock()
 		defer pg.mu.Unlock()
-		return slices.ContainsFunc(pg.ext, func(e string) bool { return strings.HasPrefix(e, methodQueue+" ") })
+		return slices.ContainsFunc(pg.ext, func(e string) bool { return strings.HasPrefix(e, parleyapi.MethodQueue+" ") })
 	})
 	// ... and the plain client nothing of parley's (its turn ended before the page's
 	// started: whatever it was sent came before).

@@ -11,6 +11,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/parley-acp/parley/internal/version"
 )
@@ -47,26 +48,6 @@ var (
 	_ acp.ExtensionHandler   = (*conn)(nil)
 )
 
-// sessionMeta is _meta.parley of session/new and session/load: which agent runs behind
-// parley's session, and what it accepts.
-type sessionMeta struct {
-	Agent              string                 `json:"agent"`
-	AgentTitle         string                 `json:"agentTitle,omitempty"`
-	AgentVersion       string                 `json:"agentVersion,omitempty"`
-	PromptCapabilities acp.PromptCapabilities `json:"promptCapabilities"`
-	Cwd                string                 `json:"cwd"`
-	Running            *int                   `json:"running,omitempty"` // the prompt whose turn runs (session/load)
-	SignIn             bool                   `json:"signIn,omitempty"`  // the agent wants a sign-in first (_parley/sign_in_required follows)
-	CanList            bool                   `json:"canList,omitempty"` // the agent lists its own sessions
-	AgentSessionID     acp.SessionID          `json:"agentSessionId,omitempty"`
-}
-
-// requestMeta is what a client may say in _meta.parley of session/new, load, list.
-type requestMeta struct {
-	Agent string `json:"agent"`
-	Echo  bool   `json:"echo"` // session/prompt: show the prompt back when its turn starts
-}
-
 func parleyMeta(v any) acp.Meta {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -75,8 +56,8 @@ func parleyMeta(v any) acp.Meta {
 	return acp.Meta{"parley": b}
 }
 
-func readMeta(m acp.Meta) requestMeta {
-	var r requestMeta
+func readMeta(m acp.Meta) parleyapi.RequestMeta {
+	var r parleyapi.RequestMeta
 	if raw := m["parley"]; raw != nil {
 		json.Unmarshal(raw, &r) // a malformed _meta is ignored, as ACP has it
 	}
@@ -113,10 +94,7 @@ func (c *conn) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp
 			SessionCapabilities: acp.SessionCapabilities{List: &acp.SessionListCapabilities{}, Close: &acp.SessionCloseCapabilities{}},
 		},
 		AgentInfo: &acp.Implementation{Name: "parley", Title: "parley", Version: version.String()},
-		Meta: parleyMeta(struct {
-			DefaultAgent string `json:"defaultAgent"`
-			Workspace    string `json:"workspace"`
-		}{c.srv.opts.DefaultAgent, c.srv.Workspace()}),
+		Meta:      parleyMeta(parleyapi.InitializeMeta{DefaultAgent: c.srv.opts.DefaultAgent, Workspace: c.srv.Workspace()}),
 	}, nil
 }
 
@@ -163,8 +141,8 @@ func startError(name string, err error) error {
 	return acp.Errorf(acp.CodeInternalError, "%s did not start: %v", name, err)
 }
 
-func (c *conn) describe(ss *session, state conversation.Session, signIn bool) sessionMeta {
-	m := sessionMeta{
+func (c *conn) describe(ss *session, state conversation.Session, signIn bool) parleyapi.SessionMeta {
+	m := parleyapi.SessionMeta{
 		Agent: ss.agentName, AgentTitle: state.Agent.Title, AgentVersion: state.Agent.Version,
 		PromptCapabilities: state.Agent.Capabilities.PromptCapabilities, Cwd: ss.roots.Dirs()[0],
 		CanList: state.Agent.Capabilities.SessionCapabilities.List != nil, AgentSessionID: state.ID,
@@ -328,10 +306,7 @@ func (c *conn) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) (
 		}
 		resp.Sessions = append(resp.Sessions, acp.SessionInfo{
 			SessionID: ss.id, Cwd: cwd, Title: state.Title, UpdatedAt: updated.UTC().Format("2006-01-02T15:04:05Z"),
-			Meta: parleyMeta(struct {
-				Agent string `json:"agent"`
-				Live  bool   `json:"live"`
-			}{ss.agentName, true}),
+			Meta: parleyMeta(parleyapi.SessionListMeta{Agent: ss.agentName, Live: true}),
 		})
 	}
 	// The agents' own sessions, through a session parley holds with each agent that
@@ -345,10 +320,7 @@ func (c *conn) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) (
 			if live[name+"\x00"+string(si.SessionID)] {
 				continue
 			}
-			si.Meta = parleyMeta(struct {
-				Agent string `json:"agent"`
-				Live  bool   `json:"live"`
-			}{name, false})
+			si.Meta = parleyMeta(parleyapi.SessionListMeta{Agent: name, Live: false})
 			resp.Sessions = append(resp.Sessions, si)
 		}
 	}
@@ -428,7 +400,7 @@ func (c *conn) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptR
 	}
 	state, err := ss.conv.Session(ctx)
 	if errors.Is(err, conversation.ErrClosed) {
-		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled, Meta: parleyMeta(promptMeta{Closed: true})}, nil
+		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled, Meta: parleyMeta(parleyapi.PromptMeta{Closed: true})}, nil
 	} else if err != nil {
 		return nil, err
 	}
@@ -449,9 +421,9 @@ func (c *conn) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptR
 	}
 	switch {
 	case e.Closed:
-		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled, Meta: parleyMeta(promptMeta{PromptID: p.ID, Closed: true})}, nil
+		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled, Meta: parleyMeta(parleyapi.PromptMeta{PromptID: p.ID, Closed: true})}, nil
 	case e.Unqueued:
-		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled, Meta: parleyMeta(promptMeta{PromptID: p.ID, Unqueued: true})}, nil
+		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled, Meta: parleyMeta(parleyapi.PromptMeta{PromptID: p.ID, Unqueued: true})}, nil
 	case e.Ended.Err != nil:
 		return nil, acp.Errorf(acp.CodeInternalError, "%v", e.Ended.Err)
 	}
@@ -459,14 +431,7 @@ func (c *conn) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.PromptR
 	if e.Ended.Cancelled && stop == "" {
 		stop = acp.StopReasonCancelled
 	}
-	return &acp.PromptResponse{StopReason: stop, Usage: e.Ended.Usage, Meta: parleyMeta(promptMeta{PromptID: p.ID})}, nil
-}
-
-// promptMeta is _meta.parley of a session/prompt answer.
-type promptMeta struct {
-	PromptID int  `json:"promptId"`
-	Unqueued bool `json:"unqueued,omitempty"` // taken back before it ran: nothing was sent
-	Closed   bool `json:"closed,omitempty"`   // the session closed first
+	return &acp.PromptResponse{StopReason: stop, Usage: e.Ended.Usage, Meta: parleyMeta(parleyapi.PromptMeta{PromptID: p.ID})}, nil
 }
 
 // checkPrompt refuses content the agent does not accept: it would refuse it itself,

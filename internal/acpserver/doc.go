@@ -50,7 +50,8 @@
 // have had no view and no turn running or queued for that long: a session that loses its
 // last view watches its conversation for that (watchIdle) until a view comes back.
 //
-// What only parley offers is an extension method: _parley/agents (the agents parley
+// What only parley offers is an extension method (internal/parleyapi defines them all,
+// their types and error codes): _parley/agents (the agents parley
 // knows), _parley/files (fuzzy file search for @ mentions), _parley/unqueue; parley tells
 // the page with notifications: _parley/queue (the prompts waiting behind the turn),
 // _parley/terminal_output (a terminal's output while its command runs), _parley/notice

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parley-acp/parley/internal/filelist"
+	"github.com/parley-acp/parley/internal/parleyapi"
 )
 
 // fileIndex is a session's workspace for @ mentions (internal/filelist: the files git would
@@ -20,16 +21,9 @@ type fileIndex struct {
 
 const fileIndexTTL = 10 * time.Second
 
-// fileMatch is one file found: its path relative to the workspace, and the positions (in
-// runes) of the query's letters in it, for highlighting.
-type fileMatch struct {
-	Path    string `json:"path"`
-	Matches []int  `json:"matches,omitempty"`
-}
-
 // search returns the files that match the query, best first, at most limit; truncated
 // says the workspace has more files than the index holds.
-func (ix *fileIndex) search(ctx context.Context, dir, query string, limit int) (found []fileMatch, truncated bool, err error) {
+func (ix *fileIndex) search(ctx context.Context, dir, query string, limit int) (found []parleyapi.FileMatch, truncated bool, err error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.idx == nil || time.Since(ix.at) >= fileIndexTTL {
@@ -39,8 +33,9 @@ func (ix *fileIndex) search(ctx context.Context, dir, query string, limit int) (
 		}
 		ix.idx, ix.at = idx, time.Now()
 	}
+	found = []parleyapi.FileMatch{} // never null on the wire
 	for _, m := range ix.idx.Find(query, limit) {
-		found = append(found, fileMatch{Path: m.Path, Matches: runePositions(m.Path, m.Matched)})
+		found = append(found, parleyapi.FileMatch{Path: m.Path, Matches: runePositions(m.Path, m.Matched)})
 	}
 	return found, ix.idx.Truncated, nil
 }

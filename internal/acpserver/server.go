@@ -33,14 +33,6 @@ type Launcher interface {
 	Changes(name string, roots *workspace.Roots) *changes.Record
 }
 
-// AgentEntry is one agent in _parley/agents' answer.
-type AgentEntry struct {
-	Name        string `json:"name"`
-	Source      string `json:"source,omitempty"`
-	NotRunnable string `json:"notRunnable,omitempty"` // why it cannot start here, if it cannot
-	Default     bool   `json:"default,omitempty"`
-}
-
 // Options configure a Server.
 type Options struct {
 	Launcher Launcher

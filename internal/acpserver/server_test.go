@@ -16,6 +16,7 @@ import (
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/eliza"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/workspace"
 	"go.uber.org/goleak"
@@ -181,7 +182,7 @@ func openTestSession(t *testing.T, p *page, agent string) *acp.NewSessionRespons
 	t.Helper()
 	req := &acp.NewSessionRequest{MCPServers: []acp.MCPServer{}}
 	if agent != "" {
-		req.Meta = parleyMeta(requestMeta{Agent: agent})
+		req.Meta = parleyMeta(parleyapi.RequestMeta{Agent: agent})
 	}
 	resp, err := p.conn.NewSession(t.Context(), req)
 	if err != nil {
@@ -218,7 +219,7 @@ func TestPromptIsAnsweredByTheAgentBehindParley(t *testing.T) {
 func TestUnknownAgentAndCwdOutsideTheWorkspaceAreRefused(t *testing.T) {
 	srv := newTestServer(t)
 	p := connect(t, srv)
-	_, err := p.conn.NewSession(t.Context(), &acp.NewSessionRequest{Meta: parleyMeta(requestMeta{Agent: "nobody"})})
+	_, err := p.conn.NewSession(t.Context(), &acp.NewSessionRequest{Meta: parleyMeta(parleyapi.RequestMeta{Agent: "nobody"})})
 	if err == nil || !strings.Contains(err.Error(), "nobody") {
 		t.Errorf("unknown agent: %v", err)
 	}
@@ -285,7 +286,7 @@ func TestAQueuedPromptCanBeTakenBack(t *testing.T) {
 		return false
 	})
 	var res struct{ Unqueued bool }
-	if err := p.conn.CallExtension(t.Context(), methodUnqueue, unqueueRequest{SessionID: s.SessionID, PromptID: 2}, &res); err != nil || !res.Unqueued {
+	if err := p.conn.CallExtension(t.Context(), parleyapi.MethodUnqueue, parleyapi.UnqueueParams{SessionID: s.SessionID, PromptID: 2}, &res); err != nil || !res.Unqueued {
 		t.Fatalf("unqueue: %v %v", res, err)
 	}
 	resp := <-second
@@ -348,8 +349,8 @@ func TestFilesForMentions(t *testing.T) {
 	}
 	p := connect(t, srv)
 	s := openTestSession(t, p, "")
-	var res filesResponse
-	if err := p.conn.CallExtension(t.Context(), methodFiles, filesRequest{SessionID: s.SessionID, Query: "main"}, &res); err != nil {
+	var res parleyapi.FilesResult
+	if err := p.conn.CallExtension(t.Context(), parleyapi.MethodFiles, parleyapi.FilesParams{SessionID: s.SessionID, Query: "main"}, &res); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

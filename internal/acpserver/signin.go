@@ -6,6 +6,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
@@ -15,61 +16,20 @@ import (
 // agent's question, passed to the page as the agent sent it (elicitation/create); the
 // core checks the answer against the form before it reaches the agent.
 
-type signInMethod struct {
-	ID          acp.AuthMethodID `json:"id"`
-	Name        string           `json:"name"`
-	Description string           `json:"description,omitempty"`
-	Kind        string           `json:"kind"`               // agent, terminal, env_var
-	Command     []string         `json:"command,omitempty"`  // terminal: the program a terminal runs
-	EnvNames    []string         `json:"envNames,omitempty"` // terminal: variables it sets
-	// Run is, for a terminal method, the whole of what it runs, as lines to show (program,
-	// arguments, variables with their values, directory; every character visible); a page
-	// runs no terminal: `parley login` shows them again and asks before it runs.
-	Run []string `json:"run,omitempty"`
-	// Effect is what signing in with it does, on one line; Refused why parley will not
-	// (a variable that makes programs run code): such a method signs in nowhere.
-	Effect  string      `json:"effect,omitempty"`
-	Refused string      `json:"refused,omitempty"`
-	Vars    []signInVar `json:"vars,omitempty"` // env_var: the variables asked for
-	Link    string      `json:"link,omitempty"`
-}
-
-type signInVar struct {
-	Name     string `json:"name"`
-	Label    string `json:"label,omitempty"`
-	Secret   bool   `json:"secret,omitempty"`
-	Optional bool   `json:"optional,omitempty"`
-}
-
-type signInRequiredNotification struct {
-	SessionID acp.SessionID  `json:"sessionId"`
-	Agent     string         `json:"agent"`
-	During    string         `json:"during,omitempty"`
-	Methods   []signInMethod `json:"methods"`
-}
-
-type signInEndedNotification struct {
-	SessionID acp.SessionID `json:"sessionId"`
-	Method    string        `json:"method"`
-	Error     string        `json:"error,omitempty"`
-}
-
-type signInRequest struct {
-	SessionID acp.SessionID     `json:"sessionId"`
-	MethodID  acp.AuthMethodID  `json:"methodId"`
-	Vars      map[string]string `json:"vars,omitempty"`
-}
-
-func signInMethods(ms []conversation.AuthMethod) []signInMethod {
-	out := []signInMethod{}
+// signInMethods are the agent's methods as the page is told them; agent is the name parley
+// knows the agent by (what `parley login --agent` takes).
+func signInMethods(agent string, ms []conversation.AuthMethod) []parleyapi.SignInMethod {
+	out := []parleyapi.SignInMethod{}
 	for _, m := range ms {
-		sm := signInMethod{ID: m.ID, Name: toolui.SafeText(m.Name), Description: toolui.SafeText(m.Description), Kind: string(m.Kind),
-			Command: m.Command, EnvNames: m.EnvNames, Link: m.Link, Effect: m.Effect(), Refused: m.Refused}
+		sm := parleyapi.SignInMethod{ID: m.ID, Name: toolui.SafeText(m.Name), Description: toolui.SafeText(m.Description), Kind: string(m.Kind),
+			Command: []string{"login", "--agent", agent, "--method", string(m.ID)},
+			Program: m.Command, EnvNames: m.EnvNames, Link: m.Link, Effect: m.Effect(), Refused: m.Refused}
 		if m.Run != nil {
 			sm.Run = m.Run.Lines()
 		}
 		for _, v := range m.Vars {
-			sm.Vars = append(sm.Vars, signInVar{Name: v.Name, Label: v.Label, Secret: v.Secret, Optional: v.Optional})
+			sm.Vars = append(sm.Vars, v.Name)
+			sm.Fields = append(sm.Fields, parleyapi.SignInVar{Name: v.Name, Label: v.Label, Secret: v.Secret, Optional: v.Optional})
 		}
 		out = append(out, sm)
 	}
@@ -101,9 +61,7 @@ func (v *view) elicit(q conversation.ElicitationAsked) {
 		for k, v := range e.Request.Meta {
 			meta[k] = v
 		}
-		meta["parley"] = parleyMeta(struct {
-			Order []string `json:"order"`
-		}{order})["parley"]
+		meta["parley"] = parleyMeta(parleyapi.ElicitationMeta{Order: order})["parley"]
 		req.Meta = meta
 	}
 	v.wg.Go(func() {
@@ -121,7 +79,7 @@ func (v *view) elicit(q conversation.ElicitationAsked) {
 			if err == nil {
 				return
 			}
-			v.c.notify(ctx, methodNotice, noticeNotification{SessionID: v.ss.id, Text: toolui.SafeText(err.Error())})
+			v.c.notify(ctx, parleyapi.MethodNotice, parleyapi.NoticeNotification{SessionID: v.ss.id, Text: toolui.SafeText(err.Error())})
 		}
 	})
 }

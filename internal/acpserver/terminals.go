@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/parleyapi"
 )
 
 // The agent's terminals run in parley (it is the agent's client), so the page cannot
@@ -12,15 +13,6 @@ import (
 
 // terminalPoll is how often a running terminal's output is read.
 const terminalPoll = 150 * time.Millisecond
-
-// terminalNotification is _parley/terminal_output's params.
-type terminalNotification struct {
-	SessionID  acp.SessionID           `json:"sessionId"`
-	TerminalID acp.TerminalID          `json:"terminalId"`
-	Output     string                  `json:"output"`
-	Truncated  bool                    `json:"truncated,omitempty"`
-	ExitStatus *acp.TerminalExitStatus `json:"exitStatus,omitempty"`
-}
 
 // watchTerminals starts following the terminals a tool call shows, each once: a view
 // polls the terminals it shows itself (called on the view's goroutine).
@@ -56,7 +48,7 @@ func (v *view) pollTerminal(id acp.TerminalID) {
 		}
 		if last.Output != resp.Output || last.Truncated != resp.Truncated || (resp.ExitStatus != nil) != (last.ExitStatus != nil) {
 			last = resp
-			v.side.Post(sideEvent{terminal: &terminalNotification{SessionID: v.ss.id, TerminalID: id, Output: resp.Output, Truncated: resp.Truncated, ExitStatus: resp.ExitStatus}})
+			v.side.Post(sideEvent{terminal: &parleyapi.TerminalOutputNotification{SessionID: v.ss.id, TerminalID: id, Output: resp.Output, Truncated: resp.Truncated, ExitStatus: resp.ExitStatus}})
 		}
 		if resp.ExitStatus != nil {
 			return

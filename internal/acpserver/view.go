@@ -5,8 +5,10 @@ import (
 	"sync"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/changesrpc"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/mailbox"
+	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/toolui"
 )
@@ -43,7 +45,7 @@ type view struct {
 // sideEvent is what parley adds to a view: one of its fields is set.
 type sideEvent struct {
 	update   *acp.SessionUpdate // one parley made (a setting another client changed)
-	terminal *terminalNotification
+	terminal *parleyapi.TerminalOutputNotification
 	// sync is closed once the view has shown everything its subscription held when sync
 	// was posted (see flushed).
 	sync chan struct{}
@@ -157,7 +159,7 @@ func (v *view) showSnapshot(snap conversation.Snapshot, replayed bool) {
 		v.watchTerminals(u)
 	}
 	for tid, out := range snap.Terminals {
-		v.c.notify(ctx, methodTerminalOutput, &terminalNotification{SessionID: id, TerminalID: tid, Output: out.Output, Truncated: out.Truncated, ExitStatus: out.ExitStatus})
+		v.c.notify(ctx, parleyapi.MethodTerminalOutput, &parleyapi.TerminalOutputNotification{SessionID: id, TerminalID: tid, Output: out.Output, Truncated: out.Truncated, ExitStatus: out.ExitStatus})
 	}
 	if snap.Running != nil {
 		running := snap.Running.ID
@@ -187,11 +189,11 @@ func (v *view) showSnapshot(snap conversation.Snapshot, replayed bool) {
 
 // notifyQueue tells the page the turn that runs and what waits behind it.
 func (v *view) notifyQueue() {
-	n := &queueNotification{SessionID: v.ss.id, Running: v.running, Queued: []queuedPrompt{}}
+	n := &parleyapi.QueueNotification{SessionID: v.ss.id, Running: v.running, Queued: []parleyapi.QueuedPrompt{}}
 	for _, p := range v.queue {
-		n.Queued = append(n.Queued, queuedPrompt{PromptID: p.ID, Text: p.Text()})
+		n.Queued = append(n.Queued, parleyapi.QueuedPrompt{PromptID: p.ID, Text: p.Text()})
 	}
-	v.c.notify(v.c.ctx, methodQueue, n)
+	v.c.notify(v.c.ctx, parleyapi.MethodQueue, n)
 }
 
 // dropQueued takes prompt id out of the queue the view shows.
@@ -214,7 +216,7 @@ func (v *view) show(e viewEvent) bool {
 	case e.update != nil:
 		v.c.ac.Update(ctx, id, *e.update)
 	case e.terminal != nil:
-		v.c.notify(ctx, methodTerminalOutput, e.terminal)
+		v.c.notify(ctx, parleyapi.MethodTerminalOutput, e.terminal)
 	}
 	switch ev := e.ev.(type) {
 	case conversation.AgentUpdate:
@@ -223,7 +225,7 @@ func (v *view) show(e viewEvent) bool {
 	case conversation.TerminalReleased:
 		v.polled[ev.ID] = true
 		if out := ev.Output; out != nil {
-			v.c.notify(ctx, methodTerminalOutput, &terminalNotification{SessionID: id, TerminalID: ev.ID, Output: out.Output, Truncated: out.Truncated, ExitStatus: out.ExitStatus})
+			v.c.notify(ctx, parleyapi.MethodTerminalOutput, &parleyapi.TerminalOutputNotification{SessionID: id, TerminalID: ev.ID, Output: out.Output, Truncated: out.Truncated, ExitStatus: out.ExitStatus})
 		}
 	case conversation.Queued:
 		v.queue = append(v.queue, ev.Prompt)
@@ -264,35 +266,35 @@ func (v *view) show(e viewEvent) bool {
 	case conversation.ElicitationCompleted:
 		v.c.ac.CompleteElicitation(ctx, &acp.CompleteElicitationNotification{ElicitationID: ev.ID})
 	case conversation.SignInRequired:
-		v.c.notify(ctx, methodSignInRequired, signInRequiredNotification{SessionID: id, Agent: ev.Agent, During: ev.During, Methods: signInMethods(ev.Methods)})
+		v.c.notify(ctx, parleyapi.MethodSignInRequired, parleyapi.SignInRequiredNotification{SessionID: id, Agent: ev.Agent, During: ev.During, Methods: signInMethods(v.ss.agentName, ev.Methods)})
 	case conversation.SigningIn:
-		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "signing_in", Text: "signing in: " + toolui.SafeText(ev.Method.Name)})
+		v.c.notify(ctx, parleyapi.MethodStatus, parleyapi.StatusNotification{SessionID: id, State: "signing_in", Text: "signing in: " + toolui.SafeText(ev.Method.Name)})
 	case conversation.SignInEnded:
-		n := signInEndedNotification{SessionID: id, Method: toolui.SafeText(ev.Method.Name)}
+		n := parleyapi.SignInEndedNotification{SessionID: id, Method: toolui.SafeText(ev.Method.Name)}
 		if ev.Err != nil {
 			n.Error = toolui.SafeText(ev.Err.Error())
 		}
-		v.c.notify(ctx, methodSignInEnded, n)
+		v.c.notify(ctx, parleyapi.MethodSignInEnded, n)
 	case conversation.TurnChanges:
-		n := turnChangesNotification{SessionID: id, PromptID: ev.Turn, turnWire: wireTurn(ev.Record)}
+		n := parleyapi.TurnChangesNotification{SessionID: id, PromptID: ev.Turn, ChangedTurn: changesrpc.Turn(ev.Record)}
 		if ev.Err != nil {
 			n.Error = toolui.SafeText(ev.Err.Error())
 		}
-		v.c.notify(ctx, methodChanges, n)
+		v.c.notify(ctx, parleyapi.MethodChanges, n)
 	case conversation.ChangesUndone:
-		n := changesEventNotification{SessionID: id, What: "undone", Files: []string{}}
+		n := parleyapi.ChangesChangedNotification{SessionID: id, What: "undone", Files: []string{}}
 		for _, f := range ev.Result.Files {
 			n.Files = append(n.Files, f.Rel)
 		}
-		v.c.notify(ctx, methodChangesChanged, n)
+		v.c.notify(ctx, parleyapi.MethodChangesChanged, n)
 	case conversation.ChangesKept:
-		n := changesEventNotification{SessionID: id, What: "kept", Files: []string{}}
+		n := parleyapi.ChangesChangedNotification{SessionID: id, What: "kept", Files: []string{}}
 		for _, k := range ev.Kept {
 			n.Files = append(n.Files, k.Change.Rel)
 		}
-		v.c.notify(ctx, methodChangesChanged, n)
+		v.c.notify(ctx, parleyapi.MethodChangesChanged, n)
 	case conversation.Notice:
-		v.c.notify(ctx, methodNotice, noticeNotification{SessionID: id, Text: ev.Text})
+		v.c.notify(ctx, parleyapi.MethodNotice, parleyapi.NoticeNotification{SessionID: id, Text: ev.Text})
 	case conversation.Starting:
 		text := "starting " + ev.Agent
 		if ev.Restart {
@@ -301,15 +303,15 @@ func (v *view) show(e viewEvent) bool {
 				text += ": " + toolui.SafeText(ev.Reason.Error())
 			}
 		}
-		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "starting", Text: text})
+		v.c.notify(ctx, parleyapi.MethodStatus, parleyapi.StatusNotification{SessionID: id, State: "starting", Text: text})
 	case conversation.StartProgress:
-		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "starting", Text: toolui.SafeText(progressText(ev))})
+		v.c.notify(ctx, parleyapi.MethodStatus, parleyapi.StatusNotification{SessionID: id, State: "starting", Text: toolui.SafeText(progressText(ev))})
 	case conversation.Ready:
-		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "ready"})
+		v.c.notify(ctx, parleyapi.MethodStatus, parleyapi.StatusNotification{SessionID: id, State: "ready"})
 	case conversation.StartFailed:
-		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "failed", Text: toolui.SafeText(ev.Err.Error())})
+		v.c.notify(ctx, parleyapi.MethodStatus, parleyapi.StatusNotification{SessionID: id, State: "failed", Text: toolui.SafeText(ev.Err.Error())})
 	case conversation.Closed:
-		v.c.notify(ctx, methodStatus, statusNotification{SessionID: id, State: "closed"})
+		v.c.notify(ctx, parleyapi.MethodStatus, parleyapi.StatusNotification{SessionID: id, State: "closed"})
 		return false
 	}
 	return true
@@ -398,7 +400,7 @@ func permissionRequest(session acp.SessionID, q conversation.QuestionAsked) *acp
 		req.Options = append(req.Options, acp.PermissionOption{OptionID: acp.PermissionOptionID(kind), Name: name, Kind: kind})
 	}
 	s := q.Question.Subject
-	risk := riskMeta{Command: s.Command, Tier: s.Tier().String(), Always: s.Always, RunsEditableCode: s.RunsEditableCode()}
+	risk := parleyapi.RiskMeta{Command: s.Command, Tier: s.Tier().String(), Always: s.Always, RunsEditableCode: s.RunsEditableCode()}
 	if s.Analysis != nil {
 		for _, f := range s.Analysis.Findings {
 			risk.Reasons = append(risk.Reasons, f.Reason)
@@ -415,15 +417,6 @@ func hasDiff(content []acp.ToolCallContent) bool {
 		}
 	}
 	return false
-}
-
-// riskMeta is _meta.parley of a permission request: what parley made of the call.
-type riskMeta struct {
-	Command          string   `json:"command,omitempty"`
-	Tier             string   `json:"tier"`
-	Reasons          []string `json:"reasons,omitempty"`
-	Always           string   `json:"always,omitempty"`
-	RunsEditableCode bool     `json:"runsEditableCode,omitempty"`
 }
 
 // answerOf maps the page's outcome back to an answer; anything not offered is a refusal.

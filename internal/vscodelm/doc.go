@@ -188,7 +188,10 @@
 // value is -32602 listing the valid ones); lm/changes (the turns that changed files, and
 // undos), lm/diff {path, turn?, since?} (the unified diff and both texts), lm/undo {turn?,
 // paths?, rewind?} (a file changed since the turn makes it -32001 with the conflicts as
-// data, and nothing is undone); lm/answerElicitation {id, action, content?} (an answer the
+// data, and nothing is undone). Their results, the changes notification's turn and the
+// sign-in's methods are internal/parleyapi's types, the same as _parley/changes,
+// _parley/diff, _parley/undo and _parley/sign_in_required send, and internal/changesrpc
+// answers them for both servers; lm/answerElicitation {id, action, content?} (an answer the
 // form refuses is -32602 naming the field). The notification lm/signedIn {agent} says the
 // user signed in: the agent's next conversation starts a new process.
 //

@@ -7,9 +7,10 @@ import (
 	"strings"
 
 	"github.com/parley-acp/parley/acp"
-	"github.com/parley-acp/parley/internal/changes"
+	"github.com/parley-acp/parley/internal/changesrpc"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
@@ -63,27 +64,10 @@ func (w *worker) noteChanges(e conversation.TurnChanges) {
 	if len(e.Record.Changes) == 0 {
 		return
 	}
-	conv, turn := w.convID, changedTurn(e.Record)
+	conv, turn := w.convID, changesrpc.Turn(e.Record)
 	w.emitNote(NotifyChanges, func(id json.RawMessage) any {
 		return ChangesParams{RequestID: id, ConversationID: conv, Turn: turn}
 	})
-}
-
-func changedTurn(t changes.Turn) ChangedTurn {
-	out := ChangedTurn{Number: t.Number, Label: t.Label, Undo: t.Undo, Files: []ChangedFile{}}
-	for _, c := range t.Changes {
-		f := ChangedFile{Path: c.Path, Rel: c.Rel, Kind: string(c.Kind), Added: c.Added, Removed: c.Removed, Status: string(c.Status),
-			Undoable: c.Undoable(), RunsCode: c.RunsCode}
-		if c.ModeChanged() {
-			f.Mode = fmt.Sprintf("%03o → %03o", c.Before.Mode.Perm(), c.After.Mode.Perm())
-		}
-		f.Note = c.Before.NotKept()
-		if f.Note == "" {
-			f.Note = c.After.NotKept()
-		}
-		out.Files = append(out.Files, f)
-	}
-	return out
 }
 
 // onElicitation shows the agent's question to a client that can answer it; for another
@@ -155,9 +139,9 @@ func (w *worker) signIn(r *chatRequest, ae *conversation.AuthRequiredError) {
 	if w.open != r {
 		w.openExchange(r)
 	}
-	methods := make([]SignInMethod, 0, len(ae.Methods))
+	methods := make([]parleyapi.SignInMethod, 0, len(ae.Methods))
 	for _, m := range ae.Methods {
-		sm := SignInMethod{ID: string(m.ID), Name: m.Name, Description: m.Description, Kind: string(m.Kind), Command: w.s.loginArgs(w.def, string(m.ID)),
+		sm := parleyapi.SignInMethod{ID: m.ID, Name: m.Name, Description: m.Description, Kind: string(m.Kind), Command: w.s.loginArgs(w.def, string(m.ID)),
 			Effect: m.Effect(), Refused: m.Refused}
 		for _, v := range m.Vars {
 			sm.Vars = append(sm.Vars, v.Name)
@@ -174,7 +158,7 @@ func (w *worker) signIn(r *chatRequest, ae *conversation.AuthRequiredError) {
 }
 
 // signInText says, in Markdown, that the agent needs a sign-in and how to do it.
-func signInText(agent string, methods []SignInMethod) string {
+func signInText(agent string, methods []parleyapi.SignInMethod) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s needs you to sign in** before it can answer.\n\n", agent)
 	if len(methods) == 0 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/changes"
+	"github.com/parley-acp/parley/internal/changesrpc"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
@@ -98,6 +99,8 @@ func settingsResult(sess conversation.Session) SettingsResult {
 	return out
 }
 
+// changesOf, diff and undo are the record of changes' requests (internal/changesrpc, as
+// acpserver's _parley/* ones): the conversation the params name, then the record.
 func (s *Server) changesOf(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	var p ConversationRequest
 	if err := jsonrpc2.DecodeParams(req, &p); err != nil {
@@ -107,15 +110,7 @@ func (s *Server) changesOf(ctx context.Context, req *jsonrpc2.Request) (any, err
 	if err != nil {
 		return nil, err
 	}
-	turns, err := c.Changes(ctx)
-	if err != nil {
-		return nil, changesError(err)
-	}
-	out := ChangesResult{Turns: []ChangedTurn{}}
-	for _, t := range turns {
-		out.Turns = append(out.Turns, changedTurn(t))
-	}
-	return out, nil
+	return changesrpc.Changes(ctx, c)
 }
 
 func (s *Server) diff(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -127,14 +122,7 @@ func (s *Server) diff(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := c.Diff(ctx, changes.DiffRequest{Path: p.Path, Turn: p.Turn, Since: p.Since})
-	if err != nil {
-		return nil, changesError(err)
-	}
-	return DiffResult{
-		Path: d.Change.Path, Rel: d.Change.Rel, Turn: d.Turn, Kind: string(d.Change.Kind), Unified: d.Unified, Note: d.Note,
-		ChangedSince: d.ChangedSince, Before: d.Old, After: d.New,
-	}, nil
+	return changesrpc.Diff(ctx, c, "", changes.DiffRequest{Path: p.Path, Turn: p.Turn, Since: p.Since})
 }
 
 func (s *Server) undo(ctx context.Context, req *jsonrpc2.Request) (any, error) {
@@ -146,47 +134,7 @@ func (s *Server) undo(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.Undo(ctx, changes.UndoRequest{Turn: p.Turn, Paths: p.Paths, Rewind: p.Rewind})
-	if err != nil {
-		return nil, changesError(err)
-	}
-	return undoResult(res), nil
-}
-
-func undoResult(res changes.UndoResult) UndoResult {
-	out := UndoResult{Turns: res.Turns, Files: []UndoneFile{}}
-	if out.Turns == nil {
-		out.Turns = []int{}
-	}
-	for _, f := range res.Files {
-		out.Files = append(out.Files, UndoneFile{Path: f.Path, Rel: f.Rel, Did: f.Did})
-	}
-	if res.Record.Number != 0 {
-		record := changedTurn(res.Record)
-		out.Record = &record
-	}
-	return out
-}
-
-// changesError is the answer to a request the record of changes refused.
-func changesError(err error) error {
-	if ce, ok := errors.AsType[*changes.ConflictError](err); ok {
-		data := ConflictData{}
-		for _, c := range ce.Conflicts {
-			data.Conflicts = append(data.Conflicts, ConflictWire{Path: c.Path, Rel: c.Rel, Turn: c.Turn, Reason: c.Reason, Since: c.Since})
-		}
-		if ce.Partial != nil {
-			partial := undoResult(*ce.Partial)
-			data.Partial = &partial
-		}
-		e := jsonrpc2.Errorf(CodeConflict, "%v", ce)
-		e.Data, _ = json.Marshal(data)
-		return e
-	}
-	if errors.Is(err, changes.ErrNoChange) {
-		return jsonrpc2.Errorf(jsonrpc2.CodeInvalidParams, "%v", err)
-	}
-	return jsonrpc2.Errorf(codeAgentFailure, "%v", err)
+	return changesrpc.Undo(ctx, c, "", changes.UndoRequest{Turn: p.Turn, Paths: p.Paths, Rewind: p.Rewind})
 }
 
 func (s *Server) answerElicitation(ctx context.Context, req *jsonrpc2.Request) (any, error) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/parleyapi"
 )
 
 // The wire types of parley's additions for a client that shows more than a model's reply
@@ -46,42 +47,13 @@ type UsageParams struct {
 	Turn           *acp.Usage       `json:"turn,omitempty"`
 }
 
-// ChangesParams is the params of lm/changes: a turn of the conversation changed files
+// ChangesParams is the params of the notification lm/changes: a turn of the conversation changed files
 // (the turn that just ended, or one cancelled earlier whose record came after its
 // request was answered).
 type ChangesParams struct {
-	RequestID      json.RawMessage `json:"requestId"`
-	ConversationID string          `json:"conversationId"`
-	Turn           ChangedTurn     `json:"turn"`
-}
-
-// ChangedTurn is one turn of the record of changes: a turn that changed files, or an
-// undo.
-type ChangedTurn struct {
-	Number int           `json:"number"`
-	Label  string        `json:"label"` // the prompt, or what the undo undid
-	Undo   bool          `json:"undo,omitempty"`
-	Files  []ChangedFile `json:"files"`
-}
-
-// ChangedFile is a file a turn created (A), changed (M) or deleted (D).
-type ChangedFile struct {
-	Path    string `json:"path"` // absolute: what lm/diff and lm/undo take
-	Rel     string `json:"rel"`  // as the user sees it
-	Kind    string `json:"kind"`
-	Added   int    `json:"added"`
-	Removed int    `json:"removed"`
-	Status  string `json:"status"` // pending, undone, kept, expired
-	// Undoable: an undo can bring back what the file was (whether it changed since is only
-	// known when undoing).
-	Undoable bool `json:"undoable"`
-	// Note says why the content is not kept (large or binary), when it is not.
-	Note string `json:"note,omitempty"`
-	// RunsCode: how the change makes git run a program (a hook, core.fsmonitor...), when it
-	// does; a change to look at before running git in the workspace again.
-	RunsCode string `json:"runsCode,omitempty"`
-	// Mode: the permission bits before and after, when the turn changed them ("644 → 755").
-	Mode string `json:"mode,omitempty"`
+	RequestID      json.RawMessage       `json:"requestId"`
+	ConversationID string                `json:"conversationId"`
+	Turn           parleyapi.ChangedTurn `json:"turn"`
 }
 
 // ElicitationParams is the params of lm/elicitation: the agent asks the user something.
@@ -162,27 +134,10 @@ type AnswerElicitationParams struct {
 // it (Command: parley's arguments, to run in a terminal: `parley login …`); once it
 // succeeded, the client sends lm/signedIn and the request again.
 type SignInRequiredParams struct {
-	RequestID json.RawMessage `json:"requestId"`
-	Agent     string          `json:"agent"`
-	ModelID   string          `json:"modelId"`
-	Methods   []SignInMethod  `json:"methods"`
-}
-
-// SignInMethod is one way to sign in: kind agent (the agent signs the user in itself,
-// often in a browser), terminal (a program to run in a terminal) or env_var (variables
-// to set: Vars names them, never their values).
-type SignInMethod struct {
-	ID          string   `json:"id"`
-	Name        string   `json:"name"`
-	Description string   `json:"description,omitempty"`
-	Kind        string   `json:"kind"`
-	Vars        []string `json:"vars,omitempty"`
-	Command     []string `json:"command"`
-	// Effect is what signing in with it does (a terminal method: the whole command line
-	// it runs, which `parley login` shows again and asks about); Refused, why parley will
-	// not sign in with it (it sets a variable that makes programs run code).
-	Effect  string `json:"effect,omitempty"`
-	Refused string `json:"refused,omitempty"`
+	RequestID json.RawMessage          `json:"requestId"`
+	Agent     string                   `json:"agent"`
+	ModelID   string                   `json:"modelId"`
+	Methods   []parleyapi.SignInMethod `json:"methods"`
 }
 
 // SignedInParams is the params of the notification lm/signedIn: the user signed in to
@@ -232,14 +187,9 @@ type SetConfigParams struct {
 	Value          string `json:"value"`
 }
 
-// ChangesResult is the result of lm/changes: the conversation's turns that changed files,
-// and its undos, oldest first.
-type ChangesResult struct {
-	Turns []ChangedTurn `json:"turns"`
-}
-
 // DiffParams is the params of lm/diff: the diff of a file a turn changed (Turn 0: the
-// last turn that changed it), or, with Since, how it changed after the turn.
+// last turn that changed it), or, with Since, how it changed after the turn. The result
+// is a parleyapi.DiffResult, as _parley/diff's.
 type DiffParams struct {
 	ConversationID string `json:"conversationId"`
 	Path           string `json:"path"`
@@ -247,61 +197,13 @@ type DiffParams struct {
 	Since          bool   `json:"since,omitempty"`
 }
 
-// DiffResult is a file's diff: the unified diff, and the two texts for a side-by-side
-// view (null: no file, or its content is not kept or not text, Note saying why).
-type DiffResult struct {
-	Path         string  `json:"path"`
-	Rel          string  `json:"rel"`
-	Turn         int     `json:"turn"`
-	Kind         string  `json:"kind"`
-	Unified      string  `json:"unified"`
-	Note         string  `json:"note,omitempty"`
-	ChangedSince bool    `json:"changedSince,omitempty"`
-	Before       *string `json:"before"`
-	After        *string `json:"after"`
-}
-
 // UndoParams is the params of lm/undo: a turn (0: the last with something to undo), some
-// of its files (absolute paths), or every turn back to one (Rewind).
+// of its files (absolute paths), or every turn back to one (Rewind). The result is a
+// parleyapi.UndoResult; an undo that would overwrite a later change is the error
+// parleyapi.CodeUndoConflict with a parleyapi.ConflictData, as on _parley/undo.
 type UndoParams struct {
 	ConversationID string   `json:"conversationId"`
 	Turn           int      `json:"turn,omitempty"`
 	Paths          []string `json:"paths,omitempty"`
 	Rewind         bool     `json:"rewind,omitempty"`
-}
-
-// UndoResult is what an undo did; the undo is a turn of its own (Record), which can be
-// undone in turn.
-type UndoResult struct {
-	Turns  []int        `json:"turns"`
-	Files  []UndoneFile `json:"files"`
-	Record *ChangedTurn `json:"record,omitempty"`
-}
-
-// UndoneFile is what an undo did with one file: restored, deleted, recreated, or already
-// as it was.
-type UndoneFile struct {
-	Path string `json:"path"`
-	Rel  string `json:"rel"`
-	Did  string `json:"did"`
-}
-
-// CodeConflict is the error of an undo that would overwrite a change made since the turn
-// (by a person, another tool): nothing was undone, and the error's data is a
-// ConflictData naming each file. lm/diff with since shows how a file changed.
-const CodeConflict = -32001
-
-// ConflictData is the data of a CodeConflict error.
-type ConflictData struct {
-	Conflicts []ConflictWire `json:"conflicts"`
-	Partial   *UndoResult    `json:"partial,omitempty"` // what was undone before the undo stopped
-}
-
-// ConflictWire is a file an undo would not touch, and why.
-type ConflictWire struct {
-	Path   string `json:"path"`
-	Rel    string `json:"rel"`
-	Turn   int    `json:"turn"`
-	Reason string `json:"reason"`
-	Since  bool   `json:"since,omitempty"` // it changed after the turn: lm/diff with since shows how
 }

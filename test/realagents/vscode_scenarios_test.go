@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/vscodelm"
 )
 
@@ -183,7 +184,7 @@ func vscodeChanges(t *testing.T, sb *sandbox) {
 	if len(f) != 1 || f[0].Rel != notesFile || f[0].Kind != "M" || f[0].Added != 1 || f[0].Removed != 1 {
 		t.Fatalf("lm/changes lists %+v, want %s M +1 -1", f, notesFile)
 	}
-	var undone vscodelm.UndoResult
+	var undone parleyapi.UndoResult
 	c.Result(c.Request("lm/undo", vscodelm.UndoParams{ConversationID: changed.ConversationID, Turn: changed.Turn.Number}), &undone)
 	if data, _ := os.ReadFile(path); string(data) != original {
 		t.Errorf("%s is %q after the undo, want %q (undo %+v)", notesFile, data, original, undone)

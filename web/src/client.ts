@@ -2,15 +2,10 @@
 // settings, and folds what parley sends into each Session. Questions from parley
 // (permission, elicitation) become entries the user answers on the page.
 import type { ContentBlock, InitializeResponse, SessionInfo } from "@agentclientprotocol/sdk";
+import { parleyMeta } from "./meta";
+import type * as api from "./parleyapi";
 import { Peer } from "./rpc";
-import { Session, type SessionInfoMeta } from "./session";
-
-export interface AgentEntry {
-  name: string;
-  source?: string;
-  notRunnable?: string;
-  default?: boolean;
-}
+import { Session } from "./session";
 
 export class Parley {
   sessions = new Map<string, Session>();
@@ -19,16 +14,16 @@ export class Parley {
 
   constructor(readonly peer: Peer) {
     peer.onNotification("session/update", (p) => this.sessions.get(p.sessionId)?.apply(p.update));
-    peer.onNotification("_parley/queue", (p) => {
+    this.on("_parley/queue", (p) => {
       const s = this.sessions.get(p.sessionId);
       if (!s) return;
       s.running = p.running ?? null;
-      s.queued = p.queued ?? [];
+      s.queued = p.queued;
       s.changed();
     });
-    peer.onNotification("_parley/terminal_output", (p) => this.sessions.get(p.sessionId)?.setTerminal(p.terminalId, p));
-    peer.onNotification("_parley/notice", (p) => this.sessions.get(p.sessionId)?.add({ kind: "notice", text: p.text }));
-    peer.onNotification("_parley/status", (p) => {
+    this.on("_parley/terminal_output", (p) => this.sessions.get(p.sessionId)?.setTerminal(p.terminalId, p));
+    this.on("_parley/notice", (p) => this.sessions.get(p.sessionId)?.add({ kind: "notice", text: p.text }));
+    this.on("_parley/status", (p) => {
       const s = this.sessions.get(p.sessionId);
       if (!s) return;
       s.status = { state: p.state, text: p.text };
@@ -36,26 +31,35 @@ export class Parley {
       if (p.state === "closed") s.closed = true;
       s.changed();
     });
-    peer.onNotification("_parley/sign_in_required", (p) => {
+    this.on("_parley/sign_in_required", (p) => {
       const s = this.sessions.get(p.sessionId);
       if (s) s.add({ kind: "signin", signIn: { agent: p.agent, methods: p.methods } });
     });
-    peer.onNotification("_parley/sign_in_ended", (p) => {
+    this.on("_parley/sign_in_ended", (p) => {
       const s = this.sessions.get(p.sessionId);
       if (!s) return;
       for (const e of s.entries) if (e.kind === "signin" && !e.signIn.done && !p.error) (e.signIn.done = `Signed in (${p.method})`), s.touch(e);
       s.add({ kind: "notice", text: p.error ? `Sign-in with ${p.method} failed: ${p.error}` : `Signed in with ${p.method}.`, error: !!p.error });
     });
-    peer.onNotification("_parley/changes", (p) => {
+    this.on("_parley/changes", (p) => {
       const s = this.sessions.get(p.sessionId);
-      if (s && p.changes?.length) s.add({ kind: "changes", turn: p });
+      if (s && p.files.length) s.add({ kind: "changes", turn: p });
     });
-    peer.onNotification("_parley/changes_changed", (p) => {
+    this.on("_parley/changes_changed", (p) => {
       const s = this.sessions.get(p.sessionId);
       if (s) this.refreshChanges(s);
     });
     peer.onRequest("session/request_permission", (p, signal) => this.askPermission(p, signal));
     peer.onRequest("elicitation/create", (p, signal) => this.elicit(p, signal));
+  }
+
+  // call sends a _parley/* request, on takes a _parley/* notification: both typed by the
+  // protocol's declarations (parleyapi.ts, generated from parley's Go types).
+  private call<M extends keyof api.ParleyRequests>(method: M, params: api.ParleyRequests[M]["params"]): Promise<api.ParleyRequests[M]["result"]> {
+    return this.peer.request(method, params);
+  }
+  private on<M extends keyof api.ParleyNotifications>(method: M, h: (p: api.ParleyNotifications[M]) => void) {
+    this.peer.onNotification(method, h);
   }
 
   async start() {
@@ -68,14 +72,14 @@ export class Parley {
   }
 
   get defaultAgent(): string {
-    return (this.info as any)?._meta?.parley?.defaultAgent ?? "eliza";
+    return parleyMeta<api.InitializeMeta>(this.info)?.defaultAgent ?? "eliza";
   }
   get workspace(): string {
-    return (this.info as any)?._meta?.parley?.workspace ?? "";
+    return parleyMeta<api.InitializeMeta>(this.info)?.workspace ?? "";
   }
 
   private adopt(id: string, resp: any): Session {
-    const meta: SessionInfoMeta = resp._meta?.parley ?? { agent: "?", promptCapabilities: {}, cwd: this.workspace };
+    const meta = parleyMeta<api.SessionMeta>(resp) ?? { agent: "?", promptCapabilities: {}, cwd: this.workspace };
     let s = this.sessions.get(id);
     if (s) s.meta = meta;
     else {
@@ -92,7 +96,7 @@ export class Parley {
   }
 
   async newSession(agent?: string): Promise<Session> {
-    const resp = await this.peer.request("session/new", { cwd: this.workspace, mcpServers: [], _meta: agent ? { parley: { agent } } : undefined });
+    const resp = await this.peer.request("session/new", { cwd: this.workspace, mcpServers: [], _meta: agent ? { parley: { agent } satisfies api.RequestMeta } : undefined });
     // Updates that follow the response are for this id: adopt it before they come.
     return this.adopt(resp.sessionId, resp);
   }
@@ -101,7 +105,7 @@ export class Parley {
     // The replay arrives before the answer: the session must exist to take it.
     if (!this.sessions.has(id)) this.sessions.set(id, new Session(id, { agent: agent ?? "?", promptCapabilities: {}, cwd: this.workspace }));
     try {
-      const resp = await this.peer.request("session/load", { sessionId: id, cwd: this.workspace, mcpServers: [], _meta: agent ? { parley: { agent } } : undefined });
+      const resp = await this.peer.request("session/load", { sessionId: id, cwd: this.workspace, mcpServers: [], _meta: agent ? { parley: { agent } satisfies api.RequestMeta } : undefined });
       return this.adopt(id, resp);
     } catch (e) {
       this.sessions.delete(id);
@@ -122,7 +126,7 @@ export class Parley {
   // prompt sends blocks; parley shows them back (echo) when their turn starts, so a prompt
   // that waits in the queue appears in the conversation when it runs.
   prompt(s: Session, blocks: ContentBlock[]): Promise<any> {
-    return this.peer.request("session/prompt", { sessionId: s.id, prompt: blocks, _meta: { parley: { echo: true } } });
+    return this.peer.request("session/prompt", { sessionId: s.id, prompt: blocks, _meta: { parley: { echo: true } satisfies api.RequestMeta } });
   }
 
   cancel(s: Session) {
@@ -130,7 +134,7 @@ export class Parley {
   }
 
   unqueue(s: Session, promptId: number) {
-    return this.peer.request("_parley/unqueue", { sessionId: s.id, promptId });
+    return this.call("_parley/unqueue", { sessionId: s.id, promptId });
   }
 
   async setMode(s: Session, modeId: string) {
@@ -153,40 +157,40 @@ export class Parley {
     s.changed();
   }
 
-  files(s: Session, query: string): Promise<{ files: { path: string; matches?: number[] }[] }> {
-    return this.peer.request("_parley/files", { sessionId: s.id, query, limit: 30 });
+  files(s: Session, query: string): Promise<api.FilesResult> {
+    return this.call("_parley/files", { sessionId: s.id, query, limit: 30 });
   }
 
   signIn(s: Session, methodId: string, vars?: Record<string, string>) {
-    return this.peer.request("_parley/sign_in", { sessionId: s.id, methodId, vars });
+    return this.call("_parley/sign_in", { sessionId: s.id, methodId, vars });
   }
 
-  diff(s: Session, path: string, turn: number): Promise<{ unified: string; note?: string; old: string | null; new: string | null; path: string }> {
-    return this.peer.request("_parley/diff", { sessionId: s.id, path, turn });
+  diff(s: Session, path: string, turn: number): Promise<api.DiffResult> {
+    return this.call("_parley/diff", { sessionId: s.id, path, turn });
   }
 
   async undo(s: Session, turn: number, paths?: string[]) {
-    await this.peer.request("_parley/undo", { sessionId: s.id, turn, paths });
+    await this.call("_parley/undo", { sessionId: s.id, turn, paths });
   }
 
   async keep(s: Session, turn: number, paths?: string[]) {
-    await this.peer.request("_parley/keep", { sessionId: s.id, turn, paths });
+    await this.call("_parley/keep", { sessionId: s.id, turn, paths });
   }
 
   // refreshChanges reads every turn's changes again (after an undo or keep, from any view)
   // and updates the cards that show them.
   async refreshChanges(s: Session) {
-    const { turns } = await this.peer.request("_parley/changes", { sessionId: s.id });
-    const byTurn = new Map<number, any>(turns.map((t: any) => [t.turn, t]));
+    const { turns } = await this.call("_parley/changes", { sessionId: s.id });
+    const byTurn = new Map(turns.map((t) => [t.number, t]));
     for (const e of s.entries) {
       if (e.kind !== "changes") continue;
-      const t = byTurn.get(e.turn.turn);
-      if (t) (e.turn = { ...t, promptId: (e.turn as any).promptId }), s.touch(e);
+      const t = byTurn.get(e.turn.number);
+      if (t) (e.turn = { ...e.turn, ...t }), s.touch(e);
     }
   }
 
-  agents(): Promise<{ agents: AgentEntry[]; default: string }> {
-    return this.peer.request("_parley/agents", {});
+  agents(): Promise<api.AgentsResult> {
+    return this.call("_parley/agents", {});
   }
 
   private askPermission(p: any, signal: AbortSignal): Promise<unknown> {

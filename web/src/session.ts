@@ -5,6 +5,7 @@ import type {
   AvailableCommand, ContentBlock, PlanEntry, RequestPermissionRequest, SessionConfigOption,
   SessionModeState, SessionUpdate, ToolCall, ToolCallUpdate, UsageUpdate, CreateElicitationRequest,
 } from "@agentclientprotocol/sdk";
+import type { QueuedPrompt, SessionMeta, SignInMethod, StatusNotification, TerminalOutputNotification, TurnChangesNotification } from "./parleyapi";
 
 export type Entry =
   | { kind: "user"; key: number; version: number; blocks: ContentBlock[] }
@@ -18,33 +19,17 @@ export type Entry =
   | { kind: "signin"; key: number; version: number; signIn: SignIn }
   | { kind: "changes"; key: number; version: number; turn: TurnChanges };
 
+// SignIn is a sign-in the agent asked for (_parley/sign_in_required), and once it is over
+// how it went.
 export interface SignIn {
   agent: string;
-  methods: { id: string; name: string; description?: string; kind: string; command?: string[]; envNames?: string[]; run?: string[]; effect?: string; refused?: string; vars?: { name: string; label?: string; secret?: boolean; optional?: boolean }[]; link?: string }[];
+  methods: SignInMethod[];
   done?: string;
 }
 
-// FileChange is a file of a turn as _parley/changes carries it (acpserver's changeWire).
-export interface FileChange {
-  path: string;
-  rel: string;
-  kind: string; // A created, M modified, D deleted
-  added: number;
-  removed: number;
-  status: string; // pending, undone, kept
-  undoable: boolean;
-  // runsCode: how the change makes git run a program (a hook, core.fsmonitor...), when it does.
-  runsCode?: string;
-  // mode: the permission bits before and after, when the turn changed them ("644 → 755").
-  mode?: string;
-}
-
-export interface TurnChanges {
-  turn: number;
-  label: string;
-  changes: FileChange[];
-  error?: string;
-}
+// TurnChanges is what a turn changed, as _parley/changes told it (and read again after an
+// undo or keep).
+export type TurnChanges = TurnChangesNotification;
 
 // NewEntry is an entry before the session gives it its key and version.
 type DistributiveOmit<T, K extends keyof any> = T extends any ? Omit<T, K> : never;
@@ -69,21 +54,8 @@ export interface Elicitation {
   answered?: string;
 }
 
-export interface Terminal {
-  output: string;
-  truncated?: boolean;
-  exitStatus?: { exitCode?: number | null; signal?: string | null } | null;
-}
-
-export interface SessionInfoMeta {
-  agent: string;
-  agentTitle?: string;
-  agentVersion?: string;
-  promptCapabilities: { image?: boolean; audio?: boolean; embeddedContext?: boolean };
-  cwd: string;
-  running?: number;
-  canList?: boolean;
-}
+// Terminal is what parley told of a terminal's output (_parley/terminal_output).
+export type Terminal = Pick<TerminalOutputNotification, "output" | "truncated" | "exitStatus">;
 
 let keys = 0;
 
@@ -96,8 +68,8 @@ export class Session {
   usage: UsageUpdate | null = null;
   title = "";
   running: number | null = null; // the prompt whose turn runs
-  queued: { promptId: number; text: string }[] = [];
-  status: { state: string; text?: string } = { state: "ready" };
+  queued: QueuedPrompt[] = [];
+  status: Pick<StatusNotification, "state" | "text"> = { state: "ready" };
   terminals = new Map<string, Terminal>();
   closed = false;
   /** bumped on every change of the settings, queue, status (not entries) */
@@ -106,7 +78,7 @@ export class Session {
   private entryListeners: (() => void)[] = [];
   private tools = new Map<string, Entry & { kind: "tool" }>();
 
-  constructor(readonly id: string, public meta: SessionInfoMeta) {}
+  constructor(readonly id: string, public meta: SessionMeta) {}
 
   // onChange hears of changes to the settings, queue and status; onEntries of changes to
   // the conversation's entries (every chunk of a reply: kept cheap).

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/vscodelm"
 )
 
@@ -103,19 +104,19 @@ func TestChangedFilesReviewAndUndo(t *testing.T) {
 		t.Fatalf("changed files %+v, want notes.txt created (+1), undoable", ch.Turn.Files)
 	}
 
-	var d vscodelm.DiffResult
+	var d parleyapi.DiffResult
 	c.Result(c.Request("lm/diff", vscodelm.DiffParams{ConversationID: conv, Path: path}), &d)
 	if d.Before != nil || d.After == nil || *d.After != "first words\n" || !strings.Contains(d.Unified, "+first words") {
 		t.Errorf("diff %+v, want nothing before and the text after", d)
 	}
 
-	var list vscodelm.ChangesResult
+	var list parleyapi.ChangesResult
 	c.Result(c.Request("lm/changes", vscodelm.ConversationRequest{ConversationID: conv}), &list)
 	if len(list.Turns) != 1 || list.Turns[0].Number != ch.Turn.Number {
 		t.Errorf("lm/changes %+v, want the one turn", list)
 	}
 
-	var undone vscodelm.UndoResult
+	var undone parleyapi.UndoResult
 	c.Result(c.Request("lm/undo", vscodelm.UndoParams{ConversationID: conv, Turn: ch.Turn.Number}), &undone)
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("notes.txt is still there after the undo (%v)", err)
@@ -134,8 +135,8 @@ func TestChangedFilesReviewAndUndo(t *testing.T) {
 	if err := os.WriteFile(path, []byte("a hand edit\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := c.Fails(c.Request("lm/undo", vscodelm.UndoParams{ConversationID: conv, Turn: ch.Turn.Number}), vscodelm.CodeConflict)
-	var conflict vscodelm.ConflictData
+	err := c.Fails(c.Request("lm/undo", vscodelm.UndoParams{ConversationID: conv, Turn: ch.Turn.Number}), parleyapi.CodeUndoConflict)
+	var conflict parleyapi.ConflictData
 	if json.Unmarshal(err.Data, &conflict) != nil || len(conflict.Conflicts) != 1 || conflict.Conflicts[0].Path != path || !conflict.Conflicts[0].Since {
 		t.Fatalf("conflict %v (data %s), want notes.txt changed since the turn", err, err.Data)
 	}

@@ -1,5 +1,7 @@
 import type { Parley } from "../client";
 import { h, clear } from "../dom";
+import { parleyMeta } from "../meta";
+import type { SessionListMeta } from "../parleyapi";
 import type { Session } from "../session";
 import type { Actions } from "./card";
 import { Composer } from "./composer";
@@ -171,7 +173,7 @@ export class App {
       const { sessions } = await this.parley.list();
       if (!sessions.length) list.append(h("li", { class: "muted", text: "none" }));
       for (const info of sessions) {
-        const meta = (info as any)._meta?.parley ?? {};
+        const meta: Partial<SessionListMeta> = parleyMeta<SessionListMeta>(info) ?? {};
         const open = this.parley.sessions.has(info.sessionId);
         list.append(
           h(

@@ -1,6 +1,7 @@
 import type { Parley } from "../client";
 import { h } from "../dom";
-import type { Entry, FileChange, Session } from "../session";
+import type { ChangedFile } from "../parleyapi";
+import type { Entry, Session } from "../session";
 import type { Actions, Card } from "./card";
 import { diffView } from "./toolcard";
 
@@ -18,21 +19,21 @@ export class ChangesCard implements Card {
 
   update() {
     const t = this.e.turn;
-    const pending = t.changes.filter((c) => c.status === "pending");
+    const pending = t.files.filter((c) => c.status === "pending");
     const head = h(
       "div",
       { class: "changes-head" },
-      h("strong", { text: `${t.changes.length} file${t.changes.length === 1 ? "" : "s"} changed` }),
-      pending.some((c) => c.undoable) ? h("button", { class: "small", onclick: () => this.act(() => this.parley.undo(this.session, t.turn)) }, "Undo all") : null,
-      pending.length ? h("button", { class: "small", onclick: () => this.act(() => this.parley.keep(this.session, t.turn)) }, "Keep all") : null,
+      h("strong", { text: `${t.files.length} file${t.files.length === 1 ? "" : "s"} changed` }),
+      pending.some((c) => c.undoable) ? h("button", { class: "small", onclick: () => this.act(() => this.parley.undo(this.session, t.number)) }, "Undo all") : null,
+      pending.length ? h("button", { class: "small", onclick: () => this.act(() => this.parley.keep(this.session, t.number)) }, "Keep all") : null,
     );
-    const runners = t.changes.filter((c) => c.runsCode);
+    const runners = t.files.filter((c) => c.runsCode);
     const warning = runners.length
       ? h("div", { class: "notice warn runs-code-head", role: "alert", text: `⚠ ${runners.length === 1 ? "1 change makes" : `${runners.length} changes make`} git run code: look at ${runners.length === 1 ? "it" : "them"} before running git here` })
       : null;
     this.el.classList.toggle("runs-code", runners.length > 0);
     const list = h("ul", { class: "changes-list" });
-    for (const c of t.changes) {
+    for (const c of t.files) {
       const li = h(
         "li",
         { class: `change ${c.status}${c.runsCode ? " runs-code" : ""}` },
@@ -42,7 +43,7 @@ export class ChangesCard implements Card {
         c.mode ? h("span", { class: "mode", text: ` mode ${c.mode}` }) : null,
         c.status !== "pending" ? h("span", { class: "muted", text: ` (${c.status})` }) : null,
         h("button", { class: "small", onclick: () => this.toggleDiff(c, li) }, "Diff"),
-        c.status === "pending" && c.undoable ? h("button", { class: "small", onclick: () => this.act(() => this.parley.undo(this.session, t.turn, [c.path])) }, "Undo") : null,
+        c.status === "pending" && c.undoable ? h("button", { class: "small", onclick: () => this.act(() => this.parley.undo(this.session, t.number, [c.path])) }, "Undo") : null,
         c.runsCode ? runsCodeNote(c.runsCode) : null,
       );
       const shown = this.open.get(c.path);
@@ -55,7 +56,7 @@ export class ChangesCard implements Card {
 
   // toggleDiff shows or hides the file's diff (under the file's line, which flags what makes
   // git run code), headed by its mode, which a diff of its text cannot show.
-  private async toggleDiff(c: FileChange, li: HTMLElement) {
+  private async toggleDiff(c: ChangedFile, li: HTMLElement) {
     const path = c.path;
     const shown = this.open.get(path);
     if (shown) {
@@ -64,11 +65,11 @@ export class ChangesCard implements Card {
       return;
     }
     try {
-      const d = await this.parley.diff(this.session, path, this.e.turn.turn);
-      const same = d.old !== null && d.old === d.new; // a mode alone changed: no line to show
+      const d = await this.parley.diff(this.session, path, this.e.turn.number);
+      const same = d.before !== null && d.before === d.after; // a mode alone changed: no line to show
       const text =
         same ? null
-        : d.new !== null || d.old !== null ? diffView(path, d.old, d.new ?? "", this.actions)
+        : d.after !== null || d.before !== null ? diffView(path, d.before, d.after ?? "", this.actions)
         : h("div", { class: "muted", text: d.note ?? "no diff to show" });
       const view = h("div", { class: "change-diff" }, c.mode ? h("div", { class: "mode", text: `mode ${c.mode}${same ? ", the text did not change" : ""}` }) : null, text);
       this.open.set(path, view);

@@ -1,4 +1,6 @@
 import { h } from "../dom";
+import { parleyMeta } from "../meta";
+import type { ElicitationMeta } from "../parleyapi";
 import { pageRefusal } from "../pageurl";
 import type { Entry } from "../session";
 import type { Card } from "./card";
@@ -49,7 +51,7 @@ export class ElicitationCard implements Card {
     const form = h("form", { class: "el-form" });
     const readers: (() => [string, unknown] | null)[] = [];
     // In the agent's order, which parley keeps (a JSON object's may be lost on the way).
-    const order: string[] = req._meta?.parley?.order ?? [];
+    const order = parleyMeta<ElicitationMeta>(req)?.order ?? [];
     const rank = (n: string) => (order.includes(n) ? order.indexOf(n) : order.length);
     const props = Object.entries<any>(schema.properties ?? {}).sort(([a], [b]) => rank(a) - rank(b));
     for (const [name, prop] of props) {

@@ -1,22 +1,16 @@
 import { h } from "../dom";
+import { parleyMeta } from "../meta";
+import type { RiskMeta } from "../parleyapi";
 import type { Entry, Question } from "../session";
 import type { Actions, Card } from "./card";
 import { diffView } from "./toolcard";
-
-interface Risk {
-  command?: string;
-  tier?: string;
-  reasons?: string[];
-  always?: string;
-  runsEditableCode?: boolean;
-}
 
 // questionView is a permission question: what the agent wants to do (the command that
 // would run, or the edit as a diff), how risky parley judges it, and one button per
 // answer parley accepts.
 export function questionView(q: Question, actions: Actions, standalone: boolean): HTMLElement {
   const req = q.request;
-  const risk: Risk = ((req as any)._meta?.parley as Risk) ?? {};
+  const risk: Partial<RiskMeta> = parleyMeta<RiskMeta>(req) ?? {};
   const el = h("div", { class: "question", role: "group", "aria-label": "permission question" });
   if (standalone) el.append(h("div", { class: "q-title", text: req.toolCall.title ?? "The agent asks for permission" }));
   el.append(h("div", { class: "q-ask", text: "Allow this?" }));

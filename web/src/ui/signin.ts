@@ -26,9 +26,9 @@ export class SignInCard implements Card {
         if (m.run) row.append(h("div", { class: "muted", text: "It would run:" }), h("pre", { text: m.run.join("\n") }));
       } else if (m.kind === "terminal") {
         if (m.run) row.append(h("div", { class: "muted", text: "It runs this program in a terminal:" }), h("pre", { text: m.run.join("\n") }));
-        row.append(h("div", { class: "muted", text: "Run in a terminal (it shows this again and asks first), then send your message again:" }), h("pre", { text: "parley login" + (this.session.meta.agent ? ` --agent ${this.session.meta.agent}` : "") + ` --method ${m.id}` }));
+        row.append(h("div", { class: "muted", text: "Run in a terminal (it shows this again and asks first), then send your message again:" }), h("pre", { text: ["parley", ...m.command].join(" ") }));
       } else if (m.kind === "env_var") {
-        const inputs = (m.vars ?? []).map((v) => {
+        const inputs = (m.fields ?? []).map((v) => {
           const input = h("input", { type: v.secret === false ? "text" : "password", "aria-label": v.label || v.name, placeholder: v.label || v.name, autocomplete: "off" });
           row.append(h("label", {}, h("code", { text: v.name }), " ", input));
           return [v.name, input] as const;

@@ -1,4 +1,4 @@
-package vscodelm
+package changesrpc
 
 import (
 	"io/fs"
@@ -7,7 +7,7 @@ import (
 	"github.com/parley-acp/parley/internal/changes"
 )
 
-// changedTurn carries what the record says a text diff cannot show: a mode the turn
+// Turn carries what the record says a text diff cannot show: a mode the turn
 // changed (also when the content stayed) and a change that makes git run code; a mode not
 // known on a side (an older record) is no change.
 func TestChangedTurnCarriesModeAndRunsCode(t *testing.T) {
@@ -19,7 +19,7 @@ func TestChangedTurnCarriesModeAndRunsCode(t *testing.T) {
 		{Path: "/w/.git/hooks/pre-commit", Rel: ".git/hooks/pre-commit", Kind: changes.Added, Added: 2, After: kept(0o755), Status: changes.Pending, RunsCode: "a git hook: git runs it"},
 		{Path: "/w/old.sh", Rel: "old.sh", Kind: changes.Modified, Added: 1, Removed: 1, Before: kept(0), After: kept(0o755), Status: changes.Pending},
 	}}
-	got := changedTurn(turn).Files
+	got := Turn(turn).Files
 	want := []struct{ mode, runsCode string }{{"644 → 755", ""}, {"", "a git hook: git runs it"}, {"", ""}}
 	if len(got) != len(want) {
 		t.Fatalf("files %+v, want %d", got, len(want))
