@@ -14,6 +14,7 @@ import (
 // `parley --version` prints it rather than "devel". The extension compares this output
 // with its own version.
 func TestVersionStamped(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds parley")
 	}
