@@ -359,7 +359,7 @@ func TestTerminalCreateObeysRules(t *testing.T) {
 
 // 12.8, what is confined: where the kernel offers Landlock, the commands of parley's
 // terminals write only inside the workspace (and their own temporary directory and the
-// user's cache); --sandbox off lifts that. Reading is not confined (the README says so).
+// user's cache); --sandbox off lifts that. Reading is not confined (docs/sandbox.md says so).
 func TestTerminalCommandsWriteOnlyInTheWorkspace(t *testing.T) {
 	t.Parallel()
 	if sandbox.ABI() == 0 {
