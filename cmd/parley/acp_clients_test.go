@@ -91,6 +91,7 @@ func promptACP(t *testing.T, conn *acp.ClientConn, id acp.SessionID, blocks ...a
 // A client is told what the agent it gets (Eliza, here) takes: embedded files, not
 // images or audio (parley said images, and then refused them).
 func TestACPInitializeTellsWhatElizaTakes(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	conn, _, init := startParleyACP(t, w, acp.ClientCapabilities{})
 	caps := init.AgentCapabilities
@@ -116,6 +117,7 @@ func TestACPInitializeTellsWhatElizaTakes(t *testing.T) {
 // parley's _parley/* notifications reach only a client that asked for them: another
 // (acpx prints every notification it gets) sees the agent's updates only.
 func TestACPParleyNotificationsOnlyForAClientThatAsked(t *testing.T) {
+	t.Parallel()
 	for _, asked := range []bool{false, true} {
 		name := "plain client"
 		caps := acp.ClientCapabilities{}
@@ -181,6 +183,7 @@ func (c *elicitationCloser) CompleteElicitation(context.Context, *acp.CompleteEl
 // as another tab closed the conversation) held parley acp for ever, which then did not
 // exit when its client went away.
 func TestACPAnswerAfterSessionCloseDoesNotHoldParley(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
 	defer cancel()
@@ -236,6 +239,7 @@ type pipes struct {
 // A client that does not speak parley's sign-in (_parley/sign_in) gets the agent's
 // auth_required from session/new, rather than a session it can do nothing with.
 func TestACPPlainClientIsToldTheAgentWantsASignIn(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	cmd := exec.Command(self(t), "acp", "--agent-command", fakeAgentCommand(t, "signin-agent"), "--cwd", w.dir)
 	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), w.env...)

@@ -172,6 +172,7 @@ func checkWindow(t *testing.T, turns []turnRecord, ollama bool) {
 const budget = smallWindow * 3 / 4
 
 func TestAgentFortyTurnsInAFourThousandTokenWindow(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range []string{"ollama", "openai"} {
 		t.Run(dialect, func(t *testing.T) {
 			w := newWorkspace(t)
@@ -278,6 +279,7 @@ func near(t *testing.T, what string, used uint64, server int) {
 }
 
 func TestAgentHundredTurnsNeverOverflow(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	fake := fakellm.New(t, fakellm.Reply{Answer: smallModel, Reuse: true})
 	fake.SetModel("m", llm.ModelInfo{ContextLength: smallWindow, Tools: true})

@@ -54,6 +54,7 @@ func toolResults(fake *fakellm.Server) []string {
 }
 
 func TestAgentCriticalCommandAsksEvenUnderYolo(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	// The issue's own example: a script downloaded and run by a shell. The server counts
 	// the downloads, so a command that ran cannot go unseen.
@@ -211,6 +212,7 @@ func replyText(updates []acp.SessionUpdate) string {
 }
 
 func TestAgentEnvEditAsksAndShowsTheDiff(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	env := filepath.Join(w.dir, ".env")
 	os.WriteFile(env, []byte("TOKEN=old\n"), 0o600)
@@ -245,6 +247,7 @@ func TestAgentEnvEditAsksAndShowsTheDiff(t *testing.T) {
 }
 
 func TestAgentAlwaysForOneCommandDoesNotAllowAnother(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	for _, f := range []string{"build.log", "other.log"} {
 		os.WriteFile(filepath.Join(w.dir, f), []byte("x"), 0o644)
@@ -277,6 +280,7 @@ func TestAgentAlwaysForOneCommandDoesNotAllowAnother(t *testing.T) {
 }
 
 func TestAgentListingRunsNoGitHook(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
@@ -304,6 +308,7 @@ func TestAgentListingRunsNoGitHook(t *testing.T) {
 }
 
 func TestAgentUndoRestoresAndDeletes(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	fake := fakellm.New(t,
 		fakellm.Reply{ToolCalls: []llm.ToolCall{tool("read_file", `{"path":"a.txt"}`)}},
@@ -331,6 +336,7 @@ func TestAgentUndoRestoresAndDeletes(t *testing.T) {
 }
 
 func TestAgentSessionSurvivesARestart(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	fake := fakellm.New(t,
 		fakellm.Reply{Content: []string{"Hello, I remember."}},
@@ -368,6 +374,7 @@ func TestAgentSessionSurvivesARestart(t *testing.T) {
 }
 
 func TestAgentCommandsCannotWriteOutsideTheWorkspace(t *testing.T) {
+	t.Parallel()
 	if sandbox.ABI() == 0 {
 		t.Skip("this kernel offers no Landlock")
 	}
@@ -390,6 +397,7 @@ func TestAgentCommandsCannotWriteOutsideTheWorkspace(t *testing.T) {
 }
 
 func TestAgentHelpSaysWhetherLandlockIsOn(t *testing.T) {
+	t.Parallel()
 	r := parley(t, "", "agent", "--help")
 	want := "Sandbox: off. This kernel offers no Landlock"
 	if sandbox.ABI() > 0 {
@@ -401,6 +409,7 @@ func TestAgentHelpSaysWhetherLandlockIsOn(t *testing.T) {
 }
 
 func TestAgentWorkspaceAnswersAreListedAndReset(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	os.WriteFile(filepath.Join(w.dir, "build.log"), []byte("x"), 0o644)
 	fake := fakellm.New(t,

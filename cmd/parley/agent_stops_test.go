@@ -16,6 +16,7 @@ import (
 )
 
 func TestRunParleyAgentReplyCutAtTheLengthLimit(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range []string{"ollama", "openai"} {
 		t.Run(dialect, func(t *testing.T) {
 			fake := fakellm.New(t, fakellm.Reply{Content: []string{"Here is the plan: first we"}, FinishReason: "length",
@@ -41,6 +42,7 @@ func TestRunParleyAgentReplyCutAtTheLengthLimit(t *testing.T) {
 }
 
 func TestRunParleyAgentFilteredReplyIsARefusal(t *testing.T) {
+	t.Parallel()
 	fake := fakellm.New(t,
 		fakellm.Reply{FinishReason: "content_filter", Refusal: "This request violates the usage policy."},
 		fakellm.Reply{Content: []string{"Hello."}},
@@ -58,6 +60,7 @@ func TestRunParleyAgentFilteredReplyIsARefusal(t *testing.T) {
 
 // A refused turn leaves the conversation: the next prompt does not carry it.
 func TestAgentRefusedTurnIsNotCarried(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	fake := fakellm.New(t,
 		fakellm.Reply{FinishReason: "content_filter"},
@@ -80,6 +83,7 @@ func TestAgentRefusedTurnIsNotCarried(t *testing.T) {
 }
 
 func TestAgentImagesReachAModelThatSees(t *testing.T) {
+	t.Parallel()
 	const png = "iVBORw0KGgoAAAANSUhEUg=="
 	for _, dialect := range []string{"ollama", "openai"} {
 		t.Run(dialect, func(t *testing.T) {
@@ -109,6 +113,7 @@ func TestAgentImagesReachAModelThatSees(t *testing.T) {
 }
 
 func TestAgentImagesToAModelThatCannotSeeAreRefused(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	fake := fakellm.New(t, fakellm.Reply{Content: []string{"never"}})
 	fake.SetModel("m", llm.ModelInfo{ContextLength: 8192, Tools: true})
@@ -131,6 +136,7 @@ func TestAgentImagesToAModelThatCannotSeeAreRefused(t *testing.T) {
 }
 
 func TestAgentCompactOnRequestAndAfterARestart(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	fake := fakellm.New(t, fakellm.Reply{Answer: smallModel, Reuse: true})
 	fake.SetModel("m", llm.ModelInfo{ContextLength: smallWindow, Tools: true})
@@ -177,6 +183,7 @@ func TestAgentCompactOnRequestAndAfterARestart(t *testing.T) {
 // refuses a prompt as too long: the agent learns the window from the refusal, compacts
 // to it and the turn goes on.
 func TestAgentLearnsTheWindowFromARefusal(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	fake := fakellm.New(t, fakellm.Reply{Answer: smallModel, Reuse: true})
 	fake.SetModel("m", llm.ModelInfo{ContextLength: smallWindow, Tools: true})

@@ -18,6 +18,7 @@ func agentCommand(t *testing.T, model, baseURL string) string {
 }
 
 func TestRunParleyAgentEndToEnd(t *testing.T) {
+	t.Parallel()
 	fake := fakellm.New(t,
 		fakellm.Reply{ToolCalls: []llm.ToolCall{{Name: "read_file", Arguments: json.RawMessage(`{"path":"notes.txt"}`)}}},
 		fakellm.Reply{ToolCalls: []llm.ToolCall{{Name: "write_file", Arguments: json.RawMessage(`{"path":"notes.txt","content":"tidy\n"}`)}}},
@@ -41,6 +42,7 @@ func TestRunParleyAgentEndToEnd(t *testing.T) {
 }
 
 func TestRunParleyAgentExplainsAMissingModelOrServer(t *testing.T) {
+	// Not parallel: it needs a port nobody listens on, which a parallel test could take.
 	fake := fakellm.New(t)
 	fake.SetModel("present", fakellm.DefaultModel)
 	r := parley(t, "", "run", "--agent-command", agentCommand(t, "ollama:absent", fake.URL()), "hi")

@@ -19,6 +19,7 @@ import (
 // `bash -c 'let "a[\$(rm -rf src)]=1"'`. It is asked about (the client refuses) and src
 // survives; it used to run unasked and delete src.
 func TestAgentAsksBeforeLetRunsACommand(t *testing.T) {
+	t.Parallel()
 	needs(t, "bash")
 	w := newWorkspace(t)
 	writeFiles(t, w.dir, map[string]string{"src/keep.go": "package keep\n"})
@@ -67,6 +68,7 @@ var arithmeticMembers = map[string]string{
 // unasked. Each member's file is made by bash itself on this machine (checked first),
 // so the class is real here and not only in the judge.
 func TestAgentAsksBeforeArithmeticRunsCode(t *testing.T) {
+	t.Parallel()
 	needs(t, "bash", "touch")
 	w := newWorkspace(t)
 	probe := t.TempDir()
@@ -113,6 +115,7 @@ func runBash(dir, script string) ([]byte, error) {
 // even under --yolo, and the client host refuses it with --yolo and nobody to ask,
 // however it is quoted and however deep in sh -c it is.
 func TestArithmeticThatDeletesHomeIsCritical(t *testing.T) {
+	t.Parallel()
 	commands := []string{
 		`bash -c 'let "a[\$(rm -rf ~)]=1"'`,
 		`let a[\$\(rm\ -rf\ ~\)]=1`,

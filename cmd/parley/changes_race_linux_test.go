@@ -22,6 +22,7 @@ import (
 // an undo checks every file before it writes any, and a check that sees the swap
 // refuses the whole undo; with more files, hardly any undo would get to write.)
 func TestUndoSymlinkSwapRaceNeverEscapes(t *testing.T) {
+	// Not parallel: its swapper spins a core for the whole run: beside other tests it would slow them and race less.
 	const files, undos = 1, 60
 	w := newWorkspace(t)
 	dir, swap := filepath.Join(w.dir, "d"), filepath.Join(w.dir, "d-swap")

@@ -54,6 +54,7 @@ func readOr(t *testing.T, path, missing string) string {
 // file in its turn, parley changes lists it and parley undo restores it; the undo can be
 // undone.
 func TestChangesListsAndUndoRestoresEveryKindOfChange(t *testing.T) {
+	t.Parallel()
 	w := changesFixture(t)
 	before := map[string]string{}
 	names := []string{"a.txt", "made.txt", "own.txt", "doomed.txt", "cmd.txt"}
@@ -127,6 +128,7 @@ func TestChangesListsAndUndoRestoresEveryKindOfChange(t *testing.T) {
 // overwritten; undoing the turn changes nothing, names the file and exits 1; the other
 // files can still be undone one by one.
 func TestUndoNeverOverwritesAHandEdit(t *testing.T) {
+	t.Parallel()
 	w := changesFixture(t)
 	if r := w.run(t, oneTurnOfEveryKind(w.dir), "--yolo"); r.code != 0 {
 		t.Fatalf("the turn: exit %d\n%s", r.code, r.stderr)
@@ -166,6 +168,7 @@ func TestUndoNeverOverwritesAHandEdit(t *testing.T) {
 // and parley changes take the last one in the workspace, and --to goes back several
 // turns of a chat.
 func TestChangesFollowsTheLastConversationHere(t *testing.T) {
+	t.Parallel()
 	w := changesFixture(t)
 	w.run(t, "write "+w.dir+"/a.txt first run\n", "--yolo")
 	w.run(t, "write "+w.dir+"/own.txt second run\n", "--yolo")
@@ -191,6 +194,7 @@ func TestChangesFollowsTheLastConversationHere(t *testing.T) {
 
 // TestChatChangesDiffUndoKeep: parley chat's own commands on the conversation's record.
 func TestChatChangesDiffUndoKeep(t *testing.T) {
+	t.Parallel()
 	w := changesFixture(t)
 	term := startTerminalIn(t, w.dir, w.env, "chat", "--yolo", "--agent-command", fakeAgentCommand(t, "scripted"))
 	term.expect("is ready")
@@ -233,6 +237,7 @@ func TestChatChangesDiffUndoKeep(t *testing.T) {
 // TestPermissionQuestionShowsTheEditsDiff: an edit the agent asks about shows its diff,
 // from the tool call's diff content or computed from the content it proposes.
 func TestPermissionQuestionShowsTheEditsDiff(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	path := filepath.Join(w.dir, "a.txt")
 	withDiff := fmt.Sprintf(`askjson {"toolCall":{"toolCallId":"e1","title":"Edit a.txt","kind":"edit","content":[{"type":"diff","path":%q,"oldText":"inside","newText":"inside\nand a line the agent adds"}]},"options":[{"optionId":"y","name":"Yes","kind":"allow_once"},{"optionId":"n","name":"No","kind":"reject_once"}]}`, path)
@@ -250,6 +255,7 @@ func TestPermissionQuestionShowsTheEditsDiff(t *testing.T) {
 }
 
 func TestUnknownConfigKeysAreWarnedAbout(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	cfg := parleyConfigDir(w.env)
 	os.MkdirAll(cfg, 0o700)

@@ -104,6 +104,7 @@ func (term *terminal) expect(want string) {
 }
 
 func TestChatOnATerminal(t *testing.T) {
+	t.Parallel()
 	term := startTerminal(t, "chat", "--agent", "eliza")
 	term.expect("is ready")
 	term.typeLine("I am worried about my tests")
@@ -165,6 +166,7 @@ func (term *terminal) wait(t *testing.T, code int) {
 }
 
 func TestChatRestartsACrashedAgent(t *testing.T) {
+	t.Parallel()
 	term := startTerminal(t, "chat", "--agent-command", fakeAgentCommand(t, "crash-mid-turn"))
 	term.expect("is ready")
 	term.typeLine("hi")
@@ -179,6 +181,7 @@ func TestChatRestartsACrashedAgent(t *testing.T) {
 // TestChatAgentThatNeverSetsTheMode: /mode against an agent that never answers
 // session/set_mode fails after --agent-timeout, and the chat goes on.
 func TestChatAgentThatNeverSetsTheMode(t *testing.T) {
+	// Not parallel: the agent's start must beat a 1s --agent-timeout.
 	w := newWorkspace(t)
 	term := startTerminalIn(t, w.dir, w.env, "chat", "--agent-timeout", "1s", "--agent-command", fakeAgentCommand(t, "hostile-mute-set"))
 	term.expect("is ready")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestHelpShowsEachCommandOnce(t *testing.T) {
+	t.Parallel()
 	r := parley(t, "", "--help")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -24,6 +25,7 @@ func TestHelpShowsEachCommandOnce(t *testing.T) {
 }
 
 func TestFlagsShowTheirRealPlaceholders(t *testing.T) {
+	t.Parallel()
 	for _, cmd := range []string{"chat", "run", "agent", "vscodelm", "permissions", "login", "changes", "undo"} {
 		r := parley(t, "", cmd, "--help")
 		if r.code != 0 {
@@ -47,6 +49,7 @@ func TestFlagsShowTheirRealPlaceholders(t *testing.T) {
 }
 
 func TestMissingArgumentPrintsTheUsage(t *testing.T) {
+	t.Parallel()
 	r := parley(t, "", "run")
 	if r.code != 2 || !strings.Contains(r.stderr, "needs the PROMPT") || !strings.Contains(r.stderr, "Usage:\n  parley run [flags] PROMPT...") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
@@ -58,6 +61,7 @@ func TestMissingArgumentPrintsTheUsage(t *testing.T) {
 }
 
 func TestBadAgentSettingsAreErrors(t *testing.T) {
+	t.Parallel()
 	r := parleyIn(t, t.TempDir(), append(isolatedXDG(t), "PARLEY_INIT_TIMEOUT=soon"), "", "run", "hi")
 	if r.code != 2 || !strings.Contains(r.stderr, `PARLEY_INIT_TIMEOUT="soon" is not a positive duration`) {
 		t.Errorf("a bad PARLEY_INIT_TIMEOUT: exit %d, stderr %q", r.code, r.stderr)
@@ -69,6 +73,7 @@ func TestBadAgentSettingsAreErrors(t *testing.T) {
 }
 
 func TestConfigErrorsNameTheirPlace(t *testing.T) {
+	t.Parallel()
 	env := isolatedXDG(t)
 	dir := parleyConfigDir(env)
 	os.MkdirAll(dir, 0o700)
@@ -86,6 +91,7 @@ func TestConfigErrorsNameTheirPlace(t *testing.T) {
 }
 
 func TestAgentLogOfACommandHasAShortName(t *testing.T) {
+	t.Parallel()
 	env := isolatedXDG(t)
 	r := parleyIn(t, t.TempDir(), env, "", "run", "--agent-command", fakeAgentCommand(t, "scripted"), "say \"hi\"")
 	if r.code != 0 {

@@ -33,6 +33,7 @@ const everyField = `{"type":"object","title":"Project","properties":{` +
 // anything is sent, defaults kept, a secret typed without echo and never shown, then the
 // answers as the agent receives them.
 func TestChatAsksAFormFieldByField(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	term := startTerminalIn(t, w.dir, w.env, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
 	term.expect("is ready")
@@ -84,6 +85,7 @@ func TestChatAsksAFormFieldByField(t *testing.T) {
 // TestChatElicitationDeclineAndWithdraw: a form declined; one the agent withdraws
 // ($/cancel_request after its timeout) leaves the screen.
 func TestChatElicitationDeclineAndWithdraw(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	term := startTerminalIn(t, w.dir, w.env, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
 	term.expect("is ready")
@@ -107,6 +109,7 @@ func TestChatElicitationDeclineAndWithdraw(t *testing.T) {
 // TestChatOpensAPageOnlyOnConsent: a URL elicitation shows the URL and its host, opens
 // it once the user says so, and the agent's completion is shown.
 func TestChatOpensAPageOnlyOnConsent(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	opened := filepath.Join(t.TempDir(), "opened")
 	browser := writeScript(t, "browser", "#!/bin/sh\nprintf '%s' \"$1\" > "+opened+"\n")
@@ -134,6 +137,7 @@ func TestChatOpensAPageOnlyOnConsent(t *testing.T) {
 // TestRunDeclinesElicitations: nobody answers in parley run: a form is declined at once and
 // the turn goes on; a URL elicitation, which run does not advertise, is refused.
 func TestRunDeclinesElicitations(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	r := w.run(t, `elicit-form {"properties":{"x":{"type":"string"}},"required":["x"]}`+"\nelicit-url https://example.com/\ncaps?")
 	if r.code != 0 {
@@ -168,6 +172,7 @@ func TestRunDeclinesElicitations(t *testing.T) {
 // boolean, a thought level and a model setting; the agent's option of an unknown type is
 // left alone.
 func TestRunSetsSettingsOfEveryType(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	r := parleyIn(t, w.dir, w.env, "", "run", "--agent-command", fakeAgentCommand(t, "scripted-config"),
 		"--set", "model=large", "--set", "brave=true", "--set", "effort=high", "--set", "context=200k", "config?")
@@ -182,6 +187,7 @@ func TestRunSetsSettingsOfEveryType(t *testing.T) {
 // TestRunRefusesAnUnknownSetting: an unknown id or value exits 2, listing the valid ones,
 // and no prompt is sent.
 func TestRunRefusesAnUnknownSetting(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	for _, tc := range []struct{ set, want string }{
 		{"speed=max", "mode, model, effort, context, brave"},
@@ -202,6 +208,7 @@ func TestRunRefusesAnUnknownSetting(t *testing.T) {
 // TestChatConfig: /config lists the settings, one's values (with its groups), and sets
 // one; the legacy /mode goes through the mode option.
 func TestChatConfig(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	term := startTerminalIn(t, w.dir, w.env, "chat", "--agent-command", fakeAgentCommand(t, "scripted-config"))
 	term.expect("is ready")
@@ -230,6 +237,7 @@ func TestChatConfig(t *testing.T) {
 // TestUsageAfterTheTurn: usage_update and the end-of-turn usage, in chat after the turn
 // and on run --json's stop event.
 func TestUsageAfterTheTurn(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	r := parleyIn(t, w.dir, w.env, "usage 1000 200000 0.25 USD\nturn-usage", "run", "--json", "--agent-command", fakeAgentCommand(t, "scripted"), "-")
 	if r.code != 0 {
@@ -254,6 +262,7 @@ func TestUsageAfterTheTurn(t *testing.T) {
 
 // TestChatSessionsCloseAndDelete, and the title the agent gives the session.
 func TestChatSessionsCloseAndDelete(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	term := startTerminalIn(t, w.dir, w.env, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
 	term.expect("is ready")
@@ -282,6 +291,7 @@ func TestChatSessionsCloseAndDelete(t *testing.T) {
 // TestNoticesAndToolNames: the agent's notices are shown, and a permission question names
 // the agent's tool.
 func TestNoticesAndToolNames(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	term := startTerminalIn(t, w.dir, w.env, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
 	term.expect("is ready")
@@ -298,6 +308,7 @@ func TestNoticesAndToolNames(t *testing.T) {
 // TestAdditionalDirectories: --add-dir reaches an agent that takes additional directories,
 // and parley's file access covers it; without it, the directory is outside.
 func TestAdditionalDirectories(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	script := "dirs?\nread " + w.outside + "/secret.txt"
 	r := w.run(t, script, "--add-dir", w.outside)
@@ -320,6 +331,7 @@ func TestAdditionalDirectories(t *testing.T) {
 // file as an embedded resource; an agent that takes neither gets links. In chat, @PATH
 // attaches.
 func TestAttachments(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	png, _ := base64.StdEncoding.DecodeString("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")
 	os.WriteFile(filepath.Join(w.dir, "shot.png"), png, 0o644)

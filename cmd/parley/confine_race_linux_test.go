@@ -18,6 +18,7 @@ import (
 // a tight loop, with a symlink to a directory outside the workspace. A check that resolves
 // the path and then opens it by name is beaten whenever the swap falls between the two.
 func TestRunSymlinkSwapRaceNeverEscapes(t *testing.T) {
+	// Not parallel: its swapper spins a core for the whole run: beside other tests it would slow them and race less.
 	const reads, writes, terminals = 3000, 1000, 300
 	w := newWorkspace(t)
 	dir, swap := filepath.Join(w.dir, "d"), filepath.Join(w.dir, "d-swap")

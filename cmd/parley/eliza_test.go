@@ -69,10 +69,11 @@ func messageText(updates []acp.SessionUpdate) (text string, chunks int) {
 	return text, chunks
 }
 
-// startEliza runs `parley eliza --deterministic` as a child process and connects to it.
+// startEliza runs `parley eliza --deterministic` as a child process, in a home of its own
+// (the tests run in parallel), and connects to it.
 func startEliza(t *testing.T, r *recorder) *agentproc.Server {
 	t.Helper()
-	spec := agentproc.Spec{Command: self(t), Args: []string{"eliza", "--deterministic"}, Env: []string{"PARLEY_TEST_ROLE=parley"}}
+	spec := agentproc.Spec{Command: self(t), Args: []string{"eliza", "--deterministic"}, Env: append([]string{"PARLEY_TEST_ROLE=parley"}, isolatedXDG(t)...)}
 	a, err := agentproc.Launch(t.Context(), spec, agentproc.LaunchOptions{Client: r})
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +107,7 @@ func prompt(t *testing.T, ctx context.Context, a *agentproc.Server, id acp.Sessi
 }
 
 func TestElizaConversation(t *testing.T) {
+	t.Parallel()
 	r := &recorder{}
 	a := startEliza(t, r)
 	inputs := []string{"Hello", "I am worried about my tests", "I am worried about my tests", "My mother hates them", "xyzzy", "xyzzy"}
@@ -139,6 +141,7 @@ func TestElizaConversation(t *testing.T) {
 }
 
 func TestElizaToolCallsThoughtsAndFlood(t *testing.T) {
+	t.Parallel()
 	r := &recorder{}
 	a := startEliza(t, r)
 	id := newSession(t, a)
@@ -174,6 +177,7 @@ func TestElizaToolCallsThoughtsAndFlood(t *testing.T) {
 }
 
 func TestElizaFloodCount(t *testing.T) {
+	t.Parallel()
 	r := &recorder{}
 	a := startEliza(t, r)
 	id := newSession(t, a)
@@ -185,6 +189,7 @@ func TestElizaFloodCount(t *testing.T) {
 }
 
 func TestElizaPermissionByKind(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []acp.PermissionOptionKind{acp.PermissionOptionKindAllowOnce, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindRejectOnce, acp.PermissionOptionKindRejectAlways} {
 		r := &recorder{choose: kind}
 		a := startEliza(t, r)
@@ -198,6 +203,7 @@ func TestElizaPermissionByKind(t *testing.T) {
 }
 
 func TestElizaCancel(t *testing.T) {
+	t.Parallel()
 	r := &recorder{}
 	a := startEliza(t, r)
 	id := newSession(t, a)
@@ -228,6 +234,7 @@ func TestElizaCancel(t *testing.T) {
 }
 
 func TestElizaCancelWithPendingPermission(t *testing.T) {
+	t.Parallel()
 	r := &recorder{asked: make(chan *acp.RequestPermissionRequest, 1)}
 	a := startEliza(t, r)
 	id := newSession(t, a)
@@ -243,6 +250,7 @@ func TestElizaCancelWithPendingPermission(t *testing.T) {
 }
 
 func TestElizaLoadAndClose(t *testing.T) {
+	t.Parallel()
 	r := &recorder{}
 	a := startEliza(t, r)
 	id := newSession(t, a)
@@ -272,6 +280,7 @@ func TestElizaLoadAndClose(t *testing.T) {
 }
 
 func TestElizaMCPTools(t *testing.T) {
+	t.Parallel()
 	const secret = "s3cret"
 	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return newMCPServer() }, nil)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -319,6 +328,7 @@ func TestElizaMCPTools(t *testing.T) {
 
 // What a turn says slowly after other text starts on a line of its own.
 func TestElizaSlowlyAfterTalkStartsANewLine(t *testing.T) {
+	t.Parallel()
 	r := parley(t, "", "run", "hello\nslowly one two")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)

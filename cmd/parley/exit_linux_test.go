@@ -16,6 +16,7 @@ import (
 // stops reading its stdin, so parley's answers jam the pipe. A SIGINT still ends parley
 // (in order, within its deadlines), two end it at once; the agent is ended either way.
 func TestRunEndsOnSignalWhenTheAgentStopsReading(t *testing.T) {
+	// Not parallel: it bounds how long parley takes to end (wall-clock).
 	for _, signals := range []int{1, 2} {
 		t.Run(strconv.Itoa(signals), func(t *testing.T) {
 			w := newWorkspace(t)
@@ -110,6 +111,7 @@ const exitCancelled = 130
 // parley stops the turn and says why at once, instead of dying of SIGPIPE (leaving the
 // agent behind) or streaming on into nothing.
 func TestRunNoticesAClosedStdout(t *testing.T) {
+	// Not parallel: it bounds how long parley takes to notice (wall-clock).
 	cmd := exec.Command(self(t), "run", "slowly "+strings.Repeat("word ", 500))
 	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), isolatedXDG(t)...)
 	cmd.Dir = t.TempDir()

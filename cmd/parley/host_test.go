@@ -42,6 +42,7 @@ func (w workspaceFixture) run(t *testing.T, script string, flags ...string) resu
 }
 
 func TestRunConfinesFilesToTheWorkspace(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	r := w.run(t, strings.Join([]string{
 		"read " + w.dir + "/a.txt",
@@ -83,6 +84,7 @@ func TestRunConfinesFilesToTheWorkspace(t *testing.T) {
 }
 
 func TestRunTerminalOutputIsTruncatedOnACharacterBoundary(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	r := w.run(t, `run 21 sh -c 'i=0; while [ $i -lt 100 ]; do printf é; i=$((i+1)); done; exit 3'`)
 	if r.code != 0 {
@@ -102,6 +104,7 @@ func TestRunTerminalOutputIsTruncatedOnACharacterBoundary(t *testing.T) {
 }
 
 func TestRunPermissionByKind(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	// Options come in a shuffled order each time: the choice must follow the kind.
 	for range 5 {
@@ -126,6 +129,7 @@ func TestRunPermissionByKind(t *testing.T) {
 }
 
 func TestPermissionAlwaysIsRememberedAcrossRuns(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	// First run on a terminal: the user answers "always".
 	term := startTerminalIn(t, w.dir, w.env, "run", "--agent-command", fakeAgentCommand(t, "scripted"), "ask git tag v1.0")
@@ -155,6 +159,7 @@ func TestPermissionAlwaysIsRememberedAcrossRuns(t *testing.T) {
 }
 
 func TestRunCancelWithAPendingPermission(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	term := startTerminalIn(t, w.dir, w.env, "run", "--agent-command", fakeAgentCommand(t, "scripted"), "ask rm -rf build")
 	term.expect("The agent asks permission: rm -rf build")
@@ -164,6 +169,7 @@ func TestRunCancelWithAPendingPermission(t *testing.T) {
 }
 
 func TestRunJSONEvents(t *testing.T) {
+	t.Parallel()
 	r := parley(t, "", "run", "--json", "think hard\ntool call Build\nhello")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
@@ -187,6 +193,7 @@ func TestRunJSONEvents(t *testing.T) {
 }
 
 func TestChatModesModelsAndSessions(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	term := startTerminalIn(t, w.dir, w.env, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
 	term.expect("is ready")
@@ -212,6 +219,7 @@ func TestChatModesModelsAndSessions(t *testing.T) {
 // configuration inside the workspace. The agent may read it, but neither write it (by any
 // name) nor start commands in it.
 func TestRunAgentCannotRewriteParleysOwnFiles(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	w.env = testbin.HomeEnv(w.dir) // the workspace is $HOME
 	cfg := parleyConfigDir(w.env)
@@ -255,6 +263,7 @@ func TestRunAgentCannotRewriteParleysOwnFiles(t *testing.T) {
 // nobody can answer, so it is refused). Landlock cannot carve the directory out of the
 // writable workspace; the judgement of the command is what stops it.
 func TestRunTerminalCannotRewriteParleysOwnFiles(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	w.env = testbin.HomeEnv(w.dir) // the workspace is $HOME
 	cfg := parleyConfigDir(w.env)

@@ -17,6 +17,7 @@ import (
 )
 
 func TestAgentAsksBeforeWritesThroughOptions(t *testing.T) {
+	t.Parallel()
 	needs(t, "pip", "npm", "git", "sort")
 	writes := map[string]string{ // command: the file it writes when it runs
 		"pip list --log=.github/workflows/pip.yml":              ".github/workflows/pip.yml",

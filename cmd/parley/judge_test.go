@@ -89,6 +89,7 @@ func questionText(q *acp.RequestPermissionRequest) string {
 // settings; harmless commands still are not. Each command, if it ran, would leave a
 // file.
 func TestAgentAsksBeforeOrdinaryProgramsRunCode(t *testing.T) {
+	t.Parallel()
 	needs(t, "make", "git", "cc", "bash", "xxd", "openssl", "iconv", "npm")
 	w := newWorkspace(t)
 	touch, _ := exec.LookPath("touch")
@@ -151,6 +152,7 @@ func TestAgentAsksBeforeOrdinaryProgramsRunCode(t *testing.T) {
 // Issue 23.4: with --auto-approve none every command asks, harmless ones too; the
 // default keeps harmless commands unasked, and --help says so.
 func TestAgentAutoApproveNoneAsksForHarmlessCommands(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	if asked := askedAbout(agentRuns(t, w, []string{"ls"}, nil, "--auto-approve", "none")); !slices.Equal(asked, []string{"ls"}) {
 		t.Errorf("--auto-approve none: asked about %q, want ls", asked)
@@ -171,6 +173,7 @@ func TestAgentAutoApproveNoneAsksForHarmlessCommands(t *testing.T) {
 // --yolo asks before each (and the client refuses); an ordinary command still runs.
 // Unconfined (--sandbox off), each would delete its victim outside the workspace.
 func TestAgentAsksBeforeDeletesThroughWrappersUnderYolo(t *testing.T) {
+	t.Parallel()
 	needs(t, "script", "python3", "perl", "node", "git", "prlimit", "setarch")
 	w := newWorkspace(t)
 	victims := []string{"v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8"}
@@ -262,6 +265,7 @@ var criticalClasses = []string{
 // The client host's policy gets the same judge: with --yolo and nobody to ask, each
 // critical class is refused (--yolo allows ordinary commands).
 func TestHostRefusesCriticalClassesUnderYolo(t *testing.T) {
+	t.Parallel()
 	refusedUnderYolo(t, newWorkspace(t), criticalClasses)
 }
 
@@ -288,6 +292,7 @@ func refusedUnderYolo(t *testing.T, w workspaceFixture, commands []string) {
 // delete through an interpreter, and a command its environment turns into a delete,
 // are refused with nobody to ask. Each would delete its victim outside the workspace.
 func TestTerminalRefusesCriticalCodeAndEnvironment(t *testing.T) {
+	t.Parallel()
 	needs(t, "python3", "git")
 	w := newWorkspace(t)
 	for _, v := range []string{"vp", "ve"} {
@@ -312,6 +317,7 @@ func TestTerminalRefusesCriticalCodeAndEnvironment(t *testing.T) {
 // agent can change is never offered "always allow": after the agent rewrites build.sh,
 // running it again asks again.
 func TestAgentAlwaysIsNotOfferedForScriptsTheAgentCanChange(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	writeFiles(t, w.dir, map[string]string{"build.sh": "echo building\n"})
 	fake := fakellm.New(t,
@@ -345,6 +351,7 @@ func TestAgentAlwaysIsNotOfferedForScriptsTheAgentCanChange(t *testing.T) {
 
 // The same in the client host: the question about a script offers no "always allow".
 func TestHostOffersNoAlwaysForScripts(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	term := w.chat(t)
 	mark := term.mark()
@@ -365,6 +372,7 @@ func TestHostOffersNoAlwaysForScripts(t *testing.T) {
 // a variable and arguments read by xargs ask; with nobody to ask, they are refused, and
 // terminal/create does not run the configured alias.
 func TestRulesSeeThroughRunTimeSpellings(t *testing.T) {
+	t.Parallel()
 	needs(t, "git")
 	w := newWorkspace(t)
 	w.config(t, `{"permissions":[{"tool":"execute:*git push*","action":"reject"}]}`)
@@ -398,6 +406,7 @@ func TestRulesSeeThroughRunTimeSpellings(t *testing.T) {
 // Class 6a: parley run --json writes C1 controls and bidi overrides from the agent as
 // \u escapes: the data is unchanged, the raw characters never reach a terminal.
 func TestRunJSONEscapesInvisibleCharacters(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	r := w.run(t, `say "csi \u009b2J, \u202egnp.exe, \u2066iso\u2069"`, "--json")
 	for _, raw := range []string{"\u009b", "\u202e", "\u2066", "\u2069"} {
@@ -456,6 +465,7 @@ func lockStore(t *testing.T, env []string) {
 // command the user rejected "always" (parley run), nor anything else unasked (parley
 // agent, whose remembered rejections are in the same database).
 func TestLockedStoreKeepsYoloFromAllowing(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	term := w.chat(t)
 	term.typeLine("ask rm -f build.log")
@@ -507,6 +517,7 @@ func readClassTable(t *testing.T) []classRow {
 // refuses, so none of them runs); the client host, with --yolo and nobody to ask,
 // refuses exactly the critical ones.
 func TestClassesThroughTheBinary(t *testing.T) {
+	t.Parallel()
 	rows := readClassTable(t)
 	w := newWorkspace(t)
 	var commands []string

@@ -4,6 +4,14 @@ package main
 // a peer does. The test binary doubles as parley (and as the fake agents and MCP servers
 // the tests need): TestMain switches on PARLEY_TEST_ROLE, the same re-exec trick gopls's
 // integration tests use, so no separate build is needed.
+//
+// Every test calls t.Parallel() unless a "// Not parallel:" line says why: each runs in
+// directories and a home of its own (parley, parleyIn, newWorkspace, isolatedXDG), and its
+// processes mostly wait on one another, so on two cores several at a time finish sooner.
+// A test stays serial when it shares something process-wide (the environment through
+// t.Setenv, the working directory, a port, a signal to the process group), or when it
+// holds parley to a wall-clock time a busy machine could miss (a timeout of a second or
+// less, a turn that must still be running): serial tests run alone, before the others.
 
 import (
 	"bytes"
@@ -117,6 +125,7 @@ func fakeAgentCommand(t *testing.T, behaviour string) string {
 }
 
 func TestRunElizaAnswers(t *testing.T) {
+	t.Parallel()
 	r := parley(t, "", "run", "--agent", "eliza", "I am worried about my tests")
 	if r.code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
@@ -127,6 +136,7 @@ func TestRunElizaAnswers(t *testing.T) {
 }
 
 func TestRunPromptFromStdin(t *testing.T) {
+	t.Parallel()
 	r := parley(t, "flood 5\n", "run", "-")
 	if r.code != 0 || r.stdout != "0 1 2 3 4 \n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
@@ -134,6 +144,7 @@ func TestRunPromptFromStdin(t *testing.T) {
 }
 
 func TestRunFloodLosesNothing(t *testing.T) {
+	t.Parallel()
 	const n = 20000
 	r := parley(t, "", "run", "flood 20000")
 	if r.code != 0 {
@@ -146,6 +157,7 @@ func TestRunFloodLosesNothing(t *testing.T) {
 }
 
 func TestRunUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -169,6 +181,7 @@ func TestRunUsageErrors(t *testing.T) {
 }
 
 func TestRunMissingAgentCommand(t *testing.T) {
+	t.Parallel()
 	r := parley(t, "", "run", "--agent-command", "no-such-agent-binary --acp", "hi")
 	if r.code != 1 || !strings.Contains(r.stderr, `"no-such-agent-binary": command not found`) {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
@@ -176,6 +189,7 @@ func TestRunMissingAgentCommand(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	r := parley(t, "", "--help")
 	if r.code != 0 || !strings.Contains(r.stdout, "parley run") || !strings.Contains(r.stdout, "eliza") {
 		t.Errorf("exit %d, stdout %q", r.code, r.stdout)
@@ -187,6 +201,7 @@ func TestHelp(t *testing.T) {
 }
 
 func TestRunBrokenAgents(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		behaviour string
 		code      int
@@ -213,6 +228,7 @@ func TestRunBrokenAgents(t *testing.T) {
 }
 
 func TestRunGarbageAgentThatStaysAliveTimesOut(t *testing.T) {
+	// Not parallel: the agent must write its garbage within a 500ms PARLEY_INIT_TIMEOUT.
 	cmd := exec.Command(self(t), "run", "--agent-command", fakeAgentCommand(t, "garbage-forever"), "hi")
 	cmd.Env = append(os.Environ(), "PARLEY_TEST_ROLE=parley", "PARLEY_INIT_TIMEOUT=500ms")
 	out, err := cmd.CombinedOutput()
@@ -222,6 +238,7 @@ func TestRunGarbageAgentThatStaysAliveTimesOut(t *testing.T) {
 }
 
 func TestRunDeliversUpdatesSentBeforeTheSessionResponse(t *testing.T) {
+	t.Parallel()
 	r := parley(t, "", "run", "--agent-command", fakeAgentCommand(t, "early-updates"), "hi")
 	if r.code != 0 || r.stdout != "early bird\n" {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
@@ -231,6 +248,7 @@ func TestRunDeliversUpdatesSentBeforeTheSessionResponse(t *testing.T) {
 // A peer on Windows may end its lines with \r\n: parley reads them, as a client of an
 // agent and as an agent of a client.
 func TestLinesEndingInCRLFAreRead(t *testing.T) {
+	t.Parallel()
 	r := parley(t, "", "run", "--agent-command", fakeAgentCommand(t, "crlf"), "hi")
 	if r.code != 0 || r.stdout != "every line of mine ends in CRLF\n" {
 		t.Errorf("parley run, an agent writing CRLF: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
@@ -242,6 +260,7 @@ func TestLinesEndingInCRLFAreRead(t *testing.T) {
 }
 
 func TestRunRefusesPermissionByKind(t *testing.T) {
+	t.Parallel()
 	r := parley(t, "", "run", "request permission deploy")
 	if r.code != 0 || r.stdout != "permission: reject_once\n" || !strings.Contains(r.stderr, "refused deploy") {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
@@ -249,6 +268,7 @@ func TestRunRefusesPermissionByKind(t *testing.T) {
 }
 
 func TestAgentsListsBuiltinsAndConfigured(t *testing.T) {
+	t.Parallel()
 	env := isolatedXDG(t)
 	cfgDir := parleyConfigDir(env)
 	os.MkdirAll(cfgDir, 0o700)
@@ -269,6 +289,7 @@ func TestAgentsListsBuiltinsAndConfigured(t *testing.T) {
 // TestRunAgentThatNeverOpensASession: an agent that never answers session/new is given up
 // on after --agent-timeout, with an error that names it and says what to try.
 func TestRunAgentThatNeverOpensASession(t *testing.T) {
+	// Not parallel: the agent's start must beat a 1s --agent-timeout.
 	r := parley(t, "", "run", "--agent-timeout", "1s", "--agent-command", fakeAgentCommand(t, "hostile-mute-new"), "hello")
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1; stderr:\n%s", r.code, r.stderr)
@@ -282,6 +303,7 @@ func TestRunAgentThatNeverOpensASession(t *testing.T) {
 
 // TestVersion: --version says which parley this is, from the build information.
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	r := parley(t, "", "--version")
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "parley version ") || strings.TrimSpace(strings.TrimPrefix(r.stdout, "parley version ")) == "" {
 		t.Errorf("parley --version: exit %d, %q", r.code, r.stdout)

@@ -20,6 +20,7 @@ import (
 // size (default "5000 0.5 10 100", fewer reads under the race detector, where each takes
 // long; the figures for the issues use "200000 3 100 3" and "5000 0.5 10 300").
 func TestHostileAgentMemoryIsBounded(t *testing.T) {
+	t.Parallel()
 	attack := "5000 0.5 10 100"
 	if testbin.Race() {
 		attack = "5000 0.5 10 10"

@@ -34,6 +34,7 @@ var notPages = []struct{ url, why string }{
 // TestChatDeclinesPagesThatAreNotHTTP: in the line chat, each is declined at once with
 // a notice, nothing asks the user, and the browser never runs.
 func TestChatDeclinesPagesThatAreNotHTTP(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	opened := filepath.Join(t.TempDir(), "opened")
 	browser := writeScript(t, "browser", "#!/bin/sh\nprintf '%s\\n' \"$1\" >> "+opened+"\n")
@@ -58,6 +59,7 @@ func TestChatDeclinesPagesThatAreNotHTTP(t *testing.T) {
 // TestWebDeclinesPagesThatAreNotHTTP: parley web never puts one to the page (which would
 // have opened it and answered accept); the page gets the notice, the agent "decline".
 func TestWebDeclinesPagesThatAreNotHTTP(t *testing.T) {
+	t.Parallel()
 	s := startWeb(t, nil, "--no-open", "--agent-command", fakeAgentCommand(t, "scripted"))
 	ws, err := initializeOver(t, s.base, nil, "acp", "parley-token."+s.token)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 // TestTUIDeclinesAPageThatIsNotHTTP: the terminal UI shows the notice, not the question.
 func TestTUIDeclinesAPageThatIsNotHTTP(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	s := startTUIFor(t, w.dir, w.env, "ready", "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
 	s.Type("elicit-url javascript:alert(1)\r")

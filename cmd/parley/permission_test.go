@@ -59,6 +59,7 @@ func (term *terminal) answer(want, answer string) {
 // 12.1: "always" covers the same command, never a more dangerous one, in later sessions
 // too; the question shows what will be remembered.
 func TestAlwaysCoversTheSameCommandOnly(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	term := w.chat(t)
 	term.typeLine("ask rm -f build.log")
@@ -118,6 +119,7 @@ func TestAlwaysCoversTheSameCommandOnly(t *testing.T) {
 
 // 12.1: the question shows what the agent will run, whatever its title says.
 func TestQuestionShowsTheCommandNotTheTitle(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	term := w.chat(t)
 	term.typeLine(`askjson {"toolCall":{"toolCallId":"t1","title":"ls","kind":"execute","rawInput":{"command":"rm -f notes.txt"}},"options":` + allKinds + `}`)
@@ -142,6 +144,7 @@ func TestQuestionShowsTheCommandNotTheTitle(t *testing.T) {
 
 // 12.2: configured rules match the parsed command, through wrappers and sh -c.
 func TestRulesMatchWhatRuns(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	w.config(t, `{"permissions":[{"tool":"execute:*git push*","action":"ask"},{"tool":"execute:curl *","action":"reject"}]}`)
 	argv := func(args ...string) string {
@@ -168,6 +171,7 @@ func TestRulesMatchWhatRuns(t *testing.T) {
 
 // 12.3: questions are asked one at a time, and each answer goes to the question on screen.
 func TestChatAsksOneQuestionAtATime(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	term := w.chat(t)
 	titleRE := regexp.MustCompile(`The agent asks permission: (\S+)`)
@@ -222,6 +226,7 @@ func TestChatAsksOneQuestionAtATime(t *testing.T) {
 // 12.4: without a terminal, chat asks nothing: questions fail closed, --yolo allows (but
 // never a critical command).
 func TestChatWithoutATerminalAsksNothing(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	chat := func(stdin string, flags ...string) result {
 		return parleyIn(t, w.dir, w.env, stdin, append([]string{"chat", "--agent-command", fakeAgentCommand(t, "scripted")}, flags...)...)
@@ -241,6 +246,7 @@ func TestChatWithoutATerminalAsksNothing(t *testing.T) {
 
 // 12.6: what the agent sends is shown with control and bidi characters made visible.
 func TestAgentTextCannotRewriteTheScreen(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	script := strings.Join([]string{
 		`say "\x1b]0;pwned\x07\x1b[2J hello"`,
@@ -281,6 +287,7 @@ func TestAgentTextCannotRewriteTheScreen(t *testing.T) {
 // 12.7: duplicate option ids fail closed; requests and updates for sessions parley
 // never opened are refused, never allowed (not even with --yolo) and never shown.
 func TestSmallPermissionGaps(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	dup := `askjson {"toolCall":{"toolCallId":"d","title":"deploy","kind":"execute","rawInput":{"command":"make deploy"}},"options":[{"optionId":"x","name":"Yes","kind":"allow_once"},{"optionId":"x","name":"No","kind":"reject_once"}]}`
 	if r := w.run(t, dup, "--yolo"); strings.Contains(r.stdout, "allow") || !strings.Contains(r.stderr, "same id") {
@@ -303,6 +310,7 @@ func TestSmallPermissionGaps(t *testing.T) {
 // 12.8: terminal/create obeys the user's rules whether or not the agent asked, and is
 // asked about once when the user has just approved that command.
 func TestTerminalCreateObeysRules(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	w.config(t, `{"permissions":[{"tool":"execute:cat *","action":"reject"},{"tool":"execute:rm *","action":"ask"}]}`)
 	for _, name := range []string{"b.txt", "c.txt"} {
@@ -351,8 +359,9 @@ func TestTerminalCreateObeysRules(t *testing.T) {
 
 // 12.8, what is confined: where the kernel offers Landlock, the commands of parley's
 // terminals write only inside the workspace (and their own temporary directory and the
-// user's cache); --sandbox off lifts that. Reading is not confined (the README says so).
+// user's cache); --sandbox off lifts that. Reading is not confined (docs/sandbox.md says so).
 func TestTerminalCommandsWriteOnlyInTheWorkspace(t *testing.T) {
+	t.Parallel()
 	if sandbox.ABI() == 0 {
 		t.Skip("this kernel offers no Landlock: terminal commands are not confined here")
 	}

@@ -16,6 +16,7 @@ import (
 // process in a session of its own (setsid: a daemon) does not keep it running once the
 // terminal is released.
 func TestRunReleasedTerminalEndsWhatLeftItsGroup(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	r := w.run(t, `run 100 sh -c 'setsid sh -c "echo \$\$ > daemon.pid; exec sleep 100" & while [ ! -s daemon.pid ]; do sleep 0.01; done'`)
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "exit 0") {

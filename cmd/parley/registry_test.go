@@ -178,6 +178,7 @@ func registryEnv(t *testing.T, reg *testRegistry) (env []string, home string) {
 func agentsDataDir(home string) string { return filepath.Join(home, "data", "parley", "agents") }
 
 func TestAgentsInstallRunUpdateRemove(t *testing.T) {
+	t.Parallel()
 	reg := newTestRegistry(t)
 	script := elizaScript(t)
 	reg.binary("tar-agent", "1.0.0", "tar-agent.tar.gz", tarGzOf(t,
@@ -297,6 +298,7 @@ func vscodeModels(t *testing.T, env []string) string {
 // TestAgentsInstallRefusesBadArchives: a wrong checksum, and archives whose members or
 // links lead outside, are refused; nothing is unpacked, kept or written anywhere else.
 func TestAgentsInstallRefusesBadArchives(t *testing.T) {
+	t.Parallel()
 	reg := newTestRegistry(t)
 	script := elizaScript(t)
 	good := tarGzOf(t, entry{name: "agent", typ: tar.TypeReg, body: script, mode: 0o755})
@@ -355,6 +357,7 @@ func TestAgentsInstallRefusesBadArchives(t *testing.T) {
 // index is kept, so `parley agents` lists it when the registry is gone, and says so when
 // asked to refresh.
 func TestAgentsRegistryFromConfigAndKept(t *testing.T) {
+	t.Parallel()
 	reg := newTestRegistry(t)
 	reg.npx("npx-agent", "@parley-test/npx-agent@1.0.0", "--acp")
 	home := t.TempDir()
@@ -400,6 +403,7 @@ func (r *testRegistry) fetchCount() int {
 // archive that is not on https (plain http elsewhere than this machine, a redirect to it,
 // ftp).
 func TestAgentsInstallRefusesUncheckedArchives(t *testing.T) {
+	t.Parallel()
 	reg := newTestRegistry(t)
 	script := elizaScript(t)
 	good := tarGzOf(t, entry{name: "agent", typ: tar.TypeReg, body: script, mode: 0o755})
@@ -483,6 +487,7 @@ func TestAgentsInstallRefusesUncheckedArchives(t *testing.T) {
 // TestAgentsInstallSaysAnUnpinnedPackage: an npx distribution that names no exact
 // version is installed, and parley says that npx fetches whatever is newest.
 func TestAgentsInstallSaysAnUnpinnedPackage(t *testing.T) {
+	t.Parallel()
 	reg := newTestRegistry(t)
 	reg.npx("loose", "@parley-test/loose", "--acp")
 	reg.npx("ranged", "@parley-test/ranged@^1.0.0")

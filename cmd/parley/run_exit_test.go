@@ -10,6 +10,7 @@ import (
 // /dev/null is a character device, but no terminal: parley run must not ask it a
 // permission question, it refuses as it does with no terminal at all.
 func TestRunWithStdinFromDevNullRefusesWithoutAsking(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	null, err := os.Open(os.DevNull)
 	if err != nil {
@@ -33,6 +34,7 @@ const stopGraceBeforeTheFix = 2 * time.Second
 // run's turn is over it must not wait its whole grace period for them: the run ends well
 // before that period, and the agent is gone with it.
 func TestRunEndsAnAgentThatIgnoresEOFSoon(t *testing.T) {
+	// Not parallel: it bounds how long the run takes (wall-clock).
 	w := newWorkspace(t)
 	start := time.Now()
 	r := parleyIn(t, w.dir, w.env, "", "run", "--agent-command", fakeAgentCommand(t, "scripted-ignoring-eof"), "--yolo", "ask deploy")
@@ -49,6 +51,7 @@ func TestRunEndsAnAgentThatIgnoresEOFSoon(t *testing.T) {
 // does) did not get a Ctrl-C from the user: parley says what happened and does not exit
 // 130, the status of the user's cancel.
 func TestRunReportsAnAgentThatGivesUpAfterARefusal(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	r := parleyIn(t, w.dir, w.env, "", "run", "--agent-command", fakeAgentCommand(t, "scripted"), "ask-or-give-up deploy")
 	if r.code == 130 || r.code == 0 {

@@ -17,6 +17,7 @@ import (
 // members of the class, in either form): parley login refuses it, naming the variable,
 // with or without a terminal, and the script never runs.
 func TestLoginRefusesASignInThatRunsHiddenCode(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, form string }{
 		{"BASH_ENV", "legacy"},
 		{"BASH_FUNC_echo%%", "legacy"},
@@ -53,6 +54,7 @@ func TestLoginRefusesASignInThatRunsHiddenCode(t *testing.T) {
 // TestChatRefusesASignInThatRunsHiddenCode: the chat lists the method with the whole
 // command and why parley refuses it; /login refuses it and runs nothing.
 func TestChatRefusesASignInThatRunsHiddenCode(t *testing.T) {
+	t.Parallel()
 	f := newSignIn(t, "FAKE_SIGNIN_VAR=BASH_ENV")
 	term := startTerminalIn(t, f.dir, f.env, "chat", "--agent-command", fakeAgentCommand(t, "signin-codevar"))
 	term.expect("needs you to sign in")
@@ -72,6 +74,7 @@ func TestChatRefusesASignInThatRunsHiddenCode(t *testing.T) {
 // login shows the program, every argument, the variable with its value and the directory,
 // and asks; declining runs nothing (the login program would ask for a code); yes runs it.
 func TestLoginShowsTheWholeSignInAndAsks(t *testing.T) {
+	t.Parallel()
 	f := newSignIn(t)
 	agent := fakeAgentCommand(t, "signin-legacy")
 	shown := func(term *terminal) {
@@ -109,6 +112,7 @@ func TestLoginShowsTheWholeSignInAndAsks(t *testing.T) {
 // agent's own command with the method's argument and variable and asks; no runs nothing,
 // yes runs it.
 func TestChatShowsTheWholeSignInAndAsks(t *testing.T) {
+	t.Parallel()
 	f := newSignIn(t)
 	term := startTerminalIn(t, f.dir, f.env, "chat", "--agent-command", fakeAgentCommand(t, "signin-terminal"))
 	term.expect("needs you to sign in")

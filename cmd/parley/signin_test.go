@@ -41,6 +41,7 @@ func (f signInFixture) parley(t *testing.T, args ...string) result {
 // TestRunNeedsSignIn: parley run does not sign in; it exits 6 at once, naming the
 // agent, its method and the command that signs in with it.
 func TestRunNeedsSignIn(t *testing.T) {
+	t.Parallel()
 	f := newSignIn(t)
 	agent := fakeAgentCommand(t, "signin-agent")
 	r := f.parley(t, "run", "--agent-timeout", "20s", "--agent-command", agent, "hello")
@@ -60,6 +61,7 @@ func TestRunNeedsSignIn(t *testing.T) {
 // TestLoginLogoutAgentMethod: parley login signs in with the agent's own method and
 // says so; parley run then works; parley logout signs out, and run exits 6 again.
 func TestLoginLogoutAgentMethod(t *testing.T) {
+	t.Parallel()
 	f := newSignIn(t)
 	agent := fakeAgentCommand(t, "signin-agent")
 	r := f.parley(t, "login", "--agent-command", agent)
@@ -87,6 +89,7 @@ func TestLoginLogoutAgentMethod(t *testing.T) {
 
 // TestLogoutWithoutTheCapability is a clear error, not a call the agent never offered.
 func TestLogoutWithoutTheCapability(t *testing.T) {
+	t.Parallel()
 	f := newSignIn(t)
 	r := f.parley(t, "logout", "--agent-command", fakeAgentCommand(t, "signin-env"))
 	if r.code == 0 || !strings.Contains(r.stderr, "does not offer to sign out") {
@@ -98,6 +101,7 @@ func TestLogoutWithoutTheCapability(t *testing.T) {
 // login without the variable says to set it; with it set, run works. In chat, /login asks
 // for it without showing what is typed, and starts the agent again with it.
 func TestSignInWithEnvironmentVariables(t *testing.T) {
+	t.Parallel()
 	f := newSignIn(t)
 	agent := fakeAgentCommand(t, "signin-env")
 	r := f.parley(t, "run", "--agent-command", agent, "hello")
@@ -151,6 +155,7 @@ func noSecretUnder(t *testing.T, dir, secret string) {
 // variable, in the user's terminal, reading what the user types; parley then starts the
 // agent again and the session opens.
 func TestLoginTerminalMethod(t *testing.T) {
+	t.Parallel()
 	f := newSignIn(t)
 	agent := fakeAgentCommand(t, "signin-terminal")
 	r := f.parley(t, "run", "--agent-command", agent, "hello")
@@ -172,6 +177,7 @@ func TestLoginTerminalMethod(t *testing.T) {
 
 // TestLoginTerminalMethodNeedsATerminal: without one, login says why.
 func TestLoginTerminalMethodNeedsATerminal(t *testing.T) {
+	t.Parallel()
 	f := newSignIn(t)
 	r := f.parley(t, "login", "--agent-command", fakeAgentCommand(t, "signin-terminal"))
 	if r.code != 1 || !strings.Contains(r.stderr, "terminal") {
@@ -183,6 +189,7 @@ func TestLoginTerminalMethodNeedsATerminal(t *testing.T) {
 // _meta["terminal-auth"] (offered only to a client that advertises that marker); /login
 // runs it in the chat's terminal, then the chat goes on with the agent started again.
 func TestChatSignsInWithTheOlderTerminalForm(t *testing.T) {
+	t.Parallel()
 	f := newSignIn(t)
 	term := startTerminalIn(t, f.dir, f.env, "chat", "--agent-command", fakeAgentCommand(t, "signin-legacy"))
 	term.expect("needs you to sign in")
@@ -204,6 +211,7 @@ func TestChatSignsInWithTheOlderTerminalForm(t *testing.T) {
 // elicitation about the authenticate request): parley shows the whole URL and its host,
 // warns of a punycode host, opens it only when asked, and the agent says when it is done.
 func TestChatSignInWithAPage(t *testing.T) {
+	t.Parallel()
 	opened := filepath.Join(t.TempDir(), "opened")
 	browser := writeScript(t, "browser", "#!/bin/sh\nprintf '%s' \"$1\" > "+opened+"\n")
 	f := newSignIn(t, "BROWSER="+browser)
@@ -231,6 +239,7 @@ func TestChatSignInWithAPage(t *testing.T) {
 // TestChatGivesUpASignInWithCancelRequest: Ctrl-C during an agent's sign-in cancels its
 // authenticate request with $/cancel_request, and the chat goes on.
 func TestChatGivesUpASignInWithCancelRequest(t *testing.T) {
+	t.Parallel()
 	f := newSignIn(t)
 	// The agent says when its authenticate starts and when it saw the cancellation, into
 	// FIFOs the test reads: no waiting on time.

@@ -12,6 +12,7 @@ import (
 // TestTUIRefusesASignInThatRunsHiddenCode: the picker says why parley refuses the method;
 // picking it says so again and runs nothing.
 func TestTUIRefusesASignInThatRunsHiddenCode(t *testing.T) {
+	t.Parallel()
 	f := newSignIn(t, "FAKE_SIGNIN_VAR=LD_PRELOAD", "FAKE_SIGNIN_FORM=standard")
 	s := startTUIFor(t, f.dir, f.env, "Sign in to", "chat", "--agent-command", fakeAgentCommand(t, "signin-codevar"))
 	s.WaitText("parley refuses it: it sets LD_PRELOAD")

@@ -119,6 +119,7 @@ func (f *following) end(t *testing.T) (int, string) {
 // TestSlowStartShowsWhatHappens: an agent that takes a while to start is named with its
 // command, and its stderr lines are shown as they come (run and chat).
 func TestSlowStartShowsWhatHappens(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"run", "chat"} {
 		t.Run(mode, func(t *testing.T) {
 			g := newGate(t)
@@ -146,6 +147,7 @@ func TestSlowStartShowsWhatHappens(t *testing.T) {
 
 // TestQuickStartSaysNothing: an agent that is ready at once shows nothing of its start.
 func TestQuickStartSaysNothing(t *testing.T) {
+	t.Parallel()
 	r := parley(t, "", "run", "flood 2")
 	if r.code != 0 || strings.Contains(r.stderr, "still starting") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
@@ -157,6 +159,7 @@ func TestQuickStartSaysNothing(t *testing.T) {
 // downloads, shows npx's output as it comes, and reports npx's own error when it fails
 // (here npm cannot reach its registry, as on a machine offline).
 func TestStartThatDownloadsIsFollowed(t *testing.T) {
+	t.Parallel()
 	g := newGate(t)
 	bin := t.TempDir()
 	script(t, bin, "npx", fmt.Sprintf(`echo "npm warn exec The following package was not found and will be installed: $2" >&2
@@ -190,6 +193,7 @@ exit 1
 // TestStartThatDownloadsTimesOutWithItsOutput: a download that outlasts its allowance ends
 // with what the runner last said, not only "context deadline exceeded".
 func TestStartThatDownloadsTimesOutWithItsOutput(t *testing.T) {
+	// Not parallel: the fake npx must speak within a 500ms PARLEY_DOWNLOAD_TIMEOUT.
 	g := newGate(t)
 	bin := t.TempDir()
 	script(t, bin, "npx", fmt.Sprintf("echo 'npm http fetch GET https://registry.npmjs.org/@parley-test%%2fagent attempt 1 failed with ETIMEDOUT' >&2\nread x < '%s'\n", g))

@@ -43,6 +43,7 @@ func noRawEscapes(t *testing.T, shown string) {
 // pushes "y" into parley's terminal and writes escape sequences there; the critical
 // question that follows is answered by what the user types, not by that "y".
 func TestChatCommandCannotAnswerTheNextQuestion(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	term := w.chat(t)
 	term.typeLine(`seq run 4096 ` + intruderCommand(t, "tty", "y") + ` ;; ask rm -rf "$PWD"`)
@@ -65,6 +66,7 @@ func TestChatCommandCannotAnswerTheNextQuestion(t *testing.T) {
 // TestChatTypeAheadDoesNotAnswerAQuestion: lines typed while the turn runs, before the
 // question is shown, do not answer it.
 func TestChatTypeAheadDoesNotAnswerAQuestion(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	fifo := filepath.Join(w.dir, "go-on")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -105,6 +107,7 @@ func TestChatTypeAheadDoesNotAnswerAQuestion(t *testing.T) {
 // chat with parley agent, a command the agent runs unasked pushes "y" into the terminal,
 // and the next command is `rm -rf "$PWD"`, which asks. The workspace survives.
 func TestChatParleyAgentCommandCannotDeleteTheWorkspace(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	fake := fakellm.New(t,
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runTool(intruderCommand(t, "tty", "y"))}},
@@ -137,6 +140,7 @@ func TestChatParleyAgentCommandCannotDeleteTheWorkspace(t *testing.T) {
 // controlling terminal (by a client that has one) runs a command itself (the client
 // offers no terminal); the command cannot type into that terminal or write to it.
 func TestAgentLocalCommandCannotReachTheAgentsTerminal(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	fake := fakellm.New(t,
 		fakellm.Reply{ToolCalls: []llm.ToolCall{runTool(intruderCommand(t, "tty", "typed-by-the-command"))}},
@@ -182,6 +186,7 @@ func TestAgentLocalCommandCannotReachTheAgentsTerminal(t *testing.T) {
 // terminal, where the user's shell reads next. It does not outlive parley, and the
 // shell reads only what the user types.
 func TestChatLeavesNothingToTypeAfterItExits(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	shell := `"$@"; echo parley-exited; read line; echo "the shell read: [$line]"`
 	cmd := exec.Command("sh", "-c", shell, "sh", self(t), "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
@@ -217,6 +222,7 @@ func TestChatLeavesNothingToTypeAfterItExits(t *testing.T) {
 // abstract socket, a real tmux) to act for it, and signals parley. None of it works, and
 // the variables naming such servers are not passed on.
 func TestRunConfinedCommandReachesNoServerOutside(t *testing.T) {
+	t.Parallel()
 	if sandbox.ABI() == 0 {
 		t.Skip("this kernel offers no Landlock")
 	}

@@ -16,6 +16,7 @@ import (
 // non-zero, the screen says briefly what happened and names the log, and the log has the
 // panic and its stack.
 func TestTUIPanicRestoresTheTerminal(t *testing.T) {
+	t.Parallel()
 	for _, where := range []string{"view", "update", "command", "batch", "sequence", "exec"} {
 		t.Run(where, func(t *testing.T) {
 			w := newWorkspace(t)

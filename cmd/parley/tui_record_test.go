@@ -17,6 +17,7 @@ import (
 // $PARLEY_RECORD (scripts/record-chat turns them into docs/chat.gif when vhs cannot
 // run). Without PARLEY_RECORD it is skipped.
 func TestRecordChat(t *testing.T) {
+	t.Parallel()
 	out := os.Getenv("PARLEY_RECORD")
 	if out == "" {
 		t.Skip("PARLEY_RECORD names the directory for the frames")

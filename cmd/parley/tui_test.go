@@ -58,6 +58,7 @@ func shot(t *testing.T, s *testbin.Screen, name string) {
 }
 
 func TestTUIPasteOfThreeLinesIsOnePrompt(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	s := startTUI(t, w.dir, w.env, 100, 30)
 	s.Paste("first line\nsecond line\nthird line")
@@ -74,6 +75,7 @@ func TestTUIPasteOfThreeLinesIsOnePrompt(t *testing.T) {
 }
 
 func TestTUIHistoryRecallAcrossRuns(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	s := startTUI(t, w.dir, w.env, 100, 30)
 	s.Type("the first message\r")
@@ -116,6 +118,7 @@ func composerLine(screen string) string {
 }
 
 func TestTUIRendersMarkdown(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	s := startTUI(t, w.dir, w.env, 100, 40)
 	s.Type("markdown\r")
@@ -152,6 +155,7 @@ func TestTUIRendersMarkdown(t *testing.T) {
 // the highlighted code are drawn dark enough to read on it (contrast at least 3:1, the
 // WCAG minimum for large text; body text gets more).
 func TestTUIOnALightTerminal(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	cmd := exec.Command(self(t), "chat", "--agent-command", fakeAgentCommand(t, "tui"))
 	cmd.Env = append(append(envWithout("TERM", "NO_COLOR", "COLUMNS", "LINES"), "PARLEY_TEST_ROLE=parley", "TERM=xterm-256color", "COLORTERM=truecolor"), w.env...)
@@ -184,6 +188,7 @@ func TestTUIOnALightTerminal(t *testing.T) {
 // TestTUICopiesTheLastReplyAndItsCode: /copy and /copy code put the reply and its last
 // code block on the clipboard through the terminal (OSC 52), and say so.
 func TestTUICopiesTheLastReplyAndItsCode(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	s := startTUI(t, w.dir, w.env, 100, 40)
 	s.Type("markdown\r")
@@ -285,6 +290,7 @@ func checkGolden(t *testing.T, name, got string) {
 }
 
 func TestTUIToolCallExpandsToItsOutput(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	s := startTUI(t, w.dir, w.env, 100, 30)
 	s.Type("run echo hello-from-the-command\r")
@@ -306,6 +312,7 @@ func TestTUIToolCallExpandsToItsOutput(t *testing.T) {
 }
 
 func TestTUIEditPermissionShowsItsDiff(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	os.WriteFile(filepath.Join(w.dir, "main.go"), []byte("package main\n\nfunc answer() int {\n\treturn 41\n}\n"), 0o644)
 	s := startTUI(t, w.dir, w.env, 100, 30)
@@ -347,6 +354,7 @@ func answer(s *testbin.Screen, key, then string) {
 }
 
 func TestTUIResizeReflows(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	s := startTUI(t, w.dir, w.env, 100, 30)
 	words := strings.Repeat("reflowing words ", 20) + "END"
@@ -368,6 +376,7 @@ func TestTUIResizeReflows(t *testing.T) {
 }
 
 func TestTUICtrlCCancelsTheTurnAndTwiceQuits(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	s := startTUI(t, w.dir, w.env, 100, 30)
 	s.Type("slow 400\r")
@@ -399,6 +408,7 @@ func TestTUICtrlCCancelsTheTurnAndTwiceQuits(t *testing.T) {
 }
 
 func TestTUIStaysOffWithoutATerminalThatCanShowIt(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	for _, env := range [][]string{{"TERM=dumb"}, {"NO_COLOR=1"}} {
 		cmd := exec.Command(self(t), "chat", "--agent-command", fakeAgentCommand(t, "tui"))
@@ -415,6 +425,7 @@ func TestTUIStaysOffWithoutATerminalThatCanShowIt(t *testing.T) {
 }
 
 func TestTUIQueuesWhileTheAgentWorksAndEscTakesItBack(t *testing.T) {
+	// Not parallel: the agent's turn lasts 5s (slow 100), and the queue must be taken back before it ends.
 	w := newWorkspace(t)
 	s := startTUI(t, w.dir, w.env, 100, 30)
 	s.Type("slow 100\r")
@@ -436,6 +447,7 @@ func TestTUIQueuesWhileTheAgentWorksAndEscTakesItBack(t *testing.T) {
 }
 
 func TestTUICompletesFilesAndCommands(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	os.MkdirAll(filepath.Join(w.dir, "internal", "server"), 0o755)
 	os.WriteFile(filepath.Join(w.dir, "internal", "server", "handler.go"), []byte("package server\n"), 0o644)
@@ -460,6 +472,7 @@ func TestTUICompletesFilesAndCommands(t *testing.T) {
 }
 
 func TestTUIModePicker(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	s := startTUI(t, w.dir, w.env, 100, 30)
 	s.WaitText("TUI test agent · Ask")
@@ -476,6 +489,7 @@ func TestTUIModePicker(t *testing.T) {
 }
 
 func TestTUISecondConversationWithAnotherAgent(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	s := startTUI(t, w.dir, w.env, 100, 30)
 	s.Type("/agent\r")
@@ -502,6 +516,7 @@ func TestTUISecondConversationWithAnotherAgent(t *testing.T) {
 // command and its risk in place of the composer; what was typed waits there untouched,
 // keys that are no answer do nothing, and the answer goes to the agent by kind.
 func TestTUIQuestionShowsWhatRunsAndKeepsTheComposersText(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	s := startTUI(t, w.dir, w.env, 100, 30, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
 	s.Type("ask rm -rf build\r")
@@ -538,6 +553,7 @@ func TestTUIQuestionShowsWhatRunsAndKeepsTheComposersText(t *testing.T) {
 // TestTUISessionAndConfigPickers: the agent's sessions and a config option's values are
 // filterable lists; picking a value sets it.
 func TestTUISessionAndConfigPickers(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	s := startTUI(t, w.dir, w.env, 100, 30, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
 	s.WaitText("scripted · Ask first · Small")
@@ -561,6 +577,7 @@ func TestTUISessionAndConfigPickers(t *testing.T) {
 // TestTUISecondCtrlCQuitsAfterAQuickCancel: the cancel is over at once, and the second
 // Ctrl-C, pressed while the screen still says so, quits all the same.
 func TestTUISecondCtrlCQuitsAfterAQuickCancel(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	s := startTUI(t, w.dir, w.env, 100, 30)
 	s.Type("slow 400\r")
@@ -588,6 +605,7 @@ func startTUIFor(t *testing.T, dir string, env []string, want string, args ...st
 // TestTUIElicitationForm: the agent's form is asked a field at a time in the composer's
 // place; a secret is masked as it is typed and never shown; the summary sends it.
 func TestTUIElicitationForm(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	s := startTUI(t, w.dir, w.env, 100, 30, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
 	s.Type(`elicit-form {"properties":{"name":{"type":"string","title":"Your name"},"password":{"type":"string","title":"Password","format":"password"},"count":{"type":"integer","title":"How many"}},"required":["name","password"]}` + "\r")
@@ -641,6 +659,7 @@ func ignoredKeys(screen string) int {
 }
 
 func TestTUIOpensAPageOnlyOnConsent(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	opened := filepath.Join(t.TempDir(), "opened")
 	browser := filepath.Join(t.TempDir(), "browser")
@@ -663,6 +682,7 @@ func TestTUIOpensAPageOnlyOnConsent(t *testing.T) {
 // TestTUISignInWithVariables: the agent needs a sign-in; its methods are offered at
 // once; the variable is asked masked, and the agent starts again with it.
 func TestTUISignInWithVariables(t *testing.T) {
+	t.Parallel()
 	f := newSignIn(t)
 	s := startTUIFor(t, f.dir, f.env, "Sign in to", "chat", "--agent-command", fakeAgentCommand(t, "signin-env"))
 	shot(t, s, "signin")
@@ -681,6 +701,7 @@ func TestTUISignInWithVariables(t *testing.T) {
 // and asks (no runs nothing); its program then gets the terminal (the screen is left
 // while it runs) and the chat comes back once it exits.
 func TestTUISignInWithATerminalProgram(t *testing.T) {
+	t.Parallel()
 	f := newSignIn(t)
 	s := startTUIFor(t, f.dir, f.env, "Sign in to", "chat", "--agent-command", fakeAgentCommand(t, "signin-terminal"))
 	s.Type("\r")
@@ -711,6 +732,7 @@ func TestTUISignInWithATerminalProgram(t *testing.T) {
 // TestTUIChangesDiffAndUndo: a turn's changes show after it; /diff shows them, /undo
 // takes them back.
 func TestTUIChangesDiffAndUndo(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	s := startTUI(t, w.dir, w.env, 100, 40, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
 	s.Type("write " + filepath.Join(w.dir, "a.txt") + " changed-by-the-agent\r")

@@ -14,14 +14,19 @@ import (
 // `parley --version` prints it rather than "devel". The extension compares this output
 // with its own version.
 func TestVersionStamped(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds parley")
 	}
 	testbin.NoteSources()
 	bin := filepath.Join(t.TempDir(), "parley")
-	build := exec.Command("go", "build", "-o", bin,
-		"-ldflags", "-X github.com/parley-acp/parley/internal/version.release=v9.8.7-rc.1",
-		"github.com/parley-acp/parley/cmd/parley")
+	args := []string{"build", "-o", bin, "-ldflags", "-X github.com/parley-acp/parley/internal/version.release=v9.8.7-rc.1"}
+	if testbin.Race() {
+		// Built as the test itself was, so that only the link is new: without -race, a run
+		// under -race (scripts/test) compiled every package of parley a second time.
+		args = append(args, "-race")
+	}
+	build := exec.Command("go", append(args, "github.com/parley-acp/parley/cmd/parley")...)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -81,6 +81,7 @@ func checkEscaped(t *testing.T, where, out string) {
 // TestRunShowsHiddenCharacters: the agent's message, printed by parley run, shows each
 // member by its code point (and parley run --json escapes them, losing nothing).
 func TestRunShowsHiddenCharacters(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	text := hiddenText()
 	script := "say " + strconv.Quote(text)
@@ -111,6 +112,7 @@ func TestRunShowsHiddenCharacters(t *testing.T) {
 // and invisible characters, written by the agent, is listed by parley changes with them
 // shown, and by parley changes --json with them escaped (the name decodes unchanged).
 func TestChangesJSONEscapesHiddenCharacters(t *testing.T) {
+	t.Parallel()
 	w := newWorkspace(t)
 	name := "a\u009b2J\u202egnp\U000E0041\u2061\u00ad.txt"
 	prompt := "write " + w.dir + "/" + name + " text"
@@ -151,6 +153,7 @@ func TestChangesJSONEscapesHiddenCharacters(t *testing.T) {
 // and package hold escape sequences and hidden characters is listed by parley agents and
 // installed by parley agents install with all of them shown for what they are.
 func TestAgentsShowRegistryTextVisibly(t *testing.T) {
+	t.Parallel()
 	reg := newTestRegistry(t)
 	reg.mu.Lock()
 	reg.agents["hostile"] = map[string]any{

@@ -125,6 +125,7 @@ func initializeOver(t *testing.T, base string, header http.Header, protocols ...
 // address with a code, not the token; the code is traded once for a session cookie, then
 // refused; the cookie lets the page's WebSocket in, from parley's own origin and host only.
 func TestWebGivesTheBrowserAOneTimeCodeNotTheToken(t *testing.T) {
+	t.Parallel()
 	argv := filepath.Join(t.TempDir(), "argv")
 	if err := mkfifo(argv); err != nil {
 		t.Skip("no FIFOs here:", err)
@@ -174,6 +175,7 @@ func TestWebGivesTheBrowserAOneTimeCodeNotTheToken(t *testing.T) {
 
 // TestWebOneTimeCodeExpires: a code not used in time is refused.
 func TestWebOneTimeCodeExpires(t *testing.T) {
+	t.Parallel()
 	argv := filepath.Join(t.TempDir(), "argv")
 	if err := mkfifo(argv); err != nil {
 		t.Skip("no FIFOs here:", err)
@@ -194,6 +196,7 @@ func TestWebOneTimeCodeExpires(t *testing.T) {
 // address; the old token, the sessions it gave and their open WebSockets are refused at
 // once; the page that asked goes on with a new session.
 func TestWebRotatedTokenIsRefused(t *testing.T) {
+	t.Parallel()
 	s := startWeb(t, nil, "--no-open")
 	page := sessionCookie(t, visit(t, "GET", s.base+"/?token="+s.token, nil))
 	other := sessionCookie(t, visit(t, "GET", s.base+"/?token="+s.token, nil))

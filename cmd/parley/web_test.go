@@ -15,6 +15,7 @@ import (
 // parley web prints the address to open first, carrying the token; the address answers
 // only with that token; Ctrl-C (SIGTERM here) ends it in order.
 func TestWebPrintsTheAddressWithItsToken(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self(t), "web", "--no-open", "--cwd", t.TempDir())
@@ -58,6 +59,7 @@ func TestWebPrintsTheAddressWithItsToken(t *testing.T) {
 }
 
 func TestWebListenRefusesEveryAddressAndWarnsOfOthers(t *testing.T) {
+	t.Parallel()
 	r := parley(t, "", "web", "--no-open", "--listen", "0.0.0.0")
 	if r.code != 2 || !strings.Contains(r.stderr, "every address") {
 		t.Errorf("--listen 0.0.0.0: exit %d, stderr %q", r.code, r.stderr)

@@ -84,7 +84,7 @@
 //     git log, go build, go vet).
 //
 // CLASSES.md lists the classes of commands, an example of each, the tier chosen and why;
-// TestClasses checks every row. What stays out of reach is said there and in the README:
+// TestClasses checks every row. What stays out of reach is said there and in docs/permissions.md:
 // the judge reads the line, not the files it names, so what a script, a makefile or a
 // test does is the sandbox's to confine, not the judge's; code in a language parley does
 // not parse is judged by the words it uses, which a determined obfuscation can avoid
