@@ -1,11 +1,10 @@
-package cli
+package linechat
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
 	"syscall"
 	"time"
@@ -13,123 +12,48 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/permission"
-	"github.com/spf13/cobra"
 )
 
-func newChatCommand(g *globals) *cobra.Command {
-	var af agentFlags
-	var plain bool
-	cmd := &cobra.Command{
-		Use:   "chat [flags]",
-		Short: "Talk with an ACP agent in the terminal",
-		Long: `Talk with an ACP agent in the terminal.
+// Options are what the line chat needs of the conversation parley chat started.
+type Options struct {
+	Conv *conversation.Conversation
+	// Agent names the agent in what the chat says.
+	Agent string
+	// Events is the conversation's subscription, with what the wait for the start left
+	// for the chat.
+	Events  Events
+	Console *Console
+	In      *Prompter
+	// Signals are Ctrl-C and SIGTERM, which belong to the chat while it runs.
+	Signals chan os.Signal
+	// Session is the session as the start showed it; SignIn, when the start needs the
+	// user to sign in first.
+	Session conversation.Session
+	SignIn  *conversation.AuthRequiredError
+	// TTY: the input is a terminal (questions are asked, a terminal sign-in can run).
+	TTY bool
+	// ForceExit ends parley at once (a third Ctrl-C, when a turn would not end).
+	ForceExit func(os.Signal)
+	// StopError says why a turn stopped other than by ending (nil when it ended).
+	StopError func(acp.StopReason) error
+}
 
-On a terminal, parley chat is full-screen: Enter sends (Shift+Enter, Alt+Enter or Ctrl+J
-for a new line; a paste stays one message), Up/Down and Ctrl+R recall what you sent in this
-directory, @ attaches a file, / completes commands (the agent's too), Ctrl+O expands a tool
-call to its output and diff, PgUp/PgDn scroll, Ctrl+F finds; typing while the agent works
-queues the message (Esc takes it back). Permission questions show what runs (the command,
-or the edit's diff) and its risk; answer with y, a, n or r. /help lists the rest. When you
-leave, the conversation is printed on the normal screen.
+// Events are a conversation's events as the chat takes them.
+type Events interface {
+	Ready() <-chan struct{}
+	Take() []conversation.Event
+}
 
-Without a terminal (a pipe, a file), with TERM=dumb, NO_COLOR or --plain, it reads lines:
-type a prompt and press Enter; the reply streams, tool calls show their progress in place,
-and the agent's permission requests are asked one at a time, showing the command that runs
-and its risk (allow once, allow always, reject once, reject always; /quit refuses and
-leaves). Without a terminal on stdin nothing is asked: requests are refused (--yolo allows
-all but critical commands), and every line is a prompt.
-
-Ctrl-C cancels the running turn (session/cancel); a second Ctrl-C, or Ctrl-D, quits.
-
-When the agent needs you to sign in, its methods are listed: /login N signs in with the
-Nth (the agent signs you in; or its login program runs in this terminal; or parley asks
-for the variables it reads, without showing what you type, and starts it again). When the
-agent asks you something (a form, or a page to open), it is asked here, a field at a time.
-
-A word @PATH in a prompt attaches the file: as an image where the agent takes images, the
-whole text where it takes embedded files, else a link to the file.
-
-Commands:
-  /help                 this list, with the agent's own commands
-  /login [N|ID]         sign in (the methods, or one of them)
-  /config [ID [VALUE]]  the session's settings (model, mode, thought level…), one's values, or set one
-  /mode [ID]            show or switch the session's mode
-  /model [ID]           show or switch the model
-  /sessions             list the agent's sessions (when it can)
-  /sessions close ID    close one (session/close); /sessions delete ID deletes it from the list
-  /load ID              resume one of them (session/load or session/resume)
-  /new                  start a new session
-  /changes              list the files each turn created, changed and deleted
-  /diff [FILE]          show the last turn's diffs (or FILE's, from the last turn that changed it)
-  /undo [FILE|TURN]     undo the last turn (or FILE, or turn TURN); never overwrites a later change
-  /rewind TURN          undo every turn from TURN on
-  /keep [TURN]          keep the changes (of every turn, or of TURN): they can no longer be undone
-  /quit                 leave
-Any other /command is sent to the agent (agents advertise their own).` + unconfinedHelp(),
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts, err := af.sessionOptions(cmd)
-			if err != nil {
-				return &exitError{code: exitUsage, err: err}
-			}
-			opts.elicit = true
-			if useTUI(cmd, plain) {
-				return runChatTUI(cmd, g, &af, opts)
-			}
-			in := newPrompter(cmd.InOrStdin())
-			defer in.close()
-			// Questions are asked only on a terminal: a script's next line is a prompt,
-			// never an answer (without a terminal, requests are refused; --yolo allows).
-			con := newConsole(consoleOptions{
-				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), tty: isTerminal(cmd.OutOrStdout()),
-				changesHint: "review: /diff; undo: /undo",
-			})
-			defer con.close()
-			// Ctrl-C belongs to the chat: it cancels a turn instead of ending parley. SIGTERM
-			// quits. Once the chat is leaving, one more signal ends parley at once.
-			sigs := make(chan os.Signal, 4)
-			signal.Notify(sigs, stopSignals...)
-			defer signal.Stop(sigs)
-			defer catchBrokenPipe()()
-			con.say("parley chat: starting %s in %s …", opts.agentName, opts.dir)
-			s, err := startSession(g, con, opts, isTerminal(cmd.InOrStdin()))
-			if err != nil {
-				return err
-			}
-			release := func() {}
-			defer func() { release() }()
-			defer s.close()
-			// From here on, leaving is in order; a signal meanwhile ends parley at once.
-			defer func() { release = forceExitOnSignal(sigs, nil) }()
-			sub := &events{Subscription: s.conv.Subscribe()}
-			defer sub.Close()
-			interrupted := make(chan struct{})
-			stopWaiting := make(chan struct{})
-			go func() {
-				select {
-				case <-sigs:
-					close(interrupted)
-				case <-stopWaiting:
-				}
-			}()
-			session, err := waitReady(con, sub, interrupted)
-			close(stopWaiting)
-			c := &chat{s: s, conv: s.conv, sub: sub, con: con, in: in, sigs: sigs, session: session, tty: isTerminal(cmd.InOrStdin())}
-			if ae, ok := errors.AsType[*conversation.AuthRequiredError](err); ok {
-				c.offerSignIn(ae.Agent, ae.Methods)
-				return c.loop(cmd.Context())
-			}
-			if err != nil {
-				return err
-			}
-			c.title = session.Title
-			con.say("%s is ready. /help for commands; Ctrl-C cancels a turn, twice quits; Ctrl-D quits.", session.Agent.Title)
-			return c.loop(cmd.Context())
-		},
+// Run is the line chat: it returns when the user leaves or the conversation ends.
+func Run(ctx context.Context, o Options) error {
+	c := &chat{o: o, conv: o.Conv, sub: o.Events, con: o.Console, in: o.In, sigs: o.Signals, session: o.Session, tty: o.TTY}
+	if o.SignIn != nil {
+		c.offerSignIn(o.SignIn.Agent, o.SignIn.Methods)
+		return c.loop(ctx)
 	}
-	af.register(cmd)
-	cmd.Flags().BoolVar(&plain, "plain", false, "the line interface even on a terminal (it is the one used without a terminal, with TERM=dumb or NO_COLOR)")
-	return cmd
+	c.title = o.Session.Title
+	c.con.Say("%s is ready. /help for commands; Ctrl-C cancels a turn, twice quits; Ctrl-D quits.", o.Session.Agent.Title)
+	return c.loop(ctx)
 }
 
 // chat is the view of one conversation in the terminal: one goroutine reads the user's
@@ -137,17 +61,17 @@ Any other /command is sent to the agent (agents advertise their own).` + unconfi
 // command) between turns, the answer while a question is on screen, and waits while a
 // turn runs (it is read once the turn is over).
 type chat struct {
-	s       *session
+	o       Options
 	conv    *conversation.Conversation
-	sub     *events
-	con     *console
-	in      *prompter
+	sub     Events
+	con     *Console
+	in      *Prompter
 	sigs    chan os.Signal
 	session conversation.Session // as the last event showed it
 
 	turn      int           // the prompt whose turn runs; 0 between turns
-	question  *onScreen     // the permission question on screen
-	elicit    *elicitScreen // the elicitation on screen
+	question  *Question     // the permission question on screen
+	elicit    *ElicitScreen // the elicitation on screen
 	quitting  bool          // leave once the turn is over
 	cancelled int           // the turn Ctrl-C cancelled
 	last      time.Time     // the last Ctrl-C at the prompt
@@ -169,9 +93,9 @@ const quitWindow = 2 * time.Second
 var errQuit = errors.New("quit")
 
 func (c *chat) loop(ctx context.Context) error {
-	c.con.prompt("› ")
+	c.con.Prompt("› ")
 	for {
-		var lines <-chan inputLine
+		var lines <-chan InputLine
 		var eof <-chan struct{}
 		if c.turn == 0 || c.question != nil || c.elicit != nil {
 			lines, eof = c.in.lines, c.in.eof
@@ -186,8 +110,8 @@ func (c *chat) loop(ctx context.Context) error {
 			err = c.onSignal(sig)
 		case <-c.sub.Ready():
 			err = c.onEvents()
-		case <-c.con.outputFailed():
-			return c.con.outputErr() // nobody can see the chat any more
+		case <-c.con.OutputFailed():
+			return c.con.OutputErr() // nobody can see the chat any more
 		case <-ctx.Done():
 			return nil
 		}
@@ -202,14 +126,14 @@ func (c *chat) loop(ctx context.Context) error {
 
 func (c *chat) onEvents() error {
 	for _, ev := range c.sub.Take() {
-		c.con.show(ev)
+		c.con.Show(ev)
 		switch e := ev.(type) {
 		case conversation.Ready:
 			c.session = e.Session
 			c.showTitle()
 			if c.signIn != nil {
 				c.signIn = nil
-				c.con.say("%s is ready.", e.Session.Agent.Title)
+				c.con.Say("%s is ready.", e.Session.Agent.Title)
 				c.promptIfIdle()
 			}
 		case conversation.SessionChanged:
@@ -217,39 +141,39 @@ func (c *chat) onEvents() error {
 			c.showTitle()
 		case conversation.StartFailed:
 			if _, ok := errors.AsType[*conversation.AuthRequiredError](e.Err); !ok {
-				c.con.say("parley: %v", e.Err)
+				c.con.Say("parley: %v", e.Err)
 			}
 		case conversation.SignInRequired:
 			c.offerSignIn(e.Agent, e.Methods)
 			c.promptIfIdle()
 		case conversation.SigningIn:
 			c.signing = true
-			c.con.say("parley: signing in with %s …", oneLineSafe(e.Method.Name))
+			c.con.Say("parley: signing in with %s …", OneLineSafe(e.Method.Name))
 		case conversation.SignInEnded:
 			c.signing = false
 			if e.Err != nil {
-				c.con.say("parley: the sign-in failed: %v", e.Err)
+				c.con.Say("parley: the sign-in failed: %v", e.Err)
 			} else {
-				c.con.say("parley: signed in with %s; opening the session again …", oneLineSafe(e.Method.Name))
+				c.con.Say("parley: signed in with %s; opening the session again …", OneLineSafe(e.Method.Name))
 			}
 			c.promptIfIdle()
 		case conversation.ElicitationAsked:
-			c.elicit = c.con.showElicitation(e, func(a conversation.ElicitationAnswer) error { return c.conv.AnswerElicitation(e.ID, a) }, c.in)
+			c.elicit = c.con.ShowElicitation(e, func(a conversation.ElicitationAnswer) error { return c.conv.AnswerElicitation(e.ID, a) }, c.in)
 		case conversation.ElicitationClosed:
 			if c.elicit != nil && c.elicit.ID == e.ID {
 				c.elicit = nil
 				if e.Withdrawn {
-					c.con.say("\n(the agent withdrew its question)")
+					c.con.Say("\n(the agent withdrew its question)")
 				}
 				c.promptIfIdle()
 			}
 		case conversation.QuestionAsked:
-			c.question = c.con.showQuestion(e, c.in)
+			c.question = c.con.ShowQuestion(e, c.in)
 		case conversation.QuestionClosed:
 			if c.question != nil && c.question.ID == e.ID {
 				c.question = nil
 				if e.Withdrawn {
-					c.con.say("\n(the agent withdrew the question)")
+					c.con.Say("\n(the agent withdrew the question)")
 				}
 			}
 		case conversation.TurnEnded:
@@ -257,24 +181,24 @@ func (c *chat) onEvents() error {
 				continue
 			}
 			c.turn = 0
-			if outErr := c.con.outputErr(); outErr != nil {
+			if outErr := c.con.OutputErr(); outErr != nil {
 				return outErr
 			}
 			_, needsSignIn := errors.AsType[*conversation.AuthRequiredError](e.Err)
 			switch {
 			case needsSignIn: // the offer to sign in says it
 			case e.Err != nil:
-				c.con.say("parley: %v", e.Err)
+				c.con.Say("parley: %v", e.Err)
 			case e.StopReason != acp.StopReasonEndTurn:
-				c.con.say("(%s)", stopMessage(e.StopReason))
+				c.con.Say("(%s)", c.stopMessage(e.StopReason))
 			}
 			if e.Usage != nil {
-				c.con.say("(%s)", turnUsageText(e.Usage))
+				c.con.Say("(%s)", turnUsageText(e.Usage))
 			}
 			if c.quitting {
 				return errQuit
 			}
-			c.con.prompt("› ")
+			c.con.Prompt("› ")
 		case conversation.Closed:
 			return errQuit
 		}
@@ -284,7 +208,7 @@ func (c *chat) onEvents() error {
 
 // onLine answers the question on screen, or runs a prompt or command (type-ahead is
 // welcome at the prompt).
-func (c *chat) onLine(ctx context.Context, l inputLine) error {
+func (c *chat) onLine(ctx context.Context, l InputLine) error {
 	if c.question != nil {
 		return c.onAnswer(l)
 	}
@@ -293,7 +217,7 @@ func (c *chat) onLine(ctx context.Context, l inputLine) error {
 		return nil
 	}
 	if c.elicit != nil {
-		done, quit := c.elicit.read(l)
+		done, quit := c.elicit.Read(l)
 		if done {
 			c.elicit = nil
 		}
@@ -305,9 +229,9 @@ func (c *chat) onLine(ctx context.Context, l inputLine) error {
 		}
 		return nil
 	}
-	line := strings.TrimSpace(l.text)
+	line := strings.TrimSpace(l.Text)
 	if line == "" {
-		c.con.prompt("› ")
+		c.con.Prompt("› ")
 		return nil
 	}
 	if strings.HasPrefix(line, "/") {
@@ -345,7 +269,7 @@ func (c *chat) onLine(ctx context.Context, l inputLine) error {
 			err = c.keep(ctx, arg)
 		default:
 			if c.signIn != nil {
-				c.con.say("parley: sign in first (/login), or /quit")
+				c.con.Say("parley: sign in first (/login), or /quit")
 				break
 			}
 			c.send(line) // the agent's own command
@@ -355,7 +279,7 @@ func (c *chat) onLine(ctx context.Context, l inputLine) error {
 			return nil // a question is on screen
 		}
 		if err != nil {
-			c.con.say("parley: %v", err)
+			c.con.Say("parley: %v", err)
 		}
 		c.drain()
 		c.promptIfIdle()
@@ -363,12 +287,12 @@ func (c *chat) onLine(ctx context.Context, l inputLine) error {
 	}
 	switch {
 	case c.signIn != nil:
-		c.con.say("parley: sign in first (/login), or /quit")
-		c.con.prompt("› ")
+		c.con.Say("parley: sign in first (/login), or /quit")
+		c.con.Prompt("› ")
 		return nil
 	case c.signing:
-		c.con.say("parley: wait for the sign-in to end (Ctrl-C gives it up)")
-		c.con.prompt("› ")
+		c.con.Say("parley: wait for the sign-in to end (Ctrl-C gives it up)")
+		c.con.Prompt("› ")
 		return nil
 	}
 	c.sendWithAttachments(line)
@@ -390,8 +314,8 @@ func (c *chat) send(text string) {
 }
 
 // onAnswer reads a line as the answer to the question on screen.
-func (c *chat) onAnswer(l inputLine) error {
-	a, quit, ok := c.question.read(l)
+func (c *chat) onAnswer(l InputLine) error {
+	a, quit, ok := c.question.Read(l)
 	if !ok {
 		return nil
 	}
@@ -420,11 +344,11 @@ func (c *chat) quit() {
 func (c *chat) onEOF() error {
 	if c.confirmRun != nil {
 		c.confirmRun = nil
-		c.con.say("\n(not run: no sign-in)")
+		c.con.Say("\n(not run: no sign-in)")
 	}
 	if c.elicit != nil {
-		c.con.say("")
-		c.elicit.cancelled()
+		c.con.Say("")
+		c.elicit.Cancelled()
 		c.elicit = nil
 		if c.turn != 0 {
 			c.quit()
@@ -432,14 +356,14 @@ func (c *chat) onEOF() error {
 		}
 	}
 	if c.question != nil {
-		c.con.say("")
+		c.con.Say("")
 		c.answer(permission.RejectOnce)
 		if c.turn != 0 {
 			c.quit()
 			return nil
 		}
 	}
-	c.con.say("")
+	c.con.Say("")
 	return errQuit
 }
 
@@ -448,27 +372,27 @@ func (c *chat) onEOF() error {
 // prompt, two within quitWindow quit. SIGTERM quits.
 func (c *chat) onSignal(sig os.Signal) error {
 	if c.signing && sig != syscall.SIGTERM {
-		c.con.say("\n(giving up the sign-in)")
+		c.con.Say("\n(giving up the sign-in)")
 		c.conv.CancelSignIn()
 		return nil
 	}
 	if c.confirmRun != nil && sig != syscall.SIGTERM {
 		c.confirmRun = nil
-		c.con.say("\n(not run: no sign-in)")
-		c.con.prompt("› ")
+		c.con.Say("\n(not run: no sign-in)")
+		c.con.Prompt("› ")
 		return nil
 	}
 	if c.elicit != nil {
-		c.con.say("\n(cancelled the agent's question)")
-		c.elicit.cancelled()
+		c.con.Say("\n(cancelled the agent's question)")
+		c.elicit.Cancelled()
 		c.elicit = nil
 		if c.turn == 0 {
-			c.con.prompt("› ")
+			c.con.Prompt("› ")
 			return nil
 		}
 	}
 	if c.question != nil {
-		c.con.say("\n(refused)")
+		c.con.Say("\n(refused)")
 		c.answer(permission.RejectOnce)
 		if c.turn == 0 {
 			return nil // a question between turns: there is nothing to cancel
@@ -476,30 +400,30 @@ func (c *chat) onSignal(sig os.Signal) error {
 	}
 	if c.turn == 0 {
 		if sig == syscall.SIGTERM || time.Since(c.last) < quitWindow {
-			c.con.say("")
+			c.con.Say("")
 			return errQuit
 		}
 		c.last = time.Now()
-		c.con.say("\n(Ctrl-C again or Ctrl-D to quit)")
-		c.con.prompt("› ")
+		c.con.Say("\n(Ctrl-C again or Ctrl-D to quit)")
+		c.con.Prompt("› ")
 		return nil
 	}
 	switch {
 	case c.quitting:
-		forceExit(sig) // a third: the turn would not end
+		c.o.ForceExit(sig) // a third: the turn would not end
 	case c.cancelled == c.turn || sig == syscall.SIGTERM:
-		c.con.say("(quitting)")
+		c.con.Say("(quitting)")
 		c.quit()
 	default:
-		c.con.say("\n(cancelling; Ctrl-C again to quit)")
+		c.con.Say("\n(cancelling; Ctrl-C again to quit)")
 		c.conv.Cancel()
 		c.cancelled = c.turn
 	}
 	return nil
 }
 
-func stopMessage(stop acp.StopReason) string {
-	if err := stopError(stop); err != nil {
+func (c *chat) stopMessage(stop acp.StopReason) string {
+	if err := c.o.StopError(stop); err != nil {
 		return err.Error()
 	}
 	return string(stop)
@@ -514,7 +438,7 @@ func (c *chat) help() {
 			fmt.Fprintf(&b, "\n  /%-20s %s", cmd.Name, cmd.Description)
 		}
 	}
-	c.con.say("%s", b.String())
+	c.con.Say("%s", b.String())
 }
 
 // The session's settings, as the agent reported them.
@@ -540,7 +464,7 @@ func (c *chat) showChoices(title string, choices []choice, current string) {
 		}
 		lines = append(lines, fmt.Sprintf("%s%-24s %s", mark, ch.id, ch.name))
 	}
-	c.con.say("%s:\n%s", title, strings.Join(lines, "\n"))
+	c.con.Say("%s:\n%s", title, strings.Join(lines, "\n"))
 }
 
 // setConfig shows (arg "") or sets a select config option.
@@ -561,7 +485,7 @@ func (c *chat) setConfig(ctx context.Context, o acp.SessionConfigOption, arg str
 	// Read the value back: the agent decides what was set.
 	for _, n := range s.Config {
 		if n.ID == o.ID && n.Select != nil {
-			c.con.say("%s: %s", n.Name, n.Select.CurrentValue)
+			c.con.Say("%s: %s", n.Name, n.Select.CurrentValue)
 		}
 	}
 	return nil
@@ -588,7 +512,7 @@ func (c *chat) setMode(ctx context.Context, arg string) error {
 		return fmt.Errorf("setting the mode: %w", err)
 	}
 	c.session = s
-	c.con.say("mode: %s", arg)
+	c.con.Say("mode: %s", arg)
 	return nil
 }
 
@@ -615,7 +539,7 @@ func (c *chat) setModel(ctx context.Context, arg string) error {
 		return fmt.Errorf("setting the model: %w", err)
 	}
 	c.session = s
-	c.con.say("model: %s", arg)
+	c.con.Say("model: %s", arg)
 	return nil
 }
 
@@ -634,7 +558,7 @@ func (c *chat) listSessions(ctx context.Context) error {
 	if len(lines) == 0 {
 		lines = append(lines, "  (none)")
 	}
-	c.con.say("sessions in %s:\n%s", c.session.Cwd, strings.Join(lines, "\n"))
+	c.con.Say("sessions in %s:\n%s", c.session.Cwd, strings.Join(lines, "\n"))
 	return nil
 }
 
@@ -654,7 +578,7 @@ func (c *chat) load(ctx context.Context, id string) error {
 		return err
 	}
 	c.session = s
-	c.con.say("(session %s)", id)
+	c.con.Say("(session %s)", id)
 	return nil
 }
 
@@ -665,6 +589,6 @@ func (c *chat) reopen(ctx context.Context) error {
 		return err
 	}
 	c.session = s
-	c.con.say("(new session %s)", s.ID)
+	c.con.Say("(new session %s)", s.ID)
 	return nil
 }

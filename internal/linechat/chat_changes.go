@@ -1,4 +1,4 @@
-package cli
+package linechat
 
 import (
 	"context"
@@ -20,17 +20,17 @@ func (c *chat) listChanges(ctx context.Context) error {
 		return err
 	}
 	if len(turns) == 0 {
-		c.con.say("No turn of this conversation has changed a file yet.")
+		c.con.Say("No turn of this conversation has changed a file yet.")
 		return nil
 	}
 	var lines []string
 	for _, t := range turns {
-		lines = append(lines, turnHeading(t))
+		lines = append(lines, TurnHeading(t))
 		for _, ch := range t.Changes {
-			lines = append(lines, "  "+changeLine(ch, ch.Rel))
+			lines = append(lines, "  "+ChangeLine(ch, ch.Rel))
 		}
 	}
-	c.con.say("%s", strings.Join(lines, "\n"))
+	c.con.Say("%s", strings.Join(lines, "\n"))
 	return nil
 }
 
@@ -51,7 +51,7 @@ func (c *chat) showDiff(ctx context.Context, arg string) error {
 			reqs = append(reqs, changes.DiffRequest{Turn: last.Number, Path: ch.Path})
 		}
 	} else {
-		reqs = append(reqs, changes.DiffRequest{Path: absPath(c.session.Cwd, arg)})
+		reqs = append(reqs, changes.DiffRequest{Path: AbsPath(c.session.Cwd, arg)})
 	}
 	var out []string
 	for _, req := range reqs {
@@ -59,15 +59,15 @@ func (c *chat) showDiff(ctx context.Context, arg string) error {
 		if err != nil {
 			return err
 		}
-		out = append(out, fmt.Sprintf("turn %d, %s:", d.Turn, changeLine(d.Change, d.Change.Rel)), diffText(d))
+		out = append(out, fmt.Sprintf("turn %d, %s:", d.Turn, ChangeLine(d.Change, d.Change.Rel)), DiffText(d))
 		if d.ChangedSince {
 			since, err := c.conv.Diff(ctx, changes.DiffRequest{Turn: d.Turn, Path: req.Path, Since: true})
 			if err == nil {
-				out = append(out, fmt.Sprintf("%s changed since turn %d (an undo would not overwrite it):", d.Change.Rel, d.Turn), diffText(since))
+				out = append(out, fmt.Sprintf("%s changed since turn %d (an undo would not overwrite it):", d.Change.Rel, d.Turn), DiffText(since))
 			}
 		}
 	}
-	c.con.say("%s", strings.Join(out, "\n"))
+	c.con.Say("%s", strings.Join(out, "\n"))
 	return nil
 }
 
@@ -86,21 +86,21 @@ func (c *chat) undo(ctx context.Context, arg string, rewind bool) error {
 		req.Turn = n
 	default:
 		for _, f := range strings.Fields(arg) {
-			req.Paths = append(req.Paths, absPath(c.session.Cwd, f))
+			req.Paths = append(req.Paths, AbsPath(c.session.Cwd, f))
 		}
 	}
 	res, err := c.conv.Undo(ctx, req)
 	if ce, ok := errors.AsType[*changes.ConflictError](err); ok {
 		if ce.Partial != nil {
-			c.con.say("%s", undoneText(*ce.Partial))
+			c.con.Say("%s", undoneText(*ce.Partial))
 		}
-		c.con.say("%s", conflictText(ce, "/diff FILE shows how a file changed since its turn."))
+		c.con.Say("%s", ConflictText(ce, "/diff FILE shows how a file changed since its turn."))
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	c.con.say("%s", undoneText(res))
+	c.con.Say("%s", undoneText(res))
 	return nil
 }
 
@@ -135,13 +135,13 @@ func (c *chat) keep(ctx context.Context, arg string) error {
 		return err
 	}
 	if len(kept) == 0 {
-		c.con.say("Nothing to keep: no change is waiting to be kept or undone.")
+		c.con.Say("Nothing to keep: no change is waiting to be kept or undone.")
 		return nil
 	}
 	lines := []string{"Kept (these can no longer be undone):"}
 	for _, k := range kept {
-		lines = append(lines, fmt.Sprintf("  turn %d: %s", k.Turn, changeLine(k.Change, k.Change.Rel)))
+		lines = append(lines, fmt.Sprintf("  turn %d: %s", k.Turn, ChangeLine(k.Change, k.Change.Rel)))
 	}
-	c.con.say("%s", strings.Join(lines, "\n"))
+	c.con.Say("%s", strings.Join(lines, "\n"))
 	return nil
 }

@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+
+	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/linechat"
+	"github.com/spf13/cobra"
+)
+
+func newChatCommand(g *globals) *cobra.Command {
+	var af agentFlags
+	var plain bool
+	cmd := &cobra.Command{
+		Use:   "chat [flags]",
+		Short: "Talk with an ACP agent in the terminal",
+		Long: `Talk with an ACP agent in the terminal.
+
+On a terminal, parley chat is full-screen: Enter sends (Shift+Enter, Alt+Enter or Ctrl+J
+for a new line; a paste stays one message), Up/Down and Ctrl+R recall what you sent in this
+directory, @ attaches a file, / completes commands (the agent's too), Ctrl+O expands a tool
+call to its output and diff, PgUp/PgDn scroll, Ctrl+F finds; typing while the agent works
+queues the message (Esc takes it back). Permission questions show what runs (the command,
+or the edit's diff) and its risk; answer with y, a, n or r. /help lists the rest. When you
+leave, the conversation is printed on the normal screen.
+
+Without a terminal (a pipe, a file), with TERM=dumb, NO_COLOR or --plain, it reads lines:
+type a prompt and press Enter; the reply streams, tool calls show their progress in place,
+and the agent's permission requests are asked one at a time, showing the command that runs
+and its risk (allow once, allow always, reject once, reject always; /quit refuses and
+leaves). Without a terminal on stdin nothing is asked: requests are refused (--yolo allows
+all but critical commands), and every line is a prompt.
+
+Ctrl-C cancels the running turn (session/cancel); a second Ctrl-C, or Ctrl-D, quits.
+
+When the agent needs you to sign in, its methods are listed: /login N signs in with the
+Nth (the agent signs you in; or its login program runs in this terminal; or parley asks
+for the variables it reads, without showing what you type, and starts it again). When the
+agent asks you something (a form, or a page to open), it is asked here, a field at a time.
+
+A word @PATH in a prompt attaches the file: as an image where the agent takes images, the
+whole text where it takes embedded files, else a link to the file.
+
+Commands:
+  /help                 this list, with the agent's own commands
+  /login [N|ID]         sign in (the methods, or one of them)
+  /config [ID [VALUE]]  the session's settings (model, mode, thought level…), one's values, or set one
+  /mode [ID]            show or switch the session's mode
+  /model [ID]           show or switch the model
+  /sessions             list the agent's sessions (when it can)
+  /sessions close ID    close one (session/close); /sessions delete ID deletes it from the list
+  /load ID              resume one of them (session/load or session/resume)
+  /new                  start a new session
+  /changes              list the files each turn created, changed and deleted
+  /diff [FILE]          show the last turn's diffs (or FILE's, from the last turn that changed it)
+  /undo [FILE|TURN]     undo the last turn (or FILE, or turn TURN); never overwrites a later change
+  /rewind TURN          undo every turn from TURN on
+  /keep [TURN]          keep the changes (of every turn, or of TURN): they can no longer be undone
+  /quit                 leave
+Any other /command is sent to the agent (agents advertise their own).` + unconfinedHelp(),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts, err := af.sessionOptions(cmd)
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			opts.elicit = true
+			if useTUI(cmd, plain) {
+				return runChatTUI(cmd, g, &af, opts)
+			}
+			return runLineChat(cmd, g, opts)
+		},
+	}
+	af.register(cmd)
+	cmd.Flags().BoolVar(&plain, "plain", false, "the line interface even on a terminal (it is the one used without a terminal, with TERM=dumb or NO_COLOR)")
+	return cmd
+}
+
+// runLineChat is parley chat without its terminal UI (internal/linechat): the wiring of
+// its input, output and signals to the conversation started here.
+func runLineChat(cmd *cobra.Command, g *globals, opts sessionOptions) error {
+	in := linechat.NewPrompter(cmd.InOrStdin())
+	defer in.Close()
+	// Questions are asked only on a terminal: a script's next line is a prompt,
+	// never an answer (without a terminal, requests are refused; --yolo allows).
+	con := linechat.NewConsole(linechat.ConsoleOptions{
+		Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), TTY: linechat.IsTerminal(cmd.OutOrStdout()),
+		ChangesHint: "review: /diff; undo: /undo", OpenURL: openInBrowser,
+	})
+	defer con.Close()
+	// Ctrl-C belongs to the chat: it cancels a turn instead of ending parley. SIGTERM
+	// quits. Once the chat is leaving, one more signal ends parley at once.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, stopSignals...)
+	defer signal.Stop(sigs)
+	defer catchBrokenPipe()()
+	con.Say("parley chat: starting %s in %s …", opts.agentName, opts.dir)
+	s, err := startSession(g, con, opts, linechat.IsTerminal(cmd.InOrStdin()))
+	if err != nil {
+		return err
+	}
+	release := func() {}
+	defer func() { release() }()
+	defer s.close()
+	// From here on, leaving is in order; a signal meanwhile ends parley at once.
+	defer func() { release = forceExitOnSignal(sigs, nil) }()
+	sub := &events{Subscription: s.conv.Subscribe()}
+	defer sub.Close()
+	interrupted := make(chan struct{})
+	stopWaiting := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			close(interrupted)
+		case <-stopWaiting:
+		}
+	}()
+	session, err := waitReady(con, sub, interrupted)
+	close(stopWaiting)
+	lo := linechat.Options{
+		Conv: s.conv, Agent: s.agent.Name(), Events: sub, Console: con, In: in, Signals: sigs,
+		Session: session, TTY: linechat.IsTerminal(cmd.InOrStdin()), ForceExit: forceExit, StopError: stopError,
+	}
+	if ae, ok := errors.AsType[*conversation.AuthRequiredError](err); ok {
+		lo.SignIn = ae
+	} else if err != nil {
+		return err
+	}
+	return linechat.Run(cmd.Context(), lo)
+}
