@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/parley-acp/parley/internal/changes"
+	"github.com/parley-acp/parley/internal/chatcmd"
 	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/linechat"
 	"github.com/parley-acp/parley/internal/store"
@@ -143,7 +144,7 @@ it to get the changes back.`,
 				req = changes.UndoRequest{Turn: to, Rewind: true}
 			}
 			for _, a := range args {
-				req.Paths = append(req.Paths, linechat.AbsPath(dir, a))
+				req.Paths = append(req.Paths, chatcmd.AbsPath(dir, a))
 			}
 			res, err := rec.Undo(ctx, req)
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()

@@ -2,7 +2,6 @@ package linechat
 
 import (
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -12,18 +11,6 @@ import (
 
 // How the record of changes reads in a terminal: the chat's /changes, /diff and /undo,
 // and parley changes and parley undo.
-
-// absPath is a FILE argument as the record names files: absolute, symlinks resolved.
-func AbsPath(dir, p string) string {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	p = filepath.Clean(p)
-	if parent, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-		p = filepath.Join(parent, filepath.Base(p))
-	}
-	return p
-}
 
 // turnHeading names a turn: its number, when, and its prompt (or what it undid).
 func TurnHeading(t changes.Turn) string {

@@ -3,7 +3,6 @@ package linechat
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"strings"
 	"syscall"
@@ -84,6 +83,8 @@ type chat struct {
 	confirmRun  *conversation.AuthMethod
 	confirmMark uint64
 	title       string // the session's title, as last shown
+
+	words transcript // what was said, for /find
 }
 
 // quitWindow is how soon a second Ctrl-C at the prompt must follow the first to quit.
@@ -127,6 +128,7 @@ func (c *chat) loop(ctx context.Context) error {
 func (c *chat) onEvents() error {
 	for _, ev := range c.sub.Take() {
 		c.con.Show(ev)
+		c.words.record(ev)
 		switch e := ev.(type) {
 		case conversation.Ready:
 			c.session = e.Session
@@ -235,55 +237,7 @@ func (c *chat) onLine(ctx context.Context, l InputLine) error {
 		return nil
 	}
 	if strings.HasPrefix(line, "/") {
-		name, arg, _ := strings.Cut(line[1:], " ")
-		arg = strings.TrimSpace(arg)
-		var err error
-		switch name {
-		case "quit", "exit":
-			return errQuit
-		case "help":
-			c.help()
-		case "login":
-			err = c.login(arg)
-		case "config":
-			err = c.config(ctx, arg)
-		case "mode":
-			err = c.setMode(ctx, arg)
-		case "model":
-			err = c.setModel(ctx, arg)
-		case "sessions":
-			err = c.sessions(ctx, arg)
-		case "load":
-			err = c.load(ctx, arg)
-		case "new":
-			err = c.reopen(ctx)
-		case "changes":
-			err = c.listChanges(ctx)
-		case "diff":
-			err = c.showDiff(ctx, arg)
-		case "undo":
-			err = c.undo(ctx, arg, false)
-		case "rewind":
-			err = c.undo(ctx, arg, true)
-		case "keep":
-			err = c.keep(ctx, arg)
-		default:
-			if c.signIn != nil {
-				c.con.Say("parley: sign in first (/login), or /quit")
-				break
-			}
-			c.send(line) // the agent's own command
-			return nil
-		}
-		if errors.Is(err, errAsking) {
-			return nil // a question is on screen
-		}
-		if err != nil {
-			c.con.Say("parley: %v", err)
-		}
-		c.drain()
-		c.promptIfIdle()
-		return nil
+		return c.command(ctx, line)
 	}
 	switch {
 	case c.signIn != nil:
@@ -427,168 +381,4 @@ func (c *chat) stopMessage(stop acp.StopReason) string {
 		return err.Error()
 	}
 	return string(stop)
-}
-
-func (c *chat) help() {
-	var b strings.Builder
-	b.WriteString("parley commands: /help /login [N|ID] /config [ID [VALUE]] /mode [ID] /model [ID] /sessions [close|delete ID] /load ID /new /changes /diff [FILE] /undo [FILE|TURN] /rewind TURN /keep [TURN] /quit")
-	if cmds := c.session.Commands; len(cmds) > 0 {
-		b.WriteString("\nthe agent's commands:")
-		for _, cmd := range cmds {
-			fmt.Fprintf(&b, "\n  /%-20s %s", cmd.Name, cmd.Description)
-		}
-	}
-	c.con.Say("%s", b.String())
-}
-
-// The session's settings, as the agent reported them.
-
-func selectValues(o acp.SessionConfigOption) []acp.SessionConfigSelectOption {
-	vals := o.Select.Options.Ungrouped
-	for _, g := range o.Select.Options.Grouped {
-		vals = append(vals, g.Options...)
-	}
-	return vals
-}
-
-// choice is one value of a mode, model or config option, for showing them.
-type choice struct{ id, name string }
-
-// showChoices lists the values with the current one starred.
-func (c *chat) showChoices(title string, choices []choice, current string) {
-	var lines []string
-	for _, ch := range choices {
-		mark := "  "
-		if ch.id == current {
-			mark = "* "
-		}
-		lines = append(lines, fmt.Sprintf("%s%-24s %s", mark, ch.id, ch.name))
-	}
-	c.con.Say("%s:\n%s", title, strings.Join(lines, "\n"))
-}
-
-// setConfig shows (arg "") or sets a select config option.
-func (c *chat) setConfig(ctx context.Context, o acp.SessionConfigOption, arg string) error {
-	if arg == "" {
-		var cs []choice
-		for _, v := range selectValues(o) {
-			cs = append(cs, choice{string(v.Value), v.Name})
-		}
-		c.showChoices(o.Name, cs, string(o.Select.CurrentValue))
-		return nil
-	}
-	s, err := c.conv.SetConfigOption(ctx, o.ID, acp.SessionConfigValueID(arg))
-	if err != nil {
-		return fmt.Errorf("setting %s: %w", o.Name, err)
-	}
-	c.session = s
-	// Read the value back: the agent decides what was set.
-	for _, n := range s.Config {
-		if n.ID == o.ID && n.Select != nil {
-			c.con.Say("%s: %s", n.Name, n.Select.CurrentValue)
-		}
-	}
-	return nil
-}
-
-func (c *chat) setMode(ctx context.Context, arg string) error {
-	if o, ok := c.session.ConfigOption(acp.SessionConfigOptionCategoryMode); ok {
-		return c.setConfig(ctx, o, arg)
-	}
-	modes := c.session.Modes
-	if modes == nil {
-		return errors.New("this agent has no modes")
-	}
-	if arg == "" {
-		var cs []choice
-		for _, m := range modes.AvailableModes {
-			cs = append(cs, choice{string(m.ID), m.Name})
-		}
-		c.showChoices("modes", cs, string(modes.CurrentModeID))
-		return nil
-	}
-	s, err := c.conv.SetMode(ctx, arg)
-	if err != nil {
-		return fmt.Errorf("setting the mode: %w", err)
-	}
-	c.session = s
-	c.con.Say("mode: %s", arg)
-	return nil
-}
-
-// setModel prefers a config option of category model; agents that still use the legacy
-// models list get session/set_model.
-func (c *chat) setModel(ctx context.Context, arg string) error {
-	if o, ok := c.session.ConfigOption(acp.SessionConfigOptionCategoryModel); ok {
-		return c.setConfig(ctx, o, arg)
-	}
-	models := c.session.Models
-	if models == nil {
-		return errors.New("this agent offers no choice of model")
-	}
-	if arg == "" {
-		var cs []choice
-		for _, m := range models.AvailableModels {
-			cs = append(cs, choice{string(m.ModelID), m.Name})
-		}
-		c.showChoices("models", cs, string(models.CurrentModelID))
-		return nil
-	}
-	s, err := c.conv.SetModel(ctx, arg)
-	if err != nil {
-		return fmt.Errorf("setting the model: %w", err)
-	}
-	c.session = s
-	c.con.Say("model: %s", arg)
-	return nil
-}
-
-func (c *chat) listSessions(ctx context.Context) error {
-	if c.session.Agent.Capabilities.SessionCapabilities.List == nil {
-		return errors.New("this agent cannot list its sessions")
-	}
-	all, err := c.conv.ListSessions(ctx)
-	if err != nil {
-		return fmt.Errorf("listing sessions: %w", err)
-	}
-	var lines []string
-	for _, si := range all {
-		lines = append(lines, fmt.Sprintf("  %-38s %-20s %s", si.SessionID, si.UpdatedAt, si.Title))
-	}
-	if len(lines) == 0 {
-		lines = append(lines, "  (none)")
-	}
-	c.con.Say("sessions in %s:\n%s", c.session.Cwd, strings.Join(lines, "\n"))
-	return nil
-}
-
-// load reopens one of the agent's sessions: session/load replays it, session/resume
-// does not.
-func (c *chat) load(ctx context.Context, id string) error {
-	if id == "" {
-		return errors.New("/load needs a session id (see /sessions)")
-	}
-	caps := c.session.Agent.Capabilities
-	if !caps.LoadSession && caps.SessionCapabilities.Resume == nil {
-		return errors.New("this agent cannot reopen sessions")
-	}
-	s, err := c.conv.LoadSession(ctx, acp.SessionID(id))
-	c.drain() // the replay
-	if err != nil {
-		return err
-	}
-	c.session = s
-	c.con.Say("(session %s)", id)
-	return nil
-}
-
-// reopen starts a new session (/new).
-func (c *chat) reopen(ctx context.Context) error {
-	s, err := c.conv.NewSession(ctx)
-	if err != nil {
-		return err
-	}
-	c.session = s
-	c.con.Say("(new session %s)", s.ID)
-	return nil
 }

@@ -8,14 +8,15 @@ import (
 	"strings"
 
 	"github.com/parley-acp/parley/internal/changes"
+	"github.com/parley-acp/parley/internal/chatcmd"
 )
 
-// The chat's /changes, /diff, /undo, /rewind and /keep: the conversation's record of
-// changes (internal/changes through internal/conversation), between turns.
+// The chat's /changes, /diff, /undo, /rewind and /keep (chatcmd does them), between
+// turns, said as lines.
 
 // listChanges shows every turn of the conversation that changed files, and its undos.
 func (c *chat) listChanges(ctx context.Context) error {
-	turns, err := c.conv.Changes(ctx)
+	turns, err := chatcmd.Changes(ctx, c.conv)
 	if err != nil {
 		return err
 	}
@@ -34,37 +35,18 @@ func (c *chat) listChanges(ctx context.Context) error {
 	return nil
 }
 
-// showDiff shows the diffs of the last turn that changed files, or FILE's from the last
-// turn that changed it (and how it changed since, if it did).
+// showDiff shows the diffs of the last turn that changed files, of turn TURN, or FILE's
+// from the last turn that changed it (and how it changed since, if it did).
 func (c *chat) showDiff(ctx context.Context, arg string) error {
-	turns, err := c.conv.Changes(ctx)
+	diffs, err := chatcmd.Diffs(ctx, c.conv, chatcmd.ReadTarget(c.session.Cwd, strings.Fields(arg)))
 	if err != nil {
 		return err
 	}
-	if len(turns) == 0 {
-		return errors.New("no turn of this conversation has changed a file yet")
-	}
-	var reqs []changes.DiffRequest
-	if arg == "" {
-		last := turns[len(turns)-1]
-		for _, ch := range last.Changes {
-			reqs = append(reqs, changes.DiffRequest{Turn: last.Number, Path: ch.Path})
-		}
-	} else {
-		reqs = append(reqs, changes.DiffRequest{Path: AbsPath(c.session.Cwd, arg)})
-	}
 	var out []string
-	for _, req := range reqs {
-		d, err := c.conv.Diff(ctx, req)
-		if err != nil {
-			return err
-		}
-		out = append(out, fmt.Sprintf("turn %d, %s:", d.Turn, ChangeLine(d.Change, d.Change.Rel)), DiffText(d))
-		if d.ChangedSince {
-			since, err := c.conv.Diff(ctx, changes.DiffRequest{Turn: d.Turn, Path: req.Path, Since: true})
-			if err == nil {
-				out = append(out, fmt.Sprintf("%s changed since turn %d (an undo would not overwrite it):", d.Change.Rel, d.Turn), DiffText(since))
-			}
+	for _, d := range diffs {
+		out = append(out, fmt.Sprintf("turn %d, %s:", d.Turn, ChangeLine(d.Change, d.Change.Rel)), DiffText(d.FileDiff))
+		if d.Since != nil {
+			out = append(out, fmt.Sprintf("%s changed since turn %d (an undo would not overwrite it):", d.Change.Rel, d.Turn), DiffText(*d.Since))
 		}
 	}
 	c.con.Say("%s", strings.Join(out, "\n"))
@@ -74,22 +56,7 @@ func (c *chat) showDiff(ctx context.Context, arg string) error {
 // undo runs /undo [FILE|TURN] (the last turn with changes to undo by default), or
 // /rewind TURN.
 func (c *chat) undo(ctx context.Context, arg string, rewind bool) error {
-	var req changes.UndoRequest
-	n, numErr := strconv.Atoi(strings.TrimPrefix(arg, "#"))
-	switch {
-	case rewind && numErr != nil:
-		return errors.New("/rewind needs the number of a turn (see /changes)")
-	case rewind:
-		req = changes.UndoRequest{Turn: n, Rewind: true}
-	case arg == "":
-	case numErr == nil && n > 0:
-		req.Turn = n
-	default:
-		for _, f := range strings.Fields(arg) {
-			req.Paths = append(req.Paths, AbsPath(c.session.Cwd, f))
-		}
-	}
-	res, err := c.conv.Undo(ctx, req)
+	res, err := chatcmd.Undo(ctx, c.conv, chatcmd.ReadTarget(c.session.Cwd, strings.Fields(arg)), rewind)
 	if ce, ok := errors.AsType[*changes.ConflictError](err); ok {
 		if ce.Partial != nil {
 			c.con.Say("%s", undoneText(*ce.Partial))
@@ -120,17 +87,9 @@ func undoneText(res changes.UndoResult) string {
 	return strings.Join(lines, "\n")
 }
 
-// keep runs /keep [TURN]: every pending change, or turn TURN's.
+// keep runs /keep [TURN|FILE]: every pending change, turn TURN's, or FILE's.
 func (c *chat) keep(ctx context.Context, arg string) error {
-	var req changes.KeepRequest
-	if arg != "" {
-		n, err := strconv.Atoi(strings.TrimPrefix(arg, "#"))
-		if err != nil || n <= 0 {
-			return errors.New("/keep takes the number of a turn (see /changes), or nothing for every turn")
-		}
-		req.Turn = n
-	}
-	kept, err := c.conv.Keep(ctx, req)
+	kept, err := chatcmd.Keep(ctx, c.conv, chatcmd.ReadTarget(c.session.Cwd, strings.Fields(arg)))
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package linechat
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -168,47 +167,6 @@ func VarNames(m conversation.AuthMethod) []string {
 	return names
 }
 
-// config lists the settings (arg ""), one setting's values (arg ID), or sets one (arg
-// ID VALUE).
-func (c *chat) config(ctx context.Context, arg string) error {
-	id, value, _ := strings.Cut(arg, " ")
-	value = strings.TrimSpace(value)
-	settings := c.session.Settings()
-	switch {
-	case id == "":
-		if len(settings) == 0 {
-			return errors.New("this agent offers no settings")
-		}
-		var lines []string
-		for _, st := range settings {
-			line := fmt.Sprintf("  %-20s %-24s %s", st.ID, OneLineSafe(st.Name), OneLineSafe(st.Current))
-			if st.Category != "" {
-				line += "  [" + OneLineSafe(string(st.Category)) + "]"
-			}
-			lines = append(lines, line)
-		}
-		c.con.Say("settings (/config ID lists the values; /config ID VALUE sets one):\n%s", strings.Join(lines, "\n"))
-		return nil
-	case value == "":
-		st, ok := c.session.Setting(id)
-		if !ok {
-			_, _, err := c.session.CheckSetting(id, "")
-			return err
-		}
-		c.showSetting(st)
-		return nil
-	}
-	s, err := c.conv.SetConfig(ctx, id, value)
-	if err != nil {
-		return err
-	}
-	c.session = s
-	if st, ok := s.Setting(id); ok { // the agent decides what was set
-		c.con.Say("%s: %s", OneLineSafe(st.Name), OneLineSafe(st.Current))
-	}
-	return nil
-}
-
 func (c *chat) showSetting(st conversation.Setting) {
 	var lines []string
 	if st.Description != "" {
@@ -234,32 +192,6 @@ func (c *chat) showSetting(st conversation.Setting) {
 		lines = append(lines, line)
 	}
 	c.con.Say("%s (%s):\n%s", OneLineSafe(st.Name), st.ID, strings.Join(lines, "\n"))
-}
-
-// sessions lists the agent's sessions, or closes or deletes one.
-func (c *chat) sessions(ctx context.Context, arg string) error {
-	verb, id, _ := strings.Cut(arg, " ")
-	id = strings.TrimSpace(id)
-	switch verb {
-	case "":
-		return c.listSessions(ctx)
-	case "close", "delete":
-		if id == "" {
-			return fmt.Errorf("/sessions %s needs a session id (see /sessions)", verb)
-		}
-		var err error
-		if verb == "close" {
-			err = c.conv.CloseSession(ctx, acp.SessionID(id))
-		} else {
-			err = c.conv.DeleteSession(ctx, acp.SessionID(id))
-		}
-		if err != nil {
-			return err
-		}
-		c.con.Say("(session %s %s)", id, map[string]string{"close": "closed", "delete": "deleted"}[verb])
-		return nil
-	}
-	return fmt.Errorf("/sessions takes close ID or delete ID, not %q", verb)
 }
 
 // showTitle says the session's title when it changes.
