@@ -72,6 +72,8 @@ type unqueueRequest struct {
 
 func (c *conn) HandleExtension(ctx context.Context, method string, params json.RawMessage, isNotification bool) (any, error) {
 	switch method {
+	case methodCommands:
+		return pageCommands(), nil
 	case methodAgents:
 		return struct {
 			Agents  []AgentEntry `json:"agents"`

@@ -93,9 +93,10 @@ func optionChoices(o acp.SessionConfigOption) Choices {
 	return c
 }
 
-// SelectValues are a select setting's values, grouped or not.
+// SelectValues are a select setting's values, grouped or not (a new slice: the
+// session's stays as it is).
 func SelectValues(o acp.SessionConfigOption) []acp.SessionConfigSelectOption {
-	vals := o.Select.Options.Ungrouped
+	vals := append([]acp.SessionConfigSelectOption(nil), o.Select.Options.Ungrouped...)
 	for _, g := range o.Select.Options.Grouped {
 		vals = append(vals, g.Options...)
 	}
