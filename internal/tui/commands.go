@@ -328,11 +328,6 @@ func (m *model) sessionsPicker() tea.Cmd {
 
 func (m *model) loadSession(id acp.SessionID) tea.Cmd {
 	cv := m.cur()
-	caps := cv.session.Agent.Capabilities
-	if !caps.LoadSession && caps.SessionCapabilities.Resume == nil {
-		cv.notice("This agent cannot reopen sessions.", false)
-		return nil
-	}
 	conv, session := cv.conv.Conversation, cv.session
 	return m.wait(cv, func(ctx context.Context) (string, error) {
 		if _, err := chatcmd.Load(ctx, conv, session, string(id)); err != nil {
