@@ -2,9 +2,12 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 
+	"github.com/parley-acp/parley/internal/chatcmd"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/linechat"
 	"github.com/spf13/cobra"
@@ -44,22 +47,9 @@ A word @PATH in a prompt attaches the file: as an image where the agent takes im
 whole text where it takes embedded files, else a link to the file.
 
 Commands:
-  /help                 this list, with the agent's own commands
-  /login [N|ID]         sign in (the methods, or one of them)
-  /config [ID [VALUE]]  the session's settings (model, mode, thought level…), one's values, or set one
-  /mode [ID]            show or switch the session's mode
-  /model [ID]           show or switch the model
-  /sessions             list the agent's sessions (when it can)
-  /sessions close ID    close one (session/close); /sessions delete ID deletes it from the list
-  /load ID              resume one of them (session/load or session/resume)
-  /new                  start a new session
-  /changes              list the files each turn created, changed and deleted
-  /diff [FILE]          show the last turn's diffs (or FILE's, from the last turn that changed it)
-  /undo [FILE|TURN]     undo the last turn (or FILE, or turn TURN); never overwrites a later change
-  /rewind TURN          undo every turn from TURN on
-  /keep [TURN]          keep the changes (of every turn, or of TURN): they can no longer be undone
-  /quit                 leave
-Any other /command is sent to the agent (agents advertise their own).` + unconfinedHelp(),
+` + chatCommandsHelp() + `
+Any other /command is sent to the agent (agents advertise their own), but a near miss of one
+of parley's (/undp) is answered with the one meant.` + unconfinedHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts, err := af.sessionOptions(cmd)
@@ -129,4 +119,24 @@ func runLineChat(cmd *cobra.Command, g *globals, opts sessionOptions) error {
 		return err
 	}
 	return linechat.Run(cmd.Context(), lo)
+}
+
+// chatCommandsHelp lists the line chat's commands, from the one table (internal/chatcmd).
+func chatCommandsHelp() string {
+	var lines []string
+	for _, c := range chatcmd.For(chatcmd.Line) {
+		lines = append(lines, fmt.Sprintf("  %-28s %s", c.Usage(), c.Summary))
+	}
+	return strings.Join(lines, "\n") + "\nThe terminal UI has them too, and " + tuiOnlyCommands() + "."
+}
+
+// tuiOnlyCommands names the commands only the terminal UI has.
+func tuiOnlyCommands() string {
+	var names []string
+	for _, c := range chatcmd.For(chatcmd.TUI) {
+		if !c.Offered(chatcmd.Line) {
+			names = append(names, "/"+c.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
