@@ -22,6 +22,8 @@ type AgentEntry = parleyapi.AgentEntry
 
 func (c *conn) HandleExtension(ctx context.Context, method string, params json.RawMessage, isNotification bool) (any, error) {
 	switch method {
+	case parleyapi.MethodCommands:
+		return pageCommands(), nil
 	case parleyapi.MethodAgents:
 		return parleyapi.AgentsResult{Agents: c.srv.agentList(), Default: c.srv.opts.DefaultAgent}, nil
 	case parleyapi.MethodFiles:

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/linechat"
 )
 
 // browserWait is how long openInBrowser waits to hear that the browser failed; a
@@ -41,7 +42,7 @@ func openInBrowser(addr string) error {
 			return nil
 		}
 		if msg := strings.TrimSpace(out.String()); msg != "" {
-			return fmt.Errorf("%s: %w: %s", argv[0], err, oneLineSafe(msg))
+			return fmt.Errorf("%s: %w: %s", argv[0], err, linechat.OneLineSafe(msg))
 		}
 		return fmt.Errorf("%s: %w", argv[0], err)
 	case <-time.After(browserWait):

@@ -12,8 +12,9 @@ import (
 	"time"
 
 	"github.com/parley-acp/parley/internal/changes"
+	"github.com/parley-acp/parley/internal/chatcmd"
 	"github.com/parley-acp/parley/internal/config"
-	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/linechat"
 	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/spf13/cobra"
@@ -84,9 +85,9 @@ Undo a turn, or some of its files, with "parley undo".`,
 				return printTurnsJSON(cmd.OutOrStdout(), turns, dir)
 			}
 			for _, t := range turns {
-				fmt.Fprintln(cmd.ErrOrStderr(), toolui.SafeText(turnHeading(t)))
+				fmt.Fprintln(cmd.ErrOrStderr(), toolui.SafeText(linechat.TurnHeading(t)))
 				for _, c := range t.Changes {
-					fmt.Fprintln(cmd.OutOrStdout(), toolui.SafeText(changeLine(c, relTo(dir, c.Path))))
+					fmt.Fprintln(cmd.OutOrStdout(), toolui.SafeText(linechat.ChangeLine(c, relTo(dir, c.Path))))
 				}
 			}
 			return nil
@@ -143,7 +144,7 @@ it to get the changes back.`,
 				req = changes.UndoRequest{Turn: to, Rewind: true}
 			}
 			for _, a := range args {
-				req.Paths = append(req.Paths, absPath(dir, a))
+				req.Paths = append(req.Paths, chatcmd.AbsPath(dir, a))
 			}
 			res, err := rec.Undo(ctx, req)
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
@@ -151,8 +152,8 @@ it to get the changes back.`,
 				if ce.Partial != nil {
 					printUndone(out, ce.Partial, dir)
 				}
-				fmt.Fprintln(errw, toolui.SafeText(conflictText(ce, "parley undo")))
-				if isTerminal(cmd.InOrStdin()) && hasSince(ce) {
+				fmt.Fprintln(errw, toolui.SafeText(linechat.ConflictText(ce, "parley undo")))
+				if linechat.IsTerminal(cmd.InOrStdin()) && linechat.HasSince(ce) {
 					offerConflictDiffs(ctx, cmd.InOrStdin(), errw, rec, ce)
 				}
 				return &exitError{code: exitFailure, err: errors.New("nothing was undone")}
@@ -203,18 +204,6 @@ func warnConfig(w io.Writer, cfg *config.File) {
 	}
 }
 
-// absPath is a FILE argument as the record names files: absolute, symlinks resolved.
-func absPath(dir, p string) string {
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(dir, p)
-	}
-	p = filepath.Clean(p)
-	if parent, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-		p = filepath.Join(parent, filepath.Base(p))
-	}
-	return p
-}
-
 // relTo is path as the user in dir names it.
 func relTo(dir, path string) string {
 	if rel, err := filepath.Rel(dir, path); err == nil {
@@ -232,82 +221,11 @@ func selectTurn(turns []changes.Turn, n int) []changes.Turn {
 	return nil
 }
 
-// turnHeading names a turn: its number, when, and its prompt (or what it undid).
-func turnHeading(t changes.Turn) string {
-	what := "turn " + strconv.Itoa(t.Number)
-	if t.Undo {
-		what += " (an undo)"
-	}
-	when := t.Started.Local().Format("2006-01-02 15:04")
-	if t.Ended.IsZero() {
-		when += ", still running (or parley stopped during it)"
-	}
-	return fmt.Sprintf("%s, %s: %s", what, when, oneLineSafe(t.Label))
-}
-
-// changeLine is a file of a turn: A, M or D, its path, the lines added and removed, and
-// what the record says about it.
-func changeLine(c changes.Change, path string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", c.Kind, path)
-	if c.Added+c.Removed > 0 || c.Kind != changes.Deleted && (c.Before.Kept || !c.Before.Exists) && c.After.Kept {
-		fmt.Fprintf(&b, " +%d −%d", c.Added, c.Removed)
-	}
-	var notes []string
-	if c.RunsCode != "" {
-		notes = append(notes, "makes git run code: "+oneLineSafe(c.RunsCode))
-	}
-	if c.ModeChanged() {
-		notes = append(notes, fmt.Sprintf("mode %03o → %03o", c.Before.Mode.Perm(), c.After.Mode.Perm()))
-	}
-	for _, v := range []changes.Version{c.Before, c.After} {
-		if n := v.NotKept(); n != "" && (v.Binary || v.Large) {
-			notes = append(notes, n)
-			break
-		}
-	}
-	if c.Status != changes.Pending {
-		notes = append(notes, string(c.Status))
-	} else if c.Before.Exists && !c.Before.Kept {
-		notes = append(notes, "cannot be undone")
-	}
-	if len(notes) > 0 {
-		fmt.Fprintf(&b, " (%s)", strings.Join(notes, "; "))
-	}
-	return b.String()
-}
-
 // printUndone says what an undo did, a line per file.
 func printUndone(w io.Writer, res *changes.UndoResult, dir string) {
 	for _, o := range res.Files {
 		fmt.Fprintln(w, toolui.SafeText(relTo(dir, o.Path)+": "+o.Did))
 	}
-}
-
-// conflictText says why an undo changed nothing, naming each file.
-func conflictText(ce *changes.ConflictError, diffHint string) string {
-	var b strings.Builder
-	if ce.Partial != nil {
-		b.WriteString("The undo stopped (what it did is listed above, and can be undone in turn):\n")
-	} else {
-		b.WriteString("Nothing was undone:\n")
-	}
-	for _, c := range ce.Conflicts {
-		fmt.Fprintf(&b, "  %s: %s\n", c.Rel, c.Reason)
-	}
-	if hasSince(ce) && diffHint != "" {
-		fmt.Fprintf(&b, "Nothing you wrote was touched. %s", diffHint)
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
-func hasSince(ce *changes.ConflictError) bool {
-	for _, c := range ce.Conflicts {
-		if c.Since {
-			return true
-		}
-	}
-	return false
 }
 
 // offerConflictDiffs asks, on a terminal, whether to show how the files changed since
@@ -328,19 +246,8 @@ func offerConflictDiffs(ctx context.Context, in io.Reader, w io.Writer, rec *cha
 			fmt.Fprintf(w, "%s: %v\n", c.Rel, err)
 			continue
 		}
-		fmt.Fprintln(w, toolui.SafeText(diffText(d)))
+		fmt.Fprintln(w, toolui.SafeText(linechat.DiffText(d)))
 	}
-}
-
-// diffText is a file's diff as printed: the unified diff, or why there is none.
-func diffText(d changes.FileDiff) string {
-	switch {
-	case d.Unified != "":
-		return strings.TrimRight(d.Unified, "\n")
-	case d.Note != "":
-		return d.Change.Rel + ": " + d.Note
-	}
-	return d.Change.Rel + ": no difference in its text"
 }
 
 // The JSON of parley changes: one object per turn.
@@ -429,25 +336,4 @@ func printChangeSessions(ctx context.Context, w io.Writer, log *changes.Log, dir
 		fmt.Fprintln(w, toolui.SafeText(fmt.Sprintf("%s  %-40s %s", s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.AgentSession, s.Agent)))
 	}
 	return nil
-}
-
-// showTurnChanges says what a turn changed, a line per file, and how to review and undo
-// it.
-func (c *console) showTurnChanges(e conversation.TurnChanges) {
-	if e.Err != nil {
-		c.say("parley: the record of this turn's changes may be incomplete: %v", e.Err)
-	}
-	n := len(e.Record.Changes)
-	if n == 0 {
-		return
-	}
-	files := "files"
-	if n == 1 {
-		files = "file"
-	}
-	lines := []string{fmt.Sprintf("parley: turn %d changed %d %s (%s):", e.Record.Number, n, files, c.changesHint)}
-	for _, ch := range e.Record.Changes {
-		lines = append(lines, "  "+changeLine(ch, ch.Rel))
-	}
-	c.say("%s", strings.Join(lines, "\n"))
 }

@@ -1,18 +1,15 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"strings"
-	"syscall"
-	"time"
 
-	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/chatcmd"
 	"github.com/parley-acp/parley/internal/conversation"
-	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/linechat"
 	"github.com/spf13/cobra"
 )
 
@@ -50,22 +47,9 @@ A word @PATH in a prompt attaches the file: as an image where the agent takes im
 whole text where it takes embedded files, else a link to the file.
 
 Commands:
-  /help                 this list, with the agent's own commands
-  /login [N|ID]         sign in (the methods, or one of them)
-  /config [ID [VALUE]]  the session's settings (model, mode, thought level…), one's values, or set one
-  /mode [ID]            show or switch the session's mode
-  /model [ID]           show or switch the model
-  /sessions             list the agent's sessions (when it can)
-  /sessions close ID    close one (session/close); /sessions delete ID deletes it from the list
-  /load ID              resume one of them (session/load or session/resume)
-  /new                  start a new session
-  /changes              list the files each turn created, changed and deleted
-  /diff [FILE]          show the last turn's diffs (or FILE's, from the last turn that changed it)
-  /undo [FILE|TURN]     undo the last turn (or FILE, or turn TURN); never overwrites a later change
-  /rewind TURN          undo every turn from TURN on
-  /keep [TURN]          keep the changes (of every turn, or of TURN): they can no longer be undone
-  /quit                 leave
-Any other /command is sent to the agent (agents advertise their own).` + unconfinedHelp(),
+` + chatCommandsHelp() + `
+Any other /command is sent to the agent (agents advertise their own), but a near miss of one
+of parley's (/undp) is answered with the one meant.` + unconfinedHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts, err := af.sessionOptions(cmd)
@@ -76,55 +60,7 @@ Any other /command is sent to the agent (agents advertise their own).` + unconfi
 			if useTUI(cmd, plain) {
 				return runChatTUI(cmd, g, &af, opts)
 			}
-			in := newPrompter(cmd.InOrStdin())
-			defer in.close()
-			// Questions are asked only on a terminal: a script's next line is a prompt,
-			// never an answer (without a terminal, requests are refused; --yolo allows).
-			con := newConsole(consoleOptions{
-				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), tty: isTerminal(cmd.OutOrStdout()),
-				changesHint: "review: /diff; undo: /undo",
-			})
-			defer con.close()
-			// Ctrl-C belongs to the chat: it cancels a turn instead of ending parley. SIGTERM
-			// quits. Once the chat is leaving, one more signal ends parley at once.
-			sigs := make(chan os.Signal, 4)
-			signal.Notify(sigs, stopSignals...)
-			defer signal.Stop(sigs)
-			defer catchBrokenPipe()()
-			con.say("parley chat: starting %s in %s …", opts.agentName, opts.dir)
-			s, err := startSession(g, con, opts, isTerminal(cmd.InOrStdin()))
-			if err != nil {
-				return err
-			}
-			release := func() {}
-			defer func() { release() }()
-			defer s.close()
-			// From here on, leaving is in order; a signal meanwhile ends parley at once.
-			defer func() { release = forceExitOnSignal(sigs, nil) }()
-			sub := &events{Subscription: s.conv.Subscribe()}
-			defer sub.Close()
-			interrupted := make(chan struct{})
-			stopWaiting := make(chan struct{})
-			go func() {
-				select {
-				case <-sigs:
-					close(interrupted)
-				case <-stopWaiting:
-				}
-			}()
-			session, err := waitReady(con, sub, interrupted)
-			close(stopWaiting)
-			c := &chat{s: s, conv: s.conv, sub: sub, con: con, in: in, sigs: sigs, session: session, tty: isTerminal(cmd.InOrStdin())}
-			if ae, ok := errors.AsType[*conversation.AuthRequiredError](err); ok {
-				c.offerSignIn(ae.Agent, ae.Methods)
-				return c.loop(cmd.Context())
-			}
-			if err != nil {
-				return err
-			}
-			c.title = session.Title
-			con.say("%s is ready. /help for commands; Ctrl-C cancels a turn, twice quits; Ctrl-D quits.", session.Agent.Title)
-			return c.loop(cmd.Context())
+			return runLineChat(cmd, g, opts)
 		},
 	}
 	af.register(cmd)
@@ -132,539 +68,75 @@ Any other /command is sent to the agent (agents advertise their own).` + unconfi
 	return cmd
 }
 
-// chat is the view of one conversation in the terminal: one goroutine reads the user's
-// lines, draws the conversation's events and acts on both. A line is a prompt (or a
-// command) between turns, the answer while a question is on screen, and waits while a
-// turn runs (it is read once the turn is over).
-type chat struct {
-	s       *session
-	conv    *conversation.Conversation
-	sub     *events
-	con     *console
-	in      *prompter
-	sigs    chan os.Signal
-	session conversation.Session // as the last event showed it
-
-	turn      int           // the prompt whose turn runs; 0 between turns
-	question  *onScreen     // the permission question on screen
-	elicit    *elicitScreen // the elicitation on screen
-	quitting  bool          // leave once the turn is over
-	cancelled int           // the turn Ctrl-C cancelled
-	last      time.Time     // the last Ctrl-C at the prompt
-	tty       bool          // the input is a terminal: a terminal sign-in can run in it
-
-	signIn  []conversation.AuthMethod // the methods offered while the agent needs a sign-in
-	signing bool                      // a sign-in is under way
-	// confirmRun is the terminal sign-in whose whole command is on screen, asking whether
-	// to run it (lines typed before confirmMark do not answer).
-	confirmRun  *conversation.AuthMethod
-	confirmMark uint64
-	title       string // the session's title, as last shown
-}
-
-// quitWindow is how soon a second Ctrl-C at the prompt must follow the first to quit.
-const quitWindow = 2 * time.Second
-
-// errQuit ends the loop without an error.
-var errQuit = errors.New("quit")
-
-func (c *chat) loop(ctx context.Context) error {
-	c.con.prompt("› ")
-	for {
-		var lines <-chan inputLine
-		var eof <-chan struct{}
-		if c.turn == 0 || c.question != nil || c.elicit != nil {
-			lines, eof = c.in.lines, c.in.eof
-		}
-		var err error
+// runLineChat is parley chat without its terminal UI (internal/linechat): the wiring of
+// its input, output and signals to the conversation started here.
+func runLineChat(cmd *cobra.Command, g *globals, opts sessionOptions) error {
+	in := linechat.NewPrompter(cmd.InOrStdin())
+	defer in.Close()
+	// Questions are asked only on a terminal: a script's next line is a prompt,
+	// never an answer (without a terminal, requests are refused; --yolo allows).
+	con := linechat.NewConsole(linechat.ConsoleOptions{
+		Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), TTY: linechat.IsTerminal(cmd.OutOrStdout()),
+		ChangesHint: "review: /diff; undo: /undo", OpenURL: openInBrowser,
+	})
+	defer con.Close()
+	// Ctrl-C belongs to the chat: it cancels a turn instead of ending parley. SIGTERM
+	// quits. Once the chat is leaving, one more signal ends parley at once.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, stopSignals...)
+	defer signal.Stop(sigs)
+	defer catchBrokenPipe()()
+	con.Say("parley chat: starting %s in %s …", opts.agentName, opts.dir)
+	s, err := startSession(g, con, opts, linechat.IsTerminal(cmd.InOrStdin()))
+	if err != nil {
+		return err
+	}
+	release := func() {}
+	defer func() { release() }()
+	defer s.close()
+	// From here on, leaving is in order; a signal meanwhile ends parley at once.
+	defer func() { release = forceExitOnSignal(sigs, nil) }()
+	sub := &events{Subscription: s.conv.Subscribe()}
+	defer sub.Close()
+	interrupted := make(chan struct{})
+	stopWaiting := make(chan struct{})
+	go func() {
 		select {
-		case line := <-lines:
-			err = c.onLine(ctx, line)
-		case <-eof:
-			err = c.onEOF()
-		case sig := <-c.sigs:
-			err = c.onSignal(sig)
-		case <-c.sub.Ready():
-			err = c.onEvents()
-		case <-c.con.outputFailed():
-			return c.con.outputErr() // nobody can see the chat any more
-		case <-ctx.Done():
-			return nil
+		case <-sigs:
+			close(interrupted)
+		case <-stopWaiting:
 		}
-		if errors.Is(err, errQuit) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	}()
+	session, err := waitReady(con, sub, interrupted)
+	close(stopWaiting)
+	lo := linechat.Options{
+		Conv: s.conv, Agent: s.agent.Name(), Events: sub, Console: con, In: in, Signals: sigs,
+		Session: session, TTY: linechat.IsTerminal(cmd.InOrStdin()), ForceExit: forceExit, StopError: stopError,
 	}
-}
-
-func (c *chat) onEvents() error {
-	for _, ev := range c.sub.Take() {
-		c.con.show(ev)
-		switch e := ev.(type) {
-		case conversation.Ready:
-			c.session = e.Session
-			c.showTitle()
-			if c.signIn != nil {
-				c.signIn = nil
-				c.con.say("%s is ready.", e.Session.Agent.Title)
-				c.promptIfIdle()
-			}
-		case conversation.SessionChanged:
-			c.session = e.Session
-			c.showTitle()
-		case conversation.StartFailed:
-			if _, ok := errors.AsType[*conversation.AuthRequiredError](e.Err); !ok {
-				c.con.say("parley: %v", e.Err)
-			}
-		case conversation.SignInRequired:
-			c.offerSignIn(e.Agent, e.Methods)
-			c.promptIfIdle()
-		case conversation.SigningIn:
-			c.signing = true
-			c.con.say("parley: signing in with %s …", oneLineSafe(e.Method.Name))
-		case conversation.SignInEnded:
-			c.signing = false
-			if e.Err != nil {
-				c.con.say("parley: the sign-in failed: %v", e.Err)
-			} else {
-				c.con.say("parley: signed in with %s; opening the session again …", oneLineSafe(e.Method.Name))
-			}
-			c.promptIfIdle()
-		case conversation.ElicitationAsked:
-			c.elicit = c.con.showElicitation(e, func(a conversation.ElicitationAnswer) error { return c.conv.AnswerElicitation(e.ID, a) }, c.in)
-		case conversation.ElicitationClosed:
-			if c.elicit != nil && c.elicit.ID == e.ID {
-				c.elicit = nil
-				if e.Withdrawn {
-					c.con.say("\n(the agent withdrew its question)")
-				}
-				c.promptIfIdle()
-			}
-		case conversation.QuestionAsked:
-			c.question = c.con.showQuestion(e, c.in)
-		case conversation.QuestionClosed:
-			if c.question != nil && c.question.ID == e.ID {
-				c.question = nil
-				if e.Withdrawn {
-					c.con.say("\n(the agent withdrew the question)")
-				}
-			}
-		case conversation.TurnEnded:
-			if e.Replay || e.Turn != c.turn {
-				continue
-			}
-			c.turn = 0
-			if outErr := c.con.outputErr(); outErr != nil {
-				return outErr
-			}
-			_, needsSignIn := errors.AsType[*conversation.AuthRequiredError](e.Err)
-			switch {
-			case needsSignIn: // the offer to sign in says it
-			case e.Err != nil:
-				c.con.say("parley: %v", e.Err)
-			case e.StopReason != acp.StopReasonEndTurn:
-				c.con.say("(%s)", stopMessage(e.StopReason))
-			}
-			if e.Usage != nil {
-				c.con.say("(%s)", turnUsageText(e.Usage))
-			}
-			if c.quitting {
-				return errQuit
-			}
-			c.con.prompt("› ")
-		case conversation.Closed:
-			return errQuit
-		}
-	}
-	return nil
-}
-
-// onLine answers the question on screen, or runs a prompt or command (type-ahead is
-// welcome at the prompt).
-func (c *chat) onLine(ctx context.Context, l inputLine) error {
-	if c.question != nil {
-		return c.onAnswer(l)
-	}
-	if c.confirmRun != nil {
-		c.onRunAnswer(l)
-		return nil
-	}
-	if c.elicit != nil {
-		done, quit := c.elicit.read(l)
-		if done {
-			c.elicit = nil
-		}
-		if quit {
-			if c.turn == 0 {
-				return errQuit
-			}
-			c.quit()
-		}
-		return nil
-	}
-	line := strings.TrimSpace(l.text)
-	if line == "" {
-		c.con.prompt("› ")
-		return nil
-	}
-	if strings.HasPrefix(line, "/") {
-		name, arg, _ := strings.Cut(line[1:], " ")
-		arg = strings.TrimSpace(arg)
-		var err error
-		switch name {
-		case "quit", "exit":
-			return errQuit
-		case "help":
-			c.help()
-		case "login":
-			err = c.login(arg)
-		case "config":
-			err = c.config(ctx, arg)
-		case "mode":
-			err = c.setMode(ctx, arg)
-		case "model":
-			err = c.setModel(ctx, arg)
-		case "sessions":
-			err = c.sessions(ctx, arg)
-		case "load":
-			err = c.load(ctx, arg)
-		case "new":
-			err = c.reopen(ctx)
-		case "changes":
-			err = c.listChanges(ctx)
-		case "diff":
-			err = c.showDiff(ctx, arg)
-		case "undo":
-			err = c.undo(ctx, arg, false)
-		case "rewind":
-			err = c.undo(ctx, arg, true)
-		case "keep":
-			err = c.keep(ctx, arg)
-		default:
-			if c.signIn != nil {
-				c.con.say("parley: sign in first (/login), or /quit")
-				break
-			}
-			c.send(line) // the agent's own command
-			return nil
-		}
-		if errors.Is(err, errAsking) {
-			return nil // a question is on screen
-		}
-		if err != nil {
-			c.con.say("parley: %v", err)
-		}
-		c.drain()
-		c.promptIfIdle()
-		return nil
-	}
-	switch {
-	case c.signIn != nil:
-		c.con.say("parley: sign in first (/login), or /quit")
-		c.con.prompt("› ")
-		return nil
-	case c.signing:
-		c.con.say("parley: wait for the sign-in to end (Ctrl-C gives it up)")
-		c.con.prompt("› ")
-		return nil
-	}
-	c.sendWithAttachments(line)
-	return nil
-}
-
-// drain draws what the conversation reported while a command waited for the agent.
-func (c *chat) drain() {
-	select {
-	case <-c.sub.Ready():
-		c.onEvents()
-	default:
-	}
-}
-
-func (c *chat) send(text string) {
-	p := c.conv.Send([]acp.ContentBlock{acp.TextBlock(text)})
-	c.turn = p.ID
-}
-
-// onAnswer reads a line as the answer to the question on screen.
-func (c *chat) onAnswer(l inputLine) error {
-	a, quit, ok := c.question.read(l)
-	if !ok {
-		return nil
-	}
-	c.answer(a)
-	if !quit {
-		return nil
-	}
-	if c.turn == 0 {
-		return errQuit
-	}
-	c.quit()
-	return nil
-}
-
-func (c *chat) answer(a permission.Answer) {
-	c.conv.Answer(c.question.ID, a)
-	c.question = nil
-}
-
-// quit leaves once the running turn, cancelled now, is over.
-func (c *chat) quit() {
-	c.quitting = true
-	c.conv.Cancel()
-}
-
-func (c *chat) onEOF() error {
-	if c.confirmRun != nil {
-		c.confirmRun = nil
-		c.con.say("\n(not run: no sign-in)")
-	}
-	if c.elicit != nil {
-		c.con.say("")
-		c.elicit.cancelled()
-		c.elicit = nil
-		if c.turn != 0 {
-			c.quit()
-			return nil
-		}
-	}
-	if c.question != nil {
-		c.con.say("")
-		c.answer(permission.RejectOnce)
-		if c.turn != 0 {
-			c.quit()
-			return nil
-		}
-	}
-	c.con.say("")
-	return errQuit
-}
-
-// onSignal: Ctrl-C refuses the question on screen and cancels the turn; a second one
-// while it is cancelling quits once it is over, a third ends parley at once. At the
-// prompt, two within quitWindow quit. SIGTERM quits.
-func (c *chat) onSignal(sig os.Signal) error {
-	if c.signing && sig != syscall.SIGTERM {
-		c.con.say("\n(giving up the sign-in)")
-		c.conv.CancelSignIn()
-		return nil
-	}
-	if c.confirmRun != nil && sig != syscall.SIGTERM {
-		c.confirmRun = nil
-		c.con.say("\n(not run: no sign-in)")
-		c.con.prompt("› ")
-		return nil
-	}
-	if c.elicit != nil {
-		c.con.say("\n(cancelled the agent's question)")
-		c.elicit.cancelled()
-		c.elicit = nil
-		if c.turn == 0 {
-			c.con.prompt("› ")
-			return nil
-		}
-	}
-	if c.question != nil {
-		c.con.say("\n(refused)")
-		c.answer(permission.RejectOnce)
-		if c.turn == 0 {
-			return nil // a question between turns: there is nothing to cancel
-		}
-	}
-	if c.turn == 0 {
-		if sig == syscall.SIGTERM || time.Since(c.last) < quitWindow {
-			c.con.say("")
-			return errQuit
-		}
-		c.last = time.Now()
-		c.con.say("\n(Ctrl-C again or Ctrl-D to quit)")
-		c.con.prompt("› ")
-		return nil
-	}
-	switch {
-	case c.quitting:
-		forceExit(sig) // a third: the turn would not end
-	case c.cancelled == c.turn || sig == syscall.SIGTERM:
-		c.con.say("(quitting)")
-		c.quit()
-	default:
-		c.con.say("\n(cancelling; Ctrl-C again to quit)")
-		c.conv.Cancel()
-		c.cancelled = c.turn
-	}
-	return nil
-}
-
-func stopMessage(stop acp.StopReason) string {
-	if err := stopError(stop); err != nil {
-		return err.Error()
-	}
-	return string(stop)
-}
-
-func (c *chat) help() {
-	var b strings.Builder
-	b.WriteString("parley commands: /help /login [N|ID] /config [ID [VALUE]] /mode [ID] /model [ID] /sessions [close|delete ID] /load ID /new /changes /diff [FILE] /undo [FILE|TURN] /rewind TURN /keep [TURN] /quit")
-	if cmds := c.session.Commands; len(cmds) > 0 {
-		b.WriteString("\nthe agent's commands:")
-		for _, cmd := range cmds {
-			fmt.Fprintf(&b, "\n  /%-20s %s", cmd.Name, cmd.Description)
-		}
-	}
-	c.con.say("%s", b.String())
-}
-
-// The session's settings, as the agent reported them.
-
-func selectValues(o acp.SessionConfigOption) []acp.SessionConfigSelectOption {
-	vals := o.Select.Options.Ungrouped
-	for _, g := range o.Select.Options.Grouped {
-		vals = append(vals, g.Options...)
-	}
-	return vals
-}
-
-// choice is one value of a mode, model or config option, for showing them.
-type choice struct{ id, name string }
-
-// showChoices lists the values with the current one starred.
-func (c *chat) showChoices(title string, choices []choice, current string) {
-	var lines []string
-	for _, ch := range choices {
-		mark := "  "
-		if ch.id == current {
-			mark = "* "
-		}
-		lines = append(lines, fmt.Sprintf("%s%-24s %s", mark, ch.id, ch.name))
-	}
-	c.con.say("%s:\n%s", title, strings.Join(lines, "\n"))
-}
-
-// setConfig shows (arg "") or sets a select config option.
-func (c *chat) setConfig(ctx context.Context, o acp.SessionConfigOption, arg string) error {
-	if arg == "" {
-		var cs []choice
-		for _, v := range selectValues(o) {
-			cs = append(cs, choice{string(v.Value), v.Name})
-		}
-		c.showChoices(o.Name, cs, string(o.Select.CurrentValue))
-		return nil
-	}
-	s, err := c.conv.SetConfigOption(ctx, o.ID, acp.SessionConfigValueID(arg))
-	if err != nil {
-		return fmt.Errorf("setting %s: %w", o.Name, err)
-	}
-	c.session = s
-	// Read the value back: the agent decides what was set.
-	for _, n := range s.Config {
-		if n.ID == o.ID && n.Select != nil {
-			c.con.say("%s: %s", n.Name, n.Select.CurrentValue)
-		}
-	}
-	return nil
-}
-
-func (c *chat) setMode(ctx context.Context, arg string) error {
-	if o, ok := c.session.ConfigOption(acp.SessionConfigOptionCategoryMode); ok {
-		return c.setConfig(ctx, o, arg)
-	}
-	modes := c.session.Modes
-	if modes == nil {
-		return errors.New("this agent has no modes")
-	}
-	if arg == "" {
-		var cs []choice
-		for _, m := range modes.AvailableModes {
-			cs = append(cs, choice{string(m.ID), m.Name})
-		}
-		c.showChoices("modes", cs, string(modes.CurrentModeID))
-		return nil
-	}
-	s, err := c.conv.SetMode(ctx, arg)
-	if err != nil {
-		return fmt.Errorf("setting the mode: %w", err)
-	}
-	c.session = s
-	c.con.say("mode: %s", arg)
-	return nil
-}
-
-// setModel prefers a config option of category model; agents that still use the legacy
-// models list get session/set_model.
-func (c *chat) setModel(ctx context.Context, arg string) error {
-	if o, ok := c.session.ConfigOption(acp.SessionConfigOptionCategoryModel); ok {
-		return c.setConfig(ctx, o, arg)
-	}
-	models := c.session.Models
-	if models == nil {
-		return errors.New("this agent offers no choice of model")
-	}
-	if arg == "" {
-		var cs []choice
-		for _, m := range models.AvailableModels {
-			cs = append(cs, choice{string(m.ModelID), m.Name})
-		}
-		c.showChoices("models", cs, string(models.CurrentModelID))
-		return nil
-	}
-	s, err := c.conv.SetModel(ctx, arg)
-	if err != nil {
-		return fmt.Errorf("setting the model: %w", err)
-	}
-	c.session = s
-	c.con.say("model: %s", arg)
-	return nil
-}
-
-func (c *chat) listSessions(ctx context.Context) error {
-	if c.session.Agent.Capabilities.SessionCapabilities.List == nil {
-		return errors.New("this agent cannot list its sessions")
-	}
-	all, err := c.conv.ListSessions(ctx)
-	if err != nil {
-		return fmt.Errorf("listing sessions: %w", err)
-	}
-	var lines []string
-	for _, si := range all {
-		lines = append(lines, fmt.Sprintf("  %-38s %-20s %s", si.SessionID, si.UpdatedAt, si.Title))
-	}
-	if len(lines) == 0 {
-		lines = append(lines, "  (none)")
-	}
-	c.con.say("sessions in %s:\n%s", c.session.Cwd, strings.Join(lines, "\n"))
-	return nil
-}
-
-// load reopens one of the agent's sessions: session/load replays it, session/resume
-// does not.
-func (c *chat) load(ctx context.Context, id string) error {
-	if id == "" {
-		return errors.New("/load needs a session id (see /sessions)")
-	}
-	caps := c.session.Agent.Capabilities
-	if !caps.LoadSession && caps.SessionCapabilities.Resume == nil {
-		return errors.New("this agent cannot reopen sessions")
-	}
-	s, err := c.conv.LoadSession(ctx, acp.SessionID(id))
-	c.drain() // the replay
-	if err != nil {
+	if ae, ok := errors.AsType[*conversation.AuthRequiredError](err); ok {
+		lo.SignIn = ae
+	} else if err != nil {
 		return err
 	}
-	c.session = s
-	c.con.say("(session %s)", id)
-	return nil
+	return linechat.Run(cmd.Context(), lo)
 }
 
-// reopen starts a new session (/new).
-func (c *chat) reopen(ctx context.Context) error {
-	s, err := c.conv.NewSession(ctx)
-	if err != nil {
-		return err
+// chatCommandsHelp lists the line chat's commands, from the one table (internal/chatcmd).
+func chatCommandsHelp() string {
+	var lines []string
+	for _, c := range chatcmd.For(chatcmd.Line) {
+		lines = append(lines, fmt.Sprintf("  %-28s %s", c.Usage(), c.Summary))
 	}
-	c.session = s
-	c.con.say("(new session %s)", s.ID)
-	return nil
+	return strings.Join(lines, "\n") + "\nThe terminal UI has them too, and " + tuiOnlyCommands() + "."
+}
+
+// tuiOnlyCommands names the commands only the terminal UI has.
+func tuiOnlyCommands() string {
+	var names []string
+	for _, c := range chatcmd.For(chatcmd.TUI) {
+		if !c.Offered(chatcmd.Line) {
+			names = append(names, "/"+c.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }

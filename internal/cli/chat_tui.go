@@ -9,6 +9,7 @@ import (
 
 	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/config"
+	"github.com/parley-acp/parley/internal/linechat"
 	"github.com/parley-acp/parley/internal/tui"
 	"github.com/parley-acp/parley/internal/xdg"
 	"github.com/spf13/cobra"
@@ -18,21 +19,10 @@ import (
 // that can show it. A pipe, a file, TERM=dumb (or no TERM) and NO_COLOR keep the line
 // interface, which scripts and plain terminals read.
 func useTUI(cmd *cobra.Command, plain bool) bool {
-	if plain || !isTerminal(cmd.InOrStdin()) || !isTerminal(cmd.OutOrStdout()) {
+	if plain || !linechat.IsTerminal(cmd.InOrStdin()) || !linechat.IsTerminal(cmd.OutOrStdout()) {
 		return false
 	}
-	return plainTerminalReason() == ""
-}
-
-// plainTerminalReason says why the terminal gets plain output ("" when it need not).
-func plainTerminalReason() string {
-	switch term := os.Getenv("TERM"); {
-	case term == "" || term == "dumb":
-		return "TERM=" + term
-	case os.Getenv("NO_COLOR") != "":
-		return "NO_COLOR"
-	}
-	return ""
+	return linechat.PlainTerminalReason() == ""
 }
 
 // runChatTUI is parley chat on a terminal: the conversation drawn full-screen by
@@ -40,8 +30,8 @@ func plainTerminalReason() string {
 // closed here once the screen is left.
 func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOptions) error {
 	// Until the screen is drawn, and once it is left, parley speaks on the normal screen.
-	con := newConsole(consoleOptions{stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), tty: true})
-	defer con.close()
+	con := linechat.NewConsole(linechat.ConsoleOptions{Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), TTY: true})
+	defer con.Close()
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
@@ -58,8 +48,8 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 	// Once the screen is left, closing is in order; a signal meanwhile ends parley at once.
 	defer func() { release = forceExitOnSignal(sigs, nil) }()
 
-	quiet := newConsole(consoleOptions{stdout: io.Discard, stderr: io.Discard})
-	defer quiet.close()
+	quiet := linechat.NewConsole(linechat.ConsoleOptions{Stdout: io.Discard, Stderr: io.Discard})
+	defer quiet.Close()
 	start := func(name string) (tui.Conv, error) {
 		o := opts
 		cfg, err := config.Load(config.Path())

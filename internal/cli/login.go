@@ -9,6 +9,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/linechat"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/spf13/cobra"
 )
@@ -46,11 +47,11 @@ Exit status: 0 signed in (or no sign-in needed), 1 the sign-in failed (parley sa
 				return &exitError{code: exitUsage, err: err}
 			}
 			opts.elicit = true
-			tty := isTerminal(cmd.InOrStdin())
-			in := newPrompter(cmd.InOrStdin())
-			defer in.close()
-			con := newConsole(consoleOptions{stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), tty: isTerminal(cmd.OutOrStdout())})
-			defer con.close()
+			tty := linechat.IsTerminal(cmd.InOrStdin())
+			in := linechat.NewPrompter(cmd.InOrStdin())
+			defer in.Close()
+			con := linechat.NewConsole(linechat.ConsoleOptions{Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), TTY: linechat.IsTerminal(cmd.OutOrStdout()), OpenURL: openInBrowser})
+			defer con.Close()
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
 			s, err := startSession(g, con, opts, tty)
@@ -73,12 +74,12 @@ Exit status: 0 signed in (or no sign-in needed), 1 the sign-in failed (parley sa
 // agent asks on the way, and reports how the session then opens.
 type loginView struct {
 	opts   sessionOptions
-	con    *console
+	con    *linechat.Console
 	conv   *conversation.Conversation
 	sub    *events
-	in     *prompter
+	in     *linechat.Prompter
 	tty    bool
-	elicit *elicitScreen
+	elicit *linechat.ElicitScreen
 }
 
 func (l *loginView) run(ctx context.Context, id acp.AuthMethodID) error {
@@ -95,9 +96,9 @@ func (l *loginView) run(ctx context.Context, id acp.AuthMethodID) error {
 	if !needed && id == "" {
 		msg := fmt.Sprintf("%s opened a session: it does not need you to sign in now.", agent)
 		if len(methods) > 0 {
-			msg += " To sign in anyway, give --method with one of:\n" + strings.Join(methodLines(methods, false), "\n")
+			msg += " To sign in anyway, give --method with one of:\n" + strings.Join(linechat.MethodLines(methods, false), "\n")
 		}
-		l.con.say("%s", msg)
+		l.con.Say("%s", msg)
 		return nil
 	}
 	if len(methods) == 0 {
@@ -108,7 +109,7 @@ func (l *loginView) run(ctx context.Context, id acp.AuthMethodID) error {
 		return err
 	}
 	if m.Refused != "" {
-		return &exitError{code: exitFailure, err: refusedSignIn(m)}
+		return &exitError{code: exitFailure, err: linechat.RefusedSignIn(m)}
 	}
 	opts := conversation.SignInOptions{}
 	if m.Kind == conversation.AuthTerminal {
@@ -122,7 +123,7 @@ func (l *loginView) run(ctx context.Context, id acp.AuthMethodID) error {
 		if !ok {
 			return &exitError{code: exitFailure, err: errors.New("not signed in: the sign-in program did not run")}
 		}
-		opts.RunTerminal, opts.Approved = terminalRunner(l.con, l.in), m.Run
+		opts.RunTerminal, opts.Approved = linechat.TerminalRunner(l.con, l.in), m.Run
 	}
 	if err := l.conv.SignIn(m.ID, opts); err != nil {
 		return &exitError{code: exitFailure, err: err}
@@ -133,7 +134,7 @@ func (l *loginView) run(ctx context.Context, id acp.AuthMethodID) error {
 
 // choose picks the method: the one named, the only one, or the one the user picks.
 func (l *loginView) choose(ctx context.Context, methods []conversation.AuthMethod, id acp.AuthMethodID) (conversation.AuthMethod, error) {
-	list := "its methods:\n" + strings.Join(methodLines(methods, false), "\n")
+	list := "its methods:\n" + strings.Join(linechat.MethodLines(methods, false), "\n")
 	switch {
 	case id != "":
 		for _, m := range methods {
@@ -147,23 +148,23 @@ func (l *loginView) choose(ctx context.Context, methods []conversation.AuthMetho
 	case !l.tty:
 		return conversation.AuthMethod{}, &exitError{code: exitUsage, err: fmt.Errorf("which method? give --method ID; %s", list)}
 	}
-	l.con.say("Sign in with which method?\n%s", strings.Join(methodLines(methods, true), "\n"))
-	mark, _ := l.in.discardTypeAhead()
+	l.con.Say("Sign in with which method?\n%s", strings.Join(linechat.MethodLines(methods, true), "\n"))
+	mark, _ := l.in.DiscardTypeAhead()
 	for {
-		l.con.prompt("? ")
+		l.con.Prompt("? ")
 		select {
-		case line := <-l.in.lines:
-			if line.epoch < mark {
+		case line := <-l.in.Lines():
+			if line.Epoch < mark {
 				continue
 			}
-			text := strings.TrimSpace(line.text)
+			text := strings.TrimSpace(line.Text)
 			for i, m := range methods {
 				if string(m.ID) == text || strconv.Itoa(i+1) == text {
 					return m, nil
 				}
 			}
-			l.con.say("Answer 1 to %d.", len(methods))
-		case <-l.in.eof:
+			l.con.Say("Answer 1 to %d.", len(methods))
+		case <-l.in.EOF():
 			return conversation.AuthMethod{}, &exitError{code: exitFailure, err: errors.New("no method chosen")}
 		case <-ctx.Done():
 			return conversation.AuthMethod{}, &exitError{code: exitCancelled, err: errors.New("interrupted")}
@@ -174,17 +175,17 @@ func (l *loginView) choose(ctx context.Context, methods []conversation.AuthMetho
 // confirm shows everything the terminal method m runs and asks whether to run it (what
 // was typed before the question does not answer it).
 func (l *loginView) confirm(ctx context.Context, m conversation.AuthMethod) (bool, error) {
-	l.con.say("%s", runBlock(m))
-	mark, _ := l.in.discardTypeAhead()
-	l.con.prompt(runQuestion)
+	l.con.Say("%s", linechat.RunBlock(m))
+	mark, _ := l.in.DiscardTypeAhead()
+	l.con.Prompt(linechat.RunQuestion)
 	for {
 		select {
-		case line := <-l.in.lines:
-			if line.epoch < mark {
+		case line := <-l.in.Lines():
+			if line.Epoch < mark {
 				continue
 			}
-			return yes(line.text), nil
-		case <-l.in.eof:
+			return linechat.Yes(line.Text), nil
+		case <-l.in.EOF():
 			return false, nil
 		case <-ctx.Done():
 			return false, &exitError{code: exitCancelled, err: errors.New("interrupted: not signed in")}
@@ -194,31 +195,31 @@ func (l *loginView) confirm(ctx context.Context, m conversation.AuthMethod) (boo
 
 // follow shows the sign-in to its end and the session that opens after it.
 func (l *loginView) follow(ctx context.Context, m conversation.AuthMethod, reopens bool) error {
-	var lines <-chan inputLine
+	var lines <-chan linechat.InputLine
 	var eof <-chan struct{}
 	signedIn := false
 	for {
 		lines, eof = nil, nil
 		if l.elicit != nil {
-			lines, eof = l.in.lines, l.in.eof
+			lines, eof = l.in.Lines(), l.in.EOF()
 		}
 		select {
 		case <-ctx.Done():
 			l.conv.CancelSignIn()
 			return &exitError{code: exitCancelled, err: errors.New("interrupted: not signed in")}
 		case line := <-lines:
-			if done, quit := l.elicit.read(line); done || quit {
+			if done, quit := l.elicit.Read(line); done || quit {
 				l.elicit = nil
 			}
 		case <-eof:
-			l.elicit.cancelled()
+			l.elicit.Cancelled()
 			l.elicit = nil
 		case <-l.sub.Ready():
 			for _, ev := range l.sub.Take() {
-				l.con.show(ev)
+				l.con.Show(ev)
 				switch e := ev.(type) {
 				case conversation.ElicitationAsked:
-					l.elicit = l.con.showElicitation(e, func(a conversation.ElicitationAnswer) error { return l.conv.AnswerElicitation(e.ID, a) }, l.in)
+					l.elicit = l.con.ShowElicitation(e, func(a conversation.ElicitationAnswer) error { return l.conv.AnswerElicitation(e.ID, a) }, l.in)
 				case conversation.ElicitationClosed:
 					if l.elicit != nil && l.elicit.ID == e.ID {
 						l.elicit = nil
@@ -231,15 +232,15 @@ func (l *loginView) follow(ctx context.Context, m conversation.AuthMethod, reope
 					}
 					signedIn = true
 					if !reopens {
-						l.con.say("Signed in to %s with %s.", l.opts.agentName, m.ID)
+						l.con.Say("Signed in to %s with %s.", l.opts.agentName, m.ID)
 						return nil
 					}
 				case conversation.Ready:
 					msg := fmt.Sprintf("Signed in to %s with %s: it opened a session.", e.Session.Agent.Title, m.ID)
 					if m.Kind == conversation.AuthEnvVar {
-						msg += " Keep " + strings.Join(varNames(m), ", ") + " set where you run parley (or in the agent's \"env\" in config.json)."
+						msg += " Keep " + strings.Join(linechat.VarNames(m), ", ") + " set where you run parley (or in the agent's \"env\" in config.json)."
 					}
-					l.con.say("%s", msg)
+					l.con.Say("%s", msg)
 					return nil
 				case conversation.StartFailed:
 					if _, ok := errors.AsType[*conversation.AuthRequiredError](e.Err); ok && signedIn {

@@ -1,6 +1,9 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"github.com/parley-acp/parley/internal/linechat"
+	"github.com/spf13/cobra"
+)
 
 func newLogoutCommand(g *globals) *cobra.Command {
 	var af agentFlags
@@ -30,9 +33,9 @@ Exit status: 0 signed out, 1 the agent could not (parley says why), 2 usage.`,
 			if err := agent.Logout(ctx); err != nil {
 				return &exitError{code: exitFailure, err: err} // ErrNoLogout says what to do
 			}
-			con := newConsole(consoleOptions{stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr()})
-			defer con.close()
-			con.say("Signed out of %s.", opts.agentName)
+			con := linechat.NewConsole(linechat.ConsoleOptions{Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()})
+			defer con.Close()
+			con.Say("Signed out of %s.", opts.agentName)
 			return nil
 		},
 	}

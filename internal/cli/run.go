@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/parley-acp/parley/internal/agentproc"
+	"github.com/parley-acp/parley/internal/linechat"
 	"io"
 	"os"
 	"path/filepath"
@@ -120,12 +121,12 @@ session/cancel).` + unconfinedHelp(),
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			canAsk := args[0] != "-" && isTerminal(cmd.InOrStdin())
-			con := newConsole(consoleOptions{
-				stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(), json: jsonOut, tty: isTerminal(cmd.OutOrStdout()),
-				changesHint: "review: parley changes; undo: parley undo",
+			canAsk := args[0] != "-" && linechat.IsTerminal(cmd.InOrStdin())
+			con := linechat.NewConsole(linechat.ConsoleOptions{
+				Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), JSON: jsonOut, TTY: linechat.IsTerminal(cmd.OutOrStdout()),
+				ChangesHint: "review: parley changes; undo: parley undo",
 			})
-			defer con.close()
+			defer con.Close()
 			ctx, stop := interruptible(cmd.Context())
 			defer stop()
 			defer catchBrokenPipe()()
@@ -153,14 +154,14 @@ session/cancel).` + unconfinedHelp(),
 					return &exitError{code: exitUsage, err: fmt.Errorf("--attach: %w", err)}
 				}
 				if note != "" {
-					con.say("parley: %s", note)
+					con.Say("parley: %s", note)
 				}
 				content = append(content, block)
 			}
 			r := &runView{con: con, conv: s.conv, sub: sub, opts: opts}
 			if canAsk {
-				r.in = newPrompter(cmd.InOrStdin())
-				defer r.in.close()
+				r.in = linechat.NewPrompter(cmd.InOrStdin())
+				defer r.in.Close()
 			}
 			return r.turn(ctx, content)
 		},
@@ -210,25 +211,25 @@ func applySettings(ctx context.Context, conv *conversation.Conversation, s conve
 // on a terminal, reads the answers to its questions.
 type runView struct {
 	opts     sessionOptions
-	con      *console
+	con      *linechat.Console
 	conv     *conversation.Conversation
 	sub      *events
-	in       *prompter // nil: nobody answers
-	question *onScreen
+	in       *linechat.Prompter // nil: nobody answers
+	question *linechat.Question
 }
 
 // turn sends the prompt and follows the turn to its end; ctx ending (Ctrl-C) cancels it,
 // and so does the output failing (nobody sees the turn any more).
 func (r *runView) turn(ctx context.Context, content []acp.ContentBlock) error {
 	p := r.conv.Send(content)
-	interrupted, outputFailed := ctx.Done(), r.con.outputFailed()
+	interrupted, outputFailed := ctx.Done(), r.con.OutputFailed()
 	var wasInterrupted bool
 	var ended error // the turn's result, once it ended, while its changes are awaited
 	for {
-		var lines <-chan inputLine
+		var lines <-chan linechat.InputLine
 		var eof <-chan struct{}
 		if r.question != nil && r.in != nil {
-			lines, eof = r.in.lines, r.in.eof
+			lines, eof = r.in.Lines(), r.in.EOF()
 		}
 		select {
 		case <-interrupted:
@@ -238,30 +239,30 @@ func (r *runView) turn(ctx context.Context, content []acp.ContentBlock) error {
 			outputFailed = nil
 			r.conv.Cancel()
 		case l := <-lines:
-			if a, _, ok := r.question.read(l); ok {
+			if a, _, ok := r.question.Read(l); ok {
 				r.answer(a)
 			}
 		case <-eof:
-			fmt.Fprintln(r.con.stderr)
+			fmt.Fprintln(r.con.Stderr())
 			r.answer(permission.RejectOnce)
 		case <-r.sub.Ready():
 			for _, ev := range r.sub.Take() {
-				r.con.show(ev)
+				r.con.Show(ev)
 				switch e := ev.(type) {
 				case conversation.QuestionAsked:
-					r.question = r.con.showQuestion(e, r.in)
+					r.question = r.con.ShowQuestion(e, r.in)
 				case conversation.QuestionClosed:
 					if r.question != nil && r.question.ID == e.ID {
 						r.question = nil
 						if e.Withdrawn {
-							r.con.say("\n(the agent withdrew the question)")
+							r.con.Say("\n(the agent withdrew the question)")
 						}
 					}
 				case conversation.TurnEnded:
 					if e.Turn != p.ID || e.Replay {
 						continue
 					}
-					if err := r.con.outputErr(); err != nil {
+					if err := r.con.OutputErr(); err != nil {
 						return &exitError{code: exitFailure, err: fmt.Errorf("the turn failed: %w", err)}
 					}
 					if ae, ok := errors.AsType[*conversation.AuthRequiredError](e.Err); ok {

@@ -17,6 +17,7 @@ import (
 	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/linechat"
 	"github.com/parley-acp/parley/internal/logfile"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/sandbox"
@@ -65,11 +66,11 @@ type session struct {
 // startSession starts the conversation: the agent and its session start in the
 // background, and the caller follows them through the conversation's events. interactive
 // says a person answers the permission questions.
-func startSession(g *globals, con *console, opts sessionOptions, interactive bool) (*session, error) {
+func startSession(g *globals, con *linechat.Console, opts sessionOptions, interactive bool) (*session, error) {
 	s := &session{}
 	var err, storeErr error
 	if s.store, storeErr = store.Open(store.DefaultPath()); storeErr != nil {
-		con.say("parley: remembered permission decisions cannot be read, so none is used and --yolo allows nothing unasked: %v", storeErr)
+		con.Say("parley: remembered permission decisions cannot be read, so none is used and --yolo allows nothing unasked: %v", storeErr)
 	}
 	home, _ := os.UserHomeDir()
 	policy := &permission.Policy{
@@ -93,7 +94,7 @@ func startSession(g *globals, con *console, opts sessionOptions, interactive boo
 		// conversation closes the record when it ends.
 		rec, err := changes.NewLog(s.store, opts.changeLimits).Conversation(context.Background(), opts.roots, opts.agentName)
 		if err != nil {
-			con.say("parley: the agent's changes will not be recorded: %v", err)
+			con.Say("parley: the agent's changes will not be recorded: %v", err)
 		} else {
 			convOpts.Changes = rec
 		}
@@ -167,7 +168,7 @@ func (e *events) Take() []conversation.Event {
 
 // waitReady shows the events of the conversation's start until its session is open; the
 // events after that one are left for the next Take.
-func waitReady(con *console, sub *events, stop <-chan struct{}) (conversation.Session, error) {
+func waitReady(con *linechat.Console, sub *events, stop <-chan struct{}) (conversation.Session, error) {
 	for {
 		batch := sub.Take()
 		for i, ev := range batch {
@@ -193,7 +194,7 @@ func waitReady(con *console, sub *events, stop <-chan struct{}) (conversation.Se
 			case conversation.SignInRequired:
 				// Shown by the caller, from StartFailed's error.
 			default:
-				con.show(ev)
+				con.Show(ev)
 			}
 		}
 		select {

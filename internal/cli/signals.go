@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/parley-acp/parley/internal/linechat"
 	"github.com/parley-acp/parley/internal/proc"
 	"github.com/spf13/cobra"
 )
@@ -92,7 +93,7 @@ func catchBrokenPipe() (release func()) {
 // an orderly stop would wait for a line nobody types). release undoes the signal
 // handling; nothing is done when stdin is not a terminal.
 func byHand(cmd *cobra.Command, what, agentName string) (release func()) {
-	if !isTerminal(cmd.InOrStdin()) {
+	if !linechat.IsTerminal(cmd.InOrStdin()) {
 		return func() {}
 	}
 	sigs := make(chan os.Signal, 1)

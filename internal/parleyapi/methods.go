@@ -2,6 +2,7 @@ package parleyapi
 
 // The names of parley's extension methods and notifications.
 const (
+	MethodCommands       = "_parley/commands"         // request: parley's own chat commands the page offers
 	MethodAgents         = "_parley/agents"           // request: the agents parley knows
 	MethodFiles          = "_parley/files"            // request: files of a session's workspace matching a query
 	MethodUnqueue        = "_parley/unqueue"          // request: take a queued prompt back
@@ -63,6 +64,7 @@ type Method struct {
 // Methods is every method and notification, in the order the generated TypeScript lists
 // them. _parley/changes is both a notification (after every turn) and a request.
 var Methods = []Method{
+	{MethodCommands, Request, Empty{}, CommandsResult{}},
 	{MethodAgents, Request, AgentsParams{}, AgentsResult{}},
 	{MethodFiles, Request, FilesParams{}, FilesResult{}},
 	{MethodUnqueue, Request, UnqueueParams{}, UnqueueResult{}},

@@ -480,8 +480,7 @@ func (m *model) submit() tea.Cmd {
 	m.comp.hist.add(text)
 	trimmed := strings.TrimSpace(text)
 	if strings.HasPrefix(trimmed, "/") && !strings.HasPrefix(trimmed, "//") {
-		name, arg, _ := strings.Cut(strings.TrimPrefix(trimmed, "/"), " ")
-		if cmd, ok := m.parleyCommand(name, strings.TrimSpace(arg)); ok {
+		if cmd, ok := m.parleyCommand(trimmed); ok {
 			m.comp.reset()
 			return cmd
 		}

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/parley-acp/parley/internal/changes"
+	"github.com/parley-acp/parley/internal/chatcmd"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
@@ -100,22 +100,7 @@ func (m *model) changesCommand(name, arg string) tea.Cmd {
 		cv.notice("parley does not record this conversation's changes (see the changes section of the configuration).", true)
 		return nil
 	}
-	root := m.opts.Workspace
-	turn, paths := 0, []string(nil)
-	if arg != "" {
-		if n, err := strconv.Atoi(arg); err == nil {
-			turn = n
-		} else {
-			p := arg
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(root, p)
-			}
-			if rp, err := filepath.EvalSymlinks(p); err == nil {
-				p = rp
-			}
-			paths = []string{p}
-		}
-	}
+	target := chatcmd.ReadTarget(m.opts.Workspace, strings.Fields(arg))
 	id := cv.id
 	run := func(f func(ctx context.Context) (item, string, error)) tea.Cmd {
 		ctx := m.ctx
@@ -127,7 +112,7 @@ func (m *model) changesCommand(name, arg string) tea.Cmd {
 	switch name {
 	case "changes":
 		return run(func(ctx context.Context) (item, string, error) {
-			turns, err := conv.Changes(ctx)
+			turns, err := chatcmd.Changes(ctx, conv)
 			if err != nil {
 				return nil, "", err
 			}
@@ -150,40 +135,26 @@ func (m *model) changesCommand(name, arg string) tea.Cmd {
 		})
 	case "diff":
 		return run(func(ctx context.Context) (item, string, error) {
-			if len(paths) == 0 {
-				turns, err := conv.Changes(ctx)
-				if err != nil {
-					return nil, "", err
-				}
-				for i := len(turns) - 1; i >= 0 && len(paths) == 0; i-- {
-					if turn == 0 || turns[i].Number == turn {
-						for _, ch := range turns[i].Changes {
-							paths = append(paths, ch.Path)
-						}
-						turn = turns[i].Number
-					}
-				}
-				if len(paths) == 0 {
-					return nil, "Nothing changed to show.", nil
-				}
+			found, err := chatcmd.Diffs(ctx, conv, target)
+			if errors.Is(err, chatcmd.ErrNoChanges) {
+				return nil, "Nothing changed to show.", nil
+			}
+			if err != nil {
+				return nil, "", err
 			}
 			var diffs []changes.FileDiff
-			for _, p := range paths {
-				d, err := conv.Diff(ctx, changes.DiffRequest{Path: p, Turn: turn})
-				if err != nil {
-					return nil, "", err
-				}
-				diffs = append(diffs, d)
+			for _, d := range found {
+				diffs = append(diffs, d.FileDiff)
 			}
 			return &diffItem{diffs: diffs}, "", nil
 		})
 	case "undo", "rewind":
-		if name == "rewind" && turn == 0 {
+		if name == "rewind" && target.Turn == 0 {
 			cv.notice("/rewind needs the turn to go back to before (/changes lists them).", true)
 			return nil
 		}
 		return run(func(ctx context.Context) (item, string, error) {
-			_, err := conv.Undo(ctx, changes.UndoRequest{Turn: turn, Paths: paths, Rewind: name == "rewind"})
+			_, err := chatcmd.Undo(ctx, conv, target, name == "rewind")
 			if ce, ok := errors.AsType[*changes.ConflictError](err); ok {
 				return nil, "", fmt.Errorf("%v (/diff shows the file; parley never overwrites what changed since)", ce)
 			}
@@ -191,7 +162,7 @@ func (m *model) changesCommand(name, arg string) tea.Cmd {
 		})
 	case "keep":
 		return run(func(ctx context.Context) (item, string, error) {
-			_, err := conv.Keep(ctx, changes.KeepRequest{Turn: turn, Paths: paths})
+			_, err := chatcmd.Keep(ctx, conv, target)
 			return nil, "", err
 		})
 	}

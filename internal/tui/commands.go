@@ -9,40 +9,52 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/chatcmd"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
 // commands are the slash commands the composer completes: parley's and the agent's.
 func (m *model) commands() []command { return commandsFor(m.cur().session.Commands) }
 
-// parleyCommand runs one of parley's own commands; ok is false for any other (it goes to
-// the agent as typed).
-func (m *model) parleyCommand(name, arg string) (tea.Cmd, bool) {
+// parleyCommand runs a line that names one of parley's own commands (chatcmd's table);
+// ok is false for any other, which goes to the agent as typed. A near miss of one of
+// parley's that the agent does not have is not sent: the user is asked what they meant.
+func (m *model) parleyCommand(line string) (tea.Cmd, bool) {
 	cv := m.cur()
-	switch name {
-	case "quit", "exit":
+	call, err := chatcmd.Parse(line, chatcmd.TUI)
+	if ue, ok := errors.AsType[*chatcmd.UnknownError](err); ok {
+		if ue.Suggestion == "" || cv.agentHas(ue.Name) {
+			return nil, false
+		}
+	}
+	if err != nil {
+		cv.notice(err.Error(), true)
+		return nil, true
+	}
+	arg := call.Arg(0)
+	switch call.Cmd.Name {
+	case "quit":
 		return m.quit(), true
 	case "help":
-		cv.notice(m.helpText(), false)
+		cv.notice(m.helpText(arg), false)
 		return nil, true
 	case "find":
 		m.finding, m.findQ = true, arg
 		cv.tr.find(arg)
 		return nil, true
 	case "mode":
-		return m.modeCommand(arg), true
+		return m.chooseCommand(false, arg), true
 	case "model":
-		return m.modelCommand(arg), true
+		return m.chooseCommand(true, arg), true
 	case "config":
-		return m.configPicker(), true
-	case "sessions", "load":
-		if name == "load" && arg != "" {
-			return m.loadSession(acp.SessionID(arg)), true
-		}
-		if verb, id, ok := strings.Cut(arg, " "); ok && (verb == "close" || verb == "delete") {
-			return m.endSession(verb, acp.SessionID(strings.TrimSpace(id))), true
+		return m.configCommand(arg, call.Arg(1)), true
+	case "sessions":
+		if arg != "" {
+			return m.endSession(arg, call.Arg(1)), true
 		}
 		return m.sessionsPicker(), true
+	case "load":
+		return m.loadSession(acp.SessionID(arg)), true
 	case "new":
 		conv := cv.conv.Conversation
 		return m.wait(cv, func(ctx context.Context) (string, error) {
@@ -52,16 +64,27 @@ func (m *model) parleyCommand(name, arg string) (tea.Cmd, bool) {
 			}
 			return fmt.Sprintf("(new session %s)", s.ID), nil
 		}), true
-	case "agent", "agents":
+	case "agent":
 		return m.agentPicker(), true
 	case "login":
 		return m.loginPicker(arg), true
 	case "changes", "diff", "undo", "rewind", "keep":
-		return m.changesCommand(name, arg), true
+		return m.changesCommand(call.Cmd.Name, arg), true
 	case "copy":
 		return m.copyCommand(arg), true
 	}
-	return nil, false
+	cv.notice(fmt.Sprintf("/%s is not offered here.", call.Cmd.Name), true) // the table and this switch disagree
+	return nil, true
+}
+
+// agentHas reports whether the agent advertises the command.
+func (cv *convView) agentHas(name string) bool {
+	for _, c := range cv.session.Commands {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // wait runs f, which waits for the agent, on a command; what it says goes in the
@@ -74,7 +97,14 @@ func (m *model) wait(cv *convView, f func(ctx context.Context) (string, error)) 
 	}
 }
 
-func (m *model) helpText() string {
+func (m *model) helpText(name string) string {
+	if c, ok := chatcmd.Lookup(strings.TrimPrefix(name, "/")); ok && c.Offered(chatcmd.TUI) {
+		text := c.Usage() + "  " + c.Summary
+		if c.Help != "" {
+			text += "\n" + c.Help
+		}
+		return text
+	}
 	var b strings.Builder
 	b.WriteString(`Keys
   enter send (while the agent works: queue; esc takes the queued message back)
@@ -103,44 +133,55 @@ parley's commands`)
 }
 
 // Modes and models: a config option of the category when the agent has one, else the
-// session's modes or models.
+// session's modes or models (chatcmd lists and sets them).
 
-func (m *model) modeCommand(arg string) tea.Cmd {
+func (m *model) chooseCommand(model bool, arg string) tea.Cmd {
 	cv := m.cur()
-	if o, ok := cv.session.ConfigOption(acp.SessionConfigOptionCategoryMode); ok {
-		return m.configValue(o, arg)
+	list, title := chatcmd.Modes, "Mode"
+	if model {
+		list, title = chatcmd.Models, "Model"
 	}
-	modes := cv.session.Modes
-	if modes == nil || len(modes.AvailableModes) == 0 {
-		cv.notice("This agent has no modes.", false)
+	ch, err := list(cv.session)
+	if err != nil {
+		cv.notice(capitalize(err.Error())+".", false)
 		return nil
+	}
+	if ch.Option != nil {
+		return m.configValue(*ch.Option, arg)
 	}
 	conv := cv.conv.Conversation
 	set := func(id string) tea.Cmd {
 		return m.wait(cv, func(ctx context.Context) (string, error) {
-			if _, err := conv.SetMode(ctx, id); err != nil {
-				return "", fmt.Errorf("setting the mode: %w", err)
+			if _, err := chatcmd.Choose(ctx, conv, ch, model, id); err != nil {
+				return "", err
 			}
-			return "mode: " + id, nil
+			return strings.ToLower(title) + ": " + id, nil
 		})
 	}
 	if arg != "" {
 		return set(arg)
 	}
 	var items []pickItem
-	for _, md := range modes.AvailableModes {
-		desc := md.Description
-		items = append(items, pickItem{id: string(md.ID), label: toolui.SafeText(md.Name), desc: toolui.SafeText(desc), current: md.ID == modes.CurrentModeID})
+	for _, it := range ch.Items {
+		items = append(items, pickItem{id: it.ID, label: toolui.SafeText(it.Name), desc: toolui.SafeText(it.Description), current: it.Current})
 	}
-	m.picker = newPicker("Mode", items, func(it pickItem) tea.Cmd { return set(it.id) })
+	m.picker = newPicker(title, items, func(it pickItem) tea.Cmd { return set(it.id) })
 	return nil
+}
+
+// capitalize starts a sentence.
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // cycleMode switches to the next mode (shift+tab).
 func (m *model) cycleMode() tea.Cmd {
 	cv := m.cur()
 	if o, ok := cv.session.ConfigOption(acp.SessionConfigOptionCategoryMode); ok {
-		vals := selectValues(o)
+		vals := chatcmd.SelectValues(o)
 		for i, v := range vals {
 			if v.Value == o.Select.CurrentValue {
 				return m.setConfig(cv, o, string(vals[(i+1)%len(vals)].Value))
@@ -166,35 +207,34 @@ func (m *model) cycleMode() tea.Cmd {
 	return nil
 }
 
-func (m *model) modelCommand(arg string) tea.Cmd {
+// configCommand is /config: the settings' picker, one setting's values, or a setting set
+// (of any type, as the line chat sets it).
+func (m *model) configCommand(id, value string) tea.Cmd {
 	cv := m.cur()
-	if o, ok := cv.session.ConfigOption(acp.SessionConfigOptionCategoryModel); ok {
-		return m.configValue(o, arg)
+	if id == "" {
+		return m.configPicker()
 	}
-	models := cv.session.Models
-	if models == nil || len(models.AvailableModels) == 0 {
-		cv.notice("This agent offers no choice of model.", false)
+	if value == "" {
+		for _, o := range cv.session.Config {
+			if string(o.ID) == id && o.Select != nil {
+				return m.configValue(o, "")
+			}
+		}
+		_, _, err := cv.session.CheckSetting(id, "")
+		if err == nil {
+			err = fmt.Errorf("/config %s VALUE sets it", id)
+		}
+		cv.notice(err.Error(), true)
 		return nil
 	}
 	conv := cv.conv.Conversation
-	set := func(id string) tea.Cmd {
-		return m.wait(cv, func(ctx context.Context) (string, error) {
-			if _, err := conv.SetModel(ctx, id); err != nil {
-				return "", fmt.Errorf("setting the model: %w", err)
-			}
-			return "model: " + id, nil
-		})
-	}
-	if arg != "" {
-		return set(arg)
-	}
-	var items []pickItem
-	for _, md := range models.AvailableModels {
-		desc := md.Description
-		items = append(items, pickItem{id: string(md.ModelID), label: toolui.SafeText(md.Name), desc: toolui.SafeText(desc), current: md.ModelID == models.CurrentModelID})
-	}
-	m.picker = newPicker("Model", items, func(it pickItem) tea.Cmd { return set(it.id) })
-	return nil
+	return m.wait(cv, func(ctx context.Context) (string, error) {
+		_, st, ok, err := chatcmd.Config(ctx, conv, id, value)
+		if err != nil || !ok {
+			return "", err
+		}
+		return fmt.Sprintf("%s: %s", toolui.SafeText(st.Name), toolui.SafeText(st.Current)), nil
+	})
 }
 
 // configPicker lists the agent's select options; picking one lists its values.
@@ -229,7 +269,7 @@ func (m *model) configValue(o acp.SessionConfigOption, arg string) tea.Cmd {
 		return m.setConfig(cv, o, arg)
 	}
 	var items []pickItem
-	for _, v := range selectValues(o) {
+	for _, v := range chatcmd.SelectValues(o) {
 		desc := v.Description
 		items = append(items, pickItem{id: string(v.Value), label: toolui.SafeText(v.Name), desc: toolui.SafeText(desc), current: v.Value == o.Select.CurrentValue})
 	}
@@ -246,16 +286,11 @@ type reopenPicker struct{ p *picker }
 func (m *model) setConfig(cv *convView, o acp.SessionConfigOption, value string) tea.Cmd {
 	conv := cv.conv.Conversation
 	return m.wait(cv, func(ctx context.Context) (string, error) {
-		s, err := conv.SetConfigOption(ctx, o.ID, acp.SessionConfigValueID(value))
-		if err != nil {
-			return "", fmt.Errorf("setting %s: %w", o.Name, err)
+		set, err := chatcmd.SetOption(ctx, conv, o, value)
+		if err != nil || set.Option == nil {
+			return "", err
 		}
-		for _, n := range s.Config {
-			if n.ID == o.ID && n.Select != nil {
-				return fmt.Sprintf("%s: %s", n.Name, valueName(n)), nil
-			}
-		}
-		return "", nil
+		return fmt.Sprintf("%s: %s", set.Option.Name, valueName(*set.Option)), nil
 	})
 }
 
@@ -263,16 +298,15 @@ func (m *model) setConfig(cv *convView, o acp.SessionConfigOption, value string)
 
 func (m *model) sessionsPicker() tea.Cmd {
 	cv := m.cur()
-	caps := cv.session.Agent.Capabilities
-	if caps.SessionCapabilities.List == nil {
+	if cv.session.Agent.Capabilities.SessionCapabilities.List == nil {
 		cv.notice("This agent cannot list its sessions.", false)
 		return nil
 	}
-	conv, id := cv.conv.Conversation, cv.id
+	conv, id, session := cv.conv.Conversation, cv.id, cv.session
 	return func() tea.Msg {
-		all, err := conv.ListSessions(m.ctx)
+		all, _, err := chatcmd.Sessions(m.ctx, conv, session, "", "")
 		if err != nil {
-			return resultMsg{conv: id, err: fmt.Errorf("listing sessions: %w", err)}
+			return resultMsg{conv: id, err: err}
 		}
 		return resultMsg{conv: id, then: func(m *model) tea.Cmd {
 			var items []pickItem
@@ -294,14 +328,9 @@ func (m *model) sessionsPicker() tea.Cmd {
 
 func (m *model) loadSession(id acp.SessionID) tea.Cmd {
 	cv := m.cur()
-	caps := cv.session.Agent.Capabilities
-	if !caps.LoadSession && caps.SessionCapabilities.Resume == nil {
-		cv.notice("This agent cannot reopen sessions.", false)
-		return nil
-	}
-	conv := cv.conv.Conversation
+	conv, session := cv.conv.Conversation, cv.session
 	return m.wait(cv, func(ctx context.Context) (string, error) {
-		if _, err := conv.LoadSession(ctx, id); err != nil {
+		if _, err := chatcmd.Load(ctx, conv, session, string(id)); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("(session %s)", id), nil
@@ -378,19 +407,14 @@ func (m *model) onStarted(msg startedMsg) tea.Cmd {
 }
 
 // endSession closes or deletes one of the agent's other sessions.
-func (m *model) endSession(verb string, id acp.SessionID) tea.Cmd {
+func (m *model) endSession(verb, id string) tea.Cmd {
 	cv := m.cur()
-	conv := cv.conv.Conversation
+	conv, session := cv.conv.Conversation, cv.session
 	return m.wait(cv, func(ctx context.Context) (string, error) {
-		var err error
-		if verb == "close" {
-			err = conv.CloseSession(ctx, id)
-		} else {
-			err = conv.DeleteSession(ctx, id)
-		}
+		_, did, err := chatcmd.Sessions(ctx, conv, session, verb, id)
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("(session %s: %sd)", id, verb), nil
+		return fmt.Sprintf("(session %s %s)", id, did), nil
 	})
 }

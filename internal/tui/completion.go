@@ -1,9 +1,11 @@
 package tui
 
 import (
-	"github.com/parley-acp/parley/internal/filelist"
 	"sort"
 	"strings"
+
+	"github.com/parley-acp/parley/internal/chatcmd"
+	"github.com/parley-acp/parley/internal/filelist"
 
 	xansi "github.com/charmbracelet/x/ansi"
 	"github.com/parley-acp/parley/acp"
@@ -39,27 +41,18 @@ const maxCompletions = 8
 type command struct {
 	name, desc, hint string
 	agent            bool
+	needsArg         bool // parley's, with an argument it cannot do without
 }
 
-// parleyCommands are handled by parley itself.
-var parleyCommands = []command{
-	{name: "help", desc: "keys and commands"},
-	{name: "mode", desc: "pick the session's mode", hint: "[mode]"},
-	{name: "model", desc: "pick the model", hint: "[model]"},
-	{name: "config", desc: "the agent's other settings"},
-	{name: "sessions", desc: "the agent's sessions: load or resume one"},
-	{name: "new", desc: "start a new session with this agent"},
-	{name: "agent", desc: "talk to another agent, or switch conversation"},
-	{name: "login", desc: "sign in to the agent", hint: "[method]"},
-	{name: "changes", desc: "what the agent changed, turn by turn"},
-	{name: "diff", desc: "the diff of a file the agent changed (default: the last turn's)", hint: "[file|turn]"},
-	{name: "undo", desc: "take back the last turn's changes (or a file's, or a turn's)", hint: "[file|turn]"},
-	{name: "rewind", desc: "take back every turn from this one on", hint: "turn"},
-	{name: "keep", desc: "keep changes: they can no longer be undone", hint: "[file|turn]"},
-	{name: "find", desc: "search the transcript (ctrl+f)", hint: "text"},
-	{name: "copy", desc: "copy the agent's last reply (or its last code block) to the clipboard", hint: "[code]"},
-	{name: "quit", desc: "leave parley"},
-}
+// parleyCommands are handled by parley itself: the table's that the terminal UI offers.
+var parleyCommands = func() []command {
+	var out []command
+	for _, c := range chatcmd.For(chatcmd.TUI) {
+		hint := strings.TrimSpace(strings.TrimPrefix(c.Usage(), "/"+c.Name))
+		out = append(out, command{name: c.Name, desc: c.Summary, hint: hint, needsArg: len(c.Args) > 0 && !c.Args[0].Optional})
+	}
+	return out
+}()
 
 // commandsFor lists parley's commands, then the agent's (parley's own win a name both
 // have).
@@ -140,7 +133,7 @@ func matchCommands(q string, cmds []command) []compItem {
 		if c.hint != "" {
 			desc += "  ‹" + c.hint + "›"
 		}
-		out = append(out, compItem{insert: "/" + c.name + " ", label: "/" + c.name, desc: desc, needsArg: c.agent && c.hint != "" || c.name == "find" || c.name == "rewind"})
+		out = append(out, compItem{insert: "/" + c.name + " ", label: "/" + c.name, desc: desc, needsArg: c.agent && c.hint != "" || c.needsArg})
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 
 	xansi "github.com/charmbracelet/x/ansi"
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/chatcmd"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
@@ -140,20 +141,12 @@ func currentModel(models *acp.SessionModelState, config []acp.SessionConfigOptio
 }
 
 func valueName(o acp.SessionConfigOption) string {
-	for _, v := range selectValues(o) {
+	for _, v := range chatcmd.SelectValues(o) {
 		if v.Value == o.Select.CurrentValue {
 			return v.Name
 		}
 	}
 	return string(o.Select.CurrentValue)
-}
-
-func selectValues(o acp.SessionConfigOption) []acp.SessionConfigSelectOption {
-	vals := append([]acp.SessionConfigSelectOption(nil), o.Select.Options.Ungrouped...)
-	for _, g := range o.Select.Options.Grouped {
-		vals = append(vals, g.Options...)
-	}
-	return vals
 }
 
 func tokens(n uint64) string {

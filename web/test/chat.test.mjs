@@ -238,6 +238,34 @@ test("the turn's changed files: the diff, and undo", async () => {
   }
 });
 
+test("parley's own commands complete after a slash, from its table, and /undo typed undoes the turn", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    await send(page, "write");
+    const card = page.locator(".card.changes");
+    await card.locator("text=1 file changed").waitFor();
+    const input = page.locator("textarea.input");
+    await input.focus();
+    await page.keyboard.type("/un");
+    await page.locator(".popup li", { hasText: "/undo" }).waitFor();
+    await page.locator(".popup li", { hasText: "never overwrites a later change" }).waitFor();
+    await page.keyboard.press("Tab");
+    assert.equal(await input.inputValue(), "/undo ");
+    await page.keyboard.press("Enter");
+    await card.locator("li.change.undone").waitFor();
+    assert.ok(!existsSync(web.workspace + "/hello.txt"), "/undo deleted the file the turn created");
+    assert.equal(await page.locator(".msg.user", { hasText: "/undo" }).count(), 0, "/undo was parley's, not sent to the agent");
+    await page.keyboard.type("/rewind 1");
+    await page.keyboard.press("Enter");
+    await page.locator(".msg.user", { hasText: "/rewind 1" }).waitFor(); // not one of the page's: the agent's to answer
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await web.stop();
+  }
+});
+
 test("a change that makes git run code is flagged, a mode change shown", async () => {
   const workspace = mkdtempSync(join(tmpdir(), "parley-web-ws-"));
   execFileSync("git", ["init", "-q", workspace]);

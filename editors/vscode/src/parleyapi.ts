@@ -4,6 +4,7 @@
 // this same file. A slice is never null unless its type says so.
 
 // The names of parley's extension methods and notifications.
+export const MethodCommands = "_parley/commands"; // request: parley's own chat commands the page offers
 export const MethodAgents = "_parley/agents"; // request: the agents parley knows
 export const MethodFiles = "_parley/files"; // request: files of a session's workspace matching a query
 export const MethodUnqueue = "_parley/unqueue"; // request: take a queued prompt back
@@ -48,6 +49,45 @@ export const CodeUnknownSession = -32002;
  * read); the message says why.
  */
 export const CodeInternal = -32603;
+
+/** Empty is the result of a request that answers nothing but success. */
+export type Empty = Record<string, never>;
+
+/**
+ * CommandsResult answers _parley/commands: parley's own chat commands that the page offers
+ * (internal/chatcmd's table), for its / completion beside the agent's commands. The page
+ * runs them with the requests it has (session/set_mode, session/set_config_option,
+ * _parley/undo…); anything else typed after a slash goes to the agent.
+ */
+export interface CommandsResult {
+  commands: Command[];
+}
+
+/** Command is one chat command: how it is typed, and what it does in a line and at length. */
+export interface Command {
+  name: string;
+  aliases?: string[];
+  /** "/undo [FILE|TURN…]" */
+  usage: string;
+  /** one line */
+  summary: string;
+  help?: string;
+  args: CommandArg[];
+}
+
+/**
+ * CommandArg is one argument of a command: its name, what it names (for completion) and
+ * whether it may be left out or takes the rest of the line.
+ */
+export interface CommandArg {
+  name: string;
+  /** chatcmd.ArgKind: "file", "turn", "change", "setting"… */
+  kind: string;
+  optional?: boolean;
+  /** takes the rest of the line */
+  rest?: boolean;
+  words?: string[];
+}
 
 /** AgentsParams is the params of _parley/agents (none). */
 export type AgentsParams = Record<string, never>;
@@ -120,9 +160,6 @@ export interface SignInParams {
   methodId: string;
   vars?: Record<string, string>;
 }
-
-/** Empty is the result of a request that answers nothing but success. */
-export type Empty = Record<string, never>;
 
 /** CancelSignInParams is the params of _parley/cancel_sign_in. */
 export interface CancelSignInParams {
@@ -523,6 +560,7 @@ export interface ElicitationMeta {
 
 /** The requests, by method: what each takes and answers. */
 export interface ParleyRequests {
+  "_parley/commands": { params: Empty; result: CommandsResult };
   "_parley/agents": { params: AgentsParams; result: AgentsResult };
   "_parley/files": { params: FilesParams; result: FilesResult };
   "_parley/unqueue": { params: UnqueueParams; result: UnqueueResult };

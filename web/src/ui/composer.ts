@@ -3,6 +3,7 @@ import type { Parley } from "../client";
 import { h, clear } from "../dom";
 import { VisibleStream } from "../visible";
 import type { Session } from "../session";
+import { type ParleyCommand, parleyCommands, runCommand } from "./commands";
 
 interface Suggestion {
   label: string;
@@ -34,6 +35,7 @@ export class Composer {
   private historyAt = -1;
   private draft = "";
   private queryNo = 0;
+  private commands: ParleyCommand[] = []; // parley's own, from its table
 
   constructor(private parley: Parley, private session: Session) {
     try {
@@ -51,6 +53,7 @@ export class Composer {
     this.stopButton.addEventListener("click", () => parley.cancel(session));
     session.onChange(() => this.refresh());
     this.refresh();
+    parleyCommands(parley).then((c) => (this.commands = c));
   }
 
   focus() {
@@ -125,13 +128,17 @@ export class Composer {
     if (at) {
       this.token = { start: caret - at[2].length - 1, kind: "@" };
       this.queryFiles(at[2]);
-    } else if (slash && this.session.commands.length) {
+    } else if (slash && (this.commands.length || this.session.commands.length)) {
       this.token = { start: 0, kind: "/" };
       const q = slash[1].toLowerCase();
+      const mine = this.commands.map((c) => ({ name: c.name, detail: `${c.summary} — ${c.usage}` }));
+      const agents = this.session.commands
+        .filter((c) => !this.commands.some((p) => p.name === c.name)) // parley's own win a name both have
+        .map((c) => ({ name: c.name, detail: "(agent) " + c.description + (c.input?.hint ? ` — ${c.input.hint}` : "") }));
       this.show(
-        this.session.commands
+        [...mine, ...agents]
           .filter((c) => c.name.toLowerCase().startsWith(q))
-          .map((c) => ({ label: "/" + c.name, detail: c.description + (c.input?.hint ? ` — ${c.input.hint}` : ""), insert: "/" + c.name + " " })),
+          .map((c) => ({ label: "/" + c.name, detail: c.detail, insert: "/" + c.name + " " })),
       );
     } else this.closePopup();
   }
@@ -237,6 +244,14 @@ export class Composer {
   private async send() {
     const text = this.input.value;
     if (!text.trim() && !this.images.length) return;
+    if (!this.images.length && text.trim().startsWith("/") && this.commands.length) {
+      // parley's own win a name the agent's commands have too, as in the terminal.
+      if (await runCommand(this.parley, this.session, this.commands, text, this.parley.workspace)) {
+        this.input.value = "";
+        this.grow();
+        return;
+      }
+    }
     const blocks: ContentBlock[] = [{ type: "text", text }];
     for (const [mention, path] of this.mentions) {
       if (text.includes(mention)) blocks.push({ type: "resource_link", uri: "file://" + encodeURI(path), name: mention.slice(1) });

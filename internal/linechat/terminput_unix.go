@@ -1,6 +1,6 @@
 //go:build linux || darwin
 
-package cli
+package linechat
 
 // The system calls behind reading a terminal (see prompter.go), through
 // golang.org/x/sys/unix; what differs between Linux and macOS (the wake pipe, counting and
@@ -99,7 +99,7 @@ func (t *terminalInput) wake() {
 }
 
 // close releases the wake pipe; called by the reader once it no longer waits.
-func (t *terminalInput) close() {
+func (t *terminalInput) Close() {
 	t.wake()
 	unix.Close(t.wakeR)
 }

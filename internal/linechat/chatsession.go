@@ -1,7 +1,6 @@
-package cli
+package linechat
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -23,20 +22,20 @@ func (c *chat) offerSignIn(agent string, methods []conversation.AuthMethod) {
 		c.signIn = []conversation.AuthMethod{}
 	}
 	if len(methods) == 0 {
-		c.con.say("parley: %s needs you to sign in, and offers no method parley can use: sign in with its own tools, then start parley again.", agent)
+		c.con.Say("parley: %s needs you to sign in, and offers no method parley can use: sign in with its own tools, then start parley again.", agent)
 		return
 	}
 	hint := "/login N signs in with the Nth"
 	if len(methods) == 1 {
 		hint = "/login signs in"
 	}
-	c.con.say("parley: %s needs you to sign in. Its methods:\n%s\n%s; /quit leaves.", agent, strings.Join(methodLines(methods, true), "\n"), hint)
+	c.con.Say("parley: %s needs you to sign in. Its methods:\n%s\n%s; /quit leaves.", agent, strings.Join(MethodLines(methods, true), "\n"), hint)
 }
 
 // promptIfIdle shows the input prompt when nothing else is on screen.
 func (c *chat) promptIfIdle() {
 	if c.turn == 0 && c.question == nil && c.elicit == nil && c.confirmRun == nil && !c.quitting {
-		c.con.prompt("› ")
+		c.con.Prompt("› ")
 	}
 }
 
@@ -50,7 +49,7 @@ func (c *chat) login(arg string) error {
 		return errors.New("this agent offers no sign-in method parley can use")
 	}
 	if arg == "" && len(methods) > 1 {
-		c.con.say("sign-in methods:\n%s\n/login N signs in with the Nth", strings.Join(methodLines(methods, true), "\n"))
+		c.con.Say("sign-in methods:\n%s\n/login N signs in with the Nth", strings.Join(MethodLines(methods, true), "\n"))
 		return nil
 	}
 	m := methods[0]
@@ -67,17 +66,17 @@ func (c *chat) login(arg string) error {
 		}
 	}
 	if m.Refused != "" {
-		return refusedSignIn(m)
+		return RefusedSignIn(m)
 	}
 	switch m.Kind {
 	case conversation.AuthTerminal:
 		if !c.tty {
 			return conversation.ErrNoTerminal
 		}
-		c.con.say("%s", runBlock(m))
+		c.con.Say("%s", RunBlock(m))
 		c.confirmRun = &m
-		c.confirmMark, _ = c.in.discardTypeAhead()
-		c.con.prompt(runQuestion)
+		c.confirmMark, _ = c.in.DiscardTypeAhead()
+		c.con.Prompt(RunQuestion)
 		return errAsking
 	case conversation.AuthEnvVar:
 		return c.askVars(m)
@@ -87,19 +86,19 @@ func (c *chat) login(arg string) error {
 
 // onRunAnswer reads a line as the answer to runQuestion: yes runs the terminal method
 // shown, as it was shown; anything else runs nothing.
-func (c *chat) onRunAnswer(l inputLine) {
-	if l.epoch < c.confirmMark {
+func (c *chat) onRunAnswer(l InputLine) {
+	if l.Epoch < c.confirmMark {
 		return // typed before the question
 	}
 	m := *c.confirmRun
 	c.confirmRun = nil
-	if !yes(l.text) {
-		c.con.say("(not run: no sign-in)")
+	if !Yes(l.Text) {
+		c.con.Say("(not run: no sign-in)")
 		c.promptIfIdle()
 		return
 	}
-	if err := c.conv.SignIn(m.ID, conversation.SignInOptions{RunTerminal: terminalRunner(c.con, c.in), Approved: m.Run}); err != nil {
-		c.con.say("parley: %v", err)
+	if err := c.conv.SignIn(m.ID, conversation.SignInOptions{RunTerminal: TerminalRunner(c.con, c.in), Approved: m.Run}); err != nil {
+		c.con.Say("parley: %v", err)
 		c.promptIfIdle()
 	}
 }
@@ -122,22 +121,22 @@ func (c *chat) askVars(m conversation.AuthMethod) error {
 		form.Fields = append(form.Fields, conversation.Field{Name: v.Name, Title: label, Kind: conversation.FieldText, Required: !v.Optional, Secret: v.Secret})
 	}
 	if len(set) > 0 {
-		c.con.say("parley: %s %s set in your environment already", strings.Join(set, ", "), map[bool]string{true: "is", false: "are"}[len(set) == 1])
+		c.con.Say("parley: %s %s set in your environment already", strings.Join(set, ", "), map[bool]string{true: "is", false: "are"}[len(set) == 1])
 	}
 	if len(form.Fields) == 0 {
 		return c.conv.SignIn(m.ID, conversation.SignInOptions{})
 	}
 	if !c.tty {
-		return errors.New("set " + strings.Join(varNames(m), ", ") + " in your environment and start parley again")
+		return errors.New("set " + strings.Join(VarNames(m), ", ") + " in your environment and start parley again")
 	}
-	message := fmt.Sprintf("%s reads these variables when it starts: parley starts it again with them (and saves them nowhere)", c.s.agent.Name())
+	message := fmt.Sprintf("%s reads these variables when it starts: parley starts it again with them (and saves them nowhere)", c.o.Agent)
 	if m.Link != "" {
 		message += "; get them at " + m.Link
 	}
-	ask := conversation.ElicitationAsked{Elicitation: &conversation.Elicitation{Agent: c.s.agent.Name(), Message: message, Mode: acp.ElicitationModeForm, Form: form}}
-	c.elicit = c.con.showElicitation(ask, func(a conversation.ElicitationAnswer) error {
+	ask := conversation.ElicitationAsked{Elicitation: &conversation.Elicitation{Agent: c.o.Agent, Message: message, Mode: acp.ElicitationModeForm, Form: form}}
+	c.elicit = c.con.ShowElicitation(ask, func(a conversation.ElicitationAnswer) error {
 		if a.Action != acp.ElicitationActionAccept {
-			c.con.say("(no sign-in)")
+			c.con.Say("(no sign-in)")
 			c.promptIfIdle()
 			return nil
 		}
@@ -149,7 +148,7 @@ func (c *chat) askVars(m conversation.AuthMethod) error {
 			vars[k], _ = v.(string)
 		}
 		if err := c.conv.SignIn(m.ID, conversation.SignInOptions{Vars: vars}); err != nil {
-			c.con.say("parley: %v", err)
+			c.con.Say("parley: %v", err)
 			c.promptIfIdle()
 		}
 		return nil
@@ -160,7 +159,7 @@ func (c *chat) askVars(m conversation.AuthMethod) error {
 // errAsking: the command goes on as a question on screen; no prompt yet.
 var errAsking = errors.New("asking")
 
-func varNames(m conversation.AuthMethod) []string {
+func VarNames(m conversation.AuthMethod) []string {
 	var names []string
 	for _, v := range m.Vars {
 		names = append(names, v.Name)
@@ -168,51 +167,10 @@ func varNames(m conversation.AuthMethod) []string {
 	return names
 }
 
-// config lists the settings (arg ""), one setting's values (arg ID), or sets one (arg
-// ID VALUE).
-func (c *chat) config(ctx context.Context, arg string) error {
-	id, value, _ := strings.Cut(arg, " ")
-	value = strings.TrimSpace(value)
-	settings := c.session.Settings()
-	switch {
-	case id == "":
-		if len(settings) == 0 {
-			return errors.New("this agent offers no settings")
-		}
-		var lines []string
-		for _, st := range settings {
-			line := fmt.Sprintf("  %-20s %-24s %s", st.ID, oneLineSafe(st.Name), oneLineSafe(st.Current))
-			if st.Category != "" {
-				line += "  [" + oneLineSafe(string(st.Category)) + "]"
-			}
-			lines = append(lines, line)
-		}
-		c.con.say("settings (/config ID lists the values; /config ID VALUE sets one):\n%s", strings.Join(lines, "\n"))
-		return nil
-	case value == "":
-		st, ok := c.session.Setting(id)
-		if !ok {
-			_, _, err := c.session.CheckSetting(id, "")
-			return err
-		}
-		c.showSetting(st)
-		return nil
-	}
-	s, err := c.conv.SetConfig(ctx, id, value)
-	if err != nil {
-		return err
-	}
-	c.session = s
-	if st, ok := s.Setting(id); ok { // the agent decides what was set
-		c.con.say("%s: %s", oneLineSafe(st.Name), oneLineSafe(st.Current))
-	}
-	return nil
-}
-
 func (c *chat) showSetting(st conversation.Setting) {
 	var lines []string
 	if st.Description != "" {
-		lines = append(lines, "  "+oneLineSafe(st.Description))
+		lines = append(lines, "  "+OneLineSafe(st.Description))
 	}
 	if st.Kind == conversation.SettingBoolean {
 		lines = append(lines, fmt.Sprintf("  %s (true or false)", st.Current))
@@ -220,46 +178,20 @@ func (c *chat) showSetting(st conversation.Setting) {
 	group := ""
 	for _, v := range st.Values {
 		if v.Group != group && v.Group != "" {
-			lines = append(lines, "  "+oneLineSafe(v.Group)+":")
+			lines = append(lines, "  "+OneLineSafe(v.Group)+":")
 		}
 		group = v.Group
 		mark := "  "
 		if v.ID == st.Current {
 			mark = "* "
 		}
-		line := fmt.Sprintf("  %s%-24s %s", mark, oneLineSafe(v.ID), oneLineSafe(v.Name))
+		line := fmt.Sprintf("  %s%-24s %s", mark, OneLineSafe(v.ID), OneLineSafe(v.Name))
 		if v.Description != "" {
-			line += " — " + oneLineSafe(v.Description)
+			line += " — " + OneLineSafe(v.Description)
 		}
 		lines = append(lines, line)
 	}
-	c.con.say("%s (%s):\n%s", oneLineSafe(st.Name), st.ID, strings.Join(lines, "\n"))
-}
-
-// sessions lists the agent's sessions, or closes or deletes one.
-func (c *chat) sessions(ctx context.Context, arg string) error {
-	verb, id, _ := strings.Cut(arg, " ")
-	id = strings.TrimSpace(id)
-	switch verb {
-	case "":
-		return c.listSessions(ctx)
-	case "close", "delete":
-		if id == "" {
-			return fmt.Errorf("/sessions %s needs a session id (see /sessions)", verb)
-		}
-		var err error
-		if verb == "close" {
-			err = c.conv.CloseSession(ctx, acp.SessionID(id))
-		} else {
-			err = c.conv.DeleteSession(ctx, acp.SessionID(id))
-		}
-		if err != nil {
-			return err
-		}
-		c.con.say("(session %s %s)", id, map[string]string{"close": "closed", "delete": "deleted"}[verb])
-		return nil
-	}
-	return fmt.Errorf("/sessions takes close ID or delete ID, not %q", verb)
+	c.con.Say("%s (%s):\n%s", OneLineSafe(st.Name), st.ID, strings.Join(lines, "\n"))
 }
 
 // showTitle says the session's title when it changes.
@@ -267,7 +199,7 @@ func (c *chat) showTitle() {
 	if t := c.session.Title; t != c.title {
 		c.title = t
 		if t != "" {
-			c.con.say("(title: %s)", oneLineSafe(t))
+			c.con.Say("(title: %s)", OneLineSafe(t))
 		}
 	}
 }
@@ -278,11 +210,11 @@ func (c *chat) sendWithAttachments(line string) {
 	for _, path := range mentions(line, c.session.Cwd) {
 		block, note, err := c.session.Attach(path)
 		if err != nil {
-			c.con.say("parley: %v", err)
+			c.con.Say("parley: %v", err)
 			continue
 		}
 		if note != "" {
-			c.con.say("parley: %s", note)
+			c.con.Say("parley: %s", note)
 		}
 		content = append(content, block)
 	}

@@ -1,4 +1,4 @@
-package cli
+package linechat
 
 import (
 	"fmt"
@@ -16,11 +16,11 @@ import (
 // answers it. A secret field is typed without echo, and its value is never shown back.
 
 // elicitScreen is an elicitation on screen.
-type elicitScreen struct {
+type ElicitScreen struct {
 	conversation.ElicitationAsked
 	send   func(conversation.ElicitationAnswer) error // the conversation's AnswerElicitation
-	con    *console
-	in     *prompter
+	con    *Console
+	in     *Prompter
 	mark   uint64
 	field  int            // the field being asked; len(Fields) is the summary
 	values map[string]any // the answers so far
@@ -33,8 +33,8 @@ type elicitScreen struct {
 }
 
 // showElicitation puts e on screen and asks its first question; send answers it.
-func (c *console) showElicitation(e conversation.ElicitationAsked, send func(conversation.ElicitationAnswer) error, in *prompter) *elicitScreen {
-	s := &elicitScreen{ElicitationAsked: e, send: send, con: c, in: in, values: map[string]any{}}
+func (c *Console) ShowElicitation(e conversation.ElicitationAsked, send func(conversation.ElicitationAnswer) error, in *Prompter) *ElicitScreen {
+	s := &ElicitScreen{ElicitationAsked: e, send: send, con: c, in: in, values: map[string]any{}}
 	c.mu.Lock()
 	if c.live != nil {
 		c.live.Detach()
@@ -46,12 +46,12 @@ func (c *console) showElicitation(e conversation.ElicitationAsked, send func(con
 	if s.own() {
 		fmt.Fprintf(&b, "\n%s\n", indentSafe(el.Message))
 	} else {
-		fmt.Fprintf(&b, "\nThe agent (%s) asks: %s\n", oneLineSafe(el.Agent), indentSafe(el.Message))
+		fmt.Fprintf(&b, "\nThe agent (%s) asks: %s\n", OneLineSafe(el.Agent), indentSafe(el.Message))
 	}
 	switch {
 	case el.URL != nil:
 		u := el.URL
-		fmt.Fprintf(&b, "  It asks you to open this page:\n    %s\n  host: %s\n", oneLineSafe(u.URL), oneLineSafe(u.Host))
+		fmt.Fprintf(&b, "  It asks you to open this page:\n    %s\n  host: %s\n", OneLineSafe(u.URL), OneLineSafe(u.Host))
 		if u.Punycode {
 			b.WriteString("  Warning: the host name has international characters (punycode): it may imitate another site's name.\n")
 		}
@@ -60,7 +60,7 @@ func (c *console) showElicitation(e conversation.ElicitationAsked, send func(con
 	case el.Form != nil:
 		f := el.Form
 		if f.Title != "" {
-			fmt.Fprintf(&b, "  %s\n", oneLineSafe(f.Title))
+			fmt.Fprintf(&b, "  %s\n", OneLineSafe(f.Title))
 		}
 		if f.Description != "" {
 			fmt.Fprintf(&b, "  %s\n", indentSafe(f.Description))
@@ -79,37 +79,37 @@ func (c *console) showElicitation(e conversation.ElicitationAsked, send func(con
 	return s
 }
 
-func (s *elicitScreen) write(text string) { fmt.Fprint(s.con.stderr, text) }
+func (s *ElicitScreen) write(text string) { fmt.Fprint(s.con.stderr, text) }
 
 // own reports a form of parley's own (ID 0: the variables of a sign-in), sent once its
 // last field is answered, without the summary an agent's form gets.
-func (s *elicitScreen) own() bool { return s.ID == 0 }
+func (s *ElicitScreen) own() bool { return s.ID == 0 }
 
 // ask shows a prompt: what was typed before it is discarded first.
-func (s *elicitScreen) ask(prompt string) {
+func (s *ElicitScreen) ask(prompt string) {
 	s.mark = s.discard()
 	s.write(s.pending + prompt)
 	s.pending = ""
 }
 
 // refuse says why an answer did not do, before the next prompt.
-func (s *elicitScreen) refuse(why string) { s.pending += "  " + why + "\n" }
+func (s *ElicitScreen) refuse(why string) { s.pending += "  " + why + "\n" }
 
-func (s *elicitScreen) discard() uint64 {
+func (s *ElicitScreen) discard() uint64 {
 	if s.in == nil {
 		return 0
 	}
-	mark, _ := s.in.discardTypeAhead()
+	mark, _ := s.in.DiscardTypeAhead()
 	return mark
 }
 
-func (s *elicitScreen) askURL() {
+func (s *ElicitScreen) askURL() {
 	s.ask("  [o] open it in your browser  [a] I will open it myself  [d] decline  [c] cancel\n? ")
 }
 
 // next asks field i, or shows the summary after the last one. Fields parley cannot ask
 // (optional ones of a kind it does not know) are skipped.
-func (s *elicitScreen) next(i int) {
+func (s *ElicitScreen) next(i int) {
 	fields := s.Elicitation.Form.Fields
 	for i < len(fields) && fields[i].Kind == conversation.FieldUnknown {
 		i++
@@ -125,29 +125,29 @@ func (s *elicitScreen) next(i int) {
 	}
 	f := fields[i]
 	var b strings.Builder
-	fmt.Fprintf(&b, "  %s", oneLineSafe(f.Label()))
+	fmt.Fprintf(&b, "  %s", OneLineSafe(f.Label()))
 	if hint := f.Hint(); hint != "" {
-		fmt.Fprintf(&b, " (%s)", oneLineSafe(hint))
+		fmt.Fprintf(&b, " (%s)", OneLineSafe(hint))
 	}
 	if f.Description != "" {
 		fmt.Fprintf(&b, "\n    %s", indentSafe(f.Description))
 	}
 	for n, c := range f.Choices {
-		fmt.Fprintf(&b, "\n    %d) %s", n+1, oneLineSafe(c.Value))
+		fmt.Fprintf(&b, "\n    %d) %s", n+1, OneLineSafe(c.Value))
 		if c.Title != "" && c.Title != c.Value {
-			fmt.Fprintf(&b, " — %s", oneLineSafe(c.Title))
+			fmt.Fprintf(&b, " — %s", OneLineSafe(c.Title))
 		}
 		if c.Description != "" {
-			fmt.Fprintf(&b, ": %s", oneLineSafe(c.Description))
+			fmt.Fprintf(&b, ": %s", OneLineSafe(c.Description))
 		}
 	}
 	if f.Default != nil && !f.Secret {
-		fmt.Fprintf(&b, "\n    default: %s", oneLineSafe(f.Show(f.Default)))
+		fmt.Fprintf(&b, "\n    default: %s", OneLineSafe(f.Show(f.Default)))
 	}
 	b.WriteString("\n  > ")
 	if f.Secret {
 		if err := s.in.hideInput(true); err != nil {
-			s.write(s.pending + fmt.Sprintf("  %s: it is secret, and %v: the form is cancelled.\n", oneLineSafe(f.Label()), err))
+			s.write(s.pending + fmt.Sprintf("  %s: it is secret, and %v: the form is cancelled.\n", OneLineSafe(f.Label()), err))
 			s.pending = ""
 			s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionCancel})
 			return
@@ -158,7 +158,7 @@ func (s *elicitScreen) next(i int) {
 	s.ask(b.String())
 }
 
-func (s *elicitScreen) summary() {
+func (s *ElicitScreen) summary() {
 	var b strings.Builder
 	b.WriteString("  Your answers:\n")
 	for _, f := range s.Elicitation.Form.Fields {
@@ -166,25 +166,25 @@ func (s *elicitScreen) summary() {
 		if !ok {
 			continue
 		}
-		fmt.Fprintf(&b, "    %s: %s\n", oneLineSafe(f.Label()), oneLineSafe(f.Show(v)))
+		fmt.Fprintf(&b, "    %s: %s\n", OneLineSafe(f.Label()), OneLineSafe(f.Show(v)))
 	}
 	s.ask(b.String() + "  [y] send  [r] start over  [d] decline  [c] cancel\n? ")
 }
 
 // read takes a line typed while the elicitation is on screen: done once it is answered
 // (quit: /quit, which cancels it and leaves).
-func (s *elicitScreen) read(l inputLine) (done, quit bool) {
+func (s *ElicitScreen) Read(l InputLine) (done, quit bool) {
 	if s.hidden {
 		s.in.hideInput(false)
 		s.hidden = false
 		s.write("\n")
 	}
-	if l.epoch < s.mark {
+	if l.Epoch < s.mark {
 		s.refuse("(ignored what was typed before the question)")
 		s.again()
 		return false, false
 	}
-	text := strings.TrimSpace(l.text)
+	text := strings.TrimSpace(l.Text)
 	switch text {
 	case "/quit", "/exit":
 		return s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionCancel}), true
@@ -201,7 +201,7 @@ func (s *elicitScreen) read(l inputLine) (done, quit bool) {
 		return s.readSummary(text), false
 	}
 	f := el.Form.Fields[s.field]
-	v, err := f.Parse(l.text)
+	v, err := f.Parse(l.Text)
 	if err != nil {
 		s.refuse(fmt.Sprintf("✗ %v", err)) // the error never quotes what was typed
 		s.next(s.field)
@@ -217,7 +217,7 @@ func (s *elicitScreen) read(l inputLine) (done, quit bool) {
 }
 
 // again asks the current question again.
-func (s *elicitScreen) again() {
+func (s *ElicitScreen) again() {
 	switch {
 	case s.Elicitation.URL != nil:
 		s.askURL()
@@ -232,7 +232,7 @@ func (s *elicitScreen) again() {
 	}
 }
 
-func (s *elicitScreen) readSummary(text string) bool {
+func (s *ElicitScreen) readSummary(text string) bool {
 	switch strings.ToLower(text) {
 	case "y", "yes", "s", "send":
 		if !s.Elicitation.Form.Answerable {
@@ -255,7 +255,7 @@ func (s *elicitScreen) readSummary(text string) bool {
 	return false
 }
 
-func (s *elicitScreen) readURL(text string) bool {
+func (s *ElicitScreen) readURL(text string) bool {
 	u := s.Elicitation.URL
 	switch strings.ToLower(text) {
 	case "o", "open":
@@ -263,7 +263,7 @@ func (s *elicitScreen) readURL(text string) bool {
 			s.write(fmt.Sprintf("  parley will not open it: %v\n", err))
 			return s.answer(conversation.ElicitationAnswer{Action: acp.ElicitationActionDecline})
 		}
-		if err := openInBrowser(u.URL); err != nil {
+		if err := s.con.open(u.URL); err != nil {
 			s.write(fmt.Sprintf("  parley could not open it (%v): open it yourself.\n", err))
 		} else {
 			s.write("  (opened in your browser)\n")
@@ -282,7 +282,7 @@ func (s *elicitScreen) readURL(text string) bool {
 
 // answer sends the answer; false (and the form asked again) when the conversation
 // refused it as invalid.
-func (s *elicitScreen) answer(a conversation.ElicitationAnswer) bool {
+func (s *ElicitScreen) answer(a conversation.ElicitationAnswer) bool {
 	if err := s.send(a); err != nil {
 		s.refuse(fmt.Sprintf("✗ %v", err))
 		if s.Elicitation.Form != nil && s.Elicitation.Form.Answerable {
@@ -296,7 +296,7 @@ func (s *elicitScreen) answer(a conversation.ElicitationAnswer) bool {
 }
 
 // cancelled answers the elicitation "cancel" (Ctrl-C, the end of the input).
-func (s *elicitScreen) cancelled() {
+func (s *ElicitScreen) Cancelled() {
 	if s.hidden {
 		s.in.hideInput(false)
 		s.hidden = false
@@ -308,7 +308,7 @@ func (s *elicitScreen) cancelled() {
 func indentSafe(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	for i, l := range lines {
-		lines[i] = oneLineSafe(l)
+		lines[i] = OneLineSafe(l)
 	}
 	return strings.Join(lines, "\n    ")
 }

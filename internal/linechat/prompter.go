@@ -1,4 +1,4 @@
-package cli
+package linechat
 
 import (
 	"bufio"
@@ -20,10 +20,10 @@ import (
 // goroutine may be holding) as stale. On a terminal the goroutine reads only when a line
 // is ready, under the same lock as discardTypeAhead, so a line is either read before the
 // discard (and stale) or typed after it.
-type prompter struct {
+type Prompter struct {
 	// lines carries the lines, without their line ending. Unbuffered: a line waits in
 	// the reading goroutine until its owner takes it.
-	lines chan inputLine
+	lines chan InputLine
 	eof   chan struct{} // closed when the input has ended (after its last line)
 
 	mu    sync.Mutex
@@ -38,23 +38,23 @@ type prompter struct {
 }
 
 // inputLine is a line and the epoch it was read in.
-type inputLine struct {
-	text  string
-	epoch uint64
+type InputLine struct {
+	Text  string
+	Epoch uint64
 }
 
 // maxInputLine bounds a line (a terminal in canonical mode sends at most 4 KiB; a pipe
 // or a terminal left in raw mode could send anything).
 const maxInputLine = 16 << 20
 
-func newPrompter(in io.Reader) *prompter {
-	p := &prompter{
-		lines:    make(chan inputLine),
+func NewPrompter(in io.Reader) *Prompter {
+	p := &Prompter{
+		lines:    make(chan InputLine),
 		eof:      make(chan struct{}),
 		stopping: make(chan struct{}),
 		done:     make(chan struct{}),
 	}
-	if f, ok := in.(*os.File); ok && isTerminal(f) {
+	if f, ok := in.(*os.File); ok && IsTerminal(f) {
 		p.tty = true
 		if term, err := openTerminalInput(f); err == nil {
 			p.term = term
@@ -69,7 +69,7 @@ func newPrompter(in io.Reader) *prompter {
 // readStream reads a pipe or a file. Nothing is asked when the input is not a terminal,
 // so its lines are never discarded; a blocked read cannot be interrupted, so close does
 // not wait for this goroutine (it ends with the input, or with parley).
-func (p *prompter) readStream(in io.Reader) {
+func (p *Prompter) readStream(in io.Reader) {
 	close(p.done)
 	defer close(p.eof)
 	sc := bufio.NewScanner(in)
@@ -78,7 +78,7 @@ func (p *prompter) readStream(in io.Reader) {
 		p.mu.Lock()
 		epoch := p.epoch
 		p.mu.Unlock()
-		if !p.send(inputLine{sc.Text(), epoch}) {
+		if !p.send(InputLine{sc.Text(), epoch}) {
 			return
 		}
 	}
@@ -86,10 +86,10 @@ func (p *prompter) readStream(in io.Reader) {
 
 // readTerminal reads a terminal: it waits, without the lock, until a line is ready, then
 // reads it under the lock, unless discardTypeAhead emptied the queue meanwhile.
-func (p *prompter) readTerminal() {
+func (p *Prompter) readTerminal() {
 	defer close(p.done)
 	defer close(p.eof)
-	defer p.term.close()
+	defer p.term.Close()
 	buf := make([]byte, 64<<10)
 	var partial []byte // a line begun in an earlier read (raw mode, or a line longer than buf)
 	var partialEpoch uint64
@@ -115,13 +115,13 @@ func (p *prompter) readTerminal() {
 			}
 			line := string(bytes.TrimSuffix(partial[:i], []byte("\r")))
 			partial = partial[min(i+1, len(partial)):]
-			if !p.send(inputLine{line, epoch}) {
+			if !p.send(InputLine{line, epoch}) {
 				return
 			}
 		}
 		if end {
 			if len(partial) > 0 {
-				p.send(inputLine{string(partial), epoch})
+				p.send(InputLine{string(partial), epoch})
 			}
 			return
 		}
@@ -129,7 +129,7 @@ func (p *prompter) readTerminal() {
 }
 
 // send hands a line to the owner; false when the prompter is closing.
-func (p *prompter) send(l inputLine) bool {
+func (p *Prompter) send(l InputLine) bool {
 	select {
 	case p.lines <- l:
 		return true
@@ -141,7 +141,7 @@ func (p *prompter) send(l inputLine) bool {
 // discardTypeAhead drops everything typed before now and returns the epoch of what comes
 // after: a line from lines with an older epoch is stale. dropped says whether a whole
 // line was waiting in the terminal's input queue.
-func (p *prompter) discardTypeAhead() (mark uint64, dropped bool) {
+func (p *Prompter) DiscardTypeAhead() (mark uint64, dropped bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.term != nil {
@@ -154,7 +154,7 @@ func (p *prompter) discardTypeAhead() (mark uint64, dropped bool) {
 // hideInput stops (or resumes) showing what is typed, for a secret. Nothing shows what
 // is typed into a pipe; a terminal parley cannot control is an error, and the secret is
 // not asked there.
-func (p *prompter) hideInput(hide bool) error {
+func (p *Prompter) hideInput(hide bool) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
@@ -173,16 +173,16 @@ func (p *prompter) hideInput(hide bool) error {
 // suspend stops reading the terminal until resume is called, so that a program run in
 // it (a terminal sign-in) gets what is typed; resume then discards what that program
 // left unread. The reading goroutine waits for the lock this holds.
-func (p *prompter) suspend() (resume func()) {
+func (p *Prompter) suspend() (resume func()) {
 	p.mu.Lock()
 	return func() {
 		p.mu.Unlock()
-		p.discardTypeAhead()
+		p.DiscardTypeAhead()
 	}
 }
 
 // close ends the reading goroutine and, on a terminal, waits for it.
-func (p *prompter) close() {
+func (p *Prompter) Close() {
 	p.mu.Lock()
 	if p.hidden && p.term != nil {
 		p.term.setEcho(true)
@@ -195,3 +195,7 @@ func (p *prompter) close() {
 	}
 	<-p.done
 }
+
+// Lines are the input's lines, one at a time; EOF is closed once the input has ended.
+func (p *Prompter) Lines() <-chan InputLine { return p.lines }
+func (p *Prompter) EOF() <-chan struct{}    { return p.eof }

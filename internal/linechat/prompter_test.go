@@ -1,4 +1,4 @@
-package cli
+package linechat
 
 import (
 	"context"
@@ -12,19 +12,19 @@ import (
 
 // typedOn is a prompter reading a pseudo-terminal, and the terminal's other side, where
 // the test types.
-func typedOn(t *testing.T) (*prompter, *os.File) {
+func typedOn(t *testing.T) (*Prompter, *os.File) {
 	t.Helper()
 	ptm, tty, err := pty.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
 	go io.Copy(io.Discard, ptm) // the echo
-	p := newPrompter(tty)
+	p := NewPrompter(tty)
 	if p.term == nil {
 		t.Fatal("a pseudo-terminal was not read as a terminal")
 	}
 	t.Cleanup(func() {
-		p.close()
+		p.Close()
 		tty.Close()
 		ptm.Close()
 	})
@@ -35,8 +35,8 @@ func TestPrompterKeepsTypeAheadForPrompts(t *testing.T) {
 	p, ptm := typedOn(t)
 	ptm.Write([]byte("first\nsecond\n"))
 	for _, want := range []string{"first", "second"} {
-		if l, err := nextLine(t.Context(), p); err != nil || l.text != want {
-			t.Fatalf("next: %q, %v; want %q", l.text, err, want)
+		if l, err := nextLine(t.Context(), p); err != nil || l.Text != want {
+			t.Fatalf("next: %q, %v; want %q", l.Text, err, want)
 		}
 	}
 }
@@ -47,7 +47,7 @@ func TestPrompterDiscardsTypeAhead(t *testing.T) {
 	for range 20 { // the reader is at a different point each time
 		p, ptm := typedOn(t)
 		ptm.Write([]byte("y\ny\nhalf a li"))
-		mark, _ := p.discardTypeAhead()
+		mark, _ := p.DiscardTypeAhead()
 		ptm.Write([]byte("ne\nn\n"))
 		var fresh []string
 		for len(fresh) < 2 {
@@ -55,8 +55,8 @@ func TestPrompterDiscardsTypeAhead(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if l.epoch >= mark {
-				fresh = append(fresh, l.text)
+			if l.Epoch >= mark {
+				fresh = append(fresh, l.Text)
 			}
 		}
 		if fresh[0] != "ne" || fresh[1] != "n" {
@@ -68,8 +68,8 @@ func TestPrompterDiscardsTypeAhead(t *testing.T) {
 func TestPrompterEndOfInput(t *testing.T) {
 	p, ptm := typedOn(t)
 	ptm.Write([]byte("last\n\x04"))
-	if l, err := nextLine(t.Context(), p); err != nil || l.text != "last" {
-		t.Fatalf("next: %q, %v", l.text, err)
+	if l, err := nextLine(t.Context(), p); err != nil || l.Text != "last" {
+		t.Fatalf("next: %q, %v", l.Text, err)
 	}
 	if _, err := nextLine(t.Context(), p); !errors.Is(err, io.EOF) {
 		t.Fatalf("after Ctrl-D: %v, want the end of the input", err)
@@ -77,13 +77,13 @@ func TestPrompterEndOfInput(t *testing.T) {
 }
 
 // nextLine waits for the prompter's next line.
-func nextLine(ctx context.Context, p *prompter) (inputLine, error) {
+func nextLine(ctx context.Context, p *Prompter) (InputLine, error) {
 	select {
 	case l := <-p.lines:
 		return l, nil
 	case <-p.eof:
-		return inputLine{}, io.EOF
+		return InputLine{}, io.EOF
 	case <-ctx.Done():
-		return inputLine{}, ctx.Err()
+		return InputLine{}, ctx.Err()
 	}
 }

@@ -1,4 +1,4 @@
-package cli
+package linechat
 
 import "golang.org/x/sys/unix"
 

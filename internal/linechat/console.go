@@ -1,7 +1,8 @@
-package cli
+package linechat
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +18,7 @@ import (
 // console draws a conversation for a person (or a script, with --json): it is the view
 // of run and chat. The goroutine that follows the conversation's events draws them; the
 // spinner's ticker draws too, so everything that touches the renderers holds mu.
-type console struct {
+type Console struct {
 	mu       sync.Mutex
 	text     toolui.Renderer // the reply text
 	rest     toolui.Renderer // everything else (the same renderer when both go to one place)
@@ -28,36 +29,39 @@ type console struct {
 	stopTick chan struct{}
 
 	changesHint string
+	openURL     func(url string) error
 
 	failOnce sync.Once
 	failed   chan struct{} // closed on the first write error of the output
 	failErr  error         // set before failed is closed
 }
 
-type consoleOptions struct {
-	stdout, stderr io.Writer
-	json           bool
-	tty            bool   // stdout is a terminal
-	changesHint    string // how to review and undo a turn's changes, said after them
+type ConsoleOptions struct {
+	Stdout, Stderr io.Writer
+	JSON           bool
+	TTY            bool   // stdout is a terminal
+	ChangesHint    string // how to review and undo a turn's changes, said after them
+	// OpenURL opens a page the agent asks the user to visit (nil: the user opens it).
+	OpenURL func(url string) error
 }
 
-func newConsole(o consoleOptions) *console {
-	c := &console{stderr: o.stderr, failed: make(chan struct{}), changesHint: o.changesHint}
-	out := newStreamWriter(o.stdout, c.fail)
+func NewConsole(o ConsoleOptions) *Console {
+	c := &Console{stderr: o.Stderr, failed: make(chan struct{}), changesHint: o.ChangesHint, openURL: o.OpenURL}
+	out := newStreamWriter(o.Stdout, c.fail)
 	c.flushers = append(c.flushers, out)
 	switch {
-	case o.json:
+	case o.JSON:
 		enc := toolui.NewJSONEncoder(out)
 		c.text, c.rest = enc, enc
-	case o.tty:
+	case o.TTY:
 		// NO_COLOR takes the colours away; TERM=dumb also the redrawing in place, which
 		// moves the cursor.
-		plain := plainTerminalReason()
+		plain := PlainTerminalReason()
 		r := toolui.NewTextRenderer(out, &toolui.TextOptions{Color: plain == "", Live: os.Getenv("TERM") != "dumb", Width: terminalWidth()})
 		c.text, c.rest, c.live = r, r, r
 	default:
 		// A pipe: the reply alone on stdout; tool calls, thoughts and plans on stderr.
-		errw := newStreamWriter(o.stderr, c.fail)
+		errw := newStreamWriter(o.Stderr, c.fail)
 		c.flushers = append(c.flushers, errw)
 		c.text = toolui.NewTextRenderer(out, &toolui.TextOptions{})
 		c.rest = toolui.NewTextRenderer(errw, &toolui.TextOptions{})
@@ -72,7 +76,7 @@ func newConsole(o consoleOptions) *console {
 
 // fail records the first error writing the output (stdout closed, terminal gone), which
 // ends the turn: nobody can see it any more.
-func (c *console) fail(err error) {
+func (c *Console) fail(err error) {
 	c.failOnce.Do(func() {
 		c.failErr = fmt.Errorf("writing the output: %w", err)
 		close(c.failed)
@@ -80,9 +84,9 @@ func (c *console) fail(err error) {
 }
 
 // outputFailed is closed once writing the output has failed; outputErr then says how.
-func (c *console) outputFailed() <-chan struct{} { return c.failed }
+func (c *Console) OutputFailed() <-chan struct{} { return c.failed }
 
-func (c *console) outputErr() error {
+func (c *Console) OutputErr() error {
 	select {
 	case <-c.failed:
 		return c.failErr
@@ -91,7 +95,7 @@ func (c *console) outputErr() error {
 	}
 }
 
-func (c *console) tick() {
+func (c *Console) tick() {
 	for {
 		select {
 		case <-c.ticker.C:
@@ -105,7 +109,7 @@ func (c *console) tick() {
 }
 
 // render shows events; c.mu is held.
-func (c *console) render(evs ...toolui.Event) {
+func (c *Console) render(evs ...toolui.Event) {
 	for _, ev := range evs {
 		if ev.Kind == toolui.TextDelta {
 			c.text.Render(ev)
@@ -117,11 +121,11 @@ func (c *console) render(evs ...toolui.Event) {
 
 // show draws one event of the conversation. The events a view acts on (a question, the
 // end of a turn, the start) are the caller's; show draws what they show.
-func (c *console) show(ev conversation.Event) {
+func (c *Console) Show(ev conversation.Event) {
 	switch e := ev.(type) {
 	case conversation.Starting:
 		if e.Restart {
-			c.say("parley: the agent exited (%v); restarting it with a new session", e.Reason)
+			c.Say("parley: the agent exited (%v); restarting it with a new session", e.Reason)
 		}
 	case conversation.StartProgress:
 		c.showStartProgress(e)
@@ -134,28 +138,28 @@ func (c *console) show(ev conversation.Event) {
 			c.endTurn(e.StopReason, e.Usage)
 		}
 	case conversation.Notice:
-		c.say("parley: %s", e.Text)
+		c.Say("parley: %s", e.Text)
 	case conversation.AgentNotice:
-		text := oneLineSafe(e.Title)
+		text := OneLineSafe(e.Title)
 		if e.Description != "" {
-			text += ": " + oneLineSafe(e.Description)
+			text += ": " + OneLineSafe(e.Description)
 		}
-		c.say("[%s from the agent] %s", oneLineSafe(string(e.Severity)), text)
+		c.Say("[%s from the agent] %s", OneLineSafe(string(e.Severity)), text)
 	case conversation.Compaction:
 		switch e.Status {
 		case acp.CompactionStatusInProgress:
-			c.say("(the agent is compacting its context …)")
+			c.Say("(the agent is compacting its context …)")
 		case acp.CompactionStatusCompleted:
-			c.say("(the agent compacted its context)")
+			c.Say("(the agent compacted its context)")
 		case acp.CompactionStatusFailed:
-			c.say("(the agent could not compact its context: %s)", oneLineSafe(e.Error))
+			c.Say("(the agent could not compact its context: %s)", OneLineSafe(e.Error))
 		}
 	case conversation.ElicitationDeclined:
-		c.say("parley: declined what the agent asked (%s): nobody here can answer it", oneLineSafe(e.Elicitation.Message))
+		c.Say("parley: declined what the agent asked (%s): nobody here can answer it", OneLineSafe(e.Elicitation.Message))
 	case conversation.ElicitationCompleted:
-		c.say("(the agent is done with the page it asked you to open)")
+		c.Say("(the agent is done with the page it asked you to open)")
 	case conversation.Refused:
-		c.say("parley: refused %s: there is no terminal to ask (--yolo allows all but critical commands)", oneLineSafe(e.Title))
+		c.Say("parley: refused %s: there is no terminal to ask (--yolo allows all but critical commands)", OneLineSafe(e.Title))
 	case conversation.TurnChanges:
 		c.showTurnChanges(e)
 	}
@@ -163,21 +167,21 @@ func (c *console) show(ev conversation.Event) {
 
 // showStartProgress says what happens while an agent takes more than a moment to start:
 // what runs, what it downloads, and the lines it writes to its stderr.
-func (c *console) showStartProgress(p conversation.StartProgress) {
+func (c *Console) showStartProgress(p conversation.StartProgress) {
 	if p.First {
-		c.say("parley: %s is still starting: %s", p.Agent, p.Command)
+		c.Say("parley: %s is still starting: %s", p.Agent, p.Command)
 		if p.Download != "" {
-			c.say("parley: it first downloads %s (allowed %v; Ctrl-C stops)", p.Download, p.Allowed)
+			c.Say("parley: it first downloads %s (allowed %v; Ctrl-C stops)", p.Download, p.Allowed)
 		} else {
-			c.say("parley: waiting up to %v for it to answer (--agent-timeout)", p.Allowed)
+			c.Say("parley: waiting up to %v for it to answer (--agent-timeout)", p.Allowed)
 		}
 	}
 	for _, line := range p.Stderr {
-		c.say("  %s: %s", p.Agent, line)
+		c.Say("  %s: %s", p.Agent, line)
 	}
 }
 
-func (c *console) showUpdate(ev toolui.Event) {
+func (c *Console) showUpdate(ev toolui.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if chunk := ev.Update.UserMessageChunk; chunk != nil && c.live != nil {
@@ -195,7 +199,7 @@ func (c *console) showUpdate(ev toolui.Event) {
 
 // endTurn ends the turn's output; usage, the agent's report of the turn's tokens, goes
 // on the JSON stop line (the chat says it in words).
-func (c *console) endTurn(stop acp.StopReason, usage *acp.Usage) {
+func (c *Console) endTurn(stop acp.StopReason, usage *acp.Usage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if enc, ok := c.text.(*toolui.JSONEncoder); ok {
@@ -211,21 +215,21 @@ func (c *console) endTurn(stop acp.StopReason, usage *acp.Usage) {
 }
 
 // prompt shows the input prompt (on a terminal only: a script gets no noise).
-func (c *console) prompt(p string) {
+func (c *Console) Prompt(p string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.live != nil {
 		c.live.Detach()
 	}
 	c.flush()
-	if isTerminal(c.stderr) {
+	if IsTerminal(c.stderr) {
 		fmt.Fprint(c.stderr, p)
 	}
 }
 
 // say prints a line of parley's own to the user. What it quotes of the agent's (names,
 // titles, errors, its stderr) is made safe to print with the rest.
-func (c *console) say(format string, args ...any) {
+func (c *Console) Say(format string, args ...any) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.live != nil {
@@ -235,13 +239,13 @@ func (c *console) say(format string, args ...any) {
 	fmt.Fprintln(c.stderr, toolui.SafeText(fmt.Sprintf(format, args...)))
 }
 
-func (c *console) flush() {
+func (c *Console) flush() {
 	for _, f := range c.flushers {
 		f.Flush()
 	}
 }
 
-func (c *console) close() {
+func (c *Console) Close() {
 	if c.ticker != nil {
 		c.ticker.Stop()
 		close(c.stopTick)
@@ -263,7 +267,7 @@ func terminalWidth() int {
 // isTerminal reports whether f is a terminal (a console on Windows). Being a character
 // device is not enough: /dev/null (NUL) is one too, and a run with its input from there has
 // nobody to ask.
-func isTerminal(f any) bool {
+func IsTerminal(f any) bool {
 	file, ok := f.(*os.File)
 	if !ok {
 		return false
@@ -348,3 +352,25 @@ func (s *streamWriter) Close() {
 	s.closed = true
 	s.mu.Unlock()
 }
+
+// PlainTerminalReason says why the terminal gets plain output ("" when it need not).
+func PlainTerminalReason() string {
+	switch term := os.Getenv("TERM"); {
+	case term == "" || term == "dumb":
+		return "TERM=" + term
+	case os.Getenv("NO_COLOR") != "":
+		return "NO_COLOR"
+	}
+	return ""
+}
+
+// open opens a page in the user's browser, where the console can.
+func (c *Console) open(url string) error {
+	if c.openURL == nil {
+		return errors.New("no browser to open it in")
+	}
+	return c.openURL(url)
+}
+
+// Stderr is where the console says what is not the reply.
+func (c *Console) Stderr() io.Writer { return c.stderr }

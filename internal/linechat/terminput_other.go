@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package cli
+package linechat
 
 import (
 	"errors"
@@ -19,4 +19,4 @@ func (*terminalInput) wait() bool                   { return false }
 func (*terminalInput) readReady([]byte) (int, bool) { return 0, true }
 func (*terminalInput) discardQueued() bool          { return false }
 func (*terminalInput) wake()                        {}
-func (*terminalInput) close()                       {}
+func (*terminalInput) Close()                       {}

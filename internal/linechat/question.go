@@ -1,4 +1,4 @@
-package cli
+package linechat
 
 import (
 	"fmt"
@@ -35,20 +35,20 @@ func questionText(q *permission.Question) string {
 	if title == "" {
 		title = string(q.Request.ToolCall.ToolCallID)
 	}
-	fmt.Fprintf(&b, "\nThe agent asks permission: %s", oneLineSafe(title))
+	fmt.Fprintf(&b, "\nThe agent asks permission: %s", OneLineSafe(title))
 	if name := q.Request.ToolCall.Name; name != "" && name != title {
-		fmt.Fprintf(&b, " (its tool %s)", oneLineSafe(name))
+		fmt.Fprintf(&b, " (its tool %s)", OneLineSafe(name))
 	}
 	b.WriteString("\n")
 	s := q.Subject
 	switch {
 	case s.Command != "":
-		fmt.Fprintf(&b, "  The agent runs: %s\n", oneLineSafe(s.Command))
+		fmt.Fprintf(&b, "  The agent runs: %s\n", OneLineSafe(s.Command))
 	case s.Kind == "execute":
 		b.WriteString("  The agent did not say which command it runs; judge it by its title.\n")
 	}
 	if s.Analysis != nil && s.Tier() > safety.None {
-		fmt.Fprintf(&b, "  %s\n", permission.RiskText(s.Tier(), oneLineSafe(s.Analysis.Reason())))
+		fmt.Fprintf(&b, "  %s\n", permission.RiskText(s.Tier(), OneLineSafe(s.Analysis.Reason())))
 	}
 	if s.Critical() {
 		b.WriteString("  Critical commands are asked about every time.\n")
@@ -58,13 +58,13 @@ func questionText(q *permission.Question) string {
 		if d.IsNew {
 			verb = "Create"
 		}
-		fmt.Fprintf(&b, "  %s %s (+%d −%d):\n", verb, oneLineSafe(d.Path), d.Added, d.Removed)
+		fmt.Fprintf(&b, "  %s %s (+%d −%d):\n", verb, OneLineSafe(d.Path), d.Added, d.Removed)
 		for _, l := range d.ShortUnified(questionDiffLines) {
 			fmt.Fprintf(&b, "    %s\n", toolui.SafeText(l)) // a diff line keeps its leading mark
 		}
 	}
 	if s.Always != "" && (offers(q.Answers, permission.AllowAlways) || offers(q.Answers, permission.RejectAlways)) {
-		fmt.Fprintf(&b, "  always covers: %s\n", oneLineSafe(s.Always))
+		fmt.Fprintf(&b, "  always covers: %s\n", OneLineSafe(s.Always))
 	}
 	b.WriteString(" ")
 	for _, k := range answerKeys {
@@ -81,7 +81,7 @@ func questionText(q *permission.Question) string {
 const questionDiffLines = 24
 
 // oneLineSafe is text from the agent on one line, made safe to print.
-func oneLineSafe(s string) string {
+func OneLineSafe(s string) string {
 	return toolui.SafeText(strings.ReplaceAll(strings.TrimSpace(s), "\n", "⏎"))
 }
 
@@ -125,18 +125,18 @@ func retryText(offered []permission.Answer) string {
 // with what the user types once it is shown: what was typed before (for the next
 // prompt, or pushed into the terminal by something else) is discarded each time the
 // question, or the reminder of its answers, is about to be shown.
-type onScreen struct {
+type Question struct {
 	conversation.QuestionAsked
-	con   *console
-	in    *prompter // nil: nobody answers
+	con   *Console
+	in    *Prompter // nil: nobody answers
 	mark  uint64    // a line read in an older epoch was typed before the question
 	noted bool      // the user was told that type-ahead was ignored
 }
 
 // showQuestion shows q. The discard comes just before the question is shown, not after:
 // a script that answers as soon as it sees the question must not lose its answer.
-func (c *console) showQuestion(q conversation.QuestionAsked, in *prompter) *onScreen {
-	s := &onScreen{QuestionAsked: q, con: c, in: in}
+func (c *Console) ShowQuestion(q conversation.QuestionAsked, in *Prompter) *Question {
+	s := &Question{QuestionAsked: q, con: c, in: in}
 	c.mu.Lock()
 	if c.live != nil {
 		c.live.Detach()
@@ -148,11 +148,11 @@ func (c *console) showQuestion(q conversation.QuestionAsked, in *prompter) *onSc
 	return s
 }
 
-func (s *onScreen) discard(shown bool) uint64 {
+func (s *Question) discard(shown bool) uint64 {
 	if s.in == nil {
 		return 0
 	}
-	mark, dropped := s.in.discardTypeAhead()
+	mark, dropped := s.in.DiscardTypeAhead()
 	if dropped {
 		s.ignored(shown)
 	}
@@ -160,7 +160,7 @@ func (s *onScreen) discard(shown bool) uint64 {
 }
 
 // ignored tells the user, once per question, why their line did nothing.
-func (s *onScreen) ignored(shown bool) {
+func (s *Question) ignored(shown bool) {
 	if s.noted {
 		return
 	}
@@ -175,15 +175,15 @@ func (s *onScreen) ignored(shown bool) {
 // read takes a line the user typed while the question was on screen: ok when it answers
 // (quit: /quit, which refuses and leaves). A line typed before the question is ignored;
 // one that is no answer brings the reminder.
-func (s *onScreen) read(l inputLine) (a permission.Answer, quit, ok bool) {
-	if l.epoch < s.mark {
+func (s *Question) Read(l InputLine) (a permission.Answer, quit, ok bool) {
+	if l.Epoch < s.mark {
 		s.ignored(true)
 		return 0, false, false
 	}
-	if t := strings.TrimSpace(l.text); t == "/quit" || t == "/exit" {
+	if t := strings.TrimSpace(l.Text); t == "/quit" || t == "/exit" {
 		return permission.RejectOnce, true, true
 	}
-	if a, ok := parseAnswer(l.text, s.Question.Answers); ok {
+	if a, ok := parseAnswer(l.Text, s.Question.Answers); ok {
 		return a, false, true
 	}
 	s.mark = s.discard(false)
