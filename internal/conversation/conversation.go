@@ -22,7 +22,8 @@ type Options struct {
 	// given to the agent as additional directories where it supports them.
 	Roots *workspace.Roots
 	// Policy decides the agent's permission requests and terminal commands. Its Ask must
-	// be nil: the conversation asks its views when Interactive.
+	// be nil: the conversation asks its views when Interactive. The conversation keeps a
+	// copy (Policy.Clone): changing Policy after New changes nothing.
 	Policy *permission.Policy
 	// Interactive says a person can answer questions. Without one, what the policy would
 	// ask is refused (and a Refused event says so).
@@ -126,12 +127,16 @@ func New(opts Options) *Conversation {
 
 // newConversation is a conversation whose actor has not started.
 func newConversation(opts Options) *Conversation {
+	// The conversation's own copy: the caller may change or reuse the policy it gave (one
+	// per agent for every session) without changing this one's, and setting Ask below
+	// does not change the caller's.
+	opts.Policy = opts.Policy.Clone()
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conversation{opts: opts, agent: opts.Agent, inbox: make(chan message, inboxSize), done: make(chan struct{}), ctx: ctx, cancel: cancel}
 	c.st.subs = map[*Subscription]bool{}
 	c.st.shown = c.newToolTurn()
 	if opts.Interactive {
-		opts.Policy.Ask = c.ask
+		c.opts.Policy.Ask = c.ask
 	}
 	return c
 }

@@ -555,3 +555,29 @@ func TestCancelAnswersTheQuestionCancelled(t *testing.T) {
 		t.Fatalf("want the question closed, the agent answered \"cancelled\" and the turn cancelled:\n%s", describe(evs))
 	}
 }
+
+// The conversation decides with its own copy of the policy it was given: a caller that
+// changes its policy afterwards (its rules, even an element of the slice it passed)
+// changes nothing in the running session, and the Ask the conversation sets is not the
+// caller's.
+func TestNewCopiesThePolicy(t *testing.T) {
+	roots, err := workspace.NewRoots(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy := &permission.Policy{Rules: []permission.Rule{{Tool: "*", Action: permission.ActionAllow}}}
+	c := New(Options{Agent: testAgent(t), Roots: roots, Policy: policy, Interactive: true})
+	t.Cleanup(c.Close)
+	if policy.Ask != nil {
+		t.Error("New set the caller's Policy.Ask")
+	}
+	policy.Rules[0].Action = permission.ActionReject
+	policy.Rules = append(policy.Rules, permission.Rule{Tool: "*", Action: permission.ActionReject})
+	v := watch(t, c)
+	v.until(isA[Ready])
+	c.Send(text("request permission deploy"))
+	evs := v.until(turnEnded)
+	if got := replyText(evs); !strings.Contains(got, "permission: allow_once") {
+		t.Errorf("after the caller changed its rules to reject: reply %q, want the allow of the rules given to New\n%s", got, describe(evs))
+	}
+}

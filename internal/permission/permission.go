@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/parley-acp/parley/acp"
@@ -137,6 +138,19 @@ type Policy struct {
 	// session/request_permission run (safety.Analysis.Runs), so that their
 	// terminal/create is not asked about a second time. Each is used once.
 	approved map[acp.SessionID][]string
+}
+
+// Clone returns a copy of p's configuration (its slices copied too, the Store shared)
+// with none of the approvals p holds: what a conversation keeps so that its caller can
+// change or reuse the policy it gave without changing a running session.
+func (p *Policy) Clone() *Policy {
+	if p == nil {
+		return nil
+	}
+	return &Policy{
+		Store: p.Store, StoreErr: p.StoreErr, Agent: p.Agent, Workspace: p.Workspace,
+		Roots: slices.Clone(p.Roots), Home: p.Home, Yolo: p.Yolo, Rules: slices.Clone(p.Rules), Ask: p.Ask,
+	}
 }
 
 // Decide answers req. It goes through, in order:
