@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/parley-acp/parley/internal/catalog"
-	"github.com/parley-acp/parley/internal/config"
 )
 
 // loginArgs are the arguments of the parley command that signs in to the agent of def
@@ -28,7 +27,7 @@ func (s *Server) loginArgs(def AgentDef, method string) []string {
 // knowsAgent reports whether parley's own catalog has def's agent under def.ID, with the
 // same command, arguments and variables.
 func (s *Server) knowsAgent(def AgentDef) bool {
-	cfg, err := config.Load(config.Path())
+	cfg, err := s.userConfig()
 	if err != nil {
 		return false
 	}

@@ -7,19 +7,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/json"
 )
 
 // The sign-in command names an agent parley knows by its name, and any other by its
 // command line, never with the values of its variables.
 func TestLoginArgs(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", home)
-	if err := os.MkdirAll(filepath.Join(home, "parley"), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	path := filepath.Join(t.TempDir(), "config.json")
 	cfg := `{"agent_servers":{"mine":{"command":"/opt/mine/agent","args":["--acp"],"env":{"MINE_TOKEN":"s3cret"}}}}`
-	if err := os.WriteFile(filepath.Join(home, "parley", "config.json"), []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	def := func(raw string) AgentDef {
@@ -29,7 +26,7 @@ func TestLoginArgs(t *testing.T) {
 		}
 		return d
 	}
-	s := &Server{}
+	s := &Server{config: func() (*config.File, error) { return config.Load(path) }}
 	for _, tt := range []struct {
 		name string
 		def  AgentDef
