@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/safety"
 )
 
 // How run, chat and login show an agent's sign-in methods, and how a terminal sign-in
@@ -41,21 +42,6 @@ func methodLines(methods []conversation.AuthMethod, numbered bool) []string {
 	return lines
 }
 
-// shellQuote is a command line as a shell would take it.
-func shellQuote(argv []string) string {
-	quoted := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@%+,", r))
-		}) < 0 {
-			quoted[i] = a
-			continue
-		}
-		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(quoted, " ")
-}
-
 // loginCommand is the parley login command line that signs in to the agent of opts with
 // method.
 func loginCommand(opts sessionOptions, method string) string {
@@ -68,7 +54,7 @@ func loginCommand(opts sessionOptions, method string) string {
 	if opts.cwdFlag != "" {
 		argv = append(argv, "--cwd", opts.cwdFlag)
 	}
-	return shellQuote(append(argv, "--method", method))
+	return safety.JoinArgv(append(argv, "--method", method))
 }
 
 // signInNeeded is parley run's message when the agent needs a sign-in: the agent, its
@@ -141,7 +127,7 @@ func yes(answer string) bool {
 // started only once the user said yes, in the foreground, and parley waits for it.
 func terminalRunner(con *console, in *prompter) func(ctx context.Context, cmd *exec.Cmd) error {
 	return func(ctx context.Context, cmd *exec.Cmd) error {
-		con.say("parley: running %s (it has this terminal until it exits)", oneLineSafe(shellQuote(cmd.Args)))
+		con.say("parley: running %s (it has this terminal until it exits)", oneLineSafe(safety.JoinArgv(cmd.Args)))
 		resume := in.suspend()
 		defer resume()
 		if err := cmd.Start(); err != nil {

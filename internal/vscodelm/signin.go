@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/parley-acp/parley/internal/catalog"
+	"github.com/parley-acp/parley/internal/safety"
 )
 
 // loginArgs are the arguments of the parley command that signs in to the agent of def
@@ -19,7 +20,7 @@ func (s *Server) loginArgs(def AgentDef, method string) []string {
 	case def.ID != "" && s.knowsAgent(def):
 		args = append(args, "--agent", def.ID)
 	default:
-		args = append(args, "--agent-command", shellJoin(append([]string{def.Key.Command}, def.Key.Args()...)))
+		args = append(args, "--agent-command", safety.JoinArgv(append([]string{def.Key.Command}, def.Key.Args()...)))
 	}
 	return append(args, "--method", method)
 }

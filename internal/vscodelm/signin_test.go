@@ -51,3 +51,24 @@ func TestLoginArgs(t *testing.T) {
 		})
 	}
 }
+
+// The sign-in command line VS Code shows quotes what a shell would read otherwise: a
+// single quote, a $, a newline or a control character in the agent's command.
+func TestSignInCommandQuotesAwkwardWords(t *testing.T) {
+	def, err := ParseAgent(json.RawMessage(`{"id":"odd","command":"/opt/it's agent","args":["--key=$KEY","a\nb","\u001b[2K"],"env":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{}
+	got := s.loginArgs(def, "token")
+	want := []string{"login", "--agent-command", `"/opt/it's agent" '--key=$KEY' $'a\nb' $'\x1b[2K'`, "--method", "token"}
+	if !slices.Equal(got, want) {
+		t.Errorf("loginArgs = %q, want %q", got, want)
+	}
+	text := signInText("odd", []SignInMethod{{Name: "Token", Command: got}})
+	// The joined command is one word again, quoted in turn: a shell gives back exactly
+	// what loginArgs returned.
+	if line := "`parley login --agent-command " + `"\"/opt/it's agent\" '--key=\$KEY' \$'a\\nb' \$'\\x1b[2K'" --method token` + "`"; !strings.Contains(text, line) {
+		t.Errorf("the sign-in text lacks %s:\n%s", line, text)
+	}
+}
