@@ -10,6 +10,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/toolui"
 	"golang.org/x/term"
 )
@@ -105,9 +106,9 @@ func (c *console) tick() {
 }
 
 // render shows events; c.mu is held.
-func (c *console) render(evs ...toolui.Event) {
+func (c *console) render(evs ...toolstate.Event) {
 	for _, ev := range evs {
-		if ev.Kind == toolui.TextDelta {
+		if ev.Kind == toolstate.TextDelta {
 			c.text.Render(ev)
 		} else {
 			c.rest.Render(ev)
@@ -177,7 +178,7 @@ func (c *console) showStartProgress(p conversation.StartProgress) {
 	}
 }
 
-func (c *console) showUpdate(ev toolui.Event) {
+func (c *console) showUpdate(ev toolstate.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if chunk := ev.Update.UserMessageChunk; chunk != nil && c.live != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/permission"
-	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/workspace"
 )
 
@@ -40,7 +40,7 @@ type Options struct {
 	// Predecide, when set, sees every permission request of the session before the policy
 	// (see permission.go): a view that knows better decides it there. What it leaves
 	// Undecided goes to the policy.
-	Predecide func(ctx context.Context, req *acp.RequestPermissionRequest, seen *toolui.ToolCall) Predecision
+	Predecide func(ctx context.Context, req *acp.RequestPermissionRequest, seen *toolstate.ToolCall) Predecision
 	// Load, when set, is the agent's session to reopen (session/load, or session/resume)
 	// instead of a new one.
 	Load acp.SessionID
@@ -83,7 +83,7 @@ type state struct {
 	start    error             // the last start's failure, until the next start
 
 	turn     *runningTurn
-	shown    *toolui.Turn // the turn updates are folded into: the running one, else the last
+	shown    *toolstate.Turn // the turn updates are folded into: the running one, else the last
 	lastTurn int
 	queue    []Prompt
 	// fresh: the session was opened by session/new and has not been sent a prompt (see
@@ -249,8 +249,8 @@ func (c *Conversation) emitRelay(u acp.SessionUpdate) {
 	}
 }
 
-func (c *Conversation) newToolTurn() *toolui.Turn {
-	return toolui.NewTurn(&toolui.TurnOptions{Root: c.opts.Roots.Dirs()[0]})
+func (c *Conversation) newToolTurn() *toolstate.Turn {
+	return toolstate.NewTurn(&toolstate.TurnOptions{Root: c.opts.Roots.Dirs()[0]})
 }
 
 // Done is closed when the conversation has ended (after Close).
@@ -663,9 +663,9 @@ func (c *Conversation) applyUpdate(n *acp.SessionNotification) {
 }
 
 // emitTurn sends a turn's events, as copies the views may keep.
-func (c *Conversation) emitTurn(evs []toolui.Event) {
+func (c *Conversation) emitTurn(evs []toolstate.Event) {
 	for _, ev := range evs {
-		if ev.Kind == toolui.NoEvent {
+		if ev.Kind == toolstate.NoEvent {
 			continue
 		}
 		if ev.Tool != nil {

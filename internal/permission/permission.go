@@ -28,7 +28,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/store"
-	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // Answer is what the user chose when asked.
@@ -85,7 +85,7 @@ type Question struct {
 	// Diffs are the edits the request is about, for a view to show before it asks: the
 	// diffs the tool call carries, or computed from the content it proposes. Whoever asks
 	// fills them in (the conversation core); none for a call that edits nothing.
-	Diffs []toolui.Diff
+	Diffs []toolstate.Diff
 }
 
 // Action is what a rule the user configured does with a matching tool call.
