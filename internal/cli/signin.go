@@ -7,6 +7,7 @@ import (
 
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/linechat"
+	"github.com/parley-acp/parley/internal/safety"
 )
 
 // How parley run says an agent needs a sign-in, and the parley login command that signs in.
@@ -26,7 +27,7 @@ func loginCommand(opts sessionOptions, method string) string {
 	if opts.cwdFlag != "" {
 		argv = append(argv, "--cwd", opts.cwdFlag)
 	}
-	return linechat.ShellQuote(append(argv, "--method", method))
+	return safety.JoinArgv(append(argv, "--method", method))
 }
 
 // signInNeeded is parley run's message when the agent needs a sign-in: the agent, its

@@ -84,6 +84,8 @@ and direction, in DIR.`,
 				Logger: logger, Version: version.String(), IdleTimeout: idle, MaxConversations: maxConversations,
 				AgentTimeout: agentTimeout, Spares: spares, Sandbox: box,
 				Store: st, StoreErr: storeErr, ChangeLimits: cfg.Changes.Limits(), Rules: cfg.Permissions,
+				// The agents are read again each time VS Code lists the models.
+				Config: func() (*config.File, error) { return config.Load(config.Path()) },
 				AgentLog: func(name string) (io.WriteCloser, error) {
 					l, err := openAgentLog(name)
 					if err != nil {

@@ -113,7 +113,7 @@ type fakeJudge map[string]safety.Tier
 func (j fakeJudge) command(c tools.Command, roots []string) verdict {
 	line := c.Line
 	if line == "" {
-		line = shellJoin(c.Argv)
+		line = safety.JoinArgv(c.Argv)
 	}
 	return verdict{tier: j[line], reason: "judged by the test", key: "execute:" + line, covers: "`" + line + "`"}
 }

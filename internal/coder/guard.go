@@ -29,7 +29,7 @@ type callGuard struct {
 func (g *callGuard) Command(ctx context.Context, c tools.Command) error {
 	line := c.Line
 	if line == "" {
-		line = shellJoin(c.Argv)
+		line = safety.JoinArgv(c.Argv)
 	}
 	v := g.judge.command(c, g.roots.Dirs())
 	auto := g.approver.auto
@@ -121,19 +121,6 @@ func (a *approver) approveMCP(ctx context.Context, call pendingCall) error {
 		auto:     a.auto.MCP,
 		rawInput: json.RawMessage(call.Args),
 	})
-}
-
-// shellJoin writes argv as a shell line, quoting what needs it.
-func shellJoin(argv []string) string {
-	parts := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && !strings.ContainsAny(a, " \t\n'\"\\$`|&;<>()*?[]{}~#!") {
-			parts[i] = a
-			continue
-		}
-		parts[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(parts, " ")
 }
 
 func rawJSON(v any) json.RawMessage {

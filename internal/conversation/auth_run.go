@@ -75,7 +75,7 @@ func (r TerminalRun) Line() string {
 		k, v, _ := strings.Cut(kv, "=")
 		words = append(words, visible(k)+"="+quoteArg(v))
 	}
-	return strings.Join(append(words, quoteArgs(append([]string{r.Program}, r.Args...))), " ")
+	return strings.Join(append(words, quoteLine(append([]string{r.Program}, r.Args...))), " ")
 }
 
 func (r TerminalRun) equal(o TerminalRun) bool {
@@ -136,7 +136,7 @@ func (r TerminalRun) command(base []string) *exec.Cmd {
 	return cmd
 }
 
-// quoteArgs is args as a shell would take them, every character visible.
+// quoteArgs is a program's arguments as a shell would take them, each quoted by quoteArg.
 func quoteArgs(args []string) string {
 	quoted := make([]string, len(args))
 	for i, a := range args {
@@ -145,17 +145,21 @@ func quoteArgs(args []string) string {
 	return strings.Join(quoted, " ")
 }
 
-// quoteArg is one argument: as it is when it has nothing a shell or a reader could
-// take otherwise, else in single quotes; then every character visible.
-func quoteArg(a string) string {
-	plain := a != "" && strings.IndexFunc(a, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@%+,", r))
-	}) < 0
-	if !plain {
-		a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+// quoteLine is argv as a command line (safety.JoinArgv: a first word that would be an
+// assignment quoted too), every character visible.
+func quoteLine(argv []string) string {
+	shown := make([]string, len(argv))
+	for i, a := range argv {
+		shown[i] = visible(a)
 	}
-	return visible(a)
+	return safety.JoinArgv(shown)
 }
+
+// quoteArg is one argument as a shell would take it (safety.QuoteWord: as it is when
+// nothing in it means something to a shell, else quoted), every character visible. The
+// characters are made visible first, so that a newline shows as ⏎ (inside quotes
+// when the word needs them) rather than as the shell's $'\n'.
+func quoteArg(a string) string { return safety.QuoteWord(visible(a)) }
 
 // visible is s on one line with every character visible: toolui.SafeText, with
 // newlines and tabs shown as ⏎ and ⇥.

@@ -166,3 +166,19 @@ func TestSettings(t *testing.T) {
 		t.Errorf("fast=off: %q %v", v, err)
 	}
 }
+
+// A terminal sign-in's command line quotes, as a shell would need, a single quote, a $
+// and a leading assignment, after making every character visible (a newline shows as ⏎,
+// not as $'\n'; a word that is then plain stays unquoted).
+func TestTerminalRunQuotesAwkwardWords(t *testing.T) {
+	r := TerminalRun{Program: "login-tool", Path: "login-tool", Args: []string{"it's", "$HOME", "`id`", "a\nb"}, Env: []string{"K=it's $X"}, Dir: "/srv"}
+	if got, want := r.Line(), `K="it's \$X" login-tool "it's" '$HOME' '`+"`id`"+`' a⏎b`; got != want {
+		t.Errorf("line %s, want %s", got, want)
+	}
+	if got, want := quoteLine([]string{"A=b", "c"}), "'A=b' c"; got != want {
+		t.Errorf("quoteLine = %s, want %s (a leading NAME=value would be an assignment)", got, want)
+	}
+	if got, want := quoteArgs([]string{"A=b", "c"}), "A=b c"; got != want {
+		t.Errorf("quoteArgs = %s, want %s (an argument is no assignment)", got, want)
+	}
+}

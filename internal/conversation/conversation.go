@@ -12,7 +12,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/permission"
-	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/workspace"
 )
 
@@ -23,7 +23,8 @@ type Options struct {
 	// given to the agent as additional directories where it supports them.
 	Roots *workspace.Roots
 	// Policy decides the agent's permission requests and terminal commands. Its Ask must
-	// be nil: the conversation asks its views when Interactive.
+	// be nil: the conversation asks its views when Interactive. The conversation keeps a
+	// copy (Policy.Clone): changing Policy after New changes nothing.
 	Policy *permission.Policy
 	// Interactive says a person can answer questions. Without one, what the policy would
 	// ask is refused (and a Refused event says so).
@@ -40,7 +41,7 @@ type Options struct {
 	// Predecide, when set, sees every permission request of the session before the policy
 	// (see permission.go): a view that knows better decides it there. What it leaves
 	// Undecided goes to the policy.
-	Predecide func(ctx context.Context, req *acp.RequestPermissionRequest, seen *toolui.ToolCall) Predecision
+	Predecide func(ctx context.Context, req *acp.RequestPermissionRequest, seen *toolstate.ToolCall) Predecision
 	// Load, when set, is the agent's session to reopen (session/load, or session/resume)
 	// instead of a new one.
 	Load acp.SessionID
@@ -92,7 +93,7 @@ type state struct {
 	released   releasedTerminals // the last output of terminals the agent released
 
 	turn     *runningTurn
-	shown    *toolui.Turn // the turn updates are folded into: the running one, else the last
+	shown    *toolstate.Turn // the turn updates are folded into: the running one, else the last
 	lastTurn int
 	queue    []Prompt
 	// fresh: the session was opened by session/new and has not been sent a prompt (see
@@ -138,6 +139,10 @@ func New(opts Options) *Conversation {
 
 // newConversation is a conversation whose actor has not started.
 func newConversation(opts Options) *Conversation {
+	// The conversation's own copy: the caller may change or reuse the policy it gave (one
+	// per agent for every session) without changing this one's, and setting Ask below
+	// does not change the caller's.
+	opts.Policy = opts.Policy.Clone()
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conversation{opts: opts, agent: opts.Agent, inbox: make(chan message, inboxSize), done: make(chan struct{}), ctx: ctx, cancel: cancel}
 	c.st.subs = map[*Subscription]bool{}
@@ -145,7 +150,7 @@ func newConversation(opts Options) *Conversation {
 	c.st.transcript = newTranscript()
 	c.st.updated = time.Now()
 	if opts.Interactive {
-		opts.Policy.Ask = c.ask
+		c.opts.Policy.Ask = c.ask
 	}
 	return c
 }
@@ -293,8 +298,8 @@ func (c *Conversation) emitRelay(u acp.SessionUpdate) {
 	}
 }
 
-func (c *Conversation) newToolTurn() *toolui.Turn {
-	return toolui.NewTurn(&toolui.TurnOptions{Root: c.opts.Roots.Dirs()[0]})
+func (c *Conversation) newToolTurn() *toolstate.Turn {
+	return toolstate.NewTurn(&toolstate.TurnOptions{Root: c.opts.Roots.Dirs()[0]})
 }
 
 // Done is closed when the conversation has ended (after Close).
@@ -731,9 +736,9 @@ func (c *Conversation) applyUpdate(n *acp.SessionNotification) {
 }
 
 // emitTurn sends a turn's events, as copies the views may keep.
-func (c *Conversation) emitTurn(evs []toolui.Event) {
+func (c *Conversation) emitTurn(evs []toolstate.Event) {
 	for _, ev := range evs {
-		if ev.Kind == toolui.NoEvent {
+		if ev.Kind == toolstate.NoEvent {
 			continue
 		}
 		if ev.Tool != nil {

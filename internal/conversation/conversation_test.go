@@ -15,7 +15,7 @@ import (
 	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/eliza"
 	"github.com/parley-acp/parley/internal/permission"
-	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/workspace"
 	"go.uber.org/goleak"
 )
@@ -138,7 +138,7 @@ func describe(evs []Event) string {
 func replyText(evs []Event) string {
 	var b strings.Builder
 	for _, ev := range evs {
-		if u, ok := ev.(TurnUpdate); ok && u.Update.Kind == toolui.TextDelta {
+		if u, ok := ev.(TurnUpdate); ok && u.Update.Kind == toolstate.TextDelta {
 			b.WriteString(u.Update.Text)
 		}
 	}
@@ -208,7 +208,7 @@ func TestCancelGivesBackTheQueue(t *testing.T) {
 	v.until(isA[Ready])
 	first := c.Send(text("slowly " + strings.Repeat("word ", 200)))
 	second := c.Send(text("hello"))
-	v.until(func(ev Event) bool { u, ok := ev.(TurnUpdate); return ok && u.Update.Kind == toolui.TextDelta })
+	v.until(func(ev Event) bool { u, ok := ev.(TurnUpdate); return ok && u.Update.Kind == toolstate.TextDelta })
 	c.Cancel()
 	var unqueued []int
 	evs := v.until(func(ev Event) bool {
@@ -414,10 +414,10 @@ func TestPredecideComesBeforeThePolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := make(chan *toolui.ToolCall, 3)
+	seen := make(chan *toolstate.ToolCall, 3)
 	c := New(Options{
 		Agent: testAgent(t), Roots: roots, Policy: &permission.Policy{}, Interactive: true,
-		Predecide: func(ctx context.Context, req *acp.RequestPermissionRequest, tc *toolui.ToolCall) Predecision {
+		Predecide: func(ctx context.Context, req *acp.RequestPermissionRequest, tc *toolstate.ToolCall) Predecision {
 			seen <- tc
 			switch req.ToolCall.Title {
 			case "allowed":
@@ -553,5 +553,31 @@ func TestCancelAnswersTheQuestionCancelled(t *testing.T) {
 	}
 	if !closed || !strings.Contains(replyText(evs), "outcome: cancelled") || !last(evs).(TurnEnded).Cancelled {
 		t.Fatalf("want the question closed, the agent answered \"cancelled\" and the turn cancelled:\n%s", describe(evs))
+	}
+}
+
+// The conversation decides with its own copy of the policy it was given: a caller that
+// changes its policy afterwards (its rules, even an element of the slice it passed)
+// changes nothing in the running session, and the Ask the conversation sets is not the
+// caller's.
+func TestNewCopiesThePolicy(t *testing.T) {
+	roots, err := workspace.NewRoots(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	policy := &permission.Policy{Rules: []permission.Rule{{Tool: "*", Action: permission.ActionAllow}}}
+	c := New(Options{Agent: testAgent(t), Roots: roots, Policy: policy, Interactive: true})
+	t.Cleanup(c.Close)
+	if policy.Ask != nil {
+		t.Error("New set the caller's Policy.Ask")
+	}
+	policy.Rules[0].Action = permission.ActionReject
+	policy.Rules = append(policy.Rules, permission.Rule{Tool: "*", Action: permission.ActionReject})
+	v := watch(t, c)
+	v.until(isA[Ready])
+	c.Send(text("request permission deploy"))
+	evs := v.until(turnEnded)
+	if got := replyText(evs); !strings.Contains(got, "permission: allow_once") {
+		t.Errorf("after the caller changed its rules to reject: reply %q, want the allow of the rules given to New\n%s", got, describe(evs))
 	}
 }

@@ -73,7 +73,7 @@
 // auth_required (with the methods; StartFailed's or TurnEnded's error is then an
 // *AuthRequiredError), SigningIn and SignInEnded around a sign-in; SessionChanged when
 // the session's settings do (its title among them); Queued and Unqueued; TurnStarted,
-// TurnUpdate (a toolui.Event: text with its message id, thought, tool call with its
+// TurnUpdate (a toolstate.Event: text with its message id, thought, tool call with its
 // name, plan, usage…), TurnEnded (with the end-of-turn usage the agent reported);
 // QuestionAsked and QuestionClosed, ElicitationAsked and ElicitationClosed (one question
 // on screen at a time, permission or elicitation), ElicitationCompleted (the agent is

@@ -3,7 +3,7 @@ package conversation
 import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/permission"
-	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // Event is something a view may show. It is one of the types below; a view switches on
@@ -59,7 +59,7 @@ type TurnStarted struct {
 // are copies the view may keep.
 type TurnUpdate struct {
 	Turn   int // the Prompt.ID of the turn
-	Update toolui.Event
+	Update toolstate.Event
 }
 
 // TurnEnded: the turn is over.
@@ -101,7 +101,7 @@ type QuestionAsked struct {
 	// Tool is the tool call the question is about, as the agent reported it until now
 	// with what the request says of it: its title, kind and input when the request
 	// leaves them out (as codex does). Nil in a Snapshot when the turn it came in is over.
-	Tool *toolui.ToolCall
+	Tool *toolstate.ToolCall
 }
 
 // QuestionClosed: the question is no longer on screen: answered (by this or another

@@ -7,7 +7,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/textdiff"
-	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // An edit the agent asks permission for shows its diff in the question, in every view:
@@ -21,8 +21,8 @@ const maxProposedFile = 4 << 20
 
 // editDiffs are the diffs of the tool call a permission request is about. It runs on the
 // agent's request goroutine (it may read a file).
-func (c *Conversation) editDiffs(tc acp.ToolCallUpdate) []toolui.Diff {
-	var out []toolui.Diff
+func (c *Conversation) editDiffs(tc acp.ToolCallUpdate) []toolstate.Diff {
+	var out []toolstate.Diff
 	for _, content := range tc.Content {
 		if d := content.Diff; d != nil {
 			out = append(out, newDiff(d.Path, d.OldText, d.NewText))
@@ -54,14 +54,14 @@ type proposed struct {
 	ReplaceAll2 bool    `json:"replaceAll"`
 }
 
-func (c *Conversation) proposedDiff(raw json.RawMessage) (toolui.Diff, bool) {
+func (c *Conversation) proposedDiff(raw json.RawMessage) (toolstate.Diff, bool) {
 	var p proposed
 	if json.Unmarshal(raw, &p) != nil {
-		return toolui.Diff{}, false
+		return toolstate.Diff{}, false
 	}
 	path := firstOf(p.FilePath, p.FilePath2, p.Path)
 	if path == "" {
-		return toolui.Diff{}, false
+		return toolstate.Diff{}, false
 	}
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(c.opts.Roots.Dirs()[0], path)
@@ -81,7 +81,7 @@ func (c *Conversation) proposedDiff(raw json.RawMessage) (toolui.Diff, bool) {
 		from, to = p.OldString2, p.NewString2
 	}
 	if from == nil || to == nil || old == nil || *from == "" || !strings.Contains(*old, *from) {
-		return toolui.Diff{}, false // nothing to replace in the file as it is: no diff to show
+		return toolstate.Diff{}, false // nothing to replace in the file as it is: no diff to show
 	}
 	n := 1
 	if p.ReplaceAll || p.ReplaceAll2 {
@@ -90,8 +90,8 @@ func (c *Conversation) proposedDiff(raw json.RawMessage) (toolui.Diff, bool) {
 	return newDiff(path, old, strings.Replace(*old, *from, *to, n)), true
 }
 
-func newDiff(path string, old *string, newText string) toolui.Diff {
-	d := toolui.Diff{Path: path, NewText: newText, IsNew: old == nil}
+func newDiff(path string, old *string, newText string) toolstate.Diff {
+	d := toolstate.Diff{Path: path, NewText: newText, IsNew: old == nil}
 	if old != nil {
 		d.OldText = *old
 	}

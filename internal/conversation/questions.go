@@ -7,6 +7,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
 	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
@@ -110,22 +111,22 @@ func (c *Conversation) decideTerminal(ctx context.Context, session acp.SessionID
 // seenCall returns what the agent reported of tool call id in the turn (a copy), nil when
 // it reported nothing. The actor answers it after the updates the agent sent before the
 // request, which reached it first.
-func (c *Conversation) seenCall(id acp.ToolCallID) *toolui.ToolCall {
+func (c *Conversation) seenCall(id acp.ToolCallID) *toolstate.ToolCall {
 	if id == "" {
 		return nil
 	}
-	reply := make(chan *toolui.ToolCall, 1)
+	reply := make(chan *toolstate.ToolCall, 1)
 	tc, _ := roundTrip(context.Background(), c, seenCallMsg{id: id, reply: reply}, reply)
 	return tc // nil once the conversation has ended
 }
 
 type seenCallMsg struct {
 	id    acp.ToolCallID
-	reply chan<- *toolui.ToolCall
+	reply chan<- *toolstate.ToolCall
 }
 
 func (m seenCallMsg) handle(c *Conversation) {
-	var seen *toolui.ToolCall
+	var seen *toolstate.ToolCall
 	if tc := c.st.shown.Call(m.id); tc != nil {
 		seen = tc.Clone()
 	}
@@ -198,9 +199,9 @@ func (c *Conversation) showQuestion() {
 	}
 	ev := c.st.shown.AwaitConfirmation(q.q.Request)
 	if len(q.q.Diffs) == 0 && ev.Tool != nil { // the diffs earlier updates of the call carried
-		q.q.Diffs = append([]toolui.Diff(nil), ev.Tool.Diffs...)
+		q.q.Diffs = append([]toolstate.Diff(nil), ev.Tool.Diffs...)
 	}
-	c.emitTurn([]toolui.Event{ev})
+	c.emitTurn([]toolstate.Event{ev})
 	c.emit(QuestionAsked{ID: q.id, Question: q.q, Tool: ev.Tool.Clone()})
 }
 
@@ -259,7 +260,7 @@ type decidedMsg struct {
 }
 
 func (m decidedMsg) handle(c *Conversation) {
-	c.emitTurn([]toolui.Event{c.st.shown.ResolveConfirmation(m.req.ToolCall.ToolCallID, m.resp.Outcome)})
+	c.emitTurn([]toolstate.Event{c.st.shown.ResolveConfirmation(m.req.ToolCall.ToolCallID, m.resp.Outcome)})
 	if m.err != nil {
 		c.emit(Notice{Text: toolui.SafeText(m.err.Error())})
 	}

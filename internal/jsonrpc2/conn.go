@@ -1,7 +1,6 @@
 package jsonrpc2
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -88,16 +87,7 @@ type Conn struct {
 	pending  map[string]*pendingCall // our calls awaiting a response, by id
 	inflight map[string]*inflight    // the peer's requests being handled, by id
 
-	writes      chan []byte // encoded lines for the writer; bounded, so writers wait
-	queuedMu    sync.Mutex
-	queued      int                // bytes in writes and not yet written: see maxQueuedBytes
-	freed       chan struct{}      // when writers wait for room: closed when the writer frees some
-	flushes     chan chan struct{} // Flush's waiters, closed once what was queued before is written
-	stopWriter  chan struct{}      // closed when no more lines will be written
-	writerDone  chan struct{}
-	writeOnce   sync.Once
-	writeFailed chan struct{} // closed when writing to the stream has failed
-	writeErr    error         // why; set before writeFailed is closed
+	out *lineWriter // every line sent goes through it (writer.go)
 
 	handlers     sync.WaitGroup // request handler goroutines
 	closeOnce    sync.Once
@@ -185,11 +175,6 @@ func NewConn(stream io.ReadWriteCloser, binder Binder) *Conn {
 		queue:        newOrderedQueue(opts.QueueLength),
 		pending:      map[string]*pendingCall{},
 		inflight:     map[string]*inflight{},
-		writes:       make(chan []byte, 256),
-		flushes:      make(chan chan struct{}),
-		stopWriter:   make(chan struct{}),
-		writerDone:   make(chan struct{}),
-		writeFailed:  make(chan struct{}),
 		closeLocal:   make(chan struct{}),
 		ending:       make(chan struct{}),
 		closeTimeout: opts.CloseTimeout,
@@ -198,10 +183,11 @@ func NewConn(stream io.ReadWriteCloser, binder Binder) *Conn {
 		dispatchDone: make(chan struct{}),
 		done:         make(chan struct{}),
 	}
+	c.out = newLineWriter(opts.Logger, c.abandoned, func() { c.stream.Close() }) // unblocks the reader (where Close can)
 	c.baseCtx, c.cancelBase = context.WithCancel(context.Background())
 	go c.readLoop()
 	go c.dispatchLoop()
-	go c.writeLoop(stream)
+	go c.out.run(stream)
 	go c.supervise()
 	return c
 }
@@ -315,113 +301,18 @@ func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 // Flush waits until every line queued before it has been written to the stream: a
 // notification's return only means it is queued, and a peer that stopped reading leaves
 // it there. ctx bounds the wait.
-func (c *Conn) Flush(ctx context.Context) error {
-	written := make(chan struct{})
-	select {
-	case c.flushes <- written:
-	case <-c.writeFailed:
-		return fmt.Errorf("%w: %v", ErrClosed, c.writeErr)
-	case <-c.writerDone:
-		return ErrClosed
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
-	select {
-	case <-written:
-		return nil
-	case <-c.writeFailed:
-		return fmt.Errorf("%w: %v", ErrClosed, c.writeErr)
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
-}
+func (c *Conn) Flush(ctx context.Context) error { return c.out.flush(ctx) }
 
-// maxQueuedBytes bounds the bytes queued for the writer, whatever the number of lines: a
-// writer waits beyond it (a larger line goes alone), so that a peer that reads slowly or
-// not at all cannot make parley hold its answers in memory without limit.
-const maxQueuedBytes = 64 << 20
-
-// write queues one encoded line, waiting while the writer is behind.
+// write queues one encoded line (see lineWriter.send), or holds it behind the response
+// of the AfterResponse hook ctx belongs to.
 func (c *Conn) write(ctx context.Context, line []byte) error {
-	select { // a stream that failed fails every write, even when the queue has room
-	case <-c.writeFailed:
-		return fmt.Errorf("%w: %v", ErrClosed, c.writeErr)
-	default:
+	if err := c.out.failure(); err != nil { // a failed stream fails every write
+		return err
 	}
 	if c.hold(ctx, line) {
 		return nil
 	}
-	err := c.reserve(ctx, len(line))
-	if err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
-		// ctx bounds only a wait: a line that fits in the queue goes even when ctx has
-		// ended (an agent reports how a cancelled turn ended with the turn's context).
-		select {
-		case <-c.writerDone:
-		case <-c.abandoned:
-		default:
-			select {
-			case c.writes <- line:
-				return nil
-			default:
-			}
-		}
-	}
-	select {
-	case c.writes <- line:
-		return nil
-	case <-c.writerDone:
-		err = ErrClosed
-	case <-c.writeFailed:
-		err = fmt.Errorf("%w: %v", ErrClosed, c.writeErr)
-	case <-c.abandoned:
-		err = ErrClosed
-	case <-ctx.Done():
-		err = context.Cause(ctx)
-	}
-	c.release(len(line))
-	return err
-}
-
-// reserve counts n bytes as queued, waiting while that would pass maxQueuedBytes.
-func (c *Conn) reserve(ctx context.Context, n int) error {
-	for {
-		c.queuedMu.Lock()
-		if c.queued == 0 || c.queued+n <= maxQueuedBytes {
-			c.queued += n
-			c.queuedMu.Unlock()
-			return nil
-		}
-		if c.freed == nil {
-			c.freed = make(chan struct{})
-		}
-		freed := c.freed
-		c.queuedMu.Unlock()
-		select {
-		case <-freed:
-		case <-c.writerDone:
-			return ErrClosed
-		case <-c.writeFailed:
-			return fmt.Errorf("%w: %v", ErrClosed, c.writeErr)
-		case <-c.abandoned:
-			return ErrClosed
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
-	}
-}
-
-// release uncounts n queued bytes (written, or never queued) and wakes the writers waiting.
-func (c *Conn) release(n int) {
-	c.queuedMu.Lock()
-	c.queued -= n
-	if c.freed != nil {
-		close(c.freed)
-		c.freed = nil
-	}
-	c.queuedMu.Unlock()
+	return c.out.send(ctx, line)
 }
 
 // AfterResponse arranges for fn to run when the request handled in ctx has its answer,
@@ -560,10 +451,10 @@ func (c *Conn) supervise() {
 	select {
 	case <-c.readDone:
 		reason = c.readErr()
-	case <-c.writeFailed:
+	case <-c.out.failed:
 		// The peer no longer takes what we send (a reader that Close cannot interrupt may
 		// never report it gone): nothing can be answered, so everything stops now.
-		reason = fmt.Errorf("writing: %w", c.writeErr)
+		reason = fmt.Errorf("writing: %w", c.out.err)
 	case <-c.closeLocal:
 		reason, local = ErrClosed, true
 	}
@@ -587,8 +478,7 @@ func (c *Conn) supervise() {
 	c.failPending()
 	c.cancelBase()
 	c.handlers.Wait()
-	close(c.stopWriter)
-	<-c.writerDone
+	c.out.finish()
 	c.stream.Close()
 	<-c.readDone
 }
@@ -859,69 +749,6 @@ func wireError(ctx context.Context, req *Request, err error) *Error {
 		return &Error{Code: CodeRequestCancelled, Message: "request cancelled"}
 	}
 	return &Error{Code: CodeInternalError, Message: err.Error()}
-}
-
-// writeLoop writes queued lines, flushing whenever the queue runs dry so that a burst
-// goes out in few system calls and a lone message goes out at once.
-func (c *Conn) writeLoop(w io.Writer) {
-	defer close(c.writerDone)
-	bw := bufio.NewWriterSize(w, 64<<10)
-	var failed error
-	fail := func(err error) {
-		failed = err
-		select {
-		case <-c.abandoned: // the close deadline passed: the failure was ours
-		default:
-			c.logger.Warn("jsonrpc2: write failed; closing", "error", err)
-		}
-		c.writeOnce.Do(func() {
-			c.writeErr = err
-			close(c.writeFailed) // writers fail from now on, and supervise takes the connection down
-		})
-		go c.stream.Close() // unblocks the reader (where Close can)
-	}
-	put := func(line []byte) {
-		defer c.release(len(line))
-		if failed != nil {
-			return
-		}
-		if _, err := bw.Write(line); err != nil {
-			fail(err)
-		}
-	}
-	flush := func() {
-		if failed == nil {
-			if err := bw.Flush(); err != nil {
-				fail(err)
-			}
-		}
-	}
-	drain := func() { // writes every line queued by now, then flushes
-		for {
-			select {
-			case line := <-c.writes:
-				put(line)
-			default:
-				flush()
-				return
-			}
-		}
-	}
-	for {
-		select {
-		case line := <-c.writes:
-			put(line)
-			drain()
-		case written := <-c.flushes:
-			drain()
-			if failed == nil {
-				close(written)
-			}
-		case <-c.stopWriter:
-			drain()
-			return
-		}
-	}
 }
 
 func truncate(b []byte, n int) string {

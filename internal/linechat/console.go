@@ -11,6 +11,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/toolui"
 	"golang.org/x/term"
 )
@@ -109,9 +110,9 @@ func (c *Console) tick() {
 }
 
 // render shows events; c.mu is held.
-func (c *Console) render(evs ...toolui.Event) {
+func (c *Console) render(evs ...toolstate.Event) {
 	for _, ev := range evs {
-		if ev.Kind == toolui.TextDelta {
+		if ev.Kind == toolstate.TextDelta {
 			c.text.Render(ev)
 		} else {
 			c.rest.Render(ev)
@@ -181,7 +182,7 @@ func (c *Console) showStartProgress(p conversation.StartProgress) {
 	}
 }
 
-func (c *Console) showUpdate(ev toolui.Event) {
+func (c *Console) showUpdate(ev toolstate.Event) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if chunk := ev.Update.UserMessageChunk; chunk != nil && c.live != nil {

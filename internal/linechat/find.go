@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/parley-acp/parley/internal/conversation"
-	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // The line chat's /find: the conversation's words (the user's prompts and the agent's
@@ -31,7 +31,7 @@ func (t *transcript) record(ev conversation.Event) {
 	case conversation.TurnStarted:
 		t.add(said{turn: e.Prompt.ID, who: "you", text: e.Prompt.Text()})
 	case conversation.TurnUpdate:
-		if e.Update.Kind != toolui.TextDelta {
+		if e.Update.Kind != toolstate.TextDelta {
 			return
 		}
 		if n := len(t.entries); n > 0 && t.entries[n-1].turn == e.Turn && t.entries[n-1].who == "agent" {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
-	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 func prompt(id int, text string) conversation.TurnStarted {
@@ -15,7 +15,7 @@ func prompt(id int, text string) conversation.TurnStarted {
 }
 
 func reply(turn int, text string) conversation.TurnUpdate {
-	return conversation.TurnUpdate{Turn: turn, Update: toolui.Event{Kind: toolui.TextDelta, Text: text}}
+	return conversation.TurnUpdate{Turn: turn, Update: toolstate.Event{Kind: toolstate.TextDelta, Text: text}}
 }
 
 // The transcript /find reads joins a reply's chunks (a word cut in two is found), keeps
@@ -26,7 +26,7 @@ func TestTranscriptFind(t *testing.T) {
 		prompt(1, "fix the Login page"),
 		reply(1, "I changed the lo"),
 		reply(1, "gin handler\nand its tests"),
-		conversation.TurnUpdate{Turn: 1, Update: toolui.Event{Kind: toolui.ThoughtDelta, Text: "login is hard"}},
+		conversation.TurnUpdate{Turn: 1, Update: toolstate.Event{Kind: toolstate.ThoughtDelta, Text: "login is hard"}},
 		prompt(2, "thanks"),
 		reply(2, "You are welcome"),
 	} {

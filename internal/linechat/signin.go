@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/safety"
 )
 
 // How run, chat and login show an agent's sign-in methods, and how a terminal sign-in
@@ -36,21 +37,6 @@ func MethodLines(methods []conversation.AuthMethod, numbered bool) []string {
 		lines = append(lines, line)
 	}
 	return lines
-}
-
-// shellQuote is a command line as a shell would take it.
-func ShellQuote(argv []string) string {
-	quoted := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && strings.IndexFunc(a, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:@%+,", r))
-		}) < 0 {
-			quoted[i] = a
-			continue
-		}
-		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(quoted, " ")
 }
 
 // runBlock shows everything a terminal method runs: parley login and the chat show it
@@ -88,7 +74,7 @@ func Yes(answer string) bool {
 // started only once the user said yes, in the foreground, and parley waits for it.
 func TerminalRunner(con *Console, in *Prompter) func(ctx context.Context, cmd *exec.Cmd) error {
 	return func(ctx context.Context, cmd *exec.Cmd) error {
-		con.Say("parley: running %s (it has this terminal until it exits)", OneLineSafe(ShellQuote(cmd.Args)))
+		con.Say("parley: running %s (it has this terminal until it exits)", OneLineSafe(safety.JoinArgv(cmd.Args)))
 		resume := in.suspend()
 		defer resume()
 		if err := cmd.Start(); err != nil {

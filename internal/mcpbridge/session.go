@@ -198,7 +198,8 @@ func (s *Session) settle(why string) {
 }
 
 // routeCalls strips the agent-side prefix from tools/call and answers unknown names with
-// the reference's error, before the go-sdk looks the tool up; it notes when the agent
+// -32602 "tool 'NAME' not found" (the error Symposium's bridge gave, which agents written
+// against it expect), before the go-sdk looks the tool up; it notes when the agent
 // connects and when it lists the tools.
 func (s *Session) routeCalls(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

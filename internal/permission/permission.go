@@ -23,11 +23,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/store"
-	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // Answer is what the user chose when asked.
@@ -84,7 +85,7 @@ type Question struct {
 	// Diffs are the edits the request is about, for a view to show before it asks: the
 	// diffs the tool call carries, or computed from the content it proposes. Whoever asks
 	// fills them in (the conversation core); none for a call that edits nothing.
-	Diffs []toolui.Diff
+	Diffs []toolstate.Diff
 }
 
 // Action is what a rule the user configured does with a matching tool call.
@@ -137,6 +138,19 @@ type Policy struct {
 	// session/request_permission run (safety.Analysis.Runs), so that their
 	// terminal/create is not asked about a second time. Each is used once.
 	approved map[acp.SessionID][]string
+}
+
+// Clone returns a copy of p's configuration (its slices copied too, the Store shared)
+// with none of the approvals p holds: what a conversation keeps so that its caller can
+// change or reuse the policy it gave without changing a running session.
+func (p *Policy) Clone() *Policy {
+	if p == nil {
+		return nil
+	}
+	return &Policy{
+		Store: p.Store, StoreErr: p.StoreErr, Agent: p.Agent, Workspace: p.Workspace,
+		Roots: slices.Clone(p.Roots), Home: p.Home, Yolo: p.Yolo, Rules: slices.Clone(p.Rules), Ask: p.Ask,
+	}
 }
 
 // Decide answers req. It goes through, in order:

@@ -67,11 +67,11 @@ func (c Command) Patterns() []string {
 	}
 	words := []string{prog}
 	for i, a := range c.Args {
-		if i < len(c.shown) && c.shown[i] != quoteWord(a) { // only known when it runs
+		if i < len(c.shown) && c.shown[i] != QuoteWord(a) { // only known when it runs
 			words = append(words, "*")
 			continue
 		}
-		words = append(words, quoteWord(a))
+		words = append(words, QuoteWord(a))
 	}
 	if c.input {
 		words = append(words, "*")
@@ -87,7 +87,7 @@ func (c Command) Patterns() []string {
 // shownWord is how a word appears in Command.String.
 func shownWord(w word) string {
 	if w.lit {
-		return quoteWord(w.val)
+		return QuoteWord(w.val)
 	}
 	if w.src != "" {
 		return w.src

@@ -268,7 +268,7 @@ func (a *analyzer) mayRun(c *call) {
 			p := &analyzer{ctx: a.ctx, dir: a.dir, depth: a.depth + 1, open: map[*syntax.Word]bool{}, nested: true, budget: a.budget}
 			p.code(c.text, w.val)
 			if why := critical(p); why != "" {
-				a.add(Critical, c.text, "may run "+quoteWord(w.val)+", which "+why)
+				a.add(Critical, c.text, "may run "+QuoteWord(w.val)+", which "+why)
 				return
 			}
 		}

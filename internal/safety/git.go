@@ -64,19 +64,18 @@ var gitReadOptions = opts{
 		show-linear-break no-ext-diff no-textconv ita-visible-in-index ita-invisible-in-index porcelain long short branch
 		show-stash ahead-behind no-ahead-behind untracked-files ignored column no-column renames verbose null deleted modified
 		others stage unmerged killed exclude-standard error-unmatch full-name recurse-submodules debug eol deduplicate sparse
-		directory no-empty-directory ignore-case word-regexp invert-match line-number files-with-matches name-only
+		directory no-empty-directory ignore-case word-regexp invert-match line-number files-with-matches
 		files-without-match only-matching heading break show-function untracked no-index no-exclude-standard and or
-		all-match porcelain line-porcelain incremental root show-stats show-name show-number show-email show-toplevel
+		line-porcelain incremental root show-stats show-name show-number show-email show-toplevel
 		git-dir abbrev-ref verify is-inside-work-tree is-inside-git-dir show-prefix symbolic-full-name git-common-dir
 		absolute-git-dir show-cdup is-bare-repository local-env-vars sq revs-only no-revs flags no-flags symbolic
 		show-object-format is-shallow-repository shared-index-path show-superproject-working-tree sq-quote keep-dashdash
 		stop-at-non-option stuck-long batch batch-check batch-all-objects buffer follow-symlinks unordered
-		allow-unknown-type heads hash exists head long always dirty broken exact-match contains no-contains merged
-		no-merged points-at is-ancestor octopus independent fork-point numbered email committer name-status object-only
-		full-tree tree no-commit-id non-matching unreachable dangling tags cache no-reflogs full connectivity-only strict
-		name-objects progress build-options shell perl python tcl omit-empty all guides config raw stdin irreversible-delete
-		minimal anchored graph-lookahead first-parent-only list-cmds show-current contains sort summary list
-		omit-empty remotes`,
+		allow-unknown-type heads hash exists head always dirty broken exact-match contains no-contains merged
+		no-merged points-at is-ancestor octopus independent fork-point numbered email committer object-only
+		full-tree tree no-commit-id non-matching unreachable dangling cache no-reflogs full connectivity-only strict
+		name-objects progress build-options shell perl python tcl omit-empty guides config stdin irreversible-delete
+		anchored graph-lookahead first-parent-only list-cmds show-current sort list`,
 	longArg: `decorate-refs decorate-refs-exclude since after until before author committer grep max-count skip max-age min-age
 		format pretty date word-diff-regex diff-filter ignore-matching-lines unified diff-algorithm submodule ignore-submodules
 		src-prefix dst-prefix line-prefix inter-hunk-context stat-width stat-name-width stat-count stat-graph-width encoding
@@ -84,7 +83,7 @@ var gitReadOptions = opts{
 		anchored rotate-to skip-to orderfile abbrev exclude-from exclude-per-directory with-tree max-depth threads context
 		after-context before-context regexp file ignore-rev color-lines color-by-age short
 		path-format git-path resolve-git-dir default sort count points-at merged no-merged contains no-contains match
-		candidates group format source mode batch batch-check type candidates`,
+		candidates group source mode batch batch-check type`,
 }
 
 // gitHarmlessConfig are configuration keys (and key prefixes ending in a dot) that

@@ -207,7 +207,7 @@ func (a *analyzer) commandValue(c *call, w word) {
 	p := &analyzer{ctx: a.ctx, dir: a.dir, depth: a.depth + 1, open: map[*syntax.Word]bool{}, nested: true, budget: a.budget}
 	p.code(c.text, w.val)
 	if why := critical(p); why != "" {
-		a.add(Critical, c.text, "runs "+quoteWord(w.val)+", which "+why)
+		a.add(Critical, c.text, "runs "+QuoteWord(w.val)+", which "+why)
 	}
 }
 

@@ -85,7 +85,7 @@ func (a *analyzer) canonicalWords(file *syntax.File) {
 		if !v.lit {
 			return true
 		}
-		q := quoteWord(v.val)
+		q := QuoteWord(v.val)
 		if programs[w] {
 			q = JoinArgv([]string{v.val})
 		}

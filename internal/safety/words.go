@@ -319,10 +319,12 @@ func hexRun(s string, max int) int {
 	return n
 }
 
-// quoteWord quotes s for display and for shape keys: as is when it needs no quoting,
+// QuoteWord quotes s for display and for shape keys: as is when it needs no quoting,
 // single-quoted, or $'...' with escapes for control characters. A NUL byte (which no
-// shell word can hold) is shown as $'\0'.
-func quoteWord(s string) string {
+// shell word can hold) is shown as $'\0'. It is parley's one shell quoter (with
+// JoinArgv): every command line shown to a person, whichever view shows it, is quoted
+// here, the way the judge reads it back.
+func QuoteWord(s string) string {
 	if plainWord(s) {
 		return s
 	}
@@ -364,7 +366,7 @@ func JoinArgv(argv []string) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		q := quoteWord(a)
+		q := QuoteWord(a)
 		if i == 0 && q == a && strings.Contains(a, "=") {
 			q = "'" + a + "'" // NAME=value first would be an assignment
 		}

@@ -178,7 +178,7 @@ func wordsText(ws []word) string {
 	for i, w := range ws {
 		parts[i] = w.src
 		if parts[i] == "" {
-			parts[i] = quoteWord(w.val)
+			parts[i] = QuoteWord(w.val)
 		}
 	}
 	return strings.Join(parts, " ")

@@ -24,8 +24,8 @@
 //     JSON in prose is shown at once while streaming instead of being held back.
 //   - Markup counts wherever it appears, in a fence of another language too (small models
 //     wrap calls in ```xml).
-//   - Calls inside <think>…</think> count, as Ollama's own parsers and the reference's
-//     peers accept them (a <tool_call> may begin before </think>, ollama/ollama PR #14477,
+//   - Calls inside <think>…</think> count, as Ollama's own parsers and other coding agents
+//     accept them (a <tool_call> may begin before </think>, ollama/ollama PR #14477,
 //     and many models ignore think:false). The think text itself stays in prose: telling
 //     thinking from answer is the stream's job, not the parser's.
 //

@@ -1,23 +1,13 @@
-// Package toolui is how a turn of an ACP agent is presented, shared by every front-end
-// (parley run and chat, the VS Code bridge): the state model of a tool call, derived from
-// ACP session updates, and three ways to show a turn.
-//
-// The model follows VS Code's ChatToolInvocationPart. A ToolCall goes Streaming (ACP
-// "pending") → WaitingForConfirmation (a permission request is open) → Executing
-// ("in_progress") → Completed ("completed"; "failed" is Completed with IsError), or →
-// Cancelled, which the client sets itself because ACP v1 has no cancelled status. It
-// carries an invocation message in the present tense ("Reading `main.go`") and a
-// past-tense one ("Read `main.go`", "Ran `go test ./...`", "Edited `a.go` (+3 −1)"),
-// derived from the kind, title, locations, diffs and raw input when the agent's title is
-// terse; the error, the pending confirmation, the terminal command, terminals, diffs
-// with their line counts, locations, text content, the parent call and the presentation.
-// An unknown kind or status is shown as a neutral default ("other"; the state unchanged)
-// and kept verbatim in RawKind and RawStatus.
+// Package toolui shows a turn of an ACP agent, shared by every front-end (parley run and
+// chat, the VS Code bridge, the terminal UI): three renderers of the events of a
+// toolstate.Turn (text for a terminal, Markdown, JSON lines for scripts) and SafeText,
+// the rule that makes an agent's text safe to show. The model the renderers draw, the
+// state of each tool call folded from ACP session updates, is package toolstate.
 //
 // A front-end owns one Turn per prompt and one Renderer, and feeds every update through
 // both, from the goroutine that receives the session's updates:
 //
-//	turn := toolui.NewTurn(&toolui.TurnOptions{Root: cwd})
+//	turn := toolstate.NewTurn(&toolstate.TurnOptions{Root: cwd})
 //	r := toolui.NewTextRenderer(os.Stdout, &toolui.TextOptions{Color: tty, Live: tty, Width: cols})
 //	// on session/update:
 //	for _, ev := range turn.Apply(n.Update) { r.Render(ev) }
@@ -28,18 +18,6 @@
 //	// on cancel: for _, ev := range turn.Cancel() { r.Render(ev) }
 //	// when session/prompt returns:
 //	r.EndTurn(resp.StopReason)
-//
-// # _meta keys
-//
-// ACP v1 has no member for sub-agent grouping or visibility, so they are read from the
-// tool call's _meta (a later update's _meta overrides members of an earlier one):
-//
-//   - parent call, the first of: _meta.parentToolCallId, _meta.claudeCode.parentToolUseId,
-//     _meta.claudeCode.parent_tool_use_id, _meta.parley.parentToolCallId (a string: the
-//     toolCallId of the call this one runs under, such as a sub-agent's task);
-//   - presentation: _meta.presentation or _meta.parley.presentation, "hidden" (never
-//     shown) or "hiddenAfterComplete" (shown until done); any other value is visible;
-//   - tool name, when the call has no "name": _meta.claudeCode.toolName.
 //
 // # JSON events
 //

@@ -4,6 +4,7 @@ import (
 	"os"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
@@ -11,9 +12,9 @@ import (
 // renderer; permission requests and cancellation go through the Turn too. Here the
 // renderer writes for a pipe: one line when a call starts, one per status change.
 func Example() {
-	turn := toolui.NewTurn(&toolui.TurnOptions{Root: "/src/app"})
+	turn := toolstate.NewTurn(&toolstate.TurnOptions{Root: "/src/app"})
 	r := toolui.NewTextRenderer(os.Stdout, nil) // {Color: true, Live: true, Width: w} on a terminal
-	show := func(evs ...toolui.Event) {
+	show := func(evs ...toolstate.Event) {
 		for _, ev := range evs {
 			r.Render(ev)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // The -update flag rewrites golden files. Another test in the binary may define it too,
@@ -203,8 +204,8 @@ func parseSteps(t *testing.T, input string) []step {
 // replay drives a fresh Turn and r through the steps the way a front-end does.
 func replay(t *testing.T, steps []step, r Renderer) {
 	t.Helper()
-	turn := NewTurn(&TurnOptions{Root: goldenRoot})
-	render := func(evs ...Event) {
+	turn := toolstate.NewTurn(&toolstate.TurnOptions{Root: goldenRoot})
+	render := func(evs ...toolstate.Event) {
 		for _, ev := range evs {
 			if err := r.Render(ev); err != nil {
 				t.Fatal(err)
@@ -232,7 +233,7 @@ func replay(t *testing.T, steps []step, r Renderer) {
 			if err := r.EndTurn(s.stop); err != nil {
 				t.Fatal(err)
 			}
-			turn = NewTurn(&TurnOptions{Root: goldenRoot})
+			turn = toolstate.NewTurn(&toolstate.TurnOptions{Root: goldenRoot})
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // JSONEncoder writes each event as one JSON object on a line, for scripts (--json). The
@@ -74,27 +75,27 @@ type jsonTurnUsage struct {
 }
 
 type jsonToolCall struct {
-	Type         string             `json:"type"`
-	ID           acp.ToolCallID     `json:"id,omitempty"`         // in JSON events
-	ToolCallID   acp.ToolCallID     `json:"toolCallId,omitempty"` // in ToolCallPart
-	State        string             `json:"state"`
-	IsError      bool               `json:"isError,omitempty"`
-	Title        string             `json:"title"`
-	ToolName     string             `json:"toolName,omitempty"`
-	Kind         acp.ToolKind       `json:"kind"`
-	RawKind      acp.ToolKind       `json:"rawKind,omitempty"`
-	Status       acp.ToolCallStatus `json:"status,omitempty"`
-	Invocation   string             `json:"invocationMessage,omitempty"`
-	PastTense    string             `json:"pastTenseMessage,omitempty"`
-	ErrorMessage string             `json:"errorMessage,omitempty"`
-	Command      string             `json:"terminalCommand,omitempty"`
-	Terminals    []acp.TerminalID   `json:"terminals,omitempty"`
-	Diffs        []jsonDiff         `json:"diffs,omitempty"`
-	Locations    []jsonLocation     `json:"locations,omitempty"`
-	Content      string             `json:"content,omitempty"`
-	ParentID     acp.ToolCallID     `json:"parentId,omitempty"`
-	Presentation Presentation       `json:"presentation,omitempty"`
-	Confirmation *jsonConfirmation  `json:"confirmation,omitempty"`
+	Type         string                 `json:"type"`
+	ID           acp.ToolCallID         `json:"id,omitempty"`         // in JSON events
+	ToolCallID   acp.ToolCallID         `json:"toolCallId,omitempty"` // in ToolCallPart
+	State        string                 `json:"state"`
+	IsError      bool                   `json:"isError,omitempty"`
+	Title        string                 `json:"title"`
+	ToolName     string                 `json:"toolName,omitempty"`
+	Kind         acp.ToolKind           `json:"kind"`
+	RawKind      acp.ToolKind           `json:"rawKind,omitempty"`
+	Status       acp.ToolCallStatus     `json:"status,omitempty"`
+	Invocation   string                 `json:"invocationMessage,omitempty"`
+	PastTense    string                 `json:"pastTenseMessage,omitempty"`
+	ErrorMessage string                 `json:"errorMessage,omitempty"`
+	Command      string                 `json:"terminalCommand,omitempty"`
+	Terminals    []acp.TerminalID       `json:"terminals,omitempty"`
+	Diffs        []jsonDiff             `json:"diffs,omitempty"`
+	Locations    []jsonLocation         `json:"locations,omitempty"`
+	Content      string                 `json:"content,omitempty"`
+	ParentID     acp.ToolCallID         `json:"parentId,omitempty"`
+	Presentation toolstate.Presentation `json:"presentation,omitempty"`
+	Confirmation *jsonConfirmation      `json:"confirmation,omitempty"`
 }
 
 type jsonDiff struct {
@@ -123,36 +124,36 @@ type jsonOption struct {
 }
 
 // Render writes the event's line; an event with nothing to say (NoEvent) writes none.
-func (e *JSONEncoder) Render(ev Event) error {
+func (e *JSONEncoder) Render(ev toolstate.Event) error {
 	var v any
 	switch ev.Kind {
-	case TextDelta:
+	case toolstate.TextDelta:
 		v = jsonText{"text", ev.Text, ev.MessageID}
-	case ThoughtDelta:
+	case toolstate.ThoughtDelta:
 		v = jsonText{"thought", ev.Text, ev.MessageID}
-	case PlanChanged:
+	case toolstate.PlanChanged:
 		p := jsonPlan{Type: "plan", Entries: make([]jsonPlanEntry, len(ev.Plan))}
 		for i, en := range ev.Plan {
 			p.Entries[i] = jsonPlanEntry{en.Content, en.Priority, en.Status}
 		}
 		v = p
-	case ToolStarted, ToolUpdated:
+	case toolstate.ToolStarted, toolstate.ToolUpdated:
 		v = toolJSON("tool_call", ev.Tool)
-	case PermissionRequested:
+	case toolstate.PermissionRequested:
 		v = toolJSON("permission", ev.Tool)
-	case UsageChanged:
+	case toolstate.UsageChanged:
 		u := jsonUsage{Type: "usage", Used: ev.Usage.Used, Size: ev.Usage.Size}
 		if c := ev.Usage.Cost; c != nil {
 			u.Cost = &jsonCost{c.Amount, c.Currency}
 		}
 		v = u
-	case Other, Unknown:
+	case toolstate.Other, toolstate.Unknown:
 		raw, err := json.Marshal(ev.Update)
 		if err != nil {
 			raw = []byte("null")
 		}
 		typ := "other"
-		if ev.Kind == Unknown {
+		if ev.Kind == toolstate.Unknown {
 			typ = "unknown"
 		}
 		v = jsonUpdate{typ, ev.UpdateKind, raw}
@@ -180,7 +181,7 @@ func (e *JSONEncoder) EndTurnUsage(reason acp.StopReason, u *acp.Usage) error {
 // ToolCallPart is a tool call's whole current state as a JSON part of type typ, keyed by
 // "toolCallId": the members of the tool_call JSON event. The VS Code bridge sends it to
 // clients that render tool invocations themselves.
-func ToolCallPart(typ string, tc *ToolCall) ([]byte, error) {
+func ToolCallPart(typ string, tc *toolstate.ToolCall) ([]byte, error) {
 	j := toolJSON(typ, tc)
 	j.ID, j.ToolCallID = "", tc.ID
 	out, err := json.Marshal(j)
@@ -252,7 +253,7 @@ func MarshalIndentJSON(v any, prefix, indent string) ([]byte, error) {
 	return EscapeHidden(nil, b), nil
 }
 
-func toolJSON(typ string, tc *ToolCall) jsonToolCall {
+func toolJSON(typ string, tc *toolstate.ToolCall) jsonToolCall {
 	j := jsonToolCall{
 		Type: typ, ID: tc.ID, State: tc.State.String(), IsError: tc.IsError,
 		Title: tc.Title, ToolName: tc.ToolName, Kind: tc.Kind, Status: tc.RawStatus,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // MarkdownRenderer writes a turn as plain Markdown, for a client that renders Markdown
@@ -28,19 +29,19 @@ func NewMarkdownRenderer(w io.Writer) *MarkdownRenderer {
 }
 
 // Render shows one event.
-func (r *MarkdownRenderer) Render(ev Event) error {
+func (r *MarkdownRenderer) Render(ev toolstate.Event) error {
 	if r.err != nil {
 		return r.err
 	}
 	switch ev.Kind {
-	case TextDelta:
+	case toolstate.TextDelta:
 		r.enter(segText)
 		r.write(ev.Text)
-	case ThoughtDelta:
+	case toolstate.ThoughtDelta:
 		r.thought(ev.Text)
-	case PlanChanged:
+	case toolstate.PlanChanged:
 		r.plan(ev.Plan)
-	case ToolStarted, ToolUpdated, PermissionRequested:
+	case toolstate.ToolStarted, toolstate.ToolUpdated, toolstate.PermissionRequested:
 		r.tool(ev.Tool)
 	}
 	return r.flush()
@@ -95,7 +96,7 @@ func (r *MarkdownRenderer) plan(entries []acp.PlanEntry) {
 		} else {
 			r.write("[ ] ")
 		}
-		r.write(oneLine(e.Content))
+		r.write(toolstate.OneLine(e.Content))
 		if e.Status == acp.PlanEntryStatusInProgress {
 			r.write(" *(in progress)*")
 		}
@@ -104,7 +105,7 @@ func (r *MarkdownRenderer) plan(entries []acp.PlanEntry) {
 	r.write("\n")
 }
 
-func (r *MarkdownRenderer) tool(tc *ToolCall) {
+func (r *MarkdownRenderer) tool(tc *toolstate.ToolCall) {
 	p := r.shown[tc.ID]
 	seen := p != nil
 	if !lineToPrint(tc, p, seen) {
@@ -114,10 +115,10 @@ func (r *MarkdownRenderer) tool(tc *ToolCall) {
 		p = &printed{}
 		r.shown[tc.ID] = p
 	}
-	approved := seen && tc.State == Executing
+	approved := seen && tc.State == toolstate.Executing
 	*p = printed{tc.State, tc.IsError}
 	r.enter(segBlock)
-	for range min(tc.Depth, maxDepth) {
+	for range min(tc.Depth, toolstate.MaxDepth) {
 		r.write("↳ ")
 	}
 	st := statusOf(tc)

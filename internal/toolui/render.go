@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // Renderer presents the events of a turn. TextRenderer, MarkdownRenderer and JSONEncoder
@@ -14,7 +15,7 @@ import (
 // A Renderer is not safe for concurrent use; its errors are the writer's, and once one
 // happens every later call returns it.
 type Renderer interface {
-	Render(ev Event) error
+	Render(ev toolstate.Event) error
 	// EndTurn finishes the turn's output: the last line is ended, the usage shown.
 	EndTurn(reason acp.StopReason) error
 }
@@ -37,15 +38,15 @@ type status struct {
 	note    string
 }
 
-func statusOf(tc *ToolCall) status {
+func statusOf(tc *toolstate.ToolCall) status {
 	switch tc.State {
-	case WaitingForConfirmation:
+	case toolstate.WaitingForConfirmation:
 		title := tc.InvocationMessage
 		if tc.Confirmation != nil && tc.Confirmation.Title != "" {
-			title = oneLine(tc.Confirmation.Title)
+			title = toolstate.OneLine(tc.Confirmation.Title)
 		}
 		return status{markWaiting, withCommand(title, tc), "waiting for approval"}
-	case Completed:
+	case toolstate.Completed:
 		if tc.IsError {
 			note := firstLine(tc.ErrorMessage, 120)
 			if note == "" {
@@ -54,7 +55,7 @@ func statusOf(tc *ToolCall) status {
 			return status{markFailed, withCommand(tc.PastTenseMessage, tc), note}
 		}
 		return status{markDone, withCommand(tc.PastTenseMessage, tc), ""}
-	case Cancelled:
+	case toolstate.Cancelled:
 		note := "cancelled"
 		if c := tc.Confirmation; c != nil && c.Outcome != "" && c.Outcome != "cancelled" && !c.Allowed() {
 			note = "rejected"
@@ -65,12 +66,12 @@ func statusOf(tc *ToolCall) status {
 }
 
 // withCommand adds a terminal call's command to a message that does not show it.
-func withCommand(msg string, tc *ToolCall) string {
-	cmd := oneLine(tc.TerminalCommand)
+func withCommand(msg string, tc *toolstate.ToolCall) string {
+	cmd := toolstate.OneLine(tc.TerminalCommand)
 	if cmd == "" || strings.Contains(msg, cmd) {
 		return msg
 	}
-	return msg + ": " + code(cmd)
+	return msg + ": " + toolstate.Code(cmd)
 }
 
 func firstLine(s string, limit int) string {
@@ -101,14 +102,14 @@ func truncate(s string, n int) string {
 
 // printed is what a line-oriented renderer (plain text, Markdown) has shown of a call.
 type printed struct {
-	state   State
+	state   toolstate.State
 	isError bool
 }
 
 // lineToPrint decides whether a line-oriented renderer prints a line for a call now:
 // the first time the call is visible, and then once per status change a reader cares
 // about (waiting, approved, done, failed, cancelled), never for the other updates.
-func lineToPrint(tc *ToolCall, p *printed, seen bool) bool {
+func lineToPrint(tc *toolstate.ToolCall, p *printed, seen bool) bool {
 	if !tc.Visible() {
 		return false
 	}
@@ -119,10 +120,10 @@ func lineToPrint(tc *ToolCall, p *printed, seen bool) bool {
 		return false
 	}
 	switch tc.State {
-	case Streaming:
+	case toolstate.Streaming:
 		return false
-	case Executing:
-		return p.state == WaitingForConfirmation // approved
+	case toolstate.Executing:
+		return p.state == toolstate.WaitingForConfirmation // approved
 	}
 	return true
 }

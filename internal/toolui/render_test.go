@@ -10,6 +10,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 var (
@@ -43,7 +44,7 @@ func busyCall(t *testing.T) []acp.SessionUpdate {
 
 func renderAll(t *testing.T, r Renderer, us []acp.SessionUpdate) {
 	t.Helper()
-	turn := NewTurn(nil)
+	turn := toolstate.NewTurn(nil)
 	for _, u := range us {
 		for _, ev := range turn.Apply(u) {
 			if err := r.Render(ev); err != nil {
@@ -100,7 +101,7 @@ func TestToolCallIsNeverPrintedTwice(t *testing.T) {
 func TestLiveBlockRewritesInPlace(t *testing.T) {
 	var out bytes.Buffer
 	r := NewTextRenderer(&out, &TextOptions{Live: true, Width: 60})
-	turn := NewTurn(nil)
+	turn := toolstate.NewTurn(nil)
 	apply := func(s string) {
 		for _, ev := range turn.Apply(update(t, s)) {
 			r.Render(ev)
@@ -125,7 +126,7 @@ func TestLiveBlockRewritesInPlace(t *testing.T) {
 func TestLiveLinesFitTheWidth(t *testing.T) {
 	var out bytes.Buffer
 	r := NewTextRenderer(&out, &TextOptions{Live: true, Width: 30})
-	turn := NewTurn(nil)
+	turn := toolstate.NewTurn(nil)
 	long := strings.Repeat("very ", 20)
 	for _, ev := range turn.Apply(update(t, `{"sessionUpdate":"tool_call","toolCallId":"1","title":"Run a `+long+`long job","kind":"execute","status":"in_progress"}`)) {
 		r.Render(ev)
@@ -143,7 +144,7 @@ func TestLiveLinesFitTheWidth(t *testing.T) {
 func TestTextFromTheAgentCannotDriveTheTerminal(t *testing.T) {
 	var out bytes.Buffer
 	r := NewTextRenderer(&out, &TextOptions{Color: true})
-	turn := NewTurn(nil)
+	turn := toolstate.NewTurn(nil)
 	for _, s := range []string{
 		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"a\u001b]52;c;ZXZpbA==\u0007b\r\n"}}`,
 		`{"sessionUpdate":"tool_call","toolCallId":"1","title":"Run \u001b[2J now","kind":"execute"}`,
@@ -184,7 +185,7 @@ func TestRenderersShowControls(t *testing.T) {
 	} {
 		var out bytes.Buffer
 		r := newRenderer(&out)
-		turn := NewTurn(nil)
+		turn := toolstate.NewTurn(nil)
 		for _, s := range updates {
 			for _, ev := range turn.Apply(update(t, s)) {
 				r.Render(ev)
@@ -214,7 +215,7 @@ func TestJSONEscapesInvisibleCharacters(t *testing.T) {
 	}
 	var out bytes.Buffer
 	r := NewJSONEncoder(&out)
-	turn := NewTurn(nil)
+	turn := toolstate.NewTurn(nil)
 	for _, s := range updates {
 		for _, ev := range turn.Apply(update(t, s)) {
 			r.Render(ev)
@@ -238,7 +239,7 @@ func TestJSONEscapesInvisibleCharacters(t *testing.T) {
 func TestTextResumesOnAFreshLine(t *testing.T) {
 	var out bytes.Buffer
 	r := NewTextRenderer(&out, nil)
-	turn := NewTurn(nil)
+	turn := toolstate.NewTurn(nil)
 	for _, s := range []string{
 		`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Looking"}}`,
 		`{"sessionUpdate":"tool_call","toolCallId":"1","title":"ls","kind":"execute","status":"completed"}`,
@@ -273,7 +274,7 @@ func TestWriteErrorsStick(t *testing.T) {
 		"markdown": NewMarkdownRenderer(&failingWriter{n: 1}),
 		"json":     NewJSONEncoder(&failingWriter{n: 1}),
 	} {
-		ev := Event{Kind: TextDelta, Text: "x"}
+		ev := toolstate.Event{Kind: toolstate.TextDelta, Text: "x"}
 		if err := r.Render(ev); err != nil {
 			t.Fatalf("%s: first write: %v", name, err)
 		}
@@ -291,8 +292,8 @@ var textChunk = acp.AgentMessageChunk(acp.TextBlock("Here is the next piece of t
 
 // turnWithCalls returns a Turn that has seen n finished tool calls: text must not get
 // slower as a turn gets longer.
-func turnWithCalls(t testing.TB, n int) *Turn {
-	turn := NewTurn(nil)
+func turnWithCalls(t testing.TB, n int) *toolstate.Turn {
+	turn := toolstate.NewTurn(nil)
 	for i := range n {
 		turn.Apply(update(t, fmt.Sprintf(`{"sessionUpdate":"tool_call","toolCallId":"%d","title":"Read","kind":"read","status":"completed","locations":[{"path":"/f%d"}]}`, i, i)))
 	}
@@ -339,7 +340,7 @@ func BenchmarkTextChunk(b *testing.B) {
 		}
 	}
 	b.Run("json", func(b *testing.B) {
-		turn := NewTurn(nil)
+		turn := toolstate.NewTurn(nil)
 		r := NewJSONEncoder(io.Discard)
 		b.ReportAllocs()
 		for b.Loop() {
@@ -374,7 +375,7 @@ func BenchmarkToolUpdate(b *testing.B) {
 // The messages of a structured tool part (VS Code shows them) are made safe too; the
 // agent's own title stays as sent.
 func TestToolCallPartMessagesAreSafe(t *testing.T) {
-	turn := NewTurn(nil)
+	turn := toolstate.NewTurn(nil)
 	evs := turn.Apply(update(t, `{"sessionUpdate":"tool_call","toolCallId":"1","title":"Run \u202e\u001b[2J","kind":"execute"}`))
 	if len(evs) == 0 || evs[len(evs)-1].Tool == nil {
 		t.Fatalf("no tool event: %+v", evs)
@@ -396,4 +397,14 @@ func TestToolCallPartMessagesAreSafe(t *testing.T) {
 	if part.Title != "Run \u202e\x1b[2J" {
 		t.Errorf("title %q: the agent's data changed", part.Title)
 	}
+}
+
+// update decodes one session update written as JSON.
+func update(t testing.TB, s string) acp.SessionUpdate {
+	t.Helper()
+	var u acp.SessionUpdate
+	if err := json.Unmarshal([]byte(s), &u); err != nil {
+		t.Fatalf("decoding %s: %v", s, err)
+	}
+	return u
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // TextOptions configure a TextRenderer. The zero value (or nil) is a plain log: no color,
@@ -70,8 +71,8 @@ type shownCall struct {
 }
 
 type blockEntry struct {
-	tool  *ToolCall       // nil for the plan
-	plan  []acp.PlanEntry // the plan, for a plan entry
+	tool  *toolstate.ToolCall // nil for the plan
+	plan  []acp.PlanEntry     // the plan, for a plan entry
 	depth int
 }
 
@@ -95,27 +96,27 @@ func NewTextRenderer(w io.Writer, opts *TextOptions) *TextRenderer {
 }
 
 // Render shows one event.
-func (r *TextRenderer) Render(ev Event) error {
+func (r *TextRenderer) Render(ev toolstate.Event) error {
 	if r.err != nil {
 		return r.err
 	}
 	switch ev.Kind {
-	case TextDelta:
+	case toolstate.TextDelta:
 		r.text(ev.Text)
-	case ThoughtDelta:
+	case toolstate.ThoughtDelta:
 		r.thought(ev.Text)
-	case PlanChanged:
+	case toolstate.PlanChanged:
 		r.plan(ev.Plan)
-	case ToolStarted, ToolUpdated, PermissionRequested:
+	case toolstate.ToolStarted, toolstate.ToolUpdated, toolstate.PermissionRequested:
 		r.tool(ev)
-	case UsageChanged:
+	case toolstate.UsageChanged:
 		r.usage = formatUsage(ev.Usage)
 	}
 	return r.flush()
 }
 
 // RenderAll shows the events in order.
-func (r *TextRenderer) RenderAll(evs []Event) error {
+func (r *TextRenderer) RenderAll(evs []toolstate.Event) error {
 	for _, ev := range evs {
 		if err := r.Render(ev); err != nil {
 			return err
@@ -132,7 +133,7 @@ func (r *TextRenderer) Tick() error {
 		return r.err
 	}
 	for _, e := range r.block {
-		if e.tool != nil && !e.tool.State.Done() && e.tool.State != WaitingForConfirmation {
+		if e.tool != nil && !e.tool.State.Done() && e.tool.State != toolstate.WaitingForConfirmation {
 			r.frame++
 			r.redraw()
 			return r.flush()
@@ -245,7 +246,7 @@ func (r *TextRenderer) plan(entries []acp.PlanEntry) {
 	r.redraw()
 }
 
-func (r *TextRenderer) tool(ev Event) {
+func (r *TextRenderer) tool(ev toolstate.Event) {
 	tc := ev.Tool
 	sc := r.shown[tc.ID]
 	if !r.live {
@@ -258,13 +259,13 @@ func (r *TextRenderer) tool(ev Event) {
 			r.shown[tc.ID] = sc
 		}
 		r.enter(segBlock)
-		r.buf = r.appendCallLine(r.buf, tc, statusOf(tc), seen && tc.State == Executing)
+		r.buf = r.appendCallLine(r.buf, tc, statusOf(tc), seen && tc.State == toolstate.Executing)
 		sc.printed = printed{tc.State, tc.IsError}
 		return
 	}
 	switch {
 	case sc != nil && sc.inBlock:
-		if ev.Kind == ToolUpdated && ev.Changed&(ChangedState|ChangedMessage|ChangedCommand|ChangedDiffs|ChangedGrouping|ChangedConfirmation) == 0 {
+		if ev.Kind == toolstate.ToolUpdated && ev.Changed&(toolstate.ChangedState|toolstate.ChangedMessage|toolstate.ChangedCommand|toolstate.ChangedDiffs|toolstate.ChangedGrouping|toolstate.ChangedConfirmation) == 0 {
 			return
 		}
 		r.enter(segBlock)
@@ -293,7 +294,7 @@ func printedOf(sc *shownCall) *printed {
 
 // insert adds a block entry for a call: after its parent's subtree when the parent is
 // in the block, else at the end.
-func (r *TextRenderer) insert(tc *ToolCall) {
+func (r *TextRenderer) insert(tc *toolstate.ToolCall) {
 	e := blockEntry{tool: tc, depth: tc.Depth}
 	at := len(r.block)
 	if tc.ParentID != "" {
@@ -418,7 +419,7 @@ func (r *TextRenderer) markOf(st status, running string) (glyph, sgr string) {
 }
 
 // appendCallLine appends a call's one line: indentation, mark, message and note.
-func (r *TextRenderer) appendCallLine(dst []byte, tc *ToolCall, st status, approved bool) []byte {
+func (r *TextRenderer) appendCallLine(dst []byte, tc *toolstate.ToolCall, st status, approved bool) []byte {
 	running := "→"
 	if r.live && !r.frozen {
 		running = spinner[r.frame%len(spinner)]
@@ -462,7 +463,7 @@ func (r *TextRenderer) appendLiveCall(dst []byte, e *blockEntry) []byte {
 		return dst
 	}
 	dst = r.appendCallLine(dst, tc, statusOf(tc), false)
-	if tc.State != Completed || tc.IsError || len(tc.Diffs) == 0 {
+	if tc.State != toolstate.Completed || tc.IsError || len(tc.Diffs) == 0 {
 		return dst
 	}
 	indent := strings.Repeat("  ", tc.Depth) + "    "
@@ -506,7 +507,7 @@ func (r *TextRenderer) appendPlan(dst []byte, entries []acp.PlanEntry) []byte {
 		dst = append(dst, "  "...)
 		dst = r.paint(dst, sgr, m)
 		dst = append(dst, ' ')
-		dst = appendSafeText(dst, r.cut(oneLine(e.Content), 6))
+		dst = appendSafeText(dst, r.cut(toolstate.OneLine(e.Content), 6))
 		dst = append(dst, '\n')
 	}
 	return dst

@@ -8,7 +8,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
-	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // newTestModel is a model with one conversation view that no agent feeds: tests hand it
@@ -31,7 +31,7 @@ func BenchmarkFloodUpdate(b *testing.B) {
 	const chunks, batch = 100_000, 500
 	evs := make([]conversation.Event, chunks)
 	for i := range evs {
-		evs[i] = conversation.TurnUpdate{Turn: 1, Update: toolui.Event{Kind: toolui.TextDelta, Text: strconv.Itoa(i) + " "}}
+		evs[i] = conversation.TurnUpdate{Turn: 1, Update: toolstate.Event{Kind: toolstate.TextDelta, Text: strconv.Itoa(i) + " "}}
 	}
 	b.ReportAllocs()
 	for b.Loop() {
@@ -57,7 +57,7 @@ func BenchmarkKeyDuringLongTranscript(b *testing.B) {
 	now := time.Now()
 	cv.apply(conversation.TurnStarted{Prompt: conversation.Prompt{ID: 1}}, now)
 	for i := range 100_000 {
-		cv.apply(conversation.TurnUpdate{Turn: 1, Update: toolui.Event{Kind: toolui.TextDelta, Text: strconv.Itoa(i) + " "}}, now)
+		cv.apply(conversation.TurnUpdate{Turn: 1, Update: toolstate.Event{Kind: toolstate.TextDelta, Text: strconv.Itoa(i) + " "}}, now)
 	}
 	m.View()
 	b.ReportAllocs()

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
@@ -323,9 +324,9 @@ func (cv *convView) endTurn(e conversation.TurnEnded) {
 	}
 }
 
-func (cv *convView) update(ev toolui.Event, now time.Time) {
+func (cv *convView) update(ev toolstate.Event, now time.Time) {
 	switch ev.Kind {
-	case toolui.TextDelta:
+	case toolstate.TextDelta:
 		cv.firstWord = true
 		cv.endThought()
 		if cv.reply == nil {
@@ -334,7 +335,7 @@ func (cv *convView) update(ev toolui.Event, now time.Time) {
 		}
 		cv.reply.it.(*agentItem).append(cv.replySafe.String(ev.Text))
 		cv.tr.changed(cv.reply)
-	case toolui.ThoughtDelta:
+	case toolstate.ThoughtDelta:
 		cv.firstWord = true
 		if cv.reply != nil {
 			cv.endStream()
@@ -345,7 +346,7 @@ func (cv *convView) update(ev toolui.Event, now time.Time) {
 		}
 		cv.thought.it.(*thoughtItem).text.WriteString(cv.thoughtSafe.String(ev.Text))
 		cv.tr.changed(cv.thought)
-	case toolui.ToolStarted, toolui.ToolUpdated, toolui.PermissionRequested:
+	case toolstate.ToolStarted, toolstate.ToolUpdated, toolstate.PermissionRequested:
 		cv.firstWord = true
 		e := cv.tools[ev.Tool.ID]
 		if e == nil {
@@ -358,14 +359,14 @@ func (cv *convView) update(ev toolui.Event, now time.Time) {
 		if cv.question != nil && cv.question.q.Question.Request.ToolCall.ToolCallID == ev.Tool.ID {
 			cv.question.tool = ev.Tool
 		}
-	case toolui.PlanChanged:
+	case toolstate.PlanChanged:
 		if cv.plan == nil {
 			cv.endStream()
 			cv.plan = cv.tr.add(&planItem{})
 		}
 		cv.plan.it.(*planItem).entries = ev.Plan
 		cv.tr.changed(cv.plan)
-	case toolui.Other:
+	case toolstate.Other:
 		if c := ev.Update.UserMessageChunk; c != nil {
 			// The user's own words, when a session is loaded and the agent replays it.
 			if text, ok := c.Content.AsText(); ok {

@@ -10,6 +10,7 @@ import (
 	xansi "github.com/charmbracelet/x/ansi"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
@@ -283,7 +284,7 @@ func (p *planItem) render(r *renderCtx, width int) []string {
 // toolItem is one tool call: one line with its state, expandable to its input, its
 // output (a terminal's, live while it runs) and its diffs.
 type toolItem struct {
-	tc       *toolui.ToolCall
+	tc       *toolstate.ToolCall
 	started  time.Time
 	ended    time.Time
 	expanded bool
@@ -297,8 +298,8 @@ func (t *toolItem) foldable() bool { return true }
 func (t *toolItem) running() bool  { return !t.tc.State.Done() }
 
 // update takes the call's new state.
-func (t *toolItem) update(tc *toolui.ToolCall, now time.Time) {
-	if t.tc.State == toolui.WaitingForConfirmation && tc.State != toolui.WaitingForConfirmation {
+func (t *toolItem) update(tc *toolstate.ToolCall, now time.Time) {
+	if t.tc.State == toolstate.WaitingForConfirmation && tc.State != toolstate.WaitingForConfirmation {
 		t.started = now // the time it waited for the user is not the call's
 	}
 	t.tc = tc
@@ -327,7 +328,7 @@ func (t *toolItem) render(r *renderCtx, width int) []string {
 	}
 	out := []string{xansi.Truncate(line, width, "…")}
 	if !t.expanded {
-		if tc.State == toolui.Executing && t.output != "" {
+		if tc.State == toolstate.Executing && t.output != "" {
 			// The last lines of a running command, as it runs.
 			for _, l := range lastLines(t.output, 3) {
 				out = append(out, indent+"  "+r.st.dim.Render(xansi.Truncate("│ "+l, width-len(indent)-2, "…")))
@@ -344,12 +345,12 @@ func (t *toolItem) headline(r *renderCtx) (mark, msg, note string) {
 	tc := t.tc
 	msg = tc.InvocationMessage
 	switch tc.State {
-	case toolui.WaitingForConfirmation:
+	case toolstate.WaitingForConfirmation:
 		mark, note = r.st.warn.Render("?"), "waiting for your answer"
 		if c := tc.Confirmation; c != nil && c.Title != "" {
 			msg = c.Title
 		}
-	case toolui.Completed:
+	case toolstate.Completed:
 		msg = tc.PastTenseMessage
 		if tc.IsError {
 			mark = r.st.fail.Render("✗")
@@ -360,7 +361,7 @@ func (t *toolItem) headline(r *renderCtx) (mark, msg, note string) {
 		} else {
 			mark = r.st.ok.Render("✓")
 		}
-	case toolui.Cancelled:
+	case toolstate.Cancelled:
 		mark, note = r.st.fail.Render("✗"), "cancelled"
 		if c := tc.Confirmation; c != nil && c.Outcome != "" && c.Outcome != "cancelled" && !c.Allowed() {
 			note = "rejected"
@@ -379,7 +380,7 @@ var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "�
 func (t *toolItem) elapsed(now time.Time) string {
 	c := t.tc.Confirmation
 	switch {
-	case t.tc.State == toolui.WaitingForConfirmation:
+	case t.tc.State == toolstate.WaitingForConfirmation:
 		return ""
 	case c != nil && c.Outcome != "" && !c.Allowed():
 		return "" // refused: it never ran
@@ -419,7 +420,7 @@ func (t *toolItem) details(r *renderCtx, width int, indent string) []string {
 	}
 	if strings.TrimSpace(output) != "" {
 		name := "Output"
-		if tc.State == toolui.Executing {
+		if tc.State == toolstate.Executing {
 			name = "Output (live)"
 		}
 		section(name)
@@ -450,7 +451,7 @@ func boxed(r *renderCtx, text string, width int, indent string, limit int) []str
 }
 
 // diffLines shows an edit as a coloured unified diff under its file's name.
-func diffLines(r *renderCtx, d toolui.Diff, width int, indent string, limit int) []string {
+func diffLines(r *renderCtx, d toolstate.Diff, width int, indent string, limit int) []string {
 	head := fmt.Sprintf("%s %s", toolui.SafeText(relPath(d.Path, r.root)), r.st.dim.Render(fmt.Sprintf("(+%d −%d)", d.Added, d.Removed)))
 	if d.IsNew {
 		head += r.st.dim.Render(" new file")

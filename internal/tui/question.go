@@ -10,6 +10,7 @@ import (
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/safety"
+	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
@@ -19,7 +20,7 @@ import (
 // moment after, answer nothing: a key meant for the composer must not approve a command.
 type questionPanel struct {
 	q       conversation.QuestionAsked
-	tool    *toolui.ToolCall // the call the question is about, as the transcript knows it
+	tool    *toolstate.ToolCall // the call the question is about, as the transcript knows it
 	shownAt time.Time
 	ignored int // keys ignored: the panel says how many, and why
 }

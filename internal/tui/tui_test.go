@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
-	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 func TestHistoryKeepsPromptsAcrossRuns(t *testing.T) {
@@ -184,12 +184,12 @@ func TestTranscriptScrollsAndFinds(t *testing.T) {
 func TestToolCallExpandsToItsInputOutputAndDiff(t *testing.T) {
 	_, cv := newTestModel(80, 30)
 	now := time.Now()
-	turn := toolui.NewTurn(&toolui.TurnOptions{Root: "/w"})
+	turn := toolstate.NewTurn(&toolstate.TurnOptions{Root: "/w"})
 	old := "a\nb\n"
 	evs := turn.Apply(acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: "1", Title: "Edit f", Kind: acp.ToolKindEdit, Status: acp.ToolCallStatusCompleted,
 		Content: []acp.ToolCallContent{{Diff: &acp.Diff{Path: "/w/f", OldText: &old, NewText: "a\nc\n"}}}}})
 	for _, ev := range evs {
-		cv.apply(conversation.TurnUpdate{Turn: 1, Update: toolui.Event{Kind: ev.Kind, Tool: ev.Tool.Clone()}}, now)
+		cv.apply(conversation.TurnUpdate{Turn: 1, Update: toolstate.Event{Kind: ev.Kind, Tool: ev.Tool.Clone()}}, now)
 	}
 	cv.tr.setSize(80, 30)
 	folded := strings.Join(strip(cv.tr.view()), "\n")
@@ -208,7 +208,7 @@ func TestToolCallExpandsToItsInputOutputAndDiff(t *testing.T) {
 func TestAgentTextCannotReachTheTerminal(t *testing.T) {
 	_, cv := newTestModel(80, 10)
 	now := time.Now()
-	cv.apply(conversation.TurnUpdate{Turn: 1, Update: toolui.Event{Kind: toolui.TextDelta, Text: "hi \x1b]52;c;AAAA\x07 \x1b[2J there"}}, now)
+	cv.apply(conversation.TurnUpdate{Turn: 1, Update: toolstate.Event{Kind: toolstate.TextDelta, Text: "hi \x1b]52;c;AAAA\x07 \x1b[2J there"}}, now)
 	cv.tr.setSize(80, 10)
 	for _, l := range cv.tr.view() {
 		if strings.Contains(l, "\x1b]52") || strings.Contains(l, "\x1b[2J") {
@@ -257,8 +257,8 @@ func TestStatusLineShowsTheSessionAndItsUsage(t *testing.T) {
 func TestThoughtsAreFoldedAndDimmed(t *testing.T) {
 	_, cv := newTestModel(80, 20)
 	now := time.Now()
-	cv.apply(conversation.TurnUpdate{Turn: 1, Update: toolui.Event{Kind: toolui.ThoughtDelta, Text: "first I look\nthen I decide"}}, now)
-	cv.apply(conversation.TurnUpdate{Turn: 1, Update: toolui.Event{Kind: toolui.TextDelta, Text: "The answer."}}, now.Add(2*time.Second))
+	cv.apply(conversation.TurnUpdate{Turn: 1, Update: toolstate.Event{Kind: toolstate.ThoughtDelta, Text: "first I look\nthen I decide"}}, now)
+	cv.apply(conversation.TurnUpdate{Turn: 1, Update: toolstate.Event{Kind: toolstate.TextDelta, Text: "The answer."}}, now.Add(2*time.Second))
 	cv.tr.setSize(80, 20)
 	view := cv.tr.view()
 	plain := strings.Join(strip(view), "\n")

@@ -67,7 +67,9 @@ const agentShapes = `accepted shapes: {"eliza":{"deterministic":bool}}, ` +
 	`{"mcp_server":{"name","command","args","env"}}, or {"id","name","command","args","env"}; ` +
 	`other members beside a variant (such as "id" and "name") are labels`
 
-// ParseAgent decodes params.agent in every shape of the protocol (reference §2.3). An
+// ParseAgent decodes params.agent in both shapes clients send: the flat stdio shape of
+// the extension ({"id","name","command","args","env"}) and the tagged one of Symposium's
+// backend ({"eliza":{…}}, {"mcp_server":{…}}). An
 // object with one variant member (eliza or mcp_server) is that variant, whatever labels
 // stand beside it; one without but with "command" is the flat stdio shape. Errors wrap
 // ErrInvalidParams and name the accepted shapes.

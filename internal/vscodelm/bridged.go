@@ -7,7 +7,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/mcpbridge"
-	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // Agents ask permission for an MCP tool each in their own way; these are the forms that
@@ -40,7 +40,7 @@ import (
 // bridgedToolAsked returns the bridged VS Code tool a permission request is the agent's
 // call of, from the request and what the agent reported earlier about the same
 // toolCallId (as the conversation folded it), or "" when it is anything else.
-func bridgedToolAsked(req *acp.RequestPermissionRequest, reported *toolui.ToolCall, tools []ToolDefinition) string {
+func bridgedToolAsked(req *acp.RequestPermissionRequest, reported *toolstate.ToolCall, tools []ToolDefinition) string {
 	titles := []string{req.ToolCall.Title}
 	metas := []acp.Meta{req.Meta, req.ToolCall.Meta}
 	inputs := []json.RawMessage{req.ToolCall.RawInput}

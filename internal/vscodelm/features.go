@@ -11,6 +11,7 @@ import (
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/parleyapi"
+	"github.com/parley-acp/parley/internal/safety"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
@@ -171,7 +172,7 @@ func signInText(agent string, methods []parleyapi.SignInMethod) string {
 			fmt.Fprintf(&b, "- %s: parley refuses it: %s\n", m.Name, m.Refused)
 			continue
 		}
-		fmt.Fprintf(&b, "- %s: `parley %s`", m.Name, shellJoin(m.Command))
+		fmt.Fprintf(&b, "- %s: `parley %s`", m.Name, safety.JoinArgv(m.Command))
 		if m.Kind == string(conversation.AuthTerminal) {
 			b.WriteString(" (it shows the whole program it runs and asks first)")
 		}
@@ -186,17 +187,4 @@ func signInText(agent string, methods []parleyapi.SignInMethod) string {
 // authRequired returns the sign-in the error asks for, if it does.
 func authRequired(err error) (*conversation.AuthRequiredError, bool) {
 	return errors.AsType[*conversation.AuthRequiredError](err)
-}
-
-// shellJoin quotes words for a POSIX shell where they need it.
-func shellJoin(words []string) string {
-	quoted := make([]string, len(words))
-	for i, w := range words {
-		if w != "" && strings.Trim(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@,+%") == "" {
-			quoted[i] = w
-			continue
-		}
-		quoted[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-	}
-	return strings.Join(quoted, " ")
 }

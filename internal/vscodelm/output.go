@@ -3,6 +3,7 @@ package vscodelm
 import (
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
@@ -28,11 +29,11 @@ func (w *worker) onUpdate(u conversation.TurnUpdate) {
 	}
 	ev := u.Update
 	switch ev.Kind {
-	case toolui.PermissionRequested:
+	case toolstate.PermissionRequested:
 		return
-	case toolui.ToolStarted:
+	case toolstate.ToolStarted:
 		w.started[ev.Tool.ID] = true
-	case toolui.ToolUpdated:
+	case toolstate.ToolUpdated:
 		if !w.started[ev.Tool.ID] {
 			return
 		}
@@ -51,12 +52,12 @@ func (w *worker) onUpdate(u conversation.TurnUpdate) {
 // structured makes a thinking or tool_invocation part for a client that renders them:
 // the tool call's whole state (toolui.ToolCallPart, the state model of VS Code's
 // ChatToolInvocationPart) each time it changes, keyed by toolCallId.
-func (w *worker) structured(ev toolui.Event) (ContentPart, bool) {
+func (w *worker) structured(ev toolstate.Event) (ContentPart, bool) {
 	var kind string
 	switch ev.Kind {
-	case toolui.ThoughtDelta:
+	case toolstate.ThoughtDelta:
 		kind = "thinking"
-	case toolui.ToolStarted, toolui.ToolUpdated:
+	case toolstate.ToolStarted, toolstate.ToolUpdated:
 		kind = "tool_invocation"
 	default:
 		return ContentPart{}, false

@@ -59,6 +59,12 @@ type Options struct {
 	ChangeLimits changes.Limits
 	// Rules are the user's permission rules (config.json's "permissions").
 	Rules []permission.Rule
+	// Config reads the user's configuration file, whose agent_servers are offered as
+	// models beside the built-in and installed agents. It is called each time the models
+	// are listed or a sign-in names an agent, so that an agent added to the file is
+	// offered without a restart; the library never reads the file itself. Nil means no
+	// file: only the built-in and installed agents.
+	Config func() (*config.File, error)
 }
 
 // Server is the backend of the VS Code extension's LanguageModelChatProvider. Its
@@ -76,6 +82,7 @@ type Server struct {
 	storeErr error
 	changes  *changes.Log // nil: changes are not recorded
 	rules    []permission.Rule
+	config   func() (*config.File, error) // nil: no configuration file
 
 	inbox      chan routerMsg // the router's messages; bounded, posters wait
 	stopped    chan struct{}  // closed when the router takes no more messages
@@ -112,7 +119,7 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 	s := &Server{
 		logger: opts.Logger, bridge: bridge, cwd: cwd, idle: opts.IdleTimeout, max: opts.MaxConversations, spares: opts.Spares,
 		pool:  newPool(opts.Logger, opts.AgentTimeout, opts.AgentLog, opts.Sandbox),
-		store: opts.Store, storeErr: opts.StoreErr, rules: opts.Rules,
+		store: opts.Store, storeErr: opts.StoreErr, rules: opts.Rules, config: opts.Config,
 		inbox: make(chan routerMsg, 256), stopped: make(chan struct{}), quit: make(chan struct{}),
 	}
 	if opts.Store != nil && !opts.ChangeLimits.Off {
@@ -235,6 +242,19 @@ func (s *Server) prepareSession(ctx context.Context, req *jsonrpc2.Request) erro
 	return nil
 }
 
+// userConfig is the user's configuration as Options.Config reads it now: never nil, empty
+// when there is none or it cannot be read (and the error says why).
+func (s *Server) userConfig() (*config.File, error) {
+	if s.config == nil {
+		return &config.File{}, nil
+	}
+	cfg, err := s.config()
+	if err != nil || cfg == nil {
+		return &config.File{}, err
+	}
+	return cfg, nil
+}
+
 // models is one model per agent the user can choose: the built-in ones that can run here,
 // and every agent of the configuration file's agent_servers and the client's own
 // (params.agentServers, which win over the file's), each with the definition to send back
@@ -242,10 +262,9 @@ func (s *Server) prepareSession(ctx context.Context, req *jsonrpc2.Request) erro
 // as its detail (hiding it would leave the user guessing); the others get a spare session.
 func (s *Server) models(ctx context.Context, p ModelInfoParams) ModelInfoResult {
 	res := ModelInfoResult{Models: []ModelInfo{}, AgentActionRefusals: true}
-	cfg, err := config.Load(config.Path())
+	cfg, err := s.userConfig()
 	if err != nil {
 		s.logger.Warn("reading the agents", "error", err)
-		cfg = &config.File{}
 	}
 	if cfg.AgentServers == nil {
 		cfg.AgentServers = map[string]config.AgentServer{}

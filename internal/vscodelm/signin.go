@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/parley-acp/parley/internal/catalog"
-	"github.com/parley-acp/parley/internal/config"
+	"github.com/parley-acp/parley/internal/safety"
 )
 
 // loginArgs are the arguments of the parley command that signs in to the agent of def
@@ -20,7 +20,7 @@ func (s *Server) loginArgs(def AgentDef, method string) []string {
 	case def.ID != "" && s.knowsAgent(def):
 		args = append(args, "--agent", def.ID)
 	default:
-		args = append(args, "--agent-command", shellJoin(append([]string{def.Key.Command}, def.Key.Args()...)))
+		args = append(args, "--agent-command", safety.JoinArgv(append([]string{def.Key.Command}, def.Key.Args()...)))
 	}
 	return append(args, "--method", method)
 }
@@ -28,7 +28,7 @@ func (s *Server) loginArgs(def AgentDef, method string) []string {
 // knowsAgent reports whether parley's own catalog has def's agent under def.ID, with the
 // same command, arguments and variables.
 func (s *Server) knowsAgent(def AgentDef) bool {
-	cfg, err := config.Load(config.Path())
+	cfg, err := s.userConfig()
 	if err != nil {
 		return false
 	}

@@ -7,19 +7,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/parleyapi"
 )
 
 // The sign-in command names an agent parley knows by its name, and any other by its
 // command line, never with the values of its variables.
 func TestLoginArgs(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("XDG_CONFIG_HOME", home)
-	if err := os.MkdirAll(filepath.Join(home, "parley"), 0o700); err != nil {
-		t.Fatal(err)
-	}
+	path := filepath.Join(t.TempDir(), "config.json")
 	cfg := `{"agent_servers":{"mine":{"command":"/opt/mine/agent","args":["--acp"],"env":{"MINE_TOKEN":"s3cret"}}}}`
-	if err := os.WriteFile(filepath.Join(home, "parley", "config.json"), []byte(cfg), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	def := func(raw string) AgentDef {
@@ -29,7 +27,7 @@ func TestLoginArgs(t *testing.T) {
 		}
 		return d
 	}
-	s := &Server{}
+	s := &Server{config: func() (*config.File, error) { return config.Load(path) }}
 	for _, tt := range []struct {
 		name string
 		def  AgentDef
@@ -52,5 +50,26 @@ func TestLoginArgs(t *testing.T) {
 				t.Errorf("loginArgs %q shows a variable's value", got)
 			}
 		})
+	}
+}
+
+// The sign-in command line VS Code shows quotes what a shell would read otherwise: a
+// single quote, a $, a newline or a control character in the agent's command.
+func TestSignInCommandQuotesAwkwardWords(t *testing.T) {
+	def, err := ParseAgent(json.RawMessage(`{"id":"odd","command":"/opt/it's agent","args":["--key=$KEY","a\nb","\u001b[2K"],"env":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{}
+	got := s.loginArgs(def, "token")
+	want := []string{"login", "--agent-command", `"/opt/it's agent" '--key=$KEY' $'a\nb' $'\x1b[2K'`, "--method", "token"}
+	if !slices.Equal(got, want) {
+		t.Errorf("loginArgs = %q, want %q", got, want)
+	}
+	text := signInText("odd", []parleyapi.SignInMethod{{Name: "Token", Command: got}})
+	// The joined command is one word again, quoted in turn: a shell gives back exactly
+	// what loginArgs returned.
+	if line := "`parley login --agent-command " + `"\"/opt/it's agent\" '--key=\$KEY' \$'a\\nb' \$'\\x1b[2K'" --method token` + "`"; !strings.Contains(text, line) {
+		t.Errorf("the sign-in text lacks %s:\n%s", line, text)
 	}
 }

@@ -1,4 +1,6 @@
-// The wire types of the protocol (reference §2–§3).
+// The wire types of the lm/* protocol that VS Code's extension (and the clients written
+// for Symposium's backend) speak to parley vscodelm: the content parts of messages and
+// streamed responses, tool definitions, and the params and results of each method.
 
 package vscodelm
 
@@ -69,7 +71,9 @@ func (p ContentPart) MarshalJSON() ([]byte, error) {
 	case PartToolCall:
 		params := p.Parameters
 		if len(params) == 0 {
-			params = json.RawMessage("{}") // §7: never null for a call without arguments
+			// {}, never null, for a call without arguments: the client echoes the part back
+			// in the next request's history, where null and {} would not match.
+			params = json.RawMessage("{}")
 		}
 		return json.MarshalVariant("type", p.Type, toolCallWire{p.ToolCallID, p.ToolName, params}, nil)
 	case PartToolResult:
@@ -226,8 +230,8 @@ type TokenCountParams struct {
 	Text    string `json:"text"`
 }
 
-// CountTokens is the reference's heuristic: a quarter of the UTF-8 byte length (the
-// length of a Go string), at least 1.
+// CountTokens is the heuristic Symposium's backend used, which clients were written
+// against: a quarter of the UTF-8 byte length (the length of a Go string), at least 1.
 func CountTokens(text string) int {
 	return max(len(text)/4, 1)
 }

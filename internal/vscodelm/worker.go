@@ -19,6 +19,7 @@ import (
 	"github.com/parley-acp/parley/internal/mailbox"
 	"github.com/parley-acp/parley/internal/mcpbridge"
 	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/parley-acp/parley/internal/workspace"
 )
@@ -445,7 +446,7 @@ func (w *worker) mcpServers(caps acp.AgentCapabilities) []acp.MCPServer {
 // predecide allows an agent's call of one of the VS Code tools the conversation offers
 // (VS Code confirms the tool itself when it runs it); anything else is left to the
 // policy, and then to VS Code's user. It runs on the agent's request goroutine.
-func (w *worker) predecide(ctx context.Context, req *acp.RequestPermissionRequest, seen *toolui.ToolCall) conversation.Predecision {
+func (w *worker) predecide(ctx context.Context, req *acp.RequestPermissionRequest, seen *toolstate.ToolCall) conversation.Predecision {
 	var tools []ToolDefinition
 	if p := w.offered.Load(); p != nil {
 		tools = *p
@@ -645,7 +646,7 @@ func (w *worker) report(r *chatRequest, answer []said, outcome string) {
 func (w *worker) onEvents(evs []conversation.Event) {
 	for i := 0; i < len(evs); i++ {
 		u, ok := evs[i].(conversation.TurnUpdate)
-		if !ok || u.Update.Kind != toolui.TextDelta {
+		if !ok || u.Update.Kind != toolstate.TextDelta {
 			w.onEvent(evs[i])
 			continue
 		}
@@ -653,7 +654,7 @@ func (w *worker) onEvents(evs []conversation.Event) {
 		joined.WriteString(u.Update.Text)
 		for i+1 < len(evs) {
 			next, ok := evs[i+1].(conversation.TurnUpdate)
-			if !ok || next.Turn != u.Turn || next.Update.Kind != toolui.TextDelta {
+			if !ok || next.Turn != u.Turn || next.Update.Kind != toolstate.TextDelta {
 				break
 			}
 			joined.WriteString(next.Update.Text)

@@ -179,7 +179,7 @@ func TestCancelWhileStreaming(t *testing.T) {
 	})
 }
 
-// §7 "one open request per session": a request that continues a conversation whose
+// One open request per session: a request that continues a conversation whose
 // answer is still streaming answers that one with -32800 and is served itself. A request
 // the streaming session cannot take (an edit of, or the same as, the message being
 // answered) gets a session of its own and leaves the streaming one alone.
@@ -403,7 +403,7 @@ func TestTokenCount(t *testing.T) {
 	}
 }
 
-// Q2: the model list in the shape of §3.6.
+// The model list: one entry per agent, with the fields VS Code reads.
 func TestModelInformation(t *testing.T) {
 	c := start(t)
 	for _, params := range []any{map[string]any{}, map[string]any{"silent": true}} {
@@ -551,7 +551,7 @@ func TestAgentCrash(t *testing.T) {
 	})
 }
 
-// §1 invocation compatibility: Symposium's client puts global flags before the subcommand.
+// Invocation compatible with Symposium's client, which puts global flags before the subcommand.
 func TestGlobalFlagsBeforeSubcommand(t *testing.T) {
 	c := start(t, "--log", "debug", "vscodelm")
 	if got := strings.TrimSpace(c.conversation(elizaTagged()).Turn(alike)); got != alikeReplies[0] {

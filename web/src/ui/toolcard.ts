@@ -2,6 +2,7 @@ import { h, clear, duration } from "../dom";
 import { diffLines, hunks } from "../diff";
 import type { Entry, Question, Session } from "../session";
 import type { Actions, Card } from "./card";
+import { keepView } from "./keep";
 import { blockView } from "./message";
 import { questionView } from "./question";
 
@@ -22,6 +23,8 @@ export class ToolCard implements Card {
     const status = c.status ?? "pending";
     this.el.className = `card tool ${status}${c.question ? " asking" : ""}`;
     this.el.dataset.toolCallId = c.toolCallId;
+    // The sections the user opened and the text they selected outlive the redraw.
+    const kept = keepView(this.el);
     clear(this.el);
     const took = c.ended ? duration(c.ended - c.started) : "";
     const head = h(
@@ -53,6 +56,7 @@ export class ToolCard implements Card {
     }
     if (c.question) this.el.append(questionView(c.question, this.actions, false));
     else if (c.answer) this.el.append(h("div", { class: "q-answered", text: c.answer }));
+    kept.restore();
     return true;
   }
 

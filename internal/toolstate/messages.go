@@ -1,4 +1,4 @@
-package toolui
+package toolstate
 
 import (
 	"fmt"
@@ -89,7 +89,7 @@ func messages(tc *ToolCall, root string) (present, past string) {
 		}
 		past += " " + diffSummary(tc.Diffs)
 	}
-	return oneLine(present), oneLine(past)
+	return OneLine(present), OneLine(past)
 }
 
 func join(verb, object string) string {
@@ -135,7 +135,7 @@ func fallbackObject(tc *ToolCall, title string) string {
 	if _, ok := titleVerbs[strings.ToLower(name)]; ok && tc.Kind != acp.ToolKindOther {
 		return ""
 	}
-	return code(name)
+	return Code(name)
 }
 
 // subject is what a call works on, formatted for a message ("`main.go`", "3 files"), and
@@ -143,12 +143,12 @@ func fallbackObject(tc *ToolCall, title string) string {
 func subject(tc *ToolCall, root string) (formatted string, names []string) {
 	path := func(p string) (string, []string) {
 		rel := displayPath(p, root)
-		return code(rel), []string{p, rel}
+		return Code(rel), []string{p, rel}
 	}
 	switch tc.Kind {
 	case acp.ToolKindExecute:
 		if tc.TerminalCommand != "" {
-			return code(oneLine(tc.TerminalCommand)), []string{tc.TerminalCommand}
+			return Code(OneLine(tc.TerminalCommand)), []string{tc.TerminalCommand}
 		}
 	case acp.ToolKindRead, acp.ToolKindEdit, acp.ToolKindDelete:
 		if paths := diffPaths(tc.Diffs); len(paths) > 1 {
@@ -161,18 +161,18 @@ func subject(tc *ToolCall, root string) (formatted string, names []string) {
 		from := inputString(tc.RawInput, "source", "from", "old_path", "oldPath", "src")
 		to := inputString(tc.RawInput, "destination", "to", "new_path", "newPath", "dest", "dst")
 		if from != "" && to != "" {
-			return code(displayPath(from, root)) + " to " + code(displayPath(to, root)), nil
+			return Code(displayPath(from, root)) + " to " + Code(displayPath(to, root)), nil
 		}
 		if p := firstPath(tc); p != "" {
 			return path(p)
 		}
 	case acp.ToolKindSearch:
 		if q := inputString(tc.RawInput, "pattern", "query", "regex", "glob", "q"); q != "" {
-			return code(oneLine(q)), []string{q}
+			return Code(OneLine(q)), []string{q}
 		}
 	case acp.ToolKindFetch:
 		if u := inputString(tc.RawInput, "url", "uri", "query"); u != "" {
-			return code(oneLine(u)), []string{u}
+			return Code(OneLine(u)), []string{u}
 		}
 	}
 	return "", nil
@@ -265,8 +265,8 @@ func diffSummary(diffs []Diff) string {
 	return fmt.Sprintf("(+%d −%d)", added, removed)
 }
 
-// code formats s as a Markdown code span, with a longer fence when s holds backticks.
-func code(s string) string {
+// Code formats s as a Markdown code span, with a longer fence when s holds backticks.
+func Code(s string) string {
 	if !strings.Contains(s, "`") {
 		return "`" + s + "`"
 	}
@@ -277,8 +277,8 @@ func code(s string) string {
 	return fence + " " + s + " " + fence
 }
 
-// oneLine keeps the first line of s, marking what was cut.
-func oneLine(s string) string {
+// OneLine keeps the first line of s, marking what was cut.
+func OneLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return strings.TrimRight(s[:i], " \r\t") + " …"

@@ -1,4 +1,4 @@
-package toolui
+package toolstate
 
 import (
 	"slices"
@@ -274,7 +274,7 @@ func (tc *ToolCall) derive(root string, parentOf func(acp.ToolCallID) *ToolCall)
 	if tc.ParentID != "" {
 		tc.Depth = 1
 		if p := parentOf(tc.ParentID); p != nil {
-			tc.Depth = min(p.Depth+1, maxDepth)
+			tc.Depth = min(p.Depth+1, MaxDepth)
 			if p.Presentation == Hidden {
 				tc.Depth = p.Depth
 			}
@@ -283,7 +283,8 @@ func (tc *ToolCall) derive(root string, parentOf func(acp.ToolCallID) *ToolCall)
 	tc.InvocationMessage, tc.PastTenseMessage = messages(tc, root)
 }
 
-const maxDepth = 4
+// MaxDepth is the deepest a call is nested under its parents (ToolCall.Depth).
+const MaxDepth = 4
 
 // terminalCommand finds the command of an execute tool (or any tool showing a terminal):
 // rawInput's command or cmd (a string, or an argv whose "sh -c" script is taken), else
