@@ -7,7 +7,7 @@
 // sessionId) goes to the listener of that session: the @parley turn running in it.
 
 import { ParleyProcess, type LogSink } from './parleyProcess';
-import { CONNECTION_CLOSED, Peer, RpcError } from './rpc';
+import { Peer } from './rpc';
 import type { ConfigOption, ElicitationAnswer, ElicitationParams, NewSessionResult, PermissionOutcome, RequestPermissionParams, SessionId, SessionUpdate } from './acpTypes';
 
 /** parley acp's command line (the chat webview runs it the same way). */
@@ -126,7 +126,7 @@ export class AcpClient {
       });
     } catch (err) {
       void process.stop('parley acp did not initialize', this.opts.stopGraceMs ?? 2000);
-      throw err instanceof RpcError && err.code === CONNECTION_CLOSED ? new Error(`${err.message}`) : err;
+      throw err;
     }
     this.conn = conn;
     return conn;

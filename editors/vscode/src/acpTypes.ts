@@ -163,6 +163,9 @@ export interface UndoResult {
   files?: Array<{ path: string; rel: string; did: string }>;
 }
 
+/** The code of _parley/undo's refusal when a file changed since the turn (lm/undo's): nothing was undone. */
+export const CONFLICT = -32001;
+
 /** An undo refused: a file someone changed since the turn (the error's data). */
 export interface UndoConflict {
   path: string;

@@ -159,7 +159,7 @@ class Relay {
     try {
       const bin = await this.opts.locate();
       if (this.stopped) return;
-      proc = await ParleyProcess.start({ bin, args: acpArgs(this.opts.globalArgs(), folder, this.opts.agent()), log: this.opts.log, stderrPrefix: '[chat] ', name: 'parley acp' });
+      proc = await ParleyProcess.start({ bin, args: acpArgs(this.opts.globalArgs(), folder, this.opts.agent()), log: this.opts.log, stderrPrefix: '[chat] ', name: 'parley acp', tag: '[chat]' });
     } catch (err) {
       return this.closed(err instanceof Error ? err.message : String(err));
     }

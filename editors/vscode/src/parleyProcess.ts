@@ -22,6 +22,8 @@ export interface StartOptions {
   stderrPrefix?: string;
   /** What the messages call it: "The parley backend", "parley acp". */
   name?: string;
+  /** The tag of the log's notes about it ("[client]", "[chat]"). */
+  tag?: string;
 }
 
 export class ParleyProcess {
@@ -75,7 +77,7 @@ export class ParleyProcess {
       proc.once('spawn', resolve);
       proc.once('error', (err) => reject(new Error(`Cannot start ${opts.bin}: ${err.message}`)));
     });
-    opts.log.appendLine(`[client] started ${opts.bin} ${opts.args.join(' ')} (pid ${proc.pid})`);
+    opts.log.appendLine(`${opts.tag ?? '[client]'} started ${opts.bin} ${opts.args.join(' ')} (pid ${proc.pid})`);
     return new ParleyProcess(proc, opts.log, opts.stderrPrefix ?? '', opts.name ?? 'parley');
   }
 

@@ -9,8 +9,28 @@ import * as vscode from 'vscode';
 import type { ElicitationAnswer, ElicitationParams, JsonSchemaField } from './acpTypes';
 import type { LogSink } from './parleyProcess';
 import { pageRefusal } from './pageUrl';
-import type { ElicitationField } from './wire';
 import { visible } from './visible';
+
+/** One field of a form the agent asks the user to fill in. */
+export interface ElicitationField {
+  name: string;
+  title: string;
+  description?: string;
+  kind: 'text' | 'number' | 'integer' | 'boolean' | 'choice' | 'multi_choice' | 'unknown';
+  required?: boolean;
+  /** What is typed must not be shown. */
+  secret?: boolean;
+  default?: unknown;
+  choices?: Array<{ value: string; title: string; description?: string }>;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: string;
+  min?: number;
+  max?: number;
+  minItems?: number;
+  maxItems?: number;
+}
 
 /** A value the user gave for a field; SKIP: none (an optional field left empty). */
 const SKIP = Symbol('skip');

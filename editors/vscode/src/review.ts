@@ -9,10 +9,9 @@
 
 import * as vscode from 'vscode';
 import type { AcpClient } from './acpClient';
-import type { ChangeEntry, DiffResult, TurnChanges, UndoConflict, UndoResult } from './acpTypes';
+import { CONFLICT, type ChangeEntry, type DiffResult, type TurnChanges, type UndoConflict, type UndoResult } from './acpTypes';
 import type { LogSink } from './parleyProcess';
 import { RpcError } from './rpc';
-import { CONFLICT } from './wire';
 import { visible } from './visible';
 
 export const VIEW_DIFF_COMMAND = 'parley.viewDiff';

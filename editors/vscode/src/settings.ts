@@ -6,10 +6,20 @@
 import * as vscode from 'vscode';
 import type { AcpClient } from './acpClient';
 import type { ConfigOption, ConfigOptionValue } from './acpTypes';
-import type { Setting } from './wire';
 import { visible } from './visible';
 
 export const CHANGE_SETTING_COMMAND = 'parley.changeSetting';
+
+/** One setting of the session, as the list and the quick pick show it. */
+export interface Setting {
+  id: string;
+  name: string;
+  description?: string;
+  category?: string;
+  kind: 'select' | 'boolean';
+  current: string;
+  values?: Array<{ id: string; name: string; description?: string; group?: string }>;
+}
 
 /** What a setting's button asks for. */
 export interface ChangeSettingArgs {
