@@ -1,7 +1,8 @@
 // The web chat's entry point: connect to parley (a WebSocket to /acp in a browser, the
 // extension's message channel in a VS Code webview), then show the conversations.
 import { Parley } from "./client";
-import { Peer, vscodeTransport, webSocketTransport, type Transport } from "./rpc";
+import { Peer, type Transport } from "./rpc";
+import { vscodeTransport, webSocketTransport } from "./transports";
 import type { Actions } from "./ui/card";
 import { App } from "./ui/app";
 import { visible } from "./visible";

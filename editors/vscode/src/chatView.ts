@@ -9,10 +9,10 @@
 // The page asks the extension to open a file (a mention, a changed file) or a diff; only
 // files inside the workspace's folders are opened.
 
-import { ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
-import * as readline from 'node:readline';
 import * as vscode from 'vscode';
+import { acpArgs } from './acpClient';
+import { ParleyProcess } from './parleyProcess';
 
 export const CHAT_VIEW = 'parley.chat';
 const DIFF_SCHEME = 'parley-diff';
@@ -142,12 +142,12 @@ function inWorkspace(file: string): boolean {
 
 // Relay runs `parley acp` for one webview and passes messages both ways.
 class Relay {
-  private proc: ChildProcess | undefined;
+  private proc: ParleyProcess | undefined;
   private stopped = false;
 
   constructor(private webview: vscode.Webview, private opts: ChatOptions, private onAction: (m: any) => void) {
     webview.onDidReceiveMessage((m) => {
-      if (m?.type === 'acp' && typeof m.text === 'string') this.proc?.stdin?.write(m.text.replace(/\n/g, ' ') + '\n');
+      if (m?.type === 'acp' && typeof m.text === 'string') this.proc?.transport.send(m.text.replace(/\n/g, ' '));
       else if (m?.type === 'open' || m?.type === 'diff') this.onAction(m);
     });
   }
@@ -155,21 +155,18 @@ class Relay {
   async start(): Promise<void> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     if (!folder) return this.closed('Open a folder first: parley works in a workspace folder.');
-    let bin: string;
+    let proc: ParleyProcess;
     try {
-      bin = await this.opts.locate();
+      const bin = await this.opts.locate();
+      if (this.stopped) return;
+      proc = await ParleyProcess.start({ bin, args: acpArgs(this.opts.globalArgs(), folder, this.opts.agent()), log: this.opts.log, stderrPrefix: '[chat] ', name: 'parley acp', tag: '[chat]' });
     } catch (err) {
       return this.closed(err instanceof Error ? err.message : String(err));
     }
-    if (this.stopped) return;
-    const args = [...this.opts.globalArgs(), 'acp', '--cwd', folder, '--agent', this.opts.agent()];
-    const proc = spawn(bin, args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     this.proc = proc;
-    proc.on('error', (err) => this.closed(`Cannot start ${bin}: ${err.message}`));
-    this.opts.log.appendLine(`[chat] started ${bin} ${args.join(' ')}`);
-    readline.createInterface({ input: proc.stdout! }).on('line', (line) => void this.webview.postMessage({ type: 'acp', text: line }));
-    readline.createInterface({ input: proc.stderr! }).on('line', (line) => this.opts.log.appendLine(`[chat] ${line}`));
-    proc.on('exit', (code, signal) => this.closed(`parley acp ${signal ? `was killed by ${signal}` : `exited with code ${code}`} (see "parley: Show log")`));
+    if (this.stopped) return void proc.stop('the chat was closed', 2000);
+    proc.transport.onMessage((line) => void this.webview.postMessage({ type: 'acp', text: line }));
+    proc.transport.onClose(() => this.closed(`${proc.endedMessage()} (see "parley: Show log")`));
   }
 
   private closed(reason: string): void {
@@ -180,17 +177,6 @@ class Relay {
   // group if it has not gone within a grace.
   async stop(): Promise<void> {
     this.stopped = true;
-    const proc = this.proc;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    const exited = new Promise<void>((r) => proc.once('exit', () => r()));
-    proc.stdin?.end();
-    for (const sig of ['SIGTERM', 'SIGKILL'] as const) {
-      if (await Promise.race([exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 2000))])) return;
-      try {
-        process.kill(-proc.pid!, sig);
-      } catch {
-        proc.kill(sig);
-      }
-    }
+    await this.proc?.stop('the chat was closed', 2000);
   }
 }

@@ -1,4 +1,5 @@
-// The extension's entry point: wires the backend, the model provider, the agent-action
+// The extension's entry point: wires the backend (`parley vscodelm`, for the model
+// provider), the window's `parley acp` (for @parley and its buttons), the agent-action
 // tool, the @parley participant, the commands and the settings together.
 //
 // Each of VS Code's APIs the extension registers with is used only where the editor has
@@ -9,10 +10,11 @@
 
 import * as vscode from 'vscode';
 import { AgentActionTool } from './agentAction';
+import { AcpClient } from './acpClient';
 import { Backend } from './backend';
 import { workspaceRoots } from './convert';
 import { findParley, INSTALL_COMMAND, ParleyNotFoundError, type FoundParley } from './locate';
-import { checkAgentServers, listModels, type ModelContext, type ParleyModel } from './models';
+import { checkAgentServers, type ModelContext, type ParleyModel } from './models';
 import { registerChatCommands } from './chatCommands';
 import { PARTICIPANT_ID, ParleyParticipant } from './participant';
 import { ParleyChatProvider } from './provider';
@@ -24,6 +26,7 @@ import { ChatWebviews } from './chatView';
 const LAST_MODEL_KEY = 'parley.lastModel';
 
 let backend: Backend | undefined;
+let acp: AcpClient | undefined;
 
 function config() {
   return vscode.workspace.getConfiguration('parley');
@@ -62,6 +65,17 @@ export function activate(context: vscode.ExtensionContext): void {
     stopGraceMs: 1500, // VS Code gives deactivate a few seconds
   });
   const be = backend;
+  // @parley, its review, settings, sign-in and questions: ACP to one parley acp for the
+  // window, in the first workspace folder (as the chat webviews run theirs).
+  acp = new AcpClient({
+    locate,
+    globalArgs: () => ['--log', config().get<string>('logLevel', 'warn') ?? 'warn'],
+    folder: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? workspaceRoots().cwd,
+    defaultAgent: () => config().get<string>('chat.agent', 'eliza') || 'eliza',
+    log,
+    stopGraceMs: 1500,
+  });
+  const client = acp;
 
   // parley's own chat (the web chat's page in a webview), which needs none of VS Code's
   // chat APIs: each webview runs its own `parley acp`.
@@ -98,12 +112,10 @@ export function activate(context: vscode.ExtensionContext): void {
   // asked to get a session of it ready (lm/prepareSession), so that the first request
   // does not wait for the agent to start. VS Code lists the models often: ask once per
   // backend process, agent and workspace.
-  let listed: ParleyModel[] = [];
   let prepared = '';
   be.onDidStart(() => (prepared = ''));
-  const onChosen = (model: ParleyModel) => void context.workspaceState.update(LAST_MODEL_KEY, model.id);
+  const onChosen = (id: string) => void context.workspaceState.update(LAST_MODEL_KEY, id);
   const onListed = (models: ParleyModel[]) => {
-    listed = models;
     const last = models.find((m) => m.id === context.workspaceState.get<string>(LAST_MODEL_KEY));
     if (!last) return;
     const params: PrepareSessionParams = { modelId: last.id, agent: last.agent, ...workspaceRoots() };
@@ -113,27 +125,21 @@ export function activate(context: vscode.ExtensionContext): void {
     be.notify('lm/prepareSession', params);
   };
 
-  const provider = new ParleyChatProvider({ models: modelContext, log, reportStartFailure, onChosen, onListed });
+  const provider = new ParleyChatProvider({ models: modelContext, log, reportStartFailure, onChosen: (m) => onChosen(m.id), onListed });
   context.subscriptions.push(provider);
   if (apis.languageModelProvider) context.subscriptions.push(vscode.lm.registerLanguageModelChatProvider('parley', provider));
   if (apis.tools) context.subscriptions.push(vscode.lm.registerTool(AGENT_ACTION_TOOL, new AgentActionTool()));
   for (const missing of apis.missing) log.appendLine(`[client] this editor has no ${missing.api}: ${missing.consequence}`);
 
   const participant = new ParleyParticipant({
-    backend: be,
+    acp: client,
     log,
-    models: async () => {
-      if (listed.length > 0) return listed;
-      const { models } = await listModels(modelContext(), true);
-      onListed(models);
-      return models;
-    },
     defaultAgent: () => config().get<string>('chat.agent', 'eliza') || 'eliza',
     agentActionTool: () => agentActionDefinition(context),
     useProposedApi: () => declaresProposed && (config().get<boolean>('chat.toolInvocationParts', true) ?? true),
     onChosen,
   });
-  context.subscriptions.push(...registerChatCommands({ backend: be, log, parleyPath: async () => (await find()).path }));
+  context.subscriptions.push(...registerChatCommands({ acp: client, log, parleyPath: async () => (await find()).path }));
   if (apis.chatParticipant) {
     const chat = vscode.chat.createChatParticipant(PARTICIPANT_ID, participant.handler);
     chat.iconPath = new vscode.ThemeIcon('comment-discussion');
@@ -150,7 +156,7 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.commands.registerCommand('parley.restartBackend', async () => {
       log.appendLine('[client] restarting the backend');
       try {
-        await be.restart();
+        await Promise.all([be.restart(), client.restart()]);
         provider.refresh();
       } catch (err) {
         reportStartFailure(err);
@@ -169,9 +175,9 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('parley')) return;
       shown.clear();
-      listed = [];
       if (['parley.path', 'parley.logLevel', 'parley.traceDir'].some((s) => e.affectsConfiguration(s))) {
         void be.restart().catch((err) => log.appendLine(`[client] ${err instanceof Error ? err.message : String(err)}`));
+        void client.restart();
       }
       provider.refresh();
     }),
@@ -187,6 +193,8 @@ function agentActionDefinition(context: vscode.ExtensionContext): ToolDefinition
 
 export async function deactivate(): Promise<void> {
   const b = backend;
+  const a = acp;
   backend = undefined;
-  await b?.dispose();
+  acp = undefined;
+  await Promise.all([b?.dispose(), a?.dispose()]);
 }

