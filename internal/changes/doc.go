@@ -28,7 +28,11 @@
 // created, by that directory's own .gitignore, which is listed: a virtualenv's "*", a new
 // crate's target/). A file the turn un-ignores is listed too: showing more hides nothing.
 // That costs a second listing by git
-// at each end of a turn, run beside the first (BenchmarkSnapshot's "turn"). Each side of
+// at each end of a turn, run beside the first (BenchmarkSnapshot's "turn"). A listing
+// that began a turn is reused, its files stat'ed afresh, while everything it depends on
+// (the directories it shows, their .gitignore files, git's index, configuration and
+// excludes) is as it was (reuse.go says why that misses nothing): a turn that creates
+// and deletes nothing runs no git at either end (BenchmarkQuietTurn). Each side of
 // a change has its permission bits: `chmod +x` alone is a change (shown as a mode
 // change), and an undo restores the mode.
 //

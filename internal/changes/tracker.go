@@ -43,6 +43,33 @@ type tracker struct {
 	// writes (a rule in .gitignore, a `git init`) cannot hide anything from its review.
 	// nil between turns.
 	view map[string]*rootView
+	// listings are the roots' last listings that began a turn, reused while what they
+	// depend on is unchanged (reuse.go).
+	listings map[string]*reusable
+	reused   int // listings reused, for tests
+}
+
+// list lists the root dir: the kept listing when it is still current (it answers every
+// opts), else git or a walk; a listing with its rules is kept for the next snapshots.
+func (t *tracker) list(ctx context.Context, dir string, tree *workspace.Tree, opts filelist.Options) (filelist.Listing, error) {
+	if k := t.listings[dir]; k != nil {
+		if k.current() {
+			t.reused++
+			return k.fresh(tree), nil
+		}
+		delete(t.listings, dir)
+	}
+	began := time.Now()
+	l, err := filelist.ListAll(ctx, t.roots, dir, tree, opts)
+	if err == nil && opts.Rules && opts.Ignored {
+		if k := keepListing(dir, l, began); k != nil {
+			if t.listings == nil {
+				t.listings = map[string]*reusable{}
+			}
+			t.listings[dir] = k
+		}
+	}
+	return l, err
 }
 
 // rootView is a root's ignoring as a turn began: the rules in force, what they ignored,
@@ -258,7 +285,7 @@ func (t *tracker) scan(ctx context.Context, start bool) (scanResult, error) {
 		trees = append(trees, tree)
 		treeOf[dir] = tree
 		view := t.view[dir]
-		l, err := filelist.ListAll(ctx, t.roots, dir, tree, filelist.Options{Ignored: start || pinned && view != nil, Rules: start})
+		l, err := t.list(ctx, dir, tree, filelist.Options{Ignored: start || pinned && view != nil, Rules: start})
 		if err != nil {
 			return r, fmt.Errorf("listing %s: %w", dir, err)
 		}
@@ -495,6 +522,13 @@ func (t *tracker) commit(ctx context.Context, r scanResult) error {
 		return err
 	}
 	created := map[*openTurn]store.ChangeTurn{}
+	if len(r.blobs) == 0 && len(r.put) == 0 && len(r.del) == 0 && len(r.deltas) == 0 {
+		t.lastScan = r.started // nothing to write: a transaction (and its sync) would cost more than the snapshot
+		if r.view != nil {
+			t.view = r.view
+		}
+		return nil
+	}
 	err := t.log.st.UpdateChanges(ctx, func(tx *store.ChangesTx) error {
 		slices.SortFunc(r.blobs, func(a, b store.Blob) int { return cmpString(a.Hash, b.Hash) })
 		if err := tx.PutBlobs(t.ws, r.blobs); err != nil {

@@ -189,13 +189,15 @@ const maxIgnoreFile = 1 << 20
 func walk(ctx context.Context, roots *workspace.Roots, base string, tree *workspace.Tree, opts Options) (Listing, error) {
 	dir := tree.Path()
 	var patterns []gitignore.Pattern
-	prefix := "" // dir relative to base, with a slash, for the patterns
+	var ancestorIgnores []string // the .gitignore files read above dir
+	prefix := ""                 // dir relative to base, with a slash, for the patterns
 	if rel, err := filepath.Rel(base, dir); err == nil && !strings.HasPrefix(rel, "..") {
 		// .gitignore files of dir's ancestors inside the workspace apply too.
 		d := base
 		for _, part := range append([]string{""}, splitPath(rel)...) {
 			d = filepath.Join(d, part)
 			if d != dir {
+				ancestorIgnores = append(ancestorIgnores, filepath.Join(d, ".gitignore"))
 				data, _ := roots.ReadFile(filepath.Join(d, ".gitignore"), maxIgnoreFile)
 				patterns = append(patterns, parseIgnore(data, base, d)...)
 			}

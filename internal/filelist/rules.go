@@ -22,6 +22,23 @@ import (
 type Rules struct {
 	prefix []string // the tree relative to the directory the patterns are relative to
 	ps     []gitignore.Pattern
+	// inputs are the files outside the tree that the listing the rules came with depends
+	// on (absolute; some may not exist): see Inputs.
+	inputs []string
+}
+
+// Inputs are the files outside the listed tree whose content or presence decided the
+// listing these rules came with, besides the tree's directories and their .gitignore
+// files: git's index and configuration (the repository's, the user's, the system's), the
+// repository's info/exclude, the excludes file, the .gitignore files above the tree, and
+// a .git in each of the tree's ancestors (a `git init` above it). A caller that finds
+// all of them, and the tree's directories, as they were when it listed can reuse the
+// listing (internal/changes does). Nil for nil Rules.
+func (r *Rules) Inputs() []string {
+	if r == nil {
+		return nil
+	}
+	return r.inputs
 }
 
 // Ignored reports whether the rules ignore rel (slash-separated, relative to the tree):
@@ -57,29 +74,34 @@ func gitRules(ctx context.Context, tree *workspace.Tree, ignoreFiles []string) *
 		return nil
 	}
 	cmd := exec.CommandContext(ctx, git, append(GitReadOnly(tree.Path()), "rev-parse", "--path-format=absolute",
-		"--show-toplevel", "--git-path", "info/exclude", "--show-prefix")...)
+		"--show-toplevel", "--git-path", "info/exclude", "--git-path", "index", "--git-path", "config",
+		"--git-path", "config.worktree", "--show-prefix")...)
 	cmd.Env = GitEnv()
 	out, err := cmd.Output()
 	if err != nil {
 		return nil
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	if len(lines) < 2 {
+	if len(lines) < 5 {
 		return nil
 	}
 	top, exclude := lines[0], lines[1]
 	prefix := ""
-	if len(lines) > 2 {
-		prefix = strings.TrimSuffix(lines[2], "/")
+	if len(lines) > 5 {
+		prefix = strings.TrimSuffix(lines[5], "/")
 	}
+	excludes := excludesFile(ctx, git, tree.Path())
+	inputs := append([]string{excludes, exclude, lines[2], lines[3], lines[4]}, gitConfigFiles()...)
+	inputs = append(inputs, ancestorGits(tree.Path())...)
 	var ps []gitignore.Pattern
-	ps = append(ps, parseIgnoreIn(readOutside(excludesFile(ctx, git, tree.Path())), nil)...)
+	ps = append(ps, parseIgnoreIn(readOutside(excludes), nil)...)
 	ps = append(ps, parseIgnoreIn(readOutside(exclude), nil)...)
 	// The .gitignore files above the tree, from the top down.
 	d := top
 	for _, part := range append([]string{""}, splitPath(prefix)...) {
 		d = filepath.Join(d, part)
 		if d != filepath.Clean(tree.Path()) {
+			inputs = append(inputs, filepath.Join(d, ".gitignore"))
 			ps = append(ps, parseIgnore(readOutside(filepath.Join(d, ".gitignore")), top, d)...)
 		}
 	}
@@ -90,7 +112,37 @@ func gitRules(ctx context.Context, tree *workspace.Tree, ignoreFiles []string) *
 		data, _ := tree.ReadFile(rel, maxIgnoreFile)
 		ps = append(ps, parseIgnoreIn(data, splitPath(path.Join(prefix, path.Dir(rel))))...)
 	}
-	return &Rules{prefix: splitPath(prefix), ps: ps}
+	return &Rules{prefix: splitPath(prefix), ps: ps, inputs: inputs}
+}
+
+// gitConfigFiles are the configuration files git reads besides the repository's: the
+// user's and the system's (core.excludesFile may be set in any).
+func gitConfigFiles() []string {
+	var out []string
+	for _, v := range []string{"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"} {
+		if f := os.Getenv(v); f != "" {
+			out = append(out, f)
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		out = append(out, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
+	}
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" {
+		out = append(out, filepath.Join(x, "git", "config"))
+	}
+	return append(out, "/etc/gitconfig")
+}
+
+// ancestorGits are the .git of dir's ancestors: one appearing there changes which work
+// tree dir is in.
+func ancestorGits(dir string) []string {
+	var out []string
+	for d := filepath.Dir(filepath.Clean(dir)); ; d = filepath.Dir(d) {
+		out = append(out, filepath.Join(d, ".git"))
+		if filepath.Dir(d) == d {
+			return out
+		}
+	}
 }
 
 // excludesFile is the file core.excludesFile names, or git's default for it.
