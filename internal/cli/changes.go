@@ -151,7 +151,7 @@ it to get the changes back.`,
 				if ce.Partial != nil {
 					printUndone(out, ce.Partial, dir)
 				}
-				fmt.Fprintln(errw, toolui.SafeText(conflictText(ce, "parley undo")))
+				fmt.Fprintln(errw, toolui.SafeText(conflictText(ce, undoOthersHint(ce, session, turn, to))))
 				if isTerminal(cmd.InOrStdin()) && hasSince(ce) {
 					offerConflictDiffs(ctx, cmd.InOrStdin(), errw, rec, ce)
 				}
