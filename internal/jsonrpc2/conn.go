@@ -872,7 +872,11 @@ func (c *Conn) writeLoop(w io.Writer) {
 		select {
 		case <-c.abandoned: // the close deadline passed: the failure was ours
 		default:
-			c.logger.Warn("jsonrpc2: write failed; closing", "error", err)
+			if peerGone(err) {
+				c.logger.Debug("jsonrpc2: the peer is gone; closing", "error", err)
+			} else {
+				c.logger.Warn("jsonrpc2: write failed; closing", "error", err)
+			}
 		}
 		c.writeOnce.Do(func() {
 			c.writeErr = err
