@@ -73,8 +73,8 @@ func TestAgentCriticalCommandAsksEvenUnderYolo(t *testing.T) {
 	// The agent runs with --yolo; parley run has no --yolo and no terminal, so it
 	// refuses whatever it is asked.
 	r := parleyIn(t, w.dir, w.env, "", "run", "--agent-command", agentCommand(t, "ollama:m", fake.URL())+" --yolo", "install the tool")
-	if r.code != 0 {
-		t.Fatalf("exit %d: the turn must end normally\nstderr %s", r.code, r.stderr)
+	if r.code != 7 { // 7: the turn ended, and parley refused a request with nobody to ask
+		t.Fatalf("exit %d: the turn must end normally, with a refusal (7)\nstderr %s", r.code, r.stderr)
 	}
 	if _, err := os.Stat(filepath.Join(w.dir, "made-under-yolo")); err != nil {
 		t.Errorf("an ordinary command did not run under --yolo: %v\nstderr %s", err, r.stderr)

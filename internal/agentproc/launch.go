@@ -79,7 +79,7 @@ func Launch(ctx context.Context, spec Spec, opts LaunchOptions) (*Server, error)
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			err = fmt.Errorf("%w: it did not answer within %v", err, timeout)
 		}
-		err = a.Explain(fmt.Errorf("initializing %s: %w", spec, err))
+		err = a.notAnAgent(spec, a.Explain(fmt.Errorf("initializing %s: %w", spec, err)))
 		a.Close()
 		return nil, err
 	}

@@ -183,6 +183,9 @@ func (r *Catalog) All() []Agent {
 func (r *Catalog) Lookup(name string) (Agent, error) {
 	a, ok := r.agents[name]
 	if !ok {
+		if s := Suggest(name, r.Names()); s != "" {
+			return Agent{}, fmt.Errorf("unknown agent %q: did you mean %s? Known agents: %s (see `parley agents`, or give a command with --agent-command)", name, s, strings.Join(r.Names(), ", "))
+		}
 		return Agent{}, fmt.Errorf("unknown agent %q; known agents: %s (see `parley agents`, or give a command with --agent-command)", name, strings.Join(r.Names(), ", "))
 	}
 	if a.NotRunnable != "" {

@@ -54,6 +54,9 @@ type Conflict struct {
 type ConflictError struct {
 	Conflicts []Conflict
 	Partial   *UndoResult // what was undone before the undo stopped; nil when nothing was
+	// Undoable are the other files the undo would have restored (nothing stopped them),
+	// as Conflict.Rel names them: an undo of them alone can go ahead.
+	Undoable []string
 }
 
 func (e *ConflictError) Error() string {
@@ -118,13 +121,16 @@ func (r *Record) Undo(ctx context.Context, req UndoRequest) (UndoResult, error) 
 		return UndoResult{}, err
 	}
 	var conflicts []Conflict
+	var undoable []string
 	for _, p := range plans {
 		if c, ok := r.check(ctx, rows, p); !ok {
 			conflicts = append(conflicts, c)
+		} else {
+			undoable = append(undoable, r.display(p.path))
 		}
 	}
 	if len(conflicts) > 0 {
-		return UndoResult{}, &ConflictError{Conflicts: conflicts}
+		return UndoResult{}, &ConflictError{Conflicts: conflicts, Undoable: undoable}
 	}
 	return r.apply(ctx, plans, undid, undoLabel(req, plans, undid, r))
 }

@@ -42,7 +42,8 @@ for parley chat (parley chat --agent parley). It reads, searches and edits files
 commands inside the session's workspace, through the client when the client offers fs and
 terminal access.
 
-Models: --model ollama:NAME (Ollama's /api/chat, default server http://127.0.0.1:11434)
+Models: --model ollama:NAME (Ollama's /api/chat, at $OLLAMA_HOST as for ollama itself,
+else http://127.0.0.1:11434)
 or --model openai:NAME --base-url URL (any OpenAI-compatible /v1/chat/completions; the API
 key comes from OPENAI_API_KEY). PARLEY_MODEL sets the default model.
 
@@ -94,7 +95,7 @@ and hooks turned off, so listing a checkout never runs a program it configures.`
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.model, "model", "", "the `MODEL`: ollama:NAME or openai:NAME (default $PARLEY_MODEL, else "+defaultModel+")")
-	fl.StringVar(&f.baseURL, "base-url", "", "the model server's `URL` (default: Ollama's local address; required for most openai: servers)")
+	fl.StringVar(&f.baseURL, "base-url", "", "the model server's `URL` (default: $OLLAMA_HOST, else Ollama's local address; required for most openai: servers)")
 	fl.IntVar(&f.maxTurns, "max-turn-requests", 25, "the most model requests in one turn (`N`)")
 	fl.IntVar(&f.context, "context", 0, "the most `TOKENS` of context to use (default: the model's window as the server reports it; with Ollama at most 16384, sent as num_ctx)")
 	fl.IntVar(&f.context, "num-ctx", 0, "the same as --context (`TOKENS`)")

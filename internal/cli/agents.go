@@ -79,6 +79,8 @@ func listKnown(out io.Writer, known *catalog.Catalog) error {
 			runnable = "no: " + a.NotRunnable
 		case a.NeedsDownload(cwd):
 			runnable = "needs a download (" + a.Fetch.String() + " on its first start)"
+		case a.Name == "parley" && catalog.Reserved(a.Name):
+			runnable = parleyAgentRunnable(context.Background())
 		}
 		printSafe(w, "%s\t%s\t%s\t%s", cell(a.Name), cell(a.Spec.String()), cell(a.Source), cell(runnable))
 	}

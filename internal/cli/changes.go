@@ -152,7 +152,7 @@ it to get the changes back.`,
 				if ce.Partial != nil {
 					printUndone(out, ce.Partial, dir)
 				}
-				fmt.Fprintln(errw, toolui.SafeText(linechat.ConflictText(ce, "parley undo")))
+				fmt.Fprintln(errw, toolui.SafeText(linechat.ConflictText(ce, undoOthersHint(ce, session, turn, to))))
 				if linechat.IsTerminal(cmd.InOrStdin()) && linechat.HasSince(ce) {
 					offerConflictDiffs(ctx, cmd.InOrStdin(), errw, rec, ce)
 				}

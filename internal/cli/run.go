@@ -30,7 +30,9 @@ const (
 	exitRefusal         = 3
 	exitMaxTokens       = 4
 	exitMaxTurnRequests = 5
-	exitCancelled       = 130
+	// exitSignIn (6) is signin.go's.
+	exitPermissionRefused = 7 // the turn ended, but a request was refused with nobody asked
+	exitCancelled         = 130
 )
 
 // runExitGrace is how long parley run, its one turn over, lets the agent exit on its own
@@ -98,9 +100,14 @@ parley run never signs in: when the agent needs it, parley exits with status 6 a
 which methods the agent offers and the parley login command for each. What the agent
 asks you (elicitations) is declined, and its turn goes on.
 
-Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal, 4 max_tokens,
-5 max_turn_requests, 6 the agent needs you to sign in, 130 cancelled (Ctrl-C sends
-session/cancel).` + unconfinedHelp(),
+With --json, every permission request the agent sends is decided by a "permission"
+event with confirmation.outcome and confirmation.decidedBy: user (you answered), rule,
+always (an earlier "always"), yolo, no_one_to_ask (refused: no terminal), parley.
+
+Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal (the agent refused the prompt),
+4 max_tokens, 5 max_turn_requests, 6 the agent needs you to sign in, 7 the turn ended
+but parley refused a request of the agent without anyone answering it then (no terminal
+to ask, a rule, an earlier "always"), 130 cancelled (Ctrl-C sends session/cancel).` + unconfinedHelp(),
 		Example: `  parley run "I am worried about my tests"
   parley run --set model=large --attach screenshot.png "what is wrong here?"
   parley run --agent-command "node my-agent.mjs --verbose" "hello"

@@ -240,6 +240,9 @@ func turnError(end conversation.TurnEnded, interrupted bool) error {
 		}
 		return &exitError{code: exitFailure, err: errors.New("the agent cancelled its turn by itself")}
 	}
+	if end.Refused != "" && end.StopReason == acp.StopReasonEndTurn {
+		return &exitError{code: exitPermissionRefused, err: fmt.Errorf("refused %q without asking anyone (no terminal to ask, a rule, or an earlier \"always\"; --json's permission events say which): answer on a terminal, or allow it with --yolo or a rule", end.Refused)}
+	}
 	return stopError(end.StopReason)
 }
 

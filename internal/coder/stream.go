@@ -41,6 +41,10 @@ type streamer struct {
 	provider llm.Provider
 	known    func(string) (string, bool)
 	send     func(acp.SessionUpdate)
+	// said is set once a reply of the turn has shown text: the next reply's text starts a
+	// new paragraph, for clients join the chunks of a turn into one message ("I will
+	// create the file.All done.").
+	said bool
 }
 
 func (s *streamer) run(ctx context.Context, req *llm.Request) (*streamResult, error) {
@@ -65,9 +69,12 @@ func (s *streamer) run(ctx context.Context, req *llm.Request) (*streamResult, er
 		if n := wordChars(text); n == 0 || !shown && !force && n < firstChunkGate {
 			return // only whitespace, or a first piece too short to show alone
 		}
+		if !shown && s.said && !strings.HasPrefix(text, "\n") {
+			text = "\n\n" + text
+		}
 		s.send(acp.AgentMessageChunk(acp.TextBlock(text)))
 		pending.Reset()
-		shown = true
+		shown, s.said = true, true
 	}
 	tick := time.NewTicker(emitEvery)
 	stopTick := make(chan struct{})

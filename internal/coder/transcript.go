@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/parley-acp/parley/acp"
-	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // transcript keeps what a client was shown during one turn, in the form session/load
@@ -35,7 +35,7 @@ func (t *transcript) record(u acp.SessionUpdate) {
 		t.updates = append(t.updates, acp.SessionUpdate{ToolCall: &c})
 	case u.ToolCallUpdate != nil:
 		if i, ok := t.calls[u.ToolCallUpdate.ToolCallID]; ok {
-			toolui.MergeToolCall(t.updates[i].ToolCall, u.ToolCallUpdate)
+			toolstate.MergeToolCall(t.updates[i].ToolCall, u.ToolCallUpdate)
 		}
 	case u.Plan != nil:
 		t.updates = append(t.updates, u)

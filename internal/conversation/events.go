@@ -70,8 +70,9 @@ type TurnEnded struct {
 	Cancelled  bool           // Cancel was called (the agent may still report another reason)
 	Usage      *acp.Usage     // the end-of-turn usage, when the agent reported it
 	Replay     bool           // the end of the replay that TurnStarted with Replay began
-	// Refused is the title of what parley refused during the turn for want of someone to
-	// ask, if anything: the reason, often, that an agent ended its turn by itself.
+	// Refused is the title of the last request parley refused during the turn without a
+	// person answering it then (for want of someone to ask, by a rule, by an "always"),
+	// if any: the reason, often, that an agent ended its turn by itself.
 	Refused string
 }
 

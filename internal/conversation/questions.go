@@ -90,12 +90,12 @@ func (c *Conversation) requestPermission(ctx context.Context, req *acp.RequestPe
 	if pd := c.opts.Predecide; pd != nil {
 		if out, ok := predecided(pd(ctx, req, c.seenCall(req.ToolCall.ToolCallID)), req.Options); ok {
 			resp := &acp.RequestPermissionResponse{Outcome: out}
-			c.postCtx(ctx, decidedMsg{req: req, resp: resp})
+			c.postCtx(ctx, decidedMsg{req: req, resp: resp, by: permission.DecidedByClient})
 			return resp
 		}
 	}
-	resp, err := c.opts.Policy.Decide(ctx, req)
-	c.postCtx(ctx, decidedMsg{req: req, resp: resp, err: err})
+	resp, by, err := c.opts.Policy.DecideBy(ctx, req)
+	c.postCtx(ctx, decidedMsg{req: req, resp: resp, by: by, err: err})
 	return resp
 }
 
@@ -103,7 +103,7 @@ func (c *Conversation) requestPermission(ctx context.Context, req *acp.RequestPe
 func (c *Conversation) decideTerminal(ctx context.Context, session acp.SessionID, argv []string, env []acp.EnvVariable, dir string) (reason string, ok bool) {
 	d := c.opts.Policy.DecideTerminal(ctx, session, argv, env, dir)
 	if d.Request != nil {
-		c.postCtx(ctx, decidedMsg{req: d.Request, resp: d.Response, err: d.Err})
+		c.postCtx(ctx, decidedMsg{req: d.Request, resp: d.Response, by: d.By, err: d.Err})
 	}
 	return d.Reason, d.Allowed
 }
@@ -256,23 +256,30 @@ func (m withdrawMsg) handle(c *Conversation) {
 type decidedMsg struct {
 	req  *acp.RequestPermissionRequest
 	resp *acp.RequestPermissionResponse
+	by   permission.Decider
 	err  error
 }
 
 func (m decidedMsg) handle(c *Conversation) {
-	c.emitTurn([]toolstate.Event{c.st.shown.ResolveConfirmation(m.req.ToolCall.ToolCallID, m.resp.Outcome)})
+	updated, decided := c.st.shown.Decide(m.req, m.resp.Outcome, string(m.by))
+	c.emitTurn([]toolstate.Event{updated, decided})
 	if m.err != nil {
 		c.emit(Notice{Text: toolui.SafeText(m.err.Error())})
 	}
-	if c.opts.Interactive || m.resp.Outcome.Selected == nil {
+	if m.resp.Outcome.Selected == nil {
 		return
 	}
 	o, ok := optionByID(m.req.Options, m.resp.Outcome.Selected.OptionID)
-	if ok && (o.Kind == acp.PermissionOptionKindRejectOnce || o.Kind == acp.PermissionOptionKindRejectAlways) {
+	if !ok || (o.Kind != acp.PermissionOptionKindRejectOnce && o.Kind != acp.PermissionOptionKindRejectAlways) {
+		return
+	}
+	if !c.opts.Interactive {
 		c.emit(Refused{Title: m.req.ToolCall.Title})
-		if c.st.turn != nil {
-			c.st.turn.refused = m.req.ToolCall.Title
-		}
+	}
+	// A refusal nobody answered then (a rule, an "always", nobody to ask) is the
+	// turn's: parley run exits with a status that says so.
+	if c.st.turn != nil && !m.by.ByPerson() && m.by != permission.DecidedByClient {
+		c.st.turn.refused = m.req.ToolCall.Title
 	}
 }
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 
 	"github.com/parley-acp/parley/acp"
-	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // transcript is what the conversation showed, for a view that comes late
@@ -15,7 +15,7 @@ import (
 //   - consecutive plain text chunks of one message are one entry (a reply streamed in
 //     100,000 chunks is one update);
 //   - a tool call is one tool_call in its last state (its updates merged into it, as a
-//     client does: toolui.MergeToolCall);
+//     client does: toolstate.MergeToolCall);
 //   - a turn's plan is its last plan;
 //   - of the settings updates (available commands, mode, config options, usage) only
 //     the last of each kind is kept: they say how things stand, not what happened.
@@ -125,7 +125,7 @@ func (t *transcript) add(u acp.SessionUpdate) {
 		}
 		// An update of a call not shown yet (agents do skip the tool_call) is the call.
 		tc := acp.ToolCall{ToolCallID: u.ToolCallUpdate.ToolCallID}
-		toolui.MergeToolCall(&tc, u.ToolCallUpdate)
+		toolstate.MergeToolCall(&tc, u.ToolCallUpdate)
 		t.calls[tc.ToolCallID] = t.append(transcriptEntry{update: acp.SessionUpdate{ToolCall: &tc}, size: callSize(&tc)})
 	case u.Plan != nil:
 		if t.plan >= t.first {
@@ -165,7 +165,7 @@ func (t *transcript) replace(at int, u acp.SessionUpdate, size int) {
 // first: views were given the one before.
 func (t *transcript) mergeCall(at int, u *acp.ToolCallUpdate) {
 	tc := *t.entries[at-t.first].update.ToolCall
-	toolui.MergeToolCall(&tc, u)
+	toolstate.MergeToolCall(&tc, u)
 	t.replace(at, acp.SessionUpdate{ToolCall: &tc}, callSize(&tc))
 }
 

@@ -172,7 +172,11 @@ func (w *lineWriter) run(out io.Writer) {
 		select {
 		case <-w.abandoned: // the close deadline passed: the failure was ours
 		default:
-			w.logger.Warn("jsonrpc2: write failed; closing", "error", err)
+			if peerGone(err) {
+				w.logger.Debug("jsonrpc2: the peer is gone; closing", "error", err)
+			} else {
+				w.logger.Warn("jsonrpc2: write failed; closing", "error", err)
+			}
 		}
 		w.failOnce.Do(func() {
 			w.err = err

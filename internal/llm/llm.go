@@ -150,7 +150,7 @@ func ContextLimit(err error) (int, bool) {
 
 // New parses spec, "ollama:MODEL" or "openai:MODEL" (MODEL may itself contain ':', as in
 // qwen2.5-coder:7b), and returns the provider and the model name. An empty baseURL means
-// DefaultOllamaURL or DefaultOpenAIURL. apiKey is sent as a Bearer token on the openai
+// OllamaURL ($OLLAMA_HOST, else DefaultOllamaURL) or DefaultOpenAIURL. apiKey is sent as a Bearer token on the openai
 // path when not empty; the caller reads it from the environment.
 func New(spec, baseURL, apiKey string) (Provider, string, error) {
 	kind, model, ok := strings.Cut(spec, ":")
@@ -160,7 +160,7 @@ func New(spec, baseURL, apiKey string) (Provider, string, error) {
 	switch kind {
 	case "ollama":
 		if baseURL == "" {
-			baseURL = DefaultOllamaURL
+			baseURL = OllamaURL()
 		}
 		return newOllama(baseURL), model, nil
 	case "openai":

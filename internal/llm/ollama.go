@@ -174,7 +174,7 @@ func (o *ollama) stream(body io.Reader, fn func(Chunk) error) error {
 func (o *ollama) Info(ctx context.Context, model string) (ModelInfo, error) {
 	resp, err := o.post(ctx, "/api/show", map[string]string{"model": model})
 	if err != nil {
-		return ModelInfo{}, err
+		return ModelInfo{}, ollamaWanted(err, o.baseURL, model)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)

@@ -179,22 +179,28 @@ func (p *Policy) Clone() *Policy {
 // not be expressed with the offered options, the options were ambiguous); the response
 // already fails closed for it.
 func (p *Policy) Decide(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	resp, _, err := p.DecideBy(ctx, req)
+	return resp, err
+}
+
+// DecideBy is Decide, and says who decided.
+func (p *Policy) DecideBy(ctx context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, Decider, error) {
 	if ctx.Err() != nil { // the turn was cancelled before the request was seen
-		return &acp.RequestPermissionResponse{Outcome: acp.CancelledOutcome()}, nil
+		return &acp.RequestPermissionResponse{Outcome: acp.CancelledOutcome()}, DecidedByCancel, nil
 	}
 	if id, dup := duplicateID(req.Options); dup {
 		err := fmt.Errorf("refused %q: the agent offered two options with the same id %q, so no answer could say which", req.ToolCall.Title, id)
-		return &acp.RequestPermissionResponse{Outcome: refusal(req.Options, false)}, err
+		return &acp.RequestPermissionResponse{Outcome: refusal(req.Options, false)}, DecidedByParley, err
 	}
 	s := p.Subject(req.ToolCall)
-	out, err := p.decide(ctx, req, s)
+	out, by, err := p.decide(ctx, req, s)
 	if allowed(req.Options, out) && s.Command != "" {
 		p.approve(req.SessionID, s.Analysis.Runs())
 	}
-	return &acp.RequestPermissionResponse{Outcome: out}, err
+	return &acp.RequestPermissionResponse{Outcome: out}, by, err
 }
 
-func (p *Policy) decide(ctx context.Context, req *acp.RequestPermissionRequest, s Subject) (acp.RequestPermissionOutcome, error) {
+func (p *Policy) decide(ctx context.Context, req *acp.RequestPermissionRequest, s Subject) (acp.RequestPermissionOutcome, Decider, error) {
 	opts := req.Options
 	// The allow that needs no further word from the user: a standing decision (a rule,
 	// --yolo) covers this call, so prefer allow_once; fall back to allow_always, which
@@ -205,10 +211,10 @@ func (p *Policy) decide(ctx context.Context, req *acp.RequestPermissionRequest, 
 	case ActionAsk:
 		return p.ask(ctx, req, s, nil)
 	case ActionReject:
-		return refusal(opts, false), nil
+		return refusal(opts, false), DecidedByRule, nil
 	case ActionAllow:
 		if canAllow && !s.Critical() {
-			return acp.SelectedOutcome(allow.OptionID), nil
+			return acp.SelectedOutcome(allow.OptionID), DecidedByRule, nil
 		}
 	}
 
@@ -223,7 +229,7 @@ func (p *Policy) decide(ctx context.Context, req *acp.RequestPermissionRequest, 
 		errs = append(errs, fmt.Errorf("the decisions you asked parley to remember cannot be read (%w), so --yolo allows nothing unasked", p.StoreErr))
 	}
 	if remembered && rule.Decision == store.Reject {
-		return refusal(opts, true), errors.Join(errs...)
+		return refusal(opts, true), DecidedByAlways, errors.Join(errs...)
 	}
 	if s.Critical() {
 		return p.ask(ctx, req, s, errs)
@@ -231,14 +237,14 @@ func (p *Policy) decide(ctx context.Context, req *acp.RequestPermissionRequest, 
 	if remembered && rule.Decision == store.Allow && !s.NoAlwaysAllow {
 		// The user said "always": tell the agent so when it offers that.
 		if o, ok := firstOf(opts, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce); ok {
-			return acp.SelectedOutcome(o.OptionID), errors.Join(errs...)
+			return acp.SelectedOutcome(o.OptionID), DecidedByAlways, errors.Join(errs...)
 		}
 	}
 
 	// With what was remembered unknown, a rejection "always" may be among it: --yolo
 	// must not overrule it unseen (fail closed: ask, or refuse with nobody to ask).
 	if p.Yolo && canAllow && !unknown {
-		return acp.SelectedOutcome(allow.OptionID), errors.Join(errs...)
+		return acp.SelectedOutcome(allow.OptionID), DecidedByYolo, errors.Join(errs...)
 	}
 	return p.ask(ctx, req, s, errs)
 }
@@ -279,23 +285,23 @@ func answersFor(options []acp.PermissionOption, s Subject) []Answer {
 
 // ask asks the user, or refuses when there is nobody to ask. errs are problems met
 // before, reported with the outcome.
-func (p *Policy) ask(ctx context.Context, req *acp.RequestPermissionRequest, s Subject, errs []error) (acp.RequestPermissionOutcome, error) {
+func (p *Policy) ask(ctx context.Context, req *acp.RequestPermissionRequest, s Subject, errs []error) (acp.RequestPermissionOutcome, Decider, error) {
 	opts := req.Options
 	if p.Ask == nil {
-		return refusal(opts, false), errors.Join(errs...)
+		return refusal(opts, false), DecidedByNobody, errors.Join(errs...)
 	}
 	q := &Question{Request: req, Subject: s, Answers: answersFor(opts, s)}
 	answer, err := p.Ask(ctx, q)
 	if ctx.Err() != nil { // the turn was cancelled while the user was being asked
-		return acp.CancelledOutcome(), nil
+		return acp.CancelledOutcome(), DecidedByCancel, nil
 	}
 	if err != nil {
 		errs = append(errs, fmt.Errorf("asking for permission: %w; refused", err))
-		return refusal(opts, false), errors.Join(errs...)
+		return refusal(opts, false), DecidedByParley, errors.Join(errs...)
 	}
 	if answer != Cancelled && !containsAnswer(q.Answers, answer) {
 		errs = append(errs, fmt.Errorf("asking for permission: %v was not offered; refused", answer))
-		return refusal(opts, false), errors.Join(errs...)
+		return refusal(opts, false), DecidedByParley, errors.Join(errs...)
 	}
 	var out acp.RequestPermissionOutcome
 	switch answer {
@@ -303,14 +309,14 @@ func (p *Policy) ask(ctx context.Context, req *acp.RequestPermissionRequest, s S
 		o, ok := ChooseOption(opts, acp.PermissionOptionKindAllowOnce)
 		if !ok {
 			errs = append(errs, errors.New("the agent offers no way to allow just once; refused"))
-			return refusal(opts, false), errors.Join(errs...)
+			return refusal(opts, false), DecidedByParley, errors.Join(errs...)
 		}
 		out = acp.SelectedOutcome(o.OptionID)
 	case AllowAlways:
 		o, ok := firstOf(opts, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce)
 		if !ok {
 			errs = append(errs, errors.New("the agent offers no way to allow this; refused"))
-			return refusal(opts, false), errors.Join(errs...)
+			return refusal(opts, false), DecidedByParley, errors.Join(errs...)
 		}
 		out = acp.SelectedOutcome(o.OptionID)
 		if err := p.remember(ctx, s, store.Allow); err != nil {
@@ -325,9 +331,9 @@ func (p *Policy) ask(ctx context.Context, req *acp.RequestPermissionRequest, s S
 		out = refusal(opts, false)
 	default:
 		errs = append(errs, fmt.Errorf("asking for permission: unknown answer %v; refused", answer))
-		out = refusal(opts, false)
+		return refusal(opts, false), DecidedByParley, errors.Join(errs...)
 	}
-	return out, errors.Join(errs...)
+	return out, DecidedByUser, errors.Join(errs...)
 }
 
 func containsAnswer(answers []Answer, a Answer) bool {

@@ -51,6 +51,8 @@ type TerminalDecision struct {
 	// none), for the front-end to show like a request from the agent.
 	Request  *acp.RequestPermissionRequest
 	Response *acp.RequestPermissionResponse
+	// By says who decided the question asked, when one was.
+	By Decider
 	// Err is a problem the user should hear about (asking failed); the decision already
 	// fails closed for it.
 	Err error
@@ -102,8 +104,8 @@ func (p *Policy) DecideTerminal(ctx context.Context, session acp.SessionID, argv
 	}
 	// Nothing is remembered from this question: the agent did not ask it.
 	s.NoAlwaysAllow = true
-	out, err := p.ask(ctx, req, s, nil)
-	d := TerminalDecision{Request: req, Response: &acp.RequestPermissionResponse{Outcome: out}, Err: err}
+	out, by, err := p.ask(ctx, req, s, nil)
+	d := TerminalDecision{Request: req, Response: &acp.RequestPermissionResponse{Outcome: out}, By: by, Err: err}
 	if out.Selected != nil && out.Selected.OptionID == "parley-allow" {
 		d.Allowed = true
 		return d

@@ -119,6 +119,10 @@ type Confirmation struct {
 	// ("allow_once", "reject_once", ...), "cancelled", or "unknown" for an option id
 	// that was not offered.
 	Outcome string
+	// DecidedBy says who decided, once decided: a permission.Decider's word ("user",
+	// "rule", "always", "yolo", "no_one_to_ask", "parley", "client", "cancelled"); ""
+	// when the front-end did not say.
+	DecidedBy string
 }
 
 // Allowed reports whether the request was answered with an allow option.

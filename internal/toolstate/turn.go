@@ -20,9 +20,13 @@ const (
 	UsageChanged                         // Usage: context window use or cost changed
 	Other                                // Update, UpdateKind: commands, modes, config, session info, user chunks, non-text chunks
 	Unknown                              // Update, UpdateKind: an update kind this version does not know
+	// PermissionDecided, Tool: a permission request about a call was decided, whether a
+	// person answered it or not (Tool.Confirmation's Outcome and DecidedBy). Only the
+	// JSON encoder shows it: the other views draw the call's own updates.
+	PermissionDecided
 )
 
-var eventKindNames = [...]string{"none", "text", "thought", "plan", "tool_started", "tool_updated", "permission", "usage", "other", "unknown"}
+var eventKindNames = [...]string{"none", "text", "thought", "plan", "tool_started", "tool_updated", "permission", "usage", "other", "unknown", "permission_decided"}
 
 func (k EventKind) String() string {
 	if int(k) < len(eventKindNames) {
@@ -220,6 +224,12 @@ func (t *Turn) AwaitConfirmation(req *acp.RequestPermissionRequest) Event {
 		tc.State = WaitingForConfirmation
 	}
 	tc.derive(t.root, t.Call)
+	tc.Confirmation = newConfirmation(req, tc)
+	return Event{Kind: PermissionRequested, Tool: tc}
+}
+
+// newConfirmation is the pending Confirmation of req about tc (its fields applied).
+func newConfirmation(req *acp.RequestPermissionRequest, tc *ToolCall) *Confirmation {
 	title := req.ToolCall.Title
 	if title == "" {
 		title = tc.InvocationMessage
@@ -231,8 +241,7 @@ func (t *Turn) AwaitConfirmation(req *acp.RequestPermissionRequest) Event {
 	if message == title {
 		message = ""
 	}
-	tc.Confirmation = &Confirmation{Title: title, Message: message, Options: req.Options}
-	return Event{Kind: PermissionRequested, Tool: tc}
+	return &Confirmation{Title: title, Message: message, Options: req.Options}
 }
 
 // ResolveConfirmation records the answer to a call's permission request: allowed, the
@@ -245,16 +254,7 @@ func (t *Turn) ResolveConfirmation(id acp.ToolCallID, outcome acp.RequestPermiss
 	}
 	before := snapshotOf(tc)
 	conf := *tc.Confirmation
-	conf.Outcome = "cancelled"
-	if sel := outcome.Selected; sel != nil {
-		conf.Outcome = "unknown"
-		for _, o := range conf.Options {
-			if o.OptionID == sel.OptionID {
-				conf.Outcome = string(o.Kind)
-				break
-			}
-		}
-	}
+	conf.Outcome = outcomeKind(conf.Options, outcome)
 	tc.Confirmation = &conf
 	switch {
 	case conf.Allowed():

@@ -27,7 +27,8 @@
 //	{"type":"thought","text":"…","messageId"?:"…"}      a piece of the agent's reasoning
 //	{"type":"plan","entries":[{"content","priority"?,"status"}]}   the whole plan
 //	{"type":"tool_call", …the call…}                    a call started or changed
-//	{"type":"permission", …the call…}                   a call waits for a decision
+//	{"type":"permission", …the call…}                   a call waits for a decision, or (with
+//	                                                    confirmation.outcome) one was decided
 //	{"type":"usage","used":N,"size":N,"cost"?:{"amount","currency"}}
 //	{"type":"other","kind":"current_mode_update","update":{…}}  as received
 //	{"type":"unknown","kind":"…","update":{…}}          an update kind parley does not know
@@ -43,5 +44,10 @@
 // "removed","new"?}], without the texts), "locations"? ([{"path","line"?}]), "content"?
 // (the text content), "parentId"?, "presentation"?, and "confirmation"? ({"title",
 // "message"?, "options":[{"optionId","name","kind"}], "outcome"?: the kind of the option
-// chosen, "cancelled" or "unknown"}).
+// chosen, "cancelled" or "unknown", "decidedBy"?}). Every permission request the agent
+// sends is decided by one "permission" event with an outcome, whether a person was asked
+// or not; its "decidedBy" says who decided: "user" (asked and answered), "rule" (a rule
+// of the configuration), "always" (an "always" given earlier), "yolo", "no_one_to_ask"
+// (refused: it needed a question and there was no terminal to ask), "parley" (refused: it
+// could not be decided safely), "client" (the front-end's own tools), "cancelled".
 package toolui

@@ -115,6 +115,7 @@ type jsonConfirmation struct {
 	Message string       `json:"message,omitempty"`
 	Options []jsonOption `json:"options"`
 	Outcome string       `json:"outcome,omitempty"`
+	By      string       `json:"decidedBy,omitempty"`
 }
 
 type jsonOption struct {
@@ -139,7 +140,7 @@ func (e *JSONEncoder) Render(ev toolstate.Event) error {
 		v = p
 	case toolstate.ToolStarted, toolstate.ToolUpdated:
 		v = toolJSON("tool_call", ev.Tool)
-	case toolstate.PermissionRequested:
+	case toolstate.PermissionRequested, toolstate.PermissionDecided:
 		v = toolJSON("permission", ev.Tool)
 	case toolstate.UsageChanged:
 		u := jsonUsage{Type: "usage", Used: ev.Usage.Used, Size: ev.Usage.Size}
@@ -273,7 +274,7 @@ func toolJSON(typ string, tc *toolstate.ToolCall) jsonToolCall {
 		j.Locations = append(j.Locations, jsonLocation{l.Path, l.Line})
 	}
 	if c := tc.Confirmation; c != nil {
-		jc := &jsonConfirmation{Title: c.Title, Message: c.Message, Outcome: c.Outcome, Options: []jsonOption{}}
+		jc := &jsonConfirmation{Title: c.Title, Message: c.Message, Outcome: c.Outcome, By: c.DecidedBy, Options: []jsonOption{}}
 		for _, o := range c.Options {
 			jc.Options = append(jc.Options, jsonOption{o.OptionID, o.Name, o.Kind})
 		}

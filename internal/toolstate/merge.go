@@ -1,4 +1,4 @@
-package toolui
+package toolstate
 
 import (
 	"maps"
