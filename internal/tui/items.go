@@ -457,7 +457,7 @@ func diffLines(r *renderCtx, d toolui.Diff, width int, indent string, limit int)
 	}
 	out := []string{indent + r.st.bold.Render("Diff ") + head}
 	for _, l := range d.ShortUnified(limit) {
-		l = toolui.SafeText(xansi.Truncate(l, width, "…"))
+		l = xansi.Truncate(toolui.SafeText(expandTabs(l)), width, "…")
 		switch {
 		case strings.HasPrefix(l, "@@"):
 			out = append(out, indent+r.st.hunk.Render(l))

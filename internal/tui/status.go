@@ -77,7 +77,7 @@ func (m *model) sessionSummary(cv *convView) string {
 	}
 	parts = append(parts, st.statusKey.Render(toolui.SafeText(name)))
 	if s.Title != "" {
-		parts = append(parts, toolui.SafeText(xansi.Truncate(oneLine(s.Title), 30, "…")))
+		parts = append(parts, xansi.Truncate(toolui.SafeText(oneLine(s.Title)), 30, "…"))
 	}
 	if mode := currentMode(s.Modes, s.Config); mode != "" {
 		parts = append(parts, toolui.SafeText(mode))
