@@ -32,3 +32,52 @@ func TestTUIChangesListIsStyledNotEscaped(t *testing.T) {
 		t.Errorf("the counts of a.txt are not styled")
 	}
 }
+
+// TestTUIEscStopsTheTurn: Esc stops a turn as Ctrl-C does, without arming a quit; Esc
+// closes the completion first; with nothing running, Esc leaves parley running.
+func TestTUIEscStopsTheTurn(t *testing.T) {
+	w := newWorkspace(t)
+	s := startTUI(t, w.dir, w.env, 100, 30)
+	s.Type("slow 400\r")
+	s.WaitText("w3")
+	s.WaitText("esc stop the turn")
+	s.Type("\x1b")
+	s.WaitText("(cancelled)")
+	screen := s.WaitText("ready")
+	if strings.Contains(screen, "again to quit") {
+		t.Errorf("Esc armed a quit:\n%s", screen)
+	}
+	// Between turns Esc closes the completion, and nothing else: parley stays.
+	s.Type("/")
+	s.WaitFor("the completion open", completionOpen)
+	s.Type("\x1b")
+	s.WaitFor("the completion closed", func(screen string) bool { return !completionOpen(screen) })
+	s.Type("\x15still here")
+	s.WaitFor("the composer still taking keys", func(screen string) bool { return composerLine(screen) == "› still here" })
+
+	// A completion open while a turn runs: the first Esc closes it, the turn goes on;
+	// the next stops it.
+	s.Type("\x15slow 400\r")
+	s.WaitText("prompt 2")
+	s.WaitText("w2")
+	s.Type("/")
+	s.WaitFor("the completion open", completionOpen)
+	s.Type("\x1b")
+	screen = s.WaitFor("the completion closed", func(screen string) bool { return !completionOpen(screen) })
+	if strings.Count(screen, "(cancelled)") != 1 {
+		t.Errorf("the Esc that closed the completion stopped the turn:\n%s", screen)
+	}
+	s.Type("\x15\x1b")
+	s.WaitFor("the second turn cancelled", func(screen string) bool { return strings.Count(screen, "(cancelled)") == 2 })
+	shot(t, s, "esc-stops")
+}
+
+// completionOpen says whether the composer's completion lists parley's commands.
+func completionOpen(screen string) bool {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(l, "  /help ") {
+			return true
+		}
+	}
+	return false
+}

@@ -360,6 +360,10 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			p := cv.queued[len(cv.queued)-1]
 			conv := cv.conv.Conversation
 			return func() tea.Msg { conv.Unqueue(p.ID); return nil }
+		case cv.running != 0:
+			// Esc stops the turn, as in the agents' own terminal UIs; unlike Ctrl-C it
+			// never arms a quit.
+			m.cancelTurn(cv)
 		case cv.tr.sel >= 0:
 			cv.tr.sel = -1
 		case cv.tr.offset > 0:
@@ -452,8 +456,7 @@ func (m *model) ctrlC() tea.Cmd {
 		cv.tr.endSearch()
 	}
 	if cv.running != 0 {
-		cv.cancelling = true
-		cv.conv.Conversation.Cancel()
+		m.cancelTurn(cv)
 		return nil
 	}
 	if m.comp.value() != "" {
@@ -461,6 +464,12 @@ func (m *model) ctrlC() tea.Cmd {
 	}
 	at := now
 	return tea.Tick(quitWindow, func(time.Time) tea.Msg { return disarmMsg{at} })
+}
+
+// cancelTurn asks the agent to stop the turn (Esc, Ctrl-C).
+func (m *model) cancelTurn(cv *convView) {
+	cv.cancelling = true
+	cv.conv.Conversation.Cancel()
 }
 
 // quit leaves: the owner closes the conversations (cancelling what runs) once Run

@@ -185,10 +185,12 @@ func (m *model) keyHints(cv *convView) string {
 	case m.picker != nil:
 		return k("enter", "pick") + "  " + k("esc", "close")
 	case cv.running != 0:
-		hints = append(hints, k("ctrl+c", "cancel the turn (twice: quit)"), k("enter", "queue a message"))
 		if len(cv.queued) > 0 {
 			hints = append(hints, k("esc", "take the queued message back"))
+		} else if !cv.cancelling {
+			hints = append(hints, k("esc", "stop the turn"))
 		}
+		hints = append(hints, k("ctrl+c", "stop (twice: quit)"), k("enter", "queue a message"))
 	default:
 		hints = append(hints, k("enter", "send"), k("⇧↵/ctrl+j", "new line"), k("ctrl+c ×2", "quit"))
 	}
