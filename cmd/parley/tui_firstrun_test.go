@@ -72,6 +72,26 @@ func TestTUIEscStopsTheTurn(t *testing.T) {
 	shot(t, s, "esc-stops")
 }
 
+// TestTUINarrowTerminalWrapsTheQuestion: at 50 columns a question's answers, its diff
+// and the status lines are wrapped, not cut: every answer can be seen and given.
+func TestTUINarrowTerminalWrapsTheQuestion(t *testing.T) {
+	w := newWorkspace(t)
+	s := startTUI(t, w.dir, w.env, 50, 40, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
+	s.Type("ask touch some-file-with-a-long-name-to-wrap\r")
+	screen := s.WaitText("The agent asks permission")
+	shot(t, s, "question-50")
+	flat := strings.Join(strings.Fields(screen), " ")
+	for _, want := range []string{"[y] allow once", "[n] reject once", "[r] reject always", "ctrl+c cancels the turn"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("at 50 columns the question lacks %q:\n%s", want, screen)
+		}
+	}
+	if _, panel, _ := strings.Cut(screen, "The agent asks permission"); strings.Contains(panel, "…") {
+		t.Errorf("a line of the question or the status is cut:\n%s", screen)
+	}
+	answer(s, "r", "chose reject_always")
+}
+
 // completionOpen says whether the composer's completion lists parley's commands.
 func completionOpen(screen string) bool {
 	for _, l := range strings.Split(screen, "\n") {
