@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { closeBrowser, newPage, scriptedAgent, send, shot, startWeb, writeFile } from "./harness.mjs";
+import { commandOutput } from "./commandoutput.mjs";
 import { longText } from "./longtext.mjs";
 
 after(closeBrowser);
@@ -68,6 +69,29 @@ test("a tool call card shows its terminal's output", async () => {
     assert.match(await term.innerText(), /hello from the terminal\s+second line/);
     await page.locator(".card.tool .term-exit", { hasText: "exit 0" }).waitFor();
     await shot(page, "terminal-output");
+  } finally {
+    await web.stop();
+  }
+});
+
+test("a command's output in a tool call's text is shown as it came, not as Markdown", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    for (const [name, viewport] of [["desktop", { width: 1100, height: 760 }], ["phone", { width: 390, height: 760 }]]) {
+      const page = await newPage();
+      await page.setViewportSize(viewport);
+      await page.goto(web.url);
+      await send(page, "output");
+      await page.locator(".msg.agent", { hasText: "ran it" }).waitFor();
+      const card = page.locator(".card.tool", { hasText: "go test" });
+      const out = card.locator("pre.tool-output");
+      await out.waitFor();
+      assert.equal(await out.textContent(), commandOutput, "every line and character as the command printed it");
+      assert.equal(await card.locator("h1, h2, h3, p, b, em, strong").count(), 0, "no Markdown or HTML made of it");
+      assert.equal(await out.evaluate((el) => getComputedStyle(el).fontFamily.includes("mono")), true, "monospaced");
+      await shot(page, `command-output-${name}`);
+      assert.deepEqual(page.errors, []);
+    }
   } finally {
     await web.stop();
   }
