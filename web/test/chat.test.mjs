@@ -97,6 +97,45 @@ test("a command's output in a tool call's text is shown as it came, not as Markd
   }
 });
 
+test("a file link and Open diff open in the page; a file outside the workspace is refused", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    writeFile(join(web.workspace, "main.go"), "package main\n\nfunc main() { run() }\n");
+    for (const [name, viewport] of [["desktop", { width: 1100, height: 760 }], ["phone", { width: 390, height: 760 }]]) {
+      const page = await newPage();
+      await page.setViewportSize(viewport);
+      await page.goto(web.url);
+      await send(page, "files");
+      await page.locator(".msg.agent", { hasText: "files shown" }).waitFor();
+      // The location: the file, read through parley, its line marked.
+      await page.locator(".card.tool", { hasText: "Edit main.go here" }).locator(".locations button").click();
+      const viewer = page.locator(".viewer");
+      await viewer.locator(".fl.at", { hasText: "func main() { run() }" }).waitFor();
+      assert.equal(await viewer.locator(".fl").count(), 3);
+      assert.equal(await viewer.locator(".fl.at .no").textContent(), "3");
+      await shot(page, `file-view-${name}`);
+      await page.keyboard.press("Escape");
+      await viewer.waitFor({ state: "detached" });
+      // The diff, a hunk with its header and numbered lines.
+      await page.locator(".card.tool", { hasText: "Edit main.go here" }).locator("button", { hasText: "Open diff" }).click();
+      await viewer.locator(".hunk-head", { hasText: "@@ -1,3 +1,3 @@" }).waitFor();
+      assert.equal(await viewer.locator(".dl.del .t").textContent(), "func main() {}");
+      assert.equal(await viewer.locator(".dl.add .t").textContent(), "func main() { run() }");
+      await shot(page, `diff-view-${name}`);
+      await viewer.locator(".viewer-close").click();
+      await viewer.waitFor({ state: "detached" });
+      // Outside the workspace: parley refuses, the page says so and shows nothing of it.
+      await page.locator(".card.tool", { hasText: "Read the passwords" }).locator(".locations button").click();
+      await viewer.locator(".notice.error").waitFor();
+      assert.doesNotMatch(await viewer.innerText(), /root:/);
+      await page.keyboard.press("Escape");
+      assert.deepEqual(page.errors, []);
+    }
+  } finally {
+    await web.stop();
+  }
+});
+
 test("a long reply shown as plain text breaks only where its lines end", async () => {
   const web = await startWeb(["--agent-command", scriptedAgent()]);
   try {

@@ -3,6 +3,8 @@
 //
 //   plan        a plan of three steps, one done, one running
 //   diff        an edit tool call carrying a diff
+//   files       an edit of main.go in the session's directory (a diff, its location at line
+//               2) and a read of /etc/passwd (outside it)
 //   usage       a usage_update (tokens and cost)
 //   config      config options (a select and a boolean); set_config_option changes them
 //   elicit      a form elicitation; tells what was answered
@@ -66,6 +68,12 @@ const handlers = {
         update(sid, { sessionUpdate: "tool_call", toolCallId: "edit-1", title: "Edit main.go", kind: "edit", status: "completed",
           content: [{ type: "diff", path: "/srv/proj/main.go", oldText: "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n", newText: "package main\n\nfunc main() {\n\tprintln(\"hello, world\")\n}\n" }],
           locations: [{ path: "/srv/proj/main.go", line: 4 }] });
+      } else if (line === "files") {
+        update(sid, { sessionUpdate: "tool_call", toolCallId: "edit-2", title: "Edit main.go here", kind: "edit", status: "completed",
+          content: [{ type: "diff", path: `${cwd}/main.go`, oldText: "package main\n\nfunc main() {}\n", newText: "package main\n\nfunc main() { run() }\n" }],
+          locations: [{ path: `${cwd}/main.go`, line: 3 }] });
+        update(sid, { sessionUpdate: "tool_call", toolCallId: "read-2", title: "Read the passwords", kind: "read", status: "completed", locations: [{ path: "/etc/passwd" }] });
+        say(sid, "files shown");
       } else if (line === "usage") {
         update(sid, { sessionUpdate: "usage_update", used: 53000, size: 200000, cost: { amount: 0.045, currency: "USD" } });
       } else if (line === "config") {

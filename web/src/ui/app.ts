@@ -70,6 +70,11 @@ export class App {
     }
   }
 
+  // currentSession is the conversation on screen (what a file link is read in).
+  currentSession(): Session | undefined {
+    return this.current ? this.parley.sessions.get(this.current) : undefined;
+  }
+
   select(id: string) {
     const s = this.parley.sessions.get(id);
     if (!s) return;
