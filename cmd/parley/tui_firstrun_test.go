@@ -6,6 +6,7 @@ package main
 // narrow terminal.
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,4 +101,29 @@ func completionOpen(screen string) bool {
 		}
 	}
 	return false
+}
+
+// TestTUIFirstScreenSaysWhatIsHere: the first screen names the workspace, the agent and
+// what it is (Eliza: a demo), the agents parley knows with whether each can run here,
+// and the keys that matter; at 50 columns it wraps, nothing cut.
+func TestTUIFirstScreenSaysWhatIsHere(t *testing.T) {
+	w := newWorkspace(t)
+	for _, cols := range []int{100, 50} {
+		s := startTUI(t, w.dir, w.env, cols, 40, "chat", "--agent", "eliza")
+		screen := s.WaitText("agents parley knows")
+		screen = s.WaitText("esc stops a turn")
+		shot(t, s, fmt.Sprintf("first-screen-%d", cols))
+		// Wrapped where the screen likes: compared without white space.
+		flat := strings.Join(strings.Fields(screen), "")
+		for _, want := range []string{"workspace " + w.dir, "agent eliza — a built-in demo agent", "✓ eliza runs here", "claude", "codex", "gemini", "/agent starts one", "ctrl+c twice quits"} {
+			if !strings.Contains(flat, strings.Join(strings.Fields(want), "")) {
+				t.Errorf("at %d columns the first screen lacks %q:\n%s", cols, want, screen)
+			}
+		}
+		if _, top, _ := strings.Cut(screen, "parley · "); strings.Contains(strings.Split(top, "────")[0], "…") {
+			t.Errorf("at %d columns a line of the first screen is cut:\n%s", cols, screen)
+		}
+		s.Type("/quit\r")
+		s.Wait()
+	}
 }

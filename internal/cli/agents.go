@@ -73,14 +73,7 @@ func listKnown(out io.Writer, known *catalog.Catalog) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	printSafe(w, "NAME\tCOMMAND\tSOURCE\tRUNNABLE")
 	for _, a := range known.All() {
-		runnable := "yes"
-		switch {
-		case a.NotRunnable != "":
-			runnable = "no: " + a.NotRunnable
-		case a.NeedsDownload(cwd):
-			runnable = "needs a download (" + a.Fetch.String() + " on its first start)"
-		}
-		printSafe(w, "%s\t%s\t%s\t%s", cell(a.Name), cell(a.Spec.String()), cell(a.Source), cell(runnable))
+		printSafe(w, "%s\t%s\t%s\t%s", cell(a.Name), cell(a.Spec.String()), cell(a.Source), cell(a.Availability(cwd)))
 	}
 	return w.Flush()
 }

@@ -38,9 +38,11 @@ type model struct {
 	finding bool   // ctrl+f: the search line is open
 	findQ   string //
 
-	ticking   bool      // a tick is scheduled
-	lastCtrlC time.Time // for "ctrl+c again quits"
-	armed     bool      // the next ctrl+c quits
+	ticking   bool         // a tick is scheduled
+	lastCtrlC time.Time    // for "ctrl+c again quits"
+	armed     bool         // the next ctrl+c quits
+	welcome   *welcomeItem // the first screen, at the top of the first conversation
+	welcomeAt *entry
 	quitting  bool
 	flash     string // a short message in the status line, until the next key
 	lastPoll  time.Time
@@ -76,6 +78,8 @@ func newModel(ctx context.Context, o Options) *model {
 	m.comp = newComposer(m.st, loadHistory(o.HistoryFile))
 	m.convs = []*convView{newConvView(0, o.First, m.st, m.md)}
 	m.convs[0].tr.ctx.root = o.Workspace
+	m.welcome = &welcomeItem{workspace: o.Workspace, agent: o.First.Name}
+	m.welcomeAt = m.convs[0].tr.add(m.welcome)
 	return m
 }
 
@@ -93,6 +97,7 @@ func (m *model) Init() tea.Cmd {
 			return filesMsg{idx}
 		},
 		m.tick(),
+		m.listKnown(),
 	)
 }
 
@@ -156,6 +161,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onStarted(msg)
 	case execMsg:
 		return m, m.onExec(msg)
+	case knownMsg:
+		if m.welcome != nil {
+			m.welcome.known = msg.agents
+			m.convs[0].tr.changed(m.welcomeAt)
+		}
+		return m, nil
 	case changesMsg:
 		cv := m.convs[msg.conv]
 		switch {
@@ -486,6 +497,7 @@ func (m *model) submit() tea.Cmd {
 		return nil
 	}
 	cv := m.cur()
+	m.dropWelcome()
 	m.comp.hist.add(text)
 	trimmed := strings.TrimSpace(text)
 	if strings.HasPrefix(trimmed, "/") && !strings.HasPrefix(trimmed, "//") {
