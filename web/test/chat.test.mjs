@@ -36,6 +36,32 @@ test("Eliza replies to a typed message", async () => {
   }
 });
 
+test("the first screen names the workspace, the agent and what it is, and the agents parley knows", async () => {
+  const web = await startWeb();
+  try {
+    for (const [name, viewport] of [["desktop", { width: 1100, height: 760 }], ["phone", { width: 390, height: 760 }]]) {
+      const page = await newPage();
+      await page.setViewportSize(viewport);
+      await page.goto(web.url);
+      const welcome = page.locator("section.conversation:not([hidden]) .welcome");
+      await welcome.locator("li[data-agent=claude]").waitFor();
+      const text = await welcome.innerText();
+      assert.ok(text.includes(web.workspace), `the workspace: ${text}`);
+      assert.match(text, /agent Eliza.* — a built-in demo agent/);
+      assert.match(await welcome.locator("li[data-agent=eliza]").innerText(), /✓ eliza runs here/);
+      for (const a of ["claude", "codex", "gemini"]) assert.match(await welcome.locator(`li[data-agent=${a}]`).innerText(), /needs a sign-in/);
+      assert.match(text, /Esc or Stop stops a turn/);
+      await shot(page, `first-screen-${name}`);
+      await send(page, "hello");
+      await page.locator(".msg.agent").first().waitFor();
+      await welcome.waitFor({ state: "hidden" });
+      assert.deepEqual(page.errors, []);
+    }
+  } finally {
+    await web.stop();
+  }
+});
+
 test("a permission asked by Eliza is allowed by a click, and one is rejected", async () => {
   const web = await startWeb();
   try {

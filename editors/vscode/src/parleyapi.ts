@@ -68,6 +68,13 @@ export interface AgentEntry {
   /** why it cannot start here, if it cannot */
   notRunnable?: string;
   default?: boolean;
+  /**
+   * Availability is whether it can start here, as `parley agents` says it: "yes", "no:
+   * why", "needs a download (…)".
+   */
+  availability?: string;
+  /** what a built-in agent is */
+  about?: string;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Actions } from "./card";
 import { Composer } from "./composer";
 import { Log } from "./log";
 import { Settings } from "./settings";
+import { welcomeView } from "./welcome";
 
 const openKey = "parley.open";
 
@@ -90,7 +91,7 @@ export class App {
     const log = new Log(s, this.actions, this.parley);
     const settings = new Settings(this.parley, s);
     const composer = new Composer(this.parley, s);
-    const el = h("section", { class: "conversation", "aria-label": s.meta.agent }, log.el, settings.queue, composer.el, settings.el);
+    const el = h("section", { class: "conversation", "aria-label": s.meta.agent }, welcomeView(this.parley, s, () => this.newMenu()), log.el, settings.queue, composer.el, settings.el);
     s.onChange(() => {
       if (s.title) this.drawTabsSoon();
     });
