@@ -89,6 +89,13 @@ func (c *conn) HandleExtension(ctx context.Context, method string, params json.R
 			return nil, err
 		}
 		return changesrpc.Undo(ctx, ss.conv, ss.roots.Dirs()[0], changes.UndoRequest{Turn: req.Turn, Paths: req.Paths, Rewind: req.Rewind})
+	case parleyapi.MethodFile:
+		var req parleyapi.FileParams
+		ss, err := c.sessionOf(params, &req, &req.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		return ss.showFile(req.Path)
 	case parleyapi.MethodKeep:
 		var req parleyapi.KeepParams
 		ss, err := c.sessionOf(params, &req, &req.SessionID)

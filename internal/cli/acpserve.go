@@ -148,8 +148,9 @@ func (l *launcher) Agents() []acpserver.AgentEntry {
 	for name := range l.custom {
 		out = append(out, acpserver.AgentEntry{Name: name, Source: "--agent-command"})
 	}
+	cwd, _ := os.Getwd() // where npx would find a package installed locally, as for `parley agents`
 	for _, a := range l.catalog.All() {
-		out = append(out, acpserver.AgentEntry{Name: a.Name, Source: a.Source, NotRunnable: a.NotRunnable})
+		out = append(out, acpserver.AgentEntry{Name: a.Name, Source: a.Source, NotRunnable: a.NotRunnable, Availability: a.Availability(cwd), About: catalog.About(a.Name)})
 	}
 	return out
 }

@@ -73,14 +73,9 @@ func listKnown(out io.Writer, known *catalog.Catalog) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	printSafe(w, "NAME\tCOMMAND\tSOURCE\tRUNNABLE")
 	for _, a := range known.All() {
-		runnable := "yes"
-		switch {
-		case a.NotRunnable != "":
-			runnable = "no: " + a.NotRunnable
-		case a.NeedsDownload(cwd):
-			runnable = "needs a download (" + a.Fetch.String() + " on its first start)"
-		case a.Name == "parley" && catalog.Reserved(a.Name):
-			runnable = parleyAgentRunnable(context.Background())
+		runnable := a.Availability(cwd)
+		if a.Name == "parley" && catalog.Reserved(a.Name) && a.NotRunnable == "" {
+			runnable = parleyAgentRunnable(context.Background()) // whether a model server answers
 		}
 		printSafe(w, "%s\t%s\t%s\t%s", cell(a.Name), cell(a.Spec.String()), cell(a.Source), cell(runnable))
 	}

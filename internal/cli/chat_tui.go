@@ -84,12 +84,24 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 		}
 		return out
 	}
+	known := func() []tui.AgentChoice {
+		cfg, err := config.Load(config.Path())
+		if err != nil {
+			return nil
+		}
+		var out []tui.AgentChoice
+		for _, a := range catalog.New(cfg).All() {
+			out = append(out, tui.AgentChoice{Name: a.Name, Description: a.Spec.String(), Availability: a.Availability(opts.dir), About: catalog.About(a.Name)})
+		}
+		return out
+	}
 	err = tui.Run(cmd.Context(), tui.Options{
 		First:       tui.Conv{Name: shortAgentName(opts), Conversation: s.conv, TerminalOutput: s.agent.TerminalOutput, OpenURL: openInBrowser},
 		Workspace:   opts.dir,
 		HistoryFile: tui.HistoryFile(xdg.StateDir(), opts.dir),
 		Agents:      list,
 		Start:       start,
+		Known:       known,
 		Signals:     sigs,
 		Output:      cmd.OutOrStdout(),
 	})

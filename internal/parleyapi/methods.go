@@ -19,6 +19,7 @@ const (
 	MethodDiff           = "_parley/diff"             // request: a changed file's diff
 	MethodUndo           = "_parley/undo"             // request: undo a turn's changes (or some files of it)
 	MethodKeep           = "_parley/keep"             // request: keep changes (they can no longer be undone)
+	MethodFile           = "_parley/file"             // request: a file of the workspace, to show
 )
 
 // The JSON-RPC error codes of parley's requests (the _parley/* ones and vscodelm's lm/*
@@ -74,6 +75,7 @@ var Methods = []Method{
 	{MethodDiff, Request, DiffParams{}, DiffResult{}},
 	{MethodUndo, Request, UndoParams{}, UndoResult{}},
 	{MethodKeep, Request, KeepParams{}, KeepResult{}},
+	{MethodFile, Request, FileParams{}, FileResult{}},
 	{MethodQueue, Notification, QueueNotification{}, nil},
 	{MethodTerminalOutput, Notification, TerminalOutputNotification{}, nil},
 	{MethodNotice, Notification, NoticeNotification{}, nil},

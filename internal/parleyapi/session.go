@@ -17,6 +17,11 @@ type AgentEntry struct {
 	Source      string `json:"source,omitempty"`      // built-in, registry, config, --agent-command
 	NotRunnable string `json:"notRunnable,omitempty"` // why it cannot start here, if it cannot
 	Default     bool   `json:"default,omitempty"`
+	// Availability is whether it can start here, as `parley agents` says it: "yes", "no:
+	// why", "needs a download (…)".
+	Availability string `json:"availability,omitempty"`
+	About        string `json:"about,omitempty"` // what a built-in agent is
+
 }
 
 // FilesParams is the params of _parley/files: the workspace's files (those git would not

@@ -38,9 +38,11 @@ type model struct {
 	finding bool   // ctrl+f: the search line is open
 	findQ   string //
 
-	ticking   bool      // a tick is scheduled
-	lastCtrlC time.Time // for "ctrl+c again quits"
-	armed     bool      // the next ctrl+c quits
+	ticking   bool         // a tick is scheduled
+	lastCtrlC time.Time    // for "ctrl+c again quits"
+	armed     bool         // the next ctrl+c quits
+	welcome   *welcomeItem // the first screen, at the top of the first conversation
+	welcomeAt *entry
 	quitting  bool
 	flash     string // a short message in the status line, until the next key
 	lastPoll  time.Time
@@ -76,6 +78,8 @@ func newModel(ctx context.Context, o Options) *model {
 	m.comp = newComposer(m.st, loadHistory(o.HistoryFile))
 	m.convs = []*convView{newConvView(0, o.First, m.st, m.md)}
 	m.convs[0].tr.ctx.root = o.Workspace
+	m.welcome = &welcomeItem{workspace: o.Workspace, agent: o.First.Name}
+	m.welcomeAt = m.convs[0].tr.add(m.welcome)
 	return m
 }
 
@@ -93,6 +97,7 @@ func (m *model) Init() tea.Cmd {
 			return filesMsg{idx}
 		},
 		m.tick(),
+		m.listKnown(),
 	)
 }
 
@@ -156,6 +161,12 @@ func (m *model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.onStarted(msg)
 	case execMsg:
 		return m, m.onExec(msg)
+	case knownMsg:
+		if m.welcome != nil {
+			m.welcome.known = msg.agents
+			m.convs[0].tr.changed(m.welcomeAt)
+		}
+		return m, nil
 	case changesMsg:
 		cv := m.convs[msg.conv]
 		switch {
@@ -360,6 +371,10 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 			p := cv.queued[len(cv.queued)-1]
 			conv := cv.conv.Conversation
 			return func() tea.Msg { conv.Unqueue(p.ID); return nil }
+		case cv.running != 0:
+			// Esc stops the turn, as in the agents' own terminal UIs; unlike Ctrl-C it
+			// never arms a quit.
+			m.cancelTurn(cv)
 		case cv.tr.sel >= 0:
 			cv.tr.sel = -1
 		case cv.tr.offset > 0:
@@ -452,8 +467,7 @@ func (m *model) ctrlC() tea.Cmd {
 		cv.tr.endSearch()
 	}
 	if cv.running != 0 {
-		cv.cancelling = true
-		cv.conv.Conversation.Cancel()
+		m.cancelTurn(cv)
 		return nil
 	}
 	if m.comp.value() != "" {
@@ -461,6 +475,12 @@ func (m *model) ctrlC() tea.Cmd {
 	}
 	at := now
 	return tea.Tick(quitWindow, func(time.Time) tea.Msg { return disarmMsg{at} })
+}
+
+// cancelTurn asks the agent to stop the turn (Esc, Ctrl-C).
+func (m *model) cancelTurn(cv *convView) {
+	cv.cancelling = true
+	cv.conv.Conversation.Cancel()
 }
 
 // quit leaves: the owner closes the conversations (cancelling what runs) once Run
@@ -477,6 +497,7 @@ func (m *model) submit() tea.Cmd {
 		return nil
 	}
 	cv := m.cur()
+	m.dropWelcome()
 	m.comp.hist.add(text)
 	trimmed := strings.TrimSpace(text)
 	if strings.HasPrefix(trimmed, "/") && !strings.HasPrefix(trimmed, "//") {

@@ -119,19 +119,7 @@ func (m *model) changesCommand(name, arg string) tea.Cmd {
 			if len(turns) == 0 {
 				return nil, "Nothing changed in this conversation yet.", nil
 			}
-			var b strings.Builder
-			r := &renderCtx{st: m.st}
-			for _, t := range turns {
-				label := t.Label
-				if t.Undo {
-					label = "undo: " + label
-				}
-				fmt.Fprintf(&b, "Turn %d: %s\n", t.Number, toolui.SafeText(oneLine(label)))
-				for _, ch := range t.Changes {
-					fmt.Fprintf(&b, "    %s\n", changeLine(r, ch))
-				}
-			}
-			return nil, strings.TrimRight(b.String(), "\n"), nil
+			return &changesListItem{turns: turns}, "", nil
 		})
 	case "diff":
 		return run(func(ctx context.Context) (item, string, error) {
@@ -167,6 +155,37 @@ func (m *model) changesCommand(name, arg string) tea.Cmd {
 		})
 	}
 	return nil
+}
+
+// changesListItem is /changes' answer: every turn's changes, a line each, styled as it
+// is drawn (what the agent named is made safe first, then styled: a notice would make
+// the styling itself safe, and show its escape sequences as text).
+type changesListItem struct {
+	turns []changes.Turn
+}
+
+func (c *changesListItem) render(r *renderCtx, width int) []string {
+	var out []string
+	for _, t := range c.turns {
+		label := t.Label
+		if t.Undo {
+			label = "undo: " + label
+		}
+		out = append(out, plainLines(fmt.Sprintf("Turn %d: %s", t.Number, toolui.SafeText(oneLine(label))), width)...)
+		for _, ch := range t.Changes {
+			out = append(out, hanging("    ", changeLine(r, ch), width)...)
+		}
+	}
+	return out
+}
+
+// hanging wraps a styled line at width, its continuation lines indented under its start.
+func hanging(indent, line string, width int) []string {
+	ls := plainLines(line, width-len(indent))
+	for i := range ls {
+		ls[i] = indent + ls[i]
+	}
+	return ls
 }
 
 type changesMsg struct {

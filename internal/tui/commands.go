@@ -108,6 +108,7 @@ func (m *model) helpText(name string) string {
 	var b strings.Builder
 	b.WriteString(`Keys
   enter send (while the agent works: queue; esc takes the queued message back)
+  esc          stop the turn (after closing a menu and taking back a queued message)
   shift+enter, alt+enter, ctrl+j   a new line; a paste stays one message
   up/down      the prompts sent in this workspace     ctrl+r  search them
   @            attach a file of the workspace          /       commands

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/lipgloss/v2"
 	xansi "github.com/charmbracelet/x/ansi"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
@@ -458,16 +459,20 @@ func diffLines(r *renderCtx, d toolstate.Diff, width int, indent string, limit i
 	}
 	out := []string{indent + r.st.bold.Render("Diff ") + head}
 	for _, l := range d.ShortUnified(limit) {
-		l = toolui.SafeText(xansi.Truncate(l, width, "…"))
+		// Made safe, then wrapped (a narrow terminal still shows the whole line), then
+		// each piece styled as its line is.
+		l = toolui.SafeText(expandTabs(l))
+		style := lipgloss.NewStyle()
 		switch {
 		case strings.HasPrefix(l, "@@"):
-			out = append(out, indent+r.st.hunk.Render(l))
+			style = r.st.hunk
 		case strings.HasPrefix(l, "+"):
-			out = append(out, indent+r.st.added.Render(l))
+			style = r.st.added
 		case strings.HasPrefix(l, "-"):
-			out = append(out, indent+r.st.removed.Render(l))
-		default:
-			out = append(out, indent+l)
+			style = r.st.removed
+		}
+		for _, piece := range plainLines(l, width) {
+			out = append(out, indent+style.Render(piece))
 		}
 	}
 	return out

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	xansi "github.com/charmbracelet/x/ansi"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/safety"
@@ -120,18 +119,19 @@ func (p *questionPanel) view(st styles, root string, width, maxLines int) string
 			keys = append(keys, st.statusKey.Render("["+ak.keys[0]+"]")+" "+ak.label)
 		}
 	}
-	foot = append(foot, "  "+strings.Join(keys, "  ")+st.dim.Render("  · esc rejects · ctrl+c cancels the turn"))
+	keys = append(keys, st.dim.Render("· esc rejects"), st.dim.Render("· ctrl+c cancels the turn"))
+	foot = append(foot, packed(keys, "  ", "  ", width)...)
 	if p.ignored > 0 {
 		foot = append(foot, st.dim.Render(fmt.Sprintf("  (%d keys ignored: keys typed before the question, or that answer nothing, are ignored)", p.ignored)))
 	}
+	// Every line wrapped, not cut: on a narrow terminal the answers and what they
+	// answer must all still be seen.
+	head, foot = wrapAll(head, width), wrapAll(foot, width)
 	room := maxLines - len(head) - len(foot)
 	if len(body) > room {
 		cut := len(body) - max(room-1, 0)
 		body = append(body[:max(room-1, 0)], st.dim.Render(fmt.Sprintf("  … %d more lines", cut)))
 	}
-	lines := append(append(head, body...), foot...)
-	for i, l := range lines {
-		lines[i] = xansi.Truncate(l, width, "…")
-	}
+	lines := append(append(head, wrapAll(body, width)...), foot...)
 	return strings.Join(lines, "\n")
 }

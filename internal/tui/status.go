@@ -55,13 +55,15 @@ func (m *model) statusLine(cv *convView) string {
 	}
 	right := m.sessionSummary(cv)
 	gap := m.width - xansi.StringWidth(left) - xansi.StringWidth(right)
-	line1 := left
+	var lines []string
 	if gap >= 2 {
-		line1 += strings.Repeat(" ", gap) + right
+		lines = append(lines, left+strings.Repeat(" ", gap)+right)
 	} else {
-		line1 = xansi.Truncate(left+"  "+right, m.width, "…")
+		// Too narrow for both on a line: each on its own lines, wrapped, not cut.
+		lines = append(append(lines, plainLines(left, m.width)...), plainLines(right, m.width)...)
 	}
-	return line1 + "\n" + xansi.Truncate(m.keyHints(cv), m.width, "…")
+	lines = append(lines, packed(m.keyHints(cv), "  ", "", m.width)...)
+	return strings.Join(lines, "\n")
 }
 
 // sessionSummary is the agent, its mode and model, and how full its context is.
@@ -78,7 +80,7 @@ func (m *model) sessionSummary(cv *convView) string {
 	}
 	parts = append(parts, st.statusKey.Render(toolui.SafeText(name)))
 	if s.Title != "" {
-		parts = append(parts, toolui.SafeText(xansi.Truncate(oneLine(s.Title), 30, "…")))
+		parts = append(parts, xansi.Truncate(toolui.SafeText(oneLine(s.Title)), 30, "…"))
 	}
 	if mode := currentMode(s.Modes, s.Config); mode != "" {
 		parts = append(parts, toolui.SafeText(mode))
@@ -162,29 +164,30 @@ func tokens(n uint64) string {
 }
 
 // keyHints are the keys that do something now.
-func (m *model) keyHints(cv *convView) string {
+func (m *model) keyHints(cv *convView) []string {
 	st := m.st
 	k := func(key, what string) string { return st.statusKey.Render(key) + " " + st.dim.Render(what) }
 	var hints []string
 	switch {
 	case m.armed && cv.running == 0:
-		return st.warn.Render("press ctrl+c again to quit")
+		return []string{st.warn.Render("press ctrl+c again to quit")}
 	case m.armed && cv.cancelling:
-		return st.warn.Render("cancelling the turn · press ctrl+c again to quit now")
+		return []string{st.warn.Render("cancelling the turn · press ctrl+c again to quit now")}
 	case cv.question != nil:
-		return k("y/a/n/r", "answer") + "  " + k("esc", "reject") + "  " + k("ctrl+c", "reject and cancel the turn")
+		return []string{k("y/a/n/r", "answer"), k("esc", "reject"), k("ctrl+c", "reject and cancel the turn")}
 	case cv.elicit != nil:
-		return k("esc", "decline") + "  " + k("ctrl+c", "cancel it and the turn")
+		return []string{k("esc", "decline"), k("ctrl+c", "cancel it and the turn")}
 	case m.picker != nil:
-		return k("enter", "pick") + "  " + k("esc", "close")
+		return []string{k("enter", "pick"), k("esc", "close")}
 	case cv.running != 0:
-		hints = append(hints, k("ctrl+c", "cancel the turn (twice: quit)"), k("enter", "queue a message"))
 		if len(cv.queued) > 0 {
 			hints = append(hints, k("esc", "take the queued message back"))
+		} else if !cv.cancelling {
+			hints = append(hints, k("esc", "stop the turn"))
 		}
+		hints = append(hints, k("ctrl+c", "stop (twice: quit)"), k("enter", "queue a message"))
 	default:
 		hints = append(hints, k("enter", "send"), k("⇧↵/ctrl+j", "new line"), k("ctrl+c ×2", "quit"))
 	}
-	hints = append(hints, k("ctrl+o", "expand"), k("pgup", "scroll"), k("/help", ""))
-	return strings.Join(hints, "  ")
+	return append(hints, k("ctrl+o", "expand"), k("pgup", "scroll"), k("/help", ""))
 }

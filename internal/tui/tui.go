@@ -25,9 +25,12 @@ type Conv struct {
 	OpenURL func(url string) error
 }
 
-// AgentChoice is an agent the agent picker offers.
+// AgentChoice is an agent the agent picker offers, or the first screen lists.
 type AgentChoice struct {
 	Name, Description string
+	// Availability says whether it can start here ("yes", "no: why", "needs a
+	// download …"); About what it is, for a built-in ("" otherwise).
+	Availability, About string
 }
 
 // Options configure Run.
@@ -42,6 +45,9 @@ type Options struct {
 	// one of them (its owner closes it once Run returns). Either may be nil.
 	Agents func() []AgentChoice
 	Start  func(agent string) (Conv, error)
+	// Known lists every agent parley knows, those that cannot run here too, for the
+	// first screen (nil: it lists none).
+	Known func() []AgentChoice
 	// Signals are the process's SIGINT and SIGTERM: the first SIGINT is Ctrl-C, SIGTERM
 	// leaves.
 	Signals <-chan os.Signal

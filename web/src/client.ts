@@ -169,6 +169,10 @@ export class Parley {
     return this.call("_parley/diff", { sessionId: s.id, path, turn });
   }
 
+  file(s: Session, path: string): Promise<api.FileResult> {
+    return this.call("_parley/file", { sessionId: s.id, path });
+  }
+
   async undo(s: Session, turn: number, paths?: string[]) {
     await this.call("_parley/undo", { sessionId: s.id, turn, paths });
   }

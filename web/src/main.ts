@@ -5,6 +5,7 @@ import { Peer, type Transport } from "./rpc";
 import { vscodeTransport, webSocketTransport } from "./transports";
 import type { Actions } from "./ui/card";
 import { App } from "./ui/app";
+import { Viewer } from "./ui/viewer";
 import { visible } from "./visible";
 
 declare function acquireVsCodeApi(): { postMessage(m: unknown): void };
@@ -20,13 +21,16 @@ async function main() {
     root.textContent = visible(String((e as Error).message ?? e));
     return;
   }
+  const parley = new Parley(new Peer(transport));
+  let app: App | undefined;
+  // Outside VS Code, files and diffs open in the page (the viewer reads files through parley).
+  const viewer = new Viewer(parley, () => app?.currentSession());
   const actions: Actions = vscode
     ? {
         openFile: (path, line) => vscode.postMessage({ type: "open", path, line }),
         openDiff: (path, oldText, newText) => vscode.postMessage({ type: "diff", path, oldText, newText }),
       }
-    : { openFile: () => {}, openDiff: () => {}, newAddress };
-  const parley = new Parley(new Peer(transport));
+    : { ...viewer.actions(), newAddress };
   try {
     await parley.start();
   } catch (e) {
@@ -34,7 +38,7 @@ async function main() {
     return;
   }
   document.body.classList.toggle("in-vscode", inVSCode);
-  const app = new App(parley, actions);
+  app = new App(parley, actions);
   root.replaceChildren(app.el);
   await app.start();
   performance.mark("parley-ready");

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { closeBrowser, newPage, scriptedAgent, send, shot, startWeb, writeFile } from "./harness.mjs";
+import { commandOutput } from "./commandoutput.mjs";
 import { longText } from "./longtext.mjs";
 
 after(closeBrowser);
@@ -30,6 +31,32 @@ test("Eliza replies to a typed message", async () => {
     await page.keyboard.press("Tab");
     assert.equal(await page.locator("textarea.input").inputValue(), "/flood ");
     assert.deepEqual(page.errors, []);
+  } finally {
+    await web.stop();
+  }
+});
+
+test("the first screen names the workspace, the agent and what it is, and the agents parley knows", async () => {
+  const web = await startWeb();
+  try {
+    for (const [name, viewport] of [["desktop", { width: 1100, height: 760 }], ["phone", { width: 390, height: 760 }]]) {
+      const page = await newPage();
+      await page.setViewportSize(viewport);
+      await page.goto(web.url);
+      const welcome = page.locator("section.conversation:not([hidden]) .welcome");
+      await welcome.locator("li[data-agent=claude]").waitFor();
+      const text = await welcome.innerText();
+      assert.ok(text.includes(web.workspace), `the workspace: ${text}`);
+      assert.match(text, /agent Eliza.* — a built-in demo agent/);
+      assert.match(await welcome.locator("li[data-agent=eliza]").innerText(), /✓ eliza runs here/);
+      for (const a of ["claude", "codex", "gemini"]) assert.match(await welcome.locator(`li[data-agent=${a}]`).innerText(), /needs a sign-in/);
+      assert.match(text, /Esc or Stop stops a turn/);
+      await shot(page, `first-screen-${name}`);
+      await send(page, "hello");
+      await page.locator(".msg.agent").first().waitFor();
+      await welcome.waitFor({ state: "hidden" });
+      assert.deepEqual(page.errors, []);
+    }
   } finally {
     await web.stop();
   }
@@ -68,6 +95,68 @@ test("a tool call card shows its terminal's output", async () => {
     assert.match(await term.innerText(), /hello from the terminal\s+second line/);
     await page.locator(".card.tool .term-exit", { hasText: "exit 0" }).waitFor();
     await shot(page, "terminal-output");
+  } finally {
+    await web.stop();
+  }
+});
+
+test("a command's output in a tool call's text is shown as it came, not as Markdown", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    for (const [name, viewport] of [["desktop", { width: 1100, height: 760 }], ["phone", { width: 390, height: 760 }]]) {
+      const page = await newPage();
+      await page.setViewportSize(viewport);
+      await page.goto(web.url);
+      await send(page, "output");
+      await page.locator(".msg.agent", { hasText: "ran it" }).waitFor();
+      const card = page.locator(".card.tool", { hasText: "go test" });
+      const out = card.locator("pre.tool-output");
+      await out.waitFor();
+      assert.equal(await out.textContent(), commandOutput, "every line and character as the command printed it");
+      assert.equal(await card.locator("h1, h2, h3, p, b, em, strong").count(), 0, "no Markdown or HTML made of it");
+      assert.equal(await out.evaluate((el) => getComputedStyle(el).fontFamily.includes("mono")), true, "monospaced");
+      await shot(page, `command-output-${name}`);
+      assert.deepEqual(page.errors, []);
+    }
+  } finally {
+    await web.stop();
+  }
+});
+
+test("a file link and Open diff open in the page; a file outside the workspace is refused", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    writeFile(join(web.workspace, "main.go"), "package main\n\nfunc main() { run() }\n");
+    for (const [name, viewport] of [["desktop", { width: 1100, height: 760 }], ["phone", { width: 390, height: 760 }]]) {
+      const page = await newPage();
+      await page.setViewportSize(viewport);
+      await page.goto(web.url);
+      await send(page, "files");
+      await page.locator(".msg.agent", { hasText: "files shown" }).waitFor();
+      // The location: the file, read through parley, its line marked.
+      await page.locator(".card.tool", { hasText: "Edit main.go here" }).locator(".locations button").click();
+      const viewer = page.locator(".viewer");
+      await viewer.locator(".fl.at", { hasText: "func main() { run() }" }).waitFor();
+      assert.equal(await viewer.locator(".fl").count(), 3);
+      assert.equal(await viewer.locator(".fl.at .no").textContent(), "3");
+      await shot(page, `file-view-${name}`);
+      await page.keyboard.press("Escape");
+      await viewer.waitFor({ state: "detached" });
+      // The diff, a hunk with its header and numbered lines.
+      await page.locator(".card.tool", { hasText: "Edit main.go here" }).locator("button", { hasText: "Open diff" }).click();
+      await viewer.locator(".hunk-head", { hasText: "@@ -1,3 +1,3 @@" }).waitFor();
+      assert.equal(await viewer.locator(".dl.del .t").textContent(), "func main() {}");
+      assert.equal(await viewer.locator(".dl.add .t").textContent(), "func main() { run() }");
+      await shot(page, `diff-view-${name}`);
+      await viewer.locator(".viewer-close").click();
+      await viewer.waitFor({ state: "detached" });
+      // Outside the workspace: parley refuses, the page says so and shows nothing of it.
+      await page.locator(".card.tool", { hasText: "Read the passwords" }).locator(".locations button").click();
+      await viewer.locator(".notice.error").waitFor();
+      assert.doesNotMatch(await viewer.innerText(), /root:/);
+      await page.keyboard.press("Escape");
+      assert.deepEqual(page.errors, []);
+    }
   } finally {
     await web.stop();
   }

@@ -3,10 +3,14 @@
 //
 //   plan        a plan of three steps, one done, one running
 //   diff        an edit tool call carrying a diff
+//   files       an edit of main.go in the session's directory (a diff, its location at line
+//               2) and a read of /etc/passwd (outside it)
 //   usage       a usage_update (tokens and cost)
 //   config      config options (a select and a boolean); set_config_option changes them
 //   elicit      a form elicitation; tells what was answered
 //   elicit-url URL  a URL elicitation; tells what was answered
+//   output      a command's tool call whose output comes as text content (ls -la and a
+//               failing go test: a "# ./..." line, a "*" and HTML-looking text)
 //   terminal    runs a command in a terminal parley owns, shown live on a tool call
 //   xss         a reply carrying <img onerror>, <script> and javascript: links
 //   hidden      a reply and a tool call holding characters that show nothing (tag
@@ -20,6 +24,7 @@
 //   anything else is echoed back.
 import { appendFileSync, chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { commandOutput } from "./commandoutput.mjs";
 import { longText } from "./longtext.mjs";
 
 let nextId = 1;
@@ -63,6 +68,12 @@ const handlers = {
         update(sid, { sessionUpdate: "tool_call", toolCallId: "edit-1", title: "Edit main.go", kind: "edit", status: "completed",
           content: [{ type: "diff", path: "/srv/proj/main.go", oldText: "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n", newText: "package main\n\nfunc main() {\n\tprintln(\"hello, world\")\n}\n" }],
           locations: [{ path: "/srv/proj/main.go", line: 4 }] });
+      } else if (line === "files") {
+        update(sid, { sessionUpdate: "tool_call", toolCallId: "edit-2", title: "Edit main.go here", kind: "edit", status: "completed",
+          content: [{ type: "diff", path: `${cwd}/main.go`, oldText: "package main\n\nfunc main() {}\n", newText: "package main\n\nfunc main() { run() }\n" }],
+          locations: [{ path: `${cwd}/main.go`, line: 3 }] });
+        update(sid, { sessionUpdate: "tool_call", toolCallId: "read-2", title: "Read the passwords", kind: "read", status: "completed", locations: [{ path: "/etc/passwd" }] });
+        say(sid, "files shown");
       } else if (line === "usage") {
         update(sid, { sessionUpdate: "usage_update", used: 53000, size: 200000, cost: { amount: 0.045, currency: "USD" } });
       } else if (line === "config") {
@@ -77,6 +88,10 @@ const handlers = {
       } else if (line.startsWith("elicit-url ")) {
         const r = await call("elicitation/create", { sessionId: sid, mode: "url", elicitationId: "page-1", message: "Open this page", url: line.slice("elicit-url ".length) });
         say(sid, `elicitation: ${r.action}`);
+      } else if (line === "output") {
+        update(sid, { sessionUpdate: "tool_call", toolCallId: "out-1", title: "Run `go test ./...`", kind: "execute", status: "failed",
+          content: [{ type: "content", content: { type: "text", text: commandOutput } }] });
+        say(sid, "ran it");
       } else if (line === "terminal") {
         const t = await call("terminal/create", { sessionId: sid, command: "sh", args: ["-c", "echo hello from the terminal; sleep 0.5; echo second line"] });
         update(sid, { sessionUpdate: "tool_call", toolCallId: "term-1", title: "Run the script", kind: "execute", status: "in_progress", content: [{ type: "terminal", terminalId: t.terminalId }] });

@@ -21,6 +21,7 @@ export const MethodChangesChanged = "_parley/changes_changed"; // notification: 
 export const MethodDiff = "_parley/diff"; // request: a changed file's diff
 export const MethodUndo = "_parley/undo"; // request: undo a turn's changes (or some files of it)
 export const MethodKeep = "_parley/keep"; // request: keep changes (they can no longer be undone)
+export const MethodFile = "_parley/file"; // request: a file of the workspace, to show
 
 // The JSON-RPC error codes of parley's requests (the _parley/* ones and vscodelm's lm/*
 // requests about changes).
@@ -107,6 +108,13 @@ export interface AgentEntry {
   /** why it cannot start here, if it cannot */
   notRunnable?: string;
   default?: boolean;
+  /**
+   * Availability is whether it can start here, as `parley agents` says it: "yes", "no:
+   * why", "needs a download (…)".
+   */
+  availability?: string;
+  /** what a built-in agent is */
+  about?: string;
 }
 
 /**
@@ -294,6 +302,29 @@ export interface KeepParams {
 /** KeepResult is the result of _parley/keep: how many files were kept. */
 export interface KeepResult {
   kept: number;
+}
+
+/**
+ * FileParams is the params of _parley/file: a file of the session's workspace to show in
+ * the page (a link of a tool call, a changed file). A relative Path is in the workspace;
+ * a path outside the session's roots, or in parley's own directories, is refused.
+ */
+export interface FileParams {
+  sessionId: string;
+  path: string;
+}
+
+/**
+ * FileResult is a file's text (_parley/file). Text is null when the file is not text or
+ * is larger than parley shows, Note saying which.
+ */
+export interface FileResult {
+  /** absolute */
+  path: string;
+  /** relative to the workspace */
+  rel: string;
+  text: string | null;
+  note?: string;
 }
 
 /**
@@ -570,6 +601,7 @@ export interface ParleyRequests {
   "_parley/diff": { params: DiffParams; result: DiffResult };
   "_parley/undo": { params: UndoParams; result: UndoResult };
   "_parley/keep": { params: KeepParams; result: KeepResult };
+  "_parley/file": { params: FileParams; result: FileResult };
 }
 
 /** The notifications parley sends, by method: their params. */

@@ -7,6 +7,7 @@ import type { Actions } from "./card";
 import { Composer } from "./composer";
 import { Log } from "./log";
 import { Settings } from "./settings";
+import { welcomeView } from "./welcome";
 
 const openKey = "parley.open";
 
@@ -70,6 +71,11 @@ export class App {
     }
   }
 
+  // currentSession is the conversation on screen (what a file link is read in).
+  currentSession(): Session | undefined {
+    return this.current ? this.parley.sessions.get(this.current) : undefined;
+  }
+
   select(id: string) {
     const s = this.parley.sessions.get(id);
     if (!s) return;
@@ -85,7 +91,7 @@ export class App {
     const log = new Log(s, this.actions, this.parley);
     const settings = new Settings(this.parley, s);
     const composer = new Composer(this.parley, s);
-    const el = h("section", { class: "conversation", "aria-label": s.meta.agent }, log.el, settings.queue, composer.el, settings.el);
+    const el = h("section", { class: "conversation", "aria-label": s.meta.agent }, welcomeView(this.parley, s, () => this.newMenu()), log.el, settings.queue, composer.el, settings.el);
     s.onChange(() => {
       if (s.title) this.drawTabsSoon();
     });

@@ -5,6 +5,7 @@ import type { Actions, Card } from "./card";
 import { keepView } from "./keep";
 import { blockView } from "./message";
 import { questionView } from "./question";
+import { commandOutputView, isCommandOutput } from "./tooloutput";
 
 const statusIcon: Record<string, string> = { pending: "○", in_progress: "◐", completed: "✓", failed: "✗" };
 const kindIcon: Record<string, string> = {
@@ -40,7 +41,8 @@ export class ToolCard implements Card {
       this.el.append(h("details", { class: "input" }, h("summary", { text: "Input" }), h("pre", { text: JSON.stringify(c.rawInput, null, 2) })));
     }
     for (const item of c.content ?? []) {
-      if (item.type === "content") this.el.append(h("div", { class: "tool-content" }, blockView(item.content, this.actions)));
+      if (item.type === "content" && isCommandOutput(c.kind, item.content)) this.el.append(commandOutputView(item.content.text));
+      else if (item.type === "content") this.el.append(h("div", { class: "tool-content" }, blockView(item.content, this.actions)));
       else if (item.type === "diff") this.el.append(diffView(item.path, item.oldText ?? null, item.newText, this.actions));
       else if (item.type === "terminal") this.el.append(this.terminalView(item.terminalId));
     }
