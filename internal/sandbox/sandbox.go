@@ -55,17 +55,21 @@ func (p *Policy) Writable() []string { return append([]string(nil), p.writable..
 // Wrap returns the command line that runs command with args, confined to writing in
 // roots and the policy's directories.
 func (p *Policy) Wrap(roots []string, command string, args []string) (string, []string) {
-	argv := []string{"sandbox-exec", "--tmp", p.tmp}
-	for _, dir := range append(append([]string(nil), roots...), p.writable...) {
-		argv = append(argv, "--write", dir)
-	}
+	r := Rules{Tmp: p.tmp, Write: append(append([]string(nil), roots...), p.writable...)}
+	return p.exe, wrapArgs(r, command, args)
+}
+
+// wrapArgs is the sandbox-exec command line that runs command with args under r.
+func wrapArgs(r Rules, command string, args []string) []string {
+	argv := append([]string{"sandbox-exec"}, r.Args()...)
 	argv = append(argv, "--", command)
-	return p.exe, append(argv, args...)
+	return append(argv, args...)
 }
 
 // Landlock ABI versions that bring what Exec uses.
 const (
 	abiRefer      = 2 // moving files between directories
+	abiNet        = 4 // TCP bind and connect by port
 	abiIoctlDev   = 5 // ioctl on devices is a right of its own
 	abiScopes     = 6 // abstract Unix sockets and signals reach only the same domain
 	abiResolveUnx = 9 // connecting to a Unix socket by its path is a right of its own
