@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/parley-acp/parley/internal/sandbox"
+	"github.com/spf13/cobra"
 )
 
 // Confinement of commands is Linux's (Landlock). Elsewhere --help says so, and so does
@@ -60,4 +61,12 @@ func warnUnconfinedFor(supported bool, platform string, logger *slog.Logger, mod
 	}
 	logger.Warn("commands the agent runs through parley are not confined on " + platform +
 		" (Landlock is Linux's): they can write wherever you can, and only the permission questions guard them; --sandbox off says you know")
+}
+
+// registerSandboxFlags are the confinement flags of every subcommand that starts agents.
+func registerSandboxFlags(cmd *cobra.Command, mode *string, write, read, net *[]string) {
+	cmd.Flags().StringVar(mode, "sandbox", "auto", sandboxFlagHelp("the agent, the commands it runs itself and those it runs in parley's terminals"))
+	cmd.Flags().StringArrayVar(write, "sandbox-write", nil, "a further file or directory `PATH` the agent and its commands may write (repeatable)")
+	cmd.Flags().StringArrayVar(read, "sandbox-read", nil, "one of your secrets (`PATH`, e.g. ~/.aws) the agent may read after all (repeatable)")
+	cmd.Flags().StringArrayVar(net, "sandbox-net", nil, "the only destination `HOST:PORT` the agent and its commands may connect to (repeatable; Landlock limits the port: every host on it)")
 }

@@ -45,7 +45,7 @@ Exit status: 0 signed in (or no sign-in needed), 1 the sign-in failed (parley sa
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			opts.elicit = true
+			opts.elicit, opts.signingIn = true, true
 			tty := isTerminal(cmd.InOrStdin())
 			in := newPrompter(cmd.InOrStdin())
 			defer in.close()

@@ -44,6 +44,8 @@ type agentFlags struct {
 	timeout            time.Duration
 	sandboxMode        string
 	sandboxWritable    []string
+	sandboxRead        []string // secrets granted back to the agent
+	sandboxNet         []string // the only destinations the agent may connect to
 	addDirs            []string
 }
 
@@ -51,8 +53,7 @@ func (f *agentFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.name, "agent", "eliza", "the agent to run, by `NAME` (built-in: "+strings.Join(catalog.BuiltinNames(), ", ")+"; see parley agents)")
 	cmd.Flags().StringVar(&f.command, "agent-command", "", "the agent's `COMMAND` line, e.g. \"npx some-acp-agent --flag\" (overrides --agent)")
 	cmd.Flags().StringVar(&f.cwd, "cwd", "", "the session's working directory `DIR` (default: the current directory)")
-	cmd.Flags().StringVar(&f.sandboxMode, "sandbox", "auto", sandboxFlagHelp("the commands the agent runs in parley's terminals (terminal/create)"))
-	cmd.Flags().StringArrayVar(&f.sandboxWritable, "sandbox-write", nil, "a further directory `DIR` those commands may write (repeatable)")
+	registerSandboxFlags(cmd, &f.sandboxMode, &f.sandboxWritable, &f.sandboxRead, &f.sandboxNet)
 	cmd.Flags().BoolVar(&f.yolo, "yolo", false, "allow every tool call the agent asks about, without asking (critical commands and rules configured as ask still ask)")
 	cmd.Flags().StringArrayVar(&f.addDirs, "add-dir", nil, "a further workspace directory `DIR` (repeatable): the agent may use it as it uses the working directory, and is told of it where it takes additional directories")
 	cmd.Flags().DurationVar(&f.timeout, "agent-timeout", defaultAgentTimeout(), "how long (a `DURATION`) to wait for the agent to start and to answer each session request (new, load, mode, model...) before giving up; $PARLEY_INIT_TIMEOUT sets the default")
@@ -309,6 +310,7 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 	}
 	warnConfig(cmd.ErrOrStderr(), cfg)
 	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, agentTimeout: f.timeout, sandboxMode: f.sandboxMode, sandboxWritable: f.sandboxWritable,
+		sandboxRead: f.sandboxRead, sandboxNet: f.sandboxNet, cfg: cfg,
 		changeLimits: cfg.Changes.Limits(), cwdFlag: f.cwd}
 	switch {
 	case f.command != "" && cmd.Flags().Changed("agent"):

@@ -64,7 +64,11 @@ func (s *AgentSpec) Notes(abi int) []string {
 	}
 	var notes []string
 	if open := unenforceable(s.DenyRead, s.Write); len(open) > 0 {
-		notes = append(notes, fmt.Sprintf("%s stay readable: a directory the agent may write holds them", strings.Join(open, ", ")))
+		names := open
+		if len(open) > 3 {
+			names = append(open[:3:3], fmt.Sprintf("%d more", len(open)-3))
+		}
+		notes = append(notes, fmt.Sprintf("some of your secrets stay readable (%s): a directory the agent may write holds them", strings.Join(names, ", ")))
 	}
 	if s.Net != nil && abi < abiNet {
 		notes = append(notes, fmt.Sprintf("--sandbox-net is not enforced: this kernel's Landlock (ABI %d) cannot limit connections (ABI 4 can)", abi))
