@@ -36,6 +36,8 @@ type confineRequest struct {
 	// login says the agent is started to sign in: it may write its credentials (they are
 	// in its state directories), and the start says so.
 	login bool
+	// listing: only to show it (parley agents): the state directories are not created.
+	listing bool
 }
 
 // confinement is how an agent is confined (spec nil: not at all) and what its start
@@ -85,7 +87,9 @@ func confineAgent(r confineRequest) (confinement, error) {
 		}
 		spec.Ports, spec.Env = ports, env
 	}
-	makeStateDirs(r, spec)
+	if !r.listing {
+		makeStateDirs(r, own)
+	}
 	c.describe = describeConfinement(r.name, spec, r.roots, r.login)
 	return c, nil
 }
@@ -169,16 +173,16 @@ func checkNet(dests []string, what string) error {
 	return nil
 }
 
-// makeStateDirs creates the agent's state directories its profile names that do not
-// exist yet: confined, it could not create them in the home directory itself. Files
-// (~/.claude.json) are left to the agent.
-func makeStateDirs(r confineRequest, spec *sandbox.AgentSpec) {
-	profile := catalog.ProfileOf(r.name, r.spec)
-	if profile == nil {
-		return
+// makeStateDirs creates the agent's state directories (its profile's, its configuration's
+// "write") that do not exist yet: confined, it could not create them in the home
+// directory itself. Files (~/.claude.json) are left to the agent.
+func makeStateDirs(r confineRequest, own *config.AgentSandbox) {
+	var dirs []string
+	if profile := catalog.ProfileOf(r.name, r.spec); profile != nil {
+		dirs, _, _ = profile.Expand(r.spec.Env)
 	}
-	pw, _, _ := profile.Expand(r.spec.Env)
-	for _, dir := range pw {
+	dirs = append(dirs, catalog.ExpandPaths(own.Write, r.spec.Env)...)
+	for _, dir := range dirs {
 		if base := filepath.Base(dir); strings.Contains(strings.TrimPrefix(base, "."), ".") {
 			continue // a file: .claude.json
 		}
