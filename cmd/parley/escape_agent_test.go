@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"testing"
 
 	"github.com/parley-acp/parley/acp"
 )
@@ -85,4 +88,28 @@ func attempt(action, arg string) error {
 		return shell(`echo mine > "$TMPDIR/own" && cat "$TMPDIR/own" > /dev/null`)
 	}
 	return fmt.Errorf("unknown attempt %q", action)
+}
+
+// homeOf is HOME in env.
+func homeOf(t *testing.T, env []string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			return v
+		}
+	}
+	t.Fatal("no HOME in the test environment")
+	return ""
+}
+
+// plant writes files, by path, with their contents.
+func plant(t *testing.T, files map[string]string) {
+	t.Helper()
+	for path, content := range files {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

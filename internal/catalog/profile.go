@@ -87,7 +87,21 @@ func ProfileOf(name string, spec agentproc.Spec) *Profile {
 			return &profiles[i]
 		}
 	}
+	if spec.Command == "" {
+		return nil
+	}
 	words := append([]string{spec.Command}, spec.Args...)
+	self, _ := os.Executable()
+	for i, w := range words[:len(words)-1] { // parley's own agents, by a command line
+		if base := strings.TrimSuffix(filepath.Base(w), ".exe"); base == "parley" || (self != "" && w == self) {
+			switch words[i+1] {
+			case "agent":
+				return ProfileOf("parley", agentproc.Spec{})
+			case "eliza":
+				return ProfileOf("eliza", agentproc.Spec{})
+			}
+		}
+	}
 	for i := range profiles {
 		p := &profiles[i]
 		for _, w := range words {
@@ -128,8 +142,8 @@ func (p *Profile) Expand(env []string) (write, secrets, readSecret []string) {
 }
 
 // ExpandPaths expands "~/" and variables ("$VAR", "${VAR:-default}") in each path, in the
-// environment env over the process's; a path that is not absolute after that is left
-// out (a variable that is not set).
+// environment env over the process's; a path with a variable that is not set (and has
+// no default), or that is not absolute after that, is left out.
 func ExpandPaths(paths, env []string) []string {
 	home, _ := os.UserHomeDir()
 	lookup := func(name string) string {
@@ -148,14 +162,20 @@ func ExpandPaths(paths, env []string) []string {
 	}
 	var out []string
 	for _, p := range paths {
+		unset := false
 		p = expandHome(os.Expand(p, func(v string) string {
 			name, def, hasDef := strings.Cut(v, ":-")
-			if val := lookup(name); val != "" || !hasDef {
+			val := lookup(name)
+			switch {
+			case val != "":
 				return val
+			case hasDef:
+				return expandHome(def, home)
 			}
-			return expandHome(def, home)
+			unset = true
+			return ""
 		}), home)
-		if filepath.IsAbs(p) {
+		if filepath.IsAbs(p) && !unset {
 			out = append(out, filepath.Clean(p))
 		}
 	}

@@ -12,7 +12,9 @@ import (
 	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/config"
+	"github.com/parley-acp/parley/internal/registry"
 	"github.com/parley-acp/parley/internal/sandbox"
+	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/xdg"
 )
 
@@ -116,7 +118,7 @@ func agentSpec(r confineRequest, own *config.AgentSandbox) *sandbox.AgentSpec {
 	grantBack = append(grantBack, catalog.ExpandPaths(append(append(slices.Clone(r.cfg.Sandbox.ReadSecret), own.ReadSecret...), r.read...), env)...)
 
 	home, _ := os.UserHomeDir()
-	deny := sandbox.DefaultSecrets(home, xdg.OwnDirs())
+	deny := sandbox.DefaultSecrets(home, parleySecrets())
 	for _, p := range catalog.Profiles() {
 		if profile == nil || p.Agent != profile.Agent {
 			_, secrets, _ := p.Expand(env)
@@ -132,6 +134,23 @@ func agentSpec(r confineRequest, own *config.AgentSandbox) *sandbox.AgentSpec {
 		spec.Net = dedupe(nets)
 	}
 	return spec
+}
+
+// parleySecrets are parley's own files no agent may read: its configuration (agents'
+// variables may hold keys), its state (the other agents' logs) and its data but for the
+// agents installed from the registry, which are run from there: the database of
+// remembered decisions and whatever else appears beside it (unreadable once its
+// directory is on the way to a denied path, see internal/sandbox).
+func parleySecrets() []string {
+	data := xdg.DataDir()
+	out := []string{xdg.ConfigDir(), xdg.StateDir(), store.DefaultPath(), store.DefaultPath() + "-wal", store.DefaultPath() + "-shm"}
+	entries, _ := os.ReadDir(data)
+	for _, e := range entries {
+		if p := filepath.Join(data, e.Name()); e.Name() != filepath.Base(registry.DefaultDir()) && !slices.Contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // netGate is where --sandbox-net is enforced: it returns the TCP ports the agent may

@@ -44,9 +44,12 @@ func unconfinedHelpFor(supported bool, platform string) string {
 	if supported {
 		return ""
 	}
-	return "\n\nOn " + platform + ` the commands an agent runs through parley are not confined:
-Landlock, which confines their writes on Linux, is Linux's, so they can write wherever
-you can. The permission questions (and your rules) are all that stands before them.`
+	return "\n\nOn " + platform + ` the agent and the commands it runs (itself or through parley) are not
+confined: Landlock, which confines them on Linux, is Linux's, so they can write and read
+wherever you can, your secrets included, and connect anywhere. What parley still holds:
+the agent's file requests (fs/*) reach only the workspace, the commands it runs through
+parley are judged and asked about first, and the record of changes sees what changed
+in the workspace. --sandbox-net is not enforced either.`
 }
 
 // warnUnconfined says in the log, as a command that would confine commands (--sandbox
@@ -59,8 +62,8 @@ func warnUnconfinedFor(supported bool, platform string, logger *slog.Logger, mod
 	if supported || mode != "auto" {
 		return
 	}
-	logger.Warn("commands the agent runs through parley are not confined on " + platform +
-		" (Landlock is Linux's): they can write wherever you can, and only the permission questions guard them; --sandbox off says you know")
+	logger.Warn("the agent and the commands it runs are not confined on " + platform +
+		" (Landlock is Linux's): they can write and read wherever you can, and only the permission questions guard the commands that pass through parley; --sandbox off says you know")
 }
 
 // registerSandboxFlags are the confinement flags of every subcommand that starts agents.

@@ -76,6 +76,11 @@ func newSandbox(t testing.TB, a *agentDef, model *fakellm.Server) *sandbox {
 	if !hasVar(sb.env, "LANG") {
 		sb.env = append(sb.env, "LANG=C.UTF-8")
 	}
+	// parley confines the agent, and the tee with it (it is part of the agent's command
+	// line): the tee's log is the one thing outside the agent's profile it writes.
+	sb.writeFile(sb.frames, "")
+	cfg, _ := json.Marshal(map[string]any{"sandbox": map[string]any{"write": []string{sb.frames}}})
+	sb.writeFile(filepath.Join(sb.home, ".config", "parley", "config.json"), string(cfg))
 	sb.env = append(sb.env, a.setup(sb)...)
 	t.Cleanup(func() {
 		sb.requireNoProcessLeft(t)
