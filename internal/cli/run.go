@@ -83,6 +83,11 @@ stdin). The agent's file requests reach only files inside that directory; comman
 through parley start there, are judged before they start, and (where the kernel offers
 Landlock, unless --sandbox off) may write only there, in their own TMPDIR, the user's
 cache directory and --sandbox-write directories; they may read what the user can.
+The agent itself is confined the same way, with everything it starts (its own commands
+included): it writes only in the workspace, a TMPDIR of its own, the user's cache, its
+state directories (parley agents lists them) and --sandbox-write; it cannot read your
+secrets (~/.ssh, ~/.aws, keyrings, browser profiles, parley's own files…; --sandbox-read
+PATH grants one back); with --sandbox-net HOST:PORT it connects only to those ports.
 Its reply streams to stdout; tool calls, thoughts and plans go with it on a terminal and to
 stderr otherwise. When the agent asks permission, parley applies your rules, asks you if
 stdin is a terminal, allows with --yolo (except critical commands), and otherwise refuses.
