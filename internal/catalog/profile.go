@@ -25,6 +25,8 @@ type Profile struct {
 	Write      []string
 	Secrets    []string
 	ReadSecret []string
+	// PTY: the agent runs its shell in a pseudo-terminal of its own.
+	PTY bool
 	// programs and packages recognise the agent in a command line (an --agent-command,
 	// an agent_servers entry, a registry agent): a word whose base name is one of
 	// programs, or that names one of packages (npx PKG[@VERSION], or a path through
@@ -51,14 +53,16 @@ var profiles = []Profile{
 	},
 	{
 		// gemini-cli keeps settings.json, oauth_creds.json, tmp/ (sessions, checkpoints)
-		// and history in .gemini under GEMINI_CLI_HOME (the home directory).
-		Agent: "gemini", Write: []string{"${GEMINI_CLI_HOME:-~}/.gemini"},
+		// and history in .gemini under GEMINI_CLI_HOME (the home directory). Its shell
+		// runs in a pseudo-terminal (node-pty): without one, "forkpty(3) failed".
+		Agent: "gemini", Write: []string{"${GEMINI_CLI_HOME:-~}/.gemini"}, PTY: true,
 		Secrets:  []string{"${GEMINI_CLI_HOME:-~}/.gemini/oauth_creds.json", "${GEMINI_CLI_HOME:-~}/.gemini/google_accounts.json"},
 		programs: []string{"gemini"}, packages: []string{"@google/gemini-cli"},
 	},
 	{
-		// qwen-code, a fork of gemini-cli, keeps the same in ~/.qwen.
-		Agent: "qwen", Write: []string{"~/.qwen"}, Secrets: []string{"~/.qwen/oauth_creds.json"},
+		// qwen-code, a fork of gemini-cli, keeps the same in ~/.qwen, and runs its shell in
+		// a pseudo-terminal too.
+		Agent: "qwen", Write: []string{"~/.qwen"}, Secrets: []string{"~/.qwen/oauth_creds.json"}, PTY: true,
 		programs: []string{"qwen"}, packages: []string{"@qwen-code/qwen-code"},
 	},
 	{

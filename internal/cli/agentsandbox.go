@@ -129,7 +129,7 @@ func agentSpec(r confineRequest, own *config.AgentSandbox) *sandbox.AgentSpec {
 	deny = slices.DeleteFunc(deny, func(d string) bool {
 		return slices.ContainsFunc(grantBack, func(g string) bool { return sandbox.Within(d, g) })
 	})
-	spec := &sandbox.AgentSpec{Write: dedupe(write), DenyRead: dedupe(deny)}
+	spec := &sandbox.AgentSpec{Write: dedupe(write), DenyRead: dedupe(deny), PTY: profile != nil && profile.PTY}
 	if nets := append(slices.Clone(r.net), own.Net...); len(nets) > 0 {
 		spec.Net = dedupe(nets)
 	}

@@ -31,6 +31,7 @@ func newSandboxExecCommand() *cobra.Command {
 	cmd.Flags().StringArrayVar(&r.Write, "write", nil, "a file or directory the command may write")
 	cmd.Flags().StringArrayVar(&r.DenyRead, "deny-read", nil, "a file or directory the command may not read")
 	cmd.Flags().StringVar(&r.Tmp, "tmp", "", "the command's TMPDIR")
+	cmd.Flags().BoolVar(&r.PTY, "pty", false, "the command may open pseudo-terminals")
 	cmd.Flags().StringVar(&connect, "tcp-connect", "", "the only TCP `PORTS` the command may connect to (comma-separated, or none)")
 	cmd.Flags().SetInterspersed(false)
 	return cmd

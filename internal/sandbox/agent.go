@@ -22,13 +22,15 @@ type AgentSpec struct {
 	Net   []string
 	Ports []uint16
 	Env   []string
+	// PTY lets the agent open pseudo-terminals (see Rules.PTY).
+	PTY bool
 }
 
 // Rules are the spec as sandbox-exec carries it out, with tmp as the agent's TMPDIR.
 func (s *AgentSpec) Rules(tmp string) Rules {
 	return Rules{
 		Write: append(slices.Clone(s.Write), tmp), DenyRead: slices.Clone(s.DenyRead), Tmp: tmp,
-		LimitNet: s.Net != nil, ConnectTCP: slices.Clone(s.Ports),
+		LimitNet: s.Net != nil, ConnectTCP: slices.Clone(s.Ports), PTY: s.PTY,
 	}
 }
 
@@ -69,6 +71,9 @@ func (s *AgentSpec) Notes(abi int) []string {
 			names = append(open[:3:3], fmt.Sprintf("%d more", len(open)-3))
 		}
 		notes = append(notes, fmt.Sprintf("some of your secrets stay readable (%s): a directory the agent may write holds them", strings.Join(names, ", ")))
+	}
+	if s.PTY {
+		notes = append(notes, "it may open pseudo-terminals (its shell runs in one), and so reach your other terminals")
 	}
 	if s.Net != nil && abi < abiNet {
 		notes = append(notes, fmt.Sprintf("--sandbox-net is not enforced: this kernel's Landlock (ABI %d) cannot limit connections (ABI 4 can)", abi))

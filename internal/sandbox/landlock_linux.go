@@ -69,7 +69,7 @@ func Exec(r Rules, argv []string) error {
 // grants are refused: on ABI 9, connecting to a Unix socket made outside the sandbox.
 // TCP connections are handled only when r limits them; UDP never is (name resolution).
 func restrictLandlock(abi int, r Rules) error {
-	rules, err := fileRules(abi, r.Write, r.DenyRead)
+	rules, err := fileRules(abi, r.Write, r.DenyRead, r.PTY)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func restrictLandlock(abi int, r Rules) error {
 //
 // Landlock only grants, so the rules name every entry of / and of /dev but those:
 // what appears there later (a new mount) is not readable.
-func fileRules(abi int, writable, denied []string) ([]landlock.Rule, error) {
+func fileRules(abi int, writable, denied []string, pty bool) ([]landlock.Rule, error) {
 	rules := []landlock.Rule{landlock.PathAccess(ll.AccessFSReadDir, "/")}
 	grants, err := readGrants("/", func(name string, _ fs.FileMode) bool { return name == "dev" }, denied)
 	if err != nil {
@@ -112,8 +112,14 @@ func fileRules(abi int, writable, denied []string) ([]landlock.Rule, error) {
 	for _, e := range devEntries {
 		name, typ := e.Name(), e.Type()
 		switch {
-		case slices.Contains(devices, name):
+		case slices.Contains(devices, name), pty && name == "ptmx":
 			devs = append(devs, filepath.Join("/dev", name))
+		case pty && name == "pts":
+			ptys := landlock.RWDirs("/dev/pts").IgnoreIfMissing()
+			if abi >= abiIoctlDev {
+				ptys = ptys.WithIoctlDev()
+			}
+			rules = append(rules, ptys)
 		case name == "pts" || name == "input" || typ&fs.ModeCharDevice != 0:
 		case typ&fs.ModeSymlink != 0: // fd, stdin…: into /proc, which has its rule
 		case name == "shm" || name == "mqueue":

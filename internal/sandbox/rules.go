@@ -18,6 +18,9 @@ type Rules struct {
 	// without it the network is open.
 	LimitNet   bool
 	ConnectTCP []uint16
+	// PTY lets it open pseudo-terminals (/dev/ptmx, /dev/pts): an agent whose shell runs
+	// in one (gemini's node-pty) needs it, and can then reach the user's other terminals.
+	PTY bool
 }
 
 // Args are the rules as sandbox-exec's flags, in the order ParseNetFlag and the other
@@ -32,6 +35,9 @@ func (r Rules) Args() []string {
 	}
 	for _, p := range r.DenyRead {
 		argv = append(argv, "--deny-read", p)
+	}
+	if r.PTY {
+		argv = append(argv, "--pty")
 	}
 	if r.LimitNet {
 		argv = append(argv, "--tcp-connect", FormatPorts(r.ConnectTCP))
