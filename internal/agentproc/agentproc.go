@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -65,6 +66,14 @@ func Start(spec Spec) (*Process, error) {
 	p := &Process{spec: spec, tail: proc.NewOutput(0, stderrTail)}
 	command, args, env := spec.Command, spec.Args, spec.Env
 	if spec.Sandbox != nil {
+		// sandbox-exec finds the command itself; a missing one is said as without it.
+		look := command
+		if strings.ContainsRune(look, os.PathSeparator) && !filepath.IsAbs(look) && spec.Dir != "" {
+			look = filepath.Join(spec.Dir, look)
+		}
+		if _, err := exec.LookPath(look); err != nil {
+			return nil, fmt.Errorf("cannot start agent %q: command not found (is it installed and on PATH?)", spec.Command)
+		}
 		exe, err := os.Executable()
 		if err != nil {
 			return nil, fmt.Errorf("starting %s confined: cannot find parley's own binary (%v); start it with --sandbox off", spec, err)
