@@ -8,6 +8,11 @@
 // act for it through a Unix socket (tmux, screen, the session bus, ssh-agent, docker), nor
 // signal a process outside it, as far as the kernel allows: see Exec.
 //
+// Every agent parley starts is confined the same way (AgentSpec, agent.go), and more: it
+// may not read the user's secrets (denyread.go says how Landlock, which only grants, is
+// made to), and with a network limit it connects over TCP only to the ports it was
+// given.
+//
 // Landlock restricts a process and everything it starts, and cannot be lifted. The agent
 // itself must stay free (it writes its database and logs), so a command is not confined
 // in the agent's process: Wrap turns it into `parley sandbox-exec --write DIR... --
