@@ -26,7 +26,8 @@ func TestRunEndsOnSignalWhenTheAgentStopsReading(t *testing.T) {
 			if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			cmd := exec.Command(self(t), "run", "--agent-command", fakeAgentCommand(t, "hostile-deaf"), file+" "+fifo)
+			// The agent tells its pid through the FIFO: a confined agent writes it only when told.
+			cmd := exec.Command(self(t), "run", "--sandbox-write", filepath.Dir(fifo), "--agent-command", fakeAgentCommand(t, "hostile-deaf"), file+" "+fifo)
 			cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), w.env...)
 			cmd.Dir = w.dir
 			stderrPipe, err := cmd.StderrPipe()

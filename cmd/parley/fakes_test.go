@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,6 +28,22 @@ func runFakeAgent(behaviour string) int {
 	}
 	if behaviour == "tui" {
 		return runTUIAgent()
+	}
+	if behaviour == "escape" {
+		return runEscapeAgent()
+	}
+	if behaviour == "writes-state" {
+		// Keeps its state in ~/.myagent, as agents do, and dies as Node does when that
+		// is refused.
+		state := filepath.Join(os.Getenv("HOME"), ".myagent", "state.json")
+		if err := os.MkdirAll(filepath.Dir(state), 0o700); err == nil {
+			err = os.WriteFile(state, []byte("{}"), 0o600)
+		}
+		if _, err := os.Stat(state); err != nil {
+			fmt.Fprintf(os.Stderr, "Error: EACCES: permission denied, open '%s'\n", state)
+			return 1
+		}
+		return runEscapeAgent()
 	}
 	if strings.HasPrefix(behaviour, "hostile-") {
 		return runHostileAgent(strings.TrimPrefix(behaviour, "hostile-"))

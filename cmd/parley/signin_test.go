@@ -21,7 +21,11 @@ type signInFixture struct {
 
 func newSignIn(t *testing.T, extraEnv ...string) signInFixture {
 	t.Helper()
-	return signInFixture{dir: t.TempDir(), env: append(isolatedXDG(t), extraEnv...)}
+	f := signInFixture{dir: t.TempDir(), env: append(isolatedXDG(t), extraEnv...)}
+	// The sign-in agents keep what they sign in (and their markers) in the home
+	// directory itself, which a confined agent may write only when told.
+	plant(t, map[string]string{filepath.Join(parleyConfigDir(f.env), "config.json"): `{"sandbox": {"write": ["~"]}}`})
+	return f
 }
 
 func (f signInFixture) home() string {

@@ -20,7 +20,13 @@ func TestTUIPanicRestoresTheTerminal(t *testing.T) {
 	for _, where := range []string{"view", "update", "command", "batch", "sequence", "exec"} {
 		t.Run(where, func(t *testing.T) {
 			w := newWorkspace(t)
+			// In the user's cache, which a confined agent may write.
 			pidFile := filepath.Join(t.TempDir(), "agent.pid")
+			for _, kv := range w.env {
+				if v, ok := strings.CutPrefix(kv, "XDG_CACHE_HOME="); ok {
+					pidFile = filepath.Join(v, "agent.pid")
+				}
+			}
 			s := startTUI(t, w.dir, append(w.env, "PARLEY_TEST_PANIC="+where, "PARLEY_TEST_AGENT_PID="+pidFile), 200, 30)
 			s.Type("pid\r")
 			s.WaitText("pid written")

@@ -14,10 +14,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/parley-acp/parley/internal/proc"
+	"github.com/parley-acp/parley/internal/sandbox"
 )
 
 // Spec says how to start an agent.
@@ -34,6 +37,10 @@ type Spec struct {
 	// run after its turn) sets it short, since some agents ignore the end of their input
 	// and only a signal ends them.
 	ExitGrace time.Duration
+	// Sandbox, when set, confines the agent and everything it starts (see
+	// internal/sandbox): it is started through `parley sandbox-exec`, with a TMPDIR of its
+	// own that is removed when it stops.
+	Sandbox *sandbox.AgentSpec
 }
 
 // String is the command line, for messages.
@@ -48,6 +55,7 @@ type Process struct {
 	stdin  io.WriteCloser
 	stdout io.ReadCloser
 	tail   *proc.Output
+	tmp    string // the confined agent's TMPDIR, removed once it stopped
 }
 
 // stderrTail is how much of the agent's stderr is kept for error messages.
@@ -55,15 +63,35 @@ const stderrTail = 4 << 10
 
 // Start starts the agent in a session of its own (see proc.Start): no controlling terminal.
 func Start(spec Spec) (*Process, error) {
-	cmd := exec.Command(spec.Command, spec.Args...)
+	p := &Process{spec: spec, tail: proc.NewOutput(0, stderrTail)}
+	command, args, env := spec.Command, spec.Args, spec.Env
+	if spec.Sandbox != nil {
+		// sandbox-exec finds the command itself; a missing one is said as without it.
+		look := command
+		if strings.ContainsRune(look, os.PathSeparator) && !filepath.IsAbs(look) && spec.Dir != "" {
+			look = filepath.Join(spec.Dir, look)
+		}
+		if _, err := exec.LookPath(look); err != nil {
+			return nil, fmt.Errorf("cannot start agent %q: command not found (is it installed and on PATH?)", spec.Command)
+		}
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("starting %s confined: cannot find parley's own binary (%v); start it with --sandbox off", spec, err)
+		}
+		if p.tmp, err = os.MkdirTemp("", "parley-agent-"); err != nil {
+			return nil, fmt.Errorf("starting %s confined: its temporary directory: %w", spec, err)
+		}
+		command, args = spec.Sandbox.Wrap(exe, p.tmp, command, args)
+		env = append(slices.Clone(env), spec.Sandbox.Env...)
+	}
+	cmd := exec.Command(command, args...)
 	cmd.Dir = spec.Dir
-	if len(spec.Env) > 0 {
-		cmd.Env = append(os.Environ(), spec.Env...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
 	}
 	// A child of the agent that keeps stderr open must not keep us from seeing the
 	// agent's own exit.
 	cmd.WaitDelay = time.Second
-	p := &Process{spec: spec, tail: proc.NewOutput(0, stderrTail)}
 	var stderr io.Writer = p.tail
 	if spec.Stderr != nil {
 		stderr = io.MultiWriter(p.tail, spec.Stderr)
@@ -71,12 +99,15 @@ func Start(spec Spec) (*Process, error) {
 	cmd.Stderr = stderr
 	var err error
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		p.removeTmp()
 		return nil, fmt.Errorf("starting %s: %w", spec, err)
 	}
 	if p.stdout, err = cmd.StdoutPipe(); err != nil {
+		p.removeTmp()
 		return nil, fmt.Errorf("starting %s: %w", spec, err)
 	}
 	if p.proc, err = proc.Start(cmd); err != nil {
+		p.removeTmp()
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("cannot start agent %q: command not found (is it installed and on PATH?)", spec.Command)
 		}
@@ -110,8 +141,14 @@ func (p *Process) ExitError() error {
 		return nil
 	}
 	msg := fmt.Sprintf("agent %q %v", p.spec.Command, err)
-	if tail := p.StderrTail(); tail != "" {
+	tail := p.StderrTail()
+	if tail != "" {
 		msg += "; its last output on stderr:\n" + tail
+	}
+	if p.spec.Sandbox != nil {
+		if hint := refusedWriteHint(tail, p.spec.Sandbox); hint != "" {
+			msg += "\n" + hint
+		}
 	}
 	return errors.New(msg)
 }
@@ -141,7 +178,16 @@ func (p *Process) Stop(grace time.Duration) error {
 	case <-timer.C:
 	}
 	timer.Stop()
-	return p.proc.Stop(context.Background(), 2*time.Second)
+	err := p.proc.Stop(context.Background(), 2*time.Second)
+	p.removeTmp()
+	return err
+}
+
+// removeTmp removes the confined agent's TMPDIR (its processes are gone).
+func (p *Process) removeTmp() {
+	if p.tmp != "" {
+		os.RemoveAll(p.tmp)
+	}
 }
 
 // WaitExited waits for the process to end or ctx to be done.

@@ -36,6 +36,12 @@ type Agent struct {
 	Fetch *Fetch
 	// Installed is set for an agent installed from the registry.
 	Installed *registry.Installed
+	// Profile is what the agent needs when confined (profile.go); nil for an agent parley
+	// does not know, which writes only what it is granted (config.json's "sandbox").
+	Profile *Profile
+	// Sandbox is the configuration's word on confining it (agent_servers.NAME.sandbox,
+	// or sandbox.agents.NAME); nil when it has none.
+	Sandbox *config.AgentSandbox
 }
 
 // Catalog is the set of known agents.
@@ -84,6 +90,12 @@ func NewIn(cfg *config.File, dir string) *Catalog {
 			r.agents[id] = fromInstalled(rec)
 		}
 	}
+	defer func() { // the configuration's word on confining each
+		for name, a := range r.agents {
+			a.Sandbox = SandboxOf(cfg, name)
+			r.agents[name] = a
+		}
+	}()
 	for name, s := range cfg.AgentServers {
 		a := Agent{Name: name, Source: cfg.Path, Spec: agentproc.Spec{Command: s.Command, Args: s.Args}}
 		for k, v := range s.Env {
@@ -91,6 +103,7 @@ func NewIn(cfg *config.File, dir string) *Catalog {
 		}
 		slices.Sort(a.Spec.Env)
 		a.Fetch = FetchOf(s.Command, s.Args)
+		a.Profile = ProfileOf(name, a.Spec)
 		if _, err := exec.LookPath(s.Command); err != nil {
 			a.NotRunnable = fmt.Sprintf("%s is not installed or not on PATH", s.Command)
 		}
@@ -99,6 +112,21 @@ func NewIn(cfg *config.File, dir string) *Catalog {
 	return r
 }
 
+// SandboxOf is the configuration's word on confining the agent called name: its
+// agent_servers entry's "sandbox", else sandbox.agents.NAME; nil when there is none.
+func SandboxOf(cfg *config.File, name string) *config.AgentSandbox {
+	if s, ok := cfg.AgentServers[name]; ok && s.Sandbox != nil {
+		return s.Sandbox
+	}
+	if s, ok := cfg.Sandbox.Agents[name]; ok {
+		return &s
+	}
+	return nil
+}
+
+// NPMCache is npm's cache directory, which npx writes when it starts an agent.
+func NPMCache() string { return npmCacheDir() }
+
 // fromInstalled is an agent installed from the registry.
 func fromInstalled(rec registry.Installed) Agent {
 	a := Agent{Name: rec.ID, Source: "registry " + rec.Version, Installed: &rec, Spec: agentproc.Spec{Command: rec.Command, Args: rec.Args}}
@@ -106,6 +134,7 @@ func fromInstalled(rec registry.Installed) Agent {
 		a.Spec.Env = append(a.Spec.Env, k+"="+v)
 	}
 	slices.Sort(a.Spec.Env)
+	a.Profile = ProfileOf(rec.ID, a.Spec)
 	switch rec.Kind {
 	case "npx", "uvx":
 		a.Fetch = &Fetch{Runner: rec.Kind, Package: rec.Package}
@@ -135,6 +164,7 @@ func Load(path string) (*Catalog, error) {
 
 func (b builtin) resolve() Agent {
 	a := Agent{Name: b.name, Source: "built-in"}
+	defer func() { a.Profile = ProfileOf(b.name, a.Spec) }()
 	if b.self != nil {
 		self, err := os.Executable()
 		if err != nil {

@@ -36,9 +36,12 @@ type launcher struct {
 	storeErr     error
 	box          *sandbox.Policy
 	cleanup      func()
+	cfg          *config.File
+	flags        *agentFlags // --sandbox and the rest, for each agent's confinement
 
 	mu   sync.Mutex
 	logs map[string]*logfile.File
+	said map[string]bool // the agents whose confinement was logged
 }
 
 // newLauncher reads the configuration and prepares what every agent start shares. The
@@ -51,7 +54,8 @@ func newLauncher(g *globals, cmd *cobra.Command, f *agentFlags) (*launcher, stri
 	if f.timeout <= 0 {
 		return nil, "", fmt.Errorf("--agent-timeout must be positive")
 	}
-	l := &launcher{g: g, catalog: catalog.New(cfg), custom: map[string]agentproc.Spec{}, rules: cfg.Permissions, changeLimits: cfg.Changes.Limits(), yolo: f.yolo, timeout: f.timeout, logs: map[string]*logfile.File{}}
+	l := &launcher{g: g, catalog: catalog.New(cfg), custom: map[string]agentproc.Spec{}, rules: cfg.Permissions, changeLimits: cfg.Changes.Limits(), yolo: f.yolo, timeout: f.timeout, logs: map[string]*logfile.File{},
+		cfg: cfg, flags: f, said: map[string]bool{}}
 	name := f.name
 	switch {
 	case f.command != "" && cmd.Flags().Changed("agent"):
@@ -70,6 +74,9 @@ func newLauncher(g *globals, cmd *cobra.Command, f *agentFlags) (*launcher, stri
 	}
 	if l.box, l.cleanup, err = commandSandbox(f.sandboxMode, f.sandboxWritable, "parley-terminal-"); err != nil {
 		return nil, "", err
+	}
+	if _, err := confineAgent(l.confineRequest(name, agentproc.Spec{}, nil)); err != nil {
+		return nil, "", err // a bad --sandbox or --sandbox-net, said at once
 	}
 	l.store, l.storeErr = store.Open(store.DefaultPath())
 	if l.storeErr != nil {
@@ -92,6 +99,12 @@ func (l *launcher) AgentOptions(name string, roots *workspace.Roots) (conversati
 	}
 	dir := roots.Dirs()[0]
 	spec.Dir = dir
+	confined, err := confineAgent(l.confineRequest(name, spec, roots.Dirs()))
+	if err != nil {
+		return conversation.AgentOptions{}, err
+	}
+	spec.Sandbox = confined.spec
+	l.sayConfinement(name, confined)
 	// The page answers form and URL elicitations; a terminal sign-in is run with
 	// `parley login` (the page says so), as in every other view.
 	opts := conversation.AgentOptions{
@@ -106,6 +119,28 @@ func (l *launcher) AgentOptions(name string, roots *workspace.Roots) (conversati
 		opts.Stderr, opts.LogName = log, log.Name()
 	}
 	return opts, nil
+}
+
+func (l *launcher) confineRequest(name string, spec agentproc.Spec, roots []string) confineRequest {
+	f := l.flags
+	return confineRequest{mode: f.sandboxMode, name: name, spec: spec, roots: roots, cfg: l.cfg,
+		write: f.sandboxWritable, read: f.sandboxRead, net: f.sandboxNet}
+}
+
+// sayConfinement logs, the first time an agent starts, how it is confined.
+func (l *launcher) sayConfinement(name string, c confinement) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.said[name] {
+		return
+	}
+	l.said[name] = true
+	if c.describe != "" {
+		l.g.logger.Info(c.describe)
+	}
+	for _, w := range c.warnings {
+		l.g.logger.Warn(w)
+	}
 }
 
 // log is the agent's stderr log, opened once per agent and shared by its processes.

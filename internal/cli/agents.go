@@ -20,7 +20,7 @@ import (
 )
 
 func newAgentsCommand(g *globals) *cobra.Command {
-	var refresh bool
+	var refresh, jsonOut bool
 	cmd := &cobra.Command{
 		Use:   "agents",
 		Short: "List the ACP agents parley knows, and install agents from the ACP registry",
@@ -36,7 +36,10 @@ config.json or $` + registry.EnvURL + ` names another: an https URL, an http URL
 machine, or a file). Install one with 'parley agents install ID'; it is then known by its
 id everywhere (parley run --agent ID, parley chat --agent ID, the VS Code model list).
 
-An agent that npx or uvx starts downloads its package the first time: "needs a download".`,
+An agent that npx or uvx starts downloads its package the first time: "needs a download".
+
+Each agent's confinement follows (as it would be in this directory): what it may write
+besides the workspace, which of your secrets it may not read, and its network.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := config.Load(config.Path())
@@ -45,10 +48,16 @@ An agent that npx or uvx starts downloads its package the first time: "needs a d
 			}
 			known := catalog.New(cfg)
 			out, errw := cmd.OutOrStdout(), cmd.ErrOrStderr()
+			if jsonOut {
+				return listKnownJSON(out, known, cfg)
+			}
 			for _, w := range known.Warnings() {
 				printSafe(errw, "parley: %s", w)
 			}
 			if err := listKnown(out, known); err != nil {
+				return err
+			}
+			if err := listConfinement(out, known, cfg); err != nil {
 				return err
 			}
 			loaded, err := registryLoader(cfg).Load(cmd.Context(), refresh)
@@ -60,6 +69,7 @@ An agent that npx or uvx starts downloads its package the first time: "needs a d
 		},
 	}
 	cmd.Flags().BoolVar(&refresh, "refresh", false, "fetch the registry's index now, even if the copy kept is less than a day old")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the known agents and their confinement as JSON (the registry is not listed)")
 	cmd.AddCommand(newAgentsInstallCommand(), newAgentsUpdateCommand(), newAgentsRemoveCommand())
 	return cmd
 }

@@ -5,6 +5,7 @@ import (
 	"runtime"
 
 	"github.com/parley-acp/parley/internal/sandbox"
+	"github.com/spf13/cobra"
 )
 
 // Confinement of commands is Linux's (Landlock). Elsewhere --help says so, and so does
@@ -43,9 +44,12 @@ func unconfinedHelpFor(supported bool, platform string) string {
 	if supported {
 		return ""
 	}
-	return "\n\nOn " + platform + ` the commands an agent runs through parley are not confined:
-Landlock, which confines their writes on Linux, is Linux's, so they can write wherever
-you can. The permission questions (and your rules) are all that stands before them.`
+	return "\n\nOn " + platform + ` the agent and the commands it runs (itself or through parley) are not
+confined: Landlock, which confines them on Linux, is Linux's, so they can write and read
+wherever you can, your secrets included, and connect anywhere. What parley still holds:
+the agent's file requests (fs/*) reach only the workspace, the commands it runs through
+parley are judged and asked about first, and the record of changes sees what changed
+in the workspace. --sandbox-net is not enforced either.`
 }
 
 // warnUnconfined says in the log, as a command that would confine commands (--sandbox
@@ -58,6 +62,14 @@ func warnUnconfinedFor(supported bool, platform string, logger *slog.Logger, mod
 	if supported || mode != "auto" {
 		return
 	}
-	logger.Warn("commands the agent runs through parley are not confined on " + platform +
-		" (Landlock is Linux's): they can write wherever you can, and only the permission questions guard them; --sandbox off says you know")
+	logger.Warn("the agent and the commands it runs are not confined on " + platform +
+		" (Landlock is Linux's): they can write and read wherever you can, and only the permission questions guard the commands that pass through parley; --sandbox off says you know")
+}
+
+// registerSandboxFlags are the confinement flags of every subcommand that starts agents.
+func registerSandboxFlags(cmd *cobra.Command, mode *string, write, read, net *[]string) {
+	cmd.Flags().StringVar(mode, "sandbox", "auto", sandboxFlagHelp("the agent, the commands it runs itself and those it runs in parley's terminals"))
+	cmd.Flags().StringArrayVar(write, "sandbox-write", nil, "a further file or directory `PATH` the agent and its commands may write (repeatable)")
+	cmd.Flags().StringArrayVar(read, "sandbox-read", nil, "one of your secrets (`PATH`, e.g. ~/.aws) the agent may read after all (repeatable)")
+	cmd.Flags().StringArrayVar(net, "sandbox-net", nil, "the only destination `HOST:PORT` the agent and its commands may connect to (repeatable; Landlock limits the port: every host on it)")
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func TestUnconfinedPlatformsSaySo(t *testing.T) {
-	if got := unconfinedHelpFor(false, "Windows"); !strings.Contains(got, "On Windows the commands an agent runs through parley are not confined") {
+	if got := unconfinedHelpFor(false, "Windows"); !strings.Contains(got, "On Windows the agent and the commands it runs (itself or through parley) are not\nconfined") {
 		t.Errorf("help on Windows: %q", got)
 	}
 	if got := unconfinedHelpFor(true, "linux"); got != "" {

@@ -46,7 +46,7 @@ Exit status: 0 signed in (or no sign-in needed), 1 the sign-in failed (parley sa
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			opts.elicit = true
+			opts.elicit, opts.signingIn = true, true
 			tty := linechat.IsTerminal(cmd.InOrStdin())
 			in := linechat.NewPrompter(cmd.InOrStdin())
 			defer in.Close()

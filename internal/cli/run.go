@@ -47,6 +47,8 @@ type agentFlags struct {
 	timeout            time.Duration
 	sandboxMode        string
 	sandboxWritable    []string
+	sandboxRead        []string // secrets granted back to the agent
+	sandboxNet         []string // the only destinations the agent may connect to
 	addDirs            []string
 }
 
@@ -54,8 +56,7 @@ func (f *agentFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.name, "agent", "eliza", "the agent to run, by `NAME` (built-in: "+strings.Join(catalog.BuiltinNames(), ", ")+"; see parley agents)")
 	cmd.Flags().StringVar(&f.command, "agent-command", "", "the agent's `COMMAND` line, e.g. \"npx some-acp-agent --flag\" (overrides --agent)")
 	cmd.Flags().StringVar(&f.cwd, "cwd", "", "the session's working directory `DIR` (default: the current directory)")
-	cmd.Flags().StringVar(&f.sandboxMode, "sandbox", "auto", sandboxFlagHelp("the commands the agent runs in parley's terminals (terminal/create)"))
-	cmd.Flags().StringArrayVar(&f.sandboxWritable, "sandbox-write", nil, "a further directory `DIR` those commands may write (repeatable)")
+	registerSandboxFlags(cmd, &f.sandboxMode, &f.sandboxWritable, &f.sandboxRead, &f.sandboxNet)
 	cmd.Flags().BoolVar(&f.yolo, "yolo", false, "allow every tool call the agent asks about, without asking (critical commands and rules configured as ask still ask)")
 	cmd.Flags().StringArrayVar(&f.addDirs, "add-dir", nil, "a further workspace directory `DIR` (repeatable): the agent may use it as it uses the working directory, and is told of it where it takes additional directories")
 	cmd.Flags().DurationVar(&f.timeout, "agent-timeout", defaultAgentTimeout(), "how long (a `DURATION`) to wait for the agent to start and to answer each session request (new, load, mode, model...) before giving up; $PARLEY_INIT_TIMEOUT sets the default")
@@ -85,6 +86,11 @@ stdin). The agent's file requests reach only files inside that directory; comman
 through parley start there, are judged before they start, and (where the kernel offers
 Landlock, unless --sandbox off) may write only there, in their own TMPDIR, the user's
 cache directory and --sandbox-write directories; they may read what the user can.
+The agent itself is confined the same way, with everything it starts (its own commands
+included): it writes only in the workspace, a TMPDIR of its own, the user's cache, its
+state directories (parley agents lists them) and --sandbox-write; it cannot read your
+secrets (~/.ssh, ~/.aws, keyrings, browser profiles, parley's own files…; --sandbox-read
+PATH grants one back); with --sandbox-net HOST:PORT it connects only to those ports.
 Its reply streams to stdout; tool calls, thoughts and plans go with it on a terminal and to
 stderr otherwise. When the agent asks permission, parley applies your rules, asks you if
 stdin is a terminal, allows with --yolo (except critical commands), and otherwise refuses.
@@ -317,6 +323,7 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 	}
 	warnConfig(cmd.ErrOrStderr(), cfg)
 	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, agentTimeout: f.timeout, sandboxMode: f.sandboxMode, sandboxWritable: f.sandboxWritable,
+		sandboxRead: f.sandboxRead, sandboxNet: f.sandboxNet, cfg: cfg,
 		changeLimits: cfg.Changes.Limits(), cwdFlag: f.cwd}
 	switch {
 	case f.command != "" && cmd.Flags().Changed("agent"):

@@ -16,6 +16,7 @@ import (
 	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/changes"
+	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/linechat"
 	"github.com/parley-acp/parley/internal/logfile"
@@ -42,6 +43,13 @@ type sessionOptions struct {
 	// confined (see commandSandbox).
 	sandboxMode     string
 	sandboxWritable []string
+	// sandboxRead and sandboxNet are --sandbox-read and --sandbox-net: with the mode,
+	// the writable directories and cfg, they say how the agent itself is confined (see
+	// confineAgent).
+	sandboxRead, sandboxNet []string
+	cfg                     *config.File
+	// signingIn: the agent is started to sign in (parley login).
+	signingIn bool
 	// fetch is the package the agent's command downloads before it starts (npx, uvx),
 	// if any: a start that downloads it is allowed longer, and says so.
 	fetch *catalog.Fetch
@@ -84,6 +92,21 @@ func startSession(g *globals, con *linechat.Console, opts sessionOptions, intera
 	}
 	s.sandboxCleanup = cleanup
 	warnUnconfined(g.logger, opts.sandboxMode)
+	confined, err := confineAgent(confineRequest{
+		mode: opts.sandboxMode, name: opts.agentName, spec: opts.spec, roots: opts.roots.Dirs(), cfg: opts.cfg,
+		write: opts.sandboxWritable, read: opts.sandboxRead, net: opts.sandboxNet, login: opts.signingIn,
+	})
+	if err != nil {
+		s.close()
+		return nil, &exitError{code: exitUsage, err: err}
+	}
+	if opts.elicit && confined.describe != "" { // chat and login; run says only what does not hold
+		con.Say("parley: %s.", confined.describe)
+	}
+	for _, w := range confined.warnings {
+		con.Say("parley: %s.", w)
+	}
+	opts.spec.Sandbox = confined.spec
 	s.agent, s.log = newAgent(g, opts, box, interactive && opts.elicit)
 	convOpts := conversation.Options{
 		Agent: s.agent, Roots: opts.roots, Policy: policy,

@@ -10,7 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/config"
+	"github.com/parley-acp/parley/internal/sandbox"
 	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/version"
 	"github.com/parley-acp/parley/internal/vscodelm"
@@ -22,7 +24,7 @@ func newVSCodeLMCommand(g *globals) *cobra.Command {
 	var idle, agentTimeout time.Duration
 	var maxConversations, spares int
 	var sandboxMode string
-	var sandboxWritable []string
+	var sandboxWritable, sandboxRead, sandboxNet []string
 	cmd := &cobra.Command{
 		Use:   "vscodelm",
 		Short: "Serve ACP agents as VS Code language models (the backend of parley's VS Code extension)",
@@ -33,7 +35,8 @@ VS Code's tools reach the agent through an MCP server named vscode_tools, and th
 permission requests (after your permission rules, as in parley chat) come back as calls of
 the parley-agent-action tool. For @parley it also reports each turn's usage, the files it
 changed (to review and undo: lm/diff, lm/undo) and the agent's questions, settings and
-sign-in. Terminal commands the agent runs through parley are confined as with --sandbox.
+sign-in. Every agent is confined as in parley chat (--sandbox): one process per agent
+and workspace, which it may write.
 
 Each agent's stderr is appended to ` + filepath.Join(xdg.StateDir(), "logs", "<agent>.log") + `. --log debug
 says, for each request, which conversation it continues and what was new.
@@ -72,6 +75,40 @@ and direction, in DIR.`,
 				logger.Warn("the configuration file cannot be read; its permission rules do not apply", "error", err)
 				cfg = &config.File{}
 			}
+			request := func(name string, spec agentproc.Spec, roots []string) confineRequest {
+				return confineRequest{mode: sandboxMode, name: name, spec: spec, roots: roots, cfg: cfg,
+					write: sandboxWritable, read: sandboxRead, net: sandboxNet}
+			}
+			first, err := confineAgent(request("every agent", agentproc.Spec{}, nil))
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			var saidMu sync.Mutex
+			said := map[string]bool{}
+			confine := func(name string, spec agentproc.Spec, roots []string) *sandbox.AgentSpec {
+				c, err := confineAgent(request(name, spec, roots))
+				saidMu.Lock()
+				defer saidMu.Unlock()
+				if !said[name] {
+					said[name] = true
+					if c.describe != "" {
+						logger.Info(c.describe)
+					}
+					for _, w := range c.warnings {
+						logger.Warn(w)
+					}
+				}
+				if err != nil { // checked above: the flags are the same for every agent
+					logger.Warn("the agent is not confined", "agent", name, "error", err)
+				}
+				return c.spec
+			}
+			if first.spec == nil { // --sandbox off, or nothing to confine with here
+				for _, w := range first.warnings {
+					logger.Warn(w)
+				}
+				confine = nil
+			}
 			st, storeErr := store.Open(store.DefaultPath())
 			if storeErr != nil {
 				logger.Warn("parley's database cannot be opened: remembered permission decisions are not used and changes are not recorded", "error", storeErr)
@@ -82,7 +119,7 @@ and direction, in DIR.`,
 			defer stop()
 			return vscodelm.Serve(ctx, stream, vscodelm.Options{
 				Logger: logger, Version: version.String(), IdleTimeout: idle, MaxConversations: maxConversations,
-				AgentTimeout: agentTimeout, Spares: spares, Sandbox: box,
+				AgentTimeout: agentTimeout, Spares: spares, Sandbox: box, Confine: confine,
 				Store: st, StoreErr: storeErr, ChangeLimits: cfg.Changes.Limits(), Rules: cfg.Permissions,
 				// The agents are read again each time VS Code lists the models.
 				Config: func() (*config.File, error) { return config.Load(config.Path()) },
@@ -100,8 +137,7 @@ and direction, in DIR.`,
 	cmd.Flags().DurationVar(&idle, "idle-timeout", 30*time.Minute, "close a conversation's agent session after this long (a `DURATION`) without activity; an agent left without sessions ends")
 	cmd.Flags().IntVar(&maxConversations, "max-conversations", 256, "the most conversations kept (`N`); past it the least recently used idle one is closed")
 	cmd.Flags().DurationVar(&agentTimeout, "agent-timeout", 60*time.Second, "how long (a `DURATION`) an agent may take to start, or to open or close a session, before the request fails")
-	cmd.Flags().StringVar(&sandboxMode, "sandbox", "auto", sandboxFlagHelp("the commands agents run in parley's terminals (terminal/create)"))
-	cmd.Flags().StringArrayVar(&sandboxWritable, "sandbox-write", nil, "a further directory `DIR` those commands may write (repeatable)")
+	registerSandboxFlags(cmd, &sandboxMode, &sandboxWritable, &sandboxRead, &sandboxNet)
 	cmd.Flags().IntVar(&spares, "spares", 2, "`N` sessions opened ahead of time (one per agent: the one you chose last, those you used or configured) so that a new chat does not wait for its agent; 0 for none")
 	return cmd
 }

@@ -41,6 +41,8 @@ type File struct {
 	// Changes bounds the record of what agents change (parley changes, parley undo), e.g.
 	// {"max_age_days": 30, "max_mib": 256, "max_file_kib": 1024, "max_files": 100000}.
 	Changes Changes `json:"changes"`
+	// Sandbox widens or narrows how agents are confined (see Sandbox).
+	Sandbox Sandbox `json:"sandbox"`
 	// Warnings are what the file has that parley does not know (a misspelt key, say):
 	// ignored, and said.
 	Warnings []string `json:"-"`
@@ -69,8 +71,9 @@ func (c Changes) Limits() changes.Limits {
 
 // known are the keys parley reads, at the top and in the sections it checks.
 var known = map[string][]string{
-	"":        {"agent_servers", "permissions", "sensitive_files", "registry_url", "changes"},
+	"":        {"agent_servers", "permissions", "sensitive_files", "registry_url", "changes", "sandbox"},
 	"changes": {"off", "max_age_days", "max_mib", "max_file_kib", "max_files"},
+	"sandbox": {"write", "deny_read", "read_secret", "agents"},
 }
 
 // FileRules are the sensitive-file rules in force: parley's defaults, then the user's.
@@ -87,6 +90,30 @@ type AgentServer struct {
 	Command string            `json:"command"`
 	Args    []string          `json:"args"`
 	Env     map[string]string `json:"env"`
+	// Sandbox is what this agent needs when confined: where it keeps its state, e.g.
+	// {"write": ["~/.my-agent"], "read_secret": ["~/.aws"]}.
+	Sandbox *AgentSandbox `json:"sandbox"`
+}
+
+// Sandbox is the "sandbox" section: for every agent, more it may write (write), more
+// secrets it may not read (deny_read) and secrets of parley's list it may read
+// (read_secret); and per agent by name (agents), e.g. {"agents": {"codex": {"off": true}}}.
+// Paths take "~/" and variables ($VAR, ${VAR:-default}).
+type Sandbox struct {
+	Write      []string                `json:"write"`
+	DenyRead   []string                `json:"deny_read"`
+	ReadSecret []string                `json:"read_secret"`
+	Agents     map[string]AgentSandbox `json:"agents"`
+}
+
+// AgentSandbox is one agent's confinement: off, or what it may write besides its
+// workspace (its state directories), the secrets it may read, the only destinations it
+// may connect to (HOST:PORT).
+type AgentSandbox struct {
+	Off        bool     `json:"off"`
+	Write      []string `json:"write"`
+	ReadSecret []string `json:"read_secret"`
+	Net        []string `json:"net"`
 }
 
 // Path is the configuration file's location.
@@ -187,8 +214,10 @@ func unknownKeys(data []byte, path string) []string {
 	check("", data)
 	var top map[string]json.RawMessage
 	if json.Unmarshal(data, &top) == nil {
-		if raw, ok := top["changes"]; ok {
-			check("changes", raw)
+		for _, section := range []string{"changes", "sandbox"} {
+			if raw, ok := top[section]; ok {
+				check(section, raw)
+			}
 		}
 	}
 	return warnings

@@ -6,10 +6,10 @@ package sandbox
 func ABI() int { return 0 }
 
 // Exec fails: Landlock is Linux's.
-func Exec(writable []string, tmp string, argv []string) error { return ErrUnavailable }
+func Exec(r Rules, argv []string) error { return ErrUnavailable }
 
 // socketFilterWritten is false: the filter is Linux's.
 func socketFilterWritten() bool { return false }
 
 // restrictLandlock fails: Landlock is Linux's.
-func restrictLandlock(abi int, writable []string) error { return ErrUnavailable }
+func restrictLandlock(abi int, r Rules) error { return ErrUnavailable }

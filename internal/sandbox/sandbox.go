@@ -8,6 +8,11 @@
 // act for it through a Unix socket (tmux, screen, the session bus, ssh-agent, docker), nor
 // signal a process outside it, as far as the kernel allows: see Exec.
 //
+// Every agent parley starts is confined the same way (AgentSpec, agent.go), and more: it
+// may not read the user's secrets (denyread.go says how Landlock, which only grants, is
+// made to), and with a network limit it connects over TCP only to the ports it was
+// given.
+//
 // Landlock restricts a process and everything it starts, and cannot be lifted. The agent
 // itself must stay free (it writes its database and logs), so a command is not confined
 // in the agent's process: Wrap turns it into `parley sandbox-exec --write DIR... --
@@ -55,17 +60,21 @@ func (p *Policy) Writable() []string { return append([]string(nil), p.writable..
 // Wrap returns the command line that runs command with args, confined to writing in
 // roots and the policy's directories.
 func (p *Policy) Wrap(roots []string, command string, args []string) (string, []string) {
-	argv := []string{"sandbox-exec", "--tmp", p.tmp}
-	for _, dir := range append(append([]string(nil), roots...), p.writable...) {
-		argv = append(argv, "--write", dir)
-	}
+	r := Rules{Tmp: p.tmp, Write: append(append([]string(nil), roots...), p.writable...)}
+	return p.exe, wrapArgs(r, command, args)
+}
+
+// wrapArgs is the sandbox-exec command line that runs command with args under r.
+func wrapArgs(r Rules, command string, args []string) []string {
+	argv := append([]string{"sandbox-exec"}, r.Args()...)
 	argv = append(argv, "--", command)
-	return p.exe, append(argv, args...)
+	return append(argv, args...)
 }
 
 // Landlock ABI versions that bring what Exec uses.
 const (
 	abiRefer      = 2 // moving files between directories
+	abiNet        = 4 // TCP bind and connect by port
 	abiIoctlDev   = 5 // ioctl on devices is a right of its own
 	abiScopes     = 6 // abstract Unix sockets and signals reach only the same domain
 	abiResolveUnx = 9 // connecting to a Unix socket by its path is a right of its own

@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 		probe(os.Args[1:])
 		os.Exit(0)
 	case "landlock-only":
-		if err := restrictLandlock(ABI(), []string{os.Getenv("PARLEY_SANDBOX_WRITE")}); err != nil {
+		if err := restrictLandlock(ABI(), Rules{Write: []string{os.Getenv("PARLEY_SANDBOX_WRITE")}}); err != nil {
 			fmt.Println("restrict:", err)
 			os.Exit(1)
 		}
@@ -32,25 +32,36 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if os.Getenv("PARLEY_SANDBOX_TEST") == "exec" {
-		args := os.Args[1:]
-		var writable []string
-		tmp := ""
-		for len(args) >= 2 && (args[0] == "--write" || args[0] == "--tmp") {
-			if args[0] == "--tmp" {
-				tmp = args[1]
-			} else {
-				writable = append(writable, args[1])
-			}
-			args = args[2:]
-		}
-		if len(args) > 0 && args[0] == "--" {
-			args = args[1:]
-		}
-		err := Exec(writable, tmp, args)
+		r, args := parseRules(os.Args[1:])
+		err := Exec(r, args)
 		os.Stderr.WriteString(err.Error() + "\n")
 		os.Exit(111)
 	}
 	os.Exit(m.Run())
+}
+
+// parseRules reads Rules.Args back, as sandbox-exec does, and returns the command after
+// "--".
+func parseRules(args []string) (Rules, []string) {
+	var r Rules
+	for len(args) >= 2 && args[0] != "--" {
+		switch args[0] {
+		case "--tmp":
+			r.Tmp = args[1]
+		case "--write":
+			r.Write = append(r.Write, args[1])
+		case "--deny-read":
+			r.DenyRead = append(r.DenyRead, args[1])
+		case "--tcp-connect":
+			r.LimitNet = true
+			r.ConnectTCP, _ = ParsePorts(args[1])
+		}
+		args = args[2:]
+	}
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	return r, args
 }
 
 // runConfined runs a shell line confined to writing in workspace and extra, the way the
@@ -126,6 +137,7 @@ func TestPolicyLetsItsTempAndTheCacheBeWritten(t *testing.T) {
 // line:
 //
 //	dial ADDRESS     connect to a Unix socket (@NAME: an abstract one)
+//	tcp HOST:PORT    connect over TCP
 //	serve PATH       listen on a Unix socket at PATH, and connect to it
 //	socket           create a Unix socket
 //	socketpair       create a connected pair of Unix sockets
@@ -143,6 +155,11 @@ func probe(args []string) {
 		}
 		var err error
 		switch action {
+		case "tcp":
+			var c net.Conn
+			if c, err = net.Dial("tcp", arg); err == nil {
+				c.Close()
+			}
 		case "dial":
 			var c net.Conn
 			if c, err = net.Dial("unix", arg); err == nil {

@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,15 +27,25 @@ type pool struct {
 	timeout  time.Duration
 	agentLog func(name string) (io.WriteCloser, error)
 	sandbox  *sandbox.Policy
+	// confine, when set, confines each agent process (see Options.Confine): a process is
+	// then kept per agent and workspace, since what it may write is fixed at its start.
+	confine func(name string, spec agentproc.Spec, roots []string) *sandbox.AgentSpec
 
 	mu     sync.Mutex
 	closed bool
-	agents map[AgentKey]*pooled
+	agents map[poolKey]*pooled
+}
+
+// poolKey is one agent process of the pool: the agent and, when agents are confined, the
+// workspace roots it may write.
+type poolKey struct {
+	AgentKey
+	roots string
 }
 
 // pooled is one agent of the pool and the conversations that use it.
 type pooled struct {
-	key   AgentKey
+	key   poolKey
 	name  string
 	agent *conversation.Agent
 	log   io.WriteCloser // its stderr, nil when not logged
@@ -48,9 +59,10 @@ type pooled struct {
 	renewed atomic.Bool
 }
 
-func newPool(logger *slog.Logger, timeout time.Duration, agentLog func(string) (io.WriteCloser, error), box *sandbox.Policy) *pool {
+func newPool(logger *slog.Logger, timeout time.Duration, agentLog func(string) (io.WriteCloser, error), box *sandbox.Policy,
+	confine func(string, agentproc.Spec, []string) *sandbox.AgentSpec) *pool {
 	self, _ := os.Executable()
-	return &pool{self: self, logger: logger, timeout: timeout, agentLog: agentLog, sandbox: box, agents: map[AgentKey]*pooled{}}
+	return &pool{self: self, logger: logger, timeout: timeout, agentLog: agentLog, sandbox: box, confine: confine, agents: map[poolKey]*pooled{}}
 }
 
 func (p *pool) spec(key AgentKey) agentproc.Spec {
@@ -66,17 +78,25 @@ func (p *pool) spec(key AgentKey) agentproc.Spec {
 
 // get returns the agent for def and counts one more user of it (release gives it back);
 // nil once the pool is closed. It does not start the agent.
-func (p *pool) get(def AgentDef) *pooled {
+func (p *pool) get(def AgentDef, roots []string) *pooled {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return nil
 	}
-	a := p.agents[def.Key]
+	key := poolKey{AgentKey: def.Key}
+	if p.confine != nil {
+		key.roots = strings.Join(roots, "\x00")
+	}
+	a := p.agents[key]
 	if a == nil {
-		a = &pooled{key: def.Key, name: def.Label()}
+		a = &pooled{key: key, name: def.Label()}
+		spec := p.spec(def.Key)
+		if p.confine != nil {
+			spec.Sandbox = p.confine(a.name, spec, roots)
+		}
 		opts := conversation.AgentOptions{
-			Name: a.name, Spec: p.spec(def.Key), Timeout: p.timeout, Logger: p.logger, Sandbox: p.sandbox,
+			Name: a.name, Spec: spec, Timeout: p.timeout, Logger: p.logger, Sandbox: p.sandbox,
 			// Sign-in runs in a terminal of VS Code (`parley login`); the agent may offer
 			// its terminal methods for it. What the agent asks (elicitations) is shown by
 			// a client that can (@parley), and declined for the others.
@@ -93,7 +113,7 @@ func (p *pool) get(def AgentDef) *pooled {
 			}
 		}
 		a.agent = conversation.NewAgent(opts)
-		p.agents[def.Key] = a
+		p.agents[key] = a
 	}
 	a.users++
 	return a
@@ -119,9 +139,11 @@ func (p *pool) release(a *pooled) {
 func (p *pool) renew(key AgentKey) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if a := p.agents[key]; a != nil {
-		a.renewed.Store(true)
-		delete(p.agents, key)
+	for k, a := range p.agents {
+		if k.AgentKey == key {
+			a.renewed.Store(true)
+			delete(p.agents, k)
+		}
 	}
 }
 
@@ -138,7 +160,7 @@ func (p *pool) close() {
 	p.mu.Lock()
 	p.closed = true
 	agents := p.agents
-	p.agents = map[AgentKey]*pooled{}
+	p.agents = map[poolKey]*pooled{}
 	p.mu.Unlock()
 	var wg sync.WaitGroup
 	for _, a := range agents {

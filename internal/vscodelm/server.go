@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/config"
@@ -51,6 +52,9 @@ type Options struct {
 	// Sandbox, when set, confines the commands agents run in parley's terminals
 	// (terminal/create) to writing in their workspace (Landlock).
 	Sandbox *sandbox.Policy
+	// Confine, when set, says how each agent process is confined (the agent called
+	// name, started by spec, for a conversation in roots); nil leaves it unconfined.
+	Confine func(name string, spec agentproc.Spec, roots []string) *sandbox.AgentSpec
 	// Store is parley's database: the permission decisions the user asked parley to
 	// remember, and the record of changes (with ChangeLimits). Nil, with StoreErr saying
 	// why, when it could not be opened: nothing is remembered or recorded then.
@@ -118,7 +122,7 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 	cwd, _ := os.Getwd()
 	s := &Server{
 		logger: opts.Logger, bridge: bridge, cwd: cwd, idle: opts.IdleTimeout, max: opts.MaxConversations, spares: opts.Spares,
-		pool:  newPool(opts.Logger, opts.AgentTimeout, opts.AgentLog, opts.Sandbox),
+		pool:  newPool(opts.Logger, opts.AgentTimeout, opts.AgentLog, opts.Sandbox, opts.Confine),
 		store: opts.Store, storeErr: opts.StoreErr, rules: opts.Rules, config: opts.Config,
 		inbox: make(chan routerMsg, 256), stopped: make(chan struct{}), quit: make(chan struct{}),
 	}

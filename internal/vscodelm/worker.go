@@ -386,7 +386,7 @@ func (w *worker) openConversation(cwd string, dirs []string) error {
 		}
 		w.bridge.SetTools(bridgeTools(w.tools))
 	}
-	a := w.s.pool.get(w.def)
+	a := w.s.pool.get(w.def, roots.Dirs())
 	if a == nil {
 		return errors.New("parley is shutting down")
 	}

@@ -47,7 +47,7 @@ func newSandbox(t testing.TB, a *agentDef, model *fakellm.Server) *sandbox {
 	}
 	sb := &sandbox{t: t, agent: a, model: model, root: root,
 		home: filepath.Join(root, "home"), agentHome: filepath.Join(root, "agent-home"),
-		workspace: filepath.Join(root, "ws"), frames: filepath.Join(root, "frames.jsonl"),
+		workspace: filepath.Join(root, "ws"), frames: filepath.Join(root, "tee", "frames.jsonl"),
 		marker: fmt.Sprintf("%d-%d", os.Getpid(), sandboxes.Add(1))}
 	for _, d := range []string{sb.home, sb.agentHome, sb.workspace, filepath.Join(root, "tmp")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -76,6 +76,13 @@ func newSandbox(t testing.TB, a *agentDef, model *fakellm.Server) *sandbox {
 	if !hasVar(sb.env, "LANG") {
 		sb.env = append(sb.env, "LANG=C.UTF-8")
 	}
+	// parley confines the agent, and the tee with it (it is part of the agent's command
+	// line): the tee's logs are the one thing outside the agent's profile it writes.
+	if err := os.MkdirAll(filepath.Dir(sb.frames), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"sandbox": map[string]any{"write": []string{filepath.Dir(sb.frames)}}})
+	sb.writeFile(filepath.Join(sb.home, ".config", "parley", "config.json"), string(cfg))
 	sb.env = append(sb.env, a.setup(sb)...)
 	t.Cleanup(func() {
 		sb.requireNoProcessLeft(t)

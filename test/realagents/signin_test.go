@@ -42,7 +42,7 @@ func signInLogin(t *testing.T, sb *sandbox) {
 	}
 
 	sb.env = without(full, c.signingIn...)
-	sb.frames = filepath.Join(sb.root, "frames-login.jsonl") // this run's frames alone
+	sb.frames = filepath.Join(sb.root, "tee", "frames-login.jsonl") // this run's frames alone
 	stdout, stderr, code := sb.parleyHere(t, "login", "--agent-command", sb.agentCommand(), "--cwd", sb.workspace, "--method", c.method)
 	if code != 0 || !strings.Contains(stderr, "Signed in to") {
 		t.Fatalf("login: exit %d\nstdout:\n%s\nstderr:\n%s%s", code, stdout, stderr, sb.agentLog())
