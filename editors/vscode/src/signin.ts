@@ -7,7 +7,7 @@
 
 import * as vscode from 'vscode';
 import type { AcpClient } from './acpClient';
-import type { SignInMethod, SignInRequired } from './acpTypes';
+import { MethodSignIn, type SignInMethod, type SignInParams, type SignInRequiredNotification } from './parleyapi';
 import type { LogSink } from './parleyProcess';
 import { visible } from './visible';
 
@@ -21,7 +21,7 @@ export interface SignInArgs {
 }
 
 /** Offers the agent's sign-in methods, one button each (a method parley refuses is named, without one). */
-export function showSignIn(stream: vscode.ChatResponseStream, sessionId: string, agent: string, note: SignInRequired): void {
+export function showSignIn(stream: vscode.ChatResponseStream, sessionId: string, agent: string, note: SignInRequiredNotification): void {
   const refused = note.methods.filter((m) => m.refused);
   if (refused.length > 0) {
     const md = new vscode.MarkdownString('\n\n');
@@ -39,13 +39,13 @@ export async function signIn(acp: AcpClient, log: LogSink, parley: () => Promise
   const m = args.method;
   if (m.kind === 'terminal') return inTerminal(log, parley, args);
   const vars: Record<string, string> = {};
-  for (const v of m.vars ?? []) {
+  for (const v of m.fields ?? []) {
     const value = await vscode.window.showInputBox({ title: visible(`Sign in: ${m.name}`), prompt: visible(v.label || v.name), password: !!v.secret, ignoreFocusOut: true });
     if (value === undefined) return false;
     if (value !== '' || !v.optional) vars[v.name] = value;
   }
   try {
-    await acp.request('_parley/sign_in', { sessionId: args.sessionId, methodId: m.id, ...(m.vars?.length ? { vars } : {}) });
+    await acp.request(MethodSignIn, { sessionId: args.sessionId, methodId: m.id, ...(m.fields?.length ? { vars } : {}) } satisfies SignInParams);
   } catch (err) {
     void vscode.window.showErrorMessage(visible(`parley: the sign-in did not succeed: ${err instanceof Error ? err.message : String(err)}`));
     return false;
