@@ -179,13 +179,16 @@ export interface AcpHarness {
   dispose(): Promise<void>;
 }
 
-/** The window's parley acp on the real binary, in an isolated home and a workspace of its own. */
-export function acpHarness(): AcpHarness {
+/**
+ * The window's parley acp on the real binary, in an isolated home and a workspace of its
+ * own, with the agents of a parley.agentServers setting if given.
+ */
+export function acpHarness(opts: { agentServers?: AgentServers } = {}): AcpHarness {
   const log = new MemoryLog();
   const env = isolatedEnv();
   const workspace = path.join(env.HOME!, 'workspace');
   fs.mkdirSync(workspace);
-  const acp = new AcpClient({ locate: async () => parleyBin(), globalArgs: () => ['--log', 'info'], folder: () => workspace, defaultAgent: () => 'eliza', log, env, stopGraceMs: 3000 });
+  const acp = new AcpClient({ locate: async () => parleyBin(), globalArgs: () => ['--log', 'info'], folder: () => workspace, defaultAgent: () => 'eliza', agentServers: () => opts.agentServers ?? {}, log, env, stopGraceMs: 3000 });
   return {
     acp, log, workspace,
     async dispose() {
