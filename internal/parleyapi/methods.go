@@ -14,6 +14,7 @@ const (
 	MethodCancelSignIn   = "_parley/cancel_sign_in"   // request: give up the sign-in under way
 	MethodSignInRequired = "_parley/sign_in_required" // notification: the agent wants a sign-in, with its methods
 	MethodSignInEnded    = "_parley/sign_in_ended"    // notification: a sign-in is over
+	MethodSignedIn       = "_parley/signed_in"        // request: the user signed in to an agent outside parley's sessions
 	MethodChanges        = "_parley/changes"          // notification: what a turn changed; request: every turn's changes
 	MethodChangesChanged = "_parley/changes_changed"  // notification: changes were undone or kept
 	MethodDiff           = "_parley/diff"             // request: a changed file's diff
@@ -70,6 +71,7 @@ var Methods = []Method{
 	{MethodUnqueue, Request, UnqueueParams{}, UnqueueResult{}},
 	{MethodSignIn, Request, SignInParams{}, Empty{}},
 	{MethodCancelSignIn, Request, CancelSignInParams{}, Empty{}},
+	{MethodSignedIn, Request, SignedInParams{}, Empty{}},
 	{MethodChanges, Request, ChangesParams{}, ChangesResult{}},
 	{MethodDiff, Request, DiffParams{}, DiffResult{}},
 	{MethodUndo, Request, UndoParams{}, UndoResult{}},
