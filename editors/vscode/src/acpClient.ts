@@ -82,6 +82,7 @@ export class AcpClient {
     const result = await c.peer.request<T>(method, params, signal);
     const id = method === 'session/new' ? (result as unknown as NewSessionResult).sessionId : (params as { sessionId?: SessionId })?.sessionId;
     if (method === 'session/new' || method === 'session/load') c.sessions.add(id!);
+    if (method === 'session/close') c.sessions.delete(id!);
     const options = (result as { configOptions?: ConfigOption[] } | undefined)?.configOptions;
     if (id && Array.isArray(options)) this.config.set(id, options);
     return result;

@@ -7,7 +7,7 @@
 
 import * as vscode from 'vscode';
 import type { AcpClient } from './acpClient';
-import { MethodSignIn, type SignInMethod, type SignInParams, type SignInRequiredNotification } from './parleyapi';
+import { MethodSignedIn, MethodSignIn, type SignedInParams, type SignInMethod, type SignInParams, type SignInRequiredNotification } from './parleyapi';
 import type { LogSink } from './parleyProcess';
 import { visible } from './visible';
 
@@ -37,7 +37,7 @@ export function showSignIn(stream: vscode.ChatResponseStream, sessionId: string,
 /** Signs in with the method; resolves true when parley says it succeeded. */
 export async function signIn(acp: AcpClient, log: LogSink, parley: () => Promise<string>, args: SignInArgs): Promise<boolean> {
   const m = args.method;
-  if (m.kind === 'terminal') return inTerminal(log, parley, args);
+  if (m.kind === 'terminal') return inTerminal(acp, log, parley, args);
   const vars: Record<string, string> = {};
   for (const v of m.fields ?? []) {
     const value = await vscode.window.showInputBox({ title: visible(`Sign in: ${m.name}`), prompt: visible(v.label || v.name), password: !!v.secret, ignoreFocusOut: true });
@@ -54,7 +54,7 @@ export async function signIn(acp: AcpClient, log: LogSink, parley: () => Promise
   return true;
 }
 
-async function inTerminal(log: LogSink, parley: () => Promise<string>, args: SignInArgs): Promise<boolean> {
+async function inTerminal(acp: AcpClient, log: LogSink, parley: () => Promise<string>, args: SignInArgs): Promise<boolean> {
   const bin = await parley();
   const shellArgs = ['login', '--agent', args.agent, '--method', args.method.id];
   const terminal = vscode.window.createTerminal({ name: `parley: sign in (${args.method.name})`, shellPath: bin, shellArgs });
@@ -71,6 +71,23 @@ async function inTerminal(log: LogSink, parley: () => Promise<string>, args: Sig
     void vscode.window.showErrorMessage(`parley: the sign-in did not succeed (exit status ${code ?? 'unknown'}); the terminal said why.`);
     return false;
   }
+  await renew(acp, log, args);
   void vscode.window.showInformationMessage('parley: signed in. Send your message again.');
   return true;
+}
+
+/**
+ * Tells parley acp of a sign-in it did not run (the agent's process may not know of it):
+ * new sessions of the agent get a new process, and the chat's session is closed, so that
+ * its next message goes to one (the session loaded again there, or a new one seeded with
+ * the chat).
+ */
+async function renew(acp: AcpClient, log: LogSink, args: SignInArgs): Promise<void> {
+  if (acp.pid === undefined) return; // not running: the next start is a new process anyway
+  try {
+    await acp.request(MethodSignedIn, { agent: args.agent } satisfies SignedInParams);
+    if (acp.holds(args.sessionId)) await acp.request('session/close', { sessionId: args.sessionId });
+  } catch (err) {
+    log.appendLine(`[client] parley acp was not told of the sign-in: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }

@@ -12,7 +12,7 @@ import { ParleyParticipant, PARTICIPANT_ID, usageLine, type TurnMetadata } from 
 import { checkTyped } from '../../src/questions';
 import { showChanges } from '../../src/review';
 import { showSignIn, signIn, SIGN_IN_COMMAND, type SignInArgs } from '../../src/signin';
-import { acpHarness, parleyBin } from './helpers';
+import { acpHarness, agentPids, parleyBin } from './helpers';
 import * as vscode from './vscode-mock';
 
 /** A ChatResponseStream that records the Markdown and the buttons. */
@@ -222,5 +222,29 @@ describe('@parley beyond the reply', () => {
     vscode.mock.closeTerminal(term);
     assert.equal(await done, true);
     assert.match(vscode.mock.messages.at(-1)!.text, /signed in/);
+  });
+
+  test("after a sign-in in a terminal, the chat's next message goes to a new process of the agent", async () => {
+    // Another chat keeps the agent's process running when the chat of the sign-in closes.
+    await chat()('hello');
+    const send = chat();
+    const first = await send('I am worried about my tests');
+    const sessionId = (first.result.metadata as unknown as TurnMetadata).parley.sessionId!;
+    const before = agentPids(h.acp.pid!);
+    assert.ok(before.length > 0, "Eliza runs under parley acp");
+    vscode.mock.terminals = [];
+    const method = { id: 'token', name: 'Token', kind: 'terminal', command: ['eliza-login'] };
+    const done = signIn(h.acp, h.log, async () => parleyBin(), { sessionId, agent: 'eliza', method });
+    await new Promise((r) => setImmediate(r));
+    const term = vscode.mock.terminals.at(-1)!;
+    term.exitStatus = { code: 0 };
+    vscode.mock.closeTerminal(term);
+    assert.equal(await done, true);
+    assert.equal(h.acp.holds(sessionId), false, 'the session of the sign-in is closed');
+    const next = await send('I am worried about my tests');
+    assert.equal(next.result.errorDetails, undefined, JSON.stringify(next.result.errorDetails));
+    assert.match(next.stream.text(), /worried about your tests/);
+    const after = agentPids(h.acp.pid!);
+    assert.ok(after.some((p) => !before.includes(p)), `a new Eliza process: before ${before}, after ${after}`);
   });
 });
