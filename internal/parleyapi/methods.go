@@ -42,7 +42,7 @@ const (
 
 // Others are the types sent other than as a method's params or result: an error's data
 // (CodeUndoConflict's), and what parley adds to ACP's messages in _meta.parley.
-var Others = []any{ConflictData{}, InitializeMeta{}, RequestMeta{}, SessionMeta{}, SessionListMeta{}, PromptMeta{}, RiskMeta{}, ElicitationMeta{}}
+var Others = []any{ConflictData{}, InitializeMeta{}, RequestMeta{}, SessionMeta{}, SessionListMeta{}, PromptMeta{}, RiskMeta{}, ElicitationMeta{}, ToolCallMeta{}}
 
 // Kind says how a method is used.
 type Kind string

@@ -1,6 +1,8 @@
 // The shapes of ACP that the extension reads, as far as it reads them. parley's own
 // (_parley/* and _meta.parley) are in parleyapi.ts, generated from their Go definitions.
 
+import type { ToolCallMeta } from './parleyapi';
+
 export type SessionId = string;
 
 export interface ContentBlock {
@@ -27,6 +29,8 @@ export interface ToolCallFields {
   locations?: Array<{ path: string; line?: number | null }> | null;
   rawInput?: unknown;
   rawOutput?: unknown;
+  /** parley's words for the call (ToolCallMeta), as it relays each update. */
+  _meta?: { parley?: ToolCallMeta; [k: string]: unknown } | null;
 }
 
 export interface PlanEntry {

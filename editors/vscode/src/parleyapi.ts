@@ -569,6 +569,18 @@ export interface ElicitationMeta {
   order: string[];
 }
 
+/**
+ * ToolCallMeta is _meta.parley of a tool_call and a tool_call_update as parley relays them:
+ * what its own views say of the call, from all its updates so far (the agent's title made
+ * a sentence, a path relative to the workspace), while it runs and once it is done.
+ */
+export interface ToolCallMeta {
+  /** "Reading `main.go`" */
+  invocation: string;
+  /** "Read `main.go`" */
+  pastTense: string;
+}
+
 /** The requests, by method: what each takes and answers. */
 export interface ParleyRequests {
   "_parley/commands": { params: Empty; result: CommandsResult };
