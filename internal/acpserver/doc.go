@@ -56,6 +56,9 @@
 // the page with notifications: _parley/queue (the prompts waiting behind the turn),
 // _parley/terminal_output (a terminal's output while its command runs), _parley/notice
 // (what parley itself has to say) and _parley/status (the agent starting, restarting).
+// _parley/signed_in says the user signed in to an agent outside its sessions (`parley
+// login` in a terminal): the sessions opened after it get a new process of that agent
+// (the running one may not know), those open keep theirs.
 //
 // # Other ACP clients
 //

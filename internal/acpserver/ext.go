@@ -68,6 +68,13 @@ func (c *conn) HandleExtension(ctx context.Context, method string, params json.R
 			return nil, acp.Errorf(parleyapi.CodeInvalidParams, "%s", toolui.SafeText(err.Error()))
 		}
 		return parleyapi.Empty{}, nil
+	case parleyapi.MethodSignedIn:
+		var req parleyapi.SignedInParams
+		if err := decodeParams(params, &req); err != nil {
+			return nil, err
+		}
+		c.srv.renewAgent(req.Agent)
+		return parleyapi.Empty{}, nil
 	case parleyapi.MethodChanges:
 		var req parleyapi.ChangesParams
 		ss, err := c.sessionOf(params, &req, &req.SessionID)

@@ -55,8 +55,11 @@ type Server struct {
 	logger    *slog.Logger
 	workspace *workspace.Roots
 
-	mu       sync.Mutex
-	agents   map[agentKey]*sharedAgent
+	mu     sync.Mutex
+	agents map[agentKey]*sharedAgent
+	// retired are agent processes new sessions no longer get (renewAgent), kept until
+	// their last session ends.
+	retired  map[*conversation.Agent]*sharedAgent
 	sessions map[acp.SessionID]*session
 	closed   bool
 	watchers sync.WaitGroup // the sessions' idle watches (session.watchIdle)
@@ -79,7 +82,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the workspace: %w", err)
 	}
-	return &Server{opts: opts, logger: opts.Logger, workspace: ws, agents: map[agentKey]*sharedAgent{}, sessions: map[acp.SessionID]*session{}}, nil
+	return &Server{opts: opts, logger: opts.Logger, workspace: ws, agents: map[agentKey]*sharedAgent{}, retired: map[*conversation.Agent]*sharedAgent{}, sessions: map[acp.SessionID]*session{}}, nil
 }
 
 // Workspace is the directory sessions work in.
@@ -117,8 +120,15 @@ func (s *Server) Close() {
 	wg.Wait()
 	s.watchers.Wait() // each ends with its session's conversation
 	s.mu.Lock()
-	agents := s.agents
+	agents := make([]*sharedAgent, 0, len(s.agents)+len(s.retired))
+	for _, a := range s.agents {
+		agents = append(agents, a)
+	}
+	for _, a := range s.retired {
+		agents = append(agents, a)
+	}
 	s.agents = map[agentKey]*sharedAgent{}
+	s.retired = map[*conversation.Agent]*sharedAgent{}
 	s.mu.Unlock()
 	for _, a := range agents {
 		a.agent.Close()
@@ -165,11 +175,16 @@ func (s *Server) acquireAgent(name string, roots *workspace.Roots) (*conversatio
 	return a.agent, nil
 }
 
-// releaseAgent ends the agent process when no session uses it any more.
-func (s *Server) releaseAgent(name string, roots *workspace.Roots) {
+// releaseAgent lets go of agent, a process acquireAgent returned for name in roots, and
+// ends it when no session uses it any more.
+func (s *Server) releaseAgent(name string, roots *workspace.Roots, agent *conversation.Agent) {
 	key := agentKey{name, roots.Dirs()[0]}
 	s.mu.Lock()
 	a := s.agents[key]
+	retired := a == nil || a.agent != agent
+	if retired {
+		a = s.retired[agent]
+	}
 	if a == nil {
 		s.mu.Unlock()
 		return
@@ -179,9 +194,27 @@ func (s *Server) releaseAgent(name string, roots *workspace.Roots) {
 		s.mu.Unlock()
 		return
 	}
-	delete(s.agents, key)
+	if retired {
+		delete(s.retired, agent)
+	} else {
+		delete(s.agents, key)
+	}
 	s.mu.Unlock()
 	a.agent.Close()
+}
+
+// renewAgent makes the sessions opened from now on with the agent called name start a
+// process of their own: the user signed in to it outside parley (`parley login`), which a
+// running process may not know. The sessions open keep theirs until they end.
+func (s *Server) renewAgent(name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key, a := range s.agents {
+		if key.name == name {
+			delete(s.agents, key)
+			s.retired[a.agent] = a
+		}
+	}
 }
 
 // newSessionID is an id no client can guess: a session id is also what lets a
@@ -205,7 +238,7 @@ func (s *Server) openSession(id acp.SessionID, name string, roots *workspace.Roo
 		Agent: agent, Roots: roots, Policy: s.opts.Launcher.Policy(name, roots), Interactive: true, Elicit: elicit, Load: load,
 		Changes: s.opts.Launcher.Changes(name, roots),
 	})
-	ss := newSession(s, id, name, roots, conv)
+	ss := newSession(s, id, name, roots, agent, conv)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -275,5 +308,5 @@ func (s *Server) promptCapabilities(ctx context.Context, name string) (caps acp.
 		caps = info.Capabilities.PromptCapabilities
 		caps.Meta, caps.Extra = nil, nil
 	}
-	return caps, sync.OnceFunc(func() { s.releaseAgent(name, s.workspace) })
+	return caps, sync.OnceFunc(func() { s.releaseAgent(name, s.workspace, agent) })
 }

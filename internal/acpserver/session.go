@@ -20,7 +20,8 @@ type session struct {
 	agentName string
 	roots     *workspace.Roots
 	conv      *conversation.Conversation
-	files     fileIndex // for @ mentions
+	agent     *conversation.Agent // the process conv runs on, to release with it
+	files     fileIndex           // for @ mentions
 	closeOnce sync.Once
 	done      chan struct{} // closed when the session has finished: its conversation ended, its agent released
 
@@ -31,8 +32,8 @@ type session struct {
 	ended bool
 }
 
-func newSession(srv *Server, id acp.SessionID, agentName string, roots *workspace.Roots, conv *conversation.Conversation) *session {
-	return &session{srv: srv, id: id, agentName: agentName, roots: roots, conv: conv, done: make(chan struct{}), views: map[*view]bool{}}
+func newSession(srv *Server, id acp.SessionID, agentName string, roots *workspace.Roots, agent *conversation.Agent, conv *conversation.Conversation) *session {
+	return &session{srv: srv, id: id, agentName: agentName, roots: roots, agent: agent, conv: conv, done: make(chan struct{}), views: map[*view]bool{}}
 }
 
 // promptOrigin is the connection that sent a prompt (conversation.Prompt.Origin), and
@@ -238,7 +239,7 @@ func (ss *session) close() {
 		ss.mu.Unlock()
 		ss.srv.forget(ss)
 		ss.conv.Close()
-		ss.srv.releaseAgent(ss.agentName, ss.roots)
+		ss.srv.releaseAgent(ss.agentName, ss.roots, ss.agent)
 		ss.mu.Lock()
 		ss.views = map[*view]bool{} // each is told Closed by its own subscription
 		ss.mu.Unlock()

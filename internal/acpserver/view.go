@@ -40,6 +40,7 @@ type view struct {
 	running *int
 	queue   []conversation.Prompt
 	polled  map[acp.TerminalID]bool
+	tools   *toolMessages
 }
 
 // sideEvent is what parley adds to a view: one of its fields is set.
@@ -60,7 +61,7 @@ type viewEvent struct {
 func newView(c *conn, ss *session, sub *conversation.Subscription) *view {
 	ctx, end := context.WithCancel(c.ctx)
 	return &view{c: c, ss: ss, sub: sub, side: mailbox.New[sideEvent](), ctx: ctx, end: end, stopped: make(chan struct{}),
-		asks: map[int]context.CancelFunc{}, polled: map[acp.TerminalID]bool{}}
+		asks: map[int]context.CancelFunc{}, polled: map[acp.TerminalID]bool{}, tools: newToolMessages(ss.roots.Dirs()[0])}
 }
 
 // first takes the subscription's first events: the Snapshot, and what followed it
@@ -153,6 +154,7 @@ func (v *view) showSnapshot(snap conversation.Snapshot, replayed bool) {
 		v.polled[tid] = true // released: there is nothing more to read
 	}
 	for _, u := range snap.Transcript {
+		u = v.tools.add(u) // replayed or not: the calls' later updates build on it
 		if !replayed {
 			v.c.ac.Update(ctx, id, u)
 		}
@@ -220,7 +222,7 @@ func (v *view) show(e viewEvent) bool {
 	}
 	switch ev := e.ev.(type) {
 	case conversation.AgentUpdate:
-		v.c.ac.Update(ctx, id, ev.Update)
+		v.c.ac.Update(ctx, id, v.tools.add(ev.Update))
 		v.watchTerminals(ev.Update)
 	case conversation.TerminalReleased:
 		v.polled[ev.ID] = true

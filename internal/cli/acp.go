@@ -1,11 +1,16 @@
 package cli
 
 import (
+	"fmt"
+
+	"github.com/parley-acp/parley/internal/config"
+	"github.com/parley-acp/parley/internal/json"
 	"github.com/spf13/cobra"
 )
 
 func newACPCommand(g *globals) *cobra.Command {
 	var af agentFlags
+	var servers string
 	cmd := &cobra.Command{
 		Use:   "acp [flags]",
 		Short: "Be an ACP agent on stdin and stdout, in front of any agent parley knows",
@@ -14,10 +19,15 @@ func newACPCommand(g *globals) *cobra.Command {
 --agent (or another, named in session/new's _meta.parley.agent), and parley runs it,
 answers its file and terminal requests inside the workspace (--cwd), applies your
 permission rules, and asks the client only what a person must answer. This is the web
-chat's protocol (parley web) over stdio.`,
+chat's protocol (parley web) over stdio. --agent-servers adds agents to those of the
+configuration file (the VS Code extension's parley.agentServers setting).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			srv, l, err := newACPServer(g, cmd, &af, 0)
+			extra, err := parseAgentServers(servers)
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			srv, l, err := newACPServer(g, cmd, &af, 0, extra)
 			if err != nil {
 				return err
 			}
@@ -29,5 +39,24 @@ chat's protocol (parley web) over stdio.`,
 		},
 	}
 	af.register(cmd)
+	cmd.Flags().StringVar(&servers, "agent-servers", "", "further agents, as `JSON` in the configuration file's agent_servers shape ({\"name\": {\"command\": …, \"args\": […], \"env\": {…}}}); they win over the file's of the same name")
 	return cmd
+}
+
+// parseAgentServers reads --agent-servers: agents by name, as the configuration file's
+// agent_servers defines them.
+func parseAgentServers(s string) (map[string]config.AgentServer, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out map[string]config.AgentServer
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		return nil, fmt.Errorf("--agent-servers: %w", err)
+	}
+	for name, a := range out {
+		if name == "" || a.Command == "" {
+			return nil, fmt.Errorf("--agent-servers: agent %q: needs a name and a command", name)
+		}
+	}
+	return out, nil
 }

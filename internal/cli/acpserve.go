@@ -44,12 +44,19 @@ type launcher struct {
 	said map[string]bool // the agents whose confinement was logged
 }
 
-// newLauncher reads the configuration and prepares what every agent start shares. The
+// newLauncher reads the configuration and prepares what every agent start shares; extra
+// agents (parley acp's --agent-servers) win over the file's of the same name. The
 // default agent is --agent-command's (named by its command line) or --agent's.
-func newLauncher(g *globals, cmd *cobra.Command, f *agentFlags) (*launcher, string, error) {
+func newLauncher(g *globals, cmd *cobra.Command, f *agentFlags, extra map[string]config.AgentServer) (*launcher, string, error) {
 	cfg, err := config.Load(config.Path())
 	if err != nil {
 		return nil, "", err
+	}
+	if len(extra) > 0 && cfg.AgentServers == nil {
+		cfg.AgentServers = map[string]config.AgentServer{}
+	}
+	for name, a := range extra {
+		cfg.AgentServers[name] = a
 	}
 	if f.timeout <= 0 {
 		return nil, "", fmt.Errorf("--agent-timeout must be positive")
@@ -206,9 +213,9 @@ func (l *launcher) close() {
 }
 
 // newACPServer makes the server parley web and parley acp serve; idle is its
-// Options.IdleTimeout.
-func newACPServer(g *globals, cmd *cobra.Command, f *agentFlags, idle time.Duration) (*acpserver.Server, *launcher, error) {
-	l, name, err := newLauncher(g, cmd, f)
+// Options.IdleTimeout, extra the agents added to the configuration's.
+func newACPServer(g *globals, cmd *cobra.Command, f *agentFlags, idle time.Duration, extra map[string]config.AgentServer) (*acpserver.Server, *launcher, error) {
+	l, name, err := newLauncher(g, cmd, f, extra)
 	if err != nil {
 		return nil, nil, &exitError{code: exitUsage, err: err}
 	}

@@ -65,7 +65,7 @@ token can use your agents, and through them your files: parley warns).`,
 				return &exitError{code: exitFailure, err: fmt.Errorf("listening on %s: %w (try another --port, or none for a free one)", net.JoinHostPort(host, strconv.Itoa(port)), err)}
 			}
 			defer ln.Close()
-			srv, l, err := newACPServer(g, cmd, &af, idle)
+			srv, l, err := newACPServer(g, cmd, &af, idle, nil)
 			if err != nil {
 				return err
 			}

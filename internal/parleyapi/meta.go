@@ -61,3 +61,11 @@ type RiskMeta struct {
 type ElicitationMeta struct {
 	Order []string `json:"order"`
 }
+
+// ToolCallMeta is _meta.parley of a tool_call and a tool_call_update as parley relays them:
+// what its own views say of the call, from all its updates so far (the agent's title made
+// a sentence, a path relative to the workspace), while it runs and once it is done.
+type ToolCallMeta struct {
+	Invocation string `json:"invocation"` // "Reading `main.go`"
+	PastTense  string `json:"pastTense"`  // "Read `main.go`"
+}

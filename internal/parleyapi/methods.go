@@ -14,6 +14,7 @@ const (
 	MethodCancelSignIn   = "_parley/cancel_sign_in"   // request: give up the sign-in under way
 	MethodSignInRequired = "_parley/sign_in_required" // notification: the agent wants a sign-in, with its methods
 	MethodSignInEnded    = "_parley/sign_in_ended"    // notification: a sign-in is over
+	MethodSignedIn       = "_parley/signed_in"        // request: the user signed in to an agent outside parley's sessions
 	MethodChanges        = "_parley/changes"          // notification: what a turn changed; request: every turn's changes
 	MethodChangesChanged = "_parley/changes_changed"  // notification: changes were undone or kept
 	MethodDiff           = "_parley/diff"             // request: a changed file's diff
@@ -42,7 +43,7 @@ const (
 
 // Others are the types sent other than as a method's params or result: an error's data
 // (CodeUndoConflict's), and what parley adds to ACP's messages in _meta.parley.
-var Others = []any{ConflictData{}, InitializeMeta{}, RequestMeta{}, SessionMeta{}, SessionListMeta{}, PromptMeta{}, RiskMeta{}, ElicitationMeta{}}
+var Others = []any{ConflictData{}, InitializeMeta{}, RequestMeta{}, SessionMeta{}, SessionListMeta{}, PromptMeta{}, RiskMeta{}, ElicitationMeta{}, ToolCallMeta{}}
 
 // Kind says how a method is used.
 type Kind string
@@ -71,6 +72,7 @@ var Methods = []Method{
 	{MethodUnqueue, Request, UnqueueParams{}, UnqueueResult{}},
 	{MethodSignIn, Request, SignInParams{}, Empty{}},
 	{MethodCancelSignIn, Request, CancelSignInParams{}, Empty{}},
+	{MethodSignedIn, Request, SignedInParams{}, Empty{}},
 	{MethodChanges, Request, ChangesParams{}, ChangesResult{}},
 	{MethodDiff, Request, DiffParams{}, DiffResult{}},
 	{MethodUndo, Request, UndoParams{}, UndoResult{}},

@@ -20,6 +20,14 @@ type CancelSignInParams struct {
 	SessionID acp.SessionID `json:"sessionId"`
 }
 
+// SignedInParams is the params of _parley/signed_in: the user signed in to Agent (by name)
+// outside parley's sessions (`parley login` in a terminal), so its running process may not
+// know. The sessions opened after it start a new process of the agent; those open keep
+// theirs.
+type SignedInParams struct {
+	Agent string `json:"agent"`
+}
+
 // SignInRequiredNotification is the params of _parley/sign_in_required: the agent wants a
 // sign-in before it goes on.
 type SignInRequiredNotification struct {

@@ -16,6 +16,7 @@ export const MethodSignIn = "_parley/sign_in"; // request: sign in with one of t
 export const MethodCancelSignIn = "_parley/cancel_sign_in"; // request: give up the sign-in under way
 export const MethodSignInRequired = "_parley/sign_in_required"; // notification: the agent wants a sign-in, with its methods
 export const MethodSignInEnded = "_parley/sign_in_ended"; // notification: a sign-in is over
+export const MethodSignedIn = "_parley/signed_in"; // request: the user signed in to an agent outside parley's sessions
 export const MethodChanges = "_parley/changes"; // notification: what a turn changed; request: every turn's changes
 export const MethodChangesChanged = "_parley/changes_changed"; // notification: changes were undone or kept
 export const MethodDiff = "_parley/diff"; // request: a changed file's diff
@@ -172,6 +173,16 @@ export interface SignInParams {
 /** CancelSignInParams is the params of _parley/cancel_sign_in. */
 export interface CancelSignInParams {
   sessionId: string;
+}
+
+/**
+ * SignedInParams is the params of _parley/signed_in: the user signed in to Agent (by name)
+ * outside parley's sessions (`parley login` in a terminal), so its running process may not
+ * know. The sessions opened after it start a new process of the agent; those open keep
+ * theirs.
+ */
+export interface SignedInParams {
+  agent: string;
 }
 
 /** ChangesParams is the params of the request _parley/changes. */
@@ -589,6 +600,18 @@ export interface ElicitationMeta {
   order: string[];
 }
 
+/**
+ * ToolCallMeta is _meta.parley of a tool_call and a tool_call_update as parley relays them:
+ * what its own views say of the call, from all its updates so far (the agent's title made
+ * a sentence, a path relative to the workspace), while it runs and once it is done.
+ */
+export interface ToolCallMeta {
+  /** "Reading `main.go`" */
+  invocation: string;
+  /** "Read `main.go`" */
+  pastTense: string;
+}
+
 /** The requests, by method: what each takes and answers. */
 export interface ParleyRequests {
   "_parley/commands": { params: Empty; result: CommandsResult };
@@ -597,6 +620,7 @@ export interface ParleyRequests {
   "_parley/unqueue": { params: UnqueueParams; result: UnqueueResult };
   "_parley/sign_in": { params: SignInParams; result: Empty };
   "_parley/cancel_sign_in": { params: CancelSignInParams; result: Empty };
+  "_parley/signed_in": { params: SignedInParams; result: Empty };
   "_parley/changes": { params: ChangesParams; result: ChangesResult };
   "_parley/diff": { params: DiffParams; result: DiffResult };
   "_parley/undo": { params: UndoParams; result: UndoResult };

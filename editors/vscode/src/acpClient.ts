@@ -9,10 +9,15 @@
 import { ParleyProcess, type LogSink } from './parleyProcess';
 import { Peer } from './rpc';
 import type { ConfigOption, ElicitationAnswer, ElicitationParams, NewSessionResult, PermissionOutcome, RequestPermissionParams, SessionId, SessionUpdate } from './acpTypes';
+import type { AgentServers } from './models';
 
-/** parley acp's command line (the chat webview runs it the same way). */
-export function acpArgs(globalArgs: string[], folder: string, agent: string): string[] {
-  return [...globalArgs, 'acp', '--cwd', folder, '--agent', agent];
+/**
+ * parley acp's command line (the chat webview runs it the same way): the agents of the
+ * parley.agentServers setting join those parley knows.
+ */
+export function acpArgs(globalArgs: string[], folder: string, agent: string, servers: AgentServers = {}): string[] {
+  const extra = Object.keys(servers).length > 0 ? ['--agent-servers', JSON.stringify(servers)] : [];
+  return [...globalArgs, 'acp', '--cwd', folder, '--agent', agent, ...extra];
 }
 
 /** What one session's owner hears of it. */
@@ -31,6 +36,8 @@ export interface AcpClientOptions {
   folder(): string | undefined;
   /** The agent parley acp starts when a session names none. */
   defaultAgent(): string;
+  /** The agents of the parley.agentServers setting (read at each start). */
+  agentServers?(): AgentServers;
   log: LogSink;
   env?: NodeJS.ProcessEnv;
   stopGraceMs?: number;
@@ -75,6 +82,7 @@ export class AcpClient {
     const result = await c.peer.request<T>(method, params, signal);
     const id = method === 'session/new' ? (result as unknown as NewSessionResult).sessionId : (params as { sessionId?: SessionId })?.sessionId;
     if (method === 'session/new' || method === 'session/load') c.sessions.add(id!);
+    if (method === 'session/close') c.sessions.delete(id!);
     const options = (result as { configOptions?: ConfigOption[] } | undefined)?.configOptions;
     if (id && Array.isArray(options)) this.config.set(id, options);
     return result;
@@ -109,7 +117,7 @@ export class AcpClient {
     const folder = this.opts.folder();
     if (!folder) throw new Error('Open a folder first: parley works in a workspace folder.');
     const bin = await this.opts.locate();
-    const process = await ParleyProcess.start({ bin, args: acpArgs(this.opts.globalArgs(), folder, this.opts.defaultAgent()), env: this.opts.env, cwd: folder, log: this.opts.log, stderrPrefix: '[acp] ', name: 'parley acp' });
+    const process = await ParleyProcess.start({ bin, args: acpArgs(this.opts.globalArgs(), folder, this.opts.defaultAgent(), this.opts.agentServers?.()), env: this.opts.env, cwd: folder, log: this.opts.log, stderrPrefix: '[acp] ', name: 'parley acp' });
     const peer = new Peer(process.transport, { report: (what, err) => this.opts.log.appendLine(`[client] ${what}: ${err instanceof Error ? err.message : String(err)}`) });
     const conn: Connection = { process, peer, folder, sessions: new Set() };
     this.serve(peer);

@@ -1,6 +1,7 @@
-// The shapes of ACP and of parley's _parley/* that the extension reads, as far as it reads
-// them. Declared here until parleyapi.ts (generated from the Go definitions) lands; then
-// this file goes and its users import from there.
+// The shapes of ACP that the extension reads, as far as it reads them. parley's own
+// (_parley/* and _meta.parley) are in parleyapi.ts, generated from their Go definitions.
+
+import type { ToolCallMeta } from './parleyapi';
 
 export type SessionId = string;
 
@@ -28,6 +29,8 @@ export interface ToolCallFields {
   locations?: Array<{ path: string; line?: number | null }> | null;
   rawInput?: unknown;
   rawOutput?: unknown;
+  /** parley's words for the call (ToolCallMeta), as it relays each update. */
+  _meta?: { parley?: ToolCallMeta; [k: string]: unknown } | null;
 }
 
 export interface PlanEntry {
@@ -115,88 +118,4 @@ export interface NewSessionResult {
 export interface PromptResult {
   stopReason: string;
   usage?: { inputTokens: number; outputTokens: number } | null;
-}
-
-/** A file of _parley/changes (a turn's notification, or every turn's on request). */
-export interface ChangeEntry {
-  path: string;
-  rel: string;
-  kind: string;
-  added: number;
-  removed: number;
-  status: string;
-  undoable: boolean;
-  runsCode?: string;
-  mode?: string;
-  note?: string;
-}
-
-export interface TurnChanges {
-  sessionId: SessionId;
-  turn: number;
-  label?: string;
-  changes: ChangeEntry[];
-  error?: string;
-}
-
-/**
- * _parley/diff's answer: vscodelm's shape (path, rel, turn, kind, unified, note,
- * changedSince, before, after), which acpserver is being moved to; old and new are the
- * names acpserver answers with until then.
- */
-export interface DiffResult {
-  path: string;
-  rel?: string;
-  turn: number;
-  kind?: string;
-  unified?: string;
-  note?: string;
-  changedSince?: boolean;
-  before?: string | null;
-  after?: string | null;
-  old?: string | null;
-  new?: string | null;
-}
-
-export interface UndoResult {
-  turns: number[];
-  files?: Array<{ path: string; rel: string; did: string }>;
-}
-
-/** The code of _parley/undo's refusal when a file changed since the turn (lm/undo's): nothing was undone. */
-export const CONFLICT = -32001;
-
-/** An undo refused: a file someone changed since the turn (the error's data). */
-export interface UndoConflict {
-  path: string;
-  rel: string;
-  turn: number;
-  reason: string;
-  since?: boolean;
-}
-
-export interface SignInMethod {
-  id: string;
-  name: string;
-  description?: string;
-  kind: 'agent' | 'terminal' | 'env_var';
-  command?: string[];
-  run?: string[];
-  effect?: string;
-  refused?: string;
-  vars?: Array<{ name: string; label?: string; secret?: boolean; optional?: boolean }>;
-  link?: string;
-}
-
-export interface SignInRequired {
-  sessionId: SessionId;
-  agent: string;
-  during?: string;
-  methods: SignInMethod[];
-}
-
-export interface AgentEntry {
-  name: string;
-  title?: string;
-  default?: boolean;
 }

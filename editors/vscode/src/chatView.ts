@@ -12,6 +12,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { acpArgs } from './acpClient';
+import type { AgentServers } from './models';
 import { ParleyProcess } from './parleyProcess';
 
 export const CHAT_VIEW = 'parley.chat';
@@ -22,6 +23,7 @@ export interface ChatOptions {
   locate: () => Promise<string>;
   globalArgs: () => string[];
   agent: () => string;
+  agentServers: () => AgentServers;
   log: vscode.OutputChannel;
 }
 
@@ -159,7 +161,7 @@ class Relay {
     try {
       const bin = await this.opts.locate();
       if (this.stopped) return;
-      proc = await ParleyProcess.start({ bin, args: acpArgs(this.opts.globalArgs(), folder, this.opts.agent()), log: this.opts.log, stderrPrefix: '[chat] ', name: 'parley acp', tag: '[chat]' });
+      proc = await ParleyProcess.start({ bin, args: acpArgs(this.opts.globalArgs(), folder, this.opts.agent(), this.opts.agentServers()), log: this.opts.log, stderrPrefix: '[chat] ', name: 'parley acp', tag: '[chat]' });
     } catch (err) {
       return this.closed(err instanceof Error ? err.message : String(err));
     }

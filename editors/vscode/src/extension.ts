@@ -65,6 +65,11 @@ export function activate(context: vscode.ExtensionContext): void {
     stopGraceMs: 1500, // VS Code gives deactivate a few seconds
   });
   const be = backend;
+  const agentServers = () => {
+    const { servers, problems } = checkAgentServers(config().get<unknown>('agentServers'));
+    for (const p of problems) log.appendLine(`[client] ${p}`);
+    return servers;
+  };
   // @parley, its review, settings, sign-in and questions: ACP to one parley acp for the
   // window, in the first workspace folder (as the chat webviews run theirs).
   acp = new AcpClient({
@@ -72,6 +77,7 @@ export function activate(context: vscode.ExtensionContext): void {
     globalArgs: () => ['--log', config().get<string>('logLevel', 'warn') ?? 'warn'],
     folder: () => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? workspaceRoots().cwd,
     defaultAgent: () => config().get<string>('chat.agent', 'eliza') || 'eliza',
+    agentServers,
     log,
     stopGraceMs: 1500,
   });
@@ -84,14 +90,10 @@ export function activate(context: vscode.ExtensionContext): void {
     locate,
     globalArgs: () => ['--log', config().get<string>('logLevel', 'warn') ?? 'warn'],
     agent: () => config().get<string>('chat.agent', 'eliza') || 'eliza',
+    agentServers,
     log,
   }).register(context);
 
-  const agentServers = () => {
-    const { servers, problems } = checkAgentServers(config().get<unknown>('agentServers'));
-    for (const p of problems) log.appendLine(`[client] ${p}`);
-    return servers;
-  };
   const modelContext = (): ModelContext => ({ backend: be, agentServers: agentServers(), workspace: workspaceRoots });
 
   const shown = new Set<string>();
@@ -177,6 +179,10 @@ export function activate(context: vscode.ExtensionContext): void {
       shown.clear();
       if (['parley.path', 'parley.logLevel', 'parley.traceDir'].some((s) => e.affectsConfiguration(s))) {
         void be.restart().catch((err) => log.appendLine(`[client] ${err instanceof Error ? err.message : String(err)}`));
+        void client.restart();
+      } else if (e.affectsConfiguration('parley.agentServers')) {
+        // parley acp learns the setting's agents when it starts: the next message
+        // starts it again with the new ones.
         void client.restart();
       }
       provider.refresh();

@@ -12,8 +12,9 @@
 import * as vscode from 'vscode';
 import type { AcpClient, SessionListener } from './acpClient';
 import { ToolCalls } from './acpTools';
-import type { ElicitationAnswer, ElicitationParams, PermissionOutcome, PlanEntry, PromptResult, RequestPermissionParams, SessionUpdate, SignInRequired, ToolCallFields, TurnChanges } from './acpTypes';
+import type { ElicitationAnswer, ElicitationParams, PermissionOutcome, PlanEntry, PromptResult, RequestPermissionParams, SessionUpdate, ToolCallFields } from './acpTypes';
 import { actionTitle, confirmInDialog, isApproval } from './agentAction';
+import { MethodChanges, MethodNotice, MethodSignInRequired, type NoticeNotification, type SignInRequiredNotification, type TurnChangesNotification } from './parleyapi';
 import type { LogSink } from './parleyProcess';
 import { toolResultContent } from './convert';
 import { answerElicitation } from './questions';
@@ -40,8 +41,8 @@ export interface Usage {
 /** What parley said of a turn besides its reply. */
 interface TurnInfo {
   usage?: Usage;
-  changes: TurnChanges[];
-  signIn?: SignInRequired;
+  changes: TurnChangesNotification[];
+  signIn?: SignInRequiredNotification;
   plan?: PlanEntry[];
   /** The last notice of parley (an answer it refused), for the question asked again. */
   notice?: string;
@@ -186,14 +187,16 @@ export class ParleyParticipant {
       },
       notification: (method, params) => {
         switch (method) {
-          case '_parley/changes':
-            info.changes = [...info.changes.filter((t) => t.turn !== (params as TurnChanges).turn), params as TurnChanges];
+          case MethodChanges: {
+            const turn = params as TurnChangesNotification;
+            info.changes = [...info.changes.filter((t) => t.number !== turn.number), turn];
             return;
-          case '_parley/sign_in_required':
-            info.signIn = params as SignInRequired;
+          }
+          case MethodSignInRequired:
+            info.signIn = params as SignInRequiredNotification;
             return;
-          case '_parley/notice':
-            info.notice = String((params as { text?: unknown }).text ?? '');
+          case MethodNotice:
+            info.notice = String((params as NoticeNotification).text ?? '');
             void vscode.window.showErrorMessage(visible(`parley: ${info.notice}`));
             return;
         }

@@ -9,7 +9,7 @@
 
 import * as vscode from 'vscode';
 import type { AcpClient } from './acpClient';
-import { CONFLICT, type ChangeEntry, type DiffResult, type TurnChanges, type UndoConflict, type UndoResult } from './acpTypes';
+import { CodeUndoConflict, MethodDiff, MethodUndo, type ChangedFile, type ChangedTurn, type ConflictData, type DiffParams, type DiffResult, type UndoParams, type UndoResult } from './parleyapi';
 import type { LogSink } from './parleyProcess';
 import { RpcError } from './rpc';
 import { visible } from './visible';
@@ -30,22 +30,19 @@ export interface DiffArgs {
   mode?: string;
 }
 
-/** What an undo button asks for: a turn, or some of its files (with what the undo does to each, for the message). */
+/** What an undo button asks for: a turn, or some of its files. */
 export interface UndoArgs {
   sessionId: string;
   turn: number;
   paths?: string[];
-  files?: Array<{ rel: string; kind: string }>;
 }
 
 const KIND_WORDS: Record<string, string> = { A: 'created', M: 'changed', D: 'deleted' };
-/** What undoing a change does to its file. */
-const UNDO_WORDS: Record<string, string> = { A: 'deleted', M: 'restored', D: 'restored' };
 
 /** Shows the files of the turns that changed some, each with its buttons. */
-export function showChanges(stream: vscode.ChatResponseStream, sessionId: string, turns: TurnChanges[]): void {
+export function showChanges(stream: vscode.ChatResponseStream, sessionId: string, turns: ChangedTurn[]): void {
   for (const turn of turns) {
-    const files: ChangeEntry[] = turn.changes ?? [];
+    const files: ChangedFile[] = turn.files;
     if (files.length === 0) continue;
     // One block of text, then the buttons: VS Code folds text that alternates with buttons
     // into a group of "steps" the user would have to open.
@@ -62,12 +59,11 @@ export function showChanges(stream: vscode.ChatResponseStream, sessionId: string
     }
     stream.markdown(list.appendMarkdown('\n'));
     for (const f of files) {
-      stream.button({ command: VIEW_DIFF_COMMAND, title: visible(`Diff ${f.rel}`), arguments: [{ sessionId, path: f.path, turn: turn.turn, ...(f.mode ? { mode: f.mode } : {}) } satisfies DiffArgs] });
-      if (f.undoable) stream.button({ command: UNDO_COMMAND, title: visible(`Undo ${f.rel}`), arguments: [{ sessionId, turn: turn.turn, paths: [f.path], files: [{ rel: f.rel, kind: f.kind }] } satisfies UndoArgs] });
+      stream.button({ command: VIEW_DIFF_COMMAND, title: visible(`Diff ${f.rel}`), arguments: [{ sessionId, path: f.path, turn: turn.number, ...(f.mode ? { mode: f.mode } : {}) } satisfies DiffArgs] });
+      if (f.undoable) stream.button({ command: UNDO_COMMAND, title: visible(`Undo ${f.rel}`), arguments: [{ sessionId, turn: turn.number, paths: [f.path] } satisfies UndoArgs] });
     }
     if (files.filter((f) => f.undoable).length > 1) {
-      const undoable = files.filter((f) => f.undoable).map((f) => ({ rel: f.rel, kind: f.kind }));
-      stream.button({ command: UNDO_COMMAND, title: `Undo all ${files.length} files`, arguments: [{ sessionId, turn: turn.turn, files: undoable } satisfies UndoArgs] });
+      stream.button({ command: UNDO_COMMAND, title: `Undo all ${files.length} files`, arguments: [{ sessionId, turn: turn.number } satisfies UndoArgs] });
     }
   }
 }
@@ -101,15 +97,13 @@ export class DiffDocuments implements vscode.TextDocumentContentProvider {
 export async function viewDiff(acp: AcpClient, docs: DiffDocuments, args: DiffArgs): Promise<void> {
   let d: DiffResult;
   try {
-    d = await acp.request<DiffResult>('_parley/diff', { sessionId: args.sessionId, path: args.path, turn: args.turn, since: args.since });
+    d = await acp.request<DiffResult>(MethodDiff, { sessionId: args.sessionId, path: args.path, turn: args.turn, since: args.since } satisfies DiffParams);
   } catch (err) {
     void vscode.window.showErrorMessage(visible(`parley: no diff of ${args.path}: ${errorText(err)}`));
     return;
   }
-  // vscodelm's names (before, after), which _parley/diff is moving to; old and new until then.
-  const before = d.before !== undefined ? d.before : d.old ?? null;
-  const after = d.after !== undefined ? d.after : d.new ?? null;
-  const rel = d.rel ?? d.path;
+  const { before, after } = d;
+  const rel = d.rel || d.path;
   if (before === null && after === null) {
     void vscode.window.showInformationMessage(visible(`parley: ${rel}: ${d.note || 'no text to show'}`));
     return;
@@ -128,12 +122,12 @@ export async function viewDiff(acp: AcpClient, docs: DiffDocuments, args: DiffAr
  */
 export async function undo(acp: AcpClient, docs: DiffDocuments, log: LogSink, args: UndoArgs): Promise<UndoResult | undefined> {
   try {
-    const res = await acp.request<UndoResult>('_parley/undo', { sessionId: args.sessionId, turn: args.turn, paths: args.paths });
-    const files = res.files?.map((f) => `${f.rel} ${f.did}`) ?? (args.files ?? []).map((f) => `${f.rel} ${UNDO_WORDS[f.kind] ?? 'undone'}`);
-    void vscode.window.showInformationMessage(visible(`parley: undid turn ${res.turns?.join(', ') || args.turn}: ${files.join(', ') || 'nothing to do'}.`));
+    const res = await acp.request<UndoResult>(MethodUndo, { sessionId: args.sessionId, turn: args.turn, paths: args.paths } satisfies UndoParams);
+    const files = res.files.map((f) => `${f.rel} ${f.did}`);
+    void vscode.window.showInformationMessage(visible(`parley: undid turn ${res.turns.join(', ') || args.turn}: ${files.join(', ') || 'nothing to do'}.`));
     return res;
   } catch (err) {
-    const conflicts = err instanceof RpcError && err.code === CONFLICT ? ((err.data as { conflicts?: UndoConflict[] } | undefined)?.conflicts ?? []) : [];
+    const conflicts = err instanceof RpcError && err.code === CodeUndoConflict ? ((err.data as ConflictData | undefined)?.conflicts ?? []) : [];
     if (conflicts.length === 0) {
       void vscode.window.showErrorMessage(visible(`parley: the undo failed: ${errorText(err)}`));
       return undefined;

@@ -7,7 +7,7 @@
 
 import * as vscode from 'vscode';
 import type { AcpClient } from './acpClient';
-import type { SignInMethod, SignInRequired } from './acpTypes';
+import { MethodSignedIn, MethodSignIn, type SignedInParams, type SignInMethod, type SignInParams, type SignInRequiredNotification } from './parleyapi';
 import type { LogSink } from './parleyProcess';
 import { visible } from './visible';
 
@@ -21,7 +21,7 @@ export interface SignInArgs {
 }
 
 /** Offers the agent's sign-in methods, one button each (a method parley refuses is named, without one). */
-export function showSignIn(stream: vscode.ChatResponseStream, sessionId: string, agent: string, note: SignInRequired): void {
+export function showSignIn(stream: vscode.ChatResponseStream, sessionId: string, agent: string, note: SignInRequiredNotification): void {
   const refused = note.methods.filter((m) => m.refused);
   if (refused.length > 0) {
     const md = new vscode.MarkdownString('\n\n');
@@ -37,15 +37,15 @@ export function showSignIn(stream: vscode.ChatResponseStream, sessionId: string,
 /** Signs in with the method; resolves true when parley says it succeeded. */
 export async function signIn(acp: AcpClient, log: LogSink, parley: () => Promise<string>, args: SignInArgs): Promise<boolean> {
   const m = args.method;
-  if (m.kind === 'terminal') return inTerminal(log, parley, args);
+  if (m.kind === 'terminal') return inTerminal(acp, log, parley, args);
   const vars: Record<string, string> = {};
-  for (const v of m.vars ?? []) {
+  for (const v of m.fields ?? []) {
     const value = await vscode.window.showInputBox({ title: visible(`Sign in: ${m.name}`), prompt: visible(v.label || v.name), password: !!v.secret, ignoreFocusOut: true });
     if (value === undefined) return false;
     if (value !== '' || !v.optional) vars[v.name] = value;
   }
   try {
-    await acp.request('_parley/sign_in', { sessionId: args.sessionId, methodId: m.id, ...(m.vars?.length ? { vars } : {}) });
+    await acp.request(MethodSignIn, { sessionId: args.sessionId, methodId: m.id, ...(m.fields?.length ? { vars } : {}) } satisfies SignInParams);
   } catch (err) {
     void vscode.window.showErrorMessage(visible(`parley: the sign-in did not succeed: ${err instanceof Error ? err.message : String(err)}`));
     return false;
@@ -54,7 +54,7 @@ export async function signIn(acp: AcpClient, log: LogSink, parley: () => Promise
   return true;
 }
 
-async function inTerminal(log: LogSink, parley: () => Promise<string>, args: SignInArgs): Promise<boolean> {
+async function inTerminal(acp: AcpClient, log: LogSink, parley: () => Promise<string>, args: SignInArgs): Promise<boolean> {
   const bin = await parley();
   const shellArgs = ['login', '--agent', args.agent, '--method', args.method.id];
   const terminal = vscode.window.createTerminal({ name: `parley: sign in (${args.method.name})`, shellPath: bin, shellArgs });
@@ -71,6 +71,23 @@ async function inTerminal(log: LogSink, parley: () => Promise<string>, args: Sig
     void vscode.window.showErrorMessage(`parley: the sign-in did not succeed (exit status ${code ?? 'unknown'}); the terminal said why.`);
     return false;
   }
+  await renew(acp, log, args);
   void vscode.window.showInformationMessage('parley: signed in. Send your message again.');
   return true;
+}
+
+/**
+ * Tells parley acp of a sign-in it did not run (the agent's process may not know of it):
+ * new sessions of the agent get a new process, and the chat's session is closed, so that
+ * its next message goes to one (the session loaded again there, or a new one seeded with
+ * the chat).
+ */
+async function renew(acp: AcpClient, log: LogSink, args: SignInArgs): Promise<void> {
+  if (acp.pid === undefined) return; // not running: the next start is a new process anyway
+  try {
+    await acp.request(MethodSignedIn, { agent: args.agent } satisfies SignedInParams);
+    if (acp.holds(args.sessionId)) await acp.request('session/close', { sessionId: args.sessionId });
+  } catch (err) {
+    log.appendLine(`[client] parley acp was not told of the sign-in: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }

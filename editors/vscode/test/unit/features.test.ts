@@ -12,7 +12,7 @@ import { ParleyParticipant, PARTICIPANT_ID, usageLine, type TurnMetadata } from 
 import { checkTyped } from '../../src/questions';
 import { showChanges } from '../../src/review';
 import { showSignIn, signIn, SIGN_IN_COMMAND, type SignInArgs } from '../../src/signin';
-import { acpHarness, parleyBin } from './helpers';
+import { acpHarness, agentPids, parleyBin } from './helpers';
 import * as vscode from './vscode-mock';
 
 /** A ChatResponseStream that records the Markdown and the buttons. */
@@ -110,20 +110,17 @@ describe('@parley beyond the reply', () => {
     const b = again.stream.button_(/^Undo notes\.txt$/);
     await run(b.command, ...b.arguments!);
     assert.equal(fs.readFileSync(file, 'utf8'), 'my own words\n', 'the hand edit is never overwritten');
-    // parley says which file stopped the undo. Its structured refusal (a conflict code
-    // with the files, as lm/undo answers) offers the difference; until _parley/undo
-    // answers with it, the refusal is its message.
+    // parley says which file stopped the undo (its conflict error, with the files), and
+    // the user's choice shows how the file changed since the turn.
     const refusal = vscode.mock.messages.find((m) => m.kind === 'warning' || m.kind === 'error');
-    assert.match(refusal?.text ?? '', /notes\.txt/, JSON.stringify(vscode.mock.messages));
-    if (refusal?.kind === 'warning') {
-      assert.match(refusal.text, /nothing was undone: notes\.txt/);
-      const since = vscode.mock.executed.find((e) => e.id === 'vscode.diff');
-      assert.ok(since, 'the difference was shown');
-      const [l, r, t] = since.args as [vscode.Uri, vscode.Uri, string];
-      assert.equal(docs.provideTextDocumentContent(l), 'second time\n');
-      assert.equal(docs.provideTextDocumentContent(r), 'my own words\n');
-      assert.match(t, /what changed since turn/);
-    }
+    assert.equal(refusal?.kind, 'warning', JSON.stringify(vscode.mock.messages));
+    assert.match(refusal!.text, /nothing was undone: notes\.txt \(/);
+    const since = vscode.mock.executed.find((e) => e.id === 'vscode.diff');
+    assert.ok(since, 'the difference was shown');
+    const [l, r, t] = since.args as [vscode.Uri, vscode.Uri, string];
+    assert.equal(docs.provideTextDocumentContent(l), 'second time\n');
+    assert.equal(docs.provideTextDocumentContent(r), 'my own words\n');
+    assert.match(t, /notes\.txt: what changed since turn \d+/);
   });
 
   test('a change that makes git run code is flagged; a mode change is shown', async () => {
@@ -137,7 +134,7 @@ describe('@parley beyond the reply', () => {
     // A mode alone (the backend's record of `chmod +x`): +0 −0 and the mode, named again in
     // the diff editor's title; an agent's reason is made visible like all its text.
     const shown = new Stream();
-    showChanges(shown as never, 'c1', [{ sessionId: 'c1', turn: 7, label: 'chmod', changes: [
+    showChanges(shown as never, 'c1', [{ number: 7, label: 'chmod', files: [
       { path: path.join(workspace, 'run.sh'), rel: 'run.sh', kind: 'M', added: 0, removed: 0, status: 'pending', undoable: true, mode: '644 → 755' },
       { path: path.join(workspace, '.git', 'config'), rel: '.git/config', kind: 'M', added: 1, removed: 0, status: 'pending', undoable: true, runsCode: 'sets core.fsmonitor\u202e' },
     ] }]);
@@ -208,7 +205,7 @@ describe('@parley beyond the reply', () => {
     const stream = new Stream();
     showSignIn(stream as never, 's1', 'eliza', { sessionId: 's1', agent: 'Eliza', methods: [
       { id: 'token', name: 'Token', kind: 'terminal', command: ['eliza-login'] },
-      { id: 'bad', name: 'Bad', kind: 'env_var', refused: 'it sets LD_PRELOAD' },
+      { id: 'bad', name: 'Bad', kind: 'env_var', command: [], refused: 'it sets LD_PRELOAD' },
     ] });
     assert.match(stream.text(), /Bad: parley will not sign in with it: it sets LD_PRELOAD/);
     assert.equal(stream.buttons.length, 1, 'no button for a method parley refuses');
@@ -225,5 +222,29 @@ describe('@parley beyond the reply', () => {
     vscode.mock.closeTerminal(term);
     assert.equal(await done, true);
     assert.match(vscode.mock.messages.at(-1)!.text, /signed in/);
+  });
+
+  test("after a sign-in in a terminal, the chat's next message goes to a new process of the agent", async () => {
+    // Another chat keeps the agent's process running when the chat of the sign-in closes.
+    await chat()('hello');
+    const send = chat();
+    const first = await send('I am worried about my tests');
+    const sessionId = (first.result.metadata as unknown as TurnMetadata).parley.sessionId!;
+    const before = agentPids(h.acp.pid!);
+    assert.ok(before.length > 0, "Eliza runs under parley acp");
+    vscode.mock.terminals = [];
+    const method = { id: 'token', name: 'Token', kind: 'terminal', command: ['eliza-login'] };
+    const done = signIn(h.acp, h.log, async () => parleyBin(), { sessionId, agent: 'eliza', method });
+    await new Promise((r) => setImmediate(r));
+    const term = vscode.mock.terminals.at(-1)!;
+    term.exitStatus = { code: 0 };
+    vscode.mock.closeTerminal(term);
+    assert.equal(await done, true);
+    assert.equal(h.acp.holds(sessionId), false, 'the session of the sign-in is closed');
+    const next = await send('I am worried about my tests');
+    assert.equal(next.result.errorDetails, undefined, JSON.stringify(next.result.errorDetails));
+    assert.match(next.stream.text(), /worried about your tests/);
+    const after = agentPids(h.acp.pid!);
+    assert.ok(after.some((p) => !before.includes(p)), `a new Eliza process: before ${before}, after ${after}`);
   });
 });

@@ -156,6 +156,16 @@ export async function gone(pid: number, timeoutMs = 10000): Promise<boolean> {
 
 /** The `parley vscodelm` processes this test process started and that still run. */
 export function childBackends(): number[] {
+  return children(process.pid, 'vscodelm');
+}
+
+/** The Eliza processes parley (pid) started and that still run. */
+export function agentPids(pid: number): number[] {
+  return children(pid, 'eliza');
+}
+
+/** The running children of parent whose command line has word. */
+function children(parent: number, word: string): number[] {
   const pids: number[] = [];
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -163,7 +173,7 @@ export function childBackends(): number[] {
       const argv = fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
       const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (fields[0] !== 'Z' && Number(fields[1]) === process.pid && argv.includes('vscodelm')) pids.push(Number(name));
+      if (fields[0] !== 'Z' && Number(fields[1]) === parent && argv.includes(word)) pids.push(Number(name));
     } catch {
       // gone meanwhile
     }
@@ -179,13 +189,16 @@ export interface AcpHarness {
   dispose(): Promise<void>;
 }
 
-/** The window's parley acp on the real binary, in an isolated home and a workspace of its own. */
-export function acpHarness(): AcpHarness {
+/**
+ * The window's parley acp on the real binary, in an isolated home and a workspace of its
+ * own, with the agents of a parley.agentServers setting if given.
+ */
+export function acpHarness(opts: { agentServers?: AgentServers } = {}): AcpHarness {
   const log = new MemoryLog();
   const env = isolatedEnv();
   const workspace = path.join(env.HOME!, 'workspace');
   fs.mkdirSync(workspace);
-  const acp = new AcpClient({ locate: async () => parleyBin(), globalArgs: () => ['--log', 'info'], folder: () => workspace, defaultAgent: () => 'eliza', log, env, stopGraceMs: 3000 });
+  const acp = new AcpClient({ locate: async () => parleyBin(), globalArgs: () => ['--log', 'info'], folder: () => workspace, defaultAgent: () => 'eliza', agentServers: () => opts.agentServers ?? {}, log, env, stopGraceMs: 3000 });
   return {
     acp, log, workspace,
     async dispose() {

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, beforeEach, describe, test } from 'node:test';
 import { AgentActionTool } from '../../src/agentAction';
 import { ParleyParticipant, PARTICIPANT_ID, type TurnMetadata } from '../../src/participant';
-import { acpHarness } from './helpers';
+import { acpHarness, parleyBin } from './helpers';
 import * as vscode from './vscode-mock';
 
 /** A ChatResponseStream that records what the participant shows. */
@@ -194,5 +194,29 @@ describe('@parley participant', () => {
     const req = { ...request('slowly via the setting'), model: { vendor: 'copilot', id: 'gpt' } };
     await participant.handle(req as never, { history: [] } as never, stream as never, token as never);
     assert.equal(stream.text().trim(), 'via the setting');
+  });
+});
+
+// An agent only in the parley.agentServers setting (Eliza's command under another name):
+// parley acp is started knowing it, so @parley with its model talks to it.
+describe('@parley with an agent of the agentServers setting', () => {
+  const h = acpHarness({ agentServers: { 'my-eliza': { command: parleyBin(), args: ['eliza'], env: {} } } });
+  after(() => h.dispose());
+  const participant = new ParleyParticipant({
+    acp: h.acp,
+    log: h.log,
+    defaultAgent: () => 'eliza',
+    agentActionTool: () => agentActionDef,
+    useProposedApi: () => true,
+    onChosen: () => undefined,
+  });
+
+  test('a chat with its model runs it', async () => {
+    const stream = new StreamRecorder();
+    const req = { prompt: 'slowly one two three', command: undefined, references: [], toolReferences: [], toolInvocationToken: {}, model: { vendor: 'parley', id: 'my-eliza' } };
+    const result = (await participant.handle(req as never, { history: [] } as never, stream as never, new vscode.CancellationTokenSource().token as never)) as { errorDetails?: { message?: string }; metadata?: unknown };
+    assert.equal(result.errorDetails, undefined, JSON.stringify(result.errorDetails));
+    assert.equal(stream.text().replace(/\s+/g, ' ').trim(), 'one two three');
+    assert.equal((result.metadata as TurnMetadata).parley.agent, 'my-eliza');
   });
 });

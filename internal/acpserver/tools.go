@@ -1,0 +1,49 @@
+package acpserver
+
+import (
+	"maps"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/parleyapi"
+	"github.com/parley-acp/parley/internal/toolstate"
+	"github.com/parley-acp/parley/internal/toolui"
+)
+
+// toolMessages adds to each tool call a view relays what parley's other views say of it
+// (toolstate's messages: "Reading `main.go`", "Read `main.go`"), in _meta.parley, so that a
+// client shows the same words without a copy of parley's rules. It folds the calls of
+// the view's session; the view's goroutine owns it.
+type toolMessages struct{ turn *toolstate.Turn }
+
+func newToolMessages(root string) *toolMessages {
+	return &toolMessages{turn: toolstate.NewTurn(&toolstate.TurnOptions{Root: root})}
+}
+
+// add returns u with the call's messages in _meta.parley, when u is a tool call or its
+// update; the agent's own _meta.parley is replaced (it is parley's to say). u itself, which
+// other views share, is not changed.
+func (m *toolMessages) add(u acp.SessionUpdate) acp.SessionUpdate {
+	var id acp.ToolCallID
+	var meta *acp.Meta
+	switch {
+	case u.ToolCall != nil:
+		c := *u.ToolCall
+		u.ToolCall, id, meta = &c, c.ToolCallID, &c.Meta
+	case u.ToolCallUpdate != nil:
+		c := *u.ToolCallUpdate
+		u.ToolCallUpdate, id, meta = &c, c.ToolCallID, &c.Meta
+	default:
+		return u
+	}
+	m.turn.Apply(u)
+	tc := m.turn.Call(id)
+	if tc == nil {
+		return u
+	}
+	*meta = maps.Clone(*meta)
+	if *meta == nil {
+		*meta = acp.Meta{}
+	}
+	(*meta)["parley"] = parleyMeta(parleyapi.ToolCallMeta{Invocation: toolui.SafeText(tc.InvocationMessage), PastTense: toolui.SafeText(tc.PastTenseMessage)})["parley"]
+	return u
+}
