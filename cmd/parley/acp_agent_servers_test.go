@@ -19,8 +19,9 @@ func TestACPAgentServersFlagDefinesAgents(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
 	servers := fmt.Sprintf(`{"my-eliza":{"command":%q,"args":["eliza"],"env":{}}}`, self(t))
-	cmd := exec.Command(self(t), "acp", "--agent", "my-eliza", "--agent-servers", servers, "--cwd", w.dir)
-	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), w.env...)
+	// In the environment, as the extension gives them (the flag is the same JSON).
+	cmd := exec.Command(self(t), "acp", "--agent", "my-eliza", "--cwd", w.dir)
+	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley", "PARLEY_AGENT_SERVERS="+servers), w.env...)
 	cmd.Dir = w.dir
 	cmd.Stderr = os.Stderr
 	client := &acpClient{}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/json"
@@ -20,9 +21,14 @@ func newACPCommand(g *globals) *cobra.Command {
 answers its file and terminal requests inside the workspace (--cwd), applies your
 permission rules, and asks the client only what a person must answer. This is the web
 chat's protocol (parley web) over stdio. --agent-servers adds agents to those of the
-configuration file (the VS Code extension's parley.agentServers setting).`,
+configuration file; so does $PARLEY_AGENT_SERVERS, in the same shape, which the VS Code
+extension uses for its parley.agentServers setting: unlike a flag, the environment is not
+shown to other users by ps, and an agent's env may hold an API key.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if servers == "" {
+				servers = os.Getenv("PARLEY_AGENT_SERVERS") // not in the command line, where ps shows it
+			}
 			extra, err := parseAgentServers(servers)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
@@ -39,7 +45,7 @@ configuration file (the VS Code extension's parley.agentServers setting).`,
 		},
 	}
 	af.register(cmd)
-	cmd.Flags().StringVar(&servers, "agent-servers", "", "further agents, as `JSON` in the configuration file's agent_servers shape ({\"name\": {\"command\": …, \"args\": […], \"env\": {…}}}); they win over the file's of the same name")
+	cmd.Flags().StringVar(&servers, "agent-servers", "", "further agents, as `JSON` in the configuration file's agent_servers shape ({\"name\": {\"command\": …, \"args\": […], \"env\": {…}}}); they win over the file's of the same name (prefer $PARLEY_AGENT_SERVERS when an env holds a secret: ps shows a command line)")
 	return cmd
 }
 

@@ -11,13 +11,21 @@ import { Peer } from './rpc';
 import type { ConfigOption, ElicitationAnswer, ElicitationParams, NewSessionResult, PermissionOutcome, RequestPermissionParams, SessionId, SessionUpdate } from './acpTypes';
 import type { AgentServers } from './models';
 
+/** parley acp's command line (the chat webview runs it the same way). */
+export function acpArgs(globalArgs: string[], folder: string, agent: string): string[] {
+  return [...globalArgs, 'acp', '--cwd', folder, '--agent', agent];
+}
+
 /**
- * parley acp's command line (the chat webview runs it the same way): the agents of the
- * parley.agentServers setting join those parley knows.
+ * parley acp's environment: base, with the agents of the parley.agentServers setting in
+ * PARLEY_AGENT_SERVERS (not on the command line, where ps would show an agent's env, which
+ * may hold an API key, to every user of the machine).
  */
-export function acpArgs(globalArgs: string[], folder: string, agent: string, servers: AgentServers = {}): string[] {
-  const extra = Object.keys(servers).length > 0 ? ['--agent-servers', JSON.stringify(servers)] : [];
-  return [...globalArgs, 'acp', '--cwd', folder, '--agent', agent, ...extra];
+export function acpEnv(base: NodeJS.ProcessEnv, servers: AgentServers = {}): NodeJS.ProcessEnv {
+  const env = { ...base };
+  delete env.PARLEY_AGENT_SERVERS;
+  if (Object.keys(servers).length > 0) env.PARLEY_AGENT_SERVERS = JSON.stringify(servers);
+  return env;
 }
 
 /** What one session's owner hears of it. */
@@ -117,7 +125,7 @@ export class AcpClient {
     const folder = this.opts.folder();
     if (!folder) throw new Error('Open a folder first: parley works in a workspace folder.');
     const bin = await this.opts.locate();
-    const process = await ParleyProcess.start({ bin, args: acpArgs(this.opts.globalArgs(), folder, this.opts.defaultAgent(), this.opts.agentServers?.()), env: this.opts.env, cwd: folder, log: this.opts.log, stderrPrefix: '[acp] ', name: 'parley acp' });
+    const process = await ParleyProcess.start({ bin, args: acpArgs(this.opts.globalArgs(), folder, this.opts.defaultAgent()), env: acpEnv(this.opts.env ?? globalThis.process.env, this.opts.agentServers?.()), cwd: folder, log: this.opts.log, stderrPrefix: '[acp] ', name: 'parley acp' });
     const peer = new Peer(process.transport, { report: (what, err) => this.opts.log.appendLine(`[client] ${what}: ${err instanceof Error ? err.message : String(err)}`) });
     const conn: Connection = { process, peer, folder, sessions: new Set() };
     this.serve(peer);

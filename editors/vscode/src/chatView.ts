@@ -11,7 +11,7 @@
 
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { acpArgs } from './acpClient';
+import { acpArgs, acpEnv } from './acpClient';
 import type { AgentServers } from './models';
 import { ParleyProcess } from './parleyProcess';
 
@@ -161,7 +161,7 @@ class Relay {
     try {
       const bin = await this.opts.locate();
       if (this.stopped) return;
-      proc = await ParleyProcess.start({ bin, args: acpArgs(this.opts.globalArgs(), folder, this.opts.agent(), this.opts.agentServers()), log: this.opts.log, stderrPrefix: '[chat] ', name: 'parley acp', tag: '[chat]' });
+      proc = await ParleyProcess.start({ bin, args: acpArgs(this.opts.globalArgs(), folder, this.opts.agent()), env: acpEnv(process.env, this.opts.agentServers()), log: this.opts.log, stderrPrefix: '[chat] ', name: 'parley acp', tag: '[chat]' });
     } catch (err) {
       return this.closed(err instanceof Error ? err.message : String(err));
     }

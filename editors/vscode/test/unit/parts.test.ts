@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { acpArgs } from '../../src/acpClient';
+import { acpArgs, acpEnv } from '../../src/acpClient';
 import { actionTitle, codeBlock, commandOf, confirmationMarkdown, confirmationText, filesOf, isApproval } from '../../src/agentAction';
 import { toWireMessages, toWireToolMode, toWireTools } from '../../src/convert';
 import { checkAgentServers } from '../../src/models';
@@ -101,11 +101,11 @@ test('the confirmation shows the hidden characters of the agent request by their
   assert.ok(!/[\u202e\u00ad\u200b\u009b]|[\u{E0000}-\u{E007F}]/u.test(md + text), `a hidden character reached the confirmation: ${JSON.stringify(md + text)}`);
 });
 
-test("parley acp's command line: the agentServers setting's agents in --agent-servers", () => {
+test("parley acp's command line and environment: the agentServers setting's agents in PARLEY_AGENT_SERVERS, never in argv", () => {
   assert.deepEqual(acpArgs(['--log', 'warn'], '/ws', 'eliza'), ['--log', 'warn', 'acp', '--cwd', '/ws', '--agent', 'eliza']);
   const servers = { mine: { command: 'my-agent', args: ['--acp'], env: { K: 'V' } } };
-  const args = acpArgs([], '/ws', 'mine', servers);
-  assert.deepEqual(args.slice(0, 5), ['acp', '--cwd', '/ws', '--agent', 'mine']);
-  assert.equal(args[5], '--agent-servers');
-  assert.deepEqual(JSON.parse(args[6]), servers);
+  const env = acpEnv({ PATH: '/bin', PARLEY_AGENT_SERVERS: 'stale' }, servers);
+  assert.deepEqual(JSON.parse(env.PARLEY_AGENT_SERVERS ?? ''), servers);
+  assert.equal(env.PATH, '/bin');
+  assert.equal(acpEnv({ PARLEY_AGENT_SERVERS: 'stale' }).PARLEY_AGENT_SERVERS, undefined);
 });
