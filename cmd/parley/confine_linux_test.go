@@ -78,8 +78,15 @@ func TestConfinedAgentCannotEscape(t *testing.T) {
 		allowedWork = append(allowedWork, "node:-")
 	}
 	prompt := strings.Join(append(append([]string(nil), escapes...), allowedWork...), " ")
+	// Through the proxy parley gives a confined agent: a tunnel only to what
+	// --sandbox-net allows, host and port (Landlock alone knows ports only).
+	proxied := map[string]bool{"proxy:" + allowed: true, "proxy:" + forbidden: false, "proxy:" + strings.Replace(allowed, "127.0.0.1", "127.0.0.2", 1): false}
+	confinedPrompt := prompt
+	for a := range proxied {
+		confinedPrompt += " " + a
+	}
 
-	r := parleyIn(t, ws, env, "", "run", "--agent-command", fakeAgentCommand(t, "escape"), "--sandbox-net", allowed, prompt)
+	r := parleyIn(t, ws, env, "", "run", "--agent-command", fakeAgentCommand(t, "escape"), "--sandbox-net", allowed, confinedPrompt)
 	if r.code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", r.code, r.stderr)
 	}
@@ -94,6 +101,14 @@ func TestConfinedAgentCannotEscape(t *testing.T) {
 		if v := said[a]; v != "ok" {
 			t.Errorf("%s: %q, want ok", a, v)
 		}
+	}
+	for a, ok := range proxied {
+		if v := said[a]; ok != (v == "ok") {
+			t.Errorf("%s: %q, want it allowed: %v", a, v, ok)
+		}
+	}
+	if !strings.Contains(r.stderr, "the agent tried to reach "+forbidden+", which --sandbox-net does not allow") {
+		t.Errorf("parley did not say which destination it refused; stderr:\n%s", r.stderr)
 	}
 	for path, content := range secrets {
 		if b, _ := os.ReadFile(path); string(b) != content && path != filepath.Join(ws, "notes.txt") {

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"encoding/base64"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,6 +87,8 @@ func attempt(action, arg string) error {
 			c.Close()
 		}
 		return err
+	case "proxy": // CONNECT arg through the proxy parley gave the agent (HTTPS_PROXY)
+		return connectThroughProxy(arg)
 	case "node":
 		return shell(`node -e 'const out = require("child_process").execFileSync("echo", ["child"]).toString(); if (out !== "child\n") process.exit(1)'`)
 	case "tmp":
@@ -112,4 +119,34 @@ func plant(t *testing.T, files map[string]string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// connectThroughProxy asks the proxy of $HTTPS_PROXY for a tunnel to dest: an error
+// unless the proxy answers 200.
+func connectThroughProxy(dest string) error {
+	u, err := url.Parse(os.Getenv("HTTPS_PROXY"))
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("no proxy given: HTTPS_PROXY=%q", os.Getenv("HTTPS_PROXY"))
+	}
+	c, err := net.Dial("tcp", u.Host)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	req := "CONNECT " + dest + " HTTP/1.1\r\nHost: " + dest + "\r\n"
+	if pw, ok := u.User.Password(); ok {
+		req += "Proxy-Authorization: Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw)) + "\r\n"
+	}
+	if _, err := io.WriteString(c, req+"\r\n"); err != nil {
+		return err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the proxy answered %s", resp.Status)
+	}
+	return nil
 }

@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"github.com/parley-acp/parley/internal/egress"
+	"github.com/parley-acp/parley/internal/toolui"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/parley-acp/parley/internal/agentproc"
 	"github.com/parley-acp/parley/internal/catalog"
@@ -154,13 +159,14 @@ func parleySecrets() []string {
 }
 
 // netGate is where --sandbox-net is enforced: it returns the TCP ports the agent may
-// connect to and the variables it gets. Landlock limits connections by port only, so
-// here each destination's port is allowed, whatever its host. A proxy that allows only
-// the destinations themselves (internal/egress) plugs in here: it would return its own
-// port and HTTPS_PROXY/HTTP_PROXY pointing at it.
+// connect to and the variables it gets. Landlock limits connections by port only, so the
+// agent may connect to one port, that of parley's proxy (internal/egress), which lets
+// through only the destinations themselves (host and port) and resolves their names; the
+// agent gets HTTPS_PROXY and the like pointing at it. A loopback destination's port is
+// allowed directly as well: clients never send 127.0.0.1 or localhost through a proxy.
 func netGate(spec *sandbox.AgentSpec) (ports []uint16, env []string, err error) {
 	for _, dest := range spec.Net {
-		_, port, err := net.SplitHostPort(dest)
+		host, port, err := net.SplitHostPort(dest)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--sandbox-net %q: %v", dest, err)
 		}
@@ -168,11 +174,55 @@ func netGate(spec *sandbox.AgentSpec) (ports []uint16, env []string, err error) 
 		if err != nil || n == 0 {
 			return nil, nil, fmt.Errorf("--sandbox-net %q: the port must be a number from 1 to 65535", dest)
 		}
-		if !slices.Contains(ports, uint16(n)) {
+		if ip := net.ParseIP(host); (host == "localhost" || ip != nil && ip.IsLoopback()) && !slices.Contains(ports, uint16(n)) {
 			ports = append(ports, uint16(n))
 		}
 	}
-	return ports, nil, nil
+	px, err := gates.proxy(spec.Net)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--sandbox-net: parley's proxy: %w", err)
+	}
+	return append([]uint16{uint16(px.Port())}, ports...), px.Env(), nil
+}
+
+// gates are this process's --sandbox-net proxies, one per list of destinations, started
+// when a confined agent first needs one; closeGates, when the command ends, stops them.
+var gates = &gateSet{byAllow: map[string]*egress.Proxy{}}
+
+type gateSet struct {
+	mu      sync.Mutex
+	byAllow map[string]*egress.Proxy
+}
+
+func (g *gateSet) proxy(allow []string) (*egress.Proxy, error) {
+	key := strings.Join(allow, "\n")
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if px := g.byAllow[key]; px != nil {
+		return px, nil
+	}
+	px, err := egress.Start(context.Background(), egress.Config{
+		Allow:  allow,
+		Logger: slog.Default(),
+		Refused: func(r egress.Refusal) {
+			fmt.Fprintf(os.Stderr, "parley: the agent tried to reach %s, which --sandbox-net does not allow\n", toolui.SafeText(r.Destination))
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	g.byAllow[key] = px
+	return px, nil
+}
+
+// closeGates stops every proxy (their tunnels with them) and waits for them.
+func closeGates() {
+	gates.mu.Lock()
+	defer gates.mu.Unlock()
+	for key, px := range gates.byAllow {
+		px.Close()
+		delete(gates.byAllow, key)
+	}
 }
 
 // checkNet checks destinations given as HOST:PORT.

@@ -47,6 +47,7 @@ func Main(args []string) int {
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer enableEscapes(stdout, stderr)()
+	defer closeGates() // the --sandbox-net proxies of the agents this command started
 	g := &globals{}
 	root := &cobra.Command{
 		Use:   "parley",
