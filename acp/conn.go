@@ -54,6 +54,13 @@ func AfterResponse(ctx context.Context, fn func(ctx context.Context)) {
 	jsonrpc2.AfterResponse(ctx, fn)
 }
 
+// WhenQueued arranges for fn to run once the response to the request handled in ctx is
+// queued for writing: whatever fn (or a goroutine it starts) sends from then on goes out
+// after that response. It reports false outside a request handler (fn is not run).
+func WhenQueued(ctx context.Context, fn func()) bool {
+	return jsonrpc2.WhenQueued(ctx, fn)
+}
+
 // route is one method's decoder and handler.
 type route func(ctx context.Context, req *jsonrpc2.Request) (any, error)
 

@@ -160,9 +160,19 @@ func (c *conn) attachAfterResponse(ctx context.Context, ss *session) {
 	if !c.addView(ss.id, v) {
 		return
 	}
-	acp.AfterResponse(ctx, func(context.Context) {
-		c.wg.Go(func() { c.runView(v, snap, rest, false) })
-	})
+	// Started once the response is queued: everything the view writes follows it (a hook
+	// of AfterResponse runs before the response is written, and a goroutine it started
+	// could write first).
+	c.startViewAfterResponse(ctx, func() { c.runView(v, snap, rest, false) })
+}
+
+// startViewAfterResponse runs a view on its own goroutine once the response to the request
+// handled in ctx is queued, so that nothing the view writes can overtake it; outside a
+// request handler, at once.
+func (c *conn) startViewAfterResponse(ctx context.Context, run func()) {
+	if !acp.WhenQueued(ctx, func() { c.wg.Go(run) }) {
+		c.wg.Go(run)
+	}
 }
 
 // addView records the connection's view of a session, replacing an older one.
@@ -274,9 +284,7 @@ func (c *conn) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*a
 	if !c.addView(ss.id, v) {
 		return nil, acp.ErrSessionNotFound(req.SessionID)
 	}
-	acp.AfterResponse(ctx, func(context.Context) {
-		c.wg.Go(func() { c.runView(v, snap, rest, true) })
-	})
+	c.startViewAfterResponse(ctx, func() { c.runView(v, snap, rest, true) })
 	state := snap.Session
 	meta := c.describe(ss, state, snap.SignIn != nil)
 	if snap.Running != nil {
