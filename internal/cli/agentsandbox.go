@@ -24,7 +24,7 @@ import (
 )
 
 // Every agent parley starts is confined (--sandbox auto, where the kernel offers
-// Landlock): it and everything it starts write only in the session's roots, a TMPDIR of
+// Landlock, and on macOS with Seatbelt): it and everything it starts write only in the session's roots, a TMPDIR of
 // its own, the user's cache, its state directories (its catalog profile, or what the
 // configuration declares) and --sandbox-write; they read everything but the user's
 // secrets (sandbox.DefaultSecrets, the other agents' credential files, config.json's
@@ -77,8 +77,7 @@ func confineAgent(r confineRequest) (confinement, error) {
 	if err := checkNet(own.Net, "sandbox.net of "+r.name); err != nil {
 		return confinement{}, err
 	}
-	abi := sandbox.ABI()
-	if abi == 0 {
+	if sandbox.Mechanism() == "" {
 		why := "this kernel offers no Landlock"
 		if !sandbox.Supported {
 			why = "Landlock, which confines agents on Linux, is Linux's"
@@ -86,7 +85,7 @@ func confineAgent(r confineRequest) (confinement, error) {
 		return confinement{warnings: []string{r.name + " is not confined: " + why + "; it, and the commands it runs itself, can write and read wherever you can"}}, nil
 	}
 	spec := agentSpec(r, own)
-	c := confinement{spec: spec, warnings: spec.Notes(abi)}
+	c := confinement{spec: spec, warnings: spec.NotesHere()}
 	if spec.Net != nil {
 		ports, env, err := netGate(spec)
 		if err != nil {
