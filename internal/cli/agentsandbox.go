@@ -243,11 +243,18 @@ func checkNet(dests []string, what string) error {
 
 // makeStateDirs creates the agent's state directories (its profile's, its configuration's
 // "write") that do not exist yet: confined, it could not create them in the home
-// directory itself. Files (~/.claude.json) are left to the agent.
+// directory itself. Files are left to the agent, but for its profile's EmptyJSON
+// (~/.claude.json), created holding `{}`.
 func makeStateDirs(r confineRequest, own *config.AgentSandbox) {
 	var dirs []string
 	if profile := catalog.ProfileOf(r.name, r.spec); profile != nil {
 		dirs, _, _ = profile.Expand(r.spec.Env)
+		for _, file := range catalog.ExpandPaths(profile.EmptyJSON, r.spec.Env) {
+			if f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+				f.WriteString("{}\n")
+				f.Close()
+			}
+		}
 	}
 	dirs = append(dirs, catalog.ExpandPaths(own.Write, r.spec.Env)...)
 	for _, dir := range dirs {
