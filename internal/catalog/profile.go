@@ -25,6 +25,10 @@ type Profile struct {
 	Write      []string
 	Secrets    []string
 	ReadSecret []string
+	// EmptyJSON are files of Write that parley creates holding `{}` when they do not
+	// exist: Landlock grants only what exists, and the agent, confined, could not create
+	// them beside its directories (in the home directory) itself.
+	EmptyJSON []string
 	// PTY: the agent runs its shell in a pseudo-terminal of its own.
 	PTY bool
 	// programs and packages recognise the agent in a command line (an --agent-command,
@@ -46,10 +50,13 @@ var profiles = []Profile{
 		// Claude Code keeps settings, projects/ (sessions), todos/, shell snapshots and
 		// .credentials.json in CLAUDE_CONFIG_DIR (~/.claude), and its state in
 		// ~/.claude.json beside it when CLAUDE_CONFIG_DIR is not set.
+		// A fresh user has no ~/.claude.json: claude (2.1) takes `{}` and fills it, and,
+		// refused the temporary file it writes beside it, rewrites it in place.
 		Agent: "claude", Write: []string{"${CLAUDE_CONFIG_DIR:-~/.claude}", "~/.claude.json", "~/.claude.json.backup"},
-		Secrets:  []string{"${CLAUDE_CONFIG_DIR:-~/.claude}/.credentials.json"},
-		programs: []string{"claude-agent-acp", "claude-code-acp", "claude"},
-		packages: []string{"@agentclientprotocol/claude-agent-acp", "@zed-industries/claude-code-acp", "@anthropic-ai/claude-code"},
+		EmptyJSON: []string{"~/.claude.json"},
+		Secrets:   []string{"${CLAUDE_CONFIG_DIR:-~/.claude}/.credentials.json"},
+		programs:  []string{"claude-agent-acp", "claude-code-acp", "claude"},
+		packages:  []string{"@agentclientprotocol/claude-agent-acp", "@zed-industries/claude-code-acp", "@anthropic-ai/claude-code"},
 	},
 	{
 		// gemini-cli keeps settings.json, oauth_creds.json, tmp/ (sessions, checkpoints)

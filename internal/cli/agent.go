@@ -205,7 +205,7 @@ func commandSandbox(mode string, writable []string, prefix string) (box *sandbox
 	default:
 		return nil, cleanup, fmt.Errorf("--sandbox: %q is not auto or off", mode)
 	}
-	if sandbox.ABI() == 0 {
+	if sandbox.Mechanism() == "" {
 		return nil, cleanup, nil
 	}
 	exe, err := os.Executable()
@@ -228,6 +228,14 @@ TMPDIR), the user's cache directory and --sandbox-write directories (--sandbox o
 this off). Commands the client runs in its own terminals are the client's to confine.
 
 %s`, abi, wrapText(sandbox.Reach(abi), 88))
+	}
+	if sandbox.Mechanism() == "seatbelt" {
+		return `on. macOS's Seatbelt (/usr/bin/sandbox-exec) confines the commands the agent runs
+itself: they may write only in the session's workspace, a temporary directory of their
+own (their TMPDIR), the user's cache directory and --sandbox-write directories, cannot
+connect to the user's Unix socket servers nor signal processes outside their sandbox
+(--sandbox off turns this off). Commands the client runs in its own terminals are the
+client's to confine.`
 	}
 	if !sandbox.Supported {
 		return `off. Landlock, which confines commands on Linux, is Linux's: on ` + platformName() + ` the commands

@@ -74,6 +74,9 @@ func landlockWords() string {
 	if abi := sandbox.ABI(); abi > 0 {
 		return fmt.Sprintf("Landlock ABI %d", abi)
 	}
+	if sandbox.Mechanism() == "seatbelt" {
+		return "Seatbelt, macOS's sandbox-exec"
+	}
 	if !sandbox.Supported {
 		return "no Landlock on " + platformName()
 	}

@@ -24,7 +24,7 @@ import (
 )
 
 // Every agent parley starts is confined (--sandbox auto, where the kernel offers
-// Landlock): it and everything it starts write only in the session's roots, a TMPDIR of
+// Landlock, and on macOS with Seatbelt): it and everything it starts write only in the session's roots, a TMPDIR of
 // its own, the user's cache, its state directories (its catalog profile, or what the
 // configuration declares) and --sandbox-write; they read everything but the user's
 // secrets (sandbox.DefaultSecrets, the other agents' credential files, config.json's
@@ -77,8 +77,7 @@ func confineAgent(r confineRequest) (confinement, error) {
 	if err := checkNet(own.Net, "sandbox.net of "+r.name); err != nil {
 		return confinement{}, err
 	}
-	abi := sandbox.ABI()
-	if abi == 0 {
+	if sandbox.Mechanism() == "" {
 		why := "this kernel offers no Landlock"
 		if !sandbox.Supported {
 			why = "Landlock, which confines agents on Linux, is Linux's"
@@ -86,7 +85,7 @@ func confineAgent(r confineRequest) (confinement, error) {
 		return confinement{warnings: []string{r.name + " is not confined: " + why + "; it, and the commands it runs itself, can write and read wherever you can"}}, nil
 	}
 	spec := agentSpec(r, own)
-	c := confinement{spec: spec, warnings: spec.Notes(abi)}
+	c := confinement{spec: spec, warnings: spec.NotesHere()}
 	if spec.Net != nil {
 		ports, env, err := netGate(spec)
 		if err != nil {
@@ -244,11 +243,18 @@ func checkNet(dests []string, what string) error {
 
 // makeStateDirs creates the agent's state directories (its profile's, its configuration's
 // "write") that do not exist yet: confined, it could not create them in the home
-// directory itself. Files (~/.claude.json) are left to the agent.
+// directory itself. Files are left to the agent, but for its profile's EmptyJSON
+// (~/.claude.json), created holding `{}`.
 func makeStateDirs(r confineRequest, own *config.AgentSandbox) {
 	var dirs []string
 	if profile := catalog.ProfileOf(r.name, r.spec); profile != nil {
 		dirs, _, _ = profile.Expand(r.spec.Env)
+		for _, file := range catalog.ExpandPaths(profile.EmptyJSON, r.spec.Env) {
+			if f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600); err == nil {
+				f.WriteString("{}\n")
+				f.Close()
+			}
+		}
 	}
 	dirs = append(dirs, catalog.ExpandPaths(own.Write, r.spec.Env)...)
 	for _, dir := range dirs {

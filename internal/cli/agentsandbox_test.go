@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -64,5 +65,40 @@ func TestConfineAgentOffAndBadFlags(t *testing.T) {
 		if _, err := confineAgent(bad); err == nil {
 			t.Errorf("%+v: no error", bad)
 		}
+	}
+}
+
+// A fresh user has no ~/.claude.json, which Landlock cannot grant: the start creates it
+// holding `{}` (which claude takes), with ~/.claude, and leaves an existing one as it is.
+func TestMakeStateDirsCreatesClaudeJSON(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	r := confineRequest{name: "claude", spec: agentproc.Spec{Command: "claude-agent-acp"}, cfg: &config.File{}}
+	makeStateDirs(r, &config.AgentSandbox{})
+	state := filepath.Join(home, ".claude.json")
+	got, err := os.ReadFile(state)
+	if err != nil || string(got) != "{}\n" {
+		t.Fatalf("~/.claude.json: %q, %v; want {}", got, err)
+	}
+	if fi, err := os.Stat(state); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("~/.claude.json mode: %v, %v; want 0600", fi, err)
+	}
+	if fi, err := os.Stat(filepath.Join(home, ".claude")); err != nil || !fi.IsDir() {
+		t.Errorf("~/.claude: %v, %v", fi, err)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude.json.backup")); !os.IsNotExist(err) {
+		t.Errorf("~/.claude.json.backup was created: %v", err)
+	}
+	os.WriteFile(state, []byte(`{"userID":"x"}`), 0o600)
+	makeStateDirs(r, &config.AgentSandbox{})
+	if got, _ := os.ReadFile(state); string(got) != `{"userID":"x"}` {
+		t.Errorf("an existing ~/.claude.json was rewritten: %q", got)
+	}
+	codex := confineRequest{name: "codex", spec: agentproc.Spec{Command: "codex-acp"}, cfg: &config.File{}}
+	os.Remove(state)
+	makeStateDirs(codex, &config.AgentSandbox{})
+	if _, err := os.Stat(state); !os.IsNotExist(err) {
+		t.Errorf("codex's start created ~/.claude.json: %v", err)
 	}
 }

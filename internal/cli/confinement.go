@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Confinement of commands is Linux's (Landlock). Elsewhere --help says so, and so does
+// Confinement of commands is Linux's (Landlock) and macOS's (Seatbelt). Elsewhere --help says so, and so does
 // the log when a command starts that would have confined them. Each text is a function
 // of whether this platform confines (sandbox.Supported) and its name, so that the texts
 // of every platform are tested on any.
@@ -30,6 +30,9 @@ func sandboxFlagHelp(what string) string {
 }
 
 func sandboxFlagHelpFor(supported bool, platform, what string) string {
+	if supported && platform == "macOS" {
+		return "confine " + what + " with Seatbelt, macOS's sandbox-exec (a `MODE`): auto or off"
+	}
 	if !supported {
 		return "confine " + what + " with Landlock, which is Linux's: on " + platform + " they are never confined (a `MODE`: auto is the same as off)"
 	}

@@ -28,3 +28,13 @@ func TestUnconfinedPlatformsSaySo(t *testing.T) {
 		}
 	}
 }
+
+// On macOS --sandbox says what confines there; Linux's help is what it was.
+func TestSandboxFlagHelpNamesTheMechanism(t *testing.T) {
+	if got := sandboxFlagHelpFor(true, "macOS", "the commands"); !strings.Contains(got, "with Seatbelt, macOS's sandbox-exec") {
+		t.Errorf("--sandbox on macOS: %q", got)
+	}
+	if got, want := sandboxFlagHelpFor(true, "linux", "the commands"), "confine the commands with Landlock (a `MODE`): auto (where the kernel offers it) or off"; got != want {
+		t.Errorf("--sandbox on Linux: %q, want %q", got, want)
+	}
+}

@@ -95,6 +95,10 @@ func New(opts Options) (*Bridge, error) {
 	return b, nil
 }
 
+// Port is the loopback port the bridge listens on, from New on: a confined agent whose
+// network is limited must be allowed it (see vscodelm's Serve).
+func (b *Bridge) Port() uint16 { return uint16(b.listener.Addr().(*net.TCPAddr).Port) }
+
 // AddSession creates the vscode_tools server of ACP session id. onCall receives the
 // agent's tool calls; it may be called concurrently.
 func (b *Bridge) AddSession(id string, onCall CallFunc) (*Session, error) {

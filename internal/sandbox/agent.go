@@ -3,6 +3,7 @@ package sandbox
 import (
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -56,6 +57,27 @@ func DefaultSecrets(home string, parleyDirs []string) []string {
 		out = append(out, filepath.Join(home, p))
 	}
 	return append(out, parleyDirs...)
+}
+
+// NotesHere are the notes of this machine's confinement: Notes of its Landlock ABI, or
+// on macOS SeatbeltNotes.
+func (s *AgentSpec) NotesHere() []string {
+	if runtime.GOOS == "darwin" {
+		return s.SeatbeltNotes()
+	}
+	return s.Notes(ABI())
+}
+
+// SeatbeltNotes say what of the spec Seatbelt, as SeatbeltProfile writes it, does not
+// hold. Everything the spec names is expressed (the secrets within writable directories
+// too: the profile denies them last); what the profile leaves open, starting from
+// `(allow default)`, are macOS's services.
+func (s *AgentSpec) SeatbeltNotes() []string {
+	notes := []string{"it may still ask macOS's services to act for it (Apple Events and launchd's services are not confined: `open` starts an application outside the sandbox)"}
+	if s.PTY {
+		notes = append(notes, "it may open pseudo-terminals (its shell runs in one), and so reach your other terminals")
+	}
+	return notes
 }
 
 // Notes say what of the spec this kernel (Landlock ABI abi) cannot enforce, in words for

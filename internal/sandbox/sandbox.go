@@ -1,6 +1,6 @@
 // Package sandbox confines the commands parley's coding agent runs on this machine, and
-// those agents run in parley's terminals, with Landlock, where the kernel offers it (Linux
-// only; see Supported): a
+// those agents run in parley's terminals, with Landlock, where the kernel offers it (on
+// Linux), or Seatbelt (on macOS; see Mechanism and seatbelt.go): a
 // confined command reads and runs what the user can, but writes only inside the session's
 // workspace roots, a temporary directory of its own (its TMPDIR), the user's cache
 // directory (build caches) and whatever else the user named. It cannot open a terminal
@@ -22,6 +22,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -80,10 +81,24 @@ const (
 	abiResolveUnx = 9 // connecting to a Unix socket by its path is a right of its own
 )
 
-// Supported reports whether this platform can confine commands at all: Landlock is
-// Linux's, and macOS and Windows offer nothing parley uses instead, so there commands are
+// Supported reports whether this platform can confine commands at all: Linux with
+// Landlock (where the kernel offers it), macOS with Seatbelt (Exec runs the command under
+// /usr/bin/sandbox-exec); Windows offers nothing parley uses, so there commands are
 // never confined.
-const Supported = runtime.GOOS == "linux"
+const Supported = runtime.GOOS == "linux" || runtime.GOOS == "darwin"
+
+// Mechanism names what confines commands on this machine: "landlock ABI N", "seatbelt"
+// on macOS, or "" where nothing does (and Exec fails). Where parley decides whether to
+// confine, it asks this.
+func Mechanism() string {
+	if runtime.GOOS == "darwin" {
+		return "seatbelt"
+	}
+	if abi := ABI(); abi > 0 {
+		return fmt.Sprintf("landlock ABI %d", abi)
+	}
+	return ""
+}
 
 // ErrUnavailable is Exec's answer where the kernel offers no Landlock.
 var ErrUnavailable = errors.New("this kernel offers no Landlock")

@@ -27,6 +27,16 @@ type SeatbeltPolicy struct {
 	// the only TCP or UDP destination the agent may then connect to. 0: the network is
 	// not narrowed.
 	ProxyPort int
+	// LoopbackPorts are further ports on the loopback interface the agent may connect to
+	// when ProxyPort narrows the network: parley's own servers (vscode_tools' bridge) and
+	// the loopback destinations of --sandbox-net, which clients never send through a proxy.
+	LoopbackPorts []int
+	// Offline, with ProxyPort 0, refuses every TCP and UDP connection (sandbox-exec
+	// --tcp-connect none).
+	Offline bool
+	// PTY lets the agent open pseudo-terminals (/dev/ptmx and the terminals it gets), and
+	// so write to the user's other terminals as well: see Rules.PTY.
+	PTY bool
 }
 
 // seatbeltDevices are the devices any program writes (discarded output, dtrace's
@@ -64,6 +74,11 @@ func SeatbeltProfile(policy SeatbeltPolicy) (string, error) {
 	if policy.ProxyPort < 0 || policy.ProxyPort > 65535 {
 		return "", fmt.Errorf("proxy port %d is not a port", policy.ProxyPort)
 	}
+	for _, port := range policy.LoopbackPorts {
+		if port < 1 || port > 65535 || policy.ProxyPort == 0 {
+			return "", fmt.Errorf("loopback port %d: not a port, or given without the proxy's", port)
+		}
+	}
 	var b strings.Builder
 	b.WriteString("(version 1)\n; parley: the confinement of an agent (internal/sandbox/seatbelt.go)\n(allow default)\n")
 
@@ -74,14 +89,24 @@ func SeatbeltProfile(policy SeatbeltPolicy) (string, error) {
 	for _, dev := range seatbeltDevices {
 		fmt.Fprintf(&b, "\n  (literal %s)", sbplString(dev))
 	}
+	if policy.PTY {
+		fmt.Fprintf(&b, "\n  (literal %s)\n  (regex #\"^/dev/ttys[0-9]+$\")", sbplString("/dev/ptmx"))
+	}
 	fmt.Fprintf(&b, "\n  (subpath %s))\n", sbplString("/dev/fd"))
 
 	b.WriteString("\n; Signals only to its own processes.\n(deny signal)\n(allow signal (target same-sandbox))\n")
 
-	if policy.ProxyPort != 0 {
-		fmt.Fprintf(&b, "\n; The network: parley's proxy only.\n(deny network-outbound)\n(allow network-outbound (remote ip %s))\n",
+	switch {
+	case policy.ProxyPort != 0:
+		fmt.Fprintf(&b, "\n; The network: parley's proxy only.\n(deny network-outbound)\n(allow network-outbound (remote ip %s)",
 			sbplString("localhost:"+strconv.Itoa(policy.ProxyPort)))
-	} else {
+		for _, port := range policy.LoopbackPorts {
+			fmt.Fprintf(&b, "\n  (remote ip %s)", sbplString("localhost:"+strconv.Itoa(port)))
+		}
+		b.WriteString(")\n")
+	case policy.Offline:
+		b.WriteString("\n; No network, but for the Unix sockets below.\n(deny network-outbound)\n")
+	default:
 		b.WriteString("\n; The network is open, but for Unix sockets.\n(deny network-outbound (remote unix-socket (path-regex #\"^/\")))\n")
 	}
 	b.WriteString("(allow network-outbound")
@@ -174,4 +199,30 @@ func resolveExisting(path string, eval func(string) (string, error)) string {
 		rest = filepath.Join(filepath.Base(dir), rest)
 		dir = parent
 	}
+}
+
+// SeatbeltPolicyOf is r as Seatbelt carries it out on macOS (Exec there): the same
+// writes (TMPDIR among them) and secrets, and with r.LimitNet connections only to the
+// ports of r.ConnectTCP on the loopback interface, which is where they all are: the
+// first is the proxy's (netGate in internal/cli puts it first), the others loopback
+// destinations and parley's own servers. Landlock lets a port through to every host;
+// Seatbelt, which can name localhost, lets through only that.
+func SeatbeltPolicyOf(r Rules) SeatbeltPolicy {
+	policy := SeatbeltPolicy{Write: slices.Clone(r.Write), DenyRead: slices.Clone(r.DenyRead), PTY: r.PTY}
+	if r.Tmp != "" && !slices.Contains(policy.Write, r.Tmp) {
+		policy.Write = append(policy.Write, r.Tmp)
+	}
+	if r.LimitNet {
+		if len(r.ConnectTCP) == 0 {
+			policy.Offline = true
+		}
+		for i, port := range r.ConnectTCP {
+			if i == 0 {
+				policy.ProxyPort = int(port)
+			} else if int(port) != policy.ProxyPort && !slices.Contains(policy.LoopbackPorts, int(port)) {
+				policy.LoopbackPorts = append(policy.LoopbackPorts, int(port))
+			}
+		}
+	}
+	return policy
 }

@@ -93,6 +93,8 @@ func TestSeatbeltProfileRefuses(t *testing.T) {
 		"escape character": {Write: []string{"/Users/ana/\x1b[31m"}},
 		"not utf-8":        {Write: []string{"/Users/ana/\xff"}},
 		"bad port":         {ProxyPort: 70000},
+		"bad loopback":     {ProxyPort: 8080, LoopbackPorts: []int{0}},
+		"loopback alone":   {LoopbackPorts: []int{9000}},
 	} {
 		if profile, err := SeatbeltProfile(policy); err == nil {
 			t.Errorf("%s: no error, profile:\n%s", name, profile)

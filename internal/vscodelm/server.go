@@ -122,7 +122,7 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 	cwd, _ := os.Getwd()
 	s := &Server{
 		logger: opts.Logger, bridge: bridge, cwd: cwd, idle: opts.IdleTimeout, max: opts.MaxConversations, spares: opts.Spares,
-		pool:  newPool(opts.Logger, opts.AgentTimeout, opts.AgentLog, opts.Sandbox, opts.Confine),
+		pool:  newPool(opts.Logger, opts.AgentTimeout, opts.AgentLog, opts.Sandbox, confineWithBridge(opts.Confine, bridge.Port())),
 		store: opts.Store, storeErr: opts.StoreErr, rules: opts.Rules, config: opts.Config,
 		inbox: make(chan routerMsg, 256), stopped: make(chan struct{}), quit: make(chan struct{}),
 	}
