@@ -2,8 +2,12 @@ package proc
 
 import (
 	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"strconv"
+	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -29,15 +33,50 @@ func leftovers(marker string, session int) []int {
 			pids = append(pids, pid)
 			continue
 		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil {
-			continue // gone, or not ours to read
-		}
-		if carries(env, marker) {
+		if carriesMarker(e.Name(), marker) {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
+}
+
+// carriesMarker reports whether the environment of process pid holds marker. A process
+// in the middle of execve shows an empty environment (or none) for a moment: a process
+// we may read that shows none is read again a few times, a millisecond apart, before it
+// is taken for one without the marker (a daemon caught exec'ing would escape Stop).
+func carriesMarker(pid, marker string) bool {
+	for try := 0; ; try++ {
+		env, err := os.ReadFile("/proc/" + pid + "/environ")
+		switch {
+		case err == nil && len(env) > 0:
+			return carries(env, marker)
+		case err != nil && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ESRCH) || errors.Is(err, fs.ErrPermission)):
+			return false // gone, or not ours to read
+		case try == 4 || !mayBeExecing(pid):
+			return false
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// mayBeExecing reports whether process pid, which shows no environment, can be one in the
+// middle of execve: not a kernel thread (kthreadd, 2, and its children have none) and not
+// a zombie or dead process (its memory is gone).
+func mayBeExecing(pid string) bool {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return false
+	}
+	fields := bytes.Fields(stat[i+1:])
+	if len(fields) < 2 {
+		return false
+	}
+	state, ppid := string(fields[0]), string(fields[1])
+	return pid != "2" && ppid != "2" && state != "Z" && state != "X"
 }
 
 // sessionOf is the session id of the process pid (a decimal string), 0 when it cannot be
