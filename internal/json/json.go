@@ -40,6 +40,9 @@ type (
 // escaping would make it bigger, and raw values forwarded for a peer must come out as
 // they went in.
 func Marshal(v any) ([]byte, error) {
+	if a, ok := appender(v); ok {
+		return a.AppendJSON(nil)
+	}
 	e := getEncoder()
 	defer putEncoder(e)
 	body, err := e.encode(v)
