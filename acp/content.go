@@ -65,7 +65,7 @@ func (b ContentBlock) IsZero() bool {
 		b.Resource == nil && b.Unknown == nil
 }
 
-func (b ContentBlock) MarshalJSON() ([]byte, error) { return b.AppendJSON(nil) }
+func (b ContentBlock) MarshalJSON() ([]byte, error) { return b.AppendJSON(newBuffer()) }
 
 // AppendJSON appends what MarshalJSON returns to buf: the variant's members written
 // into buf, an unknown variant compacted (as encoding/json would).

@@ -17,7 +17,9 @@ func (x *AgentAuthCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x AgentAuthCapabilities) AppendJSON(buf []byte) ([]byte, error) {
@@ -26,7 +28,7 @@ func (x AgentAuthCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AgentAuthCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -69,7 +71,7 @@ func (x *AgentCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AgentCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x AgentCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x AgentCapabilities) AppendJSON(buf []byte) ([]byte, error) {
@@ -78,7 +80,7 @@ func (x AgentCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AgentCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -111,14 +113,14 @@ func (x *Annotations) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Annotations) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x Annotations) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x Annotations) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x Annotations) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -169,14 +171,14 @@ func (x *AudioContent) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AudioContent) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x AudioContent) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x AudioContent) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AudioContent) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -223,14 +225,14 @@ func (x *AuthCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AuthCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x AuthCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x AuthCapabilities) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AuthCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -271,14 +273,14 @@ func (x *AuthMethodAgent) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AuthMethodAgent) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x AuthMethodAgent) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x AuthMethodAgent) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AuthMethodAgent) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -321,7 +323,9 @@ func (x *AuthMethodTerminal) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x AuthMethodTerminal) AppendJSON(buf []byte) ([]byte, error) {
@@ -330,7 +334,7 @@ func (x AuthMethodTerminal) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AuthMethodTerminal) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -385,7 +389,9 @@ func (x *AuthenticateRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AuthenticateRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x AuthenticateRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x AuthenticateRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -394,7 +400,7 @@ func (x AuthenticateRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AuthenticateRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -431,7 +437,9 @@ func (x *AuthenticateResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AuthenticateResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x AuthenticateResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x AuthenticateResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -440,7 +448,7 @@ func (x AuthenticateResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AuthenticateResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -475,14 +483,14 @@ func (x *AvailableCommand) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AvailableCommand) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x AvailableCommand) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x AvailableCommand) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AvailableCommand) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -527,7 +535,9 @@ func (x *AvailableCommandsUpdate) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x AvailableCommandsUpdate) AppendJSON(buf []byte) ([]byte, error) {
@@ -536,7 +546,7 @@ func (x AvailableCommandsUpdate) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AvailableCommandsUpdate) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -578,7 +588,9 @@ func (x *BlobResourceContents) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x BlobResourceContents) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x BlobResourceContents) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x BlobResourceContents) AppendJSON(buf []byte) ([]byte, error) {
@@ -587,7 +599,7 @@ func (x BlobResourceContents) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x BlobResourceContents) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -633,7 +645,7 @@ func (x *BooleanConfigOptionCapabilities) decodeMembers(b []byte, tag string) er
 }
 
 func (x BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendMembers(nil, "", "")
+	return x.appendMembers(newBuffer(), "", "")
 }
 
 // AppendJSON appends what MarshalJSON returns to buf.
@@ -643,7 +655,7 @@ func (x BooleanConfigOptionCapabilities) AppendJSON(buf []byte) ([]byte, error) 
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x BooleanConfigOptionCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -678,7 +690,9 @@ func (x *BooleanPropertySchema) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x BooleanPropertySchema) AppendJSON(buf []byte) ([]byte, error) {
@@ -687,7 +701,7 @@ func (x BooleanPropertySchema) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x BooleanPropertySchema) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -736,7 +750,9 @@ func (x *CancelNotification) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CancelNotification) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x CancelNotification) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x CancelNotification) AppendJSON(buf []byte) ([]byte, error) {
@@ -745,7 +761,7 @@ func (x CancelNotification) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CancelNotification) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -782,7 +798,9 @@ func (x *CancelRequestNotification) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CancelRequestNotification) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x CancelRequestNotification) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x CancelRequestNotification) AppendJSON(buf []byte) ([]byte, error) {
@@ -791,7 +809,7 @@ func (x CancelRequestNotification) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CancelRequestNotification) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -831,7 +849,7 @@ func (x *CancelledPermissionOutcome) decodeMembers(b []byte, tag string) error {
 }
 
 func (x CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
-	return x.appendMembers(nil, "", "")
+	return x.appendMembers(newBuffer(), "", "")
 }
 
 // AppendJSON appends what MarshalJSON returns to buf.
@@ -841,7 +859,7 @@ func (x CancelledPermissionOutcome) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CancelledPermissionOutcome) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -876,7 +894,9 @@ func (x *ClientCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ClientCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ClientCapabilities) AppendJSON(buf []byte) ([]byte, error) {
@@ -885,7 +905,7 @@ func (x ClientCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ClientCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -918,7 +938,9 @@ func (x *ClientSessionCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ClientSessionCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ClientSessionCapabilities) AppendJSON(buf []byte) ([]byte, error) {
@@ -927,7 +949,7 @@ func (x ClientSessionCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ClientSessionCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -986,7 +1008,9 @@ func (x *CloseSessionRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CloseSessionRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x CloseSessionRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x CloseSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -995,7 +1019,7 @@ func (x CloseSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CloseSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1032,7 +1056,9 @@ func (x *CloseSessionResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CloseSessionResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x CloseSessionResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x CloseSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -1041,7 +1067,7 @@ func (x CloseSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CloseSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1076,7 +1102,9 @@ func (x *CompactionCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CompactionCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x CompactionCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x CompactionCapabilities) AppendJSON(buf []byte) ([]byte, error) {
@@ -1085,7 +1113,7 @@ func (x CompactionCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CompactionCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1116,7 +1144,9 @@ func (x *CompactionSummaryChunk) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x CompactionSummaryChunk) AppendJSON(buf []byte) ([]byte, error) {
@@ -1125,7 +1155,7 @@ func (x CompactionSummaryChunk) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CompactionSummaryChunk) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1166,14 +1196,14 @@ func (x *CompactionUpdate) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CompactionUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x CompactionUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x CompactionUpdate) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CompactionUpdate) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1225,7 +1255,7 @@ func (x *CompleteElicitationNotification) decodeMembers(b []byte, tag string) er
 }
 
 func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return x.appendMembers(nil, "", "")
+	return x.appendMembers(newBuffer(), "", "")
 }
 
 // AppendJSON appends what MarshalJSON returns to buf.
@@ -1235,7 +1265,7 @@ func (x CompleteElicitationNotification) AppendJSON(buf []byte) ([]byte, error) 
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CompleteElicitationNotification) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1272,7 +1302,9 @@ func (x *ConfigOptionUpdate) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ConfigOptionUpdate) AppendJSON(buf []byte) ([]byte, error) {
@@ -1281,7 +1313,7 @@ func (x ConfigOptionUpdate) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ConfigOptionUpdate) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1326,14 +1358,14 @@ func (x *Content) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Content) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x Content) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x Content) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x Content) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1375,14 +1407,14 @@ func (x *ContentChunk) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ContentChunk) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ContentChunk) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ContentChunk) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ContentChunk) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1425,13 +1457,15 @@ func (x *Cost) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Cost) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x Cost) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x Cost) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
-func (x Cost) encodeMembers(tag, kind string) ([]byte, error) { return x.appendMembers(nil, tag, kind) }
+func (x Cost) encodeMembers(tag, kind string) ([]byte, error) {
+	return x.appendMembers(newBuffer(), tag, kind)
+}
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
 // kind if tag is not "".
@@ -1471,7 +1505,9 @@ func (x *CreateElicitationRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CreateElicitationRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x CreateElicitationRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x CreateElicitationRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -1480,7 +1516,7 @@ func (x CreateElicitationRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CreateElicitationRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1513,7 +1549,9 @@ func (x *CreateElicitationResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CreateElicitationResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x CreateElicitationResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x CreateElicitationResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -1522,7 +1560,7 @@ func (x CreateElicitationResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CreateElicitationResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1555,7 +1593,9 @@ func (x *CreateTerminalRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CreateTerminalRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x CreateTerminalRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x CreateTerminalRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -1564,7 +1604,7 @@ func (x CreateTerminalRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CreateTerminalRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1625,7 +1665,9 @@ func (x *CreateTerminalResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CreateTerminalResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x CreateTerminalResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x CreateTerminalResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -1634,7 +1676,7 @@ func (x CreateTerminalResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CreateTerminalResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1671,7 +1713,7 @@ func (x *CurrentModeUpdate) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CurrentModeUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x CurrentModeUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x CurrentModeUpdate) AppendJSON(buf []byte) ([]byte, error) {
@@ -1680,7 +1722,7 @@ func (x CurrentModeUpdate) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CurrentModeUpdate) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1717,7 +1759,9 @@ func (x *DeleteSessionRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x DeleteSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -1726,7 +1770,7 @@ func (x DeleteSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x DeleteSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1763,7 +1807,9 @@ func (x *DeleteSessionResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x DeleteSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -1772,7 +1818,7 @@ func (x DeleteSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x DeleteSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1807,13 +1853,15 @@ func (x *Diff) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Diff) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x Diff) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x Diff) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
-func (x Diff) encodeMembers(tag, kind string) ([]byte, error) { return x.appendMembers(nil, tag, kind) }
+func (x Diff) encodeMembers(tag, kind string) ([]byte, error) {
+	return x.appendMembers(newBuffer(), tag, kind)
+}
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
 // kind if tag is not "".
@@ -1857,7 +1905,9 @@ func (x *ElicitationCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ElicitationCapabilities) AppendJSON(buf []byte) ([]byte, error) {
@@ -1866,7 +1916,7 @@ func (x ElicitationCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ElicitationCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1918,7 +1968,7 @@ func (x *ElicitationFormCapabilities) decodeMembers(b []byte, tag string) error 
 }
 
 func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendMembers(nil, "", "")
+	return x.appendMembers(newBuffer(), "", "")
 }
 
 // AppendJSON appends what MarshalJSON returns to buf.
@@ -1928,7 +1978,7 @@ func (x ElicitationFormCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ElicitationFormCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -1964,7 +2014,7 @@ func (x *ElicitationURLCapabilities) decodeMembers(b []byte, tag string) error {
 }
 
 func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendMembers(nil, "", "")
+	return x.appendMembers(newBuffer(), "", "")
 }
 
 // AppendJSON appends what MarshalJSON returns to buf.
@@ -1974,7 +2024,7 @@ func (x ElicitationURLCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ElicitationURLCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2012,14 +2062,14 @@ func (x *EmbeddedResource) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x EmbeddedResource) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x EmbeddedResource) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x EmbeddedResource) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x EmbeddedResource) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2066,14 +2116,14 @@ func (x *EnumOption) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x EnumOption) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x EnumOption) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x EnumOption) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x EnumOption) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2116,14 +2166,14 @@ func (x *EnvVariable) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x EnvVariable) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x EnvVariable) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x EnvVariable) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x EnvVariable) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2162,7 +2212,9 @@ func (x *FileSystemCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x FileSystemCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x FileSystemCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x FileSystemCapabilities) AppendJSON(buf []byte) ([]byte, error) {
@@ -2171,7 +2223,7 @@ func (x FileSystemCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x FileSystemCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2218,14 +2270,14 @@ func (x *HTTPHeader) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x HTTPHeader) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x HTTPHeader) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x HTTPHeader) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x HTTPHeader) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2264,14 +2316,14 @@ func (x *ImageContent) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ImageContent) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ImageContent) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ImageContent) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ImageContent) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2322,14 +2374,14 @@ func (x *Implementation) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Implementation) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x Implementation) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x Implementation) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x Implementation) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2372,7 +2424,7 @@ func (x *InitializeRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x InitializeRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x InitializeRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x InitializeRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -2381,7 +2433,7 @@ func (x InitializeRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x InitializeRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2414,7 +2466,9 @@ func (x *InitializeResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x InitializeResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x InitializeResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x InitializeResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -2423,7 +2477,7 @@ func (x InitializeResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x InitializeResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2456,7 +2510,9 @@ func (x *IntegerPropertySchema) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x IntegerPropertySchema) AppendJSON(buf []byte) ([]byte, error) {
@@ -2465,7 +2521,7 @@ func (x IntegerPropertySchema) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x IntegerPropertySchema) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2526,7 +2582,9 @@ func (x *KillTerminalRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x KillTerminalRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x KillTerminalRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x KillTerminalRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -2535,7 +2593,7 @@ func (x KillTerminalRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x KillTerminalRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2574,7 +2632,9 @@ func (x *KillTerminalResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x KillTerminalResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x KillTerminalResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x KillTerminalResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -2583,7 +2643,7 @@ func (x KillTerminalResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x KillTerminalResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2618,7 +2678,9 @@ func (x *ListSessionsRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ListSessionsRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ListSessionsRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ListSessionsRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -2627,7 +2689,7 @@ func (x ListSessionsRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ListSessionsRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2670,7 +2732,9 @@ func (x *ListSessionsResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ListSessionsResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ListSessionsResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ListSessionsResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -2679,7 +2743,7 @@ func (x ListSessionsResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ListSessionsResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2725,7 +2789,9 @@ func (x *LoadSessionRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x LoadSessionRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x LoadSessionRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x LoadSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -2734,7 +2800,7 @@ func (x LoadSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x LoadSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2786,7 +2852,9 @@ func (x *LoadSessionResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x LoadSessionResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x LoadSessionResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x LoadSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -2795,7 +2863,7 @@ func (x LoadSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x LoadSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2852,7 +2920,9 @@ func (x *LogoutCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x LogoutCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x LogoutCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x LogoutCapabilities) AppendJSON(buf []byte) ([]byte, error) {
@@ -2861,7 +2931,7 @@ func (x LogoutCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x LogoutCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2896,14 +2966,14 @@ func (x *LogoutRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x LogoutRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x LogoutRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x LogoutRequest) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x LogoutRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2938,14 +3008,14 @@ func (x *LogoutResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x LogoutResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x LogoutResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x LogoutResponse) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x LogoutResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -2980,14 +3050,14 @@ func (x *MCPCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x MCPCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x MCPCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x MCPCapabilities) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x MCPCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3034,14 +3104,14 @@ func (x *MCPServerHTTP) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x MCPServerHTTP) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x MCPServerHTTP) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x MCPServerHTTP) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x MCPServerHTTP) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3087,14 +3157,14 @@ func (x *MCPServerSSE) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x MCPServerSSE) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x MCPServerSSE) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x MCPServerSSE) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x MCPServerSSE) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3140,14 +3210,14 @@ func (x *MCPServerStdio) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x MCPServerStdio) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x MCPServerStdio) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x MCPServerStdio) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x MCPServerStdio) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3200,14 +3270,14 @@ func (x *ModelInfo) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ModelInfo) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ModelInfo) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ModelInfo) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ModelInfo) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3253,7 +3323,9 @@ func (x *MultiSelectPropertySchema) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x MultiSelectPropertySchema) AppendJSON(buf []byte) ([]byte, error) {
@@ -3262,7 +3334,7 @@ func (x MultiSelectPropertySchema) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x MultiSelectPropertySchema) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3327,7 +3399,7 @@ func (x *NewSessionRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x NewSessionRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x NewSessionRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x NewSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -3336,7 +3408,7 @@ func (x NewSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x NewSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3386,7 +3458,9 @@ func (x *NewSessionResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x NewSessionResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x NewSessionResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x NewSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -3395,7 +3469,7 @@ func (x NewSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x NewSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3454,14 +3528,14 @@ func (x *Notice) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Notice) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x Notice) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x Notice) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x Notice) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3504,7 +3578,9 @@ func (x *NoticeCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x NoticeCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x NoticeCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x NoticeCapabilities) AppendJSON(buf []byte) ([]byte, error) {
@@ -3513,7 +3589,7 @@ func (x NoticeCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x NoticeCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3541,7 +3617,9 @@ func (x *NumberPropertySchema) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x NumberPropertySchema) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x NumberPropertySchema) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x NumberPropertySchema) AppendJSON(buf []byte) ([]byte, error) {
@@ -3550,7 +3628,7 @@ func (x NumberPropertySchema) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x NumberPropertySchema) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3611,14 +3689,14 @@ func (x *PermissionOption) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x PermissionOption) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x PermissionOption) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x PermissionOption) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x PermissionOption) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3659,13 +3737,15 @@ func (x *Plan) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Plan) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x Plan) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x Plan) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
-func (x Plan) encodeMembers(tag, kind string) ([]byte, error) { return x.appendMembers(nil, tag, kind) }
+func (x Plan) encodeMembers(tag, kind string) ([]byte, error) {
+	return x.appendMembers(newBuffer(), tag, kind)
+}
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
 // kind if tag is not "".
@@ -3706,14 +3786,14 @@ func (x *PlanEntry) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x PlanEntry) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x PlanEntry) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x PlanEntry) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x PlanEntry) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3754,7 +3834,9 @@ func (x *PromptCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x PromptCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x PromptCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x PromptCapabilities) AppendJSON(buf []byte) ([]byte, error) {
@@ -3763,7 +3845,7 @@ func (x PromptCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x PromptCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3816,14 +3898,14 @@ func (x *PromptRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x PromptRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x PromptRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x PromptRequest) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x PromptRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3867,14 +3949,14 @@ func (x *PromptResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x PromptResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x PromptResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x PromptResponse) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x PromptResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3919,7 +4001,9 @@ func (x *ReadTextFileRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ReadTextFileRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ReadTextFileRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ReadTextFileRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -3928,7 +4012,7 @@ func (x ReadTextFileRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ReadTextFileRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -3979,7 +4063,9 @@ func (x *ReadTextFileResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ReadTextFileResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ReadTextFileResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ReadTextFileResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -3988,7 +4074,7 @@ func (x ReadTextFileResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ReadTextFileResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4025,7 +4111,9 @@ func (x *ReleaseTerminalRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ReleaseTerminalRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ReleaseTerminalRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -4034,7 +4122,7 @@ func (x ReleaseTerminalRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ReleaseTerminalRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4073,7 +4161,9 @@ func (x *ReleaseTerminalResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ReleaseTerminalResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ReleaseTerminalResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -4082,7 +4172,7 @@ func (x ReleaseTerminalResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ReleaseTerminalResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4117,7 +4207,9 @@ func (x *RequestPermissionRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x RequestPermissionRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -4126,7 +4218,7 @@ func (x RequestPermissionRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x RequestPermissionRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4177,7 +4269,9 @@ func (x *RequestPermissionResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x RequestPermissionResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -4186,7 +4280,7 @@ func (x RequestPermissionResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x RequestPermissionResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4225,14 +4319,14 @@ func (x *ResourceLink) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ResourceLink) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ResourceLink) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ResourceLink) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ResourceLink) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4297,7 +4391,9 @@ func (x *ResumeSessionRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ResumeSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -4306,7 +4402,7 @@ func (x ResumeSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ResumeSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4357,7 +4453,9 @@ func (x *ResumeSessionResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ResumeSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -4366,7 +4464,7 @@ func (x ResumeSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ResumeSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4423,7 +4521,9 @@ func (x *SelectedPermissionOutcome) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SelectedPermissionOutcome) AppendJSON(buf []byte) ([]byte, error) {
@@ -4432,7 +4532,7 @@ func (x SelectedPermissionOutcome) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SelectedPermissionOutcome) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4472,7 +4572,7 @@ func (x *SessionAdditionalDirectoriesCapabilities) decodeMembers(b []byte, tag s
 }
 
 func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendMembers(nil, "", "")
+	return x.appendMembers(newBuffer(), "", "")
 }
 
 // AppendJSON appends what MarshalJSON returns to buf.
@@ -4482,7 +4582,7 @@ func (x SessionAdditionalDirectoriesCapabilities) AppendJSON(buf []byte) ([]byte
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionAdditionalDirectoriesCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4517,7 +4617,9 @@ func (x *SessionCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SessionCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SessionCapabilities) AppendJSON(buf []byte) ([]byte, error) {
@@ -4526,7 +4628,7 @@ func (x SessionCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4601,7 +4703,9 @@ func (x *SessionCloseCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionCloseCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SessionCloseCapabilities) AppendJSON(buf []byte) ([]byte, error) {
@@ -4610,7 +4714,7 @@ func (x SessionCloseCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionCloseCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4648,7 +4752,7 @@ func (x *SessionConfigOptionsCapabilities) decodeMembers(b []byte, tag string) e
 }
 
 func (x SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
-	return x.appendMembers(nil, "", "")
+	return x.appendMembers(newBuffer(), "", "")
 }
 
 // AppendJSON appends what MarshalJSON returns to buf.
@@ -4658,7 +4762,7 @@ func (x SessionConfigOptionsCapabilities) AppendJSON(buf []byte) ([]byte, error)
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionConfigOptionsCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4701,7 +4805,9 @@ func (x *SessionConfigSelectGroup) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SessionConfigSelectGroup) AppendJSON(buf []byte) ([]byte, error) {
@@ -4710,7 +4816,7 @@ func (x SessionConfigSelectGroup) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionConfigSelectGroup) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4756,7 +4862,9 @@ func (x *SessionConfigSelectOption) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SessionConfigSelectOption) AppendJSON(buf []byte) ([]byte, error) {
@@ -4765,7 +4873,7 @@ func (x SessionConfigSelectOption) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionConfigSelectOption) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4808,7 +4916,9 @@ func (x *SessionDeleteCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SessionDeleteCapabilities) AppendJSON(buf []byte) ([]byte, error) {
@@ -4817,7 +4927,7 @@ func (x SessionDeleteCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionDeleteCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4852,14 +4962,14 @@ func (x *SessionInfo) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionInfo) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SessionInfo) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SessionInfo) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionInfo) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4912,7 +5022,7 @@ func (x *SessionInfoUpdate) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SessionInfoUpdate) AppendJSON(buf []byte) ([]byte, error) {
@@ -4921,7 +5031,7 @@ func (x SessionInfoUpdate) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionInfoUpdate) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4954,7 +5064,9 @@ func (x *SessionListCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionListCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SessionListCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SessionListCapabilities) AppendJSON(buf []byte) ([]byte, error) {
@@ -4963,7 +5075,7 @@ func (x SessionListCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionListCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -4998,14 +5110,14 @@ func (x *SessionMode) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionMode) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SessionMode) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SessionMode) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionMode) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5048,14 +5160,14 @@ func (x *SessionModeState) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionModeState) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SessionModeState) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SessionModeState) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionModeState) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5099,7 +5211,7 @@ func (x *SessionModelState) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionModelState) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SessionModelState) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SessionModelState) AppendJSON(buf []byte) ([]byte, error) {
@@ -5108,7 +5220,7 @@ func (x SessionModelState) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionModelState) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5155,7 +5267,9 @@ func (x *SessionNotification) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionNotification) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SessionNotification) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SessionNotification) AppendJSON(buf []byte) ([]byte, error) {
@@ -5164,7 +5278,7 @@ func (x SessionNotification) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionNotification) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5205,7 +5319,9 @@ func (x *SessionResumeCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionResumeCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SessionResumeCapabilities) AppendJSON(buf []byte) ([]byte, error) {
@@ -5214,7 +5330,7 @@ func (x SessionResumeCapabilities) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionResumeCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5250,7 +5366,7 @@ func (x *SetSessionConfigOptionResponse) decodeMembers(b []byte, tag string) err
 }
 
 func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
-	return x.appendMembers(nil, "", "")
+	return x.appendMembers(newBuffer(), "", "")
 }
 
 // AppendJSON appends what MarshalJSON returns to buf.
@@ -5260,7 +5376,7 @@ func (x SetSessionConfigOptionResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SetSessionConfigOptionResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5302,7 +5418,9 @@ func (x *SetSessionModeRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SetSessionModeRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SetSessionModeRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SetSessionModeRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -5311,7 +5429,7 @@ func (x SetSessionModeRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SetSessionModeRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5350,7 +5468,9 @@ func (x *SetSessionModeResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SetSessionModeResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SetSessionModeResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SetSessionModeResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -5359,7 +5479,7 @@ func (x SetSessionModeResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SetSessionModeResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5394,7 +5514,9 @@ func (x *SetSessionModelRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SetSessionModelRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SetSessionModelRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SetSessionModelRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -5403,7 +5525,7 @@ func (x SetSessionModelRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SetSessionModelRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5442,7 +5564,9 @@ func (x *SetSessionModelResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SetSessionModelResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x SetSessionModelResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x SetSessionModelResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -5451,7 +5575,7 @@ func (x SetSessionModelResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SetSessionModelResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5486,7 +5610,9 @@ func (x *StringMultiSelectItems) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x StringMultiSelectItems) AppendJSON(buf []byte) ([]byte, error) {
@@ -5495,7 +5621,7 @@ func (x StringMultiSelectItems) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x StringMultiSelectItems) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5537,7 +5663,9 @@ func (x *StringPropertySchema) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x StringPropertySchema) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x StringPropertySchema) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x StringPropertySchema) AppendJSON(buf []byte) ([]byte, error) {
@@ -5546,7 +5674,7 @@ func (x StringPropertySchema) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x StringPropertySchema) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5627,14 +5755,14 @@ func (x *Terminal) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Terminal) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x Terminal) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x Terminal) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x Terminal) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5671,7 +5799,9 @@ func (x *TerminalExitStatus) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x TerminalExitStatus) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x TerminalExitStatus) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x TerminalExitStatus) AppendJSON(buf []byte) ([]byte, error) {
@@ -5680,7 +5810,7 @@ func (x TerminalExitStatus) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x TerminalExitStatus) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5725,7 +5855,9 @@ func (x *TerminalOutputRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x TerminalOutputRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x TerminalOutputRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x TerminalOutputRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -5734,7 +5866,7 @@ func (x TerminalOutputRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x TerminalOutputRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5773,7 +5905,9 @@ func (x *TerminalOutputResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x TerminalOutputResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x TerminalOutputResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x TerminalOutputResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -5782,7 +5916,7 @@ func (x TerminalOutputResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x TerminalOutputResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5831,14 +5965,14 @@ func (x *TextContent) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x TextContent) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x TextContent) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x TextContent) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x TextContent) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5883,7 +6017,9 @@ func (x *TextResourceContents) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x TextResourceContents) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x TextResourceContents) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x TextResourceContents) AppendJSON(buf []byte) ([]byte, error) {
@@ -5892,7 +6028,7 @@ func (x TextResourceContents) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x TextResourceContents) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5935,7 +6071,9 @@ func (x *TitledMultiSelectItems) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x TitledMultiSelectItems) AppendJSON(buf []byte) ([]byte, error) {
@@ -5944,7 +6082,7 @@ func (x TitledMultiSelectItems) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x TitledMultiSelectItems) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -5986,14 +6124,14 @@ func (x *ToolCall) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ToolCall) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ToolCall) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ToolCall) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ToolCall) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -6068,14 +6206,14 @@ func (x *ToolCallLocation) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ToolCallLocation) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ToolCallLocation) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ToolCallLocation) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ToolCallLocation) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -6118,14 +6256,14 @@ func (x *ToolCallUpdate) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ToolCallUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x ToolCallUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x ToolCallUpdate) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ToolCallUpdate) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -6202,7 +6340,9 @@ func (x *UnstructuredCommandInput) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x UnstructuredCommandInput) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x UnstructuredCommandInput) AppendJSON(buf []byte) ([]byte, error) {
@@ -6211,7 +6351,7 @@ func (x UnstructuredCommandInput) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x UnstructuredCommandInput) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -6248,14 +6388,14 @@ func (x *Usage) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Usage) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x Usage) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x Usage) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x Usage) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -6320,14 +6460,14 @@ func (x *UsageUpdate) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x UsageUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x UsageUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x UsageUpdate) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x UsageUpdate) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -6379,7 +6519,7 @@ func (x *WaitForTerminalExitRequest) decodeMembers(b []byte, tag string) error {
 }
 
 func (x WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
-	return x.appendMembers(nil, "", "")
+	return x.appendMembers(newBuffer(), "", "")
 }
 
 // AppendJSON appends what MarshalJSON returns to buf.
@@ -6389,7 +6529,7 @@ func (x WaitForTerminalExitRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x WaitForTerminalExitRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -6429,7 +6569,7 @@ func (x *WaitForTerminalExitResponse) decodeMembers(b []byte, tag string) error 
 }
 
 func (x WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
-	return x.appendMembers(nil, "", "")
+	return x.appendMembers(newBuffer(), "", "")
 }
 
 // AppendJSON appends what MarshalJSON returns to buf.
@@ -6439,7 +6579,7 @@ func (x WaitForTerminalExitResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x WaitForTerminalExitResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -6484,7 +6624,9 @@ func (x *WriteTextFileRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x WriteTextFileRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x WriteTextFileRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x WriteTextFileRequest) AppendJSON(buf []byte) ([]byte, error) {
@@ -6493,7 +6635,7 @@ func (x WriteTextFileRequest) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x WriteTextFileRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
@@ -6534,7 +6676,9 @@ func (x *WriteTextFileResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x WriteTextFileResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x WriteTextFileResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x WriteTextFileResponse) AppendJSON(buf []byte) ([]byte, error) {
@@ -6543,7 +6687,7 @@ func (x WriteTextFileResponse) AppendJSON(buf []byte) ([]byte, error) {
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x WriteTextFileResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	return x.appendMembers(nil, tag, kind)
+	return x.appendMembers(newBuffer(), tag, kind)
 }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to

@@ -87,7 +87,7 @@ func (u SessionUpdate) IsZero() bool {
 		u.Unknown == nil
 }
 
-func (u SessionUpdate) MarshalJSON() ([]byte, error) { return u.AppendJSON(nil) }
+func (u SessionUpdate) MarshalJSON() ([]byte, error) { return u.AppendJSON(newBuffer()) }
 
 // AppendJSON appends what MarshalJSON returns to buf: the variant's members written
 // into buf, an unknown variant compacted (as encoding/json would).

@@ -41,7 +41,9 @@ type (
 // they went in.
 func Marshal(v any) ([]byte, error) {
 	if a, ok := appender(v); ok {
-		return a.AppendJSON(nil)
+		// Room for a typical protocol message (a streamed chunk's notification is about
+		// 200 bytes): appending from nothing would allocate at every doubling.
+		return a.AppendJSON(make([]byte, 0, 256))
 	}
 	e := getEncoder()
 	defer putEncoder(e)

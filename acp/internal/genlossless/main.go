@@ -158,13 +158,13 @@ func (x *%[1]s) decodeMembers(b []byte, tag string) error {
 
 func writeEncode(buf *bytes.Buffer, t *typeInfo, types map[string]*typeInfo) {
 	fmt.Fprintf(buf, `
-func (x %[1]s) MarshalJSON() ([]byte, error) { return x.appendMembers(nil, "", "") }
+func (x %[1]s) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
 
 // AppendJSON appends what MarshalJSON returns to buf.
 func (x %[1]s) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
-func (x %[1]s) encodeMembers(tag, kind string) ([]byte, error) { return x.appendMembers(nil, tag, kind) }
+func (x %[1]s) encodeMembers(tag, kind string) ([]byte, error) { return x.appendMembers(newBuffer(), tag, kind) }
 
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
 // kind if tag is not "".
