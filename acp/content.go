@@ -65,20 +65,24 @@ func (b ContentBlock) IsZero() bool {
 		b.Resource == nil && b.Unknown == nil
 }
 
-func (b ContentBlock) MarshalJSON() ([]byte, error) {
+func (b ContentBlock) MarshalJSON() ([]byte, error) { return b.AppendJSON(newBuffer()) }
+
+// AppendJSON appends what MarshalJSON returns to buf: the variant's members written
+// into buf, an unknown variant compacted (as encoding/json would).
+func (b ContentBlock) AppendJSON(buf []byte) ([]byte, error) {
 	switch {
 	case b.Text != nil:
-		return b.Text.encodeMembers("type", "text")
+		return b.Text.appendMembers(buf, "type", "text")
 	case b.Image != nil:
-		return b.Image.encodeMembers("type", "image")
+		return b.Image.appendMembers(buf, "type", "image")
 	case b.Audio != nil:
-		return b.Audio.encodeMembers("type", "audio")
+		return b.Audio.appendMembers(buf, "type", "audio")
 	case b.ResourceLink != nil:
-		return b.ResourceLink.encodeMembers("type", "resource_link")
+		return b.ResourceLink.appendMembers(buf, "type", "resource_link")
 	case b.Resource != nil:
-		return b.Resource.encodeMembers("type", "resource")
+		return b.Resource.appendMembers(buf, "type", "resource")
 	case b.Unknown != nil:
-		return b.Unknown, nil
+		return json.AppendCompact(buf, b.Unknown)
 	}
 	return nil, errEmptyUnion("ContentBlock")
 }

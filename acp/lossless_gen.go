@@ -17,15 +17,45 @@ func (x *AgentAuthCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x AgentAuthCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x AgentAuthCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AgentAuthCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain AgentAuthCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x AgentAuthCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Logout == nil) {
+		buf = json.AppendName(buf, start, "logout")
+		if x.Logout == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Logout.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *AgentCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -41,15 +71,33 @@ func (x *AgentCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AgentCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x AgentCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x AgentCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AgentCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x AgentCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	type plain AgentCapabilities
+	var b []byte
+	var err error
 	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+		b, err = json.MarshalObject(plain(x), json.Extra(x.Extra))
+	} else {
+		b, err = json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, b...), nil
 }
 
 func (x *Annotations) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -65,15 +113,49 @@ func (x *Annotations) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Annotations) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x Annotations) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x Annotations) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x Annotations) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain Annotations
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x Annotations) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Audience == nil) {
+		buf = json.AppendName(buf, start, "audience")
+		if buf, err = json.AppendMarshal(buf, x.Audience); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.LastModified == "") {
+		buf = json.AppendName(buf, start, "lastModified")
+		buf = json.AppendString(buf, string(x.LastModified))
+	}
+	if !(x.Priority == nil) {
+		buf = json.AppendName(buf, start, "priority")
+		if buf, err = json.AppendMarshal(buf, x.Priority); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *AudioContent) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -89,15 +171,45 @@ func (x *AudioContent) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AudioContent) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x AudioContent) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x AudioContent) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AudioContent) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain AudioContent
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x AudioContent) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "data")
+	buf = json.AppendString(buf, string(x.Data))
+	buf = json.AppendName(buf, start, "mimeType")
+	buf = json.AppendString(buf, string(x.MIMEType))
+	if !(x.Annotations == nil) {
+		buf = json.AppendName(buf, start, "annotations")
+		if x.Annotations == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Annotations.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *AuthCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -113,15 +225,39 @@ func (x *AuthCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AuthCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x AuthCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x AuthCapabilities) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AuthCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain AuthCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x AuthCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(!x.Terminal) {
+		buf = json.AppendName(buf, start, "terminal")
+		if buf, err = json.AppendMarshal(buf, x.Terminal); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *AuthMethodAgent) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -137,15 +273,41 @@ func (x *AuthMethodAgent) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AuthMethodAgent) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x AuthMethodAgent) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x AuthMethodAgent) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AuthMethodAgent) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain AuthMethodAgent
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x AuthMethodAgent) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "id")
+	buf = json.AppendString(buf, string(x.ID))
+	buf = json.AppendName(buf, start, "name")
+	buf = json.AppendString(buf, string(x.Name))
+	if !(x.Description == "") {
+		buf = json.AppendName(buf, start, "description")
+		buf = json.AppendString(buf, string(x.Description))
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *AuthMethodTerminal) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -161,15 +323,57 @@ func (x *AuthMethodTerminal) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x AuthMethodTerminal) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x AuthMethodTerminal) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AuthMethodTerminal) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain AuthMethodTerminal
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x AuthMethodTerminal) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "id")
+	buf = json.AppendString(buf, string(x.ID))
+	buf = json.AppendName(buf, start, "name")
+	buf = json.AppendString(buf, string(x.Name))
+	if !(x.Description == "") {
+		buf = json.AppendName(buf, start, "description")
+		buf = json.AppendString(buf, string(x.Description))
+	}
+	if !(x.Args == nil) {
+		buf = json.AppendName(buf, start, "args")
+		if buf, err = json.AppendMarshal(buf, x.Args); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Env == nil) {
+		buf = json.AppendName(buf, start, "env")
+		if buf, err = json.AppendMarshal(buf, x.Env); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *AuthenticateRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -185,15 +389,39 @@ func (x *AuthenticateRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AuthenticateRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x AuthenticateRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x AuthenticateRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AuthenticateRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain AuthenticateRequest
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x AuthenticateRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "methodId")
+	buf = json.AppendString(buf, string(x.MethodID))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *AuthenticateResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -209,15 +437,37 @@ func (x *AuthenticateResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AuthenticateResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x AuthenticateResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x AuthenticateResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AuthenticateResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain AuthenticateResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x AuthenticateResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *AvailableCommand) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -233,15 +483,43 @@ func (x *AvailableCommand) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AvailableCommand) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x AvailableCommand) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x AvailableCommand) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AvailableCommand) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain AvailableCommand
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x AvailableCommand) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "name")
+	buf = json.AppendString(buf, string(x.Name))
+	buf = json.AppendName(buf, start, "description")
+	buf = json.AppendString(buf, string(x.Description))
+	if !(x.Input == nil) {
+		buf = json.AppendName(buf, start, "input")
+		if buf, err = json.AppendMarshal(buf, x.Input); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *AvailableCommandsUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -257,18 +535,44 @@ func (x *AvailableCommandsUpdate) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x AvailableCommandsUpdate) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x AvailableCommandsUpdate) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain AvailableCommandsUpdate
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x AvailableCommandsUpdate) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.AvailableCommands == nil {
 		x.AvailableCommands = []AvailableCommand{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "availableCommands")
+	if buf, err = json.AppendMarshal(buf, x.AvailableCommands); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *BlobResourceContents) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -284,15 +588,45 @@ func (x *BlobResourceContents) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x BlobResourceContents) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x BlobResourceContents) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x BlobResourceContents) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x BlobResourceContents) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain BlobResourceContents
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x BlobResourceContents) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "uri")
+	buf = json.AppendString(buf, string(x.URI))
+	buf = json.AppendName(buf, start, "blob")
+	buf = json.AppendString(buf, string(x.Blob))
+	if !(x.MIMEType == "") {
+		buf = json.AppendName(buf, start, "mimeType")
+		buf = json.AppendString(buf, string(x.MIMEType))
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *BooleanConfigOptionCapabilities) UnmarshalJSON(b []byte) error {
@@ -311,16 +645,36 @@ func (x *BooleanConfigOptionCapabilities) decodeMembers(b []byte, tag string) er
 }
 
 func (x BooleanConfigOptionCapabilities) MarshalJSON() ([]byte, error) {
-	return x.encodeMembers("", "")
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x BooleanConfigOptionCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
 }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x BooleanConfigOptionCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain BooleanConfigOptionCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x BooleanConfigOptionCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *BooleanPropertySchema) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -336,15 +690,51 @@ func (x *BooleanPropertySchema) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x BooleanPropertySchema) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x BooleanPropertySchema) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x BooleanPropertySchema) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain BooleanPropertySchema
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x BooleanPropertySchema) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Title == "") {
+		buf = json.AppendName(buf, start, "title")
+		buf = json.AppendString(buf, string(x.Title))
+	}
+	if !(x.Description == "") {
+		buf = json.AppendName(buf, start, "description")
+		buf = json.AppendString(buf, string(x.Description))
+	}
+	if !(x.Default == nil) {
+		buf = json.AppendName(buf, start, "default")
+		if buf, err = json.AppendMarshal(buf, x.Default); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *CancelNotification) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -360,15 +750,39 @@ func (x *CancelNotification) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CancelNotification) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x CancelNotification) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x CancelNotification) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CancelNotification) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain CancelNotification
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x CancelNotification) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *CancelRequestNotification) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -384,15 +798,41 @@ func (x *CancelRequestNotification) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CancelRequestNotification) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x CancelRequestNotification) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x CancelRequestNotification) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CancelRequestNotification) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain CancelRequestNotification
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x CancelRequestNotification) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "requestId")
+	if buf, err = json.AppendMarshal(buf, x.RequestID); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *CancelledPermissionOutcome) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -408,15 +848,37 @@ func (x *CancelledPermissionOutcome) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CancelledPermissionOutcome) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x CancelledPermissionOutcome) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x CancelledPermissionOutcome) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CancelledPermissionOutcome) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain CancelledPermissionOutcome
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x CancelledPermissionOutcome) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ClientCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -432,15 +894,35 @@ func (x *ClientCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ClientCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ClientCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ClientCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ClientCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ClientCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	type plain ClientCapabilities
+	var b []byte
+	var err error
 	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+		b, err = json.MarshalObject(plain(x), json.Extra(x.Extra))
+	} else {
+		b, err = json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, b...), nil
 }
 
 func (x *ClientSessionCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -456,15 +938,61 @@ func (x *ClientSessionCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ClientSessionCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ClientSessionCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ClientSessionCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ClientSessionCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ClientSessionCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ClientSessionCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.ConfigOptions == nil) {
+		buf = json.AppendName(buf, start, "configOptions")
+		if x.ConfigOptions == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.ConfigOptions.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Notices == nil) {
+		buf = json.AppendName(buf, start, "notices")
+		if x.Notices == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Notices.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Compaction == nil) {
+		buf = json.AppendName(buf, start, "compaction")
+		if x.Compaction == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Compaction.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *CloseSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -480,15 +1008,39 @@ func (x *CloseSessionRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CloseSessionRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x CloseSessionRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x CloseSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CloseSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain CloseSessionRequest
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x CloseSessionRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *CloseSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -504,15 +1056,37 @@ func (x *CloseSessionResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CloseSessionResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x CloseSessionResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x CloseSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CloseSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain CloseSessionResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x CloseSessionResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *CompactionCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -528,15 +1102,30 @@ func (x *CompactionCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CompactionCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x CompactionCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x CompactionCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CompactionCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain CompactionCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x CompactionCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *CompactionSummaryChunk) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -555,15 +1144,43 @@ func (x *CompactionSummaryChunk) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x CompactionSummaryChunk) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x CompactionSummaryChunk) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CompactionSummaryChunk) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain CompactionSummaryChunk
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x CompactionSummaryChunk) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "compactionId")
+	buf = json.AppendString(buf, string(x.CompactionID))
+	buf = json.AppendName(buf, start, "content")
+	if buf, err = x.Content.AppendJSON(buf); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *CompactionUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -579,15 +1196,47 @@ func (x *CompactionUpdate) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CompactionUpdate) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x CompactionUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x CompactionUpdate) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CompactionUpdate) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain CompactionUpdate
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x CompactionUpdate) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "compactionId")
+	buf = json.AppendString(buf, string(x.CompactionID))
+	buf = json.AppendName(buf, start, "status")
+	buf = json.AppendString(buf, string(x.Status))
+	if !(x.Summary == nil) {
+		buf = json.AppendName(buf, start, "summary")
+		if buf, err = json.AppendMarshal(buf, x.Summary); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Error == "") {
+		buf = json.AppendName(buf, start, "error")
+		buf = json.AppendString(buf, string(x.Error))
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *CompleteElicitationNotification) UnmarshalJSON(b []byte) error {
@@ -606,16 +1255,38 @@ func (x *CompleteElicitationNotification) decodeMembers(b []byte, tag string) er
 }
 
 func (x CompleteElicitationNotification) MarshalJSON() ([]byte, error) {
-	return x.encodeMembers("", "")
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x CompleteElicitationNotification) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
 }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CompleteElicitationNotification) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain CompleteElicitationNotification
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x CompleteElicitationNotification) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "elicitationId")
+	buf = json.AppendString(buf, string(x.ElicitationID))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ConfigOptionUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -631,18 +1302,44 @@ func (x *ConfigOptionUpdate) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ConfigOptionUpdate) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ConfigOptionUpdate) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ConfigOptionUpdate
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ConfigOptionUpdate) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.ConfigOptions == nil {
 		x.ConfigOptions = []SessionConfigOption{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "configOptions")
+	if buf, err = json.AppendMarshal(buf, x.ConfigOptions); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *Content) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -661,15 +1358,37 @@ func (x *Content) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Content) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x Content) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x Content) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x Content) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain Content
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x Content) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "content")
+	if buf, err = x.Content.AppendJSON(buf); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ContentChunk) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -688,15 +1407,41 @@ func (x *ContentChunk) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ContentChunk) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ContentChunk) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ContentChunk) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ContentChunk) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ContentChunk
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ContentChunk) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "content")
+	if buf, err = x.Content.AppendJSON(buf); err != nil {
+		return nil, err
+	}
+	if !(x.MessageID == "") {
+		buf = json.AppendName(buf, start, "messageId")
+		buf = json.AppendString(buf, string(x.MessageID))
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *Cost) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -712,15 +1457,39 @@ func (x *Cost) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Cost) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x Cost) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x Cost) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x Cost) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain Cost
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x Cost) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "amount")
+	if buf, err = json.AppendMarshal(buf, x.Amount); err != nil {
+		return nil, err
+	}
+	buf = json.AppendName(buf, start, "currency")
+	buf = json.AppendString(buf, string(x.Currency))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *CreateElicitationRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -736,15 +1505,35 @@ func (x *CreateElicitationRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CreateElicitationRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x CreateElicitationRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x CreateElicitationRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CreateElicitationRequest) encodeMembers(tag, kind string) ([]byte, error) {
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x CreateElicitationRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	type plain CreateElicitationRequest
+	var b []byte
+	var err error
 	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+		b, err = json.MarshalObject(plain(x), json.Extra(x.Extra))
+	} else {
+		b, err = json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, b...), nil
 }
 
 func (x *CreateElicitationResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -760,15 +1549,35 @@ func (x *CreateElicitationResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CreateElicitationResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x CreateElicitationResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x CreateElicitationResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CreateElicitationResponse) encodeMembers(tag, kind string) ([]byte, error) {
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x CreateElicitationResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	type plain CreateElicitationResponse
+	var b []byte
+	var err error
 	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+		b, err = json.MarshalObject(plain(x), json.Extra(x.Extra))
+	} else {
+		b, err = json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, b...), nil
 }
 
 func (x *CreateTerminalRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -784,15 +1593,63 @@ func (x *CreateTerminalRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CreateTerminalRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x CreateTerminalRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x CreateTerminalRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CreateTerminalRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain CreateTerminalRequest
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x CreateTerminalRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "command")
+	buf = json.AppendString(buf, string(x.Command))
+	if !(x.Args == nil) {
+		buf = json.AppendName(buf, start, "args")
+		if buf, err = json.AppendMarshal(buf, x.Args); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Env == nil) {
+		buf = json.AppendName(buf, start, "env")
+		if buf, err = json.AppendMarshal(buf, x.Env); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Cwd == "") {
+		buf = json.AppendName(buf, start, "cwd")
+		buf = json.AppendString(buf, string(x.Cwd))
+	}
+	if !(x.OutputByteLimit == nil) {
+		buf = json.AppendName(buf, start, "outputByteLimit")
+		if buf, err = json.AppendMarshal(buf, x.OutputByteLimit); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *CreateTerminalResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -808,15 +1665,39 @@ func (x *CreateTerminalResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CreateTerminalResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x CreateTerminalResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x CreateTerminalResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CreateTerminalResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain CreateTerminalResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x CreateTerminalResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "terminalId")
+	buf = json.AppendString(buf, string(x.TerminalID))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *CurrentModeUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -832,15 +1713,37 @@ func (x *CurrentModeUpdate) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x CurrentModeUpdate) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x CurrentModeUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x CurrentModeUpdate) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x CurrentModeUpdate) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain CurrentModeUpdate
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x CurrentModeUpdate) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "currentModeId")
+	buf = json.AppendString(buf, string(x.CurrentModeID))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *DeleteSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -856,15 +1759,39 @@ func (x *DeleteSessionRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x DeleteSessionRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x DeleteSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x DeleteSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain DeleteSessionRequest
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x DeleteSessionRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *DeleteSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -880,15 +1807,37 @@ func (x *DeleteSessionResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x DeleteSessionResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x DeleteSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x DeleteSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain DeleteSessionResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x DeleteSessionResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *Diff) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -904,15 +1853,43 @@ func (x *Diff) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Diff) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x Diff) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x Diff) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x Diff) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain Diff
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x Diff) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "path")
+	buf = json.AppendString(buf, string(x.Path))
+	if !(x.OldText == nil) {
+		buf = json.AppendName(buf, start, "oldText")
+		if buf, err = json.AppendMarshal(buf, x.OldText); err != nil {
+			return nil, err
+		}
+	}
+	buf = json.AppendName(buf, start, "newText")
+	buf = json.AppendString(buf, string(x.NewText))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ElicitationCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -928,15 +1905,53 @@ func (x *ElicitationCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ElicitationCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ElicitationCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ElicitationCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ElicitationCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ElicitationCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Form == nil) {
+		buf = json.AppendName(buf, start, "form")
+		if x.Form == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Form.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.URL == nil) {
+		buf = json.AppendName(buf, start, "url")
+		if x.URL == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.URL.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ElicitationFormCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -952,15 +1967,37 @@ func (x *ElicitationFormCapabilities) decodeMembers(b []byte, tag string) error 
 	return nil
 }
 
-func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ElicitationFormCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ElicitationFormCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ElicitationFormCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ElicitationFormCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ElicitationFormCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ElicitationURLCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -976,15 +2013,37 @@ func (x *ElicitationURLCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ElicitationURLCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ElicitationURLCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ElicitationURLCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ElicitationURLCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ElicitationURLCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *EmbeddedResource) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1003,15 +2062,45 @@ func (x *EmbeddedResource) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x EmbeddedResource) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x EmbeddedResource) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x EmbeddedResource) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x EmbeddedResource) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain EmbeddedResource
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x EmbeddedResource) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "resource")
+	if buf, err = json.AppendMarshal(buf, x.Resource); err != nil {
+		return nil, err
+	}
+	if !(x.Annotations == nil) {
+		buf = json.AppendName(buf, start, "annotations")
+		if x.Annotations == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Annotations.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *EnumOption) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1027,15 +2116,41 @@ func (x *EnumOption) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x EnumOption) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x EnumOption) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x EnumOption) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x EnumOption) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain EnumOption
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x EnumOption) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "const")
+	buf = json.AppendString(buf, string(x.Const))
+	buf = json.AppendName(buf, start, "title")
+	buf = json.AppendString(buf, string(x.Title))
+	if !(x.Description == "") {
+		buf = json.AppendName(buf, start, "description")
+		buf = json.AppendString(buf, string(x.Description))
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *EnvVariable) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1051,15 +2166,37 @@ func (x *EnvVariable) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x EnvVariable) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x EnvVariable) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x EnvVariable) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x EnvVariable) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain EnvVariable
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x EnvVariable) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "name")
+	buf = json.AppendString(buf, string(x.Name))
+	buf = json.AppendName(buf, start, "value")
+	buf = json.AppendString(buf, string(x.Value))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *FileSystemCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1075,15 +2212,49 @@ func (x *FileSystemCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x FileSystemCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x FileSystemCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x FileSystemCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x FileSystemCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain FileSystemCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x FileSystemCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(!x.ReadTextFile) {
+		buf = json.AppendName(buf, start, "readTextFile")
+		if buf, err = json.AppendMarshal(buf, x.ReadTextFile); err != nil {
+			return nil, err
+		}
+	}
+	if !(!x.WriteTextFile) {
+		buf = json.AppendName(buf, start, "writeTextFile")
+		if buf, err = json.AppendMarshal(buf, x.WriteTextFile); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *HTTPHeader) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1099,15 +2270,37 @@ func (x *HTTPHeader) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x HTTPHeader) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x HTTPHeader) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x HTTPHeader) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x HTTPHeader) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain HTTPHeader
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x HTTPHeader) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "name")
+	buf = json.AppendString(buf, string(x.Name))
+	buf = json.AppendName(buf, start, "value")
+	buf = json.AppendString(buf, string(x.Value))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ImageContent) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1123,15 +2316,49 @@ func (x *ImageContent) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ImageContent) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ImageContent) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ImageContent) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ImageContent) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ImageContent
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ImageContent) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "data")
+	buf = json.AppendString(buf, string(x.Data))
+	buf = json.AppendName(buf, start, "mimeType")
+	buf = json.AppendString(buf, string(x.MIMEType))
+	if !(x.URI == "") {
+		buf = json.AppendName(buf, start, "uri")
+		buf = json.AppendString(buf, string(x.URI))
+	}
+	if !(x.Annotations == nil) {
+		buf = json.AppendName(buf, start, "annotations")
+		if x.Annotations == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Annotations.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *Implementation) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1147,15 +2374,41 @@ func (x *Implementation) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Implementation) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x Implementation) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x Implementation) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x Implementation) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain Implementation
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x Implementation) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "name")
+	buf = json.AppendString(buf, string(x.Name))
+	if !(x.Title == "") {
+		buf = json.AppendName(buf, start, "title")
+		buf = json.AppendString(buf, string(x.Title))
+	}
+	buf = json.AppendName(buf, start, "version")
+	buf = json.AppendString(buf, string(x.Version))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *InitializeRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1171,15 +2424,33 @@ func (x *InitializeRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x InitializeRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x InitializeRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x InitializeRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x InitializeRequest) encodeMembers(tag, kind string) ([]byte, error) {
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x InitializeRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	type plain InitializeRequest
+	var b []byte
+	var err error
 	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+		b, err = json.MarshalObject(plain(x), json.Extra(x.Extra))
+	} else {
+		b, err = json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, b...), nil
 }
 
 func (x *InitializeResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1195,15 +2466,35 @@ func (x *InitializeResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x InitializeResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x InitializeResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x InitializeResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x InitializeResponse) encodeMembers(tag, kind string) ([]byte, error) {
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x InitializeResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	type plain InitializeResponse
+	var b []byte
+	var err error
 	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+		b, err = json.MarshalObject(plain(x), json.Extra(x.Extra))
+	} else {
+		b, err = json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, b...), nil
 }
 
 func (x *IntegerPropertySchema) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1219,15 +2510,63 @@ func (x *IntegerPropertySchema) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x IntegerPropertySchema) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x IntegerPropertySchema) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x IntegerPropertySchema) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain IntegerPropertySchema
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x IntegerPropertySchema) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Title == "") {
+		buf = json.AppendName(buf, start, "title")
+		buf = json.AppendString(buf, string(x.Title))
+	}
+	if !(x.Description == "") {
+		buf = json.AppendName(buf, start, "description")
+		buf = json.AppendString(buf, string(x.Description))
+	}
+	if !(x.Minimum == nil) {
+		buf = json.AppendName(buf, start, "minimum")
+		if buf, err = json.AppendMarshal(buf, x.Minimum); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Maximum == nil) {
+		buf = json.AppendName(buf, start, "maximum")
+		if buf, err = json.AppendMarshal(buf, x.Maximum); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Default == nil) {
+		buf = json.AppendName(buf, start, "default")
+		if buf, err = json.AppendMarshal(buf, x.Default); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *KillTerminalRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1243,15 +2582,41 @@ func (x *KillTerminalRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x KillTerminalRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x KillTerminalRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x KillTerminalRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x KillTerminalRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain KillTerminalRequest
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x KillTerminalRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "terminalId")
+	buf = json.AppendString(buf, string(x.TerminalID))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *KillTerminalResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1267,15 +2632,37 @@ func (x *KillTerminalResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x KillTerminalResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x KillTerminalResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x KillTerminalResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x KillTerminalResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain KillTerminalResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x KillTerminalResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ListSessionsRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1291,15 +2678,45 @@ func (x *ListSessionsRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ListSessionsRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ListSessionsRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ListSessionsRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ListSessionsRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ListSessionsRequest
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ListSessionsRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Cwd == "") {
+		buf = json.AppendName(buf, start, "cwd")
+		buf = json.AppendString(buf, string(x.Cwd))
+	}
+	if !(x.Cursor == "") {
+		buf = json.AppendName(buf, start, "cursor")
+		buf = json.AppendString(buf, string(x.Cursor))
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ListSessionsResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1315,18 +2732,48 @@ func (x *ListSessionsResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ListSessionsResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ListSessionsResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ListSessionsResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ListSessionsResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ListSessionsResponse
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ListSessionsResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.Sessions == nil {
 		x.Sessions = []SessionInfo{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessions")
+	if buf, err = json.AppendMarshal(buf, x.Sessions); err != nil {
+		return nil, err
+	}
+	if !(x.NextCursor == "") {
+		buf = json.AppendName(buf, start, "nextCursor")
+		buf = json.AppendString(buf, string(x.NextCursor))
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *LoadSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1342,18 +2789,54 @@ func (x *LoadSessionRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x LoadSessionRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x LoadSessionRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x LoadSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x LoadSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain LoadSessionRequest
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x LoadSessionRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.MCPServers == nil {
 		x.MCPServers = []MCPServer{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "cwd")
+	buf = json.AppendString(buf, string(x.Cwd))
+	if !(x.AdditionalDirectories == nil) {
+		buf = json.AppendName(buf, start, "additionalDirectories")
+		if buf, err = json.AppendMarshal(buf, x.AdditionalDirectories); err != nil {
+			return nil, err
+		}
+	}
+	buf = json.AppendName(buf, start, "mcpServers")
+	if buf, err = json.AppendMarshal(buf, x.MCPServers); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *LoadSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1369,15 +2852,59 @@ func (x *LoadSessionResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x LoadSessionResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x LoadSessionResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x LoadSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x LoadSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain LoadSessionResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x LoadSessionResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Modes == nil) {
+		buf = json.AppendName(buf, start, "modes")
+		if x.Modes == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Modes.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.ConfigOptions == nil) {
+		buf = json.AppendName(buf, start, "configOptions")
+		if buf, err = json.AppendMarshal(buf, x.ConfigOptions); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Models == nil) {
+		buf = json.AppendName(buf, start, "models")
+		if x.Models == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Models.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *LogoutCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1393,15 +2920,37 @@ func (x *LogoutCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x LogoutCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x LogoutCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x LogoutCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x LogoutCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain LogoutCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x LogoutCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *LogoutRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1417,15 +2966,33 @@ func (x *LogoutRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x LogoutRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x LogoutRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x LogoutRequest) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x LogoutRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain LogoutRequest
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x LogoutRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *LogoutResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1441,15 +3008,33 @@ func (x *LogoutResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x LogoutResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x LogoutResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x LogoutResponse) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x LogoutResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain LogoutResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x LogoutResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *MCPCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1465,15 +3050,45 @@ func (x *MCPCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x MCPCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x MCPCapabilities) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x MCPCapabilities) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x MCPCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain MCPCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x MCPCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(!x.HTTP) {
+		buf = json.AppendName(buf, start, "http")
+		if buf, err = json.AppendMarshal(buf, x.HTTP); err != nil {
+			return nil, err
+		}
+	}
+	if !(!x.SSE) {
+		buf = json.AppendName(buf, start, "sse")
+		if buf, err = json.AppendMarshal(buf, x.SSE); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *MCPServerHTTP) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1489,18 +3104,44 @@ func (x *MCPServerHTTP) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x MCPServerHTTP) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x MCPServerHTTP) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x MCPServerHTTP) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x MCPServerHTTP) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain MCPServerHTTP
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x MCPServerHTTP) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.Headers == nil {
 		x.Headers = []HTTPHeader{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "name")
+	buf = json.AppendString(buf, string(x.Name))
+	buf = json.AppendName(buf, start, "url")
+	buf = json.AppendString(buf, string(x.URL))
+	buf = json.AppendName(buf, start, "headers")
+	if buf, err = json.AppendMarshal(buf, x.Headers); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *MCPServerSSE) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1516,18 +3157,44 @@ func (x *MCPServerSSE) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x MCPServerSSE) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x MCPServerSSE) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x MCPServerSSE) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x MCPServerSSE) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain MCPServerSSE
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x MCPServerSSE) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.Headers == nil {
 		x.Headers = []HTTPHeader{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "name")
+	buf = json.AppendString(buf, string(x.Name))
+	buf = json.AppendName(buf, start, "url")
+	buf = json.AppendString(buf, string(x.URL))
+	buf = json.AppendName(buf, start, "headers")
+	if buf, err = json.AppendMarshal(buf, x.Headers); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *MCPServerStdio) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1543,21 +3210,51 @@ func (x *MCPServerStdio) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x MCPServerStdio) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x MCPServerStdio) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x MCPServerStdio) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x MCPServerStdio) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain MCPServerStdio
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x MCPServerStdio) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.Args == nil {
 		x.Args = []string{}
 	}
 	if x.Env == nil {
 		x.Env = []EnvVariable{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "name")
+	buf = json.AppendString(buf, string(x.Name))
+	buf = json.AppendName(buf, start, "command")
+	buf = json.AppendString(buf, string(x.Command))
+	buf = json.AppendName(buf, start, "args")
+	if buf, err = json.AppendMarshal(buf, x.Args); err != nil {
+		return nil, err
+	}
+	buf = json.AppendName(buf, start, "env")
+	if buf, err = json.AppendMarshal(buf, x.Env); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ModelInfo) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1573,15 +3270,41 @@ func (x *ModelInfo) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ModelInfo) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ModelInfo) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ModelInfo) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ModelInfo) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ModelInfo
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ModelInfo) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "modelId")
+	buf = json.AppendString(buf, string(x.ModelID))
+	buf = json.AppendName(buf, start, "name")
+	buf = json.AppendString(buf, string(x.Name))
+	if !(x.Description == "") {
+		buf = json.AppendName(buf, start, "description")
+		buf = json.AppendString(buf, string(x.Description))
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *MultiSelectPropertySchema) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1600,15 +3323,67 @@ func (x *MultiSelectPropertySchema) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x MultiSelectPropertySchema) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x MultiSelectPropertySchema) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x MultiSelectPropertySchema) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain MultiSelectPropertySchema
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x MultiSelectPropertySchema) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Title == "") {
+		buf = json.AppendName(buf, start, "title")
+		buf = json.AppendString(buf, string(x.Title))
+	}
+	if !(x.Description == "") {
+		buf = json.AppendName(buf, start, "description")
+		buf = json.AppendString(buf, string(x.Description))
+	}
+	if !(x.MinItems == nil) {
+		buf = json.AppendName(buf, start, "minItems")
+		if buf, err = json.AppendMarshal(buf, x.MinItems); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.MaxItems == nil) {
+		buf = json.AppendName(buf, start, "maxItems")
+		if buf, err = json.AppendMarshal(buf, x.MaxItems); err != nil {
+			return nil, err
+		}
+	}
+	buf = json.AppendName(buf, start, "items")
+	if buf, err = json.AppendMarshal(buf, x.Items); err != nil {
+		return nil, err
+	}
+	if !(x.Default == nil) {
+		buf = json.AppendName(buf, start, "default")
+		if buf, err = json.AppendMarshal(buf, x.Default); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *NewSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1624,18 +3399,50 @@ func (x *NewSessionRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x NewSessionRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x NewSessionRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x NewSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x NewSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain NewSessionRequest
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x NewSessionRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.MCPServers == nil {
 		x.MCPServers = []MCPServer{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "cwd")
+	buf = json.AppendString(buf, string(x.Cwd))
+	if !(x.AdditionalDirectories == nil) {
+		buf = json.AppendName(buf, start, "additionalDirectories")
+		if buf, err = json.AppendMarshal(buf, x.AdditionalDirectories); err != nil {
+			return nil, err
+		}
+	}
+	buf = json.AppendName(buf, start, "mcpServers")
+	if buf, err = json.AppendMarshal(buf, x.MCPServers); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *NewSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1651,15 +3458,61 @@ func (x *NewSessionResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x NewSessionResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x NewSessionResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x NewSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x NewSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain NewSessionResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x NewSessionResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	if !(x.Modes == nil) {
+		buf = json.AppendName(buf, start, "modes")
+		if x.Modes == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Modes.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.ConfigOptions == nil) {
+		buf = json.AppendName(buf, start, "configOptions")
+		if buf, err = json.AppendMarshal(buf, x.ConfigOptions); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Models == nil) {
+		buf = json.AppendName(buf, start, "models")
+		if x.Models == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Models.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *Notice) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1675,15 +3528,41 @@ func (x *Notice) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Notice) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x Notice) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x Notice) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x Notice) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain Notice
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x Notice) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "severity")
+	buf = json.AppendString(buf, string(x.Severity))
+	buf = json.AppendName(buf, start, "title")
+	buf = json.AppendString(buf, string(x.Title))
+	if !(x.Description == "") {
+		buf = json.AppendName(buf, start, "description")
+		buf = json.AppendString(buf, string(x.Description))
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *NoticeCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1699,15 +3578,30 @@ func (x *NoticeCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x NoticeCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x NoticeCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x NoticeCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x NoticeCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain NoticeCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x NoticeCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *NumberPropertySchema) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1723,15 +3617,63 @@ func (x *NumberPropertySchema) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x NumberPropertySchema) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x NumberPropertySchema) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x NumberPropertySchema) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x NumberPropertySchema) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain NumberPropertySchema
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x NumberPropertySchema) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Title == "") {
+		buf = json.AppendName(buf, start, "title")
+		buf = json.AppendString(buf, string(x.Title))
+	}
+	if !(x.Description == "") {
+		buf = json.AppendName(buf, start, "description")
+		buf = json.AppendString(buf, string(x.Description))
+	}
+	if !(x.Minimum == nil) {
+		buf = json.AppendName(buf, start, "minimum")
+		if buf, err = json.AppendMarshal(buf, x.Minimum); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Maximum == nil) {
+		buf = json.AppendName(buf, start, "maximum")
+		if buf, err = json.AppendMarshal(buf, x.Maximum); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Default == nil) {
+		buf = json.AppendName(buf, start, "default")
+		if buf, err = json.AppendMarshal(buf, x.Default); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *PermissionOption) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1747,15 +3689,39 @@ func (x *PermissionOption) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x PermissionOption) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x PermissionOption) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x PermissionOption) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x PermissionOption) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain PermissionOption
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x PermissionOption) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "optionId")
+	buf = json.AppendString(buf, string(x.OptionID))
+	buf = json.AppendName(buf, start, "name")
+	buf = json.AppendString(buf, string(x.Name))
+	buf = json.AppendName(buf, start, "kind")
+	buf = json.AppendString(buf, string(x.Kind))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *Plan) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1771,18 +3737,40 @@ func (x *Plan) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Plan) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x Plan) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x Plan) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x Plan) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain Plan
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x Plan) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.Entries == nil {
 		x.Entries = []PlanEntry{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "entries")
+	if buf, err = json.AppendMarshal(buf, x.Entries); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *PlanEntry) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1798,15 +3786,39 @@ func (x *PlanEntry) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x PlanEntry) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x PlanEntry) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x PlanEntry) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x PlanEntry) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain PlanEntry
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x PlanEntry) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "content")
+	buf = json.AppendString(buf, string(x.Content))
+	buf = json.AppendName(buf, start, "priority")
+	buf = json.AppendString(buf, string(x.Priority))
+	buf = json.AppendName(buf, start, "status")
+	buf = json.AppendString(buf, string(x.Status))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *PromptCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1822,15 +3834,55 @@ func (x *PromptCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x PromptCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x PromptCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x PromptCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x PromptCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain PromptCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x PromptCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(!x.Image) {
+		buf = json.AppendName(buf, start, "image")
+		if buf, err = json.AppendMarshal(buf, x.Image); err != nil {
+			return nil, err
+		}
+	}
+	if !(!x.Audio) {
+		buf = json.AppendName(buf, start, "audio")
+		if buf, err = json.AppendMarshal(buf, x.Audio); err != nil {
+			return nil, err
+		}
+	}
+	if !(!x.EmbeddedContext) {
+		buf = json.AppendName(buf, start, "embeddedContext")
+		if buf, err = json.AppendMarshal(buf, x.EmbeddedContext); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *PromptRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1846,18 +3898,42 @@ func (x *PromptRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x PromptRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x PromptRequest) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x PromptRequest) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x PromptRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain PromptRequest
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x PromptRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.Prompt == nil {
 		x.Prompt = []ContentBlock{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "prompt")
+	if buf, err = json.AppendMarshal(buf, x.Prompt); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *PromptResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1873,15 +3949,43 @@ func (x *PromptResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x PromptResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x PromptResponse) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x PromptResponse) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x PromptResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain PromptResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x PromptResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "stopReason")
+	buf = json.AppendString(buf, string(x.StopReason))
+	if !(x.Usage == nil) {
+		buf = json.AppendName(buf, start, "usage")
+		if x.Usage == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Usage.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ReadTextFileRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1897,15 +4001,53 @@ func (x *ReadTextFileRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ReadTextFileRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ReadTextFileRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ReadTextFileRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ReadTextFileRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ReadTextFileRequest
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ReadTextFileRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "path")
+	buf = json.AppendString(buf, string(x.Path))
+	if !(x.Line == 0) {
+		buf = json.AppendName(buf, start, "line")
+		if buf, err = json.AppendMarshal(buf, x.Line); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Limit == 0) {
+		buf = json.AppendName(buf, start, "limit")
+		if buf, err = json.AppendMarshal(buf, x.Limit); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ReadTextFileResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1921,15 +4063,39 @@ func (x *ReadTextFileResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ReadTextFileResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ReadTextFileResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ReadTextFileResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ReadTextFileResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ReadTextFileResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ReadTextFileResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "content")
+	buf = json.AppendString(buf, string(x.Content))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ReleaseTerminalRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1945,15 +4111,41 @@ func (x *ReleaseTerminalRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ReleaseTerminalRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ReleaseTerminalRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ReleaseTerminalRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ReleaseTerminalRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ReleaseTerminalRequest
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ReleaseTerminalRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "terminalId")
+	buf = json.AppendString(buf, string(x.TerminalID))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ReleaseTerminalResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1969,15 +4161,37 @@ func (x *ReleaseTerminalResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ReleaseTerminalResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ReleaseTerminalResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ReleaseTerminalResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ReleaseTerminalResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ReleaseTerminalResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ReleaseTerminalResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *RequestPermissionRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -1993,18 +4207,50 @@ func (x *RequestPermissionRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x RequestPermissionRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x RequestPermissionRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x RequestPermissionRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain RequestPermissionRequest
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x RequestPermissionRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.Options == nil {
 		x.Options = []PermissionOption{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "toolCall")
+	if buf, err = x.ToolCall.AppendJSON(buf); err != nil {
+		return nil, err
+	}
+	buf = json.AppendName(buf, start, "options")
+	if buf, err = json.AppendMarshal(buf, x.Options); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *RequestPermissionResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2023,15 +4269,41 @@ func (x *RequestPermissionResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x RequestPermissionResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x RequestPermissionResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x RequestPermissionResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain RequestPermissionResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x RequestPermissionResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "outcome")
+	if buf, err = json.AppendMarshal(buf, x.Outcome); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ResourceLink) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2047,15 +4319,63 @@ func (x *ResourceLink) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ResourceLink) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ResourceLink) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ResourceLink) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ResourceLink) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ResourceLink
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ResourceLink) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "uri")
+	buf = json.AppendString(buf, string(x.URI))
+	buf = json.AppendName(buf, start, "name")
+	buf = json.AppendString(buf, string(x.Name))
+	if !(x.Title == "") {
+		buf = json.AppendName(buf, start, "title")
+		buf = json.AppendString(buf, string(x.Title))
+	}
+	if !(x.Description == "") {
+		buf = json.AppendName(buf, start, "description")
+		buf = json.AppendString(buf, string(x.Description))
+	}
+	if !(x.MIMEType == "") {
+		buf = json.AppendName(buf, start, "mimeType")
+		buf = json.AppendString(buf, string(x.MIMEType))
+	}
+	if !(x.Size == nil) {
+		buf = json.AppendName(buf, start, "size")
+		if buf, err = json.AppendMarshal(buf, x.Size); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Annotations == nil) {
+		buf = json.AppendName(buf, start, "annotations")
+		if x.Annotations == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Annotations.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ResumeSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2071,15 +4391,53 @@ func (x *ResumeSessionRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ResumeSessionRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ResumeSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ResumeSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ResumeSessionRequest
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ResumeSessionRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "cwd")
+	buf = json.AppendString(buf, string(x.Cwd))
+	if !(x.AdditionalDirectories == nil) {
+		buf = json.AppendName(buf, start, "additionalDirectories")
+		if buf, err = json.AppendMarshal(buf, x.AdditionalDirectories); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.MCPServers == nil) {
+		buf = json.AppendName(buf, start, "mcpServers")
+		if buf, err = json.AppendMarshal(buf, x.MCPServers); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ResumeSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2095,15 +4453,59 @@ func (x *ResumeSessionResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ResumeSessionResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ResumeSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ResumeSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ResumeSessionResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ResumeSessionResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Modes == nil) {
+		buf = json.AppendName(buf, start, "modes")
+		if x.Modes == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Modes.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.ConfigOptions == nil) {
+		buf = json.AppendName(buf, start, "configOptions")
+		if buf, err = json.AppendMarshal(buf, x.ConfigOptions); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Models == nil) {
+		buf = json.AppendName(buf, start, "models")
+		if x.Models == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Models.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SelectedPermissionOutcome) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2119,15 +4521,39 @@ func (x *SelectedPermissionOutcome) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SelectedPermissionOutcome) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SelectedPermissionOutcome) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SelectedPermissionOutcome) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SelectedPermissionOutcome
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SelectedPermissionOutcome) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "optionId")
+	buf = json.AppendString(buf, string(x.OptionID))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(b []byte) error {
@@ -2146,16 +4572,36 @@ func (x *SessionAdditionalDirectoriesCapabilities) decodeMembers(b []byte, tag s
 }
 
 func (x SessionAdditionalDirectoriesCapabilities) MarshalJSON() ([]byte, error) {
-	return x.encodeMembers("", "")
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionAdditionalDirectoriesCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
 }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionAdditionalDirectoriesCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SessionAdditionalDirectoriesCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionAdditionalDirectoriesCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SessionCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2171,15 +4617,77 @@ func (x *SessionCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SessionCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SessionCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.List == nil) {
+		buf = json.AppendName(buf, start, "list")
+		if x.List == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.List.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Delete == nil) {
+		buf = json.AppendName(buf, start, "delete")
+		if x.Delete == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Delete.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.AdditionalDirectories == nil) {
+		buf = json.AppendName(buf, start, "additionalDirectories")
+		if x.AdditionalDirectories == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.AdditionalDirectories.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Resume == nil) {
+		buf = json.AppendName(buf, start, "resume")
+		if x.Resume == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Resume.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Close == nil) {
+		buf = json.AppendName(buf, start, "close")
+		if x.Close == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Close.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SessionCloseCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2195,15 +4703,37 @@ func (x *SessionCloseCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionCloseCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SessionCloseCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionCloseCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionCloseCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SessionCloseCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionCloseCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(b []byte) error {
@@ -2222,16 +4752,44 @@ func (x *SessionConfigOptionsCapabilities) decodeMembers(b []byte, tag string) e
 }
 
 func (x SessionConfigOptionsCapabilities) MarshalJSON() ([]byte, error) {
-	return x.encodeMembers("", "")
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionConfigOptionsCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
 }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionConfigOptionsCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SessionConfigOptionsCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionConfigOptionsCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Boolean == nil) {
+		buf = json.AppendName(buf, start, "boolean")
+		if x.Boolean == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Boolean.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SessionConfigSelectGroup) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2247,18 +4805,48 @@ func (x *SessionConfigSelectGroup) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SessionConfigSelectGroup) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionConfigSelectGroup) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionConfigSelectGroup) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SessionConfigSelectGroup
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionConfigSelectGroup) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.Options == nil {
 		x.Options = []SessionConfigSelectOption{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "group")
+	buf = json.AppendString(buf, string(x.Group))
+	buf = json.AppendName(buf, start, "name")
+	buf = json.AppendString(buf, string(x.Name))
+	buf = json.AppendName(buf, start, "options")
+	if buf, err = json.AppendMarshal(buf, x.Options); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SessionConfigSelectOption) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2274,15 +4862,45 @@ func (x *SessionConfigSelectOption) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SessionConfigSelectOption) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionConfigSelectOption) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionConfigSelectOption) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SessionConfigSelectOption
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionConfigSelectOption) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "value")
+	buf = json.AppendString(buf, string(x.Value))
+	buf = json.AppendName(buf, start, "name")
+	buf = json.AppendString(buf, string(x.Name))
+	if !(x.Description == "") {
+		buf = json.AppendName(buf, start, "description")
+		buf = json.AppendString(buf, string(x.Description))
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SessionDeleteCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2298,15 +4916,37 @@ func (x *SessionDeleteCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SessionDeleteCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionDeleteCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionDeleteCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SessionDeleteCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionDeleteCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SessionInfo) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2322,15 +4962,51 @@ func (x *SessionInfo) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionInfo) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SessionInfo) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionInfo) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionInfo) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SessionInfo
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionInfo) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "cwd")
+	buf = json.AppendString(buf, string(x.Cwd))
+	if !(x.AdditionalDirectories == nil) {
+		buf = json.AppendName(buf, start, "additionalDirectories")
+		if buf, err = json.AppendMarshal(buf, x.AdditionalDirectories); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Title == "") {
+		buf = json.AppendName(buf, start, "title")
+		buf = json.AppendString(buf, string(x.Title))
+	}
+	if !(x.UpdatedAt == "") {
+		buf = json.AppendName(buf, start, "updatedAt")
+		buf = json.AppendString(buf, string(x.UpdatedAt))
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SessionInfoUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2346,15 +5022,33 @@ func (x *SessionInfoUpdate) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SessionInfoUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionInfoUpdate) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionInfoUpdate) encodeMembers(tag, kind string) ([]byte, error) {
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionInfoUpdate) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	type plain SessionInfoUpdate
+	var b []byte
+	var err error
 	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+		b, err = json.MarshalObject(plain(x), json.Extra(x.Extra))
+	} else {
+		b, err = json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, b...), nil
 }
 
 func (x *SessionListCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2370,15 +5064,37 @@ func (x *SessionListCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionListCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SessionListCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionListCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionListCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SessionListCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionListCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SessionMode) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2394,15 +5110,41 @@ func (x *SessionMode) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionMode) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SessionMode) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionMode) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionMode) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SessionMode
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionMode) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "id")
+	buf = json.AppendString(buf, string(x.ID))
+	buf = json.AppendName(buf, start, "name")
+	buf = json.AppendString(buf, string(x.Name))
+	if !(x.Description == "") {
+		buf = json.AppendName(buf, start, "description")
+		buf = json.AppendString(buf, string(x.Description))
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SessionModeState) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2418,18 +5160,42 @@ func (x *SessionModeState) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionModeState) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SessionModeState) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionModeState) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionModeState) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SessionModeState
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionModeState) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.AvailableModes == nil {
 		x.AvailableModes = []SessionMode{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "currentModeId")
+	buf = json.AppendString(buf, string(x.CurrentModeID))
+	buf = json.AppendName(buf, start, "availableModes")
+	if buf, err = json.AppendMarshal(buf, x.AvailableModes); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SessionModelState) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2445,18 +5211,44 @@ func (x *SessionModelState) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionModelState) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SessionModelState) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionModelState) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionModelState) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SessionModelState
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionModelState) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.AvailableModels == nil {
 		x.AvailableModels = []ModelInfo{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "currentModelId")
+	buf = json.AppendString(buf, string(x.CurrentModelID))
+	buf = json.AppendName(buf, start, "availableModels")
+	if buf, err = json.AppendMarshal(buf, x.AvailableModels); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SessionNotification) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2475,15 +5267,43 @@ func (x *SessionNotification) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionNotification) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SessionNotification) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionNotification) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionNotification) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SessionNotification
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionNotification) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "update")
+	if buf, err = x.Update.AppendJSON(buf); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SessionResumeCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2499,15 +5319,37 @@ func (x *SessionResumeCapabilities) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SessionResumeCapabilities) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SessionResumeCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionResumeCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SessionResumeCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SessionResumeCapabilities
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionResumeCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SetSessionConfigOptionResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2523,18 +5365,44 @@ func (x *SetSessionConfigOptionResponse) decodeMembers(b []byte, tag string) err
 	return nil
 }
 
-func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SetSessionConfigOptionResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SetSessionConfigOptionResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SetSessionConfigOptionResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SetSessionConfigOptionResponse
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SetSessionConfigOptionResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.ConfigOptions == nil {
 		x.ConfigOptions = []SessionConfigOption{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "configOptions")
+	if buf, err = json.AppendMarshal(buf, x.ConfigOptions); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SetSessionModeRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2550,15 +5418,41 @@ func (x *SetSessionModeRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SetSessionModeRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SetSessionModeRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SetSessionModeRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SetSessionModeRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SetSessionModeRequest
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SetSessionModeRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "modeId")
+	buf = json.AppendString(buf, string(x.ModeID))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SetSessionModeResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2574,15 +5468,37 @@ func (x *SetSessionModeResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SetSessionModeResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SetSessionModeResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SetSessionModeResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SetSessionModeResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SetSessionModeResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SetSessionModeResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SetSessionModelRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2598,15 +5514,41 @@ func (x *SetSessionModelRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SetSessionModelRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SetSessionModelRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SetSessionModelRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SetSessionModelRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SetSessionModelRequest
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SetSessionModelRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "modelId")
+	buf = json.AppendString(buf, string(x.ModelID))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *SetSessionModelResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2622,15 +5564,37 @@ func (x *SetSessionModelResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x SetSessionModelResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x SetSessionModelResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SetSessionModelResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x SetSessionModelResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain SetSessionModelResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SetSessionModelResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *StringMultiSelectItems) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2646,18 +5610,44 @@ func (x *StringMultiSelectItems) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x StringMultiSelectItems) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x StringMultiSelectItems) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x StringMultiSelectItems) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain StringMultiSelectItems
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x StringMultiSelectItems) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.Enum == nil {
 		x.Enum = []string{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "enum")
+	if buf, err = json.AppendMarshal(buf, x.Enum); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *StringPropertySchema) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2673,15 +5663,83 @@ func (x *StringPropertySchema) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x StringPropertySchema) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x StringPropertySchema) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x StringPropertySchema) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x StringPropertySchema) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain StringPropertySchema
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x StringPropertySchema) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Title == "") {
+		buf = json.AppendName(buf, start, "title")
+		buf = json.AppendString(buf, string(x.Title))
+	}
+	if !(x.Description == "") {
+		buf = json.AppendName(buf, start, "description")
+		buf = json.AppendString(buf, string(x.Description))
+	}
+	if !(x.MinLength == nil) {
+		buf = json.AppendName(buf, start, "minLength")
+		if buf, err = json.AppendMarshal(buf, x.MinLength); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.MaxLength == nil) {
+		buf = json.AppendName(buf, start, "maxLength")
+		if buf, err = json.AppendMarshal(buf, x.MaxLength); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Pattern == "") {
+		buf = json.AppendName(buf, start, "pattern")
+		buf = json.AppendString(buf, string(x.Pattern))
+	}
+	if !(x.Format == "") {
+		buf = json.AppendName(buf, start, "format")
+		buf = json.AppendString(buf, string(x.Format))
+	}
+	if !(x.Default == nil) {
+		buf = json.AppendName(buf, start, "default")
+		if buf, err = json.AppendMarshal(buf, x.Default); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Enum == nil) {
+		buf = json.AppendName(buf, start, "enum")
+		if buf, err = json.AppendMarshal(buf, x.Enum); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.OneOf == nil) {
+		buf = json.AppendName(buf, start, "oneOf")
+		if buf, err = json.AppendMarshal(buf, x.OneOf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *Terminal) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2697,15 +5755,35 @@ func (x *Terminal) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Terminal) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x Terminal) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x Terminal) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x Terminal) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain Terminal
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x Terminal) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "terminalId")
+	buf = json.AppendString(buf, string(x.TerminalID))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *TerminalExitStatus) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2721,15 +5799,47 @@ func (x *TerminalExitStatus) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x TerminalExitStatus) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x TerminalExitStatus) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x TerminalExitStatus) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x TerminalExitStatus) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain TerminalExitStatus
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x TerminalExitStatus) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.ExitCode == nil) {
+		buf = json.AppendName(buf, start, "exitCode")
+		if buf, err = json.AppendMarshal(buf, x.ExitCode); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Signal == "") {
+		buf = json.AppendName(buf, start, "signal")
+		buf = json.AppendString(buf, string(x.Signal))
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *TerminalOutputRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2745,15 +5855,41 @@ func (x *TerminalOutputRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x TerminalOutputRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x TerminalOutputRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x TerminalOutputRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x TerminalOutputRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain TerminalOutputRequest
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x TerminalOutputRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "terminalId")
+	buf = json.AppendString(buf, string(x.TerminalID))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *TerminalOutputResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2769,15 +5905,51 @@ func (x *TerminalOutputResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x TerminalOutputResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x TerminalOutputResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x TerminalOutputResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x TerminalOutputResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain TerminalOutputResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x TerminalOutputResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "output")
+	buf = json.AppendString(buf, string(x.Output))
+	buf = json.AppendName(buf, start, "truncated")
+	if buf, err = json.AppendMarshal(buf, x.Truncated); err != nil {
+		return nil, err
+	}
+	if !(x.ExitStatus == nil) {
+		buf = json.AppendName(buf, start, "exitStatus")
+		if x.ExitStatus == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.ExitStatus.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *TextContent) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2793,15 +5965,43 @@ func (x *TextContent) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x TextContent) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x TextContent) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x TextContent) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x TextContent) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain TextContent
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x TextContent) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "text")
+	buf = json.AppendString(buf, string(x.Text))
+	if !(x.Annotations == nil) {
+		buf = json.AppendName(buf, start, "annotations")
+		if x.Annotations == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Annotations.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *TextResourceContents) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2817,15 +6017,45 @@ func (x *TextResourceContents) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x TextResourceContents) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x TextResourceContents) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x TextResourceContents) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x TextResourceContents) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain TextResourceContents
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x TextResourceContents) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "uri")
+	buf = json.AppendString(buf, string(x.URI))
+	buf = json.AppendName(buf, start, "text")
+	buf = json.AppendString(buf, string(x.Text))
+	if !(x.MIMEType == "") {
+		buf = json.AppendName(buf, start, "mimeType")
+		buf = json.AppendString(buf, string(x.MIMEType))
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *TitledMultiSelectItems) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2841,18 +6071,44 @@ func (x *TitledMultiSelectItems) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x TitledMultiSelectItems) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x TitledMultiSelectItems) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x TitledMultiSelectItems) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain TitledMultiSelectItems
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x TitledMultiSelectItems) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	if x.AnyOf == nil {
 		x.AnyOf = []EnumOption{}
 	}
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "anyOf")
+	if buf, err = json.AppendMarshal(buf, x.AnyOf); err != nil {
+		return nil, err
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ToolCall) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2868,15 +6124,73 @@ func (x *ToolCall) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ToolCall) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ToolCall) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ToolCall) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ToolCall) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ToolCall
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ToolCall) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "toolCallId")
+	buf = json.AppendString(buf, string(x.ToolCallID))
+	buf = json.AppendName(buf, start, "title")
+	buf = json.AppendString(buf, string(x.Title))
+	if !(x.Name == "") {
+		buf = json.AppendName(buf, start, "name")
+		buf = json.AppendString(buf, string(x.Name))
+	}
+	if !(x.Kind == "") {
+		buf = json.AppendName(buf, start, "kind")
+		buf = json.AppendString(buf, string(x.Kind))
+	}
+	if !(x.Status == "") {
+		buf = json.AppendName(buf, start, "status")
+		buf = json.AppendString(buf, string(x.Status))
+	}
+	if !(x.Content == nil) {
+		buf = json.AppendName(buf, start, "content")
+		if buf, err = json.AppendMarshal(buf, x.Content); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Locations == nil) {
+		buf = json.AppendName(buf, start, "locations")
+		if buf, err = json.AppendMarshal(buf, x.Locations); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.RawInput == nil) {
+		buf = json.AppendName(buf, start, "rawInput")
+		if buf, err = json.AppendMarshal(buf, x.RawInput); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.RawOutput == nil) {
+		buf = json.AppendName(buf, start, "rawOutput")
+		if buf, err = json.AppendMarshal(buf, x.RawOutput); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ToolCallLocation) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2892,15 +6206,41 @@ func (x *ToolCallLocation) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ToolCallLocation) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ToolCallLocation) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ToolCallLocation) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ToolCallLocation) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ToolCallLocation
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ToolCallLocation) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "path")
+	buf = json.AppendString(buf, string(x.Path))
+	if !(x.Line == 0) {
+		buf = json.AppendName(buf, start, "line")
+		if buf, err = json.AppendMarshal(buf, x.Line); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *ToolCallUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2916,15 +6256,75 @@ func (x *ToolCallUpdate) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x ToolCallUpdate) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x ToolCallUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ToolCallUpdate) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x ToolCallUpdate) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain ToolCallUpdate
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ToolCallUpdate) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "toolCallId")
+	buf = json.AppendString(buf, string(x.ToolCallID))
+	if !(x.Title == "") {
+		buf = json.AppendName(buf, start, "title")
+		buf = json.AppendString(buf, string(x.Title))
+	}
+	if !(x.Name == "") {
+		buf = json.AppendName(buf, start, "name")
+		buf = json.AppendString(buf, string(x.Name))
+	}
+	if !(x.Kind == "") {
+		buf = json.AppendName(buf, start, "kind")
+		buf = json.AppendString(buf, string(x.Kind))
+	}
+	if !(x.Status == "") {
+		buf = json.AppendName(buf, start, "status")
+		buf = json.AppendString(buf, string(x.Status))
+	}
+	if !(x.Content == nil) {
+		buf = json.AppendName(buf, start, "content")
+		if buf, err = json.AppendMarshal(buf, x.Content); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Locations == nil) {
+		buf = json.AppendName(buf, start, "locations")
+		if buf, err = json.AppendMarshal(buf, x.Locations); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.RawInput == nil) {
+		buf = json.AppendName(buf, start, "rawInput")
+		if buf, err = json.AppendMarshal(buf, x.RawInput); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.RawOutput == nil) {
+		buf = json.AppendName(buf, start, "rawOutput")
+		if buf, err = json.AppendMarshal(buf, x.RawOutput); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *UnstructuredCommandInput) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2940,15 +6340,39 @@ func (x *UnstructuredCommandInput) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x UnstructuredCommandInput) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x UnstructuredCommandInput) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x UnstructuredCommandInput) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x UnstructuredCommandInput) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain UnstructuredCommandInput
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x UnstructuredCommandInput) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "hint")
+	buf = json.AppendString(buf, string(x.Hint))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *Usage) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2964,15 +6388,63 @@ func (x *Usage) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x Usage) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x Usage) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x Usage) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x Usage) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain Usage
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x Usage) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "totalTokens")
+	if buf, err = json.AppendMarshal(buf, x.TotalTokens); err != nil {
+		return nil, err
+	}
+	buf = json.AppendName(buf, start, "inputTokens")
+	if buf, err = json.AppendMarshal(buf, x.InputTokens); err != nil {
+		return nil, err
+	}
+	buf = json.AppendName(buf, start, "outputTokens")
+	if buf, err = json.AppendMarshal(buf, x.OutputTokens); err != nil {
+		return nil, err
+	}
+	if !(x.ThoughtTokens == nil) {
+		buf = json.AppendName(buf, start, "thoughtTokens")
+		if buf, err = json.AppendMarshal(buf, x.ThoughtTokens); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.CachedReadTokens == nil) {
+		buf = json.AppendName(buf, start, "cachedReadTokens")
+		if buf, err = json.AppendMarshal(buf, x.CachedReadTokens); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.CachedWriteTokens == nil) {
+		buf = json.AppendName(buf, start, "cachedWriteTokens")
+		if buf, err = json.AppendMarshal(buf, x.CachedWriteTokens); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *UsageUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -2988,15 +6460,49 @@ func (x *UsageUpdate) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x UsageUpdate) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x UsageUpdate) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x UsageUpdate) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x UsageUpdate) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain UsageUpdate
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x UsageUpdate) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "used")
+	if buf, err = json.AppendMarshal(buf, x.Used); err != nil {
+		return nil, err
+	}
+	buf = json.AppendName(buf, start, "size")
+	if buf, err = json.AppendMarshal(buf, x.Size); err != nil {
+		return nil, err
+	}
+	if !(x.Cost == nil) {
+		buf = json.AppendName(buf, start, "cost")
+		if x.Cost == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Cost.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *WaitForTerminalExitRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -3012,15 +6518,41 @@ func (x *WaitForTerminalExitRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x WaitForTerminalExitRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x WaitForTerminalExitRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x WaitForTerminalExitRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain WaitForTerminalExitRequest
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x WaitForTerminalExitRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "terminalId")
+	buf = json.AppendString(buf, string(x.TerminalID))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *WaitForTerminalExitResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -3036,15 +6568,47 @@ func (x *WaitForTerminalExitResponse) decodeMembers(b []byte, tag string) error 
 	return nil
 }
 
-func (x WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x WaitForTerminalExitResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x WaitForTerminalExitResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x WaitForTerminalExitResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain WaitForTerminalExitResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x WaitForTerminalExitResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.ExitCode == nil) {
+		buf = json.AppendName(buf, start, "exitCode")
+		if buf, err = json.AppendMarshal(buf, x.ExitCode); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Signal == "") {
+		buf = json.AppendName(buf, start, "signal")
+		buf = json.AppendString(buf, string(x.Signal))
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *WriteTextFileRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -3060,15 +6624,43 @@ func (x *WriteTextFileRequest) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x WriteTextFileRequest) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x WriteTextFileRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x WriteTextFileRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x WriteTextFileRequest) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain WriteTextFileRequest
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x WriteTextFileRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "path")
+	buf = json.AppendString(buf, string(x.Path))
+	buf = json.AppendName(buf, start, "content")
+	buf = json.AppendString(buf, string(x.Content))
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
 func (x *WriteTextFileResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
@@ -3084,13 +6676,35 @@ func (x *WriteTextFileResponse) decodeMembers(b []byte, tag string) error {
 	return nil
 }
 
-func (x WriteTextFileResponse) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x WriteTextFileResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x WriteTextFileResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
 func (x WriteTextFileResponse) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain WriteTextFileResponse
-	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x WriteTextFileResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }

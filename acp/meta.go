@@ -72,3 +72,8 @@ func (p *Patch[T]) UnmarshalJSON(data []byte) error {
 	*p = Patch[T]{Set: true}
 	return json.Unmarshal(data, &p.Value)
 }
+
+// newBuffer is where a MarshalJSON starts writing: room for a typical message (a
+// streamed chunk's notification is about 200 bytes), so that appending does not grow the
+// buffer from nothing, allocating at each doubling.
+func newBuffer() []byte { return make([]byte, 0, 256) }

@@ -87,33 +87,37 @@ func (u SessionUpdate) IsZero() bool {
 		u.Unknown == nil
 }
 
-func (u SessionUpdate) MarshalJSON() ([]byte, error) {
+func (u SessionUpdate) MarshalJSON() ([]byte, error) { return u.AppendJSON(newBuffer()) }
+
+// AppendJSON appends what MarshalJSON returns to buf: the variant's members written
+// into buf, an unknown variant compacted (as encoding/json would).
+func (u SessionUpdate) AppendJSON(buf []byte) ([]byte, error) {
 	const tag = "sessionUpdate"
 	switch {
 	case u.UserMessageChunk != nil:
-		return u.UserMessageChunk.encodeMembers(tag, "user_message_chunk")
+		return u.UserMessageChunk.appendMembers(buf, tag, "user_message_chunk")
 	case u.AgentMessageChunk != nil:
-		return u.AgentMessageChunk.encodeMembers(tag, "agent_message_chunk")
+		return u.AgentMessageChunk.appendMembers(buf, tag, "agent_message_chunk")
 	case u.AgentThoughtChunk != nil:
-		return u.AgentThoughtChunk.encodeMembers(tag, "agent_thought_chunk")
+		return u.AgentThoughtChunk.appendMembers(buf, tag, "agent_thought_chunk")
 	case u.ToolCall != nil:
-		return u.ToolCall.encodeMembers(tag, "tool_call")
+		return u.ToolCall.appendMembers(buf, tag, "tool_call")
 	case u.ToolCallUpdate != nil:
-		return u.ToolCallUpdate.encodeMembers(tag, "tool_call_update")
+		return u.ToolCallUpdate.appendMembers(buf, tag, "tool_call_update")
 	case u.Plan != nil:
-		return u.Plan.encodeMembers(tag, "plan")
+		return u.Plan.appendMembers(buf, tag, "plan")
 	case u.AvailableCommandsUpdate != nil:
-		return u.AvailableCommandsUpdate.encodeMembers(tag, "available_commands_update")
+		return u.AvailableCommandsUpdate.appendMembers(buf, tag, "available_commands_update")
 	case u.CurrentModeUpdate != nil:
-		return u.CurrentModeUpdate.encodeMembers(tag, "current_mode_update")
+		return u.CurrentModeUpdate.appendMembers(buf, tag, "current_mode_update")
 	case u.ConfigOptionUpdate != nil:
-		return u.ConfigOptionUpdate.encodeMembers(tag, "config_option_update")
+		return u.ConfigOptionUpdate.appendMembers(buf, tag, "config_option_update")
 	case u.SessionInfoUpdate != nil:
-		return u.SessionInfoUpdate.encodeMembers(tag, "session_info_update")
+		return u.SessionInfoUpdate.appendMembers(buf, tag, "session_info_update")
 	case u.UsageUpdate != nil:
-		return u.UsageUpdate.encodeMembers(tag, "usage_update")
+		return u.UsageUpdate.appendMembers(buf, tag, "usage_update")
 	case u.Unknown != nil:
-		return u.Unknown, nil
+		return json.AppendCompact(buf, u.Unknown)
 	}
 	return nil, errEmptyUnion("SessionUpdate")
 }

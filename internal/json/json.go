@@ -40,6 +40,11 @@ type (
 // escaping would make it bigger, and raw values forwarded for a peer must come out as
 // they went in.
 func Marshal(v any) ([]byte, error) {
+	if a, ok := appender(v); ok {
+		// Room for a typical protocol message (a streamed chunk's notification is about
+		// 200 bytes): appending from nothing would allocate at every doubling.
+		return a.AppendJSON(make([]byte, 0, 256))
+	}
 	e := getEncoder()
 	defer putEncoder(e)
 	body, err := e.encode(v)
@@ -97,12 +102,36 @@ func MarshalIndent(v any, prefix, indent string) ([]byte, error) {
 // and calls it directly, as encoding/json would, but without encoding/json's per-call
 // decoder state: on the session/update hot path that is a third of the allocations.
 func Unmarshal(data []byte, v any) error {
-	if u, ok := v.(Unmarshaler); ok && json.Valid(data) {
-		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && !rv.IsNil() {
+	if json.Valid(data) {
+		if u, ok := direct(v); ok {
 			return u.UnmarshalJSON(trimSpace(data))
 		}
 	}
 	return json.Unmarshal(data, v)
+}
+
+// UnmarshalValid is Unmarshal for data the caller has already checked with Valid, or
+// that is a sub-slice holding one whole value of data so checked (jsonrpc2 checks each
+// line, then decodes its params): it does not check again. Given data not valid, it may
+// decode part of it or fail, but it never reads outside data.
+func UnmarshalValid(data []byte, v any) error {
+	if u, ok := direct(v); ok {
+		return u.UnmarshalJSON(trimSpace(data))
+	}
+	return json.Unmarshal(data, v)
+}
+
+// direct returns v's own UnmarshalJSON when encoding/json would call it directly: v is a
+// non-nil pointer implementing Unmarshaler.
+func direct(v any) (Unmarshaler, bool) {
+	u, ok := v.(Unmarshaler)
+	if !ok {
+		return nil, false
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() != reflect.Pointer || rv.IsNil() {
+		return nil, false
+	}
+	return u, true
 }
 
 func trimSpace(data []byte) []byte {

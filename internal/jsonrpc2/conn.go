@@ -261,7 +261,7 @@ func (p *Pending) Wait(ctx context.Context, result any) error {
 			return r.err
 		}
 		if result != nil && len(r.result) > 0 {
-			if err := json.Unmarshal(r.result, result); err != nil {
+			if err := json.UnmarshalValid(r.result, result); err != nil {
 				return fmt.Errorf("decoding %s result: %w", method, err)
 			}
 		}
@@ -553,7 +553,7 @@ func (c *Conn) readLoop() {
 			c.cancelInflight(m.params)
 			continue
 		}
-		req := &Request{ID: m.id, Method: m.method, Params: m.params}
+		req := &Request{ID: m.id, Method: m.method, Params: m.params, checked: true}
 		if req.IsCall() {
 			c.startInflight(req)
 		}

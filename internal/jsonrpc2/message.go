@@ -119,6 +119,10 @@ type Request struct {
 	ID     ID // !ID.IsValid() for a notification
 	Method string
 	Params json.RawMessage // nil when absent
+
+	// checked says that Params is part of a line this package checked as valid JSON,
+	// so DecodeParams need not check it again (a handler's own Request is checked).
+	checked bool
 }
 
 // IsCall reports whether the request expects a response.
@@ -130,7 +134,11 @@ func DecodeParams(r *Request, v any) error {
 	if len(r.Params) == 0 || string(r.Params) == "null" {
 		return nil
 	}
-	if err := json.Unmarshal(r.Params, v); err != nil {
+	unmarshal := json.Unmarshal
+	if r.checked {
+		unmarshal = json.UnmarshalValid
+	}
+	if err := unmarshal(r.Params, v); err != nil {
 		return Errorf(CodeInvalidParams, "invalid params for %s: %v", r.Method, err)
 	}
 	return nil

@@ -44,6 +44,7 @@ func main() {
 type typeInfo struct {
 	name    string
 	fields  *ast.FieldList
+	under   ast.Expr // the type of a declaration that is not a struct: string in type ID string
 	methods map[string]bool
 }
 
@@ -79,6 +80,8 @@ func generate(dir string) ([]byte, error) {
 					if ts, ok := spec.(*ast.TypeSpec); ok {
 						if st, ok := ts.Type.(*ast.StructType); ok && ts.TypeParams == nil {
 							info(ts.Name.Name).fields = st.Fields
+						} else if ts.TypeParams == nil && !ts.Assign.IsValid() {
+							info(ts.Name.Name).under = ts.Type
 						}
 					}
 				}
@@ -113,11 +116,16 @@ package acp
 import "github.com/parley-acp/parley/internal/json"
 `)
 	for _, t := range lossless {
+		if !t.methods["MarshalJSON"] {
+			t.methods["AppendJSON"] = true // generated below
+		}
+	}
+	for _, t := range lossless {
 		if !t.methods["UnmarshalJSON"] {
 			writeDecode(&buf, t, unions)
 		}
 		if !t.methods["MarshalJSON"] {
-			writeEncode(&buf, t)
+			writeEncode(&buf, t, types)
 		}
 	}
 	src, err := format.Source(buf.Bytes())
@@ -148,25 +156,211 @@ func (x *%[1]s) decodeMembers(b []byte, tag string) error {
 	buf.WriteString("\treturn nil\n}\n")
 }
 
-func writeEncode(buf *bytes.Buffer, t *typeInfo) {
+func writeEncode(buf *bytes.Buffer, t *typeInfo, types map[string]*typeInfo) {
 	fmt.Fprintf(buf, `
-func (x %[1]s) MarshalJSON() ([]byte, error) { return x.encodeMembers("", "") }
+func (x %[1]s) MarshalJSON() ([]byte, error) { return x.appendMembers(newBuffer(), "", "") }
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x %[1]s) AppendJSON(buf []byte) ([]byte, error) { return x.appendMembers(buf, "", "") }
 
 // encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
-func (x %[1]s) encodeMembers(tag, kind string) ([]byte, error) {
-	type plain %[1]s
+func (x %[1]s) encodeMembers(tag, kind string) ([]byte, error) { return x.appendMembers(newBuffer(), tag, kind) }
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x %[1]s) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 `, t.name)
 	for _, f := range requiredFields(t.fields) {
 		if arr, ok := f.typ.(*ast.ArrayType); ok && arr.Len == nil {
 			fmt.Fprintf(buf, "\tif x.%s == nil {\n\t\tx.%s = %s{}\n\t}\n", f.name, f.name, exprString(f.typ))
 		}
 	}
-	buf.WriteString(`	if tag == "" {
-		return json.MarshalObject(plain(x), json.Extra(x.Extra))
+	members, ok := encodedMembers(t.fields, types)
+	if !ok {
+		// A field this generator cannot write as encoding/json would: encoding/json
+		// writes the whole object.
+		fmt.Fprintf(buf, `	type plain %s
+	var b []byte
+	var err error
+	if tag == "" {
+		b, err = json.MarshalObject(plain(x), json.Extra(x.Extra))
+	} else {
+		b, err = json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
 	}
-	return json.MarshalVariant(tag, kind, plain(x), json.Extra(x.Extra))
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, b...), nil
 }
+`, t.name)
+		return
+	}
+	buf.WriteString(`	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
+	}
 `)
+	if slices.ContainsFunc(members, func(m member) bool { return m.how != howString }) {
+		buf.WriteString("\tvar err error\n")
+	}
+	for _, m := range members {
+		if m.present != "" {
+			fmt.Fprintf(buf, "\tif %s {\n", m.present)
+		}
+		fmt.Fprintf(buf, "\tbuf = json.AppendName(buf, start, %q)\n", m.name)
+		value := "x." + m.field
+		switch m.how {
+		case howString:
+			fmt.Fprintf(buf, "\tbuf = json.AppendString(buf, string(%s))\n", value)
+		case howAppender:
+			fmt.Fprintf(buf, "\tif buf, err = %s.AppendJSON(buf); err != nil {\n\t\treturn nil, err\n\t}\n", value)
+		case howPointerAppender:
+			fmt.Fprintf(buf, "\tif %[1]s == nil {\n\t\tbuf = append(buf, \"null\"...)\n\t} else if buf, err = %[1]s.AppendJSON(buf); err != nil {\n\t\treturn nil, err\n\t}\n", value)
+		default:
+			fmt.Fprintf(buf, "\tif buf, err = json.AppendMarshal(buf, %s); err != nil {\n\t\treturn nil, err\n\t}\n", value)
+		}
+		if m.present != "" {
+			buf.WriteString("\t}\n")
+		}
+	}
+	buf.WriteString("\treturn json.AppendExtra(buf, start, tag, json.Extra(x.Extra))\n}\n")
+}
+
+// How a member's value is written.
+const (
+	howMarshal         = iota // json.AppendMarshal: encoding/json's encoding of the value
+	howString                 // a string without methods of its own
+	howAppender               // a type with AppendJSON
+	howPointerAppender        // a pointer to one
+)
+
+// member is one field as the generated encoder writes it.
+type member struct {
+	field, name string
+	how         int
+	present     string // the condition for writing it ("" for always): omitempty, omitzero
+}
+
+// encodedMembers returns how to write each field of a struct member by member with the
+// result encoding/json gives, and false if some field needs encoding/json itself
+// (embedded structs, the string option, emptiness of a type not known here).
+func encodedMembers(fields *ast.FieldList, types map[string]*typeInfo) ([]member, bool) {
+	var out []member
+	for _, f := range fields.List {
+		if len(f.Names) == 0 {
+			return nil, false
+		}
+		var tag string
+		if f.Tag != nil {
+			unquoted, err := strconv.Unquote(f.Tag.Value)
+			if err != nil {
+				return nil, false
+			}
+			tag = reflect.StructTag(unquoted).Get("json")
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" && opts == "" {
+			continue
+		}
+		omitEmpty, omitZero := false, false
+		for _, o := range strings.Split(opts, ",") {
+			switch o {
+			case "":
+			case "omitempty":
+				omitEmpty = true
+			case "omitzero":
+				omitZero = true
+			default:
+				return nil, false
+			}
+		}
+		for _, id := range f.Names {
+			if !id.IsExported() {
+				continue
+			}
+			m := member{field: id.Name, name: name, how: howMarshal}
+			if m.name == "" {
+				m.name = id.Name
+			}
+			empty, zero, how, ok := valueKind(f.Type, "x."+id.Name, types)
+			if !ok || omitEmpty && empty == "" || omitZero && zero == "" {
+				return nil, false
+			}
+			m.how = how
+			switch {
+			case omitEmpty && omitZero:
+				m.present = "!(" + empty + ") && !(" + zero + ")"
+			case omitEmpty:
+				m.present = "!(" + empty + ")"
+			case omitZero:
+				m.present = "!(" + zero + ")"
+			}
+			out = append(out, m)
+		}
+	}
+	return out, true
+}
+
+// valueKind returns, for a field of type typ read as value, the Go conditions under which
+// encoding/json's omitempty and omitzero leave it out ("" when not known here), and how
+// to write it. ok is false for a type that encoding/json must write.
+func valueKind(typ ast.Expr, value string, types map[string]*typeInfo) (empty, zero string, how int, ok bool) {
+	switch typ := typ.(type) {
+	case *ast.Ident:
+		switch typ.Name {
+		case "string":
+			return value + ` == ""`, value + ` == ""`, howString, true
+		case "bool":
+			return "!" + value, "!" + value, howMarshal, true
+		case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+			return value + " == 0", value + " == 0", howMarshal, true
+		case "float32", "float64":
+			return value + " == 0", "", howMarshal, true
+		}
+		t := types[typ.Name]
+		if t == nil {
+			return "", "", howMarshal, true
+		}
+		if t.methods["IsZero"] {
+			zero = value + ".IsZero()"
+		}
+		if t.methods["AppendJSON"] {
+			return "", zero, howAppender, true
+		}
+		if t.methods["MarshalJSON"] || t.methods["MarshalText"] {
+			return "", zero, howMarshal, true
+		}
+		if t.under == nil {
+			return "", zero, howMarshal, true // a struct: omitempty never leaves one out
+		}
+		e, z, how, ok := valueKind(t.under, value, types)
+		if zero == "" {
+			zero = z
+		}
+		return e, zero, how, ok
+	case *ast.StarExpr:
+		how := howMarshal
+		if id, isIdent := typ.X.(*ast.Ident); isIdent && types[id.Name] != nil && types[id.Name].methods["AppendJSON"] {
+			how = howPointerAppender
+		}
+		return value + " == nil", value + " == nil", how, true
+	case *ast.ArrayType:
+		if typ.Len != nil {
+			return "", "", howMarshal, false
+		}
+		return "len(" + value + ") == 0", value + " == nil", howMarshal, true
+	case *ast.MapType:
+		return "len(" + value + ") == 0", value + " == nil", howMarshal, true
+	case *ast.SelectorExpr:
+		if exprString(typ) == "json.RawMessage" {
+			return "len(" + value + ") == 0", value + " == nil", howMarshal, true
+		}
+	case *ast.InterfaceType:
+		return value + " == nil", value + " == nil", howMarshal, true
+	}
+	return "", "", howMarshal, true
 }
 
 type requiredField struct {
