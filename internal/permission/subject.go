@@ -65,10 +65,11 @@ func (p *Policy) Subject(tc acp.ToolCallUpdate) Subject {
 	case argv != nil || line != "":
 		s.Analysis = JudgeCommand(line, argv, p.context(dir))
 	default:
-		// The agent did not say what it runs. Its title is judged (a critical title
-		// still always asks, rules still see it) but is not shown as what runs, and
-		// nothing about it is remembered.
-		if title := unquoteTitle(tc.Title); title != "" {
+		// The agent did not say what it runs. A title that is a command in backticks
+		// is judged (a critical one still always asks) but is not shown as what runs,
+		// and nothing about it is remembered; a title in words ("Delete the build
+		// directory") is not a command: judged, it would be a program named Delete.
+		if title, ok := quotedCommand(tc.Title); ok {
 			s.Analysis = JudgeCommand(title, nil, p.context(dir))
 		}
 		s.Key = ToolKey(tc)
@@ -144,6 +145,15 @@ func ToolKey(tc acp.ToolCallUpdate) string {
 		return kind + ":" + fields[0]
 	}
 	return kind + ":?"
+}
+
+// quotedCommand is the command of a title that is one in backticks ("`rm -rf /`").
+func quotedCommand(title string) (string, bool) {
+	title = strings.TrimSpace(title)
+	if inner := unquoteTitle(title); inner != title && strings.TrimSpace(inner) != "" {
+		return inner, true
+	}
+	return "", false
 }
 
 // unquoteTitle strips the backticks agents put around a command in a title.

@@ -37,6 +37,8 @@ func TestSubject(t *testing.T) {
 			"cat README.md", "execute:none cat <files>", "`cat README.md` and the same command with other files in the workspace", safety.None},
 		{"the title is not what runs", execute(``, "Bash", "`rm -rf /`"),
 			"", "execute:rm -rf /", "", safety.Critical},
+		{"a title in words is not a command", execute(``, "", "Delete the build directory"),
+			"", "execute:Delete the build directory", "", safety.None},
 		{"a tool that is not a command", acp.ToolCallUpdate{Kind: acp.ToolKindEdit, Name: "Write", Title: "Write /w/main.go"},
 			"", "edit:Write", "every `edit` call of the agent's `Write` tool in this workspace", safety.None},
 		{"no kind is other", acp.ToolCallUpdate{Title: "Think hard"}, "", "other:Think", "every `other` call of the agent's `Think` tool in this workspace", safety.None},
