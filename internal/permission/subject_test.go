@@ -39,6 +39,8 @@ func TestSubject(t *testing.T) {
 			"", "execute:rm -rf /", "", safety.Critical},
 		{"a title in words is not a command", execute(``, "", "Delete the build directory"),
 			"", "execute:Delete the build directory", "", safety.None},
+		{"a title in lower case reads as one", execute(``, "", "rm -rf build"),
+			"", "execute:rm -rf build", "", safety.High},
 		{"a tool that is not a command", acp.ToolCallUpdate{Kind: acp.ToolKindEdit, Name: "Write", Title: "Write /w/main.go"},
 			"", "edit:Write", "every `edit` call of the agent's `Write` tool in this workspace", safety.None},
 		{"no kind is other", acp.ToolCallUpdate{Title: "Think hard"}, "", "other:Think", "every `other` call of the agent's `Think` tool in this workspace", safety.None},
