@@ -104,11 +104,13 @@ export function diffView(path: string, oldText: string | null, newText: string, 
 
 export type { Question };
 
-// toolTitle is the call as parley's other views name it (_meta.parley: "Run `go test
-// ./...`" where the agent's title is its tool's name), in the past once it is done; the
-// agent's own title when parley said nothing.
+// toolTitle is the agent's title when it says what the call does; where it is only its
+// tool's name (one word: "run_terminal_command", "Bash") or nothing, the call as parley's
+// other views name it (_meta.parley: "Running `go test ./...`"), in the past once done.
 function toolTitle(c: ToolState): string {
+  const title = (c.title ?? "").trim();
+  if (/\s/.test(title)) return title;
   const m = parleyMeta<ToolCallMeta>(c);
   const said = c.status === "completed" ? m?.pastTense : m?.invocation;
-  return said || c.title || "tool call";
+  return said || title || "tool call";
 }
