@@ -33,6 +33,9 @@ it (program, arguments, the variables it sets with their values, directory) and 
 yes. A method that sets a variable making programs run code its command line does not
 show (BASH_ENV, LD_PRELOAD, NODE_OPTIONS, PATH…) is refused.
 
+Without --agent: config.json's default_agent, else, on a terminal, the agent you choose
+(without one, parley names the agents that may ask you to sign in).
+
 Without --method: the only method, or, on a terminal, the one you choose. An agent that
 opens a session without a sign-in is left as it is unless --method is given.
 
@@ -42,18 +45,21 @@ Exit status: 0 signed in (or no sign-in needed), 1 the sign-in failed (parley sa
   parley login --agent codex --method chat-gpt`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			tty := linechat.IsTerminal(cmd.InOrStdin())
+			in := linechat.NewPrompter(cmd.InOrStdin())
+			defer in.Close()
+			ctx, stop := interruptible(cmd.Context())
+			defer stop()
+			if err := chooseSignInAgent(ctx, cmd, &af, in, tty, "Sign in to which agent?"); err != nil {
+				return err
+			}
 			opts, err := af.sessionOptions(cmd)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
 			opts.elicit, opts.signingIn = true, true
-			tty := linechat.IsTerminal(cmd.InOrStdin())
-			in := linechat.NewPrompter(cmd.InOrStdin())
-			defer in.Close()
 			con := linechat.NewConsole(linechat.ConsoleOptions{Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), TTY: linechat.IsTerminal(cmd.OutOrStdout()), OpenURL: openInBrowser})
 			defer con.Close()
-			ctx, stop := interruptible(cmd.Context())
-			defer stop()
 			s, err := startSession(g, con, opts, tty)
 			if err != nil {
 				return err
@@ -65,7 +71,7 @@ Exit status: 0 signed in (or no sign-in needed), 1 the sign-in failed (parley sa
 			return l.run(ctx, acp.AuthMethodID(method))
 		},
 	}
-	af.register(cmd)
+	af.registerSignIn(cmd)
 	cmd.Flags().StringVar(&method, "method", "", "the sign-in method's `ID` (the agent lists them; parley login without it says which)")
 	return cmd
 }

@@ -12,17 +12,26 @@ func newLogoutCommand(g *globals) *cobra.Command {
 		Short: "Sign out of an agent",
 		Long: `Sign out of an agent: parley starts it and asks it to sign out (ACP's logout). An agent
 that does not offer it (it does not advertise auth.logout) is an error: sign out with its
-own tools.
+own tools. Without --agent: config.json's default_agent, else, on a terminal, the agent
+you choose (without one, parley names the agents that may ask you to sign in).
 
 Exit status: 0 signed out, 1 the agent could not (parley says why), 2 usage.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := interruptible(cmd.Context())
+			defer stop()
+			if !cmd.Flags().Changed("agent") && af.command == "" {
+				in := linechat.NewPrompter(cmd.InOrStdin())
+				err := chooseSignInAgent(ctx, cmd, &af, in, linechat.IsTerminal(cmd.InOrStdin()), "Sign out of which agent?")
+				in.Close()
+				if err != nil {
+					return err
+				}
+			}
 			opts, err := af.sessionOptions(cmd)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			ctx, stop := interruptible(cmd.Context())
-			defer stop()
 			agent, log := newAgent(g, opts, nil, false)
 			defer func() {
 				agent.Close()
@@ -39,6 +48,6 @@ Exit status: 0 signed out, 1 the agent could not (parley says why), 2 usage.`,
 			return nil
 		},
 	}
-	af.register(cmd)
+	af.registerSignIn(cmd)
 	return cmd
 }

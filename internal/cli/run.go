@@ -322,6 +322,9 @@ func (f *agentFlags) sessionOptions(cmd *cobra.Command) (sessionOptions, error) 
 		return sessionOptions{}, errors.New("--agent-command is empty: give the agent's command line, such as --agent-command \"npx some-acp-agent\"")
 	}
 	warnConfig(cmd.ErrOrStderr(), cfg)
+	if !cmd.Flags().Changed("agent") && f.command == "" && cfg.DefaultAgent != "" {
+		f.name = cfg.DefaultAgent
+	}
 	opts := sessionOptions{yolo: f.yolo, rules: cfg.Permissions, agentTimeout: f.timeout, sandboxMode: f.sandboxMode, sandboxWritable: f.sandboxWritable,
 		sandboxRead: f.sandboxRead, sandboxNet: f.sandboxNet, cfg: cfg,
 		changeLimits: cfg.Changes.Limits(), cwdFlag: f.cwd}

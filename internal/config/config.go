@@ -28,6 +28,9 @@ type File struct {
 	Path string `json:"-"`
 	// AgentServers are the user's agents, by name.
 	AgentServers map[string]AgentServer `json:"agent_servers"`
+	// DefaultAgent is the agent of a command given no --agent (else eliza; parley login
+	// and logout ask, or name the agents with a sign-in).
+	DefaultAgent string `json:"default_agent"`
 	// Permissions are the user's rules, e.g. {"tool": "execute:*git push*", "action": "ask"}.
 	Permissions []permission.Rule `json:"permissions"`
 	// SensitiveFiles are the user's sensitive-file rules, added after parley's defaults
@@ -71,7 +74,7 @@ func (c Changes) Limits() changes.Limits {
 
 // known are the keys parley reads, at the top and in the sections it checks.
 var known = map[string][]string{
-	"":        {"agent_servers", "permissions", "sensitive_files", "registry_url", "changes", "sandbox"},
+	"":        {"agent_servers", "default_agent", "permissions", "sensitive_files", "registry_url", "changes", "sandbox"},
 	"changes": {"off", "max_age_days", "max_mib", "max_file_kib", "max_files"},
 	"sandbox": {"write", "deny_read", "read_secret", "agents"},
 }

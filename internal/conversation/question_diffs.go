@@ -25,7 +25,13 @@ func (c *Conversation) editDiffs(tc acp.ToolCallUpdate) []toolstate.Diff {
 	var out []toolstate.Diff
 	for _, content := range tc.Content {
 		if d := content.Diff; d != nil {
-			out = append(out, newDiff(d.Path, d.OldText, d.NewText))
+			old := d.OldText
+			if old == nil {
+				// The agent says the file is new; parley looks: a file that exists is
+				// edited, and its diff is against what it holds.
+				old = c.currentText(d.Path)
+			}
+			out = append(out, newDiff(d.Path, old, d.NewText))
 		}
 	}
 	if len(out) > 0 || len(tc.RawInput) == 0 {
@@ -66,10 +72,7 @@ func (c *Conversation) proposedDiff(raw json.RawMessage) (toolstate.Diff, bool) 
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(c.opts.Roots.Dirs()[0], path)
 	}
-	var old *string
-	if b, err := c.opts.Roots.ReadFile(path, maxProposedFile); err == nil {
-		old = new(string(b))
-	}
+	old := c.currentText(path)
 	switch {
 	case p.Content != nil:
 		return newDiff(path, old, *p.Content), true
@@ -88,6 +91,18 @@ func (c *Conversation) proposedDiff(raw json.RawMessage) (toolstate.Diff, bool) 
 		n = -1
 	}
 	return newDiff(path, old, strings.Replace(*old, *from, *to, n)), true
+}
+
+// currentText is what the workspace file at path (relative to the first root) holds
+// now; nil when there is none parley may read.
+func (c *Conversation) currentText(path string) *string {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(c.opts.Roots.Dirs()[0], path)
+	}
+	if b, err := c.opts.Roots.ReadFile(path, maxProposedFile); err == nil {
+		return new(string(b))
+	}
+	return nil
 }
 
 func newDiff(path string, old *string, newText string) toolstate.Diff {

@@ -63,8 +63,8 @@ func questionText(q *permission.Question) string {
 			fmt.Fprintf(&b, "    %s\n", toolui.SafeText(l)) // a diff line keeps its leading mark
 		}
 	}
-	if s.Always != "" && (offers(q.Answers, permission.AllowAlways) || offers(q.Answers, permission.RejectAlways)) {
-		fmt.Fprintf(&b, "  always covers: %s\n", OneLineSafe(s.Always))
+	if covers := permission.AlwaysCovers(s, offers(q.Answers, permission.AllowAlways), offers(q.Answers, permission.RejectAlways)); covers != "" {
+		fmt.Fprintf(&b, "  %s\n", OneLineSafe(covers))
 	}
 	b.WriteString(" ")
 	for _, k := range answerKeys {

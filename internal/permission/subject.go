@@ -3,6 +3,8 @@ package permission
 import (
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
@@ -65,10 +67,11 @@ func (p *Policy) Subject(tc acp.ToolCallUpdate) Subject {
 	case argv != nil || line != "":
 		s.Analysis = JudgeCommand(line, argv, p.context(dir))
 	default:
-		// The agent did not say what it runs. Its title is judged (a critical title
-		// still always asks, rules still see it) but is not shown as what runs, and
-		// nothing about it is remembered.
-		if title := unquoteTitle(tc.Title); title != "" {
+		// The agent did not say what it runs. A title that reads as a command is
+		// judged (a critical one still always asks) but is not shown as what runs,
+		// and nothing about it is remembered; a title in words ("Delete the build
+		// directory") is not a command: judged, it would be a program named Delete.
+		if title, ok := commandInTitle(tc.Title); ok {
 			s.Analysis = JudgeCommand(title, nil, p.context(dir))
 		}
 		s.Key = ToolKey(tc)
@@ -144,6 +147,22 @@ func ToolKey(tc acp.ToolCallUpdate) string {
 		return kind + ":" + fields[0]
 	}
 	return kind + ":?"
+}
+
+// commandInTitle is the command a title reads as: one in backticks ("`rm -rf /`"), or
+// a title whose first word does not start with a capital letter ("rm -rf build",
+// "/bin/rm x"); a sentence ("Delete the build directory", "Run tests") is none. Program
+// names are lower case; an agent's prose title starts as a sentence does.
+func commandInTitle(title string) (string, bool) {
+	title = strings.TrimSpace(title)
+	if inner := unquoteTitle(title); inner != title {
+		return inner, strings.TrimSpace(inner) != ""
+	}
+	r, _ := utf8.DecodeRuneInString(title)
+	if title == "" || unicode.IsUpper(r) {
+		return "", false
+	}
+	return title, true
 }
 
 // unquoteTitle strips the backticks agents put around a command in a title.

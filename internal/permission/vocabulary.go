@@ -44,3 +44,19 @@ func RiskText(t safety.Tier, reason string) string {
 	}
 	return "Risk: " + t.String() + ": " + reason
 }
+
+// AlwaysCovers is the line a question shows about what its "always" answers cover, in
+// the words of the answers it offers: "always covers: …" with "allow always", "reject
+// always covers: …" where only "reject always" is offered (a critical command, or one
+// that runs code the agent can change), nothing where neither is.
+func AlwaysCovers(s Subject, allowAlways, rejectAlways bool) string {
+	switch {
+	case s.Always == "":
+		return ""
+	case allowAlways:
+		return "always covers: " + s.Always
+	case rejectAlways:
+		return "reject always covers: " + s.Always
+	}
+	return ""
+}

@@ -28,6 +28,18 @@ type questionPanel struct {
 // for the composer a moment before it appeared must not answer it.
 const answerGrace = 250 * time.Millisecond
 
+// offeredKeys are the keys of the answers q offers, as the status line names them
+// ("y/n" when only those are offered).
+func offeredKeys(q *permission.Question) string {
+	var keys []string
+	for _, ak := range answerKeys {
+		if offered(q, ak.answer) {
+			keys = append(keys, ak.keys[0])
+		}
+	}
+	return strings.Join(keys, "/")
+}
+
 var answerKeys = []struct {
 	answer permission.Answer
 	keys   []string
@@ -110,8 +122,8 @@ func (p *questionPanel) view(st styles, root string, width, maxLines int) string
 			}
 		}
 	}
-	if s.Always != "" && (offered(q, permission.AllowAlways) || offered(q, permission.RejectAlways)) {
-		foot = append(foot, st.dim.Render("  always covers: "+toolui.SafeText(oneLine(s.Always))))
+	if covers := permission.AlwaysCovers(s, offered(q, permission.AllowAlways), offered(q, permission.RejectAlways)); covers != "" {
+		foot = append(foot, st.dim.Render("  "+toolui.SafeText(oneLine(covers))))
 	}
 	var keys []string
 	for _, ak := range answerKeys {

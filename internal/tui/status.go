@@ -174,7 +174,7 @@ func (m *model) keyHints(cv *convView) []string {
 	case m.armed && cv.cancelling:
 		return []string{st.warn.Render("cancelling the turn · press ctrl+c again to quit now")}
 	case cv.question != nil:
-		return []string{k("y/a/n/r", "answer"), k("esc", "reject"), k("ctrl+c", "reject and cancel the turn")}
+		return []string{k(offeredKeys(cv.question.q.Question), "answer"), k("esc", "reject"), k("ctrl+c", "reject and cancel the turn")}
 	case cv.elicit != nil:
 		return []string{k("esc", "decline"), k("ctrl+c", "cancel it and the turn")}
 	case m.picker != nil:

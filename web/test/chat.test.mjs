@@ -62,6 +62,28 @@ test("the first screen names the workspace, the agent and what it is, and the ag
   }
 });
 
+// Issue 31, item 8: the card of a call the agent titles with its tool's name reads as the
+// terminal's does, "Run `go test ./...`", while it is asked about.
+test("a tool card titled with the tool's name is named as parley's other views name it", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    const page = await newPage();
+    await page.goto(web.url);
+    await send(page, "ask-raw");
+    const card = page.locator(".card.tool.asking");
+    await card.locator("button[data-option=reject_once]").waitFor();
+    await shot(page, "permission-raw-title");
+    const title = await card.locator(".tool-head .title").innerText();
+    assert.match(title, /go test \.\/\.\.\./, "the card names the command");
+    assert.doesNotMatch(await card.innerText(), /run_terminal_command/, "the tool's raw name is the title");
+    await card.locator("button[data-option=reject_once]").click();
+    await page.locator(".msg.agent", { hasText: "permission: n" }).waitFor();
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await web.stop();
+  }
+});
+
 test("a permission asked by Eliza is allowed by a click, and one is rejected", async () => {
   const web = await startWeb();
   try {

@@ -20,6 +20,8 @@
 //   hook        writes .git/hooks/pre-commit (a hook git would run), sets core.fsmonitor
 //               and a filter driver (its name holding a bidi override) in .git/config,
 //               makes run.sh executable: straight on disk, as an agent's own tools would
+//   ask-raw     a command's tool call titled with its tool's name (run_terminal_command),
+//               its permission asked, then failed
 //   long        streams longText (48 KiB of numbered lines) in 7-character chunks
 //   anything else is echoed back.
 import { appendFileSync, chmodSync, mkdirSync, writeFileSync } from "node:fs";
@@ -88,6 +90,13 @@ const handlers = {
       } else if (line.startsWith("elicit-url ")) {
         const r = await call("elicitation/create", { sessionId: sid, mode: "url", elicitationId: "page-1", message: "Open this page", url: line.slice("elicit-url ".length) });
         say(sid, `elicitation: ${r.action}`);
+      } else if (line === "ask-raw") {
+        const toolCall = { toolCallId: "raw-1", title: "run_terminal_command", kind: "execute", status: "pending", rawInput: { command: "go test ./..." } };
+        update(sid, { sessionUpdate: "tool_call", ...toolCall });
+        const r = await call("session/request_permission", { sessionId: sid, toolCall, options: [
+          { optionId: "y", name: "Yes", kind: "allow_once" }, { optionId: "n", name: "No", kind: "reject_once" }] });
+        update(sid, { sessionUpdate: "tool_call_update", toolCallId: "raw-1", status: "failed" });
+        say(sid, `permission: ${r.outcome.outcome === "selected" ? r.outcome.optionId : r.outcome.outcome}`);
       } else if (line === "output") {
         update(sid, { sessionUpdate: "tool_call", toolCallId: "out-1", title: "Run `go test ./...`", kind: "execute", status: "failed",
           content: [{ type: "content", content: { type: "text", text: commandOutput } }] });

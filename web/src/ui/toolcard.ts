@@ -1,6 +1,8 @@
 import { h, clear, duration } from "../dom";
 import { diffLines, hunks } from "../diff";
-import type { Entry, Question, Session } from "../session";
+import { parleyMeta } from "../meta";
+import type { ToolCallMeta } from "../parleyapi";
+import type { Entry, Question, Session, ToolState } from "../session";
 import type { Actions, Card } from "./card";
 import { keepView } from "./keep";
 import { blockView } from "./message";
@@ -33,7 +35,7 @@ export class ToolCard implements Card {
       { class: "tool-head" },
       h("span", { class: `status ${status}`, title: status.replace("_", " "), role: "img", "aria-label": status.replace("_", " ") }, statusIcon[status] ?? "?"),
       h("span", { class: "kind", title: c.kind ?? "other" }, kindIcon[c.kind ?? "other"] ?? "⚙"),
-      h("span", { class: "title", text: c.title || "tool call" }),
+      h("span", { class: "title", text: toolTitle(c) }),
       took && h("span", { class: "took", text: took }),
     );
     this.el.append(head);
@@ -101,3 +103,14 @@ export function diffView(path: string, oldText: string | null, newText: string, 
 }
 
 export type { Question };
+
+// toolTitle is the agent's title when it says what the call does; where it is only its
+// tool's name (one word: "run_terminal_command", "Bash") or nothing, the call as parley's
+// other views name it (_meta.parley: "Running `go test ./...`"), in the past once done.
+function toolTitle(c: ToolState): string {
+  const title = (c.title ?? "").trim();
+  if (/\s/.test(title)) return title;
+  const m = parleyMeta<ToolCallMeta>(c);
+  const said = c.status === "completed" ? m?.pastTense : m?.invocation;
+  return said || title || "tool call";
+}
