@@ -18,12 +18,12 @@ func TestSeatbeltPolicyOfRules(t *testing.T) {
 		rules Rules
 		want  SeatbeltPolicy
 	}{
-		"agent": {agent.Rules("/private/tmp/agent"), SeatbeltPolicy{
-			Write:    []string{"/Users/ana/src", "/Users/ana/.claude", "/private/tmp/agent"},
+		"agent": {agent.Rules("/private/var/folders/T/agent"), SeatbeltPolicy{
+			Write:    []string{"/Users/ana/src", "/Users/ana/.claude", "/private/var/folders/T/agent"},
 			DenyRead: []string{"/Users/ana/.ssh"}, ProxyPort: 50123, LoopbackPorts: []int{9000}, PTY: true,
 		}},
-		"terminal command": {Rules{Write: []string{"/Users/ana/src"}, Tmp: "/private/tmp/cmd"}, SeatbeltPolicy{
-			Write: []string{"/Users/ana/src", "/private/tmp/cmd"},
+		"terminal command": {Rules{Write: []string{"/Users/ana/src"}, Tmp: "/private/var/folders/T/cmd"}, SeatbeltPolicy{
+			Write: []string{"/Users/ana/src", "/private/var/folders/T/cmd"},
 		}},
 		"no network": {Rules{Write: []string{"/w"}, LimitNet: true}, SeatbeltPolicy{Write: []string{"/w"}, Offline: true}},
 	} {

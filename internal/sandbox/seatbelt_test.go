@@ -103,7 +103,7 @@ func TestSeatbeltProfileRefuses(t *testing.T) {
 }
 
 func TestSeatbeltResolvesLinks(t *testing.T) {
-	links := map[string]string{"/tmp": "/private/tmp", "/Users/ana": "/Volumes/home/ana"}
+	links := map[string]string{"/var": "/private/var", "/Users/ana": "/Volumes/home/ana"}
 	eval := func(path string) (string, error) {
 		for from, to := range links {
 			if path == from {
@@ -119,11 +119,11 @@ func TestSeatbeltResolvesLinks(t *testing.T) {
 		return "", errors.New("no such file")
 	}
 	got := SeatbeltPolicy{
-		Write:    []string{"/tmp/parley-1", "/opt/x", "/tmp/parley-1"},
+		Write:    []string{"/var/folders/parley-1", "/opt/x", "/var/folders/parley-1"},
 		DenyRead: []string{"/Users/ana/.ssh", "/Users/ana/missing/.aws"},
 	}.withResolved(eval)
 	want := SeatbeltPolicy{
-		Write:    []string{"/tmp/parley-1", "/private/tmp/parley-1", "/opt/x"},
+		Write:    []string{"/var/folders/parley-1", "/private/var/folders/parley-1", "/opt/x"},
 		DenyRead: []string{"/Users/ana/.ssh", "/Volumes/home/ana/.ssh", "/Users/ana/missing/.aws", "/Volumes/home/ana/missing/.aws"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

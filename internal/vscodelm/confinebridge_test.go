@@ -38,8 +38,8 @@ func TestConfinedAgentReachesTheToolBridge(t *testing.T) {
 	if want := []string{"HTTPS_PROXY=http://127.0.0.1:50123", "NO_PROXY=127.0.0.1:" + p + ",localhost:" + p, "no_proxy=127.0.0.1:" + p + ",localhost:" + p}; !slices.Equal(got.Env, want) {
 		t.Errorf("limited network: env %q, want %q", got.Env, want)
 	}
-	if !slices.Contains(got.Rules("/tmp/t").ConnectTCP, port) {
-		t.Errorf("sandbox-exec's rules lack the bridge's port: %v", got.Rules("/tmp/t").ConnectTCP)
+	if rules := got.Rules(t.TempDir()); !slices.Contains(rules.ConnectTCP, port) {
+		t.Errorf("sandbox-exec's rules lack the bridge's port: %v", rules.ConnectTCP)
 	}
 	if len(specs["limited"].Ports) != 1 || specs["limited"].Env[1] != "NO_PROXY=" {
 		t.Errorf("the spec confine returned was changed: %v", specs["limited"].Ports)
