@@ -19,16 +19,7 @@ func (p *Proxy) forward(client net.Conn, br *bufio.Reader, req *http.Request) {
 	if req.URL.Port() == "" {
 		hostport = net.JoinHostPort(req.URL.Hostname(), "80")
 	}
-	dest, err := parseDestination(hostport)
-	if err != nil {
-		p.answer(client, br, http.StatusBadRequest, "the URL's host: "+err.Error(), "")
-		return
-	}
-	if !p.allowed(dest) {
-		p.refuse(client, br, dest, req.Method)
-		return
-	}
-	upstream, ok := p.connect(client, br, dest)
+	upstream, dest, ok := p.open(client, br, hostport, req.Method, "the URL's host: ")
 	if !ok {
 		return
 	}

@@ -69,18 +69,26 @@ func (p *Proxy) authorized(req *http.Request) bool {
 	return ok && subtle.ConstantTimeCompare([]byte(password), []byte(p.token)) == 1
 }
 
-// tunnel serves CONNECT: the destination is the request's authority, exactly HOST:PORT.
-func (p *Proxy) tunnel(client net.Conn, br *bufio.Reader, req *http.Request) {
-	dest, err := parseDestination(req.RequestURI)
+// open connects to hostport for a request of method, if it is a destination the proxy
+// allows; otherwise the client is answered (400 with badWhat and the reason for a
+// malformed one, 403 for one not allowed) and ok is false.
+func (p *Proxy) open(client net.Conn, br *bufio.Reader, hostport, method, badWhat string) (upstream net.Conn, dest destination, ok bool) {
+	dest, err := parseDestination(hostport)
 	if err != nil {
-		p.answer(client, br, http.StatusBadRequest, "CONNECT wants HOST:PORT: "+err.Error(), "")
-		return
+		p.answer(client, br, http.StatusBadRequest, badWhat+err.Error(), "")
+		return nil, dest, false
 	}
 	if !p.allowed(dest) {
-		p.refuse(client, br, dest, req.Method)
-		return
+		p.refuse(client, br, dest, method)
+		return nil, dest, false
 	}
-	upstream, ok := p.connect(client, br, dest)
+	upstream, ok = p.connect(client, br, dest)
+	return upstream, dest, ok
+}
+
+// tunnel serves CONNECT: the destination is the request's authority, exactly HOST:PORT.
+func (p *Proxy) tunnel(client net.Conn, br *bufio.Reader, req *http.Request) {
+	upstream, dest, ok := p.open(client, br, req.RequestURI, req.Method, "CONNECT wants HOST:PORT: ")
 	if !ok {
 		return
 	}

@@ -63,15 +63,7 @@ func carriesMarker(pid, marker string) bool {
 // middle of execve: not a kernel thread (kthreadd, 2, and its children have none) and not
 // a zombie or dead process (its memory is gone).
 func mayBeExecing(pid string) bool {
-	stat, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return false
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return false
-	}
-	fields := bytes.Fields(stat[i+1:])
+	fields := statFields(pid)
 	if len(fields) < 2 {
 		return false
 	}
@@ -80,23 +72,29 @@ func mayBeExecing(pid string) bool {
 }
 
 // sessionOf is the session id of the process pid (a decimal string), 0 when it cannot be
-// read. /proc/PID/stat is "pid (comm) state ppid pgrp session ...", and comm may hold
-// spaces and parentheses: the fields are counted from the last ')'.
+// read.
 func sessionOf(pid string) int {
-	stat, err := os.ReadFile("/proc/" + pid + "/stat")
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(stat, ')')
-	if i < 0 {
-		return 0
-	}
-	fields := bytes.Fields(stat[i+1:])
+	fields := statFields(pid)
 	if len(fields) < 4 {
 		return 0
 	}
 	sid, _ := strconv.Atoi(string(fields[3]))
 	return sid
+}
+
+// statFields are the fields of /proc/PID/stat after "pid (comm)" (state, ppid, pgrp,
+// session, …), none when it cannot be read. comm may hold spaces and parentheses: the
+// fields are counted from the last ')'.
+func statFields(pid string) [][]byte {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return nil
+	}
+	i := bytes.LastIndexByte(stat, ')')
+	if i < 0 {
+		return nil
+	}
+	return bytes.Fields(stat[i+1:])
 }
 
 // closeInheritedTerminalsOnExec marks close-on-exec every terminal this process holds
