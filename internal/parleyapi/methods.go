@@ -21,6 +21,9 @@ const (
 	MethodUndo           = "_parley/undo"             // request: undo a turn's changes (or some files of it)
 	MethodKeep           = "_parley/keep"             // request: keep changes (they can no longer be undone)
 	MethodFile           = "_parley/file"             // request: a file of the workspace, to show
+	MethodFork           = "_parley/fork"             // request: the conversation goes on in a new session with the same agent
+	MethodHandoff        = "_parley/handoff"          // request: the conversation goes on with another agent
+	MethodRewind         = "_parley/rewind"           // request: files and conversation back to before a turn
 )
 
 // The JSON-RPC error codes of parley's requests (the _parley/* ones and vscodelm's lm/*
@@ -78,6 +81,9 @@ var Methods = []Method{
 	{MethodUndo, Request, UndoParams{}, UndoResult{}},
 	{MethodKeep, Request, KeepParams{}, KeepResult{}},
 	{MethodFile, Request, FileParams{}, FileResult{}},
+	{MethodFork, Request, CarryParams{}, CarryResult{}},
+	{MethodHandoff, Request, CarryParams{}, CarryResult{}},
+	{MethodRewind, Request, CarryParams{}, CarryResult{}},
 	{MethodQueue, Notification, QueueNotification{}, nil},
 	{MethodTerminalOutput, Notification, TerminalOutputNotification{}, nil},
 	{MethodNotice, Notification, NoticeNotification{}, nil},

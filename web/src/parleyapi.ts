@@ -23,6 +23,9 @@ export const MethodDiff = "_parley/diff"; // request: a changed file's diff
 export const MethodUndo = "_parley/undo"; // request: undo a turn's changes (or some files of it)
 export const MethodKeep = "_parley/keep"; // request: keep changes (they can no longer be undone)
 export const MethodFile = "_parley/file"; // request: a file of the workspace, to show
+export const MethodFork = "_parley/fork"; // request: the conversation goes on in a new session with the same agent
+export const MethodHandoff = "_parley/handoff"; // request: the conversation goes on with another agent
+export const MethodRewind = "_parley/rewind"; // request: files and conversation back to before a turn
 
 // The JSON-RPC error codes of parley's requests (the _parley/* ones and vscodelm's lm/*
 // requests about changes).
@@ -339,6 +342,41 @@ export interface FileResult {
 }
 
 /**
+ * CarryParams is the params of _parley/fork, _parley/handoff and _parley/rewind: the
+ * conversation SessionID goes on in a new session, which the result names (the client
+ * then attaches to it with session/load, as to any session parley holds).
+ *
+ *   - _parley/fork: a new session with the same agent, from the end of the conversation
+ *     (or from before Turn when Turn > 0), with its own record of changes from there.
+ *   - _parley/handoff: the conversation goes on with Agent (required), in the same
+ *     workspace, the record of changes going on.
+ *   - _parley/rewind: the files are brought back to before Turn (required; as
+ *     _parley/undo with rewind) and the conversation too: the new session goes on from
+ *     before Turn; the old one stays reachable (session/list).
+ */
+export interface CarryParams {
+  sessionId: string;
+  turn?: number;
+  agent?: string;
+}
+
+/** CarryResult is the session a fork, hand-off or rewind opened, and how. */
+export interface CarryResult {
+  sessionId: string;
+  agent: string;
+  /**
+   * How the agent got the conversation: "fork" (the agent's own session/fork),
+   * "load" or "resume" (the agent's session), "seeded" (a new session whose first
+   * prompt carries the transcript), "summarised" (seeded with a summary: the
+   * transcript did not fit; Summary is what was sent).
+   */
+  how: string;
+  summary?: string;
+  /** Undo is what the rewind undid (only for _parley/rewind). */
+  undo?: UndoResult;
+}
+
+/**
  * QueueNotification is the params of _parley/queue, sent when the running prompt or the
  * queue behind it changes.
  */
@@ -626,6 +664,9 @@ export interface ParleyRequests {
   "_parley/undo": { params: UndoParams; result: UndoResult };
   "_parley/keep": { params: KeepParams; result: KeepResult };
   "_parley/file": { params: FileParams; result: FileResult };
+  "_parley/fork": { params: CarryParams; result: CarryResult };
+  "_parley/handoff": { params: CarryParams; result: CarryResult };
+  "_parley/rewind": { params: CarryParams; result: CarryResult };
 }
 
 /** The notifications parley sends, by method: their params. */
