@@ -9,7 +9,9 @@ import "testing"
 func TestRunJSONSaysTheUserDecided(t *testing.T) {
 	w := newWorkspace(t)
 	term := startTerminalIn(t, w.dir, w.env, "run", "--json", "--agent-command", fakeAgentCommand(t, "scripted"), "ask git tag v1.0")
-	term.expect("git tag v1.0")
+	// The question's own text, not the JSON event before it: what is typed before the
+	// question is shown is ignored.
+	term.expect("The agent asks permission")
 	term.typeLine("a")
 	term.expect(`"outcome":"allow_always","decidedBy":"user"`)
 	term.wait(t, 0)
