@@ -22,6 +22,9 @@ type conn struct {
 	ac  *acp.AgentConn
 	// ctx ends with the connection: what the views send is bounded by it.
 	ctx context.Context
+	// peer is who the connection serves: the log names it, and a remote one's cwd is
+	// a directory on its own machine.
+	peer Peer
 
 	// What the client said in initialize.
 	parley atomic.Bool // it asked for parley's notifications (clientCapabilities._meta.parley)
@@ -106,7 +109,7 @@ func (c *conn) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp
 	if name == "" {
 		name = c.srv.opts.DefaultAgent
 	}
-	roots, err := c.srv.roots(req.Cwd)
+	roots, moved, err := c.srv.roots(req.Cwd, c.peer.Remote)
 	if err != nil {
 		return nil, err
 	}
@@ -125,10 +128,21 @@ func (c *conn) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp
 	// shows the agent's methods (_parley/sign_in_required follows the response), and
 	// the session opens once the user has signed in.
 	c.attachAfterResponse(ctx, ss)
+	c.logAttach(ss, "session/new")
+	meta := c.describe(ss, state, signIn != nil)
+	if moved {
+		meta.RequestedCwd = req.Cwd
+	}
+	meta.DroppedDirectories = req.AdditionalDirectories // a session has one root, its cwd
 	return &acp.NewSessionResponse{
 		SessionID: ss.id, Modes: state.Modes, ConfigOptions: state.Config, Models: state.Models,
-		Meta: parleyMeta(c.describe(ss, state, signIn != nil)),
+		Meta: parleyMeta(meta),
 	}, nil
+}
+
+// logAttach tells the server's log that the connection attached to ss, and who it is.
+func (c *conn) logAttach(ss *session, how string) {
+	c.srv.logger.Info("a view attached", "session", ss.id, "agent", ss.agentName, "by", how, "token", c.peer.Name, "remote", c.peer.Remote)
 }
 
 // startError says why an agent did not start, keeping the agent's own error code (an
@@ -259,7 +273,7 @@ func (c *conn) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*a
 		if name == "" {
 			name = c.srv.opts.DefaultAgent
 		}
-		roots, err := c.srv.roots(req.Cwd)
+		roots, _, err := c.srv.roots(req.Cwd, c.peer.Remote)
 		if err != nil {
 			return nil, err
 		}
@@ -285,6 +299,7 @@ func (c *conn) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*a
 		return nil, acp.ErrSessionNotFound(req.SessionID)
 	}
 	c.startViewAfterResponse(ctx, func() { c.runView(v, snap, rest, true) })
+	c.logAttach(ss, "session/load")
 	state := snap.Session
 	meta := c.describe(ss, state, snap.SignIn != nil)
 	if snap.Running != nil {
@@ -298,6 +313,14 @@ func (c *conn) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) (
 	resp := &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
 	live := map[string]bool{} // agent name + agent session id of the sessions parley holds
 	byAgent := map[string]*session{}
+	want := req.Cwd // "" lists them all
+	if want != "" {
+		if dir, ok := c.srv.inWorkspace(want); ok {
+			want = dir
+		} else if c.peer.Remote {
+			want = c.srv.Workspace() // a directory on the client's machine: its sessions open in the workspace
+		}
+	}
 	for _, ss := range c.srv.liveSessions() {
 		state, err := ss.conv.Session(ctx)
 		if err != nil {
@@ -305,15 +328,19 @@ func (c *conn) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) (
 		}
 		updated, _ := ss.conv.LastActive(ctx)
 		cwd := ss.roots.Dirs()[0]
-		if req.Cwd != "" && req.Cwd != cwd {
+		if want != "" && want != cwd {
 			continue
 		}
 		live[ss.agentName+"\x00"+string(state.ID)] = true
 		if byAgent[ss.agentName] == nil && state.Agent.Capabilities.SessionCapabilities.List != nil {
 			byAgent[ss.agentName] = ss
 		}
+		title := state.Title
+		if title == "" {
+			title = ss.firstPrompt() // never a bare id in a list
+		}
 		resp.Sessions = append(resp.Sessions, acp.SessionInfo{
-			SessionID: ss.id, Cwd: cwd, Title: state.Title, UpdatedAt: updated.UTC().Format("2006-01-02T15:04:05Z"),
+			SessionID: ss.id, Cwd: cwd, Title: title, UpdatedAt: updated.UTC().Format("2006-01-02T15:04:05Z"),
 			Meta: parleyMeta(parleyapi.SessionListMeta{Agent: ss.agentName, Live: true}),
 		})
 	}

@@ -77,6 +77,9 @@ type page struct {
 	answer  func(*acp.RequestPermissionRequest) acp.RequestPermissionOutcome
 	asked   []*acp.RequestPermissionRequest
 	ext     []string // extension notifications, by method
+	// withdrawn counts the questions (permission, elicitation) withdrawn from this page
+	// ($/cancel_request) before it answered.
+	withdrawn int
 }
 
 func (p *page) SessionUpdate(ctx context.Context, n *acp.SessionNotification) error {
@@ -102,9 +105,17 @@ func (p *page) RequestPermission(ctx context.Context, req *acp.RequestPermission
 	p.signal()
 	if answer == nil {
 		<-ctx.Done() // withdrawn
+		p.noteWithdrawn()
 		return nil, ctx.Err()
 	}
 	return &acp.RequestPermissionResponse{Outcome: answer(req)}, nil
+}
+
+func (p *page) noteWithdrawn() {
+	p.mu.Lock()
+	p.withdrawn++
+	p.mu.Unlock()
+	p.signal()
 }
 
 func (p *page) HandleExtension(ctx context.Context, method string, params json.RawMessage, isNotification bool) (any, error) {

@@ -75,8 +75,11 @@ func (v *view) elicit(q conversation.ElicitationAsked) {
 			if resp.Action == acp.ElicitationActionAccept && e.Form != nil {
 				answer.Content = formValues(e.Form, resp.Content)
 			}
-			err = v.ss.conv.AnswerElicitation(q.ID, answer)
+			taken, err := v.ss.conv.AnswerElicitationFirst(q.ID, answer)
 			if err == nil {
+				if taken {
+					v.logAnswer(q.ID, "action", string(answer.Action))
+				}
 				return
 			}
 			v.c.notify(ctx, parleyapi.MethodNotice, parleyapi.NoticeNotification{SessionID: v.ss.id, Text: toolui.SafeText(err.Error())})
