@@ -68,7 +68,7 @@ func (r *logRecorder) find(msg string, want map[string]string) []map[string]stri
 }
 
 // waitFor waits for a record with message msg and the attributes want.
-func (r *logRecorder) waitFor(t *testing.T, msg string, want map[string]string) map[string]string {
+func (r *logRecorder) waitFor(t testing.TB, msg string, want map[string]string) map[string]string {
 	t.Helper()
 	p := &page{changed: r.changed}
 	var got []map[string]string
@@ -76,7 +76,7 @@ func (r *logRecorder) waitFor(t *testing.T, msg string, want map[string]string) 
 	return got[0]
 }
 
-func newLoggedServer(t *testing.T) (*Server, *logRecorder) {
+func newLoggedServer(t testing.TB) (*Server, *logRecorder) {
 	t.Helper()
 	rec := newLogRecorder()
 	srv, err := New(Options{Launcher: testLauncher{t}, DefaultAgent: "eliza", Workspace: t.TempDir(), Logger: slog.New(rec)})
@@ -119,7 +119,7 @@ type testView struct {
 
 // attachView connects a page as peer (a remote client when peer.Remote); elicit, if set,
 // makes it answer elicitations.
-func attachView(t *testing.T, srv *Server, peer Peer, elicit func(*acp.CreateElicitationRequest) *acp.CreateElicitationResponse) *testView {
+func attachView(t testing.TB, srv *Server, peer Peer, elicit func(*acp.CreateElicitationRequest) *acp.CreateElicitationResponse) *testView {
 	t.Helper()
 	a, b := net.Pipe()
 	served := make(chan struct{})
@@ -141,7 +141,7 @@ func attachView(t *testing.T, srv *Server, peer Peer, elicit func(*acp.CreateEli
 	return v
 }
 
-func (v *testView) load(t *testing.T, id acp.SessionID) *acp.LoadSessionResponse {
+func (v *testView) load(t testing.TB, id acp.SessionID) *acp.LoadSessionResponse {
 	t.Helper()
 	resp, err := v.conn.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: id, Cwd: t.TempDir(), MCPServers: []acp.MCPServer{}})
 	if err != nil {
@@ -190,7 +190,7 @@ func (v *testView) userMessages(text string) int {
 }
 
 // sendPrompt sends a prompt on its own goroutine; its answer comes on the channel.
-func sendPrompt(t *testing.T, v *testView, id acp.SessionID, text string) <-chan *acp.PromptResponse {
+func sendPrompt(t testing.TB, v *testView, id acp.SessionID, text string) <-chan *acp.PromptResponse {
 	done := make(chan *acp.PromptResponse, 1)
 	var wg sync.WaitGroup
 	t.Cleanup(wg.Wait)
@@ -205,7 +205,7 @@ func sendPrompt(t *testing.T, v *testView, id acp.SessionID, text string) <-chan
 }
 
 // gate is a channel closed by free (or at the test's end, to let go of what waits on it).
-func gate(t *testing.T) (<-chan struct{}, func()) {
+func gate(t testing.TB) (<-chan struct{}, func()) {
 	c := make(chan struct{})
 	free := sync.OnceFunc(func() { close(c) })
 	t.Cleanup(free)

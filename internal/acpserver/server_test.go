@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-type testLauncher struct{ t *testing.T }
+type testLauncher struct{ t testing.TB }
 
 func (l testLauncher) AgentOptions(name string, roots *workspace.Roots) (conversation.AgentOptions, error) {
 	if name != "eliza" {
@@ -56,7 +56,7 @@ func (testLauncher) Changes(string, *workspace.Roots) *changes.Record { return n
 
 func (testLauncher) Agents() []AgentEntry { return []AgentEntry{{Name: "eliza", Source: "built-in"}} }
 
-func newTestServer(t *testing.T) *Server {
+func newTestServer(t testing.TB) *Server {
 	t.Helper()
 	srv, err := New(Options{Launcher: testLauncher{t}, DefaultAgent: "eliza", Workspace: t.TempDir()})
 	if err != nil {
@@ -141,7 +141,7 @@ func (p *page) text() string {
 }
 
 // waitFor waits until cond holds, failing after a generous deadline (a hang guard).
-func (p *page) waitFor(t *testing.T, what string, cond func() bool) {
+func (p *page) waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.After(30 * time.Second)
 	for !cond() {
@@ -189,7 +189,7 @@ func connectAs(t *testing.T, srv *Server, caps acp.ClientCapabilities) (*page, *
 	return p, init
 }
 
-func openTestSession(t *testing.T, p *page, agent string) *acp.NewSessionResponse {
+func openTestSession(t testing.TB, p *page, agent string) *acp.NewSessionResponse {
 	t.Helper()
 	req := &acp.NewSessionRequest{MCPServers: []acp.MCPServer{}}
 	if agent != "" {
@@ -202,7 +202,7 @@ func openTestSession(t *testing.T, p *page, agent string) *acp.NewSessionRespons
 	return resp
 }
 
-func prompt(t *testing.T, p *page, id acp.SessionID, text string) *acp.PromptResponse {
+func prompt(t testing.TB, p *page, id acp.SessionID, text string) *acp.PromptResponse {
 	t.Helper()
 	resp, err := p.conn.Prompt(t.Context(), &acp.PromptRequest{SessionID: id, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
 	if err != nil {
