@@ -504,3 +504,30 @@ func TestSessionListNamesEachLiveConversation(t *testing.T) {
 		t.Errorf("a local client lists %d sessions in a directory outside the workspace", n)
 	}
 }
+
+// TestAFormGoesToTheViewThatTakesIt: in a conversation a plain ACP client opened (it
+// answers no elicitations), a form is asked in an attached page that takes forms rather
+// than declined; the plain client is not asked.
+func TestAFormGoesToTheViewThatTakesIt(t *testing.T) {
+	srv, _ := newLoggedServer(t)
+	plain, _ := connectAs(t, srv, acp.ClientCapabilities{})
+	s := openTestSession(t, plain, "")
+	pg := attachView(t, srv, Peer{Name: "phone", Remote: true}, func(*acp.CreateElicitationRequest) *acp.CreateElicitationResponse {
+		return &acp.CreateElicitationResponse{Action: acp.ElicitationActionDecline}
+	})
+	pg.load(t, s.SessionID)
+	resp := prompt(t, plain, s.SessionID, "ask me about tests")
+	if resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("stop reason %q", resp.StopReason)
+	}
+	if pg.elicitations() != 1 || !strings.Contains(plain.text(), "you chose to decline") {
+		t.Errorf("the page was asked %d times; the reply %q", pg.elicitations(), plain.text())
+	}
+	// With the page gone only the plain client is attached: parley declines at once
+	// (the turn goes on) rather than wait for a view that may never come.
+	pg.close()
+	resp = prompt(t, plain, s.SessionID, "ask me about tests")
+	if resp.StopReason != acp.StopReasonEndTurn || strings.Count(plain.text(), "you chose to decline") != 2 {
+		t.Errorf("with the page gone: %q, reply %q", resp.StopReason, plain.text())
+	}
+}

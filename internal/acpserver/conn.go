@@ -257,6 +257,17 @@ func (c *conn) hold(release func()) {
 // elicits says the client answers elicitations of some mode.
 func (c *conn) elicits() bool { return c.forms.Load() || c.urls.Load() }
 
+// takes says the client answers elicitations of mode.
+func (c *conn) takes(mode acp.ElicitationMode) bool {
+	switch mode {
+	case acp.ElicitationModeForm:
+		return c.forms.Load()
+	case acp.ElicitationModeURL:
+		return c.urls.Load()
+	}
+	return false
+}
+
 // notify sends one of parley's own notifications, to a client that asked for them: any
 // other ACP client would show them as noise, or choke on them.
 func (c *conn) notify(ctx context.Context, method string, params any) {

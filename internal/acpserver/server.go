@@ -237,18 +237,24 @@ func newSessionID() acp.SessionID {
 
 // openSession starts a conversation with the agent called name in roots (reopening the
 // agent's session load, if set) and registers it under id.
-// elicit says the client that opens it answers elicitations; otherwise the agent's are
-// declined at once rather than left waiting for a view that may never come.
+// elicit says the client that opens it answers elicitations. An elicitation is asked when
+// a view attached takes its mode (or, with none attached, one that was did); otherwise
+// it is declined at once rather than left waiting for a view that may never come.
 func (s *Server) openSession(id acp.SessionID, name string, roots *workspace.Roots, load acp.SessionID, elicit bool) (*session, error) {
 	agent, err := s.acquireAgent(name, roots)
 	if err != nil {
 		return nil, err
 	}
-	conv := conversation.New(conversation.Options{
-		Agent: agent, Roots: roots, Policy: s.opts.Launcher.Policy(name, roots), Interactive: true, Elicit: elicit, Load: load,
+	ss := newSession(s, id, name, roots, agent, nil)
+	if elicit {
+		// Until its view attaches, the opener is who will answer.
+		ss.elicitModes[acp.ElicitationModeForm], ss.elicitModes[acp.ElicitationModeURL] = true, true
+	}
+	// ss.conv is set before ss is known to anyone; ElicitFor reads only what ss.mu guards.
+	ss.conv = conversation.New(conversation.Options{
+		Agent: agent, Roots: roots, Policy: s.opts.Launcher.Policy(name, roots), Interactive: true, ElicitFor: ss.canElicit, Load: load,
 		Changes: s.opts.Launcher.Changes(name, roots),
 	})
-	ss := newSession(s, id, name, roots, agent, conv)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

@@ -32,10 +32,12 @@ type session struct {
 	idle  chan struct{} // closed to end the idle watch under way (watchIdle), if any
 	ended bool
 	first string // the first line of the first prompt, the title of an agent that gives none
+	// elicitModes are the elicitation modes a view of the session answers, or did.
+	elicitModes map[acp.ElicitationMode]bool
 }
 
 func newSession(srv *Server, id acp.SessionID, agentName string, roots *workspace.Roots, agent *conversation.Agent, conv *conversation.Conversation) *session {
-	return &session{srv: srv, id: id, agentName: agentName, roots: roots, agent: agent, conv: conv, done: make(chan struct{}), views: map[*view]bool{}}
+	return &session{srv: srv, id: id, agentName: agentName, roots: roots, agent: agent, conv: conv, done: make(chan struct{}), views: map[*view]bool{}, elicitModes: map[acp.ElicitationMode]bool{}}
 }
 
 // promptOrigin is the connection that sent a prompt (conversation.Prompt.Origin), and
@@ -87,6 +89,23 @@ func (ss *session) send(c *conn, content []acp.ContentBlock, echo bool, stop con
 	return p, end, true
 }
 
+// canElicit says whether an elicitation of mode can be asked: a view attached answers
+// that mode or, with none attached, one that was did (it may come back, as a
+// permission question waits for it). Otherwise the agent's question is declined at once.
+func (ss *session) canElicit(mode acp.ElicitationMode) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if len(ss.views) == 0 {
+		return ss.elicitModes[mode]
+	}
+	for v := range ss.views {
+		if v.c.takes(mode) {
+			return true
+		}
+	}
+	return false
+}
+
 // firstPrompt is the title of a session whose agent gives none: its first prompt's
 // first line.
 func (ss *session) firstPrompt() string {
@@ -122,6 +141,11 @@ func (ss *session) attach(c *conn) *view {
 	if !ss.ended {
 		ss.views[v] = true
 		ss.shown = true
+		for _, m := range []acp.ElicitationMode{acp.ElicitationModeForm, acp.ElicitationModeURL} {
+			if c.takes(m) {
+				ss.elicitModes[m] = true
+			}
+		}
 		if ss.idle != nil {
 			close(ss.idle)
 			ss.idle = nil

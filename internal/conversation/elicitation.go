@@ -197,7 +197,11 @@ func (c *Conversation) elicit(ctx context.Context, e *Elicitation) (*acp.CreateE
 			return &acp.CreateElicitationResponse{Action: acp.ElicitationActionDecline}, nil
 		}
 	}
-	if !c.opts.Interactive || !c.opts.Elicit {
+	answers := c.opts.Elicit
+	if f := c.opts.ElicitFor; f != nil {
+		answers = f(e.Mode)
+	}
+	if !c.opts.Interactive || !answers {
 		c.postCtx(ctx, declinedMsg{e})
 		return &acp.CreateElicitationResponse{Action: acp.ElicitationActionDecline}, nil
 	}
