@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -145,7 +146,7 @@ func dialView(t *testing.T, s *webServer, client *viewClient) *acp.ClientConn {
 // permission question shows in both, and the one answer given closes it in the other.
 func TestWebTwoACPClientsShareOneConversation(t *testing.T) {
 	t.Parallel()
-	s := startWeb(t, nil, "--no-open", "--agent", "eliza")
+	s := startWeb(t, nil, "--no-open", "--agent", "eliza", "--log", "info")
 	release := make(chan struct{})
 	var once sync.Once
 	free := func() { once.Do(func() { close(release) }) }
@@ -199,5 +200,19 @@ func TestWebTwoACPClientsShareOneConversation(t *testing.T) {
 	second.waitFor(t, "the whole reply in the second client", func() bool { return second.text.Len() >= len(want) })
 	if got := second.text.String(); got != want {
 		t.Errorf("the second client saw %q, the first %q", got, want)
+	}
+
+	// The server's log tells both attaches and the one answer (a detach, which the
+	// server may learn of only as it stops, is in internal/acpserver's tests).
+	s.cmd.Process.Signal(os.Interrupt)
+	s.cmd.Wait()
+	log := s.stderr.String()
+	for _, want := range []string{`msg="a view attached"`, "by=session/new", "by=session/load", `msg="a question answered"`, `answer="Allow once"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log has no %s:\n%s", want, log)
+		}
+	}
+	if n := strings.Count(log, `msg="a question answered"`); n != 1 {
+		t.Errorf("%d answers logged, want 1", n)
 	}
 }
