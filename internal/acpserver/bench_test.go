@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,19 +25,20 @@ import (
 // Each reports its figures with b.ReportMetric, against a baseline measured in the same
 // run where there is one.
 
-// stampClient is a view that records when each of Eliza's flood chunks reached it (the
-// chunks are the numbers 0, 1, …; a view that fell behind gets several in one update).
+// stampClient is a client that records when each of Eliza's flood chunks in the session
+// measured reached it (the chunks are the numbers 0, 1, …; a view that fell behind gets
+// several in one update). index is which of the conversation's views it is (1…5).
 type stampClient struct {
-	mu      sync.Mutex
-	round   *round // the flood being measured, if this view takes part
-	updates int
+	index   int
+	current *atomic.Pointer[round] // the flood being measured, if any
 }
 
 // round is one flood measured: when each chunk reached each view (index 0 is the
 // conversation itself, handing the agent's update to its views: a subscription read
 // in the process, which may read it after a view has).
 type round struct {
-	n      int
+	session acp.SessionID
+	n       int
 	stamps [][]time.Time // by view, by chunk
 	seen   []int         // chunks seen, by view
 	done   chan struct{} // closed once every view has seen every chunk
@@ -44,8 +46,8 @@ type round struct {
 	mu     sync.Mutex
 }
 
-func newRound(views, n int) *round {
-	r := &round{n: n, stamps: make([][]time.Time, views), seen: make([]int, views), done: make(chan struct{}), left: views}
+func newRound(session acp.SessionID, views, n int) *round {
+	r := &round{session: session, n: n, stamps: make([][]time.Time, views), seen: make([]int, views), done: make(chan struct{}), left: views}
 	for i := range r.stamps {
 		r.stamps[i] = make([]time.Time, n)
 	}
@@ -88,25 +90,16 @@ func (r *round) latency(view int) time.Duration {
 	return sum / time.Duration(r.n)
 }
 
-type stampView struct {
-	c     *stampClient
-	index int // which view of its conversation (1…5)
-}
-
-func (v stampView) SessionUpdate(_ context.Context, n *acp.SessionNotification) error {
+func (c *stampClient) SessionUpdate(_ context.Context, n *acp.SessionNotification) error {
 	now := time.Now()
-	v.c.mu.Lock()
-	v.c.updates++
-	r := v.c.round
-	v.c.mu.Unlock()
-	if r != nil && n.Update.AgentMessageChunk != nil {
+	if r := c.current.Load(); r != nil && n.SessionID == r.session && n.Update.AgentMessageChunk != nil {
 		text, _ := n.Update.AgentMessageChunk.Content.AsText()
-		r.stamp(v.index, text, now)
+		r.stamp(c.index, text, now)
 	}
 	return nil
 }
 
-func (stampView) RequestPermission(ctx context.Context, _ *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+func (*stampClient) RequestPermission(context.Context, *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
 	return &acp.RequestPermissionResponse{Outcome: acp.CancelledOutcome()}, nil
 }
 
@@ -137,29 +130,49 @@ func heap() uint64 {
 }
 
 // BenchmarkViews: 100 conversations on one server (one Eliza process), five views
-// each. It reports the heap of an idle conversation with its five views (each had one
-// turn; each view is a connection of its own here, both ends in this process), what
-// each view beyond the first adds, and, while ten conversations flood at once, the mean
-// time from the moment each of Eliza's updates was first seen in the process to the
-// first view and to the fifth, and their ratio.
+// each: each view on a connection of its own (500 connections: a tab or device per
+// view), or five connections each viewing all 100 (five devices). It reports the heap
+// of an idle conversation with its five views (each had one turn; both ends of the
+// connections are in this process), what a conversation with one view takes and what
+// each further view adds; and, while ten conversations flood at once, the mean time
+// from the moment each of Eliza's updates was first seen in the process to the first
+// view and to the fifth, and their ratio.
 func BenchmarkViews(b *testing.B) {
+	b.Run("connection-per-view", func(b *testing.B) { benchViews(b, false) })
+	b.Run("five-connections", func(b *testing.B) { benchViews(b, true) })
+}
+
+func benchViews(b *testing.B, shared bool) {
 	const convs, views, flooding, chunks = 100, 5, 10, 1000
 	srv := newTestServer(b)
+	var current atomic.Pointer[round]
 	type conv struct {
 		id    acp.SessionID
-		conns []*acp.ClientConn
-		c     *stampClient
+		conns []*acp.ClientConn // by view
 	}
 	all := make([]*conv, convs)
+	var sharedConns []*acp.ClientConn
+	connFor := func(k int) *acp.ClientConn {
+		if shared {
+			return sharedConns[k-1]
+		}
+		conn, _ := dial(b, srv, &stampClient{index: k, current: &current})
+		return conn
+	}
+	if shared {
+		for k := 1; k <= views; k++ {
+			conn, _ := dial(b, srv, &stampClient{index: k, current: &current})
+			sharedConns = append(sharedConns, conn)
+		}
+	}
 	base := heap()
 	for i := range all {
-		cv := &conv{c: &stampClient{}}
-		conn, _ := dial(b, srv, stampView{cv.c, 1})
+		conn := connFor(1)
 		resp, err := conn.NewSession(b.Context(), &acp.NewSessionRequest{MCPServers: []acp.MCPServer{}})
 		if err != nil {
 			b.Fatal(err)
 		}
-		cv.id, cv.conns = resp.SessionID, []*acp.ClientConn{conn}
+		cv := &conv{id: resp.SessionID, conns: []*acp.ClientConn{conn}}
 		if _, err := conn.Prompt(b.Context(), &acp.PromptRequest{SessionID: cv.id, Prompt: []acp.ContentBlock{acp.TextBlock("I am worried about my tests")}}); err != nil {
 			b.Fatal(err)
 		}
@@ -168,7 +181,7 @@ func BenchmarkViews(b *testing.B) {
 	oneView := heap()
 	for _, cv := range all {
 		for k := 2; k <= views; k++ {
-			conn, _ := dial(b, srv, stampView{cv.c, k})
+			conn := connFor(k)
 			if _, err := conn.LoadSession(b.Context(), &acp.LoadSessionRequest{SessionID: cv.id, MCPServers: []acp.MCPServer{}}); err != nil {
 				b.Fatal(err)
 			}
@@ -184,10 +197,8 @@ func BenchmarkViews(b *testing.B) {
 	var first, fifth time.Duration
 	rounds := 0
 	for b.Loop() {
-		r := newRound(views+1, chunks)
-		all[0].c.mu.Lock()
-		all[0].c.round = r
-		all[0].c.mu.Unlock()
+		r := newRound(all[0].id, views+1, chunks)
+		current.Store(r)
 		// The conversation's own moment: a relaying subscription in the process, as each
 		// view's is, read at once.
 		sub := measured.conv.SubscribeRelay()
@@ -220,6 +231,7 @@ func BenchmarkViews(b *testing.B) {
 			b.Fatal("the flood did not reach every view")
 		}
 		wg.Wait()
+		current.Store(nil)
 		first += r.latency(1)
 		fifth += r.latency(views)
 		if testing.Verbose() {
@@ -229,11 +241,10 @@ func BenchmarkViews(b *testing.B) {
 		}
 		rounds++
 	}
-	// Reported after b.Loop, which clears what was reported before it. The heap
-	// includes the clients' ends of the connections, in this process too.
+	// Reported after b.Loop, which clears what was reported before it.
 	b.ReportMetric(float64(fiveViews-base)/convs, "B/idle-conv")
-	b.ReportMetric(float64(fiveViews-oneView)/(convs*(views-1)), "B/extra-view")
 	b.ReportMetric(float64(oneView-base)/convs, "B/conv-1-view")
+	b.ReportMetric(float64(fiveViews-oneView)/(convs*(views-1)), "B/extra-view")
 	b.ReportMetric(float64(first.Microseconds())/float64(rounds), "µs-to-view1")
 	b.ReportMetric(float64(fifth.Microseconds())/float64(rounds), "µs-to-view5")
 	b.ReportMetric(float64(fifth)/float64(first), "view5/view1")
