@@ -20,7 +20,7 @@ import (
 // Benchmarks of one server with many views, on in-process connections (net.Pipe) to the
 // real server and the real Eliza (its own process, as in the tests). Run them with
 //
-//	go test ./internal/acpserver -run '^$' -bench 'Views|Replay' -benchtime 3x
+//	go test ./internal/acpserver -run '^$' -bench 'Views|Replay' -benchtime 5x
 //
 // Each reports its figures with b.ReportMetric, against a baseline measured in the same
 // run where there is one.
@@ -39,11 +39,11 @@ type stampClient struct {
 type round struct {
 	session acp.SessionID
 	n       int
-	stamps [][]time.Time // by view, by chunk
-	seen   []int         // chunks seen, by view
-	done   chan struct{} // closed once every view has seen every chunk
-	left   int
-	mu     sync.Mutex
+	stamps  [][]time.Time // by view, by chunk
+	seen    []int         // chunks seen, by view
+	done    chan struct{} // closed once every view has seen every chunk
+	left    int
+	mu      sync.Mutex
 }
 
 func newRound(session acp.SessionID, views, n int) *round {
