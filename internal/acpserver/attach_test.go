@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -340,15 +341,24 @@ func TestAViewThatDropsMidTurnGetsTheWholeTurnBack(t *testing.T) {
 	drops := attachView(t, srv, Peer{Name: "laptop", Remote: true}, nil)
 	drops.load(t, s.SessionID)
 
-	// The question holds the turn open between two floods, so the connection is surely
-	// killed mid-turn, wherever in the first flood it is.
-	const turn = "flood 4000\nrequest permission ls\nflood 4000"
+	// A slow stream of 80 words (20 ms apart), then a question that holds the turn open,
+	// then a flood: the connection is killed some words into the slow stream, and the
+	// view comes back while it still streams, most likely (wherever it comes back, the
+	// turn is still running).
+	words := make([]string, 80)
+	for i := range words {
+		words[i] = "w" + strconv.Itoa(i)
+	}
+	turn := "slowly " + strings.Join(words, " ") + "\nrequest permission ls\nflood 4000"
 	ended := sendPrompt(t, stays, s.SessionID, turn)
-	drops.waitFor(t, "the flood", func() bool { return len(drops.text()) > 1000 })
+	drops.waitFor(t, "the slow stream", func() bool { return strings.Contains(drops.text(), " w9") })
 	drops.close()
 
 	back := attachView(t, srv, Peer{Name: "laptop", Remote: true}, nil)
 	back.load(t, s.SessionID)
+	if testing.Verbose() {
+		t.Logf("attached again with %d bytes of the reply replayed", len(back.text()))
+	}
 	back.waitFor(t, "the question", func() bool { return back.askedCount() == 1 })
 	free()
 	if resp := <-ended; resp == nil || resp.StopReason != acp.StopReasonEndTurn {
