@@ -14,6 +14,7 @@ import (
 	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/parley-acp/parley/internal/version"
+	"github.com/parley-acp/parley/internal/workspace"
 )
 
 // conn serves one client: it is the acp.Agent of one connection.
@@ -278,13 +279,15 @@ func (c *conn) notify(ctx context.Context, method string, params any) {
 
 func (c *conn) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
 	ss, err := c.srv.session(req.SessionID)
+	moved := false // a remote client's cwd replaced by the workspace
 	if err != nil {
 		// Not one parley holds: one of the agent's own sessions (from session/list).
 		name := readMeta(req.Meta).Agent
 		if name == "" {
 			name = c.srv.opts.DefaultAgent
 		}
-		roots, _, err := c.srv.roots(req.Cwd, c.peer.Remote)
+		var roots *workspace.Roots
+		roots, moved, err = c.srv.roots(req.Cwd, c.peer.Remote)
 		if err != nil {
 			return nil, err
 		}
@@ -313,6 +316,9 @@ func (c *conn) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*a
 	c.logAttach(ss, "session/load")
 	state := snap.Session
 	meta := c.describe(ss, state, snap.SignIn != nil)
+	if moved {
+		meta.RequestedCwd = req.Cwd
+	}
 	if snap.Running != nil {
 		id := snap.Running.ID
 		meta.Running = &id

@@ -583,9 +583,9 @@ export interface SessionMeta {
   canList?: boolean;
   agentSessionId?: string;
   /**
-   * RequestedCwd is the cwd a remote client sent when it names no directory in the
-   * server's workspace (one on the client's machine): the session opened in Cwd, the
-   * workspace, instead.
+   * RequestedCwd is the cwd a remote client sent (session/new, or session/load of an
+   * agent's own session) when it names no directory in the server's workspace (one on
+   * the client's machine): the session opened in Cwd, the workspace, instead.
    */
   requestedCwd?: string;
   /**
