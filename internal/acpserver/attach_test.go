@@ -486,6 +486,13 @@ func TestSessionListNamesEachLiveConversation(t *testing.T) {
 		}
 		return out
 	}
+	resp, err := v.conn.ListSessions(t.Context(), &acp.ListSessionsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.IsSortedFunc(resp.Sessions, func(a, b acp.SessionInfo) int { return strings.Compare(b.UpdatedAt, a.UpdatedAt) }) {
+		t.Errorf("the list is not the latest first: %+v", resp.Sessions)
+	}
 	got := list(v, t.TempDir())
 	if len(got) != 3 {
 		t.Fatalf("a remote client from elsewhere lists %d sessions, want 3", len(got))

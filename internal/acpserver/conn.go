@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -361,6 +363,13 @@ func (c *conn) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) (
 			Meta: parleyMeta(parleyapi.SessionListMeta{Agent: ss.agentName, Live: true}),
 		})
 	}
+	// The latest first (the times are UTC in one format: they sort as text), then by id.
+	slices.SortFunc(resp.Sessions, func(a, b acp.SessionInfo) int {
+		if c := strings.Compare(b.UpdatedAt, a.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.SessionID), string(b.SessionID))
+	})
 	// The agents' own sessions, through a session parley holds with each agent that
 	// lists them (listing needs a running agent).
 	for name, ss := range byAgent {
