@@ -90,8 +90,8 @@
 // in initialize (clientCapabilities._meta.parley, an object: the page sends {}); another
 // would print them or refuse them. Such a client signing in is not possible through
 // parley (_parley/sign_in): its session/new gets the agent's auth_required. Elicitations
-// go only to a client that advertised their mode, and a session opened by a client that
-// advertised none declines them at once (the turn goes on).
+// go only to a client that advertised their mode, and a session none of whose views
+// takes that mode declines them at once (the turn goes on).
 //
 // initialize tells what is true of the agent the client will get. loadSession,
 // session/list and session/close are parley's own, whatever the agent; no mcpCapabilities
