@@ -143,7 +143,8 @@ func dialView(t *testing.T, s *webServer, client *viewClient) *acp.ClientConn {
 
 // TestWebTwoACPClientsShareOneConversation: two ACP clients on one conversation of parley
 // web, the second attached with session/load, see the same reply as it streams; the
-// permission question shows in both, and the one answer given closes it in the other.
+// permission question shows in both, and the one answer given closes it in the other. A
+// third that drops mid-turn and attaches again has the whole reply, once.
 func TestWebTwoACPClientsShareOneConversation(t *testing.T) {
 	t.Parallel()
 	s := startWeb(t, nil, "--no-open", "--agent", "eliza", "--log", "info")
@@ -166,6 +167,14 @@ func TestWebTwoACPClientsShareOneConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A third client is there when the question comes, and drops; it attaches again
+	// while the question is still open.
+	dropped := &viewClient{changed: make(chan struct{}, 1)}
+	c3 := dialView(t, s, dropped)
+	if _, err := c3.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: created.SessionID, Cwd: s.cwd(t), MCPServers: []acp.MCPServer{}}); err != nil {
+		t.Fatal(err)
+	}
+
 	ended := make(chan *acp.PromptResponse, 1)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -176,11 +185,21 @@ func TestWebTwoACPClientsShareOneConversation(t *testing.T) {
 	})
 	first.waitFor(t, "the question in the first client", func() bool { return first.asked == 1 })
 	second.waitFor(t, "the question in the second client", func() bool { return second.asked == 1 })
-	for _, c := range []*viewClient{first, second} {
+	dropped.waitFor(t, "the question in the third client", func() bool { return dropped.asked == 1 })
+	for _, c := range []*viewClient{first, second, dropped} {
+		c.mu.Lock()
 		if text := c.text.String(); !strings.Contains(text, "one two three four five") {
 			t.Errorf("a client had %q before the question", text)
 		}
+		c.mu.Unlock()
 	}
+	c3.Close()
+	back := &viewClient{changed: make(chan struct{}, 1)}
+	c4 := dialView(t, s, back)
+	if _, err := c4.LoadSession(t.Context(), &acp.LoadSessionRequest{SessionID: created.SessionID, Cwd: s.cwd(t), MCPServers: []acp.MCPServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	back.waitFor(t, "the open question in the client attached again", func() bool { return back.asked == 1 })
 	free() // the second answers
 	first.waitFor(t, "the question closed in the first client", func() bool { return first.withdrawn == 1 })
 	select {
@@ -197,10 +216,14 @@ func TestWebTwoACPClientsShareOneConversation(t *testing.T) {
 	if !strings.Contains(want, "permission: allow_once") || !strings.HasSuffix(want, "299 ") {
 		t.Fatalf("the first client's reply %q", want)
 	}
-	second.waitFor(t, "the whole reply in the second client", func() bool { return second.text.Len() >= len(want) })
-	if got := second.text.String(); got != want {
-		t.Errorf("the second client saw %q, the first %q", got, want)
+	for _, c := range []*viewClient{second, back} {
+		var got string
+		c.waitFor(t, "the whole reply", func() bool { got = c.text.String(); return len(got) >= len(want) })
+		if got != want {
+			t.Errorf("a client saw %q, the first %q", got, want)
+		}
 	}
+	back.waitFor(t, "the question closed in the client attached again", func() bool { return back.withdrawn == 1 })
 
 	// The server's log tells both attaches and the one answer (a detach, which the
 	// server may learn of only as it stops, is in internal/acpserver's tests).
