@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/parley-acp/parley/internal/version"
+	"github.com/parley-acp/parley/internal/workspace"
 )
 
 // conn serves one client: it is the acp.Agent of one connection.
@@ -22,6 +25,9 @@ type conn struct {
 	ac  *acp.AgentConn
 	// ctx ends with the connection: what the views send is bounded by it.
 	ctx context.Context
+	// peer is who the connection serves: the log names it, and a remote one's cwd is
+	// a directory on its own machine.
+	peer Peer
 
 	// What the client said in initialize.
 	parley atomic.Bool // it asked for parley's notifications (clientCapabilities._meta.parley)
@@ -106,7 +112,7 @@ func (c *conn) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp
 	if name == "" {
 		name = c.srv.opts.DefaultAgent
 	}
-	roots, err := c.srv.roots(req.Cwd)
+	roots, moved, err := c.srv.roots(req.Cwd, c.peer.Remote)
 	if err != nil {
 		return nil, err
 	}
@@ -125,10 +131,21 @@ func (c *conn) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*acp
 	// shows the agent's methods (_parley/sign_in_required follows the response), and
 	// the session opens once the user has signed in.
 	c.attachAfterResponse(ctx, ss)
+	c.logAttach(ss, "session/new")
+	meta := c.describe(ss, state, signIn != nil)
+	if moved {
+		meta.RequestedCwd = req.Cwd
+	}
+	meta.DroppedDirectories = req.AdditionalDirectories // a session has one root, its cwd
 	return &acp.NewSessionResponse{
 		SessionID: ss.id, Modes: state.Modes, ConfigOptions: state.Config, Models: state.Models,
-		Meta: parleyMeta(c.describe(ss, state, signIn != nil)),
+		Meta: parleyMeta(meta),
 	}, nil
+}
+
+// logAttach tells the server's log that the connection attached to ss, and who it is.
+func (c *conn) logAttach(ss *session, how string) {
+	c.srv.logger.Info("a view attached", "session", ss.id, "agent", ss.agentName, "by", how, "token", c.peer.Name, "remote", c.peer.Remote)
 }
 
 // startError says why an agent did not start, keeping the agent's own error code (an
@@ -243,6 +260,17 @@ func (c *conn) hold(release func()) {
 // elicits says the client answers elicitations of some mode.
 func (c *conn) elicits() bool { return c.forms.Load() || c.urls.Load() }
 
+// takes says the client answers elicitations of mode.
+func (c *conn) takes(mode acp.ElicitationMode) bool {
+	switch mode {
+	case acp.ElicitationModeForm:
+		return c.forms.Load()
+	case acp.ElicitationModeURL:
+		return c.urls.Load()
+	}
+	return false
+}
+
 // notify sends one of parley's own notifications, to a client that asked for them: any
 // other ACP client would show them as noise, or choke on them.
 func (c *conn) notify(ctx context.Context, method string, params any) {
@@ -253,13 +281,15 @@ func (c *conn) notify(ctx context.Context, method string, params any) {
 
 func (c *conn) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
 	ss, err := c.srv.session(req.SessionID)
+	moved := false // a remote client's cwd replaced by the workspace
 	if err != nil {
 		// Not one parley holds: one of the agent's own sessions (from session/list).
 		name := readMeta(req.Meta).Agent
 		if name == "" {
 			name = c.srv.opts.DefaultAgent
 		}
-		roots, err := c.srv.roots(req.Cwd)
+		var roots *workspace.Roots
+		roots, moved, err = c.srv.roots(req.Cwd, c.peer.Remote)
 		if err != nil {
 			return nil, err
 		}
@@ -285,8 +315,12 @@ func (c *conn) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*a
 		return nil, acp.ErrSessionNotFound(req.SessionID)
 	}
 	c.startViewAfterResponse(ctx, func() { c.runView(v, snap, rest, true) })
+	c.logAttach(ss, "session/load")
 	state := snap.Session
 	meta := c.describe(ss, state, snap.SignIn != nil)
+	if moved {
+		meta.RequestedCwd = req.Cwd
+	}
 	if snap.Running != nil {
 		id := snap.Running.ID
 		meta.Running = &id
@@ -298,6 +332,14 @@ func (c *conn) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) (
 	resp := &acp.ListSessionsResponse{Sessions: []acp.SessionInfo{}}
 	live := map[string]bool{} // agent name + agent session id of the sessions parley holds
 	byAgent := map[string]*session{}
+	want := req.Cwd // "" lists them all
+	if want != "" {
+		if dir, ok := c.srv.inWorkspace(want); ok {
+			want = dir
+		} else if c.peer.Remote {
+			want = c.srv.Workspace() // a directory on the client's machine: its sessions open in the workspace
+		}
+	}
 	for _, ss := range c.srv.liveSessions() {
 		state, err := ss.conv.Session(ctx)
 		if err != nil {
@@ -305,18 +347,29 @@ func (c *conn) ListSessions(ctx context.Context, req *acp.ListSessionsRequest) (
 		}
 		updated, _ := ss.conv.LastActive(ctx)
 		cwd := ss.roots.Dirs()[0]
-		if req.Cwd != "" && req.Cwd != cwd {
+		if want != "" && want != cwd {
 			continue
 		}
 		live[ss.agentName+"\x00"+string(state.ID)] = true
 		if byAgent[ss.agentName] == nil && state.Agent.Capabilities.SessionCapabilities.List != nil {
 			byAgent[ss.agentName] = ss
 		}
+		title := state.Title
+		if title == "" {
+			title = ss.firstPrompt() // never a bare id in a list
+		}
 		resp.Sessions = append(resp.Sessions, acp.SessionInfo{
-			SessionID: ss.id, Cwd: cwd, Title: state.Title, UpdatedAt: updated.UTC().Format("2006-01-02T15:04:05Z"),
+			SessionID: ss.id, Cwd: cwd, Title: title, UpdatedAt: updated.UTC().Format("2006-01-02T15:04:05Z"),
 			Meta: parleyMeta(parleyapi.SessionListMeta{Agent: ss.agentName, Live: true}),
 		})
 	}
+	// The latest first (the times are UTC in one format: they sort as text), then by id.
+	slices.SortFunc(resp.Sessions, func(a, b acp.SessionInfo) int {
+		if c := strings.Compare(b.UpdatedAt, a.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(string(a.SessionID), string(b.SessionID))
+	})
 	// The agents' own sessions, through a session parley holds with each agent that
 	// lists them (listing needs a running agent).
 	for name, ss := range byAgent {

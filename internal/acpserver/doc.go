@@ -50,6 +50,28 @@
 // have had no view and no turn running or queued for that long: a session that loses its
 // last view watches its conversation for that (watchIdle) until a view comes back.
 //
+// A question is put to every view attached: a permission question to each (view.ask),
+// an elicitation to each that answers its mode (view.elicit; one is declined at once
+// only when no view attached takes its mode, or, with none attached, none that was did).
+// The first answer wins (Conversation.AnswerFirst says which); the conversation closes
+// the question, and each other view's request is withdrawn ($/cancel_request). A view
+// that goes away mid-question neither answers nor withdraws it: it waits for the views
+// that stay, and a view that attaches while it is open is asked it from its Snapshot. A
+// prompt from any view queues in the one conversation.
+//
+// # Who is on the other end
+//
+// Serve reads the Peer its context carries (WithPeer: parley web's /acp names the token
+// and says Remote). The server's log names the peer ("token") at every attach
+// (session/new, session/load), every question a view answered first (with the answer),
+// and every view that detached. A remote client's cwd names a directory on its own
+// machine: session/new (and session/load of an agent's own session) with a cwd that is
+// not a directory in the workspace opens in the workspace, and _meta.parley says so
+// (requestedCwd); session/list takes such a cwd as the workspace. A local client's is
+// refused, as before. additionalDirectories are dropped (a session has one root, its
+// cwd), and said (_meta.parley.droppedDirectories). session/list titles a conversation
+// whose agent gives no title with its first prompt's first line.
+//
 // What only parley offers is an extension method (internal/parleyapi defines them all,
 // their types and error codes): _parley/agents (the agents parley
 // knows), _parley/files (fuzzy file search for @ mentions), _parley/unqueue; parley tells
@@ -68,8 +90,8 @@
 // in initialize (clientCapabilities._meta.parley, an object: the page sends {}); another
 // would print them or refuse them. Such a client signing in is not possible through
 // parley (_parley/sign_in): its session/new gets the agent's auth_required. Elicitations
-// go only to a client that advertised their mode, and a session opened by a client that
-// advertised none declines them at once (the turn goes on).
+// go only to a client that advertised their mode, and a session none of whose views
+// takes that mode declines them at once (the turn goes on).
 //
 // initialize tells what is true of the agent the client will get. loadSession,
 // session/list and session/close are parley's own, whatever the agent; no mcpCapabilities

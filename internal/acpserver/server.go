@@ -92,7 +92,7 @@ func (s *Server) Workspace() string { return s.workspace.Dirs()[0] }
 // outlive it.
 func (s *Server) Serve(ctx context.Context, stream io.ReadWriteCloser) error {
 	connCtx, cancel := context.WithCancel(context.Background())
-	c := &conn{srv: s, views: map[acp.SessionID]*view{}, ctx: connCtx}
+	c := &conn{srv: s, views: map[acp.SessionID]*view{}, ctx: connCtx, peer: peerOf(ctx)}
 	err := acp.Serve(ctx, stream, func(ac *acp.AgentConn) acp.Agent {
 		c.ac = ac
 		return c
@@ -137,20 +137,30 @@ func (s *Server) Close() {
 
 var errServerClosed = errors.New("parley is shutting down")
 
-// roots confines a session to cwd, which must be the workspace or inside it.
-func (s *Server) roots(cwd string) (*workspace.Roots, error) {
+// roots confines a session to cwd, which must be the workspace or inside it. The cwd of
+// a remote client (see Peer) names a directory on its own machine: one that is not a
+// directory inside the workspace is taken as the workspace, and moved says so.
+func (s *Server) roots(cwd string, remote bool) (roots *workspace.Roots, moved bool, err error) {
 	if cwd == "" {
-		return s.workspace, nil
+		return s.workspace, false, nil
 	}
 	dir, err := s.workspace.Resolve(cwd)
-	if err != nil {
-		return nil, acp.ErrInvalidParams("cwd %q: %v", cwd, err)
+	if err == nil {
+		roots, err = workspace.NewRoots(dir)
 	}
-	roots, err := workspace.NewRoots(dir)
-	if err != nil {
-		return nil, acp.ErrInvalidParams("cwd %q: %v", cwd, err)
+	switch {
+	case err == nil:
+		return roots, false, nil
+	case remote:
+		return s.workspace, true, nil
 	}
-	return roots, nil
+	return nil, false, acp.ErrInvalidParams("cwd %q: %v", cwd, err)
+}
+
+// inWorkspace is dir resolved if it is the workspace or a directory inside it.
+func (s *Server) inWorkspace(dir string) (string, bool) {
+	resolved, err := s.workspace.Resolve(dir)
+	return resolved, err == nil
 }
 
 // acquireAgent returns the shared agent process for name in roots' first directory,
@@ -227,18 +237,24 @@ func newSessionID() acp.SessionID {
 
 // openSession starts a conversation with the agent called name in roots (reopening the
 // agent's session load, if set) and registers it under id.
-// elicit says the client that opens it answers elicitations; otherwise the agent's are
-// declined at once rather than left waiting for a view that may never come.
+// elicit says the client that opens it answers elicitations. An elicitation is asked when
+// a view attached takes its mode (or, with none attached, one that was did); otherwise
+// it is declined at once rather than left waiting for a view that may never come.
 func (s *Server) openSession(id acp.SessionID, name string, roots *workspace.Roots, load acp.SessionID, elicit bool) (*session, error) {
 	agent, err := s.acquireAgent(name, roots)
 	if err != nil {
 		return nil, err
 	}
-	conv := conversation.New(conversation.Options{
-		Agent: agent, Roots: roots, Policy: s.opts.Launcher.Policy(name, roots), Interactive: true, Elicit: elicit, Load: load,
+	ss := newSession(s, id, name, roots, agent, nil)
+	if elicit {
+		// Until its view attaches, the opener is who will answer.
+		ss.elicitModes[acp.ElicitationModeForm], ss.elicitModes[acp.ElicitationModeURL] = true, true
+	}
+	// ss.conv is set before ss is known to anyone; ElicitFor reads only what ss.mu guards.
+	ss.conv = conversation.New(conversation.Options{
+		Agent: agent, Roots: roots, Policy: s.opts.Launcher.Policy(name, roots), Interactive: true, ElicitFor: ss.canElicit, Load: load,
 		Changes: s.opts.Launcher.Changes(name, roots),
 	})
-	ss := newSession(s, id, name, roots, agent, conv)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

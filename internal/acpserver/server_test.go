@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-type testLauncher struct{ t *testing.T }
+type testLauncher struct{ t testing.TB }
 
 func (l testLauncher) AgentOptions(name string, roots *workspace.Roots) (conversation.AgentOptions, error) {
 	if name != "eliza" {
@@ -56,7 +56,7 @@ func (testLauncher) Changes(string, *workspace.Roots) *changes.Record { return n
 
 func (testLauncher) Agents() []AgentEntry { return []AgentEntry{{Name: "eliza", Source: "built-in"}} }
 
-func newTestServer(t *testing.T) *Server {
+func newTestServer(t testing.TB) *Server {
 	t.Helper()
 	srv, err := New(Options{Launcher: testLauncher{t}, DefaultAgent: "eliza", Workspace: t.TempDir()})
 	if err != nil {
@@ -77,6 +77,9 @@ type page struct {
 	answer  func(*acp.RequestPermissionRequest) acp.RequestPermissionOutcome
 	asked   []*acp.RequestPermissionRequest
 	ext     []string // extension notifications, by method
+	// withdrawn counts the questions (permission, elicitation) withdrawn from this page
+	// ($/cancel_request) before it answered.
+	withdrawn int
 }
 
 func (p *page) SessionUpdate(ctx context.Context, n *acp.SessionNotification) error {
@@ -102,9 +105,17 @@ func (p *page) RequestPermission(ctx context.Context, req *acp.RequestPermission
 	p.signal()
 	if answer == nil {
 		<-ctx.Done() // withdrawn
+		p.noteWithdrawn()
 		return nil, ctx.Err()
 	}
 	return &acp.RequestPermissionResponse{Outcome: answer(req)}, nil
+}
+
+func (p *page) noteWithdrawn() {
+	p.mu.Lock()
+	p.withdrawn++
+	p.mu.Unlock()
+	p.signal()
 }
 
 func (p *page) HandleExtension(ctx context.Context, method string, params json.RawMessage, isNotification bool) (any, error) {
@@ -130,7 +141,7 @@ func (p *page) text() string {
 }
 
 // waitFor waits until cond holds, failing after a generous deadline (a hang guard).
-func (p *page) waitFor(t *testing.T, what string, cond func() bool) {
+func (p *page) waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.After(30 * time.Second)
 	for !cond() {
@@ -178,7 +189,7 @@ func connectAs(t *testing.T, srv *Server, caps acp.ClientCapabilities) (*page, *
 	return p, init
 }
 
-func openTestSession(t *testing.T, p *page, agent string) *acp.NewSessionResponse {
+func openTestSession(t testing.TB, p *page, agent string) *acp.NewSessionResponse {
 	t.Helper()
 	req := &acp.NewSessionRequest{MCPServers: []acp.MCPServer{}}
 	if agent != "" {
@@ -191,7 +202,7 @@ func openTestSession(t *testing.T, p *page, agent string) *acp.NewSessionRespons
 	return resp
 }
 
-func prompt(t *testing.T, p *page, id acp.SessionID, text string) *acp.PromptResponse {
+func prompt(t testing.TB, p *page, id acp.SessionID, text string) *acp.PromptResponse {
 	t.Helper()
 	resp, err := p.conn.Prompt(t.Context(), &acp.PromptRequest{SessionID: id, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
 	if err != nil {

@@ -2,6 +2,7 @@ package acpserver
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,10 +31,13 @@ type session struct {
 	shown bool          // a view was attached once: until then the request opening it holds it
 	idle  chan struct{} // closed to end the idle watch under way (watchIdle), if any
 	ended bool
+	first string // the first line of the first prompt, the title of an agent that gives none
+	// elicitModes are the elicitation modes a view of the session answers, or did.
+	elicitModes map[acp.ElicitationMode]bool
 }
 
 func newSession(srv *Server, id acp.SessionID, agentName string, roots *workspace.Roots, agent *conversation.Agent, conv *conversation.Conversation) *session {
-	return &session{srv: srv, id: id, agentName: agentName, roots: roots, agent: agent, conv: conv, done: make(chan struct{}), views: map[*view]bool{}}
+	return &session{srv: srv, id: id, agentName: agentName, roots: roots, agent: agent, conv: conv, done: make(chan struct{}), views: map[*view]bool{}, elicitModes: map[acp.ElicitationMode]bool{}}
 }
 
 // promptOrigin is the connection that sent a prompt (conversation.Prompt.Origin), and
@@ -51,6 +55,11 @@ type promptOrigin struct {
 func (ss *session) send(c *conn, content []acp.ContentBlock, echo bool, stop context.Context, withdraw func(conversation.Prompt)) (p conversation.Prompt, end conversation.PromptEnd, ok bool) {
 	ended := make(chan conversation.PromptEnd, 1)
 	p = ss.conv.SendWith(content, conversation.SendOptions{Origin: promptOrigin{c, echo}, Ended: ended})
+	ss.mu.Lock()
+	if ss.first == "" {
+		ss.first = titleOf(p.Text())
+	}
+	ss.mu.Unlock()
 	wait := func() conversation.PromptEnd {
 		select {
 		case e := <-ended:
@@ -80,6 +89,49 @@ func (ss *session) send(c *conn, content []acp.ContentBlock, echo bool, stop con
 	return p, end, true
 }
 
+// canElicit says whether an elicitation of mode can be asked: a view attached answers
+// that mode or, with none attached, one that was did (it may come back, as a
+// permission question waits for it). Otherwise the agent's question is declined at once.
+func (ss *session) canElicit(mode acp.ElicitationMode) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if len(ss.views) == 0 {
+		return ss.elicitModes[mode]
+	}
+	for v := range ss.views {
+		if v.c.takes(mode) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstPrompt is the title of a session whose agent gives none: its first prompt's
+// first line.
+func (ss *session) firstPrompt() string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.first
+}
+
+// titleMax is how many characters of a prompt's first line make a title.
+const titleMax = 60
+
+// titleOf is the first line of text, cut to titleMax characters at a word if it can.
+func titleOf(text string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	line = strings.TrimSpace(line)
+	r := []rune(line)
+	if len(r) <= titleMax {
+		return line
+	}
+	cut := string(r[:titleMax])
+	if i := strings.LastIndexByte(cut, ' '); i > titleMax/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimSpace(cut) + "…"
+}
+
 // attach subscribes a view for c. The subscription's first event is the Snapshot the
 // view is shown first.
 func (ss *session) attach(c *conn) *view {
@@ -89,6 +141,11 @@ func (ss *session) attach(c *conn) *view {
 	if !ss.ended {
 		ss.views[v] = true
 		ss.shown = true
+		for _, m := range []acp.ElicitationMode{acp.ElicitationModeForm, acp.ElicitationModeURL} {
+			if c.takes(m) {
+				ss.elicitModes[m] = true
+			}
+		}
 		if ss.idle != nil {
 			close(ss.idle)
 			ss.idle = nil
@@ -105,6 +162,7 @@ func (ss *session) detach(v *view) {
 		return
 	}
 	delete(ss.views, v)
+	ss.srv.logger.Info("a view detached", "session", ss.id, "token", v.c.peer.Name, "remote", v.c.peer.Remote, "views", len(ss.views))
 	if d := ss.srv.opts.IdleTimeout; d > 0 && len(ss.views) == 0 && ss.shown && !ss.ended && ss.idle == nil {
 		stop := make(chan struct{})
 		ss.idle = stop

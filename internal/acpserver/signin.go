@@ -40,7 +40,7 @@ func signInMethods(agent string, ms []conversation.AuthMethod) []parleyapi.SignI
 // session. An answer the core refuses (a value the form does not take) is told to the
 // page as a notice, and the page is asked again.
 func (v *view) elicit(q conversation.ElicitationAsked) {
-	if mode := q.Elicitation.Mode; mode == acp.ElicitationModeForm && !v.c.forms.Load() || mode == acp.ElicitationModeURL && !v.c.urls.Load() {
+	if !v.c.takes(q.Elicitation.Mode) {
 		return // a client that cannot answer it is not asked: another view may be, or the agent withdraws it
 	}
 	ctx, cancel := context.WithCancel(v.c.ctx)
@@ -75,8 +75,11 @@ func (v *view) elicit(q conversation.ElicitationAsked) {
 			if resp.Action == acp.ElicitationActionAccept && e.Form != nil {
 				answer.Content = formValues(e.Form, resp.Content)
 			}
-			err = v.ss.conv.AnswerElicitation(q.ID, answer)
+			taken, err := v.ss.conv.AnswerElicitationFirst(q.ID, answer)
 			if err == nil {
+				if taken {
+					v.logAnswer(q.ID, "action", string(answer.Action))
+				}
 				return
 			}
 			v.c.notify(ctx, parleyapi.MethodNotice, parleyapi.NoticeNotification{SessionID: v.ss.id, Text: toolui.SafeText(err.Error())})

@@ -333,8 +333,17 @@ func (v *view) ask(q conversation.QuestionAsked) {
 		if err != nil {
 			return // withdrawn, or the page went away: the question waits for another view
 		}
-		v.ss.conv.Answer(q.ID, answerOf(resp.Outcome, q.Question.Answers))
+		a := answerOf(resp.Outcome, q.Question.Answers)
+		if v.ss.conv.AnswerFirst(q.ID, a) {
+			v.logAnswer(q.ID, "answer", a.String())
+		}
 	})
+}
+
+// logAnswer tells the server's log that this view answered question id first.
+func (v *view) logAnswer(id int, key, answer string) {
+	p := v.c.peer
+	v.ss.srv.logger.Info("a question answered", "session", v.ss.id, "question", id, key, answer, "token", p.Name, "remote", p.Remote)
 }
 
 // withdraw takes back what the page was asked (answered elsewhere, or withdrawn).

@@ -31,7 +31,11 @@ type Options struct {
 	Interactive bool
 	// Elicit says that person also answers the agent's elicitations (with Interactive);
 	// otherwise they are declined at once (ElicitationDeclined) and the turn goes on.
-	Elicit     bool
+	Elicit bool
+	// ElicitFor, when set, says at each elicitation whether someone can answer one of
+	// that mode, in place of Elicit: a server whose views come and go, each answering
+	// some modes, asks only when one can. It is called on the agent's goroutines.
+	ElicitFor  func(acp.ElicitationMode) bool
 	MCPServers []acp.MCPServer
 	// MCPServersFor, when set, gives the MCP servers of each session instead, from what
 	// the agent said it takes (an HTTP server only for an agent with

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -247,7 +248,9 @@ func TestQuestionsAreAnsweredByAnyView(t *testing.T) {
 	if snap.Question == nil || snap.Question.ID != q.ID {
 		t.Fatalf("snapshot question = %+v, want %d", snap.Question, q.ID)
 	}
-	c.Answer(q.ID, permission.RejectOnce)
+	if !c.AnswerFirst(q.ID, permission.RejectOnce) {
+		t.Fatal("the first answer did not close the question")
+	}
 	evs := v1.until(turnEnded)
 	closed := false
 	for _, ev := range evs {
@@ -258,9 +261,55 @@ func TestQuestionsAreAnsweredByAnyView(t *testing.T) {
 	if !closed || !strings.Contains(replyText(evs), "permission: reject_once") {
 		t.Fatalf("the rejection did not reach the agent:\n%s", describe(evs))
 	}
-	// A second answer to the closed question changes nothing.
-	c.Answer(q.ID, permission.AllowOnce)
+	// A second answer to the closed question changes nothing, and says so.
+	if c.AnswerFirst(q.ID, permission.AllowOnce) {
+		t.Error("a second answer closed the question again")
+	}
 	late.sub.Close()
+}
+
+// TestElicitForDecidesAtEachElicitation: with ElicitFor, an elicitation is declined at
+// once while nobody can answer its mode, and asked once someone can; the first answer
+// closes it, a second is ignored and says so.
+func TestElicitForDecidesAtEachElicitation(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := NewAgent(AgentOptions{Name: "eliza", Spec: agentproc.Spec{Command: exe, Env: []string{"PARLEY_TEST_AGENT=eliza"}}, Timeout: 30 * time.Second, ElicitForms: true})
+	t.Cleanup(a.Close)
+	roots, err := workspace.NewRoots(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var someone atomic.Bool
+	c := New(Options{Agent: a, Roots: roots, Policy: &permission.Policy{}, Interactive: true,
+		ElicitFor: func(m acp.ElicitationMode) bool { return m == acp.ElicitationModeForm && someone.Load() }})
+	t.Cleanup(c.Close)
+	v := watch(t, c)
+	v.until(isA[Ready])
+	c.Send(text("ask me about tests"))
+	evs := v.until(turnEnded)
+	declined := false
+	for _, ev := range evs {
+		_, ok := ev.(ElicitationDeclined)
+		declined = declined || ok
+	}
+	if !declined || !strings.Contains(replyText(evs), "you chose to decline") {
+		t.Fatalf("with nobody to answer, want a decline at once:\n%s", describe(evs))
+	}
+	someone.Store(true)
+	c.Send(text("ask me about tests"))
+	q := last(v.until(isA[ElicitationAsked])).(ElicitationAsked)
+	if taken, err := c.AnswerElicitationFirst(q.ID, ElicitationAnswer{Action: acp.ElicitationActionCancel}); !taken || err != nil {
+		t.Fatalf("the first answer: taken %v, %v", taken, err)
+	}
+	if taken, err := c.AnswerElicitationFirst(q.ID, ElicitationAnswer{Action: acp.ElicitationActionDecline}); taken || err != nil {
+		t.Errorf("a second answer: taken %v, %v", taken, err)
+	}
+	if evs := v.until(turnEnded); !strings.Contains(replyText(evs), "you chose to cancel") {
+		t.Errorf("the first answer did not reach the agent:\n%s", describe(evs))
+	}
 }
 
 func TestNobodyToAskRefuses(t *testing.T) {

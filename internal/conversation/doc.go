@@ -136,13 +136,15 @@
 // (Interactive). If not, the
 // policy refuses what it would have asked (fail closed) and the view is told with a
 // Notice, as `parley run` without a terminal does today. If so, the policy's Ask posts the
-// question to the actor, which shows it to every view; the first Answer wins, and a
-// question the agent withdraws (its request cancelled) is closed with Withdrawn.
+// question to the actor, which shows it to every view; the first Answer wins (AnswerFirst
+// and AnswerElicitationFirst say whether it was this one: a server logs who answered), and
+// a question the agent withdraws (its request cancelled) is closed with Withdrawn.
 //
 // # Elicitations and sign-in
 //
 // Options.Elicit says the person answers elicitations too; without one they are declined
-// at once (ElicitationDeclined) and the turn goes on. The Agent advertises the modes its
+// at once (ElicitationDeclined) and the turn goes on. Options.ElicitFor decides it at each
+// elicitation instead, by its mode (a server whose views come and go). The Agent advertises the modes its
 // owner asks for (AgentOptions.ElicitForms, ElicitURLs) and refuses another (-32602). An
 // elicitation about a session goes to the conversation that owns it; one about a request
 // (a sign-in's authenticate) to the conversation signing in. Answers are checked against

@@ -197,7 +197,11 @@ func (c *Conversation) elicit(ctx context.Context, e *Elicitation) (*acp.CreateE
 			return &acp.CreateElicitationResponse{Action: acp.ElicitationActionDecline}, nil
 		}
 	}
-	if !c.opts.Interactive || !c.opts.Elicit {
+	answers := c.opts.Elicit
+	if f := c.opts.ElicitFor; f != nil {
+		answers = f(e.Mode)
+	}
+	if !c.opts.Interactive || !answers {
 		c.postCtx(ctx, declinedMsg{e})
 		return &acp.CreateElicitationResponse{Action: acp.ElicitationActionDecline}, nil
 	}
@@ -239,23 +243,36 @@ func (m completedMsg) handle(c *Conversation) { c.emit(ElicitationCompleted{ID: 
 // answer to an elicitation no longer open is ignored (another view answered first, or
 // the agent withdrew it).
 func (c *Conversation) AnswerElicitation(id int, a ElicitationAnswer) error {
-	reply := make(chan error, 1)
-	err, waitErr := roundTrip(context.Background(), c, elicitAnswerMsg{id: id, a: a, reply: reply}, reply)
-	if waitErr != nil {
-		return waitErr
-	}
+	_, err := c.AnswerElicitationFirst(id, a)
 	return err
+}
+
+// AnswerElicitationFirst answers like AnswerElicitation and reports whether this answer
+// closed the elicitation: false when another view answered first, the agent withdrew
+// it, the answer was refused (err says why) or the conversation ended.
+func (c *Conversation) AnswerElicitationFirst(id int, a ElicitationAnswer) (bool, error) {
+	reply := make(chan elicitReply, 1)
+	r, waitErr := roundTrip(context.Background(), c, elicitAnswerMsg{id: id, a: a, reply: reply}, reply)
+	if waitErr != nil {
+		return false, waitErr
+	}
+	return r.taken, r.err
 }
 
 type elicitAnswerMsg struct {
 	id    int
 	a     ElicitationAnswer
-	reply chan<- error
+	reply chan<- elicitReply
+}
+
+type elicitReply struct {
+	taken bool
+	err   error
 }
 
 func (m elicitAnswerMsg) handle(c *Conversation) {
 	if len(c.st.questions) == 0 || c.st.questions[0].id != m.id || c.st.questions[0].e == nil {
-		m.reply <- nil
+		m.reply <- elicitReply{}
 		return
 	}
 	q := c.st.questions[0]
@@ -265,7 +282,7 @@ func (m elicitAnswerMsg) handle(c *Conversation) {
 		if q.e.Form != nil {
 			content, err := q.e.Form.Validate(m.a.Content)
 			if err != nil {
-				m.reply <- err
+				m.reply <- elicitReply{err: err}
 				return
 			}
 			resp.Content = map[string]acp.ElicitationContentValue{}
@@ -278,12 +295,12 @@ func (m elicitAnswerMsg) handle(c *Conversation) {
 		}
 	case acp.ElicitationActionDecline, acp.ElicitationActionCancel:
 	default:
-		m.reply <- fmt.Errorf("%q is no answer to an elicitation: accept, decline or cancel", m.a.Action)
+		m.reply <- elicitReply{err: fmt.Errorf("%q is no answer to an elicitation: accept, decline or cancel", m.a.Action)}
 		return
 	}
 	c.st.questions = c.st.questions[1:]
 	q.elicited <- resp
-	m.reply <- nil
+	m.reply <- elicitReply{taken: true}
 	c.emit(ElicitationClosed{ID: q.id, Action: resp.Action})
 	c.showQuestion()
 }

@@ -157,6 +157,15 @@ func (c *Conversation) ask(ctx context.Context, q *permission.Question) (permiss
 // open (another view answered first, the agent withdrew it) is ignored.
 func (c *Conversation) Answer(id int, a permission.Answer) { c.post(answerMsg{id: id, a: a}) }
 
+// AnswerFirst answers like Answer and reports whether this answer closed the question:
+// false when another view answered first, the agent withdrew it or the conversation
+// ended. A server with many views logs who answered by it.
+func (c *Conversation) AnswerFirst(id int, a permission.Answer) bool {
+	taken := make(chan bool, 1)
+	ok, err := roundTrip(context.Background(), c, answerMsg{id: id, a: a, taken: taken}, taken)
+	return err == nil && ok
+}
+
 // AnswerAndCancel answers the question with this id, and cancels the turn it came in:
 // session/cancel goes out right behind the answer, in the same write. The agent reads
 // the answer first: a session/cancel before it would make the request "cancelled",
@@ -209,11 +218,18 @@ type answerMsg struct {
 	id         int
 	a          permission.Answer
 	cancelTurn bool
+	taken      chan<- bool // if set, told whether this answer closed the question (buffered)
 }
 
 func (m answerMsg) handle(c *Conversation) {
 	if len(c.st.questions) == 0 || c.st.questions[0].id != m.id || c.st.questions[0].q == nil {
+		if m.taken != nil {
+			m.taken <- false
+		}
 		return
+	}
+	if m.taken != nil {
+		m.taken <- true
 	}
 	q := c.st.questions[0]
 	c.st.questions = c.st.questions[1:]

@@ -29,6 +29,13 @@ type SessionMeta struct {
 	SignIn             bool                   `json:"signIn,omitempty"`  // the agent wants a sign-in first (_parley/sign_in_required follows)
 	CanList            bool                   `json:"canList,omitempty"` // the agent lists its own sessions
 	AgentSessionID     acp.SessionID          `json:"agentSessionId,omitempty"`
+	// RequestedCwd is the cwd a remote client sent (session/new, or session/load of an
+	// agent's own session) when it names no directory in the server's workspace (one on
+	// the client's machine): the session opened in Cwd, the workspace, instead.
+	RequestedCwd string `json:"requestedCwd,omitempty"`
+	// DroppedDirectories are the additionalDirectories the client sent that the session
+	// does not have (parley confines a session to its cwd).
+	DroppedDirectories []string `json:"droppedDirectories,omitempty"`
 }
 
 // SessionListMeta is _meta.parley of each session session/list answers: the agent it is

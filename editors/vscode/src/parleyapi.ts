@@ -582,6 +582,17 @@ export interface SessionMeta {
   /** the agent lists its own sessions */
   canList?: boolean;
   agentSessionId?: string;
+  /**
+   * RequestedCwd is the cwd a remote client sent (session/new, or session/load of an
+   * agent's own session) when it names no directory in the server's workspace (one on
+   * the client's machine): the session opened in Cwd, the workspace, instead.
+   */
+  requestedCwd?: string;
+  /**
+   * DroppedDirectories are the additionalDirectories the client sent that the session
+   * does not have (parley confines a session to its cwd).
+   */
+  droppedDirectories?: string[];
 }
 
 /** PromptCapabilities is acp.PromptCapabilities, as parley sends it (the fields it knows). */
