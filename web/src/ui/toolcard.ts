@@ -29,7 +29,8 @@ export class ToolCard implements Card {
     // The sections the user opened and the text they selected outlive the redraw.
     const kept = keepView(this.el);
     clear(this.el);
-    const took = c.ended ? duration(c.ended - c.started) : "";
+    // A replayed call without parley's times has no duration to show (never "0 ms").
+    const took = c.ended && Number.isFinite(c.started) ? duration(Math.max(0, Math.round(c.ended - c.started))) : "";
     const head = h(
       "div",
       { class: "tool-head" },
