@@ -30,7 +30,7 @@ test("a reload and a second window get the conversation back: its changes, its t
     await send(page, "slow-tool");
     await page.locator(".msg.agent", { hasText: "built" }).waitFor();
     const took = ms(await page.locator(".card.tool .took").textContent());
-    assert.ok(took >= 350, `the live duration ${took} ms`);
+    assert.ok(took >= 250, `the live duration ${took} ms`); // the page's clock: when the updates came
     for (const [name, p] of [["reload", page], ["second-window", await newPage()]]) {
       if (p === page) await p.reload();
       else await p.goto(web.url);
@@ -43,11 +43,14 @@ test("a reload and a second window get the conversation back: its changes, its t
       await changes.locator("li.change", { hasText: "hello.txt" }).locator("button", { hasText: "Diff" }).click();
       await changes.locator(".dl.add", { hasText: "from the agent" }).waitFor();
       const again = ms(await p.locator(".card.tool .took").textContent());
-      assert.ok(again >= 350 && Math.abs(again - took) < 150, `the duration after a ${name}: ${again} ms, live ${took} ms`);
+      assert.ok(again >= 390 && again < 1000, `the duration after a ${name}: ${again} ms (parley's clock; live, the page's: ${took} ms)`);
       assert.equal(await p.locator(".tab").count(), 1, "the same conversation, no new empty one");
       await p.locator(".tab.active .tab-agent", { hasText: "Scripted agent" }).waitFor();
       await p.locator(".tab.active .tab-title", { hasText: "Fix the greeting" }).waitFor();
       await shot(p, `reload-${name}`);
+      await p.setViewportSize(phone);
+      await shot(p, `reload-${name}-phone`);
+      await p.setViewportSize(desktop);
       assert.deepEqual(p.errors, []);
     }
     // The second window goes on with the same conversation, which the first shows.
@@ -63,6 +66,8 @@ test("a reload and a second window get the conversation back: its changes, its t
     assert.match(await item.innerText(), /scripted/);
     assert.doesNotMatch(await item.innerText(), /scripted-1|parley-[0-9a-f]{6}/, "no id shown");
     await shot(page, "sessions-list");
+    await page.setViewportSize(phone);
+    await shot(page, "sessions-list-phone");
   } finally {
     await web.stop();
   }
