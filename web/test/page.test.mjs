@@ -202,3 +202,41 @@ test("the theme switch: light, dark or the system's, remembered, with no inline 
     await web.stop();
   }
 });
+
+// Issue 31, item 9: one wording of outcomes. parley's word (_meta.parley.outcome and
+// outcomeText, from acpserver) is what the card says; until parley sends it the fake adds
+// it to the agent's "failed" the way parley does for a call the user refused.
+test("a call the user refused reads as parley words it, not as failed", async () => {
+  const web = await startWeb(["--agent-command", scriptedAgent()]);
+  try {
+    const page = await newPage();
+    await page.routeWebSocket(/\/acp$/, (ws) => {
+      const server = ws.connectToServer();
+      ws.onMessage((m) => server.send(m));
+      server.onMessage((m) => {
+        const msg = JSON.parse(m);
+        const u = msg.method === "session/update" && msg.params.update;
+        if (u?.toolCallId === "raw-1" && u.status === "failed" && !u._meta?.parley?.outcome) {
+          u._meta = { ...u._meta, parley: { ...u._meta?.parley, outcome: "refused_by_you", outcomeText: "not run: refused by you" } };
+          return ws.send(JSON.stringify(msg));
+        }
+        ws.send(m);
+      });
+    });
+    await page.goto(web.url);
+    await send(page, "ask-raw");
+    await page.locator(".card.tool.asking button[data-option=reject_once]").click();
+    await page.locator(".msg.agent", { hasText: "permission: n" }).waitFor();
+    const card = page.locator(".card.tool", { hasText: "go test" });
+    await card.locator(".tool-head .outcome", { hasText: "not run: refused by you" }).waitFor();
+    assert.ok(await card.evaluate((el) => el.classList.contains("refused") && !el.classList.contains("failed")));
+    assert.equal(await card.locator(".status").getAttribute("aria-label"), "refused");
+    assert.equal(await card.locator(".took").count(), 0, "no duration: it never ran");
+    await shot(page, "outcome-refused");
+    await page.setViewportSize(phone);
+    await shot(page, "outcome-refused-phone");
+    assert.deepEqual(page.errors, []);
+  } finally {
+    await web.stop();
+  }
+});
