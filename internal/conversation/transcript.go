@@ -1,9 +1,13 @@
 package conversation
 
 import (
+	"maps"
 	"strings"
+	"time"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/toolstate"
 )
 
@@ -15,7 +19,8 @@ import (
 //   - consecutive plain text chunks of one message are one entry (a reply streamed in
 //     100,000 chunks is one update);
 //   - a tool call is one tool_call in its last state (its updates merged into it, as a
-//     client does: toolstate.MergeToolCall);
+//     client does: toolstate.MergeToolCall), with when it began and ended in
+//     _meta.parley (parleyapi.ToolCallMeta): a late view would see only the replay's;
 //   - a turn's plan is its last plan;
 //   - of the settings updates (available commands, mode, config options, usage) only
 //     the last of each kind is kept: they say how things stand, not what happened.
@@ -44,6 +49,8 @@ type transcriptEntry struct {
 	msgID acp.MessageID
 	text  *strings.Builder
 	size  int
+	// A tool call's: when it was first seen, and when it was seen completed or failed.
+	started, ended time.Time
 }
 
 func newTranscript() *transcript {
@@ -117,7 +124,7 @@ func (t *transcript) add(u acp.SessionUpdate) {
 			t.mergeCall(at, &update)
 			return
 		}
-		t.calls[tc.ToolCallID] = t.append(transcriptEntry{update: acp.SessionUpdate{ToolCall: &tc}, size: callSize(&tc)})
+		t.calls[tc.ToolCallID] = t.append(transcriptEntry{update: acp.SessionUpdate{ToolCall: &tc}, size: callSize(&tc), started: time.Now(), ended: endedAt(&tc, time.Time{})})
 	case u.ToolCallUpdate != nil:
 		if at, ok := t.calls[u.ToolCallUpdate.ToolCallID]; ok {
 			t.mergeCall(at, u.ToolCallUpdate)
@@ -126,7 +133,7 @@ func (t *transcript) add(u acp.SessionUpdate) {
 		// An update of a call not shown yet (agents do skip the tool_call) is the call.
 		tc := acp.ToolCall{ToolCallID: u.ToolCallUpdate.ToolCallID}
 		toolstate.MergeToolCall(&tc, u.ToolCallUpdate)
-		t.calls[tc.ToolCallID] = t.append(transcriptEntry{update: acp.SessionUpdate{ToolCall: &tc}, size: callSize(&tc)})
+		t.calls[tc.ToolCallID] = t.append(transcriptEntry{update: acp.SessionUpdate{ToolCall: &tc}, size: callSize(&tc), started: time.Now(), ended: endedAt(&tc, time.Time{})})
 	case u.Plan != nil:
 		if t.plan >= t.first {
 			t.replace(t.plan, u, planSize(u.Plan))
@@ -164,9 +171,42 @@ func (t *transcript) replace(at int, u acp.SessionUpdate, size int) {
 // mergeCall merges an update into the tool call at position at. The call is copied
 // first: views were given the one before.
 func (t *transcript) mergeCall(at int, u *acp.ToolCallUpdate) {
-	tc := *t.entries[at-t.first].update.ToolCall
+	e := &t.entries[at-t.first]
+	tc := *e.update.ToolCall
 	toolstate.MergeToolCall(&tc, u)
+	e.ended = endedAt(&tc, e.ended)
 	t.replace(at, acp.SessionUpdate{ToolCall: &tc}, callSize(&tc))
+}
+
+// endedAt is when a call ended: ended if it had, now if it has just completed or failed.
+func endedAt(tc *acp.ToolCall, ended time.Time) time.Time {
+	if ended.IsZero() && (tc.Status == acp.ToolCallStatusCompleted || tc.Status == acp.ToolCallStatusFailed) {
+		return time.Now()
+	}
+	return ended
+}
+
+// withTimes is the tool call of e with its times in _meta.parley (the agent's own
+// _meta.parley is parley's to say, and replaced).
+func withTimes(e transcriptEntry) acp.SessionUpdate {
+	if e.started.IsZero() {
+		return e.update
+	}
+	m := parleyapi.ToolCallMeta{Started: e.started.UTC().Format(time.RFC3339Nano)}
+	if !e.ended.IsZero() {
+		m.Ended = e.ended.UTC().Format(time.RFC3339Nano)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return e.update
+	}
+	tc := *e.update.ToolCall
+	tc.Meta = maps.Clone(tc.Meta)
+	if tc.Meta == nil {
+		tc.Meta = acp.Meta{}
+	}
+	tc.Meta["parley"] = b
+	return acp.SessionUpdate{ToolCall: &tc}
 }
 
 // trim drops the oldest entries while the transcript is over its bounds (the last one
@@ -189,6 +229,10 @@ func (t *transcript) updates() []acp.SessionUpdate {
 	out := make([]acp.SessionUpdate, 0, len(t.entries))
 	for _, e := range t.entries {
 		if e.text == nil {
+			if e.update.ToolCall != nil {
+				out = append(out, withTimes(e))
+				continue
+			}
 			out = append(out, e.update)
 			continue
 		}

@@ -3,12 +3,15 @@ package conversation
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/parleyapi"
 )
 
 // TestTranscriptFoldsAndStaysBounded: a tool call is one entry in its last state (its
-// _meta merged), a turn's plan its last plan, a settings update the last of its kind;
+// _meta merged, when it began and ended in _meta.parley), a turn's plan its last plan, a settings update the last of its kind;
 // what a view was given does not change when the transcript takes more; past its bound
 // the oldest entries go, and an update of a call that went is a call again.
 func TestTranscriptFoldsAndStaysBounded(t *testing.T) {
@@ -25,13 +28,19 @@ func TestTranscriptFoldsAndStaysBounded(t *testing.T) {
 	if len(got) != 4 {
 		t.Fatalf("%d updates, want the prompt, the call, the usage and the plan: %+v", len(got), got)
 	}
-	if c := got[1].ToolCall; c == nil || c.Status != acp.ToolCallStatusCompleted || c.Title != "Build" || len(c.Meta) != 2 {
+	if c := got[1].ToolCall; c == nil || c.Status != acp.ToolCallStatusCompleted || c.Title != "Build" || len(c.Meta) != 3 {
 		t.Errorf("the folded call %+v", got[1].ToolCall)
+	}
+	if m := callTimes(t, got[1].ToolCall); m.Started == "" || m.Ended == "" || parseTime(m.Ended).Before(parseTime(m.Started)) {
+		t.Errorf("the completed call's times: %+v", m)
+	}
+	if m := callTimes(t, given[1].ToolCall); m.Started == "" || m.Ended != "" {
+		t.Errorf("the pending call's times: %+v, want a start and no end", m)
 	}
 	if got[2].UsageUpdate == nil || got[2].UsageUpdate.Used != 2 || got[3].Plan == nil || got[3].Plan.Entries[0].Content != "step 2" {
 		t.Errorf("the usage and plan kept: %+v %+v", got[2].UsageUpdate, got[3].Plan)
 	}
-	if c := given[1].ToolCall; c.Status != acp.ToolCallStatusPending || len(c.Meta) != 1 {
+	if c := given[1].ToolCall; c.Status != acp.ToolCallStatusPending || len(c.Meta) != 2 {
 		t.Errorf("what a view was given changed: %+v", c)
 	}
 	tr.prompt([]acp.ContentBlock{acp.TextBlock("again")})
@@ -64,4 +73,24 @@ func TestTranscriptFoldsAndStaysBounded(t *testing.T) {
 	if big.bytes > maxTranscriptBytes {
 		t.Errorf("%d bytes held, over the bound", big.bytes)
 	}
+}
+
+// callTimes reads the times parley put in a replayed call's _meta.parley.
+func callTimes(t *testing.T, tc *acp.ToolCall) parleyapi.ToolCallMeta {
+	t.Helper()
+	var m parleyapi.ToolCallMeta
+	if err := json.Unmarshal(tc.Meta["parley"], &m); err != nil {
+		t.Fatalf("_meta.parley of %s: %v", tc.ToolCallID, err)
+	}
+	for _, s := range []string{m.Started, m.Ended} {
+		if _, err := time.Parse(time.RFC3339Nano, s); s != "" && err != nil {
+			t.Errorf("time %q: %v", s, err)
+		}
+	}
+	return m
+}
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
 }

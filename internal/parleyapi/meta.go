@@ -75,4 +75,8 @@ type ElicitationMeta struct {
 type ToolCallMeta struct {
 	Invocation string `json:"invocation"` // "Reading `main.go`"
 	PastTense  string `json:"pastTense"`  // "Read `main.go`"
+	// Started and Ended are when parley saw the call begin and end (RFC 3339, UTC): a
+	// replay (session/load) carries them, where the client saw only the replay.
+	Started string `json:"started,omitempty"`
+	Ended   string `json:"ended,omitempty"`
 }

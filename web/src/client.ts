@@ -43,7 +43,10 @@ export class Parley {
     });
     this.on("_parley/changes", (p) => {
       const s = this.sessions.get(p.sessionId);
-      if (s && p.files.length) s.add({ kind: "changes", turn: p });
+      if (!s || !p.files.length) return;
+      const had = s.entries.find((e) => e.kind === "changes" && e.turn.number === p.number);
+      if (had && had.kind === "changes") (had.turn = p), s.touch(had);
+      else s.add({ kind: "changes", turn: p });
     });
     this.on("_parley/changes_changed", (p) => {
       const s = this.sessions.get(p.sessionId);
@@ -101,15 +104,43 @@ export class Parley {
     return this.adopt(resp.sessionId, resp);
   }
 
-  async load(id: string, agent?: string): Promise<Session> {
+  async load(id: string, agent?: string, title?: string): Promise<Session> {
     // The replay arrives before the answer: the session must exist to take it.
-    if (!this.sessions.has(id)) this.sessions.set(id, new Session(id, { agent: agent ?? "?", promptCapabilities: {}, cwd: this.workspace }));
+    let s = this.sessions.get(id);
+    if (!s) this.sessions.set(id, (s = new Session(id, { agent: agent ?? "?", promptCapabilities: {}, cwd: this.workspace })));
+    if (title && !s.title) s.title = title;
+    s.replaying = true;
     try {
       const resp = await this.peer.request("session/load", { sessionId: id, cwd: this.workspace, mcpServers: [], _meta: agent ? { parley: { agent } satisfies api.RequestMeta } : undefined });
-      return this.adopt(id, resp);
+      s.replaying = false;
+      const loaded = this.adopt(id, resp);
+      await this.loadChanges(loaded).catch(() => {}); // a session whose record is gone shows none
+      return loaded;
     } catch (e) {
       this.sessions.delete(id);
       throw e;
+    } finally {
+      s.replaying = false;
+    }
+  }
+
+  // loadChanges puts back the "N files changed" cards of a loaded conversation (the replay
+  // carries the agent's updates, not parley's record of changes): each after the turn
+  // whose prompt it names, in order; one it cannot place goes at the end.
+  private async loadChanges(s: Session) {
+    const { turns } = await this.call("_parley/changes", { sessionId: s.id });
+    let from = 0;
+    for (const t of turns) {
+      if (t.undo || !t.files.length) continue;
+      if (s.entries.some((e) => e.kind === "changes" && e.turn.number === t.number)) continue;
+      const turn = { ...t, sessionId: s.id, promptId: 0 };
+      const at = turnEnd(s, t.label, from);
+      if (at < 0) {
+        s.add({ kind: "changes", turn });
+        continue;
+      }
+      s.insert(at, { kind: "changes", turn });
+      from = at + 1;
     }
   }
 
@@ -117,10 +148,35 @@ export class Parley {
     return this.peer.request("session/list", {});
   }
 
+  // live is the conversations parley holds open now (another window's too), newest first.
+  async live(): Promise<SessionInfo[]> {
+    const { sessions } = await this.list();
+    return sessions
+      .filter((i) => parleyMeta<api.SessionListMeta>(i)?.live)
+      .sort((a, b) => String(b.updatedAt ?? "").localeCompare(String(a.updatedAt ?? "")));
+  }
+
+  // carry forks the conversation, hands it to another agent or rewinds it: parley opens a
+  // new session that goes on with it, which the page then loads like any other, and says
+  // in it how it was carried.
+  async carry(method: "_parley/fork" | "_parley/handoff" | "_parley/rewind", s: Session, params: Omit<api.CarryParams, "sessionId">): Promise<Session> {
+    const r = await this.call(method, { sessionId: s.id, ...params });
+    const from = s.title || s.meta.agentTitle || s.meta.agent;
+    // Named after the conversation it carries on until parley names it (a fork and a
+    // rewind are with the same agent: their tabs would read alike).
+    const word = method === "_parley/fork" ? "fork" : method === "_parley/rewind" ? `before turn ${params.turn}` : "";
+    const title = word ? (s.title ? `${s.title} (${word})` : word) : s.title;
+    const next = await this.load(r.sessionId, r.agent, title || undefined);
+    next.add({ kind: "notice", text: carriedText(method, r, from, params.turn), detail: r.how === "summarised" ? r.summary : undefined });
+    return next;
+  }
+
+  // close closes the session in parley, then on the page: once its tab is gone, no other
+  // window opened after finds it live.
   async close(s: Session) {
+    await this.peer.request("session/close", { sessionId: s.id }).catch(() => {});
     this.sessions.delete(s.id);
     for (const cb of this.onSessions) cb();
-    await this.peer.request("session/close", { sessionId: s.id }).catch(() => {});
   }
 
   // prompt sends blocks; parley shows them back (echo) when their turn starts, so a prompt
@@ -235,9 +291,45 @@ export class Parley {
         },
       };
       const entry = s.add({ kind: "elicitation", form });
+      s.asked();
       signal.addEventListener("abort", () => {
         if (!form.answered) (form.answered = "Withdrawn"), s.touch(entry);
       });
     });
   }
+}
+
+// carriedText says how a conversation came to this session.
+export function carriedText(method: string, r: api.CarryResult, from: string, turn?: number): string {
+  const what = method === "_parley/fork" ? `Forked from ${from}` : method === "_parley/handoff" ? `Handed off from ${from} to ${r.agent}` : `Rewound ${from} to before turn ${turn}`;
+  const how: Record<string, string> = {
+    fork: "the agent forked its own session",
+    load: "the agent loaded its session",
+    resume: "the agent resumed its session",
+    seeded: "a new session, its first prompt carrying the conversation",
+    summarised: "a new session, seeded with a summary (the conversation did not fit)",
+  };
+  const undone = r.undo?.files?.length ? `; ${r.undo.files.length} file${r.undo.files.length === 1 ? "" : "s"} brought back` : "";
+  return `${what}: ${how[r.how] ?? r.how}${undone}.`;
+}
+
+// turnEnd is where a turn's changes card goes: before the user message that follows the
+// first user message from index from whose text the label (the prompt on one line, cut)
+// begins; -1 when no message matches.
+function turnEnd(s: Session, label: string, from: number): number {
+  const want = oneLine(label).replace(/…$/, "");
+  for (let i = from; i < s.entries.length; i++) {
+    const e = s.entries[i];
+    if (e.kind !== "user") continue;
+    const text = oneLine(e.blocks.map((b) => (b.type === "text" ? b.text : "")).join(""));
+    if (!want || !text || !(text.startsWith(want) || want.startsWith(text))) continue;
+    let j = i + 1;
+    while (j < s.entries.length && s.entries[j].kind !== "user") j++;
+    return j;
+  }
+  return -1;
+}
+
+function oneLine(t: string): string {
+  return t.replace(/\s+/g, " ").trim();
 }

@@ -5,7 +5,8 @@ import type {
   AvailableCommand, ContentBlock, PlanEntry, RequestPermissionRequest, SessionConfigOption,
   SessionModeState, SessionUpdate, ToolCall, ToolCallUpdate, UsageUpdate, CreateElicitationRequest,
 } from "@agentclientprotocol/sdk";
-import type { QueuedPrompt, SessionMeta, SignInMethod, StatusNotification, TerminalOutputNotification, TurnChangesNotification } from "./parleyapi";
+import { parleyMeta } from "./meta";
+import type { QueuedPrompt, SessionMeta, SignInMethod, StatusNotification, TerminalOutputNotification, ToolCallMeta, TurnChangesNotification } from "./parleyapi";
 
 export type Entry =
   | { kind: "user"; key: number; version: number; blocks: ContentBlock[] }
@@ -13,7 +14,7 @@ export type Entry =
   | { kind: "thought"; key: number; version: number; text: string; messageId?: string | null }
   | { kind: "tool"; key: number; version: number; call: ToolState }
   | { kind: "plan"; key: number; version: number; entries: PlanEntry[] }
-  | { kind: "notice"; key: number; version: number; text: string; error?: boolean }
+  | { kind: "notice"; key: number; version: number; text: string; error?: boolean; detail?: string }
   | { kind: "question"; key: number; version: number; question: Question }
   | { kind: "elicitation"; key: number; version: number; form: Elicitation }
   | { kind: "signin"; key: number; version: number; signIn: SignIn }
@@ -36,7 +37,7 @@ type DistributiveOmit<T, K extends keyof any> = T extends any ? Omit<T, K> : nev
 export type NewEntry = DistributiveOmit<Entry, "key" | "version">;
 
 export interface ToolState extends ToolCall {
-  started: number;
+  started: number; // NaN: not known (a call replayed without its times)
   ended?: number;
   question?: Question; // a permission question about this call, while it is open
   answer?: string; // how the last question about it was answered
@@ -77,6 +78,10 @@ export class Session {
   private listeners: (() => void)[] = [];
   private entryListeners: (() => void)[] = [];
   private tools = new Map<string, Entry & { kind: "tool" }>();
+  private questionListeners: (() => void)[] = [];
+  // replaying: session/load's replay is coming in. A tool call's times are then parley's
+  // (_meta.parley) or unknown, never the moment the page saw it.
+  replaying = false;
 
   constructor(readonly id: string, public meta: SessionMeta) {}
 
@@ -87,6 +92,13 @@ export class Session {
   }
   onEntries(cb: () => void) {
     this.entryListeners.push(cb);
+  }
+  // onQuestion hears of every question put to the user (a permission, a form).
+  onQuestion(cb: () => void) {
+    this.questionListeners.push(cb);
+  }
+  asked() {
+    for (const cb of this.questionListeners) cb();
   }
   changed() {
     this.version++;
@@ -101,6 +113,35 @@ export class Session {
     const entry = { ...e, key: ++keys, version: 0 } as Entry & E;
     this.entries.push(entry);
     this.touch(entry);
+    if (entry.kind === "changes") this.touchPrompt(this.entries.length - 1);
+    return entry;
+  }
+
+  // turnOf is the record's number of the turn a user message began: that of the changes
+  // card before the next user message (a turn that changed no file has none).
+  turnOf(user: Entry): number | undefined {
+    let i = this.entries.indexOf(user);
+    if (i < 0) return undefined;
+    for (i++; i < this.entries.length; i++) {
+      const e = this.entries[i];
+      if (e.kind === "user") return undefined;
+      if (e.kind === "changes") return e.turn.number;
+    }
+    return undefined;
+  }
+
+  // touchPrompt redraws the user message of the turn whose entry is at index at: it
+  // offers a rewind once its turn has a number.
+  private touchPrompt(at: number) {
+    for (let i = at - 1; i >= 0; i--) if (this.entries[i].kind === "user") return this.touch(this.entries[i]);
+  }
+
+  // insert puts an entry at index at (a card that belongs to an earlier turn).
+  insert<E extends NewEntry>(at: number, e: E): Entry & E {
+    const entry = { ...e, key: ++keys, version: 0 } as Entry & E;
+    this.entries.splice(at, 0, entry);
+    this.touch(entry);
+    if (entry.kind === "changes") this.touchPrompt(at);
     return entry;
   }
 
@@ -139,10 +180,12 @@ export class Session {
         const existing = this.tools.get(u.toolCallId);
         if (existing) {
           Object.assign(existing.call, u);
+          stamp(existing.call);
           this.touch(existing);
           return;
         }
-        const call: ToolState = { ...u, started: Date.now() };
+        const call: ToolState = { ...u, started: this.replaying ? NaN : Date.now() };
+        stamp(call);
         const e = this.add({ kind: "tool", call }) as Entry & { kind: "tool" };
         this.tools.set(u.toolCallId, e);
         return;
@@ -193,12 +236,13 @@ export class Session {
     for (const [k, v] of Object.entries(u)) {
       if (v !== undefined && v !== null && k !== "sessionUpdate") (e.call as any)[k] = v;
     }
-    if ((u.status === "completed" || u.status === "failed") && !e.call.ended) e.call.ended = Date.now();
+    if ((u.status === "completed" || u.status === "failed") && !e.call.ended && !this.replaying) e.call.ended = Date.now();
+    stamp(e.call);
     this.touch(e);
   }
 
   private newTool(u: ToolCallUpdate): Entry & { kind: "tool" } {
-    const call = { toolCallId: u.toolCallId, title: u.title ?? "tool call", started: Date.now() } as ToolState;
+    const call = { toolCallId: u.toolCallId, title: u.title ?? "tool call", started: this.replaying ? NaN : Date.now() } as ToolState;
     const e = this.add({ kind: "tool" as const, call }) as Entry & { kind: "tool" };
     this.tools.set(u.toolCallId, e);
     return e;
@@ -210,6 +254,7 @@ export class Session {
 
   // ask shows a permission question: on its tool call's card when there is one.
   ask(q: Question): () => void {
+    queueMicrotask(() => this.asked());
     const card = this.tools.get(q.request.toolCall.toolCallId);
     if (card) {
       card.call.question = q;
@@ -234,4 +279,14 @@ export class Session {
       if (e.call.content?.some((c) => c.type === "terminal" && c.terminalId === id)) this.touch(e);
     }
   }
+}
+
+// stamp takes a call's times from parley (_meta.parley.started, .ended: when parley saw it
+// begin and end), which a replayed call carries: the page's clock saw only the replay.
+function stamp(call: ToolState) {
+  const m = parleyMeta<ToolCallMeta>(call);
+  const started = m?.started ? Date.parse(m.started) : NaN;
+  const ended = m?.ended ? Date.parse(m.ended) : NaN;
+  if (Number.isFinite(started)) call.started = started;
+  if (Number.isFinite(ended)) call.ended = ended;
 }

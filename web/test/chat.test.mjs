@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { closeBrowser, newPage, scriptedAgent, send, shot, startWeb, writeFile } from "./harness.mjs";
+import { closeBrowser, closeConversations, newPage, scriptedAgent, send, shot, startWeb, writeFile } from "./harness.mjs";
 import { commandOutput } from "./commandoutput.mjs";
 import { longText } from "./longtext.mjs";
 
@@ -24,6 +24,7 @@ test("Eliza replies to a typed message", async () => {
     // The agent's own commands complete after a slash.
     await page.locator("textarea.input").press("/");
     await page.locator(".popup li", { hasText: "/slowly" }).waitFor();
+    await page.locator(".popup li", { hasText: "/undo" }).waitFor(); // parley's own, beside the agent's
     await page.keyboard.type("fl");
     await page.locator(".popup li", { hasText: "send n short chunks" }).waitFor();
     assert.equal(await page.locator(".popup li").count(), 1, "only the commands that start so");
@@ -56,6 +57,7 @@ test("the first screen names the workspace, the agent and what it is, and the ag
       await page.locator(".msg.agent").first().waitFor();
       await welcome.waitFor({ state: "hidden" });
       assert.deepEqual(page.errors, []);
+      await closeConversations(page); // the next page would show them: they are live
     }
   } finally {
     await web.stop();
@@ -139,6 +141,7 @@ test("a command's output in a tool call's text is shown as it came, not as Markd
       assert.equal(await out.evaluate((el) => getComputedStyle(el).fontFamily.includes("mono")), true, "monospaced");
       await shot(page, `command-output-${name}`);
       assert.deepEqual(page.errors, []);
+      await closeConversations(page); // the next page would show them: they are live
     }
   } finally {
     await web.stop();
@@ -178,6 +181,7 @@ test("a file link and Open diff open in the page; a file outside the workspace i
       assert.doesNotMatch(await viewer.innerText(), /root:/);
       await page.keyboard.press("Escape");
       assert.deepEqual(page.errors, []);
+      await closeConversations(page); // the next page would show them: they are live
     }
   } finally {
     await web.stop();

@@ -107,3 +107,13 @@ export async function send(page, text) {
 export function writeFile(path, text) {
   writeFileSync(path, text);
 }
+
+// closeConversations closes every conversation the page shows: a tab goes once parley has
+// closed its session, so a page opened after it starts afresh instead of showing them.
+export async function closeConversations(page) {
+  while (await page.locator(".tab-close").count()) {
+    const n = await page.locator(".tab").count();
+    await page.locator(".tab-close").first().click();
+    await page.waitForFunction((n) => document.querySelectorAll(".tab").length < n, n);
+  }
+}

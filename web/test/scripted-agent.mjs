@@ -23,6 +23,10 @@
 //   ask-raw     a command's tool call titled with its tool's name (run_terminal_command),
 //               its permission asked, then failed
 //   long        streams longText (48 KiB of numbered lines) in 7-character chunks
+//   ask-later   ask-raw, 500 ms after the prompt
+//   slow-tool   a tool call that runs for 400 ms
+//   title TEXT  names the session (session_info_update)
+//   wide        an edit whose diff has a line far wider than a phone
 //   anything else is echoed back.
 import { appendFileSync, chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -90,7 +94,8 @@ const handlers = {
       } else if (line.startsWith("elicit-url ")) {
         const r = await call("elicitation/create", { sessionId: sid, mode: "url", elicitationId: "page-1", message: "Open this page", url: line.slice("elicit-url ".length) });
         say(sid, `elicitation: ${r.action}`);
-      } else if (line === "ask-raw") {
+      } else if (line === "ask-raw" || line === "ask-later") {
+        if (line === "ask-later") await new Promise((r) => setTimeout(r, 500));
         const toolCall = { toolCallId: "raw-1", title: "run_terminal_command", kind: "execute", status: "pending", rawInput: { command: "go test ./..." } };
         update(sid, { sessionUpdate: "tool_call", ...toolCall });
         const r = await call("session/request_permission", { sessionId: sid, toolCall, options: [
@@ -113,6 +118,18 @@ const handlers = {
           say(sid, longText.slice(i, i + 7));
           if (i % 2048 < 7) await new Promise((r) => setTimeout(r, 5)); // the page draws meanwhile
         }
+      } else if (line === "slow-tool") {
+        update(sid, { sessionUpdate: "tool_call", toolCallId: "slow-1", title: "Build the project", kind: "execute", status: "in_progress" });
+        await new Promise((r) => setTimeout(r, 400));
+        update(sid, { sessionUpdate: "tool_call_update", toolCallId: "slow-1", status: "completed" });
+        say(sid, "built");
+      } else if (line.startsWith("title ")) {
+        update(sid, { sessionUpdate: "session_info_update", title: line.slice("title ".length) });
+      } else if (line === "wide") {
+        const wide = "\tconst message = \"" + "a very long line of text that no phone shows whole ".repeat(4) + "\"\n";
+        update(sid, { sessionUpdate: "tool_call", toolCallId: "wide-1", title: "Edit wide.go", kind: "edit", status: "completed",
+          content: [{ type: "diff", path: `${cwd}/wide.go`, oldText: "package main\n", newText: "package main\n" + wide }] });
+        say(sid, "wide shown");
       } else if (line === "write") {
         await call("fs/write_text_file", { sessionId: sid, path: `${cwd}/hello.txt`, content: "hello\nfrom the agent\n" });
         say(sid, "wrote hello.txt");

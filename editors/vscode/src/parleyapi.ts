@@ -659,6 +659,12 @@ export interface ToolCallMeta {
   invocation: string;
   /** "Read `main.go`" */
   pastTense: string;
+  /**
+   * Started and Ended are when parley saw the call begin and end (RFC 3339, UTC): a
+   * replay (session/load) carries them, where the client saw only the replay.
+   */
+  started?: string;
+  ended?: string;
 }
 
 /** The requests, by method: what each takes and answers. */

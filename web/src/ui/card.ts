@@ -13,3 +13,10 @@ export interface Actions {
   // and every other page opened with it, stop working; parley prints the new one.
   newAddress?(): Promise<void>;
 }
+
+// PromptActions are what a past user message offers: the conversation taken back to
+// before its turn (files too), or that and its text sent again, edited.
+export interface PromptActions {
+  rewind(turn: number): Promise<void>;
+  resend(turn: number, text: string): Promise<void>;
+}

@@ -25,7 +25,7 @@ export function findCommand(cmds: ParleyCommand[], name: string): ParleyCommand 
 
 // runCommand runs a line that names one of parley's commands and says how it went in the
 // conversation; false when the line names none.
-export async function runCommand(parley: Parley, session: Session, cmds: ParleyCommand[], line: string, workspace: string): Promise<boolean> {
+export async function runCommand(parley: Parley, session: Session, cmds: ParleyCommand[], line: string, workspace: string, carried?: (s: Session) => void): Promise<boolean> {
   const m = /^\/(\S+)\s*([\s\S]*)$/.exec(line.trim());
   const cmd = m && findCommand(cmds, m[1]);
   if (!m || !cmd) return false;
@@ -44,6 +44,17 @@ export async function runCommand(parley: Parley, session: Session, cmds: ParleyC
       case "keep": {
         const { turn, paths } = target(args, workspace);
         await (cmd.name === "undo" ? parley.undo(session, turn, paths) : parley.keep(session, turn, paths));
+        break;
+      }
+      case "fork":
+      case "handoff":
+      case "rewind": {
+        const n = Number(args.replace(/^#/, ""));
+        if (cmd.name === "rewind" && !(Number.isInteger(n) && n > 0)) return say(`${cmd.usage}: the number of a turn (see its "files changed" card)`, true), true;
+        if (cmd.name === "handoff" && !args) return say(`${cmd.usage}: the agent to hand off to`, true), true;
+        const params = cmd.name === "handoff" ? { agent: args } : cmd.name === "rewind" ? { turn: n } : {};
+        const next = await parley.carry(`_parley/${cmd.name}`, session, params);
+        carried?.(next);
         break;
       }
       default:

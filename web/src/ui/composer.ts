@@ -37,7 +37,7 @@ export class Composer {
   private queryNo = 0;
   private commands: ParleyCommand[] = []; // parley's own, from its table
 
-  constructor(private parley: Parley, private session: Session) {
+  constructor(private parley: Parley, private session: Session, private carried?: (s: Session) => void) {
     try {
       this.history = JSON.parse(localStorage.getItem(historyKey) ?? "[]");
     } catch {
@@ -52,12 +52,32 @@ export class Composer {
     this.sendButton.addEventListener("click", () => this.send());
     this.stopButton.addEventListener("click", () => parley.cancel(session));
     session.onChange(() => this.refresh());
+    session.onQuestion(() => this.closePopup());
     this.refresh();
     parleyCommands(parley).then((c) => (this.commands = c));
   }
 
   focus() {
     this.input.focus();
+  }
+
+  // sendText sends text as if typed (an edited message sent again).
+  async sendText(text: string) {
+    this.setText(text);
+    await this.send();
+  }
+
+  // A question's buttons are never under the / or @ list: a question that opens closes it,
+  // and the list shown while one is open fits between the question and the composer.
+  private roomAbove(): number {
+    const top = this.el.getBoundingClientRect().top;
+    const view = this.el.closest(".conversation");
+    let bottom = 0;
+    for (const b of view?.querySelectorAll(".q-buttons, .el-form") ?? []) {
+      const r = b.getBoundingClientRect();
+      if (r.height && r.bottom < top + 1) bottom = Math.max(bottom, r.bottom);
+    }
+    return top - Math.max(bottom, 0) - 6;
   }
 
   private refresh() {
@@ -158,6 +178,9 @@ export class Composer {
     this.suggestions = s.slice(0, 30);
     this.selected = 0;
     if (!this.suggestions.length) return this.closePopup();
+    const room = this.roomAbove();
+    if (room < 48) return this.closePopup(); // a question to answer first fills the view
+    this.popup.style.maxHeight = Math.min(room, window.innerHeight * 0.4) + "px";
     this.popup.hidden = false;
     this.input.setAttribute("aria-expanded", "true");
     this.drawPopup();
@@ -246,7 +269,7 @@ export class Composer {
     if (!text.trim() && !this.images.length) return;
     if (!this.images.length && text.trim().startsWith("/") && this.commands.length) {
       // parley's own win a name the agent's commands have too, as in the terminal.
-      if (await runCommand(this.parley, this.session, this.commands, text, this.parley.workspace)) {
+      if (await runCommand(this.parley, this.session, this.commands, text, this.parley.workspace, this.carried)) {
         this.input.value = "";
         this.grow();
         return;

@@ -1,6 +1,6 @@
 import { h } from "../dom";
 import type { Entry, Session } from "../session";
-import type { Actions, Card } from "./card";
+import type { Actions, Card, PromptActions } from "./card";
 import type { Parley } from "../client";
 import { ChangesCard } from "./changes";
 import { ElicitationCard } from "./elicitation";
@@ -21,7 +21,7 @@ export class Log {
   private pinned = true;
   private resized: ResizeObserver;
 
-  constructor(private session: Session, private actions: Actions, private parley: Parley) {
+  constructor(private session: Session, private actions: Actions, private parley: Parley, private prompts?: PromptActions) {
     // The view follows the newest until the reader scrolls up (a wheel, a key, the
     // scroll bar), and again once they are back at the bottom. Scroll events alone do not
     // unpin it: the browser also scrolls when the text above is laid out.
@@ -93,7 +93,7 @@ export class Log {
   private make(e: Entry): Card {
     switch (e.kind) {
       case "user":
-        return new UserCard(e, this.actions);
+        return new UserCard(e, this.actions, this.session, this.prompts);
       case "agent":
         return new AgentCard(e);
       case "thought":

@@ -2,8 +2,8 @@ import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { h, clear } from "../dom";
 import { renderMarkdown, StableSplitter } from "../markdown";
 import { visible, VisibleStream } from "../visible";
-import type { Entry } from "../session";
-import type { Actions, Card } from "./card";
+import type { Entry, Session } from "../session";
+import type { Actions, Card, PromptActions } from "./card";
 
 // blockView shows one content block of a message: text as Markdown, an image from the
 // data it carries, a file as a link that opens it.
@@ -35,14 +35,62 @@ function fileChip(uri: string, name: string, actions: Actions): HTMLElement {
   return h("button", { class: "chip file", title: path, onclick: () => actions.openFile(path) }, "@" + name);
 }
 
-// UserCard shows what the user sent as they wrote it (text, not Markdown).
+// UserCard shows what the user sent as they wrote it (text, not Markdown). Once its turn
+// has a number in parley's record, it offers to rewind the conversation to before it, or
+// to edit it and send it again (a rewind, then the new prompt).
 export class UserCard implements Card {
   el = h("div", { class: "msg user" });
-  constructor(private e: Entry & { kind: "user" }, private actions: Actions) {}
+  private editing = false;
+  constructor(private e: Entry & { kind: "user" }, private actions: Actions, private session?: Session, private prompts?: PromptActions) {}
   update() {
+    if (this.editing) return true;
     clear(this.el);
     for (const b of this.e.blocks) this.el.append(b.type === "text" ? h("div", { class: "user-text", text: b.text }) : blockView(b, this.actions));
+    const turn = this.prompts && this.session?.turnOf(this.e);
+    if (turn !== undefined && this.prompts) {
+      const p = this.prompts;
+      const rewind = h("button", { class: "small link rewind", title: `Undo turn ${turn} and every turn after it, and go on from before it in a new session (this one stays in Sessions)` }, "Rewind to here");
+      const edit = h("button", { class: "small link edit", title: "Rewind to here, then send this message again as you edit it" }, "Edit and resend");
+      rewind.onclick = () => this.busy(rewind, () => p.rewind(turn));
+      edit.onclick = () => this.edit(turn, p);
+      this.el.append(h("div", { class: "msg-actions" }, rewind, edit));
+    }
     return true;
+  }
+
+  private text(): string {
+    return this.e.blocks.map((b) => (b.type === "text" ? b.text : "")).join("");
+  }
+
+  private edit(turn: number, p: PromptActions) {
+    this.editing = true;
+    const input = h("textarea", { class: "input edit-input", rows: 3, "aria-label": "edit the message" });
+    input.value = this.text();
+    const send = h("button", { class: "allow" }, "Rewind and send");
+    const cancel = h("button", {}, "Cancel");
+    cancel.onclick = () => ((this.editing = false), this.update());
+    send.onclick = () => this.busy(send, async () => {
+      await p.resend(turn, input.value);
+      this.editing = false;
+      this.update();
+    });
+    input.addEventListener("keydown", (e) => {
+      if (e.key === "Escape") cancel.click();
+      else if (e.key === "Enter" && !e.shiftKey && !e.isComposing) e.preventDefault(), send.click();
+    });
+    this.el.replaceChildren(input, h("div", { class: "msg-actions" }, send, cancel));
+    input.focus();
+  }
+
+  private async busy(b: HTMLButtonElement, f: () => Promise<void>) {
+    b.disabled = true;
+    try {
+      await f();
+    } catch (e) {
+      this.el.append(h("div", { class: "notice error", text: String((e as Error)?.message ?? e) }));
+    } finally {
+      b.disabled = false;
+    }
   }
 }
 
@@ -163,12 +211,14 @@ function renderBlock(el: HTMLElement, text: string) {
   else renderMarkdown(el, text);
 }
 
+// NoticeCard is a line from parley; its detail (a hand-off's summary) folded under it.
 export class NoticeCard implements Card {
   el = h("div", { class: "notice" });
   constructor(private e: Entry & { kind: "notice" }) {}
   update() {
     this.el.className = this.e.error ? "notice error" : "notice";
     this.el.textContent = visible(this.e.text);
+    if (this.e.detail) this.el.append(h("details", { class: "notice-detail" }, h("summary", { text: "What was sent" }), h("div", { class: "user-text", text: this.e.detail })));
     return true;
   }
 }

@@ -9,7 +9,19 @@ import { blockView } from "./message";
 import { questionView } from "./question";
 import { commandOutputView, isCommandOutput } from "./tooloutput";
 
-const statusIcon: Record<string, string> = { pending: "○", in_progress: "◐", completed: "✓", failed: "✗" };
+const statusIcon: Record<string, string> = { pending: "○", in_progress: "◐", completed: "✓", failed: "✗", refused: "⊘", cancelled: "■" };
+
+// Outcome is parley's word on how a call ended (_meta.parley.outcome, .outcomeText: done,
+// failed, refused by you or a rule, not run: no one to ask, cancelled), which every view
+// shows alike. A refused call never ran, whatever status the agent gave it.
+type Outcome = Partial<ToolCallMeta> & { outcome?: string; outcomeText?: string };
+
+function shownStatus(c: ToolState): string {
+  const status = c.status ?? "pending";
+  const o = parleyMeta<Outcome>(c)?.outcome;
+  if (!o || o === "done" || o === "failed") return status;
+  return o === "cancelled" ? "cancelled" : "refused";
+}
 const kindIcon: Record<string, string> = {
   read: "📖", edit: "✎", delete: "🗑", move: "⇄", search: "🔍", execute: "▶", think: "💭", fetch: "🌐", switch_mode: "⇆", other: "⚙",
 };
@@ -23,19 +35,23 @@ export class ToolCard implements Card {
 
   update() {
     const c = this.e.call;
-    const status = c.status ?? "pending";
+    const status = shownStatus(c);
+    const outcomeText = parleyMeta<Outcome>(c)?.outcomeText;
     this.el.className = `card tool ${status}${c.question ? " asking" : ""}`;
     this.el.dataset.toolCallId = c.toolCallId;
     // The sections the user opened and the text they selected outlive the redraw.
     const kept = keepView(this.el);
     clear(this.el);
-    const took = c.ended ? duration(c.ended - c.started) : "";
+    // A replayed call without parley's times has no duration to show (never "0 ms").
+    // A refused call never ran: it has no duration either.
+    const took = c.ended && Number.isFinite(c.started) && status !== "refused" ? duration(Math.max(0, Math.round(c.ended - c.started))) : "";
     const head = h(
       "div",
       { class: "tool-head" },
       h("span", { class: `status ${status}`, title: status.replace("_", " "), role: "img", "aria-label": status.replace("_", " ") }, statusIcon[status] ?? "?"),
       h("span", { class: "kind", title: c.kind ?? "other" }, kindIcon[c.kind ?? "other"] ?? "⚙"),
       h("span", { class: "title", text: toolTitle(c) }),
+      outcomeText && status !== "completed" ? h("span", { class: `outcome ${status}`, text: outcomeText }) : null,
       took && h("span", { class: "took", text: took }),
     );
     this.el.append(head);
