@@ -86,7 +86,8 @@ var profiles = []Profile{
 		// database, and reads parley's configuration (sensitive_files).
 		Agent: "parley", Write: []string{"$PARLEY_DATA_DIR"}, ReadSecret: []string{"$PARLEY_CONFIG_DIR", "$PARLEY_DATA_DIR"},
 	},
-	{Agent: "eliza"},
+	// Eliza keeps its sessions in parley's data directory (eliza/).
+	{Agent: "eliza", Write: []string{"$PARLEY_DATA_DIR/eliza"}},
 }
 
 // ProfileOf is the profile of the agent called name, or of the agent the command line
