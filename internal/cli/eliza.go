@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"path/filepath"
-
+	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/eliza"
-	"github.com/parley-acp/parley/internal/xdg"
 	"github.com/parley-acp/parley/internal/version"
 	"github.com/spf13/cobra"
 )
@@ -15,8 +13,8 @@ func newElizaCommand(g *globals) *cobra.Command {
 		Use:   "eliza",
 		Short: "Run the built-in ACP agent (the 1966 DOCTOR) on stdin and stdout",
 		Long: `Run parley's built-in ACP agent on stdin and stdout. It answers with Weizenbaum's
-DOCTOR script, needs no model, and keeps its sessions in parley's data directory
-(eliza/), so that a later process loads, resumes or forks them. It understands test
+DOCTOR script, needs no model, and keeps its sessions in the user's cache directory
+(~/.cache/parley-eliza), so that a later process loads, resumes or forks them. It understands test
 commands, one per prompt line:
 
 ` + eliza.Commands,
@@ -28,7 +26,7 @@ commands, one per prompt line:
 			return eliza.Serve(ctx, agentStdio(cmd), eliza.Options{
 				Deterministic: deterministic,
 				StdioMCPOnly:  stdioMCP,
-				SessionDir:    filepath.Join(xdg.DataDir(), "eliza"),
+				SessionDir:    elizaSessionDir(),
 				NoReopen:      noReopen,
 				Version:       version.String(),
 				Logger:        g.logger,
@@ -40,4 +38,13 @@ commands, one per prompt line:
 	cmd.Flags().MarkHidden("stdio-mcp-only")
 	cmd.Flags().BoolVar(&noReopen, "no-reopen", false, "offer none of session/load, session/resume and session/fork (a client must carry a conversation on itself)")
 	return cmd
+}
+
+// elizaSessionDir is where Eliza keeps its sessions ("" when it cannot tell: they then
+// last as long as the process).
+func elizaSessionDir() string {
+	if dirs := catalog.ExpandPaths([]string{catalog.ElizaSessions}, nil); len(dirs) == 1 {
+		return dirs[0]
+	}
+	return ""
 }

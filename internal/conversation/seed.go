@@ -67,7 +67,8 @@ func MakeSeed(turns []store.TranscriptTurn, o SeedOptions) Seed {
 	}
 	// The last turns whole, while they fit in three quarters of the budget (the last
 	// one at least, cut if it must be).
-	room := budget * 3 / 4
+	head = seedHead(o.Agent, len(turns), true)
+	room := (budget - len(head) - len(seedTail)) * 3 / 4
 	keep, used := len(turns), 0
 	for keep > 0 && used+len(whole[keep-1]) <= room {
 		keep--
@@ -80,7 +81,6 @@ func MakeSeed(turns []store.TranscriptTurn, o SeedOptions) Seed {
 	} else {
 		tailText = whole[keep:]
 	}
-	head = seedHead(o.Agent, len(turns), true)
 	short := make([]string, keep)
 	left := budget - len(head) - len(seedTail) - len(strings.Join(tailText, ""))
 	for i := range keep {
