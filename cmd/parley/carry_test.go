@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -198,5 +200,56 @@ func TestRunAllowAndDenyByKind(t *testing.T) {
 		if r.code != c.code || !strings.Contains(r.stdout, c.reply) {
 			t.Errorf("run %v: exit %d, stdout %q, stderr %q; want %d and %q", c.flags, r.code, r.stdout, r.stderr, c.code, c.reply)
 		}
+	}
+}
+
+// /rewind TURN in a chat brings the files back to before the turn and the conversation
+// too: the agent's next session starts from before it, and the old one stays kept.
+func TestChatRewindTakesFilesAndConversationBack(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	r := parleyIn(t, w.dir, w.env, "hello there\nwrite file a.txt with changed\n/rewind 1\nrecall\n", "chat", "--plain")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.dir, "a.txt")); string(b) != "inside" {
+		t.Errorf("a.txt after /rewind 1: %q; want it as it was before turn 1", b)
+	}
+	if !strings.Contains(r.stderr, "a.txt: restored") || !strings.Contains(r.stderr, "Going on in a new session (eliza-2)") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+	// The new session's first prompt carries what came before turn 1, not turn 1.
+	if !strings.Contains(r.stdout, "I remember 1 prompts in session eliza-2") || !strings.Contains(r.stdout, "| | hello there") ||
+		strings.Contains(r.stdout, "| | write file") {
+		t.Errorf("the agent's session after the rewind, as it recalls it:\n%s", r.stdout)
+	}
+	list := kept(t, w)
+	if len(list) != 2 || list[0].From != list[1].ID || list[0].How != "seeded" || list[1].Turns != 2 {
+		t.Errorf("kept: %+v; want the rewound conversation, and the old one whole", list)
+	}
+}
+
+// /fork goes on in a fork; /handoff AGENT with another agent, seeded.
+func TestChatForkAndHandoff(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	r := parleyIn(t, w.dir, w.env, "hello there\n/fork\nrecall\n/handoff eliza\nrecall\n", "chat", "--plain")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "Going on in a fork of the conversation (1 turn): the agent's session eliza-2 (session/fork)") {
+		t.Errorf("/fork: stderr:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "I remember 2 prompts in session eliza-2:\n1.\n| hello there") {
+		t.Errorf("the fork, as the agent recalls it:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "goes on with the conversation. Going on in a new session (eliza-3); its first prompt will carry the transcript of 2 turns") {
+		t.Errorf("/handoff: stderr:\n%s", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "I remember 1 prompts in session eliza-3") || !strings.Contains(r.stdout, "| | hello there") {
+		t.Errorf("the hand-off, as the agent recalls it:\n%s", r.stdout)
+	}
+	if list := kept(t, w); len(list) != 3 {
+		t.Errorf("kept: %+v; want the conversation, its fork and the hand-off", list)
 	}
 }

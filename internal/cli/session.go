@@ -135,7 +135,7 @@ func startSession(g *globals, con *linechat.Console, opts sessionOptions, intera
 	}
 	s.conv = conversation.New(convOpts)
 	if s.store != nil && !opts.noKeep {
-		s.keeper = conversation.Keep(s.conv, conversation.KeeperOptions{Store: s.store, Agent: opts.agentName, Workspace: opts.dir, Logger: g.logger, From: from})
+		s.keeper = conversation.Keep(s.conv, conversation.KeeperOptions{Store: s.store, Agent: opts.agentName, Workspace: opts.dir, Logger: g.logger, From: from, SeedBudget: seedBudget()})
 	}
 	return s, nil
 }

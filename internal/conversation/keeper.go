@@ -2,6 +2,8 @@ package conversation
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -24,7 +26,14 @@ type Keeper struct {
 	agent     string
 	workspace string
 	logger    *slog.Logger
+	budget    int
 	done      chan struct{}
+	sync      chan chan struct{}
+
+	// The keeper's goroutine's own.
+	recorded bool
+	session  Session
+	turn     *keptTurn
 
 	mu       sync.Mutex
 	id       string     // the transcript of the current session, once known
@@ -37,6 +46,8 @@ type KeeperOptions struct {
 	Agent     string // as the user named it
 	Workspace string // the session's working directory
 	Logger    *slog.Logger
+	// SeedBudget bounds the seed of the sessions Carry opens (0: DefaultSeedBudget).
+	SeedBudget int
 	// From, when set, is the conversation the first session carries on (see Expect).
 	From *CarryFrom
 }
@@ -44,7 +55,8 @@ type KeeperOptions struct {
 // Keep starts keeping conv's transcript. Close it after the conversation (it writes what
 // the conversation's last events say, then returns).
 func Keep(conv *Conversation, o KeeperOptions) *Keeper {
-	k := &Keeper{conv: conv, store: o.Store, agent: o.Agent, workspace: o.Workspace, logger: o.Logger, done: make(chan struct{}), expected: o.From}
+	k := &Keeper{conv: conv, store: o.Store, agent: o.Agent, workspace: o.Workspace, logger: o.Logger, done: make(chan struct{}), sync: make(chan chan struct{}),
+		expected: o.From, budget: o.SeedBudget}
 	if k.logger == nil {
 		k.logger = slog.New(slog.DiscardHandler)
 	}
@@ -64,6 +76,49 @@ func (k *Keeper) Expect(from CarryFrom) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.expected = &from
+}
+
+// Plan says how a new session carries the current conversation on (see PlanCarry),
+// once what the views saw of it is written.
+func (k *Keeper) Plan(ctx context.Context, p CarryPlan) (Carried, error) {
+	if err := k.Sync(ctx); err != nil {
+		return Carried{}, err
+	}
+	id := k.ID()
+	if id == "" {
+		return Carried{}, errors.New("there is nothing to carry on yet: no turn of this conversation is kept (send a prompt first)")
+	}
+	t, ok, err := k.store.FindTranscript(ctx, id)
+	if err != nil {
+		return Carried{}, err
+	}
+	if !ok {
+		return Carried{}, fmt.Errorf("conversation %s is no longer kept", id)
+	}
+	if p.Budget == 0 {
+		p.Budget = k.budget
+	}
+	return PlanCarry(ctx, k.store, t, p)
+}
+
+// Carry goes on with the conversation in a new session of the same agent, as p says
+// (CarryFork, CarryRewind; see Conversation.Carry), the record of changes going on: the
+// new session's transcript starts with the turns it carries on. The old transcript stays.
+func (k *Keeper) Carry(ctx context.Context, p CarryPlan) (Session, Carried, error) {
+	c, err := k.Plan(ctx, p)
+	if err != nil {
+		return Session{}, c, err
+	}
+	c.From.SameRecord = true
+	k.Expect(c.From)
+	s, err := k.conv.Carry(ctx, c.Carry)
+	if err != nil {
+		k.mu.Lock()
+		k.expected = nil
+		k.mu.Unlock()
+		return s, c, err
+	}
+	return s, c, nil
 }
 
 // ID is the transcript the keeper writes now ("" before the session's first turn ended).
@@ -87,54 +142,90 @@ type keptTurn struct {
 func (k *Keeper) run(sub *Subscription) {
 	defer close(k.done)
 	defer sub.Close()
-	var session Session
-	var turn *keptTurn
-	recorded := k.conv.Recorded()
+	k.recorded = k.conv.Recorded()
 	for {
-		<-sub.Ready()
-		for _, ev := range sub.Take() {
-			switch e := ev.(type) {
-			case Snapshot:
-				if e.Ready {
-					k.sessionIs(e.Session, &session)
-				}
-			case Ready:
-				k.sessionIs(e.Session, &session)
-			case SessionChanged:
-				k.sessionIs(e.Session, &session)
-			case TurnStarted:
-				if !e.Replay {
-					turn = &keptTurn{id: e.Prompt.ID, prompt: e.Prompt.Text(), byID: map[acp.ToolCallID]int{}}
-				}
-			case TurnUpdate:
-				if turn != nil && e.Turn == turn.id {
-					turn.apply(e.Update)
-				}
-			case TurnEnded:
-				if turn == nil || e.Turn != turn.id || e.Replay {
-					continue
-				}
-				turn.ended, turn.stop = true, string(e.StopReason)
-				if e.Err != nil {
-					turn.stop = "error"
-				}
-				if !recorded {
-					k.write(session, turn, 0)
-					turn = nil
-				}
-			case TurnChanges:
-				if turn != nil && turn.ended && e.Turn == turn.id {
-					k.write(session, turn, e.Record.Number)
-					turn = nil
-				}
-			case Closed:
-				if turn != nil && turn.ended {
-					k.write(session, turn, 0)
-				}
-				return
-			}
+		var synced chan struct{}
+		select {
+		case <-sub.Ready():
+		case synced = <-k.sync:
+		}
+		closed := k.handle(sub.Take())
+		if synced != nil {
+			close(synced)
+		}
+		if closed {
+			return
 		}
 	}
+}
+
+// Sync returns once the keeper has written what the conversation's events said until
+// now: the turn a view saw end is in the store.
+func (k *Keeper) Sync(ctx context.Context) error {
+	done := make(chan struct{})
+	select {
+	case k.sync <- done:
+	case <-k.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-done:
+		return nil
+	case <-k.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// handle writes what the events say; it reports true at the conversation's end.
+func (k *Keeper) handle(evs []Event) bool {
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case Snapshot:
+			if e.Ready {
+				k.sessionIs(e.Session)
+			}
+		case Ready:
+			k.sessionIs(e.Session)
+		case SessionChanged:
+			k.sessionIs(e.Session)
+		case TurnStarted:
+			if !e.Replay {
+				k.turn = &keptTurn{id: e.Prompt.ID, prompt: e.Prompt.Text(), byID: map[acp.ToolCallID]int{}}
+			}
+		case TurnUpdate:
+			if k.turn != nil && e.Turn == k.turn.id {
+				k.turn.apply(e.Update)
+			}
+		case TurnEnded:
+			t := k.turn
+			if t == nil || e.Turn != t.id || e.Replay {
+				continue
+			}
+			t.ended, t.stop = true, string(e.StopReason)
+			if e.Err != nil {
+				t.stop = "error"
+			}
+			if !k.recorded {
+				k.write(t, 0)
+				k.turn = nil
+			}
+		case TurnChanges:
+			if t := k.turn; t != nil && t.ended && e.Turn == t.id {
+				k.write(t, e.Record.Number)
+				k.turn = nil
+			}
+		case Closed:
+			if t := k.turn; t != nil && t.ended {
+				k.write(t, 0)
+			}
+			return true
+		}
+	}
+	return false
 }
 
 func (t *keptTurn) apply(u toolstate.Event) {
@@ -156,7 +247,8 @@ func (t *keptTurn) apply(u toolstate.Event) {
 
 // sessionIs follows the session: another one is another transcript (found when its
 // first turn ends, or now when it has one), and the agent's title names it.
-func (k *Keeper) sessionIs(s Session, was *Session) {
+func (k *Keeper) sessionIs(s Session) {
+	was := &k.session
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if s.ID != was.ID {
@@ -216,7 +308,8 @@ func (k *Keeper) carried(ctx context.Context, s Session, from CarryFrom) {
 }
 
 // write adds the turn to the session's transcript, which it creates first if need be.
-func (k *Keeper) write(s Session, t *keptTurn, changeTurn int) {
+func (k *Keeper) write(t *keptTurn, changeTurn int) {
+	s := k.session
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	kept := store.TranscriptTurn{Prompt: t.prompt, Reply: t.reply.String(), Stop: t.stop, ChangeTurn: changeTurn, EndedAt: time.Now()}

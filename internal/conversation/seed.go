@@ -116,7 +116,11 @@ func seedHead(agent string, turns int, summarised bool) string {
 	if summarised {
 		what = "A summary of it (the earlier turns cut down)"
 	}
-	return fmt.Sprintf("[parley] This conversation goes on from an earlier session%s, of %d turns, in this same workspace. %s follows; then the user's new message.\n\n<transcript>\n", with, turns, what)
+	n := fmt.Sprintf("%d turns", turns)
+	if turns == 1 {
+		n = "1 turn"
+	}
+	return fmt.Sprintf("[parley] This conversation goes on from an earlier session%s, of %s, in this same workspace. %s follows; then the user's new message.\n\n<transcript>\n", with, n, what)
 }
 
 const seedTail = "</transcript>\n\n"
