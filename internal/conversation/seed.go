@@ -182,3 +182,41 @@ func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	return cut(s, 160)
 }
+
+// TurnsOfTranscript makes the turns of a conversation from what it showed (a Snapshot's
+// Transcript): a turn for each of the user's messages, with the agent's text and tool
+// calls after it. Those the Snapshot dropped (it is bounded) are not there.
+func TurnsOfTranscript(updates []acp.SessionUpdate) []store.TranscriptTurn {
+	var out []store.TranscriptTurn
+	var reply strings.Builder
+	userOpen := false // the last update was the user's: a next one is the same message
+	flush := func() {
+		if len(out) > 0 {
+			out[len(out)-1].Reply += reply.String()
+		}
+		reply.Reset()
+	}
+	for _, u := range updates {
+		switch {
+		case u.UserMessageChunk != nil:
+			text, _ := u.UserMessageChunk.Content.AsText()
+			if userOpen && len(out) > 0 {
+				out[len(out)-1].Prompt += text
+				continue
+			}
+			flush()
+			out = append(out, store.TranscriptTurn{Prompt: text, Stop: string(acp.StopReasonEndTurn)})
+			userOpen = true
+			continue
+		case u.AgentMessageChunk != nil:
+			text, _ := u.AgentMessageChunk.Content.AsText()
+			reply.WriteString(text)
+		case u.ToolCall != nil && len(out) > 0:
+			tc := u.ToolCall
+			out[len(out)-1].Tools = append(out[len(out)-1].Tools, store.TranscriptTool{Title: tc.Title, Kind: string(tc.Kind), Status: string(tc.Status)})
+		}
+		userOpen = false
+	}
+	flush()
+	return out
+}
