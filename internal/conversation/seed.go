@@ -88,6 +88,9 @@ func MakeSeed(turns []store.TranscriptTurn, o SeedOptions) Seed {
 		left -= len(short[i])
 	}
 	dropped := 0
+	if left < 0 {
+		left -= len(fmt.Sprintf("(turns 1 to %d are left out)\n\n", keep)) // the note says it
+	}
 	for left < 0 && dropped < keep {
 		left += len(short[dropped])
 		dropped++
