@@ -71,3 +71,16 @@ func CarriedText(c conversation.Carried, s conversation.Session) string {
 	}
 	return fmt.Sprintf("Going on in a new session (%s); its first prompt will carry the transcript of %s (%d characters).", s.ID, turns, len(c.Seed.Text))
 }
+
+// HandoffText says what a hand-off to agent carries, before its session opens.
+func HandoffText(c conversation.Carried, agent string) string {
+	turns := fmt.Sprintf("%d turns", len(c.From.Turns))
+	if len(c.From.Turns) == 1 {
+		turns = "1 turn"
+	}
+	if c.Seed.Summarised {
+		return fmt.Sprintf("The conversation (%s) goes on with %s; its first prompt will carry this summary of the transcript (%d characters):\n%s",
+			turns, agent, len(c.Seed.Text), strings.TrimRight(c.Seed.Text, "\n"))
+	}
+	return fmt.Sprintf("The conversation (%s) goes on with %s; its first prompt will carry the transcript (%d characters).", turns, agent, len(c.Seed.Text))
+}

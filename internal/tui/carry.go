@@ -62,6 +62,6 @@ func (m *model) handoffCommand(agent string) tea.Cmd {
 			return startedMsg{err: err}
 		}
 		c, err := handoff(agent, carried)
-		return startedMsg{conv: c, err: err}
+		return startedMsg{conv: c, err: err, note: chatcmd.HandoffText(carried, agent)}
 	}
 }

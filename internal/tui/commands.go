@@ -392,6 +392,7 @@ func (m *model) switchTo(i int) {
 type startedMsg struct {
 	conv Conv
 	err  error
+	note string // said in the new conversation first (a hand-off's)
 }
 
 func (m *model) startConversation(agent string) tea.Cmd {
@@ -415,6 +416,9 @@ func (m *model) onStarted(msg startedMsg) tea.Cmd {
 	cv.tr.ctx.root = m.opts.Workspace
 	m.convs = append(m.convs, cv)
 	m.switchTo(cv.id)
+	if msg.note != "" {
+		cv.notice(msg.note, false)
+	}
 	return tea.Batch(cv.pump(m.ctx, time.Time{}), m.tick())
 }
 
