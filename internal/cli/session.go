@@ -230,6 +230,10 @@ func waitReady(con *linechat.Console, sub *events, stop <-chan struct{}) (conver
 				return conversation.Session{}, &exitError{code: exitFailure, err: e.Err}
 			case conversation.SignInRequired:
 				// Shown by the caller, from StartFailed's error.
+			case conversation.TurnUpdate:
+				// No turn runs before the session opens: this is the agent's replay of a
+				// session it loads (parley run --continue), which the conversation kept
+				// already.
 			default:
 				con.Show(ev)
 			}
