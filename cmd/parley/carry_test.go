@@ -253,3 +253,23 @@ func TestChatForkAndHandoff(t *testing.T) {
 		t.Errorf("kept: %+v; want the conversation, its fork and the hand-off", list)
 	}
 }
+
+// An agent that loads but does not resume (gemini-cli): --continue loads its session, and
+// the replay is not printed before the reply.
+func TestRunContinueLoadsWhereTheAgentCannotResume(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	agent := self(t) + " eliza --no-resume"
+	first := parleyIn(t, w.dir, w.env, "", "run", "--agent-command", agent, "write file b.txt with once")
+	if first.code != 0 || !strings.Contains(first.stdout, "wrote b.txt") {
+		t.Fatalf("first run: exit %d, stdout %q, stderr %s", first.code, first.stdout, first.stderr)
+	}
+	r := parleyIn(t, w.dir, w.env, "", "run", "--agent-command", agent, "--continue", "--json", "recall")
+	if how, sid := carriedEvent(t, r); how != "load" || sid != "eliza-1" {
+		t.Errorf("--continue went on by %q in %q; want load in eliza-1", how, sid)
+	}
+	text := jsonReplyText(r)
+	if strings.Contains(text, "wrote b.txt") || !strings.Contains(text, "I remember 2 prompts in session eliza-1") {
+		t.Errorf("the reply (without the replay): %q", text)
+	}
+}

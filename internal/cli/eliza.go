@@ -8,7 +8,7 @@ import (
 )
 
 func newElizaCommand(g *globals) *cobra.Command {
-	var deterministic, stdioMCP, noReopen bool
+	var deterministic, stdioMCP, noReopen, noResume bool
 	cmd := &cobra.Command{
 		Use:   "eliza",
 		Short: "Run the built-in ACP agent (the 1966 DOCTOR) on stdin and stdout",
@@ -28,6 +28,7 @@ commands, one per prompt line:
 				StdioMCPOnly:  stdioMCP,
 				SessionDir:    elizaSessionDir(),
 				NoReopen:      noReopen,
+				NoResume:      noResume,
 				Version:       version.String(),
 				Logger:        g.logger,
 			})
@@ -36,6 +37,7 @@ commands, one per prompt line:
 	cmd.Flags().BoolVar(&deterministic, "deterministic", false, "answer the same inputs identically in every fresh session")
 	cmd.Flags().BoolVar(&stdioMCP, "stdio-mcp-only", false, "do not advertise HTTP MCP servers (clients must use stdio ones)")
 	cmd.Flags().MarkHidden("stdio-mcp-only")
+	cmd.Flags().BoolVar(&noResume, "no-resume", false, "offer session/load and fork, not session/resume (as some agents do)")
 	cmd.Flags().BoolVar(&noReopen, "no-reopen", false, "offer none of session/load, session/resume and session/fork (a client must carry a conversation on itself)")
 	return cmd
 }

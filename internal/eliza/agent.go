@@ -42,8 +42,9 @@ type Options struct {
 	// SessionDir, when set, keeps each session's conversation there (carry.go), so
 	// that a later process loads, resumes or forks it.
 	SessionDir string
-	// NoReopen offers none of session/load, session/resume and session/fork.
-	NoReopen bool
+	// NoReopen offers none of session/load, session/resume and session/fork; NoResume
+	// leaves out session/resume only (as gemini-cli does).
+	NoReopen, NoResume bool
 }
 
 // Serve runs the agent on stream until the client goes away or ctx ends.
@@ -92,6 +93,9 @@ func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*ac
 		MCPCapabilities:    acp.MCPCapabilities{HTTP: !a.opts.StdioMCPOnly},
 		SessionCapabilities: acp.SessionCapabilities{Close: &acp.SessionCloseCapabilities{},
 			Resume: &acp.SessionResumeCapabilities{}, Fork: &acp.SessionForkCapabilities{}},
+	}
+	if a.opts.NoResume {
+		agentCaps.SessionCapabilities.Resume = nil
 	}
 	if a.opts.NoReopen {
 		agentCaps.LoadSession = false

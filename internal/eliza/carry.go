@@ -123,7 +123,7 @@ func (a *agent) reopen(id acp.SessionID) *session {
 
 // ResumeSession reopens a session without replaying it.
 func (a *agent) ResumeSession(ctx context.Context, req *acp.ResumeSessionRequest) (*acp.ResumeSessionResponse, error) {
-	if a.opts.NoReopen {
+	if a.opts.NoReopen || a.opts.NoResume {
 		return nil, acp.ErrMethodNotFound
 	}
 	if err := checkCwd(req.Cwd); err != nil {
