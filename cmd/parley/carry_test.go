@@ -273,3 +273,30 @@ func TestRunContinueLoadsWhereTheAgentCannotResume(t *testing.T) {
 		t.Errorf("the reply (without the replay): %q", text)
 	}
 }
+
+// An agent that no longer has the session (its state was cleared): the conversation goes
+// on in a new session seeded with the transcript, and parley says why.
+func TestRunContinueSeedsWhenTheAgentLostTheSession(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	parleyIn(t, w.dir, w.env, "", "run", "hello there")
+	cache := ""
+	for _, kv := range w.env {
+		if v, ok := strings.CutPrefix(kv, "XDG_CACHE_HOME="); ok {
+			cache = v
+		}
+	}
+	if cache == "" {
+		t.Fatal("no XDG_CACHE_HOME in the test environment")
+	}
+	if err := os.RemoveAll(filepath.Join(cache, "parley-eliza")); err != nil {
+		t.Fatal(err)
+	}
+	r := parleyIn(t, w.dir, w.env, "", "run", "--continue", "--json", "recall")
+	if how, _ := carriedEvent(t, r); how != "seeded" {
+		t.Errorf("--continue after the agent lost its session: %q; want seeded", how)
+	}
+	if !strings.Contains(r.stdout, `"why":"session/resume`) || !strings.Contains(jsonReplyText(r), "| | hello there") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+}
