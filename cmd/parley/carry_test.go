@@ -92,6 +92,9 @@ func TestRunContinueGoesOnInTheAgentsSession(t *testing.T) {
 	if len(list) != 1 || list[0].Turns != 2 {
 		t.Errorf("kept after --continue: %+v; want the one conversation, of two turns", list)
 	}
+	if !strings.Contains(r.stdout, `"conversation":"`+list[0].ID+`"`) {
+		t.Errorf("the carried event does not name the conversation the run went on in:\n%s", r.stdout)
+	}
 	// In words, on stderr, without --json.
 	r = parleyIn(t, w.dir, w.env, "", "run", "--session", list[0].ID[:4], "recall")
 	if r.code != 0 || !strings.Contains(r.stderr, "going on with conversation "+list[0].ID+" (2 turns) in eliza's session eliza-1 (session/resume)") {

@@ -143,20 +143,23 @@ func seedBudget() int {
 
 // carriedJSON is the --json event that says how a run went on with a conversation.
 type carriedJSON struct {
-	Type      string `json:"type"` // "carried"
-	How       string `json:"how"`  // resume, load, fork, seeded, summarised
-	From      string `json:"from"` // the kept conversation
-	Agent     string `json:"agent"`
-	Session   string `json:"sessionId"`         // the agent's session now
-	Turns     int    `json:"turns"`             // the turns carried on
-	SeedChars int    `json:"seedChars"`         // the seed's size, when seeded
-	Summary   string `json:"summary,omitempty"` // the seed, when summarised
-	Why       string `json:"why,omitempty"`     // why the agent's own way failed, when it did
+	Type string `json:"type"` // "carried"
+	How  string `json:"how"`  // resume, load, fork, seeded, summarised
+	From string `json:"from"` // the kept conversation
+	// Conversation is the kept conversation the run goes on in: From itself for resume and
+	// load, a new one (which names From) otherwise.
+	Conversation string `json:"conversation,omitempty"`
+	Agent        string `json:"agent"`
+	Session      string `json:"sessionId"`         // the agent's session now
+	Turns        int    `json:"turns"`             // the turns carried on
+	SeedChars    int    `json:"seedChars"`         // the seed's size, when seeded
+	Summary      string `json:"summary,omitempty"` // the seed, when summarised
+	Why          string `json:"why,omitempty"`     // why the agent's own way failed, when it did
 }
 
 // tellCarried says on stderr (and in --json) how the session carries the conversation on.
-func tellCarried(con *linechat.Console, c *conversation.Carried, from store.Transcript, agent string, s conversation.Session) {
-	ev := carriedJSON{Type: "carried", How: s.Carried, From: from.ID, Agent: agent, Session: string(s.ID), Turns: len(c.From.Turns)}
+func tellCarried(con *linechat.Console, c *conversation.Carried, from store.Transcript, agent string, s conversation.Session, kept string) {
+	ev := carriedJSON{Type: "carried", How: s.Carried, From: from.ID, Conversation: kept, Agent: agent, Session: string(s.ID), Turns: len(c.From.Turns)}
 	seededHow := s.Carried == conversation.CarriedSeeded || s.Carried == conversation.CarriedSummarised
 	if seededHow {
 		ev.SeedChars = len(c.Seed.Text)

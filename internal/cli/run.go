@@ -196,7 +196,11 @@ was cancelled), 130 cancelled (Ctrl-C sends session/cancel).` + unconfinedHelp()
 				return err
 			}
 			if opts.carried != nil {
-				tellCarried(con, opts.carried, kept, shortAgentName(opts), session)
+				id := ""
+				if s.keeper != nil && s.keeper.Sync(ctx) == nil {
+					id = s.keeper.ID() // the conversation the run goes on in
+				}
+				tellCarried(con, opts.carried, kept, shortAgentName(opts), session, id)
 			}
 			if err := applySettings(ctx, s.conv, session, settings); err != nil {
 				return err
