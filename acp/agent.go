@@ -44,6 +44,9 @@ type (
 	SessionResumer interface {
 		ResumeSession(ctx context.Context, req *ResumeSessionRequest) (*ResumeSessionResponse, error)
 	}
+	SessionForker interface {
+		ForkSession(ctx context.Context, req *ForkSessionRequest) (*ForkSessionResponse, error)
+	}
 	SessionLister interface {
 		ListSessions(ctx context.Context, req *ListSessionsRequest) (*ListSessionsResponse, error)
 	}
@@ -181,6 +184,9 @@ func (c *AgentConn) routes(agent Agent) *router {
 	}
 	if a, ok := agent.(SessionResumer); ok {
 		rt.routes[MethodResumeSession] = routeOf(a.ResumeSession)
+	}
+	if a, ok := agent.(SessionForker); ok {
+		rt.routes[MethodForkSession] = routeOf(a.ForkSession)
 	}
 	if a, ok := agent.(SessionLister); ok {
 		rt.routes[MethodListSessions] = routeOf(a.ListSessions)

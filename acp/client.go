@@ -290,6 +290,20 @@ func (c *ClientConn) ResumeSession(ctx context.Context, req *ResumeSessionReques
 	return resp, err
 }
 
+// ForkSession opens a new session that starts with another's conversation (gate:
+// sessionCapabilities.fork; unstable in ACP). Updates for the new id sent before the
+// response are delivered first, as for session/new.
+func (c *ClientConn) ForkSession(ctx context.Context, req *ForkSessionRequest) (*ForkSessionResponse, error) {
+	c.beginOpening("")
+	resp, err := call[ForkSessionResponse](ctx, c.rpc, MethodForkSession, req)
+	if err != nil {
+		c.opened(ctx, "", false)
+		return nil, err
+	}
+	c.opened(ctx, resp.SessionID, true)
+	return resp, nil
+}
+
 // ListSessions lists the agent's sessions (gate: sessionCapabilities.list).
 func (c *ClientConn) ListSessions(ctx context.Context, req *ListSessionsRequest) (*ListSessionsResponse, error) {
 	return call[ListSessionsResponse](ctx, c.rpc, MethodListSessions, req)

@@ -154,6 +154,7 @@ type SessionCapabilities struct {
 	AdditionalDirectories *SessionAdditionalDirectoriesCapabilities `json:"additionalDirectories,omitempty"`
 	Resume                *SessionResumeCapabilities                `json:"resume,omitempty"`
 	Close                 *SessionCloseCapabilities                 `json:"close,omitempty"`
+	Fork                  *SessionForkCapabilities                  `json:"fork,omitempty"` // unstable in ACP
 	Meta                  Meta                                      `json:"_meta,omitzero"`
 	Extra                 Extra                                     `json:"-"`
 }
@@ -179,6 +180,12 @@ type SessionAdditionalDirectoriesCapabilities struct {
 
 // SessionResumeCapabilities marks support for session/resume.
 type SessionResumeCapabilities struct {
+	Meta  Meta  `json:"_meta,omitzero"`
+	Extra Extra `json:"-"`
+}
+
+// SessionForkCapabilities marks support for session/fork (unstable in ACP).
+type SessionForkCapabilities struct {
 	Meta  Meta  `json:"_meta,omitzero"`
 	Extra Extra `json:"-"`
 }

@@ -2257,6 +2257,138 @@ func (x FileSystemCapabilities) appendMembers(buf []byte, tag, kind string) ([]b
 	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
 }
 
+func (x *ForkSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
+
+// decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
+func (x *ForkSessionRequest) decodeMembers(b []byte, tag string) error {
+	type plain ForkSessionRequest
+	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	if err != nil {
+		return err
+	}
+	x.Extra = Extra(extra)
+	return nil
+}
+
+func (x ForkSessionRequest) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ForkSessionRequest) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
+
+// encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
+func (x ForkSessionRequest) encodeMembers(tag, kind string) ([]byte, error) {
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ForkSessionRequest) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
+	}
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	buf = json.AppendName(buf, start, "cwd")
+	buf = json.AppendString(buf, string(x.Cwd))
+	if !(x.AdditionalDirectories == nil) {
+		buf = json.AppendName(buf, start, "additionalDirectories")
+		if buf, err = json.AppendMarshal(buf, x.AdditionalDirectories); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.MCPServers == nil) {
+		buf = json.AppendName(buf, start, "mcpServers")
+		if buf, err = json.AppendMarshal(buf, x.MCPServers); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
+}
+
+func (x *ForkSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
+
+// decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
+func (x *ForkSessionResponse) decodeMembers(b []byte, tag string) error {
+	type plain ForkSessionResponse
+	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	if err != nil {
+		return err
+	}
+	x.Extra = Extra(extra)
+	return nil
+}
+
+func (x ForkSessionResponse) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x ForkSessionResponse) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
+
+// encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
+func (x ForkSessionResponse) encodeMembers(tag, kind string) ([]byte, error) {
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x ForkSessionResponse) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
+	}
+	var err error
+	buf = json.AppendName(buf, start, "sessionId")
+	buf = json.AppendString(buf, string(x.SessionID))
+	if !(x.Modes == nil) {
+		buf = json.AppendName(buf, start, "modes")
+		if x.Modes == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Modes.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.ConfigOptions == nil) {
+		buf = json.AppendName(buf, start, "configOptions")
+		if buf, err = json.AppendMarshal(buf, x.ConfigOptions); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Models == nil) {
+		buf = json.AppendName(buf, start, "models")
+		if x.Models == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Models.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
+}
+
 func (x *HTTPHeader) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
@@ -4681,6 +4813,14 @@ func (x SessionCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte
 			return nil, err
 		}
 	}
+	if !(x.Fork == nil) {
+		buf = json.AppendName(buf, start, "fork")
+		if x.Fork == nil {
+			buf = append(buf, "null"...)
+		} else if buf, err = x.Fork.AppendJSON(buf); err != nil {
+			return nil, err
+		}
+	}
 	if !(x.Meta == nil) {
 		buf = json.AppendName(buf, start, "_meta")
 		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
@@ -4933,6 +5073,52 @@ func (x SessionDeleteCapabilities) encodeMembers(tag, kind string) ([]byte, erro
 // appendMembers appends the encoding of x to buf, starting with the member tag set to
 // kind if tag is not "".
 func (x SessionDeleteCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
+	start := len(buf)
+	buf = append(buf, '{')
+	if tag != "" {
+		buf = json.AppendName(buf, start, tag)
+		buf = json.AppendString(buf, kind)
+	}
+	var err error
+	if !(x.Meta == nil) {
+		buf = json.AppendName(buf, start, "_meta")
+		if buf, err = json.AppendMarshal(buf, x.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return json.AppendExtra(buf, start, tag, json.Extra(x.Extra))
+}
+
+func (x *SessionForkCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
+
+// decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
+func (x *SessionForkCapabilities) decodeMembers(b []byte, tag string) error {
+	type plain SessionForkCapabilities
+	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	if err != nil {
+		return err
+	}
+	x.Extra = Extra(extra)
+	return nil
+}
+
+func (x SessionForkCapabilities) MarshalJSON() ([]byte, error) {
+	return x.appendMembers(newBuffer(), "", "")
+}
+
+// AppendJSON appends what MarshalJSON returns to buf.
+func (x SessionForkCapabilities) AppendJSON(buf []byte) ([]byte, error) {
+	return x.appendMembers(buf, "", "")
+}
+
+// encodeMembers encodes x, starting with the member tag set to kind if tag is not "".
+func (x SessionForkCapabilities) encodeMembers(tag, kind string) ([]byte, error) {
+	return x.appendMembers(newBuffer(), tag, kind)
+}
+
+// appendMembers appends the encoding of x to buf, starting with the member tag set to
+// kind if tag is not "".
+func (x SessionForkCapabilities) appendMembers(buf []byte, tag, kind string) ([]byte, error) {
 	start := len(buf)
 	buf = append(buf, '{')
 	if tag != "" {

@@ -12,6 +12,7 @@ const (
 	MethodNewSession             = "session/new"
 	MethodLoadSession            = "session/load"
 	MethodResumeSession          = "session/resume"
+	MethodForkSession            = "session/fork" // unstable in ACP
 	MethodListSessions           = "session/list"
 	MethodDeleteSession          = "session/delete"
 	MethodCloseSession           = "session/close"

@@ -32,6 +32,7 @@ var beyondStable = map[string][]string{
 	"LoadSessionResponse":   {"models"},
 	"ResumeSessionResponse": {"models"},
 	"PromptResponse":        {"usage"}, // unstable
+	"SessionCapabilities":   {"fork"},  // unstable: session/fork
 }
 
 // flattened are the parts of CreateElicitationRequest: their members are required within

@@ -67,6 +67,28 @@ type ResumeSessionResponse struct {
 	Extra         Extra                 `json:"-"`
 }
 
+// ForkSessionRequest is the params of session/fork (unstable in ACP), gated by
+// SessionCapabilities.Fork: a new session that starts with the conversation of
+// SessionID. Cwd must be a directory (an agent was seen sent a file).
+type ForkSessionRequest struct {
+	SessionID             SessionID   `json:"sessionId"`
+	Cwd                   string      `json:"cwd"`
+	AdditionalDirectories []string    `json:"additionalDirectories,omitzero"`
+	MCPServers            []MCPServer `json:"mcpServers,omitzero"`
+	Meta                  Meta        `json:"_meta,omitzero"`
+	Extra                 Extra       `json:"-"`
+}
+
+// ForkSessionResponse is the result of session/fork: the new session.
+type ForkSessionResponse struct {
+	SessionID     SessionID             `json:"sessionId"`
+	Modes         *SessionModeState     `json:"modes,omitempty"`
+	ConfigOptions []SessionConfigOption `json:"configOptions,omitzero"`
+	Models        *SessionModelState    `json:"models,omitempty"` // legacy, see SessionModelState
+	Meta          Meta                  `json:"_meta,omitzero"`
+	Extra         Extra                 `json:"-"`
+}
+
 // ListSessionsRequest is the params of session/list, gated by SessionCapabilities.List.
 type ListSessionsRequest struct {
 	Cwd    string `json:"cwd,omitempty"`    // only sessions with this working directory

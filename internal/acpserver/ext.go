@@ -22,6 +22,8 @@ type AgentEntry = parleyapi.AgentEntry
 
 func (c *conn) HandleExtension(ctx context.Context, method string, params json.RawMessage, isNotification bool) (any, error) {
 	switch method {
+	case parleyapi.MethodFork, parleyapi.MethodHandoff, parleyapi.MethodRewind:
+		return c.carry(ctx, method, params)
 	case parleyapi.MethodCommands:
 		return pageCommands(), nil
 	case parleyapi.MethodAgents:

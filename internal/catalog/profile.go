@@ -86,8 +86,13 @@ var profiles = []Profile{
 		// database, and reads parley's configuration (sensitive_files).
 		Agent: "parley", Write: []string{"$PARLEY_DATA_DIR"}, ReadSecret: []string{"$PARLEY_CONFIG_DIR", "$PARLEY_DATA_DIR"},
 	},
-	{Agent: "eliza"},
+	// Eliza keeps its sessions in ElizaSessions (made before it starts: Landlock grants
+	// only what exists).
+	{Agent: "eliza", Write: []string{ElizaSessions}},
 }
+
+// ElizaSessions is where Eliza keeps its sessions between processes.
+const ElizaSessions = "${XDG_CACHE_HOME:-~/.cache}/parley-eliza"
 
 // ProfileOf is the profile of the agent called name, or of the agent the command line
 // spec starts (a known program or package among its words); nil when it is none parley

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/signal"
 	"strings"
 
+	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/chatcmd"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/linechat"
@@ -87,17 +89,20 @@ func runLineChat(cmd *cobra.Command, g *globals, opts sessionOptions) error {
 	defer signal.Stop(sigs)
 	defer catchBrokenPipe()()
 	con.Say("parley chat: starting %s in %s …", opts.agentName, opts.dir)
-	s, err := startSession(g, con, opts, linechat.IsTerminal(cmd.InOrStdin()))
+	interactive := linechat.IsTerminal(cmd.InOrStdin())
+	s, err := startSession(g, con, opts, interactive)
 	if err != nil {
 		return err
 	}
+	// /handoff swaps the session and its subscription for another agent's: what is
+	// closed at the end is the current one.
+	sub := &events{Subscription: s.conv.Subscribe()}
 	release := func() {}
 	defer func() { release() }()
-	defer s.close()
+	defer func() { s.close() }()
 	// From here on, leaving is in order; a signal meanwhile ends parley at once.
 	defer func() { release = forceExitOnSignal(sigs, nil) }()
-	sub := &events{Subscription: s.conv.Subscribe()}
-	defer sub.Close()
+	defer func() { sub.Close() }()
 	interrupted := make(chan struct{})
 	stopWaiting := make(chan struct{})
 	go func() {
@@ -111,7 +116,30 @@ func runLineChat(cmd *cobra.Command, g *globals, opts sessionOptions) error {
 	close(stopWaiting)
 	lo := linechat.Options{
 		Conv: s.conv, Agent: s.agent.Name(), Events: sub, Console: con, In: in, Signals: sigs,
-		Session: session, TTY: linechat.IsTerminal(cmd.InOrStdin()), ForceExit: forceExit, StopError: stopError,
+		Session: session, TTY: interactive, ForceExit: forceExit, StopError: stopError, Keeper: s.keeper,
+	}
+	lo.Handoff = func(ctx context.Context, agent string, carried conversation.Carried) (linechat.Handed, error) {
+		o, err := handoffOptions(opts, agent)
+		if err != nil {
+			return linechat.Handed{}, err
+		}
+		o.carried = &carried
+		con.Say("parley chat: starting %s in %s …", o.agentName, o.dir)
+		next, err := startSession(g, con, o, interactive)
+		if err != nil {
+			return linechat.Handed{}, err
+		}
+		nextSub := &events{Subscription: next.conv.Subscribe()}
+		ready, err := waitReady(con, nextSub, ctx.Done())
+		if err != nil {
+			nextSub.Close()
+			next.close()
+			return linechat.Handed{}, fmt.Errorf("%s did not start, so the conversation stays with %s: %w", o.agentName, s.agent.Name(), err)
+		}
+		sub.Close()
+		s.close()
+		s, sub = next, nextSub
+		return linechat.Handed{Conv: next.conv, Events: nextSub, Keeper: next.keeper, Session: ready, Agent: next.agent.Name()}, nil
 	}
 	if ae, ok := errors.AsType[*conversation.AuthRequiredError](err); ok {
 		lo.SignIn = ae
@@ -139,4 +167,16 @@ func tuiOnlyCommands() string {
 		}
 	}
 	return strings.Join(names, ", ")
+}
+
+// handoffOptions are opts for another agent, by its name, in the same workspace with the
+// same confinement and permissions: the agent /handoff AGENT hands the conversation to.
+func handoffOptions(opts sessionOptions, agent string) (sessionOptions, error) {
+	a, err := catalog.New(opts.cfg).Lookup(agent)
+	if err != nil {
+		return opts, err
+	}
+	opts.spec, opts.agentName, opts.fetch, opts.agentCommand = a.Spec, agent, a.Fetch, ""
+	opts.spec.ExitGrace = 0
+	return opts, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/config"
+	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/linechat"
 	"github.com/parley-acp/parley/internal/tui"
 	"github.com/parley-acp/parley/internal/xdg"
@@ -50,7 +51,7 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 
 	quiet := linechat.NewConsole(linechat.ConsoleOptions{Stdout: io.Discard, Stderr: io.Discard})
 	defer quiet.Close()
-	start := func(name string) (tui.Conv, error) {
+	startCarried := func(name string, carried *conversation.Carried) (tui.Conv, error) {
 		o := opts
 		cfg, err := config.Load(config.Path())
 		if err != nil {
@@ -60,7 +61,7 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 		if err != nil {
 			return tui.Conv{}, err
 		}
-		o.spec, o.agentName = a.Spec, name
+		o.spec, o.agentName, o.carried = a.Spec, name, carried
 		started, err := startSession(g, quiet, o, true)
 		if err != nil {
 			return tui.Conv{}, err
@@ -69,8 +70,10 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 			started.close()
 			return tui.Conv{}, errors.New("parley is leaving")
 		}
-		return tui.Conv{Name: name, Conversation: started.conv, TerminalOutput: started.agent.TerminalOutput, OpenURL: openInBrowser}, nil
+		return tui.Conv{Name: name, Conversation: started.conv, TerminalOutput: started.agent.TerminalOutput, OpenURL: openInBrowser, Keeper: started.keeper}, nil
 	}
+	start := func(name string) (tui.Conv, error) { return startCarried(name, nil) }
+	handoff := func(name string, carried conversation.Carried) (tui.Conv, error) { return startCarried(name, &carried) }
 	list := func() []tui.AgentChoice {
 		cfg, err := config.Load(config.Path())
 		if err != nil {
@@ -96,11 +99,12 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 		return out
 	}
 	err = tui.Run(cmd.Context(), tui.Options{
-		First:       tui.Conv{Name: shortAgentName(opts), Conversation: s.conv, TerminalOutput: s.agent.TerminalOutput, OpenURL: openInBrowser},
+		First:       tui.Conv{Name: shortAgentName(opts), Conversation: s.conv, TerminalOutput: s.agent.TerminalOutput, OpenURL: openInBrowser, Keeper: s.keeper},
 		Workspace:   opts.dir,
 		HistoryFile: tui.HistoryFile(xdg.StateDir(), opts.dir),
 		Agents:      list,
 		Start:       start,
+		Handoff:     handoff,
 		Known:       known,
 		Signals:     sigs,
 		Output:      cmd.OutOrStdout(),

@@ -57,7 +57,7 @@ Exit status: 0 signed in (or no sign-in needed), 1 the sign-in failed (parley sa
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			opts.elicit, opts.signingIn = true, true
+			opts.elicit, opts.signingIn, opts.noKeep = true, true, true
 			con := linechat.NewConsole(linechat.ConsoleOptions{Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), TTY: linechat.IsTerminal(cmd.OutOrStdout()), OpenURL: openInBrowser})
 			defer con.Close()
 			s, err := startSession(g, con, opts, tty)

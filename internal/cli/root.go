@@ -78,7 +78,7 @@ web), VS Code (parley vscodelm, parley acp), and its own agents (parley agent, p
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newChatCommand(g), newWebCommand(g), newACPCommand(g), newLoginCommand(g), newLogoutCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newChangesCommand(g), newUndoCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g), newSandboxExecCommand())
+	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newSessionsCommand(g), newChatCommand(g), newWebCommand(g), newACPCommand(g), newLoginCommand(g), newLogoutCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newChangesCommand(g), newUndoCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g), newSandboxExecCommand())
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {

@@ -32,6 +32,7 @@ const (
 	exitMaxTurnRequests = 5
 	// exitSignIn (6) is signin.go's.
 	exitPermissionRefused = 7 // the turn ended, but a request was refused with nobody asked
+	exitTimeout           = 8 // --timeout: the turn took longer, and was cancelled
 	exitCancelled         = 130
 )
 
@@ -73,7 +74,10 @@ func defaultAgentTimeout() time.Duration {
 
 func newRunCommand(g *globals) *cobra.Command {
 	var af agentFlags
+	var cf carryFlags
+	var hf headlessFlags
 	var jsonOut bool
+	var turnTimeout time.Duration
 	var sets, attach []string
 	cmd := &cobra.Command{
 		Use:   "run [flags] PROMPT...",
@@ -110,22 +114,56 @@ With --json, every permission request the agent sends is decided by a "permissio
 event with confirmation.outcome and confirmation.decidedBy: user (you answered), rule,
 always (an earlier "always"), yolo, no_one_to_ask (refused: no terminal), parley.
 
+With nobody to ask (no terminal), what your rules do not decide is refused. --allow KIND
+allows tool calls of a kind unasked (read, edit, delete, move, search, execute, think,
+fetch, other; all is --yolo), --deny KIND refuses them; both win over config.json's
+rules, --deny over --allow. Critical commands and rules configured as ask still ask.
+
+parley keeps every conversation (parley sessions lists them). --continue goes on with
+this workspace's last one with the agent, --session ID with that one: in the agent's own
+session (session/resume or session/load) where it can reopen it, else in a new session
+whose first prompt carries the transcript; --fork ID goes on with a copy (session/fork
+where the agent offers it, else seeded), --from ID --agent OTHER hands it to another
+agent (seeded; summarised past $PARLEY_SEED_BUDGET characters, 60000 by default). Which
+way was taken is said on stderr, and in --json as a "carried" event.
+
 Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal (the agent refused the prompt),
 4 max_tokens, 5 max_turn_requests, 6 the agent needs you to sign in, 7 the turn ended
 but parley refused a request of the agent without anyone answering it then (no terminal
-to ask, a rule, an earlier "always"), 130 cancelled (Ctrl-C sends session/cancel).` + unconfinedHelp(),
+to ask, a rule, --deny, an earlier "always"), 8 the turn took longer than --timeout (it
+was cancelled), 130 cancelled (Ctrl-C sends session/cancel).` + unconfinedHelp(),
 		Example: `  parley run "I am worried about my tests"
   parley run --set model=large --attach screenshot.png "what is wrong here?"
   parley run --agent-command "node my-agent.mjs --verbose" "hello"
   echo "flood 1000" | parley run -
-  parley run --json "tool call Build" | jq -c .`,
+  parley run --json "tool call Build" | jq -c .
+  parley run --continue "and now the docs"
+  parley run --from 3f9a2c41 --agent claude --allow read --timeout 10m "review what we did"`,
 		Args: needArgs(1, "the PROMPT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if turnTimeout < 0 {
+				return &exitError{code: exitUsage, err: errors.New("--timeout must not be negative")}
+			}
+			extraRules, allowAll, err := hf.rules()
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
+			carryKind, kept, err := prepareCarry(cmd, &cf, &af)
+			if err != nil {
+				return &exitError{code: exitUsage, err: err}
+			}
 			opts, err := af.sessionOptions(cmd)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
 			opts.spec.ExitGrace = runExitGrace
+			opts.rules = append(opts.rules, extraRules...)
+			opts.yolo = opts.yolo || allowAll
+			if carryKind != "" {
+				if opts.carried, kept, err = planCarry(cmd.Context(), carryKind, kept, opts); err != nil {
+					return &exitError{code: exitUsage, err: err}
+				}
+			}
 			prompt, err := readPrompt(cmd, args)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
@@ -157,6 +195,13 @@ to ask, a rule, an earlier "always"), 130 cancelled (Ctrl-C sends session/cancel
 			if err != nil {
 				return err
 			}
+			if opts.carried != nil {
+				id := ""
+				if s.keeper != nil && s.keeper.Sync(ctx) == nil {
+					id = s.keeper.ID() // the conversation the run goes on in
+				}
+				tellCarried(con, opts.carried, kept, shortAgentName(opts), session, id)
+			}
 			if err := applySettings(ctx, s.conv, session, settings); err != nil {
 				return err
 			}
@@ -171,7 +216,7 @@ to ask, a rule, an earlier "always"), 130 cancelled (Ctrl-C sends session/cancel
 				}
 				content = append(content, block)
 			}
-			r := &runView{con: con, conv: s.conv, sub: sub, opts: opts}
+			r := &runView{con: con, conv: s.conv, sub: sub, opts: opts, timeout: turnTimeout}
 			if canAsk {
 				r.in = linechat.NewPrompter(cmd.InOrStdin())
 				defer r.in.Close()
@@ -183,6 +228,9 @@ to ask, a rule, an earlier "always"), 130 cancelled (Ctrl-C sends session/cancel
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON event per line (text, thought, plan, tool_call, permission, usage, stop) instead of text")
 	cmd.Flags().StringArrayVar(&sets, "set", nil, "set one of the session's settings before the prompt, as `ID=VALUE` (repeatable)")
 	cmd.Flags().StringArrayVar(&attach, "attach", nil, "send a `FILE` with the prompt (repeatable)")
+	cmd.Flags().DurationVar(&turnTimeout, "timeout", 0, "cancel the turn when it takes longer than `DURATION` (such as 90s or 10m), and exit with status 8")
+	cf.register(cmd)
+	hf.register(cmd)
 	return cmd
 }
 
@@ -229,6 +277,7 @@ type runView struct {
 	sub      *events
 	in       *linechat.Prompter // nil: nobody answers
 	question *linechat.Question
+	timeout  time.Duration // the whole turn's, 0 for none
 }
 
 // turn sends the prompt and follows the turn to its end; ctx ending (Ctrl-C) cancels it,
@@ -236,7 +285,13 @@ type runView struct {
 func (r *runView) turn(ctx context.Context, content []acp.ContentBlock) error {
 	p := r.conv.Send(content)
 	interrupted, outputFailed := ctx.Done(), r.con.OutputFailed()
-	var wasInterrupted bool
+	var timedOut <-chan time.Time
+	if r.timeout > 0 {
+		t := time.NewTimer(r.timeout)
+		defer t.Stop()
+		timedOut = t.C
+	}
+	var wasInterrupted, wasTimedOut bool
 	var ended error // the turn's result, once it ended, while its changes are awaited
 	for {
 		var lines <-chan linechat.InputLine
@@ -250,6 +305,10 @@ func (r *runView) turn(ctx context.Context, content []acp.ContentBlock) error {
 			r.conv.Cancel()
 		case <-outputFailed:
 			outputFailed = nil
+			r.conv.Cancel()
+		case <-timedOut:
+			timedOut, wasTimedOut = nil, true
+			r.con.Say("parley: the turn took longer than --timeout %s: cancelling it", r.timeout)
 			r.conv.Cancel()
 		case l := <-lines:
 			if a, _, ok := r.question.Read(l); ok {
@@ -281,10 +340,14 @@ func (r *runView) turn(ctx context.Context, content []acp.ContentBlock) error {
 					if ae, ok := errors.AsType[*conversation.AuthRequiredError](e.Err); ok {
 						return signInNeeded(r.opts, ae)
 					}
-					if !r.conv.Recorded() {
-						return turnError(e, wasInterrupted)
+					ended = turnError(e, wasInterrupted)
+					if wasTimedOut {
+						ended = &exitError{code: exitTimeout, err: fmt.Errorf("the turn took longer than --timeout %s, and was cancelled", r.timeout)}
 					}
-					ended = turnError(e, wasInterrupted) // its changes follow
+					if !r.conv.Recorded() {
+						return ended
+					}
+					// its changes follow
 				case conversation.TurnChanges:
 					if e.Turn == p.ID {
 						return ended

@@ -58,6 +58,11 @@ type sessionOptions struct {
 	// elicit: the person who answers permission questions answers the agent's
 	// elicitations too (chat, login); without it they are declined (run).
 	elicit bool
+	// carried, when set, is how the session carries a kept conversation on (run's
+	// --continue, --session, --fork, --from).
+	carried *conversation.Carried
+	// noKeep: the conversation's transcript is not kept (parley login).
+	noKeep bool
 }
 
 // session is what run and chat hold of one conversation: the agent process, the
@@ -65,8 +70,10 @@ type sessionOptions struct {
 type session struct {
 	agent *conversation.Agent
 	conv  *conversation.Conversation
-	store *store.Store
-	log   *logfile.File
+	// keeper keeps the conversation's transcript (parley sessions), when the store is open.
+	keeper *conversation.Keeper
+	store  *store.Store
+	log    *logfile.File
 	// sandboxCleanup removes the confined commands' temporary directory.
 	sandboxCleanup func()
 }
@@ -122,7 +129,14 @@ func startSession(g *globals, con *linechat.Console, opts sessionOptions, intera
 			convOpts.Changes = rec
 		}
 	}
+	var from *conversation.CarryFrom
+	if opts.carried != nil {
+		convOpts.Carry, from = &opts.carried.Carry, &opts.carried.From
+	}
 	s.conv = conversation.New(convOpts)
+	if s.store != nil && !opts.noKeep {
+		s.keeper = conversation.Keep(s.conv, conversation.KeeperOptions{Store: s.store, Agent: opts.agentName, Workspace: opts.dir, Logger: g.logger, From: from, SeedBudget: seedBudget()})
+	}
 	return s, nil
 }
 
@@ -216,6 +230,10 @@ func waitReady(con *linechat.Console, sub *events, stop <-chan struct{}) (conver
 				return conversation.Session{}, &exitError{code: exitFailure, err: e.Err}
 			case conversation.SignInRequired:
 				// Shown by the caller, from StartFailed's error.
+			case conversation.TurnUpdate:
+				// No turn runs before the session opens: this is the agent's replay of a
+				// session it loads (parley run --continue), which the conversation kept
+				// already.
 			default:
 				con.Show(ev)
 			}
@@ -231,6 +249,9 @@ func waitReady(con *linechat.Console, sub *events, stop <-chan struct{}) (conver
 func (s *session) close() {
 	if s.conv != nil {
 		s.conv.Close()
+	}
+	if s.keeper != nil {
+		s.keeper.Close() // it writes the last turn, then the store may close
 	}
 	if s.agent != nil {
 		s.agent.Close()

@@ -49,6 +49,9 @@ type Options struct {
 	// Load, when set, is the agent's session to reopen (session/load, or session/resume)
 	// instead of a new one.
 	Load acp.SessionID
+	// Carry, when set, is how the first session carries an earlier conversation on
+	// (carry.go): reopened, forked, or a new one seeded with its transcript.
+	Carry *Carry
 	// Changes, when set, records what each turn changes in the workspace (see changes.go);
 	// the conversation closes it when it ends.
 	Changes *changes.Record
@@ -103,6 +106,9 @@ type state struct {
 	// fresh: the session was opened by session/new and has not been sent a prompt (see
 	// SendOptions.FirstInSession).
 	fresh bool
+	// seed goes before the first prompt of a fresh session that carries a conversation on
+	// (carry.go).
+	seed []acp.ContentBlock
 
 	questions []*question // the open questions, oldest first; the first is on screen
 	nextQ     int
@@ -129,6 +135,7 @@ type runningTurn struct {
 	// The session the prompt went to, and whether no prompt had gone to it before.
 	session acp.SessionID
 	fresh   bool
+	seed    []acp.ContentBlock // the seed the prompt took (given back if it never went out)
 }
 
 // New starts a conversation: the agent (if it is not running) and its session start at
@@ -342,32 +349,35 @@ func (c *Conversation) startSession() {
 	ev := Starting{Agent: c.agent.Name(), Command: c.agent.opts.Spec.String(), Restart: restart, Reason: reason}
 	c.st.startEv, c.st.progress = &ev, nil
 	c.emit(ev)
-	load := c.opts.Load
+	o := c.opts.opening()
 	if restart {
-		load = "" // the process is new: a new session
+		o = opening{} // the process is new: a new session
 	}
 	ctx := c.withStartProgress(c.ctx)
 	c.goHelper(func() {
-		res := openedMsg{loaded: load != ""}
+		res := openedMsg{}
 		res.proc, _, res.err = c.agent.running(ctx)
 		if res.err == nil {
-			res.session, res.err = c.open(ctx, res.proc, load)
+			res.session, res.err = c.open(ctx, res.proc, o)
 		}
+		res.loaded = res.session.reopened()
 		c.post(res)
 	})
 }
 
-// open opens a session (a new one, or load's) on proc. It runs on a helper goroutine.
-func (c *Conversation) open(ctx context.Context, proc *agentproc.Server, load acp.SessionID) (Session, error) {
+// open opens a session (a new one, or the one o reopens or forks) on proc. It runs on a
+// helper goroutine.
+func (c *Conversation) open(ctx context.Context, proc *agentproc.Server, o opening) (Session, error) {
 	s := Session{Agent: c.agent.info(proc), Cwd: c.opts.Roots.Dirs()[0]}
 	s.ExtraDirs = c.opts.Roots.Dirs()[1:]
 	caps := proc.Info.AgentCapabilities
-	mcp := c.opts.MCPServers
-	if c.opts.MCPServersFor != nil {
-		mcp = c.opts.MCPServersFor(caps)
+	mcp := c.opts.MCPServersFor
+	servers := c.opts.MCPServers
+	if mcp != nil {
+		servers = mcp(caps)
 	}
-	if mcp == nil {
-		mcp = []acp.MCPServer{}
+	if servers == nil {
+		servers = []acp.MCPServer{}
 	}
 	// The other roots go to an agent that takes them; either way parley's own file and
 	// terminal access covers them all (the session's Roots).
@@ -375,11 +385,9 @@ func (c *Conversation) open(ctx context.Context, proc *agentproc.Server, load ac
 	if caps.SessionCapabilities.AdditionalDirectories != nil {
 		extra = s.ExtraDirs
 	}
-	var err error
-	switch {
-	case load == "":
-		err = c.agent.call(ctx, proc, acp.MethodNewSession, func(ctx context.Context, conn *acp.ClientConn) error {
-			resp, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.Cwd, MCPServers: mcp, AdditionalDirectories: extra})
+	newSession := func() error {
+		err := c.agent.call(ctx, proc, acp.MethodNewSession, func(ctx context.Context, conn *acp.ClientConn) error {
+			resp, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.Cwd, MCPServers: servers, AdditionalDirectories: extra})
 			if err == nil {
 				s.ID, s.Modes, s.Config, s.Models = resp.SessionID, resp.Modes, resp.ConfigOptions, resp.Models
 			}
@@ -388,27 +396,67 @@ func (c *Conversation) open(ctx context.Context, proc *agentproc.Server, load ac
 		if err != nil && !isAuthRequiredErr(err) {
 			err = fmt.Errorf("opening a session: %w", err)
 		}
-	case caps.LoadSession:
-		err = c.agent.call(ctx, proc, acp.MethodLoadSession, func(ctx context.Context, conn *acp.ClientConn) error {
-			resp, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: load, Cwd: s.Cwd, MCPServers: mcp, AdditionalDirectories: extra})
-			if err == nil {
-				s.ID, s.Modes, s.Config, s.Models = load, resp.Modes, resp.ConfigOptions, resp.Models
-			}
-			return err
-		})
-	case caps.SessionCapabilities.Resume != nil:
-		err = c.agent.call(ctx, proc, acp.MethodResumeSession, func(ctx context.Context, conn *acp.ClientConn) error {
-			resp, err := conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: load, Cwd: s.Cwd, MCPServers: mcp, AdditionalDirectories: extra})
-			if err == nil {
-				s.ID, s.Modes, s.Config, s.Models = load, resp.Modes, resp.ConfigOptions, resp.Models
-			}
-			return err
-		})
-	default:
-		err = errors.New("this agent cannot reopen sessions")
+		return err
 	}
-	if err != nil && load != "" && !isAuthRequiredErr(err) {
-		err = fmt.Errorf("loading session %s: %w", load, err)
+	load := func(id acp.SessionID) error {
+		s.Carried = CarriedLoad
+		return c.agent.call(ctx, proc, acp.MethodLoadSession, func(ctx context.Context, conn *acp.ClientConn) error {
+			resp, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: id, Cwd: s.Cwd, MCPServers: servers, AdditionalDirectories: extra})
+			if err == nil {
+				s.ID, s.Modes, s.Config, s.Models = id, resp.Modes, resp.ConfigOptions, resp.Models
+			}
+			return err
+		})
+	}
+	resume := func(id acp.SessionID) error {
+		s.Carried = CarriedResume
+		return c.agent.call(ctx, proc, acp.MethodResumeSession, func(ctx context.Context, conn *acp.ClientConn) error {
+			resp, err := conn.ResumeSession(ctx, &acp.ResumeSessionRequest{SessionID: id, Cwd: s.Cwd, MCPServers: servers, AdditionalDirectories: extra})
+			if err == nil {
+				s.ID, s.Modes, s.Config, s.Models = id, resp.Modes, resp.ConfigOptions, resp.Models
+			}
+			return err
+		})
+	}
+	fork := func(id acp.SessionID) error {
+		s.Carried = CarriedFork
+		return c.agent.call(ctx, proc, acp.MethodForkSession, func(ctx context.Context, conn *acp.ClientConn) error {
+			resp, err := conn.ForkSession(ctx, &acp.ForkSessionRequest{SessionID: id, Cwd: s.Cwd, MCPServers: servers, AdditionalDirectories: extra})
+			if err == nil {
+				s.ID, s.Modes, s.Config, s.Models = resp.SessionID, resp.Modes, resp.ConfigOptions, resp.Models
+			}
+			return err
+		})
+	}
+	var err error
+	canLoad, canResume, canFork := caps.LoadSession, caps.SessionCapabilities.Resume != nil, caps.SessionCapabilities.Fork != nil
+	switch {
+	case o.load != "" && o.preferResume && canResume:
+		err = resume(o.load)
+	case o.load != "" && canLoad:
+		err = load(o.load)
+	case o.load != "" && canResume:
+		err = resume(o.load)
+	case o.fork != "" && canFork:
+		err = fork(o.fork)
+	case o.load != "" && o.seed == nil:
+		err = errors.New("this agent cannot reopen sessions")
+	case o.fork != "" && o.seed == nil:
+		err = errors.New("this agent cannot fork sessions")
+	default:
+		return s, c.seeded(&s, o, newSession, nil)
+	}
+	if err != nil && o.seed != nil && !isAuthRequiredErr(err) {
+		// The agent no longer has the session (or refused): the transcript goes on.
+		return s, c.seeded(&s, o, newSession, err)
+	}
+	if err != nil && !isAuthRequiredErr(err) {
+		switch {
+		case o.load != "":
+			err = fmt.Errorf("loading session %s: %w", o.load, err)
+		case o.fork != "":
+			err = fmt.Errorf("forking session %s: %w", o.fork, err)
+		}
 	}
 	return s, err
 }
@@ -470,7 +518,10 @@ func (m openedMsg) handle(c *Conversation) {
 	}
 	c.recordSession(m.session.ID, m.loaded)
 	c.attach(m.proc, m.session, false)
-	c.st.fresh = !m.loaded
+	c.st.fresh = m.session.fresh()
+	c.st.seed = m.session.seed
+	c.st.session.seed = nil
+	c.noteCarry(m.session)
 	c.st.wantSignIn = nil
 	c.emit(Ready{Session: c.st.session})
 	c.pump()
@@ -587,16 +638,21 @@ func (c *Conversation) pump() {
 	p := c.st.queue[0]
 	c.st.queue = c.st.queue[1:]
 	wasFresh := c.st.fresh
-	if wasFresh && p.firstInSession != nil {
+	var seed []acp.ContentBlock
+	switch {
+	case wasFresh && p.firstInSession != nil:
 		p.Content, p.First = p.firstInSession, true
+	case wasFresh && c.st.seed != nil:
+		seed, c.st.seed = c.st.seed, nil
+		p.Content, p.Seeded = append(append([]acp.ContentBlock(nil), seed...), p.Content...), len(seed)
 	}
 	p.firstInSession = nil
 	c.st.fresh = false // until the prompt is known not to have gone out
 	ctx, cancel := context.WithCancel(c.ctx)
-	c.st.turn = &runningTurn{prompt: p, cancel: cancel, session: c.st.session.ID, fresh: wasFresh}
+	c.st.turn = &runningTurn{prompt: p, cancel: cancel, session: c.st.session.ID, fresh: wasFresh, seed: seed}
 	c.st.shown = c.newToolTurn()
 	c.st.lastTurn = p.ID
-	c.st.transcript.prompt(p.Content)
+	c.st.transcript.prompt(p.Content[p.Seeded:])
 	c.st.updated = time.Now()
 	c.emit(TurnStarted{Prompt: p})
 	proc, sid := c.st.proc, c.st.session.ID
@@ -631,6 +687,9 @@ func (m turnDoneMsg) handle(c *Conversation) {
 	}
 	if errors.Is(m.err, acp.ErrPromptNotSent) && t.session == c.st.session.ID && t.fresh {
 		c.st.fresh = true // the agent never saw it: the session is as new as it was
+		if t.seed != nil {
+			c.st.seed = t.seed
+		}
 	}
 	if t.cancelled {
 		c.emitTurn(c.st.shown.Cancel())

@@ -112,6 +112,14 @@
 // (refused while a turn runs), which every view hears of (ChangesUndone, ChangesKept).
 // A permission question about an edit carries its diff (permission.Question.Diffs).
 //
+// Conversations outlive a run (carry.go, keeper.go, seed.go): a Keeper, one subscriber
+// every front-end starts, writes each turn to the store as it ends (per workspace: the
+// prompt, the reply, the tool calls with their outcome, the turn's number in the record
+// of changes). Options.Carry and Carry open a session that carries a kept conversation
+// on: the agent's session/resume, load or fork where it offers them, else a new session
+// whose first prompt starts with the transcript (MakeSeed: quoted, summarised past a
+// budget of characters); Session.Carried says which.
+//
 // A Subscription is an unbounded mailbox that the conversation never waits for: a slow
 // view falls behind, nothing is dropped, and a view takes what has accumulated in one
 // batch (Take), which is how a terminal draws a flood of text in frames.

@@ -189,6 +189,9 @@ type Prompt struct {
 	// Origin is SendOptions.Origin: the sender's own mark, so that a view tells the
 	// prompts it sent from the others'.
 	Origin any
+	// Seeded is how many of the first blocks of Content are the seed of a session that
+	// carries a conversation on (carry.go): the earlier transcript, not the user's words.
+	Seeded int
 
 	firstInSession []acp.ContentBlock // until the prompt is sent
 	ended          chan<- PromptEnd   // SendOptions.Ended
@@ -213,10 +216,10 @@ func (p Prompt) tell(e PromptEnd) {
 	}
 }
 
-// Text is the prompt's text blocks joined, for showing.
+// Text is the prompt's text blocks joined, for showing (without the seed).
 func (p Prompt) Text() string {
 	var s string
-	for _, b := range p.Content {
+	for _, b := range p.Content[min(p.Seeded, len(p.Content)):] {
 		if t, ok := b.AsText(); ok {
 			s += t
 		}
@@ -237,6 +240,14 @@ type Session struct {
 	TurnUsage *acp.Usage       // the last turn's usage, as the agent reported it at its end
 	Cwd       string
 	ExtraDirs []string // the other workspace roots
+	// Carried says how the session carries an earlier conversation on (Options.Carry,
+	// Conversation.Carry): CarriedResume, CarriedLoad, CarriedFork, CarriedSeeded or
+	// CarriedSummarised; "" for a session that carries nothing on. CarryErr is why the
+	// agent's own way failed, when the session was seeded instead.
+	Carried  string
+	CarryErr error
+
+	seed []acp.ContentBlock // the seed the session was opened with, until attached
 }
 
 // AgentInfo is the agent as initialize described it.

@@ -213,7 +213,7 @@ func (c *Conversation) ListSessions(ctx context.Context) ([]acp.SessionInfo, err
 
 // NewSession leaves the session for a new one with the same agent.
 func (c *Conversation) NewSession(ctx context.Context) (Session, error) {
-	return c.reopen(ctx, "")
+	return c.reopen(ctx, opening{})
 }
 
 // LoadSession reopens one of the agent's sessions: session/load replays it (shown as a
@@ -222,14 +222,14 @@ func (c *Conversation) LoadSession(ctx context.Context, id acp.SessionID) (Sessi
 	if id == "" {
 		return Session{}, errors.New("which session? (see the list of sessions)")
 	}
-	return c.reopen(ctx, id)
+	return c.reopen(ctx, opening{load: id})
 }
 
 // reopen opens another session (load's, or a new one) on the running agent, which is
 // started again first if it died.
-func (c *Conversation) reopen(ctx context.Context, load acp.SessionID) (Session, error) {
+func (c *Conversation) reopen(ctx context.Context, o opening) (Session, error) {
 	reply := make(chan reopened, 1)
-	r, err := roundTrip(ctx, c, reopenMsg{ctx: ctx, load: load, reply: reply}, reply)
+	r, err := roundTrip(ctx, c, reopenMsg{ctx: ctx, o: o, reply: reply}, reply)
 	if err != nil {
 		return Session{}, err
 	}
@@ -243,7 +243,7 @@ type reopened struct {
 
 type reopenMsg struct {
 	ctx   context.Context
-	load  acp.SessionID
+	o     opening
 	reply chan<- reopened
 }
 
@@ -262,12 +262,12 @@ func (m reopenMsg) handle(c *Conversation) {
 	c.st.starting = true
 	ctx := c.withStartProgress(m.ctx)
 	c.goHelper(func() {
-		r := reopenedMsg{load: m.load, reply: m.reply}
+		r := reopenedMsg{reply: m.reply}
 		var restarted bool
 		r.proc, restarted, r.err = c.agent.running(ctx)
 		if r.err == nil {
 			r.restarted = restarted
-			r.session, r.err = c.open(ctx, r.proc, m.load)
+			r.session, r.err = c.open(ctx, r.proc, m.o)
 		}
 		c.post(r)
 	})
@@ -276,7 +276,6 @@ func (m reopenMsg) handle(c *Conversation) {
 type reopenedMsg struct {
 	proc      *agentproc.Server
 	session   Session
-	load      acp.SessionID
 	restarted bool
 	err       error
 	reply     chan<- reopened
@@ -298,11 +297,14 @@ func (m reopenedMsg) handle(c *Conversation) {
 	}
 	// The session left stays open with the agent (no session/close): the user may
 	// load it again.
-	c.recordSession(m.session.ID, m.load != "")
+	c.recordSession(m.session.ID, m.session.reopened())
 	c.st.transcript = newTranscript() // another session: another conversation to show
 	c.st.wantSignIn = nil
-	c.attach(m.proc, m.session, m.load != "" && m.session.Agent.Capabilities.LoadSession)
-	c.st.fresh = m.load == ""
+	c.attach(m.proc, m.session, m.session.Carried == CarriedLoad)
+	c.st.fresh = m.session.fresh()
+	c.st.seed = m.session.seed
+	c.st.session.seed = nil
+	c.noteCarry(m.session)
 	c.emit(SessionChanged{Session: c.st.session})
 	m.reply <- reopened{session: c.st.session}
 	c.pump()

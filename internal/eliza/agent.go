@@ -26,6 +26,7 @@ const Commands = `  list tools from <server>             list the tools of an MC
   think <text>                         send <text> as a thought
   slowly <text>                        one chunk per word, 20 ms apart (honours cancel)
   flood <n>                            n short chunks as fast as the connection takes them
+  recall                               say every prompt of the session, this one included
   anything else                        the DOCTOR answers`
 
 // Options configure the agent.
@@ -38,6 +39,12 @@ type Options struct {
 	// Version is reported in agentInfo.
 	Version string
 	Logger  *slog.Logger
+	// SessionDir, when set, keeps each session's conversation there (carry.go), so
+	// that a later process loads, resumes or forks it.
+	SessionDir string
+	// NoReopen offers none of session/load, session/resume and session/fork; NoResume
+	// leaves out session/resume only (as gemini-cli does).
+	NoReopen, NoResume bool
 }
 
 // Serve runs the agent on stream until the client goes away or ctx ends.
@@ -80,16 +87,25 @@ func newAgent(opts Options) *agent {
 func (a *agent) Initialize(ctx context.Context, req *acp.InitializeRequest) (*acp.InitializeResponse, error) {
 	caps := req.ClientCapabilities
 	a.client.Store(&caps)
+	agentCaps := acp.AgentCapabilities{
+		LoadSession:        true,
+		PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+		MCPCapabilities:    acp.MCPCapabilities{HTTP: !a.opts.StdioMCPOnly},
+		SessionCapabilities: acp.SessionCapabilities{Close: &acp.SessionCloseCapabilities{},
+			Resume: &acp.SessionResumeCapabilities{}, Fork: &acp.SessionForkCapabilities{}},
+	}
+	if a.opts.NoResume {
+		agentCaps.SessionCapabilities.Resume = nil
+	}
+	if a.opts.NoReopen {
+		agentCaps.LoadSession = false
+		agentCaps.SessionCapabilities.Resume, agentCaps.SessionCapabilities.Fork = nil, nil
+	}
 	return &acp.InitializeResponse{
-		ProtocolVersion: acp.NegotiateVersion(req.ProtocolVersion),
-		AgentCapabilities: acp.AgentCapabilities{
-			LoadSession:         true,
-			PromptCapabilities:  acp.PromptCapabilities{EmbeddedContext: true},
-			MCPCapabilities:     acp.MCPCapabilities{HTTP: !a.opts.StdioMCPOnly},
-			SessionCapabilities: acp.SessionCapabilities{Close: &acp.SessionCloseCapabilities{}},
-		},
-		AgentInfo:   &acp.Implementation{Name: "parley-eliza", Title: "Eliza (DOCTOR)", Version: a.opts.Version},
-		AuthMethods: []acp.AuthMethod{},
+		ProtocolVersion:   acp.NegotiateVersion(req.ProtocolVersion),
+		AgentCapabilities: agentCaps,
+		AgentInfo:         &acp.Implementation{Name: "parley-eliza", Title: "Eliza (DOCTOR)", Version: a.opts.Version},
+		AuthMethods:       []acp.AuthMethod{},
 	}, nil
 }
 
@@ -98,8 +114,7 @@ func (a *agent) NewSession(ctx context.Context, req *acp.NewSessionRequest) (*ac
 		return nil, err
 	}
 	a.mu.Lock()
-	a.next++
-	id := acp.SessionID(fmt.Sprintf("eliza-%d", a.next))
+	id := a.newID()
 	s := newSession(id, req.Cwd, req.MCPServers, NewTherapist(TherapistOptions{Deterministic: a.opts.Deterministic}))
 	a.sessions[id] = s
 	a.mu.Unlock()
@@ -131,10 +146,13 @@ func hint(h string) *acp.AvailableCommandInput {
 
 // LoadSession reopens a session of this process and replays its conversation.
 func (a *agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*acp.LoadSessionResponse, error) {
+	if a.opts.NoReopen {
+		return nil, acp.ErrMethodNotFound
+	}
 	if err := checkCwd(req.Cwd); err != nil {
 		return nil, err
 	}
-	s := a.session(req.SessionID)
+	s := a.reopen(req.SessionID)
 	if s == nil {
 		return nil, acp.ErrSessionNotFound(req.SessionID)
 	}
@@ -171,10 +189,11 @@ func (a *agent) Prompt(ctx context.Context, req *acp.PromptRequest) (*acp.Prompt
 	}
 	s.mu.Lock() // one turn at a time per session; a second prompt waits its turn
 	defer s.mu.Unlock()
-	t := &turn{agent: a, session: s, ctx: ctx} // ctx ends on session/cancel
 	text := acp.PromptText(req.Prompt)
+	t := &turn{agent: a, session: s, ctx: ctx, text: text} // ctx ends on session/cancel
 	t.run(text)
 	s.history = append(s.history, exchange{user: text, agent: t.said.String()})
+	a.save(s)
 	if ctx.Err() != nil {
 		return &acp.PromptResponse{StopReason: acp.StopReasonCancelled}, nil
 	}

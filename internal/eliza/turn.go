@@ -100,6 +100,7 @@ type turn struct {
 	agent   *agent
 	session *session
 	ctx     context.Context
+	text    string // the prompt's
 	said    strings.Builder
 	usage   *acp.Usage // the turn's usage, when reportUsage gave one
 }
@@ -159,13 +160,15 @@ func (t *turn) run(text string) {
 			t.writeFile(rest)
 		case "report usage":
 			t.reportUsage()
+		case "recall":
+			t.recall()
 		}
 	}
 	flushTalk()
 }
 
 var verbs = []string{"list tools from", "use tool", "request permission", "tool call", "think", "slowly", "flood",
-	"ask me", "offer settings", "show settings", "write file", "report usage"}
+	"ask me", "offer settings", "show settings", "write file", "report usage", "recall"}
 
 // command splits a line into a test command and its argument; verb is "" for plain talk.
 func command(line string) (verb, rest string) {

@@ -35,6 +35,12 @@ type Options struct {
 	ForceExit func(os.Signal)
 	// StopError says why a turn stopped other than by ending (nil when it ended).
 	StopError func(acp.StopReason) error
+	// Keeper keeps the conversation's transcript (nil when parley keeps none): /fork,
+	// /rewind and /handoff carry it on.
+	Keeper *conversation.Keeper
+	// Handoff starts the conversation with another agent that /handoff AGENT goes on
+	// in, carried as carried says, and ends the one left; nil: /handoff is not offered.
+	Handoff func(ctx context.Context, agent string, carried conversation.Carried) (Handed, error)
 }
 
 // Events are a conversation's events as the chat takes them.

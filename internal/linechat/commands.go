@@ -78,8 +78,14 @@ func (c *chat) run(ctx context.Context, call chatcmd.Call) error {
 		return c.listChanges(ctx)
 	case "diff":
 		return c.showDiff(ctx, arg)
-	case "undo", "rewind":
-		return c.undo(ctx, arg, call.Cmd.Name == "rewind")
+	case "undo":
+		return c.undo(ctx, arg, false)
+	case "rewind":
+		return c.rewind(ctx, arg)
+	case "fork":
+		return c.fork(ctx)
+	case "handoff":
+		return c.handoff(ctx, arg)
 	case "keep":
 		return c.keep(ctx, arg)
 	case "find":

@@ -240,6 +240,19 @@ func (c *Console) Say(format string, args ...any) {
 	fmt.Fprintln(c.stderr, toolui.SafeText(fmt.Sprintf(format, args...)))
 }
 
+// JSONEvent writes v as one line of the JSON output and reports true, when the output
+// is JSON (--json); else it does nothing and reports false.
+func (c *Console) JSONEvent(v any) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	enc, ok := c.text.(*toolui.JSONEncoder)
+	if ok {
+		enc.Event(v)
+		c.flush()
+	}
+	return ok
+}
+
 func (c *Console) flush() {
 	for _, f := range c.flushers {
 		f.Flush()

@@ -422,7 +422,7 @@ func TestDefaultPath(t *testing.T) {
 }
 
 // schemaTables is how many tables the migrations make.
-const schemaTables = 9
+const schemaTables = 11
 
 func mustMigrations(t *testing.T) []migration {
 	t.Helper()

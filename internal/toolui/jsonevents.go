@@ -283,6 +283,9 @@ func toolJSON(typ string, tc *toolstate.ToolCall) jsonToolCall {
 	return j
 }
 
+// Event writes one event of the caller's own (a value with a "type" member) as a line.
+func (e *JSONEncoder) Event(v any) error { return e.write(v) }
+
 func (e *JSONEncoder) write(v any) error {
 	if e.err != nil {
 		return e.err

@@ -68,8 +68,19 @@ func (m *model) parleyCommand(line string) (tea.Cmd, bool) {
 		return m.agentPicker(), true
 	case "login":
 		return m.loginPicker(arg), true
-	case "changes", "diff", "undo", "rewind", "keep":
+	case "changes", "diff", "undo", "keep":
 		return m.changesCommand(call.Cmd.Name, arg), true
+	case "rewind":
+		target := chatcmd.ReadTarget(cv.session.Cwd, strings.Fields(arg))
+		if target.Turn == 0 {
+			cv.notice("/rewind needs the turn to go back to before (/changes lists them).", true)
+			return nil, true
+		}
+		return m.rewindCommand(target.Turn), true
+	case "fork":
+		return m.forkCommand(), true
+	case "handoff":
+		return m.handoffCommand(arg), true
 	case "copy":
 		return m.copyCommand(arg), true
 	}
@@ -381,6 +392,7 @@ func (m *model) switchTo(i int) {
 type startedMsg struct {
 	conv Conv
 	err  error
+	note string // said in the new conversation first (a hand-off's)
 }
 
 func (m *model) startConversation(agent string) tea.Cmd {
@@ -404,6 +416,9 @@ func (m *model) onStarted(msg startedMsg) tea.Cmd {
 	cv.tr.ctx.root = m.opts.Workspace
 	m.convs = append(m.convs, cv)
 	m.switchTo(cv.id)
+	if msg.note != "" {
+		cv.notice(msg.note, false)
+	}
 	return tea.Batch(cv.pump(m.ctx, time.Time{}), m.tick())
 }
 

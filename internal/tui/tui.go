@@ -23,6 +23,9 @@ type Conv struct {
 	TerminalOutput func(ctx context.Context, req *acp.TerminalOutputRequest) (*acp.TerminalOutputResponse, error)
 	// OpenURL opens a page the agent asks the user to open, in the user's browser.
 	OpenURL func(url string) error
+	// Keeper keeps the conversation's transcript (nil: none is kept), for /fork, /rewind
+	// and /handoff.
+	Keeper *conversation.Keeper
 }
 
 // AgentChoice is an agent the agent picker offers, or the first screen lists.
@@ -45,6 +48,9 @@ type Options struct {
 	// one of them (its owner closes it once Run returns). Either may be nil.
 	Agents func() []AgentChoice
 	Start  func(agent string) (Conv, error)
+	// Handoff starts a conversation with another agent that carries this one on as
+	// carried says (/handoff AGENT); nil: /handoff is not offered.
+	Handoff func(agent string, carried conversation.Carried) (Conv, error)
 	// Known lists every agent parley knows, those that cannot run here too, for the
 	// first screen (nil: it lists none).
 	Known func() []AgentChoice

@@ -40,6 +40,7 @@ var scenarios = []scenario{
 	{"run/shell-yolo", runShellYolo},
 	{"run/read-edit", runReadEdit},
 	{"run/changes-undo", runChangesUndo},
+	{"run/continue", runContinue},
 	{"run/sigint", runSIGINT},
 	{"chat/message", chatMessage},
 	{"chat/model", chatModel},
