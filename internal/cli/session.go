@@ -58,6 +58,8 @@ type sessionOptions struct {
 	// elicit: the person who answers permission questions answers the agent's
 	// elicitations too (chat, login); without it they are declined (run).
 	elicit bool
+	// remote, when set, is parley chat --connect's server: the agent runs there.
+	remote *remoteChat
 }
 
 // session is what run and chat hold of one conversation: the agent process, the
@@ -75,6 +77,9 @@ type session struct {
 // background, and the caller follows them through the conversation's events. interactive
 // says a person answers the permission questions.
 func startSession(g *globals, con *linechat.Console, opts sessionOptions, interactive bool) (*session, error) {
+	if opts.remote != nil {
+		return startRemoteSession(g, opts, interactive)
+	}
 	s := &session{}
 	var err, storeErr error
 	if s.store, storeErr = store.Open(store.DefaultPath()); storeErr != nil {

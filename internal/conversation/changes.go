@@ -134,6 +134,10 @@ func (a *Agent) writeTextFile(ctx context.Context, req *acp.WriteTextFileRequest
 // TurnEnded is followed by its TurnChanges.
 func (c *Conversation) Recorded() bool { return c.opts.Changes != nil }
 
+// Remote reports that the agent is reached over AgentOptions.Dial (a parley server):
+// it runs there, and the server confines it and records its changes.
+func (c *Conversation) Remote() bool { return c.agent.opts.Dial != nil }
+
 // Changes returns the conversation's turns that changed files, and its undos, oldest
 // first.
 func (c *Conversation) Changes(ctx context.Context) ([]changes.Turn, error) {

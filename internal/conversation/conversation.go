@@ -11,6 +11,8 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/changes"
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/workspace"
@@ -378,6 +380,7 @@ func (c *Conversation) open(ctx context.Context, proc *agentproc.Server, load ac
 			resp, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.Cwd, MCPServers: mcp, AdditionalDirectories: extra})
 			if err == nil {
 				s.ID, s.Modes, s.Config, s.Models = resp.SessionID, resp.Modes, resp.ConfigOptions, resp.Models
+				c.remoteCwd(&s, resp.Meta)
 			}
 			return err
 		})
@@ -389,6 +392,7 @@ func (c *Conversation) open(ctx context.Context, proc *agentproc.Server, load ac
 			resp, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: load, Cwd: s.Cwd, MCPServers: mcp, AdditionalDirectories: extra})
 			if err == nil {
 				s.ID, s.Modes, s.Config, s.Models = load, resp.Modes, resp.ConfigOptions, resp.Models
+				c.remoteCwd(&s, resp.Meta)
 			}
 			return err
 		})
@@ -407,6 +411,19 @@ func (c *Conversation) open(ctx context.Context, proc *agentproc.Server, load ac
 		err = fmt.Errorf("loading session %s: %w", load, err)
 	}
 	return s, err
+}
+
+// remoteCwd sets the session's cwd to the one a parley server says its session works
+// in (_meta.parley.cwd): over a Dial the client's directory names nothing there, and
+// the server opens the session in its workspace.
+func (c *Conversation) remoteCwd(s *Session, meta acp.Meta) {
+	if c.agent.opts.Dial == nil || meta["parley"] == nil {
+		return
+	}
+	var m parleyapi.SessionMeta
+	if json.Unmarshal(meta["parley"], &m) == nil && m.Cwd != "" {
+		s.Cwd = m.Cwd
+	}
 }
 
 // info is what initialize said about the agent proc.
