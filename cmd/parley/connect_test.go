@@ -417,3 +417,42 @@ func TestConnectSaysWhyItCannotConnect(t *testing.T) {
 		}
 	}
 }
+
+// parley chat --connect: a new conversation on the server from a directory of the
+// client's, then the same one again with --session (its history replayed first).
+func TestConnectChatNewThenAttach(t *testing.T) {
+	t.Parallel()
+	srv := startWeb(t, nil, "--no-open")
+	chat := func(stdin string, args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
+		defer cancel()
+		cmd := exec.CommandContext(ctx, self(t), append([]string{"chat", "--connect", srv.base + "/"}, args...)...)
+		cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley", "PARLEY_TOKEN="+srv.token), isolatedXDG(t)...)
+		cmd.Dir = clientDir(t)
+		cmd.Stdin = strings.NewReader(stdin)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("parley chat --connect %v: %v; stderr:\n%s", args, err, stderr.String())
+		}
+		return string(out)
+	}
+	first := chat("I feel sad today\n")
+	if !strings.Contains(first, "sad today") {
+		t.Fatalf("Eliza's reply through chat --connect: %q", first)
+	}
+	// The conversation is the server's: leaving the chat did not close it.
+	a := connect(t, srv)
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
+	defer cancel()
+	list, err := a.conn.ListSessions(ctx, &acp.ListSessionsRequest{})
+	if err != nil || len(list.Sessions) != 1 {
+		t.Fatalf("session/list after the chat left: %+v, %v; want its conversation", list, err)
+	}
+	again := chat("my mother hates me\n", "--session", string(list.Sessions[0].SessionID))
+	if !strings.Contains(again, strings.TrimSpace(first)) || !strings.Contains(again, "family") {
+		t.Errorf("attached with --session, the chat showed %q; want the earlier reply %q, then the new one", again, first)
+	}
+}

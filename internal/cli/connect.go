@@ -83,7 +83,7 @@ func startRemoteSession(g *globals, opts sessionOptions, interactive bool) (*ses
 		Agent: agent, Roots: opts.roots, Policy: policy,
 		Interactive: interactive, Elicit: interactive, Load: acp.SessionID(rc.session),
 	})
-	return &session{agent: agent, conv: conv}, nil
+	return &session{agent: agent, conv: conv, remote: true}, nil
 }
 
 // remoteSessionOptions are parley chat --connect's session options: the server's

@@ -71,6 +71,9 @@ type session struct {
 	log   *logfile.File
 	// sandboxCleanup removes the confined commands' temporary directory.
 	sandboxCleanup func()
+	// remote: the agent is a parley server (chat --connect), whose conversation goes on
+	// without this view.
+	remote bool
 }
 
 // startSession starts the conversation: the agent and its session start in the
@@ -234,6 +237,12 @@ func waitReady(con *linechat.Console, sub *events, stop <-chan struct{}) (conver
 }
 
 func (s *session) close() {
+	if s.remote && s.agent != nil {
+		// The connection ends first: leaving the view must not cancel the server's turn
+		// or close its conversation (session/cancel, session/close), which other views
+		// may show; with the connection gone, closing the conversation sends nothing.
+		s.agent.Close()
+	}
 	if s.conv != nil {
 		s.conv.Close()
 	}
