@@ -3,10 +3,13 @@ package remote
 import (
 	"bufio"
 	"context"
+	"encoding/pem"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -120,4 +123,31 @@ func TestDialSaysWhatTheServerSaid(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not a parley server") {
 		t.Errorf("a server that is not parley: %v", err)
 	}
+}
+
+// A server whose certificate a private CA signs: refused with a word about --tls-ca,
+// reached with it.
+func TestDialPrivateCA(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"acp"}})
+		if err != nil {
+			return
+		}
+		ws.Close(websocket.StatusNormalClosure, "")
+	}))
+	defer srv.Close()
+	t.Setenv("SSL_CERT_FILE", filepath.Join(t.TempDir(), "none.pem")) // not this machine's CAs either
+	_, err := Dial(t.Context(), srv.URL+"/?token=x", Options{})
+	if err == nil || !strings.Contains(err.Error(), "--tls-ca") {
+		t.Errorf("a certificate of an unknown CA: %v; want a word about --tls-ca", err)
+	}
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Dial(t.Context(), srv.URL+"/?token=x", Options{CAFile: ca})
+	if err != nil {
+		t.Fatalf("with --tls-ca: %v", err)
+	}
+	c.Close("done")
 }
