@@ -141,6 +141,9 @@ func runLineChat(cmd *cobra.Command, g *globals, opts sessionOptions) error {
 	}()
 	session, err := waitReady(con, sub, interrupted)
 	close(stopWaiting)
+	if opts.remote != nil && err == nil && session.Cwd != "" {
+		con.Say("parley chat: on the server, the agent works in %s (its files, its commands)", session.Cwd)
+	}
 	lo := linechat.Options{
 		Conv: s.conv, Agent: s.agent.Name(), Events: sub, Console: con, In: in, Signals: sigs,
 		Session: session, TTY: linechat.IsTerminal(cmd.InOrStdin()), ForceExit: forceExit, StopError: stopError,
