@@ -47,12 +47,14 @@ type relay struct {
 // *GoneError.
 func Relay(ctx context.Context, c *Conn, client io.ReadWriteCloser) error {
 	r := &relay{c: c, client: client, pending: map[string]struct{}{}}
-	ctx, cancel := context.WithCancel(ctx)
+	// The WebSocket's reads and writes get a context of their own: one that ends closes
+	// the connection at once, and on ctx the relay closes it in order instead.
+	wsCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	up := make(chan error, 1)
 	down := make(chan error, 1)
-	go func() { up <- r.up(ctx) }()
-	go func() { down <- r.down(ctx) }()
+	go func() { up <- r.up(wsCtx) }()
+	go func() { down <- r.down(wsCtx) }()
 	select {
 	case err := <-up:
 		// The client's input ended (or could not be read): nothing more will be asked,
@@ -117,9 +119,6 @@ func (r *relay) up(ctx context.Context) error {
 		if err := r.c.ws.Write(ctx, websocket.MessageText, line); err != nil {
 			if request {
 				r.answerOnce(id, fmt.Sprintf("parley --connect: the request could not be sent to %s: %v", r.c.Addr(), err))
-			}
-			if ctx.Err() != nil {
-				return nil
 			}
 			// The reader sees the connection end too, and says why.
 			continue

@@ -151,3 +151,30 @@ func TestDialPrivateCA(t *testing.T) {
 	}
 	c.Close("done")
 }
+
+// The end of the client's input closes the WebSocket normally, saying why, and the
+// relay returns nil.
+func TestRelayEndOfInputClosesNormally(t *testing.T) {
+	closed := make(chan error, 1)
+	url := fakeServer(t, func(ws *websocket.Conn) {
+		_, _, err := ws.Read(context.Background())
+		closed <- err
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second) // a hang guard
+	defer cancel()
+	c, err := Dial(ctx, url, Options{Token: "good"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	side, in, _ := newPipeClient()
+	done := make(chan error, 1)
+	go func() { done <- Relay(ctx, c, side) }()
+	in.Close()
+	if err := <-done; err != nil {
+		t.Errorf("Relay after the end of input: %v, want nil", err)
+	}
+	var ce websocket.CloseError
+	if err := <-closed; !errors.As(err, &ce) || ce.Code != websocket.StatusNormalClosure || ce.Reason != "the client's input ended" {
+		t.Errorf("the server saw %v; want a normal close saying the input ended", err)
+	}
+}
