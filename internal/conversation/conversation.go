@@ -343,6 +343,11 @@ func (c *Conversation) startSession() {
 	load := c.opts.Load
 	if restart {
 		load = "" // the process is new: a new session
+		if c.agent.opts.Dial != nil {
+			// A parley server keeps its conversations past a dropped connection: attach
+			// to the same one again (its history is replayed), never a new one unasked.
+			load = c.st.session.ID
+		}
 	}
 	ctx := c.withStartProgress(c.ctx)
 	c.goHelper(func() {
