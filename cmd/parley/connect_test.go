@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -439,8 +440,8 @@ func TestConnectChatNewThenAttach(t *testing.T) {
 		}
 		return string(out)
 	}
-	first := chat("I feel sad today\n")
-	if !strings.Contains(first, "sad today") {
+	first := chat("slowly the first turn\n")
+	if !strings.Contains(first, "the first turn") {
 		t.Fatalf("Eliza's reply through chat --connect: %q", first)
 	}
 	// The conversation is the server's: leaving the chat did not close it.
@@ -451,8 +452,36 @@ func TestConnectChatNewThenAttach(t *testing.T) {
 	if err != nil || len(list.Sessions) != 1 {
 		t.Fatalf("session/list after the chat left: %+v, %v; want its conversation", list, err)
 	}
-	again := chat("my mother hates me\n", "--session", string(list.Sessions[0].SessionID))
-	if !strings.Contains(again, strings.TrimSpace(first)) || !strings.Contains(again, "family") {
+	again := chat("slowly the second turn\n", "--session", string(list.Sessions[0].SessionID))
+	if !strings.Contains(again, "the first turn") || !strings.Contains(again, "the second turn") {
 		t.Errorf("attached with --session, the chat showed %q; want the earlier reply %q, then the new one", again, first)
+	}
+}
+
+// /changes, /diff and /undo over chat --connect are the server's (_parley/changes,
+// _parley/diff, _parley/undo): the file is written and removed on the server.
+func TestConnectChatChangesOnTheServer(t *testing.T) {
+	t.Parallel()
+	srv := startWeb(t, nil, "--no-open")
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
+	defer cancel()
+	cmd := exec.CommandContext(ctx, self(t), "chat", "--connect", srv.base+"/")
+	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley", "PARLEY_TOKEN="+srv.token), isolatedXDG(t)...)
+	cmd.Dir = clientDir(t)
+	cmd.Stdin = strings.NewReader("write file notes.txt with hello there\n/changes\n/diff\n/undo\n")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("parley chat --connect: %v; stderr:\n%s", err, stderr.String())
+	}
+	said := string(out) + stderr.String()
+	for _, want := range []string{"A notes.txt +1 −0", "+hello there", "notes.txt: deleted"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("chat --connect said no %q:\n%s", want, said)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(srv.cwd(t), "notes.txt")); !os.IsNotExist(err) {
+		t.Errorf("after /undo, the server's notes.txt: %v; want it gone", err)
 	}
 }

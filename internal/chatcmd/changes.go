@@ -15,19 +15,6 @@ import (
 // ErrNotRecorded: parley keeps no record of this conversation's changes.
 var ErrNotRecorded = errors.New("parley does not record this conversation's changes (see the changes section of the configuration)")
 
-// ErrRemote: the conversation is on a parley server (parley chat --connect), which keeps
-// the record of its changes.
-var ErrRemote = errors.New("over --connect the server records the changes, on its files: review and undo them with the server's page (parley web's address)")
-
-// NotRecorded is the error of a changes command on a conversation parley keeps no
-// record of here.
-func NotRecorded(conv *conversation.Conversation) error {
-	if conv.Remote() {
-		return ErrRemote
-	}
-	return ErrNotRecorded
-}
-
 // ErrNoChanges: no turn of the conversation has changed a file yet.
 var ErrNoChanges = errors.New("no turn of this conversation has changed a file yet")
 
@@ -67,7 +54,7 @@ func AbsPath(dir, p string) string {
 // Changes is /changes: every turn that changed files, oldest first.
 func Changes(ctx context.Context, conv *conversation.Conversation) ([]changes.Turn, error) {
 	if !conv.Recorded() {
-		return nil, NotRecorded(conv)
+		return nil, ErrNotRecorded
 	}
 	return conv.Changes(ctx)
 }
@@ -127,7 +114,7 @@ func Diffs(ctx context.Context, conv *conversation.Conversation, t Target) ([]Di
 // /rewind TURN. A *changes.ConflictError says why nothing (or only part) was undone.
 func Undo(ctx context.Context, conv *conversation.Conversation, t Target, rewind bool) (changes.UndoResult, error) {
 	if !conv.Recorded() {
-		return changes.UndoResult{}, NotRecorded(conv)
+		return changes.UndoResult{}, ErrNotRecorded
 	}
 	if rewind && t.Turn == 0 {
 		return changes.UndoResult{}, errors.New("/rewind needs the number of a turn (see /changes)")
@@ -138,7 +125,7 @@ func Undo(ctx context.Context, conv *conversation.Conversation, t Target, rewind
 // Keep is /keep: every pending change, turn TURN's, or some files'.
 func Keep(ctx context.Context, conv *conversation.Conversation, t Target) ([]changes.KeptChange, error) {
 	if !conv.Recorded() {
-		return nil, NotRecorded(conv)
+		return nil, ErrNotRecorded
 	}
 	return conv.Keep(ctx, changes.KeepRequest{Turn: t.Turn, Paths: t.Paths})
 }

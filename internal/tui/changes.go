@@ -97,7 +97,7 @@ func (m *model) changesCommand(name, arg string) tea.Cmd {
 	cv := m.cur()
 	conv := cv.conv.Conversation
 	if !conv.Recorded() {
-		cv.notice(chatcmd.NotRecorded(conv).Error()+".", true)
+		cv.notice("parley does not record this conversation's changes (see the changes section of the configuration).", true)
 		return nil
 	}
 	target := chatcmd.ReadTarget(m.opts.Workspace, strings.Fields(arg))
