@@ -59,8 +59,8 @@ not show): a new conversation with its default agent, or with --session ID the s
 conversation ID (as session/list and the page name it), caught up first, then live; any
 view on it (a tab, another --connect) sees the same turns and questions, and the first
 answer wins. The agent runs on the server, on its files, inside its confinement; the
-server records the changes (/changes, /diff and /undo say so: review them with its page)
-and asks here only what a person must answer. See docs/remote.md.` + unconfinedHelp(),
+server records the changes (/changes, /diff and /undo ask it: they are of its files) and
+asks here only what a person must answer. See docs/remote.md.` + unconfinedHelp(),
 		Example: `  parley chat --agent claude
   PARLEY_TOKEN=… parley chat --connect http://devbox:8123/
   PARLEY_TOKEN=… parley chat --connect http://devbox:8123/ --session parley-4f…`,
