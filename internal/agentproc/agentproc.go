@@ -3,7 +3,8 @@
 // is kept for error messages; stopping it ends its whole process tree, through
 // internal/proc) and the ACP connection to it (Launch: initialized, every failure
 // explained). Every front-end that spawns an agent goes through it, by way of
-// internal/conversation.
+// internal/conversation. Connect is Launch for an agent reached over a stream already
+// open (a parley server elsewhere, internal/remote): no process, the same initialize.
 package agentproc
 
 import (

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,7 +26,7 @@ const DefaultInitializeTimeout = 60 * time.Second
 type Server struct {
 	Conn *acp.ClientConn
 	Info *acp.InitializeResponse
-	proc *Process
+	proc *Process // nil for an agent reached over a stream (Connect)
 
 	badMu    sync.Mutex
 	firstBad error // the first line the agent wrote that was not ACP
@@ -87,6 +88,35 @@ func Launch(ctx context.Context, spec Spec, opts LaunchOptions) (*Server, error)
 	return a, nil
 }
 
+// Connect is Launch for an agent that is not a process parley starts: one reached over
+// stream, already open (a parley server's WebSocket, internal/remote). name names it in
+// messages. The server ends when the stream does; Close closes the stream.
+func Connect(ctx context.Context, stream io.ReadWriteCloser, name string, opts LaunchOptions) (*Server, error) {
+	a := &Server{}
+	connOpts := opts.Conn
+	connOpts.Logger = opts.Logger
+	acp.NewClientConn(stream, func(conn *acp.ClientConn) acp.Client { a.Conn = conn; return opts.Client }, &connOpts)
+	timeout := opts.InitializeTimeout
+	if timeout <= 0 {
+		timeout = DefaultInitializeTimeout
+	}
+	initCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	info, err := a.Conn.Initialize(initCtx, &acp.InitializeRequest{
+		ClientCapabilities: opts.Capabilities,
+		ClientInfo:         &acp.Implementation{Name: "parley", Version: version.String()},
+	})
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			err = fmt.Errorf("%w: it did not answer within %v", err, timeout)
+		}
+		a.Close()
+		return nil, fmt.Errorf("initializing %s: %w", name, err)
+	}
+	a.Info = info
+	return a, nil
+}
+
 // Explain adds what is known about the agent's state to an error from the connection:
 // that it exited (and how, with its last stderr), or that it wrote non-ACP output.
 func (a *Server) Explain(err error) error {
@@ -95,6 +125,13 @@ func (a *Server) Explain(err error) error {
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("%w (the agent did not answer in time)", err)
+	}
+	if a.proc == nil {
+		// Over a stream, the stream's own error says how it ended.
+		if cerr := a.Conn.Err(); cerr != nil && !strings.Contains(err.Error(), cerr.Error()) {
+			return fmt.Errorf("%w: %v", err, cerr)
+		}
+		return err
 	}
 	if acp.IsClosed(err) {
 		// The connection closes when the process's stdout does; give the exit a moment to
@@ -124,11 +161,20 @@ func (a *Server) waitExit(d time.Duration) {
 	a.proc.WaitExited(ctx)
 }
 
-// Exited is closed when the agent process has ended.
-func (a *Server) Exited() <-chan struct{} { return a.proc.Exited() }
+// Exited is closed when the agent process has ended (over a stream: when the
+// connection has).
+func (a *Server) Exited() <-chan struct{} {
+	if a.proc == nil {
+		return a.Conn.Done()
+	}
+	return a.proc.Exited()
+}
 
 // Close ends the connection and the process (and its process group).
 func (a *Server) Close() error {
-	a.Conn.Close()
+	err := a.Conn.Close()
+	if a.proc == nil {
+		return err
+	}
 	return a.proc.Stop(2 * time.Second)
 }

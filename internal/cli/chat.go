@@ -18,6 +18,8 @@ import (
 func newChatCommand(g *globals) *cobra.Command {
 	var af agentFlags
 	var plain bool
+	var cf connectFlags
+	var sessionID string
 	cmd := &cobra.Command{
 		Use:   "chat [flags]",
 		Short: "Talk with an ACP agent in the terminal",
@@ -51,10 +53,34 @@ whole text where it takes embedded files, else a link to the file.
 Commands:
 ` + chatCommandsHelp() + `
 Any other /command is sent to the agent (agents advertise their own), but a near miss of one
-of parley's (/undp) is answered with the one meant.` + unconfinedHelp(),
+of parley's (/undp) is answered with the one meant.
+
+--connect URL chats with a parley server elsewhere (parley web, here or on another
+machine; URL is the address it printed, the token better in $PARLEY_TOKEN, which ps does
+not show): a new conversation with its default agent, or with --session ID the server's
+conversation ID (as session/list and the page name it), caught up first, then live; any
+view on it (a tab, another --connect) sees the same turns and questions, and the first
+answer wins. The agent runs on the server, on its files, inside its confinement; the
+server records the changes (/changes, /diff and /undo ask it: they are of its files) and
+asks here only what a person must answer. See docs/remote.md.` + unconfinedHelp(),
+		Example: `  parley chat --agent claude
+  PARLEY_TOKEN=… parley chat --connect http://devbox:8123/
+  PARLEY_TOKEN=… parley chat --connect http://devbox:8123/ --session parley-4f…`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts, err := af.sessionOptions(cmd)
+			if err := cf.localOnly(cmd); err != nil {
+				return err
+			}
+			if sessionID != "" && cf.url == "" {
+				return &exitError{code: exitUsage, err: errors.New("--session is for --connect: the server's conversation to attach to")}
+			}
+			var opts sessionOptions
+			var err error
+			if cf.url != "" {
+				opts, err = remoteSessionOptions(&cf, sessionID)
+			} else {
+				opts, err = af.sessionOptions(cmd)
+			}
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
@@ -66,6 +92,8 @@ of parley's (/undp) is answered with the one meant.` + unconfinedHelp(),
 		},
 	}
 	af.register(cmd)
+	cf.register(cmd)
+	cmd.Flags().StringVar(&sessionID, "session", "", "with --connect: attach to the server's conversation `ID` (default: a new one)")
 	cmd.Flags().BoolVar(&plain, "plain", false, "the line interface even on a terminal (it is the one used without a terminal, with TERM=dumb or NO_COLOR)")
 	return cmd
 }
@@ -88,7 +116,11 @@ func runLineChat(cmd *cobra.Command, g *globals, opts sessionOptions) error {
 	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
 	defer catchBrokenPipe()()
-	con.Say("parley chat: starting %s in %s …", opts.agentName, opts.dir)
+	if opts.remote != nil {
+		con.Say("parley chat: connecting to %s …", opts.agentName)
+	} else {
+		con.Say("parley chat: starting %s in %s …", opts.agentName, opts.dir)
+	}
 	interactive := linechat.IsTerminal(cmd.InOrStdin())
 	s, err := startSession(g, con, opts, interactive)
 	if err != nil {
@@ -114,6 +146,9 @@ func runLineChat(cmd *cobra.Command, g *globals, opts sessionOptions) error {
 	}()
 	session, err := waitReady(con, sub, interrupted)
 	close(stopWaiting)
+	if opts.remote != nil && err == nil && session.Cwd != "" {
+		con.Say("parley chat: on the server, the agent works in %s (its files, its commands)", session.Cwd)
+	}
 	lo := linechat.Options{
 		Conv: s.conv, Agent: s.agent.Name(), Events: sub, Console: con, In: in, Signals: sigs,
 		Session: session, TTY: interactive, ForceExit: forceExit, StopError: stopError, Keeper: s.keeper,

@@ -98,6 +98,11 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 		}
 		return out
 	}
+	if opts.remote != nil {
+		// The server's agents are the server's to start: another conversation with one
+		// opens on its page (or another parley chat --connect).
+		list, start, known = nil, nil, nil
+	}
 	err = tui.Run(cmd.Context(), tui.Options{
 		First:       tui.Conv{Name: shortAgentName(opts), Conversation: s.conv, TerminalOutput: s.agent.TerminalOutput, OpenURL: openInBrowser, Keeper: s.keeper},
 		Workspace:   opts.dir,

@@ -63,6 +63,8 @@ type sessionOptions struct {
 	carried *conversation.Carried
 	// noKeep: the conversation's transcript is not kept (parley login).
 	noKeep bool
+	// remote, when set, is parley chat --connect's server: the agent runs there.
+	remote *remoteChat
 }
 
 // session is what run and chat hold of one conversation: the agent process, the
@@ -76,12 +78,18 @@ type session struct {
 	log    *logfile.File
 	// sandboxCleanup removes the confined commands' temporary directory.
 	sandboxCleanup func()
+	// remote: the agent is a parley server (chat --connect), whose conversation goes on
+	// without this view.
+	remote bool
 }
 
 // startSession starts the conversation: the agent and its session start in the
 // background, and the caller follows them through the conversation's events. interactive
 // says a person answers the permission questions.
 func startSession(g *globals, con *linechat.Console, opts sessionOptions, interactive bool) (*session, error) {
+	if opts.remote != nil {
+		return startRemoteSession(g, opts, interactive)
+	}
 	s := &session{}
 	var err, storeErr error
 	if s.store, storeErr = store.Open(store.DefaultPath()); storeErr != nil {
@@ -247,6 +255,12 @@ func waitReady(con *linechat.Console, sub *events, stop <-chan struct{}) (conver
 }
 
 func (s *session) close() {
+	if s.remote && s.agent != nil {
+		// The connection ends first: leaving the view must not cancel the server's turn
+		// or close its conversation (session/cancel, session/close), which other views
+		// may show; with the connection gone, closing the conversation sends nothing.
+		s.agent.Close()
+	}
 	if s.conv != nil {
 		s.conv.Close()
 	}

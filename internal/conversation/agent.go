@@ -44,6 +44,10 @@ type AgentOptions struct {
 	// ElicitForms and ElicitURLs advertise the elicitation modes (clientCapabilities
 	// .elicitation). A conversation without a person to ask still declines them.
 	ElicitForms, ElicitURLs bool
+	// Dial, when set, reaches an agent that runs elsewhere instead of starting Spec: the
+	// stream it opens (a parley server's WebSocket, internal/remote) is the ACP
+	// connection, initialized as a process's would be. Nothing is started here then.
+	Dial func(ctx context.Context) (io.ReadWriteCloser, error)
 }
 
 // DefaultTimeout is AgentOptions.Timeout when it is not set: agents launched through npx

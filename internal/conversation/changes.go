@@ -130,13 +130,21 @@ func (a *Agent) writeTextFile(ctx context.Context, req *acp.WriteTextFileRequest
 	return resp, err
 }
 
-// Recorded reports whether the conversation records changes: then every turn's
-// TurnEnded is followed by its TurnChanges.
-func (c *Conversation) Recorded() bool { return c.opts.Changes != nil }
+// Recorded reports whether the conversation's changes are recorded: here (then every
+// turn's TurnEnded is followed by its TurnChanges), or by the parley server it is on
+// (Remote: Changes, Diff and Undo ask it; remote_changes.go).
+func (c *Conversation) Recorded() bool { return c.opts.Changes != nil || c.Remote() }
+
+// Remote reports that the agent is reached over AgentOptions.Dial (a parley server):
+// it runs there, and the server confines it and records its changes.
+func (c *Conversation) Remote() bool { return c.agent.opts.Dial != nil }
 
 // Changes returns the conversation's turns that changed files, and its undos, oldest
 // first.
 func (c *Conversation) Changes(ctx context.Context) ([]changes.Turn, error) {
+	if c.Remote() {
+		return c.remoteChanges(ctx)
+	}
 	if c.opts.Changes == nil {
 		return nil, ErrNotRecorded
 	}
@@ -145,6 +153,9 @@ func (c *Conversation) Changes(ctx context.Context) ([]changes.Turn, error) {
 
 // Diff returns the diff of a file a turn changed (see changes.DiffRequest).
 func (c *Conversation) Diff(ctx context.Context, req changes.DiffRequest) (changes.FileDiff, error) {
+	if c.Remote() {
+		return c.remoteDiff(ctx, req)
+	}
 	if c.opts.Changes == nil {
 		return changes.FileDiff{}, ErrNotRecorded
 	}
@@ -156,10 +167,16 @@ func (c *Conversation) Diff(ctx context.Context, req changes.DiffRequest) (chang
 // *changes.ConflictError names it). It is refused while a turn runs. Every view is told
 // (ChangesUndone).
 func (c *Conversation) Undo(ctx context.Context, req changes.UndoRequest) (changes.UndoResult, error) {
-	if c.opts.Changes == nil {
+	var res changes.UndoResult
+	var err error
+	switch {
+	case c.Remote():
+		res, err = c.remoteUndo(ctx, req)
+	case c.opts.Changes == nil:
 		return changes.UndoResult{}, ErrNotRecorded
+	default:
+		res, err = c.opts.Changes.Undo(ctx, req)
 	}
-	res, err := c.opts.Changes.Undo(ctx, req)
 	if err == nil || res.Record.Number != 0 {
 		c.post(emitMsg{ChangesUndone{Result: res}})
 	}
@@ -169,6 +186,9 @@ func (c *Conversation) Undo(ctx context.Context, req changes.UndoRequest) (chang
 // Keep keeps changes (see changes.KeepRequest): they can no longer be undone. Every view
 // is told (ChangesKept).
 func (c *Conversation) Keep(ctx context.Context, req changes.KeepRequest) ([]changes.KeptChange, error) {
+	if c.Remote() {
+		return nil, ErrKeepRemote
+	}
 	if c.opts.Changes == nil {
 		return nil, ErrNotRecorded
 	}

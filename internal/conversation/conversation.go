@@ -11,6 +11,8 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/changes"
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/workspace"
@@ -352,6 +354,11 @@ func (c *Conversation) startSession() {
 	o := c.opts.opening()
 	if restart {
 		o = opening{} // the process is new: a new session
+		if c.agent.opts.Dial != nil {
+			// A parley server keeps its conversations past a dropped connection: attach
+			// to the same one again (its history is replayed), never a new one unasked.
+			o = opening{load: c.st.session.ID}
+		}
 	}
 	ctx := c.withStartProgress(c.ctx)
 	c.goHelper(func() {
@@ -390,6 +397,7 @@ func (c *Conversation) open(ctx context.Context, proc *agentproc.Server, o openi
 			resp, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: s.Cwd, MCPServers: servers, AdditionalDirectories: extra})
 			if err == nil {
 				s.ID, s.Modes, s.Config, s.Models = resp.SessionID, resp.Modes, resp.ConfigOptions, resp.Models
+				c.remoteCwd(&s, resp.Meta)
 			}
 			return err
 		})
@@ -404,6 +412,7 @@ func (c *Conversation) open(ctx context.Context, proc *agentproc.Server, o openi
 			resp, err := conn.LoadSession(ctx, &acp.LoadSessionRequest{SessionID: id, Cwd: s.Cwd, MCPServers: servers, AdditionalDirectories: extra})
 			if err == nil {
 				s.ID, s.Modes, s.Config, s.Models = id, resp.Modes, resp.ConfigOptions, resp.Models
+				c.remoteCwd(&s, resp.Meta)
 			}
 			return err
 		})
@@ -459,6 +468,19 @@ func (c *Conversation) open(ctx context.Context, proc *agentproc.Server, o openi
 		}
 	}
 	return s, err
+}
+
+// remoteCwd sets the session's cwd to the one a parley server says its session works
+// in (_meta.parley.cwd): over a Dial the client's directory names nothing there, and
+// the server opens the session in its workspace.
+func (c *Conversation) remoteCwd(s *Session, meta acp.Meta) {
+	if c.agent.opts.Dial == nil || meta["parley"] == nil {
+		return
+	}
+	var m parleyapi.SessionMeta
+	if json.Unmarshal(meta["parley"], &m) == nil && m.Cwd != "" {
+		s.Cwd = m.Cwd
+	}
 }
 
 // info is what initialize said about the agent proc.

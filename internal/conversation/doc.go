@@ -14,7 +14,9 @@
 // Conversation that owns the session, holds updates for a session id it has not been
 // told of yet (agents send some before their session/new response; one parley never
 // opened is never shown), and restarts the process when a conversation needs it and it
-// has died.
+// has died. An Agent given AgentOptions.Dial starts no process: its connection is the
+// stream Dial opens (a parley server's WebSocket, `parley chat --connect`), and when that
+// drops, the conversation dials again and loads the same session, which the server kept.
 //
 // A Conversation is one ACP session on an Agent. It is an actor: one goroutine (run) owns
 // all of its state and changes it only in answer to messages on its inbox, which come

@@ -88,6 +88,9 @@ func mergeProgress(so *StartProgress, p StartProgress) *StartProgress {
 // startProcess starts the agent process and initializes it, reporting the start's
 // progress to the conversation in ctx (if any) once it takes more than a moment.
 func (a *Agent) startProcess(ctx context.Context) (*agentproc.Server, error) {
+	if a.opts.Dial != nil {
+		return a.dial(ctx)
+	}
 	report, _ := ctx.Value(startReportKey{}).(func(StartProgress))
 	allowed := a.opts.Timeout
 	if a.opts.Start.Download != "" {
@@ -134,6 +137,17 @@ func (a *Agent) startProcess(ctx context.Context) (*agentproc.Server, error) {
 		}
 	}
 	return nil, err
+}
+
+// dial reaches the agent over AgentOptions.Dial's stream and initializes it.
+func (a *Agent) dial(ctx context.Context) (*agentproc.Server, error) {
+	stream, err := a.opts.Dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return agentproc.Connect(ctx, stream, a.opts.Name, agentproc.LaunchOptions{
+		Client: a, Capabilities: a.capabilities(), Logger: a.logger, InitializeTimeout: a.opts.Timeout,
+	})
 }
 
 func (a *Agent) logName() string {
