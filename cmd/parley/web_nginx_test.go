@@ -34,6 +34,9 @@ func TestWebBehindNginx(t *testing.T) {
 	t.Parallel()
 	nginx, err := exec.LookPath("nginx")
 	if err != nil {
+		nginx, err = exec.LookPath("/usr/sbin/nginx") // not on a user's $PATH in Debian
+	}
+	if err != nil {
 		if os.Getenv("PARLEY_NGINX") == "1" {
 			t.Fatal("PARLEY_NGINX=1 but no nginx on $PATH: apt-get install nginx-light")
 		}
