@@ -249,3 +249,20 @@ http {
 		}
 	}
 }
+
+// TestDeploymentDocGivesTheTestedNginxConfig: docs/deployment.md shows the nginx
+// configuration TestWebBehindNginx runs, word for word.
+func TestDeploymentDocGivesTheTestedNginxConfig(t *testing.T) {
+	t.Parallel()
+	conf, err := os.ReadFile(filepath.Join("testdata", "nginx-parley.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "deployment.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```nginx\n"+string(conf)+"```") {
+		t.Error("docs/deployment.md does not show testdata/nginx-parley.conf as it is: copy the file into its nginx block")
+	}
+}

@@ -6,16 +6,23 @@
 // port on 127.0.0.1, and any process of the machine can read a command line:
 //
 //   - every path wants a session (see Auth): a visit with ?token= (the address parley
-//     prints) or with ?code= (a one-time code, the address parley gives the browser it
-//     starts) gets a fresh session secret as a cookie (HttpOnly, SameSite=Strict, named
-//     for the port, Secure over TLS) and is sent on to the address without it; /acp also
-//     takes the token as a WebSocket subprotocol, since only browsers set cookies;
-//   - POST /rotate (from the page, with its session) replaces the token: the old token,
-//     codes and sessions are refused from then on and their WebSocket connections closed;
+//     prints, or a named token's) or with ?code= (a one-time code, the address parley
+//     gives the browser it starts) gets a fresh session secret as a cookie (HttpOnly,
+//     SameSite=Strict, named for the port, Secure over TLS or behind an https PublicURL)
+//     and is sent on to the address without it; /acp also takes a token as a WebSocket
+//     subprotocol, since only browsers set cookies;
+//   - POST /rotate (from the page, with a session of the run token) replaces the run
+//     token: the old token, codes and sessions are refused from then on and their
+//     WebSocket connections closed; a named token ends the same way when the file of
+//     named tokens no longer has it (Auth.Watch, and a read of the file on every
+//     authorisation by one);
+//   - each /acp connection is served with the name of the token that let it in as its
+//     acpserver.Peer, and logged (opened, closed, refused) with that name;
 //   - the Host header must name the address parley listens on (127.0.0.1, localhost,
-//     [::1], or the --listen host) with its port: a DNS rebinding attack sends another;
+//     [::1], or the --listen host) with its port, or PublicURL's host (a reverse proxy
+//     passes the browser's): a DNS rebinding attack sends another;
 //   - a WebSocket's or a POST's Origin, when there is one (browsers always send it), must
-//     be the page's own origin;
+//     be the page's own origin, as parley serves it or at PublicURL;
 //   - the page is sent with a Content-Security-Policy that allows only its own script and
 //     style (no inline script, no eval), images from data: and blob: only, connections
 //     only back to parley, no frames, no forms, no remote loads of any kind.
