@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -105,7 +106,7 @@ func TestWebNamedTokens(t *testing.T) {
 	if err != nil || strings.Contains(string(data), laptop) || !strings.Contains(string(data), `"laptop"`) {
 		t.Fatalf("%s: %v\n%s", file, err, data)
 	}
-	if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 {
+	if fi, _ := os.Stat(file); runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
 		t.Errorf("%s has mode %v", file, fi.Mode().Perm())
 	}
 	if r := tokens("list"); r.code != 0 || !strings.Contains(r.stdout, "NAME") || !strings.Contains(r.stdout, "laptop") || !strings.Contains(r.stdout, "never") {
