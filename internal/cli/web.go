@@ -127,6 +127,9 @@ tested with.`,
 			}
 			actual := ln.Addr().(*net.TCPAddr).Port
 			hosts := webui.LoopbackHosts
+			if behindProxy && isLoopback(host) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "parley web: --behind-proxy changes nothing on a loopback address: a proxy on this machine reaches parley there with no flag (--behind-proxy is for a proxy on another host or container, with --listen)")
+			}
 			if !isLoopback(host) {
 				hosts = append(append([]string(nil), hosts...), host)
 				how := "over TLS"

@@ -44,6 +44,7 @@ type Auth struct {
 	tokens   *Tokens           // the named tokens' file, or nil
 	named    map[string]*grant // by the token's hash: the file as last read
 	fileData []byte            // the file's bytes as last read
+	fileErr  string            // why the file could not be read last time, or ""
 	usedAt   map[string]time.Time
 	logger   *slog.Logger
 }
@@ -158,8 +159,13 @@ func (a *Auth) refreshLocked() {
 		f, err = parseTokens(data)
 	}
 	if err != nil {
-		a.logger.Warn("web: the named tokens cannot be read; none is accepted until they can", "file", a.tokens.Path(), "error", err)
+		if err.Error() != a.fileErr { // once per trouble, not at every read
+			a.logger.Warn("web: the named tokens cannot be read; none is accepted until they can", "file", a.tokens.Path(), "error", err)
+		}
+		a.fileErr = err.Error()
 		data = nil
+	} else {
+		a.fileErr = ""
 	}
 	a.fileData = append([]byte{}, data...)
 	kept := map[string]string{} // hash → name
