@@ -267,6 +267,11 @@ func TestBehindAProxyUnderAPrefix(t *testing.T) {
 			t.Errorf("Host %s: %d, want 421", host, resp.StatusCode)
 		}
 	}
+	// At parley's own address, not by the proxy, a sign-in works as it always did.
+	direct := get(t, c, s.base+"/?token="+s.auth.Token(), nil)
+	if direct.Header.Get("Location") != "/" || len(direct.Cookies()) != 1 || direct.Cookies()[0].Path != "/" || direct.Cookies()[0].Secure {
+		t.Errorf("a sign-in at parley's own address: to %q, cookies %v", direct.Header.Get("Location"), direct.Cookies())
+	}
 	h := http.Header{"Cookie": {cookie.Name + "=" + cookie.Value}, "Origin": {"https://proxy.example"}}
 	if _, _, err := dial(t, s.base, h, "acp"); err != nil {
 		t.Errorf("a WebSocket from the proxied page: %v", err)

@@ -99,7 +99,7 @@ type handler struct {
 	cookie string
 	assets http.Handler
 
-	path         string // where the page is as clients see it: "/", or PublicURL's path
+	path         string // PublicURL's path, or "/"
 	publicHost   string // PublicURL's host:port, or ""
 	publicOrigin string // PublicURL's scheme://host, or ""
 	secure       bool   // the cookie is Secure even on plain http (PublicURL is https)
@@ -181,13 +181,27 @@ func (h *handler) signIn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.setCookie(w, r, session)
-	http.Redirect(w, r, h.path, http.StatusSeeOther)
+	http.Redirect(w, r, h.pathFor(r), http.StatusSeeOther)
+}
+
+// viaPublic reports whether r came by PublicURL (its Host is PublicURL's), not to
+// parley's own address directly.
+func (h *handler) viaPublic(r *http.Request) bool {
+	return h.publicHost != "" && canonicalHost(r.Host, h.scheme(nil)) == h.publicHost
+}
+
+// pathFor is where the page is for r: PublicURL's path when r came by it, else "/".
+func (h *handler) pathFor(r *http.Request) string {
+	if h.viaPublic(r) {
+		return h.path
+	}
+	return "/"
 }
 
 func (h *handler) setCookie(w http.ResponseWriter, r *http.Request, session string) {
 	http.SetCookie(w, &http.Cookie{
-		Name: h.cookie, Value: session, Path: h.path,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil || h.secure,
+		Name: h.cookie, Value: session, Path: h.pathFor(r),
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil || h.secure && h.viaPublic(r),
 	})
 }
 
