@@ -62,8 +62,9 @@ type Options struct {
 	// PublicURL, if set, is the address clients use instead of parley's own, such as a
 	// reverse proxy's https://host/parley/ (the proxy strips the path before it passes a
 	// request on): its host is one more a request may name (the proxy passes the Host
-	// the browser sent), its origin one more a page may come from, its path the
-	// cookie's and the sign-in's redirect's, and https there makes the cookie Secure.
+	// the browser sent), its origin one more a page may come from; for a request that
+	// came by it (its Host), its path is the cookie's and the sign-in's redirect's, and
+	// https there makes the cookie Secure.
 	PublicURL *url.URL
 	Logger    *slog.Logger
 }
