@@ -45,6 +45,7 @@ type Auth struct {
 	named    map[string]*grant // by the token's hash: the file as last read
 	fileData []byte            // the file's bytes as last read
 	fileErr  string            // why the file could not be read last time, or ""
+	poll     time.Duration     // how often Watch reads the file besides: pollEvery, but in tests
 	usedAt   map[string]time.Time
 	logger   *slog.Logger
 }
@@ -82,7 +83,7 @@ const (
 
 // NewAuth returns an Auth with a fresh token.
 func NewAuth() *Auth {
-	a := &Auth{now: time.Now, lifetime: CodeLifetime, sessions: map[string]session{}, logger: slog.New(slog.DiscardHandler)}
+	a := &Auth{now: time.Now, lifetime: CodeLifetime, sessions: map[string]session{}, logger: slog.New(slog.DiscardHandler), poll: pollEvery}
 	a.newRunToken()
 	return a
 }

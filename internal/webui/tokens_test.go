@@ -117,6 +117,8 @@ func serveNamed(t *testing.T, watch bool) (*server, *Tokens, *logBuffer) {
 		o.Logger = logger
 	})
 	if watch {
+		// No help from the poll: the watch alone must see the change.
+		s.auth.poll = time.Hour
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
 		wg.Go(func() { s.auth.Watch(ctx) })
@@ -157,8 +159,10 @@ func TestARevokedNamedTokenEndsEverywhere(t *testing.T) {
 	if err := tokens.Revoke("laptop"); err != nil {
 		t.Fatal(err)
 	}
+	guard, cancel := context.WithTimeout(context.Background(), 10*time.Second) // a hang guard: the watch says at once
+	defer cancel()
 	for what, ws := range map[string]*websocket.Conn{"cookie": byCookie, "token": byToken} {
-		_, _, err := ws.Read(context.Background())
+		_, _, err := ws.Read(guard)
 		if websocket.CloseStatus(err) != websocket.StatusPolicyViolation || !strings.Contains(err.Error(), "the token laptop was revoked") {
 			t.Errorf("a WebSocket let in by the revoked token's %s: %v", what, err)
 		}

@@ -20,7 +20,7 @@ const pollEvery = 2 * time.Second
 // ends; without named tokens (UseTokens not called) at once.
 func (a *Auth) Watch(ctx context.Context) {
 	a.mu.Lock()
-	t := a.tokens
+	t, poll := a.tokens, a.poll
 	a.mu.Unlock()
 	if t == nil {
 		return
@@ -42,7 +42,7 @@ func (a *Auth) Watch(ctx context.Context) {
 		a.logger.Warn("web: the named tokens' file is not watched; a revocation reaches open connections within "+pollEvery.String(), "error", err)
 	}
 	a.Refresh() // what changed before the watch began
-	tick := time.NewTicker(pollEvery)
+	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	for {
 		select {
