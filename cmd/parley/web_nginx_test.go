@@ -223,6 +223,7 @@ http {
 	}
 
 	// Revoked: both open connections end, saying why; a new one is refused.
+	revokedAt := time.Now()
 	if r := parleyIn(t, dir, home, "", "web", "tokens", "revoke", "tester"); r.code != 0 {
 		t.Fatalf("tokens revoke: exit %d, %s", r.code, r.stderr)
 	}
@@ -235,6 +236,7 @@ http {
 			t.Errorf("the %s's WebSocket after the revocation: %v", what, err)
 		}
 	}
+	t.Logf("from parley web tokens revoke started to both connections closed through nginx: %v", time.Since(revokedAt))
 	if _, resp, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{HTTPClient: client, Subprotocols: []string{"acp", "parley-token." + named}}); err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("the revoked token on /acp through nginx: %v", err)
 	}
