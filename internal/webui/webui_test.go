@@ -48,7 +48,10 @@ func serve(t *testing.T) (base string, port int) {
 // token is the token of the server serve started last.
 var token string
 
-func serveAuth(t *testing.T) *server {
+func serveAuth(t *testing.T) *server { t.Helper(); return serveWith(t, nil) }
+
+// serveWith is serveAuth with the Options changed by opt (on the Auth it was given).
+func serveWith(t *testing.T, opt func(*Options)) *server {
 	t.Helper()
 	acp, err := acpserver.New(acpserver.Options{Launcher: noAgents{}, DefaultAgent: "none", Workspace: t.TempDir()})
 	if err != nil {
@@ -62,7 +65,11 @@ func serveAuth(t *testing.T) *server {
 	s := &server{port: ln.Addr().(*net.TCPAddr).Port, auth: NewAuth(), rotated: make(chan string, 8)}
 	s.base = "http://127.0.0.1:" + strconv.Itoa(s.port)
 	rotated := func(tok string) { s.rotated <- tok }
-	srv := httptest.NewUnstartedServer(Handler(Options{ACP: acp, Auth: s.auth, Rotated: rotated, Port: s.port, Hosts: LoopbackHosts}))
+	opts := Options{ACP: acp, Auth: s.auth, Rotated: rotated, Port: s.port, Hosts: LoopbackHosts}
+	if opt != nil {
+		opt(&opts)
+	}
+	srv := httptest.NewUnstartedServer(Handler(opts))
 	srv.Listener.Close()
 	srv.Listener = ln
 	srv.Start()

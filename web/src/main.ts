@@ -16,7 +16,7 @@ async function main() {
   const vscode = inVSCode ? acquireVsCodeApi() : null;
   let transport: Transport;
   try {
-    transport = vscode ? vscodeTransport(vscode) : await webSocketTransport(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/acp`);
+    transport = vscode ? vscodeTransport(vscode) : await webSocketTransport(new URL("acp", location.href).href.replace(/^http/, "ws"));
   } catch (e) {
     root.textContent = visible(String((e as Error).message ?? e));
     return;
@@ -47,7 +47,7 @@ async function main() {
 // newAddress asks parley web for a new token. This page gets a session under it (the
 // answer's cookie) and reloads, since parley closes every connection the old one let in.
 async function newAddress() {
-  const r = await fetch("/rotate", { method: "POST", credentials: "same-origin" });
+  const r = await fetch("rotate", { method: "POST", credentials: "same-origin" });
   if (!r.ok) throw new Error(`parley did not replace the token: ${(await r.text()).trim() || r.status}`);
   location.reload();
 }
