@@ -144,7 +144,7 @@ func runLineChat(cmd *cobra.Command, g *globals, opts sessionOptions) error {
 		case <-stopWaiting:
 		}
 	}()
-	session, err := waitReady(con, sub, interrupted)
+	session, err := waitReady(con, sub, interrupted, opts.remote != nil)
 	close(stopWaiting)
 	if opts.remote != nil && err == nil && session.Cwd != "" {
 		con.Say("parley chat: on the server, the agent works in %s (its files, its commands)", session.Cwd)
@@ -165,7 +165,7 @@ func runLineChat(cmd *cobra.Command, g *globals, opts sessionOptions) error {
 			return linechat.Handed{}, err
 		}
 		nextSub := &events{Subscription: next.conv.Subscribe()}
-		ready, err := waitReady(con, nextSub, ctx.Done())
+		ready, err := waitReady(con, nextSub, ctx.Done(), false)
 		if err != nil {
 			nextSub.Close()
 			next.close()

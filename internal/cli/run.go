@@ -188,7 +188,7 @@ was cancelled), 130 cancelled (Ctrl-C sends session/cancel).` + unconfinedHelp()
 			defer s.close()
 			sub := &events{Subscription: s.conv.Subscribe()}
 			defer sub.Close()
-			session, err := waitReady(con, sub, ctx.Done())
+			session, err := waitReady(con, sub, ctx.Done(), false)
 			if ae, ok := errors.AsType[*conversation.AuthRequiredError](err); ok {
 				return signInNeeded(opts, ae)
 			}

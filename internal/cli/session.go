@@ -212,8 +212,10 @@ func (e *events) Take() []conversation.Event {
 }
 
 // waitReady shows the events of the conversation's start until its session is open; the
-// events after that one are left for the next Take.
-func waitReady(con *linechat.Console, sub *events, stop <-chan struct{}) (conversation.Session, error) {
+// events after that one are left for the next Take. showReplay shows what the agent
+// replays of a session it loads (a chat attaching to a server's conversation); run
+// --continue does not print it again.
+func waitReady(con *linechat.Console, sub *events, stop <-chan struct{}, showReplay bool) (conversation.Session, error) {
 	for {
 		batch := sub.Take()
 		for i, ev := range batch {
@@ -240,8 +242,10 @@ func waitReady(con *linechat.Console, sub *events, stop <-chan struct{}) (conver
 				// Shown by the caller, from StartFailed's error.
 			case conversation.TurnUpdate:
 				// No turn runs before the session opens: this is the agent's replay of a
-				// session it loads (parley run --continue), which the conversation kept
-				// already.
+				// session it loads, which the conversation kept already.
+				if showReplay {
+					con.Show(ev)
+				}
 			default:
 				con.Show(ev)
 			}

@@ -17,7 +17,7 @@ func TestWaitReadyLeavesWhatCameAfterTheStart(t *testing.T) {
 		conversation.SessionChanged{Session: commands},
 		conversation.ElicitationAsked{ID: 7},
 	}}
-	s, err := waitReady(nil, sub, nil)
+	s, err := waitReady(nil, sub, nil, false)
 	if err != nil || s.ID != "s1" {
 		t.Fatalf("waitReady: %+v, %v", s, err)
 	}
