@@ -2,11 +2,14 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
 )
 
@@ -301,5 +304,31 @@ func TestRunContinueSeedsWhenTheAgentLostTheSession(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, `"why":"session/resume`) || !strings.Contains(jsonReplyText(r), "| | hello there") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	}
+}
+
+// A conversation a client of parley acp (the page, an editor) held is kept as run's are:
+// parley sessions lists it once parley acp has ended, and run --continue goes on with it.
+func TestACPConversationIsKeptForRunContinue(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	conn, _, _ := startParleyACP(t, w, acp.ClientCapabilities{})
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
+	defer cancel()
+	s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: w.dir, MCPServers: []acp.MCPServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := promptACP(t, conn, s.SessionID, acp.TextBlock("slowly from the editor")); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close() // parley acp ends with its stdin: its conversations are written before it exits
+	list := kept(t, w)
+	if len(list) != 1 || list[0].Agent != "eliza" || list[0].Turns != 1 {
+		t.Fatalf("kept after parley acp: %+v", list)
+	}
+	r := parleyIn(t, w.dir, w.env, "", "run", "--continue", "--json", "recall")
+	if r.code != 0 || !strings.Contains(jsonReplyText(r), "from the editor") {
+		t.Errorf("run --continue after parley acp: exit %d, reply %q, stderr %s", r.code, jsonReplyText(r), r.stderr)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/permission"
+	"github.com/parley-acp/parley/internal/store"
 	"github.com/parley-acp/parley/internal/workspace"
 )
 
@@ -46,6 +47,9 @@ type Options struct {
 	// running or queued (its agent ends with its last session); 0 keeps sessions until
 	// session/close or Close.
 	IdleTimeout time.Duration
+	// Store, when set, keeps each conversation's transcript (parley sessions; parley run
+	// --continue and --session go on with one a page started).
+	Store *store.Store
 }
 
 // Server serves parley's agents to ACP clients; see the package comment. Its methods are
@@ -255,6 +259,9 @@ func (s *Server) openSession(id acp.SessionID, name string, roots *workspace.Roo
 		Agent: agent, Roots: roots, Policy: s.opts.Launcher.Policy(name, roots), Interactive: true, ElicitFor: ss.canElicit, Load: load,
 		Changes: s.opts.Launcher.Changes(name, roots),
 	})
+	if s.opts.Store != nil {
+		ss.keeper = conversation.Keep(ss.conv, conversation.KeeperOptions{Store: s.opts.Store, Agent: name, Workspace: roots.Dirs()[0], Logger: s.logger})
+	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()

@@ -21,8 +21,9 @@ type session struct {
 	agentName string
 	roots     *workspace.Roots
 	conv      *conversation.Conversation
-	agent     *conversation.Agent // the process conv runs on, to release with it
-	files     fileIndex           // for @ mentions
+	agent     *conversation.Agent  // the process conv runs on, to release with it
+	keeper    *conversation.Keeper // keeps conv's transcript, when the server has a store
+	files     fileIndex            // for @ mentions
 	closeOnce sync.Once
 	done      chan struct{} // closed when the session has finished: its conversation ended, its agent released
 
@@ -297,6 +298,9 @@ func (ss *session) close() {
 		ss.mu.Unlock()
 		ss.srv.forget(ss)
 		ss.conv.Close()
+		if ss.keeper != nil {
+			ss.keeper.Close() // it writes the last turn
+		}
 		ss.srv.releaseAgent(ss.agentName, ss.roots, ss.agent)
 		ss.mu.Lock()
 		ss.views = map[*view]bool{} // each is told Closed by its own subscription

@@ -224,7 +224,7 @@ func newACPServer(g *globals, cmd *cobra.Command, f *agentFlags, idle time.Durat
 		l.close()
 		return nil, nil, &exitError{code: exitUsage, err: err}
 	}
-	srv, err := acpserver.New(acpserver.Options{Launcher: l, DefaultAgent: name, Workspace: roots.Dirs()[0], Logger: g.logger, IdleTimeout: idle})
+	srv, err := acpserver.New(acpserver.Options{Launcher: l, DefaultAgent: name, Workspace: roots.Dirs()[0], Logger: g.logger, IdleTimeout: idle, Store: l.store})
 	if err != nil {
 		l.close()
 		return nil, nil, &exitError{code: exitUsage, err: err}
