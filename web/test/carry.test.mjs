@@ -150,7 +150,7 @@ test("against a fake: the conversation menu forks and hands off; a summary is sh
 
 // Passes once acpserver's carry.go answers _parley/fork, /handoff and /rewind (issue 29):
 // the same clicks, no fake.
-test("against parley: fork, hand-off and rewind open the conversation in a new tab", { todo: process.env.PARLEY_CARRY ? false : "until acpserver answers _parley/fork, /handoff, /rewind (set PARLEY_CARRY=1 to run it as a test)" }, async () => {
+test("against parley: fork, hand-off and rewind open the conversation in a new tab", async () => {
   const web = await startWeb(["--agent-command", scriptedAgent()]);
   try {
     const page = await newPage();
