@@ -332,3 +332,27 @@ func TestACPConversationIsKeptForRunContinue(t *testing.T) {
 		t.Errorf("run --continue after parley acp: exit %d, reply %q, stderr %s", r.code, jsonReplyText(r), r.stderr)
 	}
 }
+
+// A conversation handed to another agent goes on in its record of changes: the new
+// agent's turn is turn 2 of it, and undoing turn 1 still reaches the first agent's file.
+func TestRunFromGoesOnInTheRecordOfChanges(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	if r := parleyIn(t, w.dir, w.env, "", "run", "--yolo", "write file one.txt with first"); r.code != 0 {
+		t.Fatalf("first run: exit %d, stderr %s", r.code, r.stderr)
+	}
+	id := kept(t, w)[0].ID
+	r := parleyIn(t, w.dir, w.env, "", "run", "--yolo", "--from", id, "--agent-command", noReopenEliza(t), "write file two.txt with second")
+	if r.code != 0 {
+		t.Fatalf("run --from: exit %d, stderr %s", r.code, r.stderr)
+	}
+	if r := parleyIn(t, w.dir, w.env, "", "changes"); r.code != 0 || !strings.Contains(r.stderr, "turn 2,") || !strings.Contains(r.stdout, "A two.txt") {
+		t.Errorf("parley changes after the hand-off: exit %d\n%s%s\nwant turn 2: A two.txt", r.code, r.stdout, r.stderr)
+	}
+	if r := parleyIn(t, w.dir, w.env, "", "undo", "--turn", "1"); r.code != 0 || !strings.Contains(r.stdout, "one.txt: deleted") {
+		t.Errorf("parley undo --turn 1 after the hand-off: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(w.dir, "one.txt")); !os.IsNotExist(err) {
+		t.Errorf("one.txt after undoing turn 1: %v", err)
+	}
+}

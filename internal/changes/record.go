@@ -52,6 +52,7 @@ type Record struct {
 	reuse        bool      // the session was reopened: its earlier record continues
 	sess         int64     // the conversation's row; 0 until it changed something
 	sessOf       string    // the agent session sess records
+	from         *origin   // the conversation whose record this one goes on in (ContinueFrom)
 	open         *openTurn // the turn running now
 	closed       bool
 }
@@ -203,12 +204,36 @@ func (r *Record) SetAgentSession(id string, loaded bool) {
 	r.agentSession, r.reuse = id, loaded
 }
 
+// origin names an earlier conversation's record: its agent and agent session.
+type origin struct{ agent, session string }
+
+// ContinueFrom says the conversation goes on from the one agent had in agentSession (a
+// hand-off, or a new session seeded to go on with it): its turns go on in that
+// conversation's record, numbered after its turns, when it has one. Call it before the
+// first turn.
+func (r *Record) ContinueFrom(agent, agentSession string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.from = &origin{agent, agentSession}
+}
+
 // session returns the conversation's row, creating it at its first change.
 func (r *Record) session(ctx context.Context) (int64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.sess != 0 && r.sessOf == r.agentSession {
 		return r.sess, nil
+	}
+	if from := r.from; from != nil && r.sess == 0 {
+		r.from = nil
+		cs, ok, err := r.log.st.AdoptChangeSession(ctx, r.t.ws, from.agent, from.session, r.agent, r.agentSession)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			r.sess, r.sessOf = cs.ID, r.agentSession
+			return r.sess, nil
+		}
 	}
 	cs, err := r.log.st.ChangeSessionFor(ctx, r.t.ws, r.agent, r.agentSession, r.reuse)
 	if err != nil {

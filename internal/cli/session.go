@@ -135,6 +135,9 @@ func startSession(g *globals, con *linechat.Console, opts sessionOptions, intera
 			con.Say("parley: the agent's changes will not be recorded: %v", err)
 		} else {
 			convOpts.Changes = rec
+			if c := opts.carried; c != nil && c.From.ContinuesRecord && !c.From.SameRecord {
+				rec.ContinueFrom(c.From.Agent, c.From.AgentSession)
+			}
 		}
 	}
 	var from *conversation.CarryFrom

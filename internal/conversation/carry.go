@@ -156,6 +156,12 @@ type CarryFrom struct {
 	// SameRecord: the new session's turns go on in the record of changes the turns were
 	// numbered in (a chat's fork or rewind), so their numbers still hold.
 	SameRecord bool
+	// ContinuesRecord: the new session goes on with the conversation (a continue, a
+	// hand-off), so its turns go on in the conversation's record of changes, the one
+	// Agent had in AgentSession (changes.Record.ContinueFrom); a fork or a rewind starts
+	// its own.
+	ContinuesRecord     bool
+	Agent, AgentSession string
 }
 
 // PlanCarry reads the kept conversation t and says how a new session carries it on.
@@ -171,7 +177,8 @@ func PlanCarry(ctx context.Context, st *store.Store, t store.Transcript, p Carry
 		turns = turnsBefore(turns, p.Before)
 	}
 	seed := MakeSeed(turns, SeedOptions{Budget: p.Budget, Agent: t.Agent})
-	c := Carried{Seed: seed, From: CarryFrom{ID: t.ID, Turns: turns}}
+	c := Carried{Seed: seed, From: CarryFrom{ID: t.ID, Turns: turns, Agent: t.Agent, AgentSession: t.AgentSession,
+		ContinuesRecord: p.Kind == CarryContinue || p.Kind == CarryHandoff}}
 	c.Carry = Carry{Seed: seed.Blocks(), Summarised: seed.Summarised, PreferResume: true}
 	switch p.Kind {
 	case CarryContinue:

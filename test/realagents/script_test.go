@@ -93,8 +93,10 @@ func step(mark string, next func(*turn) *fakellm.Reply) func(*fakellm.Recorded) 
 			}
 		}
 		tu := &turn{rec: r}
-		if m := argAfter(mark).FindStringSubmatch(r.Messages[start].Content); m != nil {
-			tu.arg = strings.TrimSpace(strings.SplitN(m[1], "\n", 2)[0])
+		// The marker's last occurrence is the turn's: a seeded first prompt (a hand-off)
+		// quotes the earlier turns, markers and all, before the new prompt.
+		if all := argAfter(mark).FindAllStringSubmatch(r.Messages[start].Content, -1); all != nil {
+			tu.arg = strings.TrimSpace(strings.SplitN(all[len(all)-1][1], "\n", 2)[0])
 		}
 		for _, m := range r.Messages[start+1:] {
 			tu.calls = append(tu.calls, m.ToolCalls...)
