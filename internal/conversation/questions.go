@@ -15,10 +15,12 @@ import (
 // what it must ask a person goes to the actor as a question, which waits its turn (one on
 // screen at a time, oldest first) and an Answer from any view.
 
-// Refused: parley refused what the agent asked because nobody could be asked (the
-// conversation is not Interactive). Title is the agent's title for it.
+// Refused: parley refused what the agent asked while the conversation is not
+// Interactive. Title is the agent's title for it; By says what refused it (nobody could
+// be asked, a rule, an earlier "always").
 type Refused struct {
 	Title string
+	By    permission.Decider
 }
 
 func (Refused) event() {}
@@ -274,7 +276,7 @@ func (m decidedMsg) handle(c *Conversation) {
 		return
 	}
 	if !c.opts.Interactive {
-		c.emit(Refused{Title: m.req.ToolCall.Title})
+		c.emit(Refused{Title: m.req.ToolCall.Title, By: m.by})
 	}
 	// A refusal nobody answered then (a rule, an "always", nobody to ask) is the
 	// turn's: parley run exits with a status that says so.

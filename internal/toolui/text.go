@@ -438,12 +438,12 @@ func (r *TextRenderer) appendCallLine(dst []byte, tc *toolstate.ToolCall, st sta
 	used += utf8.RuneCountInString(msg)
 	if st.note != "" && (r.width <= 0 || used+4 < r.width) {
 		sep := " — "
-		if st.mark != markFailed || st.note == "cancelled" || st.note == "rejected" {
+		if st.mark != markFailed {
 			sep = " "
 			st.note = "(" + st.note + ")"
 		}
 		noteSGR := sgrDim
-		if st.mark == markFailed && sep == " — " {
+		if st.mark == markFailed && strings.HasPrefix(st.note, "failed") {
 			noteSGR = sgrRed
 		}
 		dst = append(dst, sep...)

@@ -351,21 +351,13 @@ func (t *toolItem) headline(r *renderCtx) (mark, msg, note string) {
 		if c := tc.Confirmation; c != nil && c.Title != "" {
 			msg = c.Title
 		}
-	case toolstate.Completed:
-		msg = tc.PastTenseMessage
-		if tc.IsError {
-			mark = r.st.fail.Render("✗")
-			note = firstLine(tc.ErrorMessage)
-			if note == "" {
-				note = "failed"
-			}
-		} else {
+	case toolstate.Completed, toolstate.Cancelled:
+		var o toolstate.Outcome
+		msg, note, o = tc.EndLine()
+		if o == toolstate.OutcomeDone {
 			mark = r.st.ok.Render("✓")
-		}
-	case toolstate.Cancelled:
-		mark, note = r.st.fail.Render("✗"), "cancelled"
-		if c := tc.Confirmation; c != nil && c.Outcome != "" && c.Outcome != "cancelled" && !c.Allowed() {
-			note = "rejected"
+		} else {
+			mark = r.st.fail.Render("✗")
 		}
 	default:
 		mark = r.st.running.Render(spinnerFrames[r.frame%len(spinnerFrames)])
