@@ -224,6 +224,10 @@ func (v *view) show(e viewEvent) bool {
 	case conversation.AgentUpdate:
 		v.c.ac.Update(ctx, id, v.tools.add(ev.Update))
 		v.watchTerminals(ev.Update)
+	case conversation.Decided:
+		if u, ok := v.tools.decided(ev); ok {
+			v.c.ac.Update(ctx, id, u)
+		}
 	case conversation.TerminalReleased:
 		v.polled[ev.ID] = true
 		if out := ev.Output; out != nil {

@@ -88,6 +88,16 @@ type AgentUpdate struct {
 	Replay bool
 }
 
+// Decided: a permission request was decided, by a person or not (a rule, an "always",
+// nobody to ask). Only relaying subscriptions receive it (the others have the
+// PermissionDecided TurnUpdate): the agent's own updates say nothing of who refused a
+// call, and its "failed" must not be what a page shows of a refusal.
+type Decided struct {
+	Request *acp.RequestPermissionRequest
+	Outcome acp.RequestPermissionOutcome
+	By      permission.Decider
+}
+
 // TerminalReleased: the agent released one of its terminals; Output is what it held last.
 // Only relaying subscriptions receive it (a page cannot read parley's terminals itself).
 type TerminalReleased struct {
@@ -171,6 +181,7 @@ func (TurnStarted) event()      {}
 func (TurnUpdate) event()       {}
 func (AgentUpdate) event()      {}
 func (TerminalReleased) event() {}
+func (Decided) event()          {}
 func (TurnEnded) event()        {}
 func (QuestionAsked) event()    {}
 func (QuestionClosed) event()   {}

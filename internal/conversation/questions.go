@@ -265,6 +265,11 @@ type decidedMsg struct {
 func (m decidedMsg) handle(c *Conversation) {
 	updated, decided := c.st.shown.Decide(m.req, m.resp.Outcome, string(m.by))
 	c.emitTurn([]toolstate.Event{updated, decided})
+	for s := range c.st.subs {
+		if s.kind == relaySub {
+			s.box.Post(Decided{Request: m.req, Outcome: m.resp.Outcome, By: m.by})
+		}
+	}
 	if m.err != nil {
 		c.emit(Notice{Text: toolui.SafeText(m.err.Error())})
 	}

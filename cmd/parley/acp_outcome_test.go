@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/parleyapi"
+)
+
+// The web page and VS Code read how a call ended from _meta.parley.outcome: a call a
+// rule refused reads refused_by_rule there, though the agent reports it "failed".
+func TestACPToolCallOutcomeSaysARuleRefusedIt(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.config(t, `{"permissions":[{"tool":"execute:rm*","action":"reject"}]}`)
+	cmd := exec.Command(self(t), "acp", "--agent-command", fakeAgentCommand(t, "scripted"), "--cwd", w.dir, "--sandbox", "off")
+	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), w.env...)
+	cmd.Dir = w.dir
+	cmd.Stderr = os.Stderr
+	client := &acpClient{}
+	conn, err := acp.StartAgent(cmd, func(*acp.ClientConn) acp.Client { return client }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
+	defer cancel()
+	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersion}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: w.dir, MCPServers: []acp.MCPServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := promptACP(t, conn, s.SessionID, acp.TextBlock("tool-ask rm -rf ../victim\ntool-ask echo hi")); err != nil {
+		t.Fatal(err)
+	}
+	client.mu.Lock()
+	defer client.mu.Unlock()
+	last := map[acp.ToolCallID]parleyapi.ToolCallMeta{}
+	for _, u := range client.updates {
+		var id acp.ToolCallID
+		var meta acp.Meta
+		switch {
+		case u.ToolCall != nil:
+			id, meta = u.ToolCall.ToolCallID, u.ToolCall.Meta
+		case u.ToolCallUpdate != nil:
+			id, meta = u.ToolCallUpdate.ToolCallID, u.ToolCallUpdate.Meta
+		default:
+			continue
+		}
+		var m parleyapi.ToolCallMeta
+		if err := json.Unmarshal(meta["parley"], &m); err != nil {
+			t.Fatalf("_meta.parley %q: %v", meta["parley"], err)
+		}
+		last[id] = m
+	}
+	if m := last["call-rm -rf ../victim"]; m.Outcome != "refused_by_rule" || m.OutcomeText != "not run: refused by a rule" {
+		t.Errorf("the refused call's last _meta.parley: %+v; want refused_by_rule", m)
+	}
+	if m := last["call-echo hi"]; m.Outcome != "done" {
+		t.Errorf("the allowed call's last _meta.parley: %+v; want done", m)
+	}
+}
