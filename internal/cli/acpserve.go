@@ -167,9 +167,13 @@ func (l *launcher) log(name string) *logfile.File {
 
 func (l *launcher) Policy(name string, roots *workspace.Roots) *permission.Policy {
 	home, _ := os.UserHomeDir()
+	// Confined as the agent will be (listing: no state directories made here).
+	req := l.confineRequest(name, agentproc.Spec{}, roots.Dirs())
+	req.listing = true
+	confined, err := confineAgent(req)
 	return &permission.Policy{
 		Store: l.store, StoreErr: l.storeErr, Agent: name, Workspace: roots.Dirs()[0], Roots: roots.Dirs(), Home: home,
-		Yolo: l.yolo, Rules: l.rules,
+		Yolo: l.yolo, Rules: l.rules, Confined: err == nil && confined.spec != nil && l.box != nil,
 	}
 }
 

@@ -51,7 +51,8 @@
 // chosen, "cancelled" or "unknown", "decidedBy"?}). Every permission request the agent
 // sends is decided by one "permission" event with an outcome, whether a person was asked
 // or not; its "decidedBy" says who decided: "user" (asked and answered), "rule" (a rule
-// of the configuration), "always" (an "always" given earlier), "yolo", "no_one_to_ask"
+// of the configuration), "always" (an "always" given earlier), "while_confined" (an
+// "allow while confined" given earlier in the session), "yolo", "no_one_to_ask"
 // (refused: it needed a question and there was no terminal to ask), "parley" (refused: it
 // could not be decided safely), "client" (the front-end's own tools), "cancelled".
 package toolui

@@ -46,6 +46,7 @@ var answerKeys = []struct {
 	label  string
 }{
 	{permission.AllowOnce, []string{"y", "1"}, "allow once"},
+	{permission.AllowWhileConfined, []string{"c", "5"}, "allow while confined"},
 	{permission.AllowAlways, []string{"a", "2"}, "allow always"},
 	{permission.RejectOnce, []string{"n", "3"}, "reject once"},
 	{permission.RejectAlways, []string{"r", "4"}, "reject always"},
@@ -123,6 +124,9 @@ func (p *questionPanel) view(st styles, root string, width, maxLines int) string
 		}
 	}
 	if covers := permission.AlwaysCovers(s, offered(q, permission.AllowAlways), offered(q, permission.RejectAlways)); covers != "" {
+		foot = append(foot, st.dim.Render("  "+toolui.SafeText(oneLine(covers))))
+	}
+	if covers := permission.WhileConfinedCovers(s, offered(q, permission.AllowWhileConfined)); covers != "" {
 		foot = append(foot, st.dim.Render("  "+toolui.SafeText(oneLine(covers))))
 	}
 	var keys []string
