@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -66,4 +67,26 @@ func TestACPToolCallOutcomeSaysARuleRefusedIt(t *testing.T) {
 	if m := last["call-echo hi"]; m.Outcome != "done" {
 		t.Errorf("the allowed call's last _meta.parley: %+v; want done", m)
 	}
+}
+
+// The web page's agent list says, as parley agents and the terminal UI do, whether
+// parley's own agent reaches its model server.
+func TestACPAgentListSaysWhetherParleyReachesItsModelServer(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.env = append(w.env, "OLLAMA_HOST=127.0.0.1:9", "PARLEY_MODEL=")
+	conn, _, _ := startParleyACP(t, w, acp.ClientCapabilities{})
+	var res parleyapi.AgentsResult
+	if err := conn.CallExtension(t.Context(), parleyapi.MethodAgents, parleyapi.AgentsParams{}, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range res.Agents {
+		if a.Name == "parley" {
+			if !strings.HasPrefix(a.Availability, "needs a model server: no Ollama at http://127.0.0.1:9") {
+				t.Errorf("parley's availability %q; want that it has no model server", a.Availability)
+			}
+			return
+		}
+	}
+	t.Errorf("no parley among the agents: %+v", res.Agents)
 }
