@@ -3,6 +3,10 @@
 package main
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -70,3 +74,104 @@ func TestTUIAllowWhileConfined(t *testing.T) {
 		t.Errorf("unconfined, the question offers allow while confined:\n%s", screen)
 	}
 }
+
+// An edit the agent calls a new file, of a file that exists: the card shows the diff
+// against what the file held (parley looked), not "new file"; expanded, it shows that
+// diff and not the edit again as raw JSON. One ignored key is "1 key".
+func TestTUIEditCardSaysWhatParleyKnowsOfTheFile(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	path := filepath.Join(w.dir, "notes.txt")
+	if err := os.WriteFile(path, []byte("first old line\nsecond old line\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startTUI(t, w.dir, w.env, 100, 40, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
+	s.Type("edit-new " + path + " brand-new-content\r")
+	s.WaitText("The agent asks permission")
+	s.Type("x")
+	s.WaitText("(1 key ignored")
+	answer(s, "y", "chose allow_once")
+	s.WaitText("Changed 1 file")
+	s.Type("\x1b[1;3A\x1b[1;3A\x0f") // alt+up twice (past the changes to the call), ctrl+o
+	screen := s.WaitText("Diff ")
+	shot(t, s, "edit-expanded")
+	if strings.Contains(screen, "new file") {
+		t.Errorf("the card calls a file that existed new:\n%s", screen)
+	}
+	if !strings.Contains(screen, "Edited notes.txt (+1 −2)") || strings.Contains(screen, "Created") {
+		t.Errorf("the card calls the edit of a file that existed a creation:\n%s", screen)
+	}
+	if !strings.Contains(screen, "first old line") {
+		t.Errorf("the card's diff does not show what the file held:\n%s", screen)
+	}
+	if strings.Contains(screen, `"file_path"`) || strings.Contains(screen, "Input") {
+		t.Errorf("the expanded edit shows its raw JSON:\n%s", screen)
+	}
+}
+
+// /help lines its keys and commands up in one column, at 100 columns and at 50.
+func TestTUIHelpColumnsAlign(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	for _, cols := range []int{100, 50} {
+		s := startTUI(t, w.dir, w.env, cols, 60, "chat", "--agent", "eliza")
+		s.Type("/help\r")
+		screen := s.WaitText("parley's commands")
+		shot(t, s, fmt.Sprintf("help-%d", cols))
+		// Each name's words start in one column: beside the names, or (narrow) under them.
+		starts := map[int][]string{}
+		block := screen[strings.Index(screen, "parley's commands"):]
+		names := []string{"/quit", "/new", "/agent"}
+		if i := strings.Index(screen, "  Keys\n"); i >= 0 { // not scrolled off
+			block, names = screen[i:], append(names, "enter", "ctrl+c", "shift+tab")
+		}
+		block, _, _ = strings.Cut(block, "────") // the help, not the composer's hints
+		lines := strings.Split(block, "\n")
+		for _, name := range names {
+			for i, line := range lines {
+				trimmed := strings.TrimLeft(line, " ")
+				if !strings.HasPrefix(trimmed, name+" ") && trimmed != name {
+					continue
+				}
+				words := strings.TrimPrefix(line, line[:len(line)-len(trimmed)]+name)
+				if strings.TrimSpace(words) == "" && i+1 < len(lines) { // the words on the next line
+					words = lines[i+1]
+					starts[len(words)-len(strings.TrimLeft(words, " "))] = append(starts[len(words)-len(strings.TrimLeft(words, " "))], name)
+					break
+				}
+				col := len(line) - len(strings.TrimLeft(words, " "))
+				starts[col] = append(starts[col], name)
+				break
+			}
+		}
+		if len(starts) != 1 {
+			t.Errorf("at %d columns /help's descriptions start at different columns %v:\n%s", cols, starts, screen)
+		}
+		s.Type("/quit\r")
+		s.Wait()
+	}
+}
+
+// A turn that took long rings the bell as it ends (bell_after seconds), a quick one
+// does not.
+func TestTUIBellAfterALongTurn(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	w.config(t, `{"bell_after": 1}`)
+	s := startTUI(t, w.dir, w.env, 100, 30, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
+	s.Type("say \"quick\"\r")
+	s.WaitText("said")
+	if n := bells(s.Raw()); n != 0 {
+		t.Fatalf("%d bells after a quick turn", n)
+	}
+	s.Type("run 100 sleep 1.5\r") // the agent's own work, not a wait for parley
+	s.WaitRaw("the bell", func(raw string) bool { return bells(raw) == 1 })
+}
+
+// bells counts the BEL characters of a terminal's output that are not the end of an
+// OSC sequence.
+func bells(raw string) int {
+	return strings.Count(oscSequence.ReplaceAllString(raw, ""), "\a")
+}
+
+var oscSequence = regexp.MustCompile("\x1b\\][^\a\x1b]*(\a|\x1b\\\\)")

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"time"
 
 	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/config"
@@ -98,6 +99,7 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 	err = tui.Run(cmd.Context(), tui.Options{
 		First:       tui.Conv{Name: shortAgentName(opts), Conversation: s.conv, TerminalOutput: s.agent.TerminalOutput, OpenURL: openInBrowser},
 		Workspace:   opts.dir,
+		BellAfter:   bellAfter(opts.cfg),
 		HistoryFile: tui.HistoryFile(xdg.StateDir(), opts.dir),
 		Agents:      list,
 		Start:       start,
@@ -139,4 +141,13 @@ func (s *startedSessions) closeAll() {
 		wg.Go(x.close)
 	}
 	wg.Wait()
+}
+
+// bellAfter is how long a turn lasts before the full-screen chat rings the bell at its
+// end: the configuration's bell_after seconds, 10 by default, 0 for never.
+func bellAfter(cfg *config.File) time.Duration {
+	if cfg == nil || cfg.BellAfter == nil {
+		return 10 * time.Second
+	}
+	return time.Duration(max(*cfg.BellAfter, 0)) * time.Second
 }

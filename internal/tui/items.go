@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,7 +46,7 @@ func (u *userItem) render(r *renderCtx, width int) []string {
 		out = append(out, bar+r.st.user.Render(l))
 	}
 	if more > 0 {
-		out = append(out, "  "+r.st.dim.Render(fmt.Sprintf("… %d more lines (ctrl+o to expand)", more)))
+		out = append(out, "  "+r.st.dim.Render("… "+toolstate.Count(more, "more line", "more lines")+" (ctrl+o to expand)"))
 	}
 	for _, a := range u.attachments {
 		out = append(out, "  "+r.st.dim.Render("+ "+a))
@@ -65,8 +66,33 @@ func (n *noticeItem) render(r *renderCtx, width int) []string {
 		st = r.st.warn
 	}
 	var out []string
-	for _, l := range plainLines(n.text, width) {
-		out = append(out, st.Render(l))
+	for _, line := range strings.Split(n.text, "\n") {
+		for _, l := range hangingLines(line, width) {
+			out = append(out, st.Render(l))
+		}
+	}
+	return out
+}
+
+// hangingLines wraps one line of a notice so that what does not fit goes on under where
+// its words start: its indentation, or the column after a gap of three spaces (a list
+// of names and what they do, as /help's), when that leaves room.
+func hangingLines(line string, width int) []string {
+	ls := plainLines(line, width)
+	if len(ls) < 2 || !strings.HasPrefix(line, ls[0]) {
+		return ls
+	}
+	hang := len(line) - len(strings.TrimLeft(line, " "))
+	if gap := strings.Index(line[hang:], "   "); gap >= 0 {
+		at := hang + gap
+		hang = at + len(line[at:]) - len(strings.TrimLeft(line[at:], " "))
+	}
+	if hang > width/2 {
+		hang = len(line) - len(strings.TrimLeft(line, " "))
+	}
+	out := []string{ls[0]}
+	for _, l := range plainLines(strings.TrimLeft(line[len(ls[0]):], " "), width-hang) {
+		out = append(out, strings.Repeat(" ", hang)+l)
 	}
 	return out
 }
@@ -238,7 +264,7 @@ func (t *thoughtItem) render(r *renderCtx, width int) []string {
 	}
 	if !t.expanded {
 		n := strings.Count(text, "\n") + 1
-		head += fmt.Sprintf(" (%d lines; ctrl+o to expand)", n)
+		head += " (" + toolstate.Count(n, "line", "lines") + "; ctrl+o to expand)"
 		if t.running() {
 			last := text[strings.LastIndexByte(text, '\n')+1:]
 			head += " " + last
@@ -292,6 +318,32 @@ type toolItem struct {
 	// output is the last output read from the call's terminal, and whether it is whole.
 	output    string
 	outputEnd bool
+	// asked are the diffs of the permission question about the call, as parley worked
+	// them out against the files (conversation's editDiffs): they know a file the agent
+	// calls new exists.
+	asked []toolstate.Diff
+}
+
+// shown is the call as the card shows it: with the question's diff where the agent
+// called a file new that the question found existing, and the messages that follow
+// ("Edited", not "Created").
+func (t *toolItem) shown(root string) *toolstate.ToolCall {
+	if len(t.asked) == 0 {
+		return t.tc
+	}
+	out, changed := slices.Clone(t.tc.Diffs), false
+	for i, d := range out {
+		for _, a := range t.asked {
+			if d.IsNew && a.Path == d.Path && !a.IsNew {
+				out[i], changed = a, true
+				break
+			}
+		}
+	}
+	if !changed {
+		return t.tc
+	}
+	return t.tc.WithDiffs(out, root)
 }
 
 func (t *toolItem) toggle()        { t.expanded = !t.expanded }
@@ -343,7 +395,7 @@ func (t *toolItem) render(r *renderCtx, width int) []string {
 
 // headline is the call's one line: a mark, the message for its state, and a note.
 func (t *toolItem) headline(r *renderCtx) (mark, msg, note string) {
-	tc := t.tc
+	tc := t.shown(r.root)
 	msg = tc.InvocationMessage
 	switch tc.State {
 	case toolstate.WaitingForConfirmation:
@@ -400,7 +452,8 @@ func (t *toolItem) details(r *renderCtx, width int, indent string) []string {
 		for _, l := range plainLines(toolui.SafeText(tc.TerminalCommand), width-2) {
 			out = append(out, indent+r.st.accent.Render("$ "+l))
 		}
-	} else if in := prettyJSON(tc.RawInput); in != "" {
+	} else if in := prettyJSON(tc.RawInput); in != "" && len(tc.Diffs) == 0 {
+		// An edit shows its diff: its input is the same edit as JSON.
 		section("Input")
 		out = append(out, boxed(r, toolui.SafeText(in), width, indent, 40)...)
 	}
@@ -419,7 +472,7 @@ func (t *toolItem) details(r *renderCtx, width int, indent string) []string {
 		section(name)
 		out = append(out, boxed(r, toolui.SafeText(strings.TrimRight(output, "\n")), width, indent, maxDetailLines)...)
 	}
-	for _, d := range tc.Diffs {
+	for _, d := range t.shown(r.root).Diffs {
 		out = append(out, diffLines(r, d, width, indent, maxDetailLines)...)
 	}
 	if len(out) == 0 {
@@ -434,7 +487,7 @@ func boxed(r *renderCtx, text string, width int, indent string, limit int) []str
 	lines := plainLines(text, width-2)
 	var out []string
 	if len(lines) > limit {
-		out = append(out, indent+r.st.dim.Render(fmt.Sprintf("│ … %d lines before", len(lines)-limit)))
+		out = append(out, indent+r.st.dim.Render("│ … "+toolstate.Count(len(lines)-limit, "line", "lines")+" before"))
 		lines = lines[len(lines)-limit:]
 	}
 	for _, l := range lines {
