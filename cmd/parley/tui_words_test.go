@@ -175,3 +175,22 @@ func bells(raw string) int {
 }
 
 var oscSequence = regexp.MustCompile("\x1b\\][^\a\x1b]*(\a|\x1b\\\\)")
+
+// A small Markdown table is as wide as its cells, not stretched across the screen.
+func TestTUIMarkdownTableKeepsItsWidth(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	s := startTUI(t, w.dir, w.env, 100, 30, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
+	s.Type(`say "Before.\n\n| name | n |\n|------|---|\n| one | 1 |\n| two | 2 |\n\nAfter."` + "\r")
+	screen := s.WaitText("said")
+	shot(t, s, "table")
+	for line := range strings.Lines(screen) {
+		if strings.Contains(line, "─") && !strings.Contains(line, "────────────────────────────────────────") {
+			if n := len([]rune(strings.TrimSpace(line))); n > 20 {
+				t.Errorf("the table's rule is %d cells wide for two short columns:\n%s", n, screen)
+			}
+			return
+		}
+	}
+	t.Errorf("no table rule on the screen:\n%s", screen)
+}
