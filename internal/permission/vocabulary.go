@@ -67,5 +67,5 @@ func WhileConfinedCovers(s Subject, offered bool) string {
 	if !offered || s.Always == "" {
 		return ""
 	}
-	return "allow while confined covers: " + s.Always + ", for this session, while it runs confined"
+	return "allow while confined covers: " + s.Always + " (this session, while confined)"
 }

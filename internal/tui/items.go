@@ -82,13 +82,15 @@ func hangingLines(line string, width int) []string {
 	if len(ls) < 2 || !strings.HasPrefix(line, ls[0]) {
 		return ls
 	}
-	hang := len(line) - len(strings.TrimLeft(line, " "))
-	if gap := strings.Index(line[hang:], "   "); gap >= 0 {
-		at := hang + gap
-		hang = at + len(line[at:]) - len(strings.TrimLeft(line[at:], " "))
+	indent := len(line) - len(strings.TrimLeft(line, " "))
+	hang := indent
+	if gap := strings.Index(line[indent:], "   "); gap >= 0 {
+		at := indent + gap
+		words := at + len(line[at:]) - len(strings.TrimLeft(line[at:], " "))
+		hang = xansi.StringWidth(line[:words]) // cells, not bytes: a name may hold "…"
 	}
 	if hang > width/2 {
-		hang = len(line) - len(strings.TrimLeft(line, " "))
+		hang = indent
 	}
 	out := []string{ls[0]}
 	for _, l := range plainLines(strings.TrimLeft(line[len(ls[0]):], " "), width-hang) {
