@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/parleyapi"
+	"github.com/parley-acp/parley/internal/sandbox"
 )
 
 // The web page and VS Code read how a call ended from _meta.parley.outcome: a call a
@@ -89,4 +91,62 @@ func TestACPAgentListSaysWhetherParleyReachesItsModelServer(t *testing.T) {
 		}
 	}
 	t.Errorf("no parley among the agents: %+v", res.Agents)
+}
+
+// confinedChooser is a client (the web page, VS Code) that answers "allow while
+// confined" when it is offered, and records the options it was offered.
+type confinedChooser struct {
+	acpClient
+	offered [][]acp.PermissionOptionID
+}
+
+func (c *confinedChooser) RequestPermission(_ context.Context, req *acp.RequestPermissionRequest) (*acp.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ids []acp.PermissionOptionID
+	for _, o := range req.Options {
+		ids = append(ids, o.OptionID)
+	}
+	c.offered = append(c.offered, ids)
+	if slices.Contains(ids, "allow_while_confined") {
+		return &acp.RequestPermissionResponse{Outcome: acp.SelectedOutcome("allow_while_confined")}, nil
+	}
+	return &acp.RequestPermissionResponse{Outcome: acp.SelectedOutcome("reject_once")}, nil
+}
+
+// The page is offered "allow while confined" as one option of its question (its id
+// allow_while_confined), and once chosen the same command is not asked about again.
+func TestACPOffersAllowWhileConfined(t *testing.T) {
+	t.Parallel()
+	if sandbox.Mechanism() == "" {
+		t.Skip("nothing confines commands here")
+	}
+	w := newWorkspace(t)
+	cmd := exec.Command(self(t), "acp", "--agent-command", fakeAgentCommand(t, "scripted"), "--cwd", w.dir)
+	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), w.env...)
+	cmd.Dir = w.dir
+	cmd.Stderr = os.Stderr
+	client := &confinedChooser{}
+	conn, err := acp.StartAgent(cmd, func(*acp.ClientConn) acp.Client { return client }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
+	defer cancel()
+	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersion}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: w.dir, MCPServers: []acp.MCPServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := promptACP(t, conn, s.SessionID, acp.TextBlock("ask go test ./...\nask go test ./...")); err != nil {
+		t.Fatal(err)
+	}
+	client.mu.Lock()
+	defer client.mu.Unlock()
+	if len(client.offered) != 1 || !slices.Contains(client.offered[0], "allow_while_confined") || slices.Contains(client.offered[0], "allow_always") {
+		t.Errorf("questions with options %q; want one, offering allow_while_confined and not allow_always", client.offered)
+	}
 }

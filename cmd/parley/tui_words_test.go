@@ -194,3 +194,17 @@ func TestTUIMarkdownTableKeepsItsWidth(t *testing.T) {
 	}
 	t.Errorf("no table rule on the screen:\n%s", screen)
 }
+
+// A question titled with the tool's own name (run_terminal_command) reads in parley's
+// words: Run `go vet ./...`.
+func TestTUIQuestionTitledWithAToolsNameReadsAsWords(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	s := startTUI(t, w.dir, w.env, 100, 30, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
+	s.Type(`askjson {"toolCall":{"toolCallId":"t1","title":"run_terminal_command","kind":"execute","rawInput":{"command":"go vet ./..."}},"options":` + allKinds + `}` + "\r")
+	screen := s.WaitText("The agent asks permission")
+	if !strings.Contains(screen, "The agent asks permission: Run `go vet ./...`") {
+		t.Errorf("the question is not in parley's words:\n%s", screen)
+	}
+	answer(s, "n", "chose reject_once")
+}
