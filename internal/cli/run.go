@@ -108,7 +108,10 @@ asks you (elicitations) is declined, and its turn goes on.
 
 With --json, every permission request the agent sends is decided by a "permission"
 event with confirmation.outcome and confirmation.decidedBy: user (you answered), rule,
-always (an earlier "always"), yolo, no_one_to_ask (refused: no terminal), parley.
+always (an earlier "always"), while_confined, yolo, no_one_to_ask (refused: no
+terminal), parley. A tool call that has ended says how in its "outcome": done, failed,
+refused_by_you, refused_by_rule, refused_by_always, no_one_to_ask, refused_by_parley or
+cancelled (a refused call never ran, whatever the agent reports of it).
 
 Exit status: 0 end_turn, 1 error, 2 usage, 3 refusal (the agent refused the prompt),
 4 max_tokens, 5 max_turn_requests, 6 the agent needs you to sign in, 7 the turn ended
