@@ -160,6 +160,11 @@ func (v *view) showSnapshot(snap conversation.Snapshot, replayed bool) {
 		}
 		v.watchTerminals(u)
 	}
+	for _, d := range snap.Refusals { // after the calls' updates: the agent's "failed" is not what happened
+		if u, ok := v.tools.decided(d); ok && !replayed && u.ToolCallUpdate != nil {
+			v.c.ac.Update(ctx, id, u)
+		}
+	}
 	for tid, out := range snap.Terminals {
 		v.c.notify(ctx, parleyapi.MethodTerminalOutput, &parleyapi.TerminalOutputNotification{SessionID: id, TerminalID: tid, Output: out.Output, Truncated: out.Truncated, ExitStatus: out.ExitStatus})
 	}

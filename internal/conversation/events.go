@@ -169,6 +169,10 @@ type Snapshot struct {
 	// Terminals is the last output of the terminals the agent released (a view reads the
 	// others with TerminalOutput), for a relaying subscription: see TerminalReleased.
 	Terminals map[acp.TerminalID]*acp.TerminalOutputResponse
+	// Refusals are the last permission requests refused (see Decided), for a relaying
+	// subscription: the transcript holds the agent's updates, which do not say a call was
+	// refused, and by whom.
+	Refusals []Decided
 }
 
 func (Starting) event()         {}

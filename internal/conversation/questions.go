@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
@@ -265,9 +266,16 @@ type decidedMsg struct {
 func (m decidedMsg) handle(c *Conversation) {
 	updated, decided := c.st.shown.Decide(m.req, m.resp.Outcome, string(m.by))
 	c.emitTurn([]toolstate.Event{updated, decided})
+	d := Decided{Request: m.req, Outcome: m.resp.Outcome, By: m.by}
 	for s := range c.st.subs {
 		if s.kind == relaySub {
-			s.box.Post(Decided{Request: m.req, Outcome: m.resp.Outcome, By: m.by})
+			s.box.Post(d)
+		}
+	}
+	if !permission.Allows(m.req.Options, m.resp.Outcome) {
+		c.st.refusals = append(c.st.refusals, d)
+		if len(c.st.refusals) > maxRefusals {
+			c.st.refusals = slices.Delete(c.st.refusals, 0, len(c.st.refusals)-maxRefusals)
 		}
 	}
 	if m.err != nil {
@@ -298,3 +306,6 @@ func optionByID(options []acp.PermissionOption, id acp.PermissionOptionID) (acp.
 	}
 	return acp.PermissionOption{}, false
 }
+
+// maxRefusals bounds the refusals a conversation keeps for views that come late.
+const maxRefusals = 200
