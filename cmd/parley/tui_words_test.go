@@ -208,3 +208,18 @@ func TestTUIQuestionTitledWithAToolsNameReadsAsWords(t *testing.T) {
 	}
 	answer(s, "n", "chose reject_once")
 }
+
+// At 50 columns a refused call's line still says how it ended: its command is cut first.
+func TestTUINarrowRefusalKeepsItsOutcome(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	s := startTUI(t, w.dir, w.env, 50, 30, "chat", "--agent-command", fakeAgentCommand(t, "scripted"))
+	s.Type("tool-ask rm -rf ../victim ../and/a/much/longer/list/of/directories\r")
+	s.WaitText("The agent asks permission")
+	answer(s, "n", "chose reject_once")
+	screen := s.WaitText("not run: refused by you")
+	shot(t, s, "refusal-50")
+	if !strings.Contains(screen, "✗ `rm -rf") && !strings.Contains(screen, "✗ rm -rf") {
+		t.Errorf("the refused call's line lost its command:\n%s", screen)
+	}
+}

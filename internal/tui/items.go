@@ -370,7 +370,7 @@ func (t *toolItem) render(r *renderCtx, width int) []string {
 	}
 	indent := strings.Repeat("  ", tc.Depth)
 	mark, msg, note := t.headline(r)
-	line := indent + mark + " " + codeSpans(msg, r.st)
+	head := indent + mark + " " + codeSpans(msg, r.st)
 	var tail []string
 	if d := t.elapsed(r.now); d != "" {
 		tail = append(tail, d)
@@ -378,9 +378,18 @@ func (t *toolItem) render(r *renderCtx, width int) []string {
 	if note != "" {
 		tail = append(tail, note)
 	}
+	rest := ""
 	if len(tail) > 0 {
-		line += r.st.dim.Render(" · " + strings.Join(tail, " · "))
+		rest = r.st.dim.Render(" · " + strings.Join(tail, " · "))
 	}
+	if tc.State.Done() && note != "" {
+		// How it ended matters more than the rest of its message: cut the message
+		// first, as long as it keeps some room.
+		if room := width - xansi.StringWidth(rest); room >= 20 && xansi.StringWidth(head) > room {
+			head = xansi.Truncate(head, room, "…")
+		}
+	}
+	line := head + rest
 	out := []string{xansi.Truncate(line, width, "…")}
 	if !t.expanded {
 		if tc.State == toolstate.Executing && t.output != "" {
