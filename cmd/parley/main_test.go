@@ -263,7 +263,7 @@ func TestLinesEndingInCRLFAreRead(t *testing.T) {
 func TestRunRefusesPermissionByKind(t *testing.T) {
 	t.Parallel()
 	r := parley(t, "", "run", "request permission deploy")
-	if r.code != 7 || r.stdout != "permission: reject_once\n" || !strings.Contains(r.stderr, "refused deploy") {
+	if r.code != 7 || r.stdout != "permission: reject_once\n" || !strings.Contains(r.stderr, "deploy — not run: refused (no one to ask)") {
 		t.Errorf("exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,6 +29,12 @@ import (
 //	config?                        scripted-config's settings, as the agent holds them
 //	caps?                          what the client advertised in initialize
 //	ask-tool TITLE                 ask, with the tool's name ("Bash")
+//	edit-new PATH TEXT             as Claude Code's Write: an edit call whose diff says PATH is new
+//	                               (no old text) whether it is or not, a permission request,
+//	                               and once allowed PATH written with TEXT
+//	tool-ask COMMAND               as Claude Code does: a tool_call running COMMAND, a permission
+//	                               request about it, then the call "failed" with the words
+//	                               written for the model when refused, "completed" when allowed
 
 func toolName(verb string) string {
 	if verb == "ask-tool" {
@@ -38,6 +45,49 @@ func toolName(verb string) string {
 
 func (a *scriptedAgent) doMore(ctx context.Context, sid acp.SessionID, verb, rest string) (string, bool) {
 	switch verb {
+	case "edit-new":
+		path, text, _ := strings.Cut(rest, " ")
+		id := acp.ToolCallID("call-edit-" + path)
+		input, _ := json.Marshal(map[string]string{"file_path": path, "content": text})
+		diff := []acp.ToolCallContent{{Diff: &acp.Diff{Path: path, NewText: text}}}
+		a.conn.Update(ctx, sid, acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: id, Title: "Write " + path, Kind: acp.ToolKindEdit, Status: acp.ToolCallStatusPending, RawInput: input, Content: diff, Locations: []acp.ToolCallLocation{{Path: path}}}})
+		opts := []acp.PermissionOption{
+			{OptionID: "allow", Name: "Yes", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionID: "reject", Name: "No", Kind: acp.PermissionOptionKindRejectOnce},
+		}
+		resp, err := a.conn.RequestPermission(context.WithoutCancel(ctx), &acp.RequestPermissionRequest{
+			SessionID: sid, ToolCall: acp.ToolCallUpdate{ToolCallID: id, Title: "Write " + path, Kind: acp.ToolKindEdit, RawInput: input, Content: diff}, Options: opts,
+		})
+		result := outcomeOf(ctx, opts, resp, err)
+		u := acp.ToolCallUpdate{ToolCallID: id, Status: acp.ToolCallStatusFailed}
+		if strings.HasPrefix(result, "chose allow") {
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				return "edit-new: " + err.Error(), true
+			}
+			u.Status = acp.ToolCallStatusCompleted
+		}
+		a.conn.Update(ctx, sid, acp.SessionUpdate{ToolCallUpdate: &u})
+		return result, true
+	case "tool-ask":
+		id := acp.ToolCallID("call-" + rest)
+		command, _ := json.Marshal(rest)
+		input := []byte(`{"command":` + string(command) + `}`)
+		a.conn.Update(ctx, sid, acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: id, Title: "`" + rest + "`", Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending, RawInput: input}})
+		opts := []acp.PermissionOption{
+			{OptionID: "allow", Name: "Yes", Kind: acp.PermissionOptionKindAllowOnce},
+			{OptionID: "reject", Name: "No", Kind: acp.PermissionOptionKindRejectOnce},
+		}
+		resp, err := a.conn.RequestPermission(context.WithoutCancel(ctx), &acp.RequestPermissionRequest{
+			SessionID: sid, ToolCall: acp.ToolCallUpdate{ToolCallID: id, Title: "`" + rest + "`", Kind: acp.ToolKindExecute, RawInput: input}, Options: opts,
+		})
+		result := outcomeOf(ctx, opts, resp, err)
+		u := acp.ToolCallUpdate{ToolCallID: id, Status: acp.ToolCallStatusCompleted}
+		if !strings.HasPrefix(result, "chose allow") {
+			u.Status = acp.ToolCallStatusFailed
+			u.Content = []acp.ToolCallContent{acp.ToolContent(acp.TextBlock("Error: The user rejected this command. Do not retry it; ask the user what to do instead."))}
+		}
+		a.conn.Update(ctx, sid, acp.SessionUpdate{ToolCallUpdate: &u})
+		return result, true
 	case "elicit-form", "elicit-timeout":
 		callCtx := ctx
 		if verb == "elicit-timeout" {

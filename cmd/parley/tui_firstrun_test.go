@@ -127,3 +127,21 @@ func TestTUIFirstScreenSaysWhatIsHere(t *testing.T) {
 		s.Wait()
 	}
 }
+
+// TestTUIFirstScreenSaysWhetherParleyReachesItsModelServer: parley's own agent needs a
+// model server, which the catalog cannot see: the first screen says there is none where
+// it looked (OLLAMA_HOST here: a port nothing listens on), as parley agents does.
+func TestTUIFirstScreenSaysWhetherParleyReachesItsModelServer(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	s := startTUI(t, w.dir, append(w.env, "OLLAMA_HOST=127.0.0.1:9", "PARLEY_MODEL="), 100, 40, "chat", "--agent", "eliza")
+	screen := s.WaitText("agents parley knows")
+	screen = s.WaitText("esc stops a turn")
+	flat := strings.Join(strings.Fields(screen), " ")
+	if !strings.Contains(flat, "✗ parley needs a model server: no Ollama at http://127.0.0.1:9") {
+		t.Errorf("the first screen does not say parley's agent has no model server:\n%s", screen)
+	}
+	if strings.Contains(flat, "parley runs here") {
+		t.Errorf("the first screen says parley's agent runs here without a model server:\n%s", screen)
+	}
+}

@@ -650,7 +650,7 @@ func answerField(s *testbin.Screen, text, next string) {
 
 // ignoredKeys is how many keys the question on screen says it ignored.
 func ignoredKeys(screen string) int {
-	m := regexp.MustCompile(`\((\d+) keys ignored`).FindStringSubmatch(screen)
+	m := regexp.MustCompile(`\((\d+) keys? ignored`).FindStringSubmatch(screen)
 	if m == nil {
 		return 0
 	}

@@ -308,8 +308,16 @@ func (c *conn) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*a
 	// the view's own Snapshot, so that the events after it follow it exactly.
 	v := ss.attach(c)
 	snap, rest := v.first()
+	// With parley's words for each call (_meta.parley), as the live updates carry them,
+	// and how each refused call ended.
+	tools := newToolMessages(ss.roots.Dirs()[0])
 	for _, u := range snap.Transcript {
-		c.ac.Update(ctx, ss.id, u)
+		c.ac.Update(ctx, ss.id, tools.add(u))
+	}
+	for _, d := range snap.Refusals {
+		if u, ok := tools.decided(d); ok && u.ToolCallUpdate != nil {
+			c.ac.Update(ctx, ss.id, u)
+		}
 	}
 	if !c.addView(ss.id, v) {
 		return nil, acp.ErrSessionNotFound(req.SessionID)

@@ -4,6 +4,7 @@ import (
 	"maps"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/conversation"
 	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/toolui"
@@ -44,6 +45,31 @@ func (m *toolMessages) add(u acp.SessionUpdate) acp.SessionUpdate {
 	if *meta == nil {
 		*meta = acp.Meta{}
 	}
-	(*meta)["parley"] = parleyMeta(parleyapi.ToolCallMeta{Invocation: toolui.SafeText(tc.InvocationMessage), PastTense: toolui.SafeText(tc.PastTenseMessage)})["parley"]
+	(*meta)["parley"] = parleyMeta(callMeta(tc))["parley"]
 	return u
+}
+
+func callMeta(tc *toolstate.ToolCall) parleyapi.ToolCallMeta {
+	o := tc.Outcome()
+	return parleyapi.ToolCallMeta{
+		Invocation: toolui.SafeText(tc.InvocationMessage), PastTense: toolui.SafeText(tc.PastTenseMessage),
+		Outcome: string(o), OutcomeText: o.Words(),
+	}
+}
+
+// decided folds a permission decision into the calls, and returns the update that tells
+// the page how the call ended when the decision ended it (a refusal: the call never
+// runs, and the agent's later "failed" is not what happened).
+func (m *toolMessages) decided(ev conversation.Decided) (acp.SessionUpdate, bool) {
+	updated, _ := m.turn.Decide(ev.Request, ev.Outcome, string(ev.By))
+	if updated.Tool == nil || updated.Tool.Outcome() == toolstate.OutcomeNone {
+		return acp.SessionUpdate{}, false
+	}
+	tc := updated.Tool
+	u := acp.ToolCallUpdate{ToolCallID: tc.ID, Meta: parleyMeta(callMeta(tc))}
+	if updated.Kind == toolstate.ToolStarted { // the agent never reported the call: say what it was
+		u.Title, u.Kind, u.RawInput = ev.Request.ToolCall.Title, ev.Request.ToolCall.Kind, ev.Request.ToolCall.RawInput
+		return acp.SessionUpdate{ToolCall: &acp.ToolCall{ToolCallID: tc.ID, Title: u.Title, Kind: u.Kind, RawInput: u.RawInput, Status: acp.ToolCallStatusFailed, Meta: u.Meta}}, true
+	}
+	return acp.SessionUpdate{ToolCallUpdate: &u}, true
 }

@@ -160,6 +160,11 @@ func (v *view) showSnapshot(snap conversation.Snapshot, replayed bool) {
 		}
 		v.watchTerminals(u)
 	}
+	for _, d := range snap.Refusals { // after the calls' updates: the agent's "failed" is not what happened
+		if u, ok := v.tools.decided(d); ok && !replayed && u.ToolCallUpdate != nil {
+			v.c.ac.Update(ctx, id, u)
+		}
+	}
 	for tid, out := range snap.Terminals {
 		v.c.notify(ctx, parleyapi.MethodTerminalOutput, &parleyapi.TerminalOutputNotification{SessionID: id, TerminalID: tid, Output: out.Output, Truncated: out.Truncated, ExitStatus: out.ExitStatus})
 	}
@@ -224,6 +229,10 @@ func (v *view) show(e viewEvent) bool {
 	case conversation.AgentUpdate:
 		v.c.ac.Update(ctx, id, v.tools.add(ev.Update))
 		v.watchTerminals(ev.Update)
+	case conversation.Decided:
+		if u, ok := v.tools.decided(ev); ok {
+			v.c.ac.Update(ctx, id, u)
+		}
 	case conversation.TerminalReleased:
 		v.polled[ev.ID] = true
 		if out := ev.Output; out != nil {
@@ -368,19 +377,21 @@ func (v *view) stopAsks() {
 
 // The options a page is offered are parley's answers, not the agent's options: the
 // policy decides which answers it accepts (no "always allow" for a critical command) and
-// how each becomes the agent's option. Their ids are the answers' kinds.
+// how each becomes the agent's option. Their ids are the answers' kinds (answerID).
 var answerKinds = map[permission.Answer]acp.PermissionOptionKind{
-	permission.AllowOnce:    acp.PermissionOptionKindAllowOnce,
-	permission.AllowAlways:  acp.PermissionOptionKindAllowAlways,
-	permission.RejectOnce:   acp.PermissionOptionKindRejectOnce,
-	permission.RejectAlways: acp.PermissionOptionKindRejectAlways,
+	permission.AllowOnce:          acp.PermissionOptionKindAllowOnce,
+	permission.AllowWhileConfined: acp.PermissionOptionKindAllowOnce, // its id says which
+	permission.AllowAlways:        acp.PermissionOptionKindAllowAlways,
+	permission.RejectOnce:         acp.PermissionOptionKindRejectOnce,
+	permission.RejectAlways:       acp.PermissionOptionKindRejectAlways,
 }
 
 var answerNames = map[permission.Answer]string{
-	permission.AllowOnce:    "Allow once",
-	permission.AllowAlways:  "Always allow",
-	permission.RejectOnce:   "Reject",
-	permission.RejectAlways: "Always reject",
+	permission.AllowOnce:          "Allow once",
+	permission.AllowWhileConfined: "Allow while confined (this session)",
+	permission.AllowAlways:        "Always allow",
+	permission.RejectOnce:         "Reject",
+	permission.RejectAlways:       "Always reject",
 }
 
 // permissionRequest is the question as the page is asked it.
@@ -403,12 +414,12 @@ func permissionRequest(session acp.SessionID, q conversation.QuestionAsked) *acp
 		kind := answerKinds[a]
 		name := answerNames[a]
 		for _, o := range agentReq.Options { // the agent's words for it, when it has them
-			if o.Kind == kind && o.Name != "" {
+			if o.Kind == kind && o.Name != "" && a != permission.AllowWhileConfined {
 				name = o.Name
 				break
 			}
 		}
-		req.Options = append(req.Options, acp.PermissionOption{OptionID: acp.PermissionOptionID(kind), Name: name, Kind: kind})
+		req.Options = append(req.Options, acp.PermissionOption{OptionID: answerID(a), Name: name, Kind: kind})
 	}
 	s := q.Question.Subject
 	risk := parleyapi.RiskMeta{Command: s.Command, Tier: s.Tier().String(), Always: s.Always, RunsEditableCode: s.RunsEditableCode()}
@@ -436,11 +447,20 @@ func answerOf(o acp.RequestPermissionOutcome, offered []permission.Answer) permi
 		return permission.Cancelled
 	}
 	for _, a := range offered {
-		if string(answerKinds[a]) == string(o.Selected.OptionID) {
+		if answerID(a) == o.Selected.OptionID {
 			return a
 		}
 	}
 	return permission.RejectOnce
+}
+
+// answerID is the id of an answer's option: its kind, or for the one answer that shares
+// a kind, its own name.
+func answerID(a permission.Answer) acp.PermissionOptionID {
+	if a == permission.AllowWhileConfined {
+		return "allow_while_confined"
+	}
+	return acp.PermissionOptionID(answerKinds[a])
 }
 
 // progressText says how an agent's slow start goes.

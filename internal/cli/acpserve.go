@@ -167,9 +167,13 @@ func (l *launcher) log(name string) *logfile.File {
 
 func (l *launcher) Policy(name string, roots *workspace.Roots) *permission.Policy {
 	home, _ := os.UserHomeDir()
+	// Confined as the agent will be (listing: no state directories made here).
+	req := l.confineRequest(name, agentproc.Spec{}, roots.Dirs())
+	req.listing = true
+	confined, err := confineAgent(req)
 	return &permission.Policy{
 		Store: l.store, StoreErr: l.storeErr, Agent: name, Workspace: roots.Dirs()[0], Roots: roots.Dirs(), Home: home,
-		Yolo: l.yolo, Rules: l.rules,
+		Yolo: l.yolo, Rules: l.rules, Confined: err == nil && confined.spec != nil && l.box != nil,
 	}
 }
 
@@ -192,7 +196,7 @@ func (l *launcher) Agents() []acpserver.AgentEntry {
 	}
 	cwd, _ := os.Getwd() // where npx would find a package installed locally, as for `parley agents`
 	for _, a := range l.catalog.All() {
-		out = append(out, acpserver.AgentEntry{Name: a.Name, Source: a.Source, NotRunnable: a.NotRunnable, Availability: a.Availability(cwd), About: catalog.About(a.Name)})
+		out = append(out, acpserver.AgentEntry{Name: a.Name, Source: a.Source, NotRunnable: a.NotRunnable, Availability: agentAvailability(context.Background(), a, cwd), About: catalog.About(a.Name)})
 	}
 	return out
 }

@@ -83,10 +83,7 @@ func listKnown(out io.Writer, known *catalog.Catalog) error {
 	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	printSafe(w, "NAME\tCOMMAND\tSOURCE\tRUNNABLE")
 	for _, a := range known.All() {
-		runnable := a.Availability(cwd)
-		if a.Name == "parley" && catalog.Reserved(a.Name) && a.NotRunnable == "" {
-			runnable = parleyAgentRunnable(context.Background()) // whether a model server answers
-		}
+		runnable := agentAvailability(context.Background(), a, cwd)
 		printSafe(w, "%s\t%s\t%s\t%s", cell(a.Name), cell(a.Spec.String()), cell(a.Source), cell(runnable))
 	}
 	return w.Flush()

@@ -5,10 +5,47 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/llm"
 )
+
+// agentAvailability is whether agent a can run here (dir: where npx would find a local
+// install), as every list of agents says it: parley agents, the terminal UI's first
+// screen, the web page's agent list. It is the catalog's word, and for parley's own agent
+// whether its model server answers (the catalog cannot know: it needs no download, but
+// without a model server it cannot say a word).
+func agentAvailability(ctx context.Context, a catalog.Agent, dir string) string {
+	if a.Name == "parley" && catalog.Reserved(a.Name) && a.NotRunnable == "" {
+		return modelServer.availability(ctx)
+	}
+	return a.Availability(dir)
+}
+
+// modelServer keeps the last probe of the model server for a little while: a page asks
+// for the agents each time it shows them, and a server that is not there may take the
+// whole probe to say so.
+var modelServer probeCache
+
+type probeCache struct {
+	mu   sync.Mutex
+	at   time.Time
+	said string
+}
+
+// probeKept is how long a probe's answer is used again.
+const probeKept = 10 * time.Second
+
+func (c *probeCache) availability(ctx context.Context) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.said == "" || time.Since(c.at) > probeKept {
+		c.said, c.at = parleyAgentRunnable(ctx), time.Now()
+	}
+	return c.said
+}
 
 // modelServerProbe bounds how long parley agents waits for the model server parley's own
 // agent would use.

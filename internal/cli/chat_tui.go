@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"time"
 
 	"github.com/parley-acp/parley/internal/catalog"
 	"github.com/parley-acp/parley/internal/config"
@@ -94,7 +95,7 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 		}
 		var out []tui.AgentChoice
 		for _, a := range catalog.New(cfg).All() {
-			out = append(out, tui.AgentChoice{Name: a.Name, Description: a.Spec.String(), Availability: a.Availability(opts.dir), About: catalog.About(a.Name)})
+			out = append(out, tui.AgentChoice{Name: a.Name, Description: a.Spec.String(), Availability: agentAvailability(cmd.Context(), a, opts.dir), About: catalog.About(a.Name)})
 		}
 		return out
 	}
@@ -106,6 +107,7 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 	err = tui.Run(cmd.Context(), tui.Options{
 		First:       tui.Conv{Name: shortAgentName(opts), Conversation: s.conv, TerminalOutput: s.agent.TerminalOutput, OpenURL: openInBrowser, Keeper: s.keeper},
 		Workspace:   opts.dir,
+		BellAfter:   bellAfter(opts.cfg),
 		HistoryFile: tui.HistoryFile(xdg.StateDir(), opts.dir),
 		Agents:      list,
 		Start:       start,
@@ -148,4 +150,13 @@ func (s *startedSessions) closeAll() {
 		wg.Go(x.close)
 	}
 	wg.Wait()
+}
+
+// bellAfter is how long a turn lasts before the full-screen chat rings the bell at its
+// end: the configuration's bell_after seconds, 10 by default, 0 for never.
+func bellAfter(cfg *config.File) time.Duration {
+	if cfg == nil || cfg.BellAfter == nil {
+		return 10 * time.Second
+	}
+	return time.Duration(max(*cfg.BellAfter, 0)) * time.Second
 }

@@ -112,7 +112,10 @@ asks you (elicitations) is declined, and its turn goes on.
 
 With --json, every permission request the agent sends is decided by a "permission"
 event with confirmation.outcome and confirmation.decidedBy: user (you answered), rule,
-always (an earlier "always"), yolo, no_one_to_ask (refused: no terminal), parley.
+always (an earlier "always"), while_confined, yolo, no_one_to_ask (refused: no
+terminal), parley. A tool call that has ended says how in its "outcome": done, failed,
+refused_by_you, refused_by_rule, refused_by_always, no_one_to_ask, refused_by_parley or
+cancelled (a refused call never ran, whatever the agent reports of it).
 
 With nobody to ask (no terminal), what your rules do not decide is refused. --allow KIND
 allows tool calls of a kind unasked (read, edit, delete, move, search, execute, think,

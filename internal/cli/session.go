@@ -122,6 +122,8 @@ func startSession(g *globals, con *linechat.Console, opts sessionOptions, intera
 		con.Say("parley: %s.", w)
 	}
 	opts.spec.Sandbox = confined.spec
+	// "Allow while confined" holds only while both the agent and parley's terminals are.
+	policy.Confined = confined.spec != nil && box != nil
 	s.agent, s.log = newAgent(g, opts, box, interactive && opts.elicit)
 	convOpts := conversation.Options{
 		Agent: s.agent, Roots: opts.roots, Policy: policy,

@@ -46,6 +46,9 @@ type File struct {
 	Changes Changes `json:"changes"`
 	// Sandbox widens or narrows how agents are confined (see Sandbox).
 	Sandbox Sandbox `json:"sandbox"`
+	// BellAfter is how many seconds a turn of the full-screen chat lasts before its end
+	// rings the terminal's bell (you may have looked away): 10 when unset, 0 never.
+	BellAfter *int `json:"bell_after"`
 	// Warnings are what the file has that parley does not know (a misspelt key, say):
 	// ignored, and said.
 	Warnings []string `json:"-"`

@@ -100,6 +100,7 @@ type state struct {
 	transcript *transcript
 	updated    time.Time
 	released   releasedTerminals // the last output of terminals the agent released
+	refusals   []Decided         // the last refusals, for a relaying view that comes late
 
 	turn     *runningTurn
 	shown    *toolstate.Turn // the turn updates are folded into: the running one, else the last

@@ -88,6 +88,16 @@ type AgentUpdate struct {
 	Replay bool
 }
 
+// Decided: a permission request was decided, by a person or not (a rule, an "always",
+// nobody to ask). Only relaying subscriptions receive it (the others have the
+// PermissionDecided TurnUpdate): the agent's own updates say nothing of who refused a
+// call, and its "failed" must not be what a page shows of a refusal.
+type Decided struct {
+	Request *acp.RequestPermissionRequest
+	Outcome acp.RequestPermissionOutcome
+	By      permission.Decider
+}
+
 // TerminalReleased: the agent released one of its terminals; Output is what it held last.
 // Only relaying subscriptions receive it (a page cannot read parley's terminals itself).
 type TerminalReleased struct {
@@ -159,6 +169,10 @@ type Snapshot struct {
 	// Terminals is the last output of the terminals the agent released (a view reads the
 	// others with TerminalOutput), for a relaying subscription: see TerminalReleased.
 	Terminals map[acp.TerminalID]*acp.TerminalOutputResponse
+	// Refusals are the last permission requests refused (see Decided), for a relaying
+	// subscription: the transcript holds the agent's updates, which do not say a call was
+	// refused, and by whom.
+	Refusals []Decided
 }
 
 func (Starting) event()         {}
@@ -171,6 +185,7 @@ func (TurnStarted) event()      {}
 func (TurnUpdate) event()       {}
 func (AgentUpdate) event()      {}
 func (TerminalReleased) event() {}
+func (Decided) event()          {}
 func (TurnEnded) event()        {}
 func (QuestionAsked) event()    {}
 func (QuestionClosed) event()   {}

@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/parley-acp/parley/acp"
@@ -15,10 +16,12 @@ import (
 // what it must ask a person goes to the actor as a question, which waits its turn (one on
 // screen at a time, oldest first) and an Answer from any view.
 
-// Refused: parley refused what the agent asked because nobody could be asked (the
-// conversation is not Interactive). Title is the agent's title for it.
+// Refused: parley refused what the agent asked while the conversation is not
+// Interactive. Title is the agent's title for it; By says what refused it (nobody could
+// be asked, a rule, an earlier "always").
 type Refused struct {
 	Title string
+	By    permission.Decider
 }
 
 func (Refused) event() {}
@@ -279,6 +282,18 @@ type decidedMsg struct {
 func (m decidedMsg) handle(c *Conversation) {
 	updated, decided := c.st.shown.Decide(m.req, m.resp.Outcome, string(m.by))
 	c.emitTurn([]toolstate.Event{updated, decided})
+	d := Decided{Request: m.req, Outcome: m.resp.Outcome, By: m.by}
+	for s := range c.st.subs {
+		if s.kind == relaySub {
+			s.box.Post(d)
+		}
+	}
+	if !permission.Allows(m.req.Options, m.resp.Outcome) {
+		c.st.refusals = append(c.st.refusals, d)
+		if len(c.st.refusals) > maxRefusals {
+			c.st.refusals = slices.Delete(c.st.refusals, 0, len(c.st.refusals)-maxRefusals)
+		}
+	}
 	if m.err != nil {
 		c.emit(Notice{Text: toolui.SafeText(m.err.Error())})
 	}
@@ -290,7 +305,7 @@ func (m decidedMsg) handle(c *Conversation) {
 		return
 	}
 	if !c.opts.Interactive {
-		c.emit(Refused{Title: m.req.ToolCall.Title})
+		c.emit(Refused{Title: m.req.ToolCall.Title, By: m.by})
 	}
 	// A refusal nobody answered then (a rule, an "always", nobody to ask) is the
 	// turn's: parley run exits with a status that says so.
@@ -307,3 +322,6 @@ func optionByID(options []acp.PermissionOption, id acp.PermissionOptionID) (acp.
 	}
 	return acp.PermissionOption{}, false
 }
+
+// maxRefusals bounds the refusals a conversation keeps for views that come late.
+const maxRefusals = 200

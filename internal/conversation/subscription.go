@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/parley-acp/parley/internal/mailbox"
@@ -105,6 +106,7 @@ func (c *Conversation) snapshot(kind subKind) Snapshot {
 	}
 	if kind == relaySub {
 		snap.Terminals = c.st.released.copy()
+		snap.Refusals = slices.Clone(c.st.refusals)
 	}
 	return snap
 }

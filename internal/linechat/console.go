@@ -11,6 +11,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/permission"
 	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/toolui"
 	"golang.org/x/term"
@@ -160,7 +161,10 @@ func (c *Console) Show(ev conversation.Event) {
 	case conversation.ElicitationCompleted:
 		c.Say("(the agent is done with the page it asked you to open)")
 	case conversation.Refused:
-		c.Say("parley: refused %s: there is no terminal to ask (--yolo allows all but critical commands)", OneLineSafe(e.Title))
+		// The call's own line says it was refused and by what; this says what to do.
+		if e.By == permission.DecidedByNobody {
+			c.Say("parley: there is no terminal to ask about %s (--yolo allows all but critical commands)", OneLineSafe(e.Title))
+		}
 	case conversation.TurnChanges:
 		c.showTurnChanges(e)
 	}

@@ -79,5 +79,5 @@ func (c *chat) findCommand(q string) {
 		c.con.Say("Nothing in this conversation says %q.", OneLineSafe(q))
 		return
 	}
-	c.con.Say("%d lines say %q:\n%s", len(lines), OneLineSafe(q), strings.Join(lines, "\n"))
+	c.con.Say("%s %q:\n%s", toolstate.Count(len(lines), "line says", "lines say"), OneLineSafe(q), strings.Join(lines, "\n"))
 }

@@ -22,6 +22,7 @@ var answerKeys = []struct {
 	words  []string
 }{
 	{permission.AllowOnce, "y", "allow once", []string{"y", "yes", "allow", "once"}},
+	{permission.AllowWhileConfined, "c", "allow while confined", []string{"c", "confined"}},
 	{permission.AllowAlways, "a", "allow always", []string{"a", "always"}},
 	{permission.RejectOnce, "n", "reject once", []string{"n", "no", "reject"}},
 	{permission.RejectAlways, "r", "reject always", []string{"r", "never"}},
@@ -64,6 +65,9 @@ func questionText(q *permission.Question) string {
 		}
 	}
 	if covers := permission.AlwaysCovers(s, offers(q.Answers, permission.AllowAlways), offers(q.Answers, permission.RejectAlways)); covers != "" {
+		fmt.Fprintf(&b, "  %s\n", OneLineSafe(covers))
+	}
+	if covers := permission.WhileConfinedCovers(s, offers(q.Answers, permission.AllowWhileConfined)); covers != "" {
 		fmt.Fprintf(&b, "  %s\n", OneLineSafe(covers))
 	}
 	b.WriteString(" ")

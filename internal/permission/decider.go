@@ -11,6 +11,8 @@ const (
 	DecidedByRule   Decider = "rule"   // a rule in the configuration (allow or reject)
 	DecidedByAlways Decider = "always" // an "always" answer given earlier
 	DecidedByYolo   Decider = "yolo"   // --yolo allowed it
+	// DecidedByConfined: "allow while confined" was answered earlier in the session.
+	DecidedByConfined Decider = "while_confined"
 	// DecidedByNobody: the request needed a question and nobody could be asked (no
 	// terminal): refused.
 	DecidedByNobody Decider = "no_one_to_ask"

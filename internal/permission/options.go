@@ -130,3 +130,8 @@ func allowed(options []acp.PermissionOption, out acp.RequestPermissionOutcome) b
 	}
 	return false
 }
+
+// Allows reports whether out selects an allow option of options.
+func Allows(options []acp.PermissionOption, out acp.RequestPermissionOutcome) bool {
+	return allowed(options, out)
+}

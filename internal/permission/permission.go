@@ -43,6 +43,12 @@ const (
 	// refusal; the cancelled outcome is only sent when the turn itself was cancelled
 	// (Decide's context is done).
 	Cancelled
+	// AllowWhileConfined allows this once, and the same command (its shape) without
+	// asking again for the rest of the session, because the session is Confined. It is
+	// offered only for a command that runs project code (go test, npm test, make), which
+	// an "allow always" never covers: the code may change before the next run, but
+	// confined it can only reach what the sandbox lets it. Never remembered.
+	AllowWhileConfined
 )
 
 func (a Answer) String() string {
@@ -57,6 +63,8 @@ func (a Answer) String() string {
 		return "Reject always"
 	case Cancelled:
 		return "Cancelled"
+	case AllowWhileConfined:
+		return "Allow while confined"
 	}
 	return fmt.Sprintf("Answer(%d)", int(a))
 }
@@ -127,6 +135,10 @@ type Policy struct {
 	// Yolo allows, without asking, what no rule or remembered decision refuses, except
 	// critical commands.
 	Yolo bool
+	// Confined says the agent and the commands it runs (itself and in parley's
+	// terminals) are confined for the whole session: then a command that runs project
+	// code may be allowed while confined (AllowWhileConfined).
+	Confined bool
 	// Rules are the user's configured rules; when several match, the last one wins.
 	Rules []Rule
 	// Ask asks the user. Nil means there is nobody to ask: requests that get this far are
@@ -138,6 +150,8 @@ type Policy struct {
 	// session/request_permission run (safety.Analysis.Runs), so that their
 	// terminal/create is not asked about a second time. Each is used once.
 	approved map[acp.SessionID][]string
+	// whileConfined holds, per session, the keys allowed while confined.
+	whileConfined map[acp.SessionID]map[string]bool
 }
 
 // Clone returns a copy of p's configuration (its slices copied too, the Store shared)
@@ -149,7 +163,7 @@ func (p *Policy) Clone() *Policy {
 	}
 	return &Policy{
 		Store: p.Store, StoreErr: p.StoreErr, Agent: p.Agent, Workspace: p.Workspace,
-		Roots: slices.Clone(p.Roots), Home: p.Home, Yolo: p.Yolo, Rules: slices.Clone(p.Rules), Ask: p.Ask,
+		Roots: slices.Clone(p.Roots), Home: p.Home, Yolo: p.Yolo, Confined: p.Confined, Rules: slices.Clone(p.Rules), Ask: p.Ask,
 	}
 }
 
@@ -163,7 +177,8 @@ func (p *Policy) Clone() *Policy {
 //     reject_once; allow (never for a critical command, nor for one that runs code
 //     from files the agent can change) selects allow_always, else allow_once (the user
 //     did say "always");
-//  3. a critical command is asked about;
+//  3. a critical command is asked about; one allowed while confined earlier in the
+//     session (AllowWhileConfined) is allowed, while the session is Confined;
 //  4. --yolo: allow_once, else allow_always; but not when the remembered decisions
 //     cannot be read (StoreErr, or the lookup failed): one of them may be a rejection;
 //  5. Ask, whose "always" answers are remembered; without Ask, a refusal.
@@ -234,6 +249,9 @@ func (p *Policy) decide(ctx context.Context, req *acp.RequestPermissionRequest, 
 	if s.Critical() {
 		return p.ask(ctx, req, s, errs)
 	}
+	if canAllow && p.confinedAllows(req.SessionID, s) {
+		return acp.SelectedOutcome(allow.OptionID), DecidedByConfined, errors.Join(errs...)
+	}
 	if remembered && rule.Decision == store.Allow && !s.NoAlwaysAllow {
 		// The user said "always": tell the agent so when it offers that.
 		if o, ok := firstOf(opts, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce); ok {
@@ -270,7 +288,7 @@ func (p *Policy) remember(ctx context.Context, s Subject, d store.Decision) erro
 }
 
 // answersFor are the answers offered for a request about s.
-func answersFor(options []acp.PermissionOption, s Subject) []Answer {
+func (p *Policy) answersFor(options []acp.PermissionOption, s Subject) []Answer {
 	var out []Answer
 	for _, a := range Answers(options) {
 		switch {
@@ -279,8 +297,39 @@ func answersFor(options []acp.PermissionOption, s Subject) []Answer {
 		default:
 			out = append(out, a)
 		}
+		if a == AllowOnce && p.mayAllowWhileConfined(s) {
+			out = append(out, AllowWhileConfined)
+		}
 	}
 	return out
+}
+
+// mayAllowWhileConfined reports whether "allow while confined" is offered about s: a
+// command shown, that runs project code, not critical, in a Confined session.
+func (p *Policy) mayAllowWhileConfined(s Subject) bool {
+	return p.Confined && s.Command != "" && rememberable(s) && s.RunsEditableCode() && !s.Critical()
+}
+
+// confinedAllows reports whether s was allowed while confined earlier in the session.
+func (p *Policy) confinedAllows(session acp.SessionID, s Subject) bool {
+	if !p.mayAllowWhileConfined(s) {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.whileConfined[session][s.Key]
+}
+
+func (p *Policy) allowWhileConfined(session acp.SessionID, s Subject) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.whileConfined == nil {
+		p.whileConfined = map[acp.SessionID]map[string]bool{}
+	}
+	if p.whileConfined[session] == nil {
+		p.whileConfined[session] = map[string]bool{}
+	}
+	p.whileConfined[session][s.Key] = true
 }
 
 // ask asks the user, or refuses when there is nobody to ask. errs are problems met
@@ -290,7 +339,7 @@ func (p *Policy) ask(ctx context.Context, req *acp.RequestPermissionRequest, s S
 	if p.Ask == nil {
 		return refusal(opts, false), DecidedByNobody, errors.Join(errs...)
 	}
-	q := &Question{Request: req, Subject: s, Answers: answersFor(opts, s)}
+	q := &Question{Request: req, Subject: s, Answers: p.answersFor(opts, s)}
 	answer, err := p.Ask(ctx, q)
 	if ctx.Err() != nil { // the turn was cancelled while the user was being asked
 		return acp.CancelledOutcome(), DecidedByCancel, nil
@@ -312,6 +361,14 @@ func (p *Policy) ask(ctx context.Context, req *acp.RequestPermissionRequest, s S
 			return refusal(opts, false), DecidedByParley, errors.Join(errs...)
 		}
 		out = acp.SelectedOutcome(o.OptionID)
+	case AllowWhileConfined:
+		o, ok := ChooseOption(opts, acp.PermissionOptionKindAllowOnce)
+		if !ok {
+			errs = append(errs, errors.New("the agent offers no way to allow just once; refused"))
+			return refusal(opts, false), DecidedByParley, errors.Join(errs...)
+		}
+		out = acp.SelectedOutcome(o.OptionID)
+		p.allowWhileConfined(req.SessionID, s)
 	case AllowAlways:
 		o, ok := firstOf(opts, acp.PermissionOptionKindAllowAlways, acp.PermissionOptionKindAllowOnce)
 		if !ok {

@@ -60,3 +60,12 @@ func AlwaysCovers(s Subject, allowAlways, rejectAlways bool) string {
 	}
 	return ""
 }
+
+// WhileConfinedCovers is the line a question shows about what "allow while confined"
+// covers, where it is offered (see AllowWhileConfined), "" elsewhere.
+func WhileConfinedCovers(s Subject, offered bool) string {
+	if !offered || s.Always == "" {
+		return ""
+	}
+	return "allow while confined covers: " + s.Always + " (this session, while confined)"
+}

@@ -46,7 +46,7 @@ func (d Diff) ShortUnified(maxLines int) []string {
 		}
 	}
 	if rest := total - shown; rest > 0 {
-		out = append(out, fmt.Sprintf("… %d more changed lines", rest))
+		out = append(out, "… "+Count(rest, "more changed line", "more changed lines"))
 	}
 	return out
 }

@@ -285,3 +285,11 @@ func OneLine(s string) string {
 	}
 	return s
 }
+
+// Count is n and the noun for it, singular for one: "1 line", "3 lines".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -347,3 +347,13 @@ func errorMessage(tc *ToolCall) string {
 	}
 	return ""
 }
+
+// WithDiffs is a copy of the call with its edits replaced and its messages derived again
+// from them (root shortens paths, as the Turn's Root does): for a front-end that knows
+// better than the agent what a file held (a file the agent calls new that exists).
+func (tc *ToolCall) WithDiffs(diffs []Diff, root string) *ToolCall {
+	c := tc.Clone()
+	c.Diffs = slices.Clone(diffs)
+	c.InvocationMessage, c.PastTenseMessage = messages(c, root)
+	return c
+}

@@ -38,7 +38,11 @@
 //
 // A call is its whole current state every time, so a script keeps the last object per
 // id: "id", "state" (streaming, waiting_for_confirmation, executing, completed,
-// cancelled), "isError"?, "title", "toolName"?, "kind", "rawKind"? (an unknown kind as
+// cancelled), "isError"?, "outcome"? once it has ended (toolstate.Outcome: done, failed,
+// refused_by_you, refused_by_rule, refused_by_always, no_one_to_ask, refused_by_parley,
+// cancelled; a refused call never ran, whatever the agent reported of it),
+// "outcomeText"? (the same in the words the other views show: "not run: refused (no one
+// to ask)"), "title", "toolName"?, "kind", "rawKind"? (an unknown kind as
 // sent), "status"? (the last wire status), "invocationMessage"?, "pastTenseMessage"?,
 // "errorMessage"?, "terminalCommand"?, "terminals"?, "diffs"? ([{"path","added",
 // "removed","new"?}], without the texts), "locations"? ([{"path","line"?}]), "content"?
@@ -47,7 +51,8 @@
 // chosen, "cancelled" or "unknown", "decidedBy"?}). Every permission request the agent
 // sends is decided by one "permission" event with an outcome, whether a person was asked
 // or not; its "decidedBy" says who decided: "user" (asked and answered), "rule" (a rule
-// of the configuration), "always" (an "always" given earlier), "yolo", "no_one_to_ask"
+// of the configuration), "always" (an "always" given earlier), "while_confined" (an
+// "allow while confined" given earlier in the session), "yolo", "no_one_to_ask"
 // (refused: it needed a question and there was no terminal to ask), "parley" (refused: it
 // could not be decided safely), "client" (the front-end's own tools), "cancelled".
 package toolui

@@ -80,6 +80,8 @@ type jsonToolCall struct {
 	ToolCallID   acp.ToolCallID         `json:"toolCallId,omitempty"` // in ToolCallPart
 	State        string                 `json:"state"`
 	IsError      bool                   `json:"isError,omitempty"`
+	Outcome      toolstate.Outcome      `json:"outcome,omitempty"`     // how it ended: toolstate.Outcome
+	OutcomeText  string                 `json:"outcomeText,omitempty"` // the outcome in words
 	Title        string                 `json:"title"`
 	ToolName     string                 `json:"toolName,omitempty"`
 	Kind         acp.ToolKind           `json:"kind"`
@@ -256,7 +258,7 @@ func MarshalIndentJSON(v any, prefix, indent string) ([]byte, error) {
 
 func toolJSON(typ string, tc *toolstate.ToolCall) jsonToolCall {
 	j := jsonToolCall{
-		Type: typ, ID: tc.ID, State: tc.State.String(), IsError: tc.IsError,
+		Type: typ, ID: tc.ID, State: tc.State.String(), IsError: tc.IsError, Outcome: tc.Outcome(), OutcomeText: tc.Outcome().Words(),
 		Title: tc.Title, ToolName: tc.ToolName, Kind: tc.Kind, Status: tc.RawStatus,
 		// The messages are for showing (VS Code shows them as they are): made safe. The
 		// agent's own fields (title, command, content) are data and stay lossless.

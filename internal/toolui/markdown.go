@@ -134,11 +134,7 @@ func (r *MarkdownRenderer) tool(tc *toolstate.ToolCall) {
 		r.write("✓ " + st.message)
 	case markFailed:
 		r.write("✗ " + st.message)
-		if st.note == "cancelled" || st.note == "rejected" {
-			r.write(" *(" + st.note + ")*")
-		} else {
-			r.write(" — " + st.note)
-		}
+		r.write(" — " + st.note)
 	}
 	r.write("\n\n")
 }

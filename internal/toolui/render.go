@@ -31,7 +31,8 @@ const (
 )
 
 // status is how a call's one line reads in its current state: a mark, a headline, and a
-// note set apart after it (why it failed, that it waits or was cancelled).
+// note set apart after it: that it waits, or the words of its outcome
+// (toolstate.Outcome: "failed: why", "not run: refused by a rule", "cancelled").
 type status struct {
 	mark    mark
 	message string
@@ -46,21 +47,12 @@ func statusOf(tc *toolstate.ToolCall) status {
 			title = toolstate.OneLine(tc.Confirmation.Title)
 		}
 		return status{markWaiting, withCommand(title, tc), "waiting for approval"}
-	case toolstate.Completed:
-		if tc.IsError {
-			note := firstLine(tc.ErrorMessage, 120)
-			if note == "" {
-				note = "failed"
-			}
-			return status{markFailed, withCommand(tc.PastTenseMessage, tc), note}
+	case toolstate.Completed, toolstate.Cancelled:
+		msg, note, o := tc.EndLine()
+		if o == toolstate.OutcomeDone {
+			return status{markDone, withCommand(msg, tc), ""}
 		}
-		return status{markDone, withCommand(tc.PastTenseMessage, tc), ""}
-	case toolstate.Cancelled:
-		note := "cancelled"
-		if c := tc.Confirmation; c != nil && c.Outcome != "" && c.Outcome != "cancelled" && !c.Allowed() {
-			note = "rejected"
-		}
-		return status{markFailed, withCommand(tc.InvocationMessage, tc), note}
+		return status{markFailed, withCommand(msg, tc), truncate(note, 120)}
 	}
 	return status{markRunning, withCommand(tc.InvocationMessage, tc), ""}
 }

@@ -408,3 +408,21 @@ func update(t testing.TB, s string) acp.SessionUpdate {
 	}
 	return u
 }
+
+// On a narrow terminal a refused call's line keeps how it ended; its command is cut
+// first.
+func TestNarrowLineKeepsTheOutcome(t *testing.T) {
+	var out bytes.Buffer
+	r := NewTextRenderer(&out, &TextOptions{Live: true, Width: 60})
+	turn := toolstate.NewTurn(nil)
+	req := &acp.RequestPermissionRequest{ToolCall: acp.ToolCallUpdate{ToolCallID: "1", Kind: acp.ToolKindExecute,
+		RawInput: []byte(`{"command":"rm -rf ../victim ../and/a/much/longer/list/of/other/directories/too"}`)},
+		Options: []acp.PermissionOption{{OptionID: "n", Kind: acp.PermissionOptionKindRejectOnce}}}
+	updated, _ := turn.Decide(req, acp.SelectedOutcome("n"), "no_one_to_ask")
+	r.Render(updated)
+	r.EndTurn(acp.StopReasonEndTurn)
+	screen := emulate(out.String(), 60)
+	if !strings.Contains(screen, "— not run: refused (no one to ask)") || !strings.Contains(screen, "rm -rf") {
+		t.Errorf("the refused call's line at 60 columns:\n%s", screen)
+	}
+}

@@ -433,17 +433,23 @@ func (r *TextRenderer) appendCallLine(dst []byte, tc *toolstate.ToolCall, st sta
 	dst = r.paint(dst, sgr, glyph)
 	dst = append(dst, ' ')
 	used := len(indent) + 2
-	msg := r.cut(st.message, used)
+	reserve := 0
+	if st.mark == markFailed && r.width > 0 {
+		// How the call ended matters more than the rest of its message: room for it
+		// first ("not run: refused (no one to ask)"), as long as the message keeps some.
+		reserve = min(utf8.RuneCountInString(st.note)+len(" — "), max(r.width-used-20, 0))
+	}
+	msg := r.cut(st.message, used+reserve)
 	dst = appendSafeText(dst, msg)
 	used += utf8.RuneCountInString(msg)
 	if st.note != "" && (r.width <= 0 || used+4 < r.width) {
 		sep := " — "
-		if st.mark != markFailed || st.note == "cancelled" || st.note == "rejected" {
+		if st.mark != markFailed {
 			sep = " "
 			st.note = "(" + st.note + ")"
 		}
 		noteSGR := sgrDim
-		if st.mark == markFailed && sep == " — " {
+		if st.mark == markFailed && strings.HasPrefix(st.note, "failed") {
 			noteSGR = sgrRed
 		}
 		dst = append(dst, sep...)

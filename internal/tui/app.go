@@ -272,6 +272,13 @@ func (m *model) onEvents(msg eventsMsg) tea.Cmd {
 		m.comp.closeCompletion()
 	}
 	cmds := []tea.Cmd{m.tick(), m.pollOutputs()}
+	if d := cv.lasted; d > 0 {
+		// A long turn's end rings the bell: whoever looked away hears it is their turn.
+		cv.lasted = 0
+		if m.opts.BellAfter > 0 && d >= m.opts.BellAfter {
+			cmds = append(cmds, tea.Raw("\a"))
+		}
+	}
 	if !cv.closed {
 		cmds = append(cmds, cv.pump(m.ctx, now))
 	}

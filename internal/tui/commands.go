@@ -8,6 +8,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	xansi "github.com/charmbracelet/x/ansi"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/chatcmd"
 	"github.com/parley-acp/parley/internal/toolui"
@@ -108,6 +109,10 @@ func (m *model) wait(cv *convView, f func(ctx context.Context) (string, error)) 
 	}
 }
 
+// helpColumn is the widest a name in /help's column may be; a longer one has a line of
+// its own.
+const helpColumn = 22
+
 func (m *model) helpText(name string) string {
 	if c, ok := chatcmd.Lookup(strings.TrimPrefix(name, "/")); ok && c.Offered(chatcmd.TUI) {
 		text := c.Usage() + "  " + c.Summary
@@ -116,31 +121,70 @@ func (m *model) helpText(name string) string {
 		}
 		return text
 	}
-	var b strings.Builder
-	b.WriteString(`Keys
-  enter send (while the agent works: queue; esc takes the queued message back)
-  esc          stop the turn (after closing a menu and taking back a queued message)
-  shift+enter, alt+enter, ctrl+j   a new line; a paste stays one message
-  up/down      the prompts sent in this workspace     ctrl+r  search them
-  @            attach a file of the workspace          /       commands
-  ctrl+c       cancel the turn; twice: quit (also while the cancel is under way)
-  ctrl+o       expand or fold a tool call or thought   alt+up/alt+down  pick one
-  pgup/pgdown  scroll (or the mouse wheel; shift+drag selects text)   ctrl+f  find
-  shift+tab    next mode                                ctrl+d  quit on an empty prompt
-parley's commands`)
-	for _, c := range parleyCommands {
-		fmt.Fprintf(&b, "\n  /%-10s %s", c.name+" "+c.hint, c.desc)
+	keys := [][2]string{
+		{"enter", "send (while the agent works: queue; esc takes the queued message back)"},
+		{"esc", "stop the turn (after closing a menu and taking back a queued message)"},
+		{"shift+enter", "a new line (also alt+enter, ctrl+j); a paste stays one message"},
+		{"up/down", "the prompts sent in this workspace"},
+		{"ctrl+r", "search them"},
+		{"@", "attach a file of the workspace"},
+		{"/", "commands"},
+		{"ctrl+c", "cancel the turn; twice: quit (also while the cancel is under way)"},
+		{"ctrl+o", "expand or fold a tool call or thought"},
+		{"alt+up/down", "pick one"},
+		{"pgup/pgdown", "scroll (or the mouse wheel; shift+drag selects text)"},
+		{"ctrl+f", "find"},
+		{"shift+tab", "next mode"},
+		{"ctrl+d", "quit on an empty prompt"},
 	}
-	if cmds := m.cur().session.Commands; len(cmds) > 0 {
-		b.WriteString("\nthe agent's commands")
-		for _, c := range cmds {
-			hint := ""
-			if c.Input != nil && c.Input.Unstructured != nil {
-				hint = " ‹" + c.Input.Unstructured.Hint + "›"
+	var ours, theirs [][2]string
+	for _, c := range parleyCommands {
+		ours = append(ours, [2]string{strings.TrimSpace("/" + c.name + " " + c.hint), c.desc})
+	}
+	for _, c := range m.cur().session.Commands {
+		hint := ""
+		if c.Input != nil && c.Input.Unstructured != nil {
+			hint = " ‹" + c.Input.Unstructured.Hint + "›"
+		}
+		theirs = append(theirs, [2]string{toolui.SafeText("/" + c.Name + hint), toolui.SafeText(c.Description)})
+	}
+	// One column of names for the three lists, as wide as the widest name that is not
+	// an outlier: a longer one goes on a line of its own, its words under the column.
+	width := 0
+	for _, rows := range [][][2]string{keys, ours, theirs} {
+		for _, r := range rows {
+			if n := xansi.StringWidth(r[0]); n <= helpColumn {
+				width = max(width, n)
 			}
-			fmt.Fprintf(&b, "\n  /%s%s  %s", toolui.SafeText(c.Name), toolui.SafeText(hint), toolui.SafeText(c.Description))
 		}
 	}
+	// On a narrow screen a column leaves the words too little room: each under its name.
+	narrow := m.width > 0 && m.width < width+40
+	var b strings.Builder
+	list := func(title string, rows [][2]string) {
+		if len(rows) == 0 {
+			return
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(title)
+		for _, r := range rows {
+			pad := width - xansi.StringWidth(r[0])
+			if narrow {
+				fmt.Fprintf(&b, "\n  %s\n      %s", r[0], r[1])
+				continue
+			}
+			if pad < 0 {
+				fmt.Fprintf(&b, "\n  %s\n  %s   %s", r[0], strings.Repeat(" ", width), r[1])
+				continue
+			}
+			fmt.Fprintf(&b, "\n  %s%s   %s", r[0], strings.Repeat(" ", pad), r[1])
+		}
+	}
+	list("Keys", keys)
+	list("parley's commands", ours)
+	list("the agent's commands", theirs)
 	return b.String()
 }
 

@@ -22,6 +22,10 @@ type convView struct {
 	conv Conv
 	sub  *conversation.Subscription
 	tr   *transcript
+	// turnAt is when the running turn started; lasted, once it ended, how long it took
+	// (until the bell, if any, is rung for it).
+	turnAt time.Time
+	lasted time.Duration
 
 	session  conversation.Session
 	ready    bool
@@ -170,9 +174,15 @@ func (cv *convView) apply(ev conversation.Event, now time.Time) (back string) {
 		}
 	case conversation.TurnStarted:
 		cv.startTurn(e.Prompt, e.Replay, now)
+		if !e.Replay {
+			cv.turnAt = now
+		}
 	case conversation.TurnUpdate:
 		cv.update(e.Update, now)
 	case conversation.TurnEnded:
+		if !e.Replay && !cv.turnAt.IsZero() {
+			cv.lasted, cv.turnAt = now.Sub(cv.turnAt), time.Time{}
+		}
 		cv.endTurn(e)
 	case conversation.QuestionAsked:
 		cv.ask(e, now)
@@ -247,7 +257,7 @@ func (cv *convView) apply(ev conversation.Event, now time.Time) (back string) {
 	case conversation.ChangesUndone:
 		cv.notice(undoneText(e.Result), false)
 	case conversation.ChangesKept:
-		cv.notice(fmt.Sprintf("Kept %d changes: they can no longer be undone.", len(e.Kept)), false)
+		cv.notice("Kept "+toolstate.Count(len(e.Kept), "change: it", "changes: they")+" can no longer be undone.", false)
 	case conversation.Closed:
 		cv.closed, cv.running, cv.starting = true, 0, false
 		if e.Err != nil {
@@ -395,7 +405,8 @@ func (cv *convView) askElicitation(e conversation.ElicitationAsked, now time.Tim
 func (cv *convView) ask(q conversation.QuestionAsked, now time.Time) {
 	cv.question = &questionPanel{q: q, shownAt: now}
 	if e := cv.tools[q.Question.Request.ToolCall.ToolCallID]; e != nil {
-		cv.question.tool = e.it.(*toolItem).tc
+		t := e.it.(*toolItem)
+		cv.question.tool, t.asked = t.tc, q.Question.Diffs
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // copyCommand puts the agent's last reply, or the last code block in it (/copy code), on
@@ -35,7 +36,7 @@ func (m *model) copyCommand(arg string) tea.Cmd {
 		cv.notice(fmt.Sprintf("There is no %s to copy.", strings.TrimPrefix(what, "the ")), true)
 		return nil
 	}
-	cv.notice(fmt.Sprintf("Copied %s (%d lines) to the clipboard, through the terminal (OSC 52): a terminal that does not allow it copies nothing.", what, strings.Count(strings.TrimSuffix(text, "\n"), "\n")+1), false)
+	cv.notice(fmt.Sprintf("Copied %s (%s) to the clipboard, through the terminal (OSC 52): a terminal that does not allow it copies nothing.", what, toolstate.Count(strings.Count(strings.TrimSuffix(text, "\n"), "\n")+1, "line", "lines")), false)
 	return tea.SetClipboard(text)
 }
 

@@ -9,6 +9,7 @@ import (
 	xansi "github.com/charmbracelet/x/ansi"
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/toolui"
 )
 
@@ -280,7 +281,7 @@ func (p *formPanel) view(st styles, width, maxLines int) (text string, cursorRow
 	}
 	add("  " + st.statusKey.Render(keys))
 	if p.ignored > 0 {
-		add(st.dim.Render(fmt.Sprintf("  (%d keys ignored: keys typed before the question, or that answer nothing, are ignored)", p.ignored)))
+		add(st.dim.Render("  (" + toolstate.Count(p.ignored, "key", "keys") + " ignored: keys typed before the question, or that answer nothing, are ignored)"))
 	}
 	if len(lines) > maxLines {
 		// Keep the question's head and its input; cut the middle.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,7 +46,7 @@ func (u *userItem) render(r *renderCtx, width int) []string {
 		out = append(out, bar+r.st.user.Render(l))
 	}
 	if more > 0 {
-		out = append(out, "  "+r.st.dim.Render(fmt.Sprintf("… %d more lines (ctrl+o to expand)", more)))
+		out = append(out, "  "+r.st.dim.Render("… "+toolstate.Count(more, "more line", "more lines")+" (ctrl+o to expand)"))
 	}
 	for _, a := range u.attachments {
 		out = append(out, "  "+r.st.dim.Render("+ "+a))
@@ -65,8 +66,35 @@ func (n *noticeItem) render(r *renderCtx, width int) []string {
 		st = r.st.warn
 	}
 	var out []string
-	for _, l := range plainLines(n.text, width) {
-		out = append(out, st.Render(l))
+	for _, line := range strings.Split(n.text, "\n") {
+		for _, l := range hangingLines(line, width) {
+			out = append(out, st.Render(l))
+		}
+	}
+	return out
+}
+
+// hangingLines wraps one line of a notice so that what does not fit goes on under where
+// its words start: its indentation, or the column after a gap of three spaces (a list
+// of names and what they do, as /help's), when that leaves room.
+func hangingLines(line string, width int) []string {
+	ls := plainLines(line, width)
+	if len(ls) < 2 || !strings.HasPrefix(line, ls[0]) {
+		return ls
+	}
+	indent := len(line) - len(strings.TrimLeft(line, " "))
+	hang := indent
+	if gap := strings.Index(line[indent:], "   "); gap >= 0 {
+		at := indent + gap
+		words := at + len(line[at:]) - len(strings.TrimLeft(line[at:], " "))
+		hang = xansi.StringWidth(line[:words]) // cells, not bytes: a name may hold "…"
+	}
+	if hang > width/2 {
+		hang = indent
+	}
+	out := []string{ls[0]}
+	for _, l := range plainLines(strings.TrimLeft(line[len(ls[0]):], " "), width-hang) {
+		out = append(out, strings.Repeat(" ", hang)+l)
 	}
 	return out
 }
@@ -238,7 +266,7 @@ func (t *thoughtItem) render(r *renderCtx, width int) []string {
 	}
 	if !t.expanded {
 		n := strings.Count(text, "\n") + 1
-		head += fmt.Sprintf(" (%d lines; ctrl+o to expand)", n)
+		head += " (" + toolstate.Count(n, "line", "lines") + "; ctrl+o to expand)"
 		if t.running() {
 			last := text[strings.LastIndexByte(text, '\n')+1:]
 			head += " " + last
@@ -292,6 +320,32 @@ type toolItem struct {
 	// output is the last output read from the call's terminal, and whether it is whole.
 	output    string
 	outputEnd bool
+	// asked are the diffs of the permission question about the call, as parley worked
+	// them out against the files (conversation's editDiffs): they know a file the agent
+	// calls new exists.
+	asked []toolstate.Diff
+}
+
+// shown is the call as the card shows it: with the question's diff where the agent
+// called a file new that the question found existing, and the messages that follow
+// ("Edited", not "Created").
+func (t *toolItem) shown(root string) *toolstate.ToolCall {
+	if len(t.asked) == 0 {
+		return t.tc
+	}
+	out, changed := slices.Clone(t.tc.Diffs), false
+	for i, d := range out {
+		for _, a := range t.asked {
+			if d.IsNew && a.Path == d.Path && !a.IsNew {
+				out[i], changed = a, true
+				break
+			}
+		}
+	}
+	if !changed {
+		return t.tc
+	}
+	return t.tc.WithDiffs(out, root)
 }
 
 func (t *toolItem) toggle()        { t.expanded = !t.expanded }
@@ -316,7 +370,7 @@ func (t *toolItem) render(r *renderCtx, width int) []string {
 	}
 	indent := strings.Repeat("  ", tc.Depth)
 	mark, msg, note := t.headline(r)
-	line := indent + mark + " " + codeSpans(msg, r.st)
+	head := indent + mark + " " + codeSpans(msg, r.st)
 	var tail []string
 	if d := t.elapsed(r.now); d != "" {
 		tail = append(tail, d)
@@ -324,9 +378,18 @@ func (t *toolItem) render(r *renderCtx, width int) []string {
 	if note != "" {
 		tail = append(tail, note)
 	}
+	rest := ""
 	if len(tail) > 0 {
-		line += r.st.dim.Render(" · " + strings.Join(tail, " · "))
+		rest = r.st.dim.Render(" · " + strings.Join(tail, " · "))
 	}
+	if tc.State.Done() && note != "" {
+		// How it ended matters more than the rest of its message: cut the message
+		// first, as long as it keeps some room.
+		if room := width - xansi.StringWidth(rest); room >= 20 && xansi.StringWidth(head) > room {
+			head = xansi.Truncate(head, room, "…")
+		}
+	}
+	line := head + rest
 	out := []string{xansi.Truncate(line, width, "…")}
 	if !t.expanded {
 		if tc.State == toolstate.Executing && t.output != "" {
@@ -343,7 +406,7 @@ func (t *toolItem) render(r *renderCtx, width int) []string {
 
 // headline is the call's one line: a mark, the message for its state, and a note.
 func (t *toolItem) headline(r *renderCtx) (mark, msg, note string) {
-	tc := t.tc
+	tc := t.shown(r.root)
 	msg = tc.InvocationMessage
 	switch tc.State {
 	case toolstate.WaitingForConfirmation:
@@ -351,21 +414,13 @@ func (t *toolItem) headline(r *renderCtx) (mark, msg, note string) {
 		if c := tc.Confirmation; c != nil && c.Title != "" {
 			msg = c.Title
 		}
-	case toolstate.Completed:
-		msg = tc.PastTenseMessage
-		if tc.IsError {
-			mark = r.st.fail.Render("✗")
-			note = firstLine(tc.ErrorMessage)
-			if note == "" {
-				note = "failed"
-			}
-		} else {
+	case toolstate.Completed, toolstate.Cancelled:
+		var o toolstate.Outcome
+		msg, note, o = tc.EndLine()
+		if o == toolstate.OutcomeDone {
 			mark = r.st.ok.Render("✓")
-		}
-	case toolstate.Cancelled:
-		mark, note = r.st.fail.Render("✗"), "cancelled"
-		if c := tc.Confirmation; c != nil && c.Outcome != "" && c.Outcome != "cancelled" && !c.Allowed() {
-			note = "rejected"
+		} else {
+			mark = r.st.fail.Render("✗")
 		}
 	default:
 		mark = r.st.running.Render(spinnerFrames[r.frame%len(spinnerFrames)])
@@ -408,7 +463,8 @@ func (t *toolItem) details(r *renderCtx, width int, indent string) []string {
 		for _, l := range plainLines(toolui.SafeText(tc.TerminalCommand), width-2) {
 			out = append(out, indent+r.st.accent.Render("$ "+l))
 		}
-	} else if in := prettyJSON(tc.RawInput); in != "" {
+	} else if in := prettyJSON(tc.RawInput); in != "" && len(tc.Diffs) == 0 {
+		// An edit shows its diff: its input is the same edit as JSON.
 		section("Input")
 		out = append(out, boxed(r, toolui.SafeText(in), width, indent, 40)...)
 	}
@@ -427,7 +483,7 @@ func (t *toolItem) details(r *renderCtx, width int, indent string) []string {
 		section(name)
 		out = append(out, boxed(r, toolui.SafeText(strings.TrimRight(output, "\n")), width, indent, maxDetailLines)...)
 	}
-	for _, d := range tc.Diffs {
+	for _, d := range t.shown(r.root).Diffs {
 		out = append(out, diffLines(r, d, width, indent, maxDetailLines)...)
 	}
 	if len(out) == 0 {
@@ -442,7 +498,7 @@ func boxed(r *renderCtx, text string, width int, indent string, limit int) []str
 	lines := plainLines(text, width-2)
 	var out []string
 	if len(lines) > limit {
-		out = append(out, indent+r.st.dim.Render(fmt.Sprintf("│ … %d lines before", len(lines)-limit)))
+		out = append(out, indent+r.st.dim.Render("│ … "+toolstate.Count(len(lines)-limit, "line", "lines")+" before"))
 		lines = lines[len(lines)-limit:]
 	}
 	for _, l := range lines {

@@ -1,9 +1,9 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/parley-acp/parley/internal/conversation"
@@ -46,6 +46,7 @@ var answerKeys = []struct {
 	label  string
 }{
 	{permission.AllowOnce, []string{"y", "1"}, "allow once"},
+	{permission.AllowWhileConfined, []string{"c", "5"}, "allow while confined"},
 	{permission.AllowAlways, []string{"a", "2"}, "allow always"},
 	{permission.RejectOnce, []string{"n", "3"}, "reject once"},
 	{permission.RejectAlways, []string{"r", "4"}, "reject always"},
@@ -89,6 +90,14 @@ func (p *questionPanel) view(st styles, root string, width, maxLines int) string
 	if title == "" && p.tool != nil {
 		title = p.tool.InvocationMessage
 	}
+	if rawName(title) { // a tool's name, not words: parley's words for the call
+		switch {
+		case q.Subject.Command != "":
+			title = "Run " + toolstate.Code(oneLine(q.Subject.Command))
+		case p.tool != nil && p.tool.InvocationMessage != "":
+			title = p.tool.InvocationMessage
+		}
+	}
 	if title == "" {
 		title = string(req.ToolCall.ToolCallID)
 	}
@@ -113,7 +122,11 @@ func (p *questionPanel) view(st styles, root string, width, maxLines int) string
 	}
 	if p.tool != nil {
 		r := &renderCtx{st: st, root: root}
-		for _, d := range p.tool.Diffs {
+		diffs := q.Diffs // parley's, against the files as they are
+		if len(diffs) == 0 {
+			diffs = p.tool.Diffs
+		}
+		for _, d := range diffs {
 			body = append(body, diffLines(r, d, width-4, "  ", 400)...)
 		}
 		if len(p.tool.Diffs) == 0 && s.Command == "" {
@@ -125,6 +138,9 @@ func (p *questionPanel) view(st styles, root string, width, maxLines int) string
 	if covers := permission.AlwaysCovers(s, offered(q, permission.AllowAlways), offered(q, permission.RejectAlways)); covers != "" {
 		foot = append(foot, st.dim.Render("  "+toolui.SafeText(oneLine(covers))))
 	}
+	if covers := permission.WhileConfinedCovers(s, offered(q, permission.AllowWhileConfined)); covers != "" {
+		foot = append(foot, st.dim.Render("  "+toolui.SafeText(oneLine(covers))))
+	}
 	var keys []string
 	for _, ak := range answerKeys {
 		if offered(q, ak.answer) {
@@ -134,7 +150,7 @@ func (p *questionPanel) view(st styles, root string, width, maxLines int) string
 	keys = append(keys, st.dim.Render("· esc rejects"), st.dim.Render("· ctrl+c cancels the turn"))
 	foot = append(foot, packed(keys, "  ", "  ", width)...)
 	if p.ignored > 0 {
-		foot = append(foot, st.dim.Render(fmt.Sprintf("  (%d keys ignored: keys typed before the question, or that answer nothing, are ignored)", p.ignored)))
+		foot = append(foot, st.dim.Render("  ("+toolstate.Count(p.ignored, "key", "keys")+" ignored: keys typed before the question, or that answer nothing, are ignored)"))
 	}
 	// Every line wrapped, not cut: on a narrow terminal the answers and what they
 	// answer must all still be seen.
@@ -142,8 +158,22 @@ func (p *questionPanel) view(st styles, root string, width, maxLines int) string
 	room := maxLines - len(head) - len(foot)
 	if len(body) > room {
 		cut := len(body) - max(room-1, 0)
-		body = append(body[:max(room-1, 0)], st.dim.Render(fmt.Sprintf("  … %d more lines", cut)))
+		body = append(body[:max(room-1, 0)], st.dim.Render("  … "+toolstate.Count(cut, "more line", "more lines")))
 	}
 	lines := append(append(head, wrapAll(body, width)...), foot...)
 	return strings.Join(lines, "\n")
+}
+
+// rawName reports whether a title is a tool's internal name ("run_terminal_command",
+// "Bash", "edit") rather than words for what the call does.
+func rawName(title string) bool {
+	if title == "" || strings.ContainsAny(title, " `") {
+		return title == ""
+	}
+	for _, r := range title {
+		if !(r == '_' || r == '-' || r == '.' || unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return true
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	xansi "github.com/charmbracelet/x/ansi"
@@ -38,7 +39,9 @@ type AgentChoice struct {
 
 // Options configure Run.
 type Options struct {
-	First Conv
+	// BellAfter is how long a turn lasts before its end rings the bell (BEL); 0: never.
+	BellAfter time.Duration
+	First     Conv
 	// Workspace is the session's working directory: @ completes its files, and the
 	// history of prompts is kept per workspace.
 	Workspace string

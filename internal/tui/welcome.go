@@ -47,17 +47,17 @@ func (w *welcomeItem) render(r *renderCtx, width int) []string {
 			nameW = max(nameW, len(a.Name))
 		}
 		for _, a := range w.known {
-			mark, style := "✓", st.ok
+			mark, style := "↓", st.warn // needs a download
 			switch {
-			case strings.HasPrefix(a.Availability, "no"):
+			case strings.HasPrefix(a.Availability, "yes"):
+				mark, style = "✓", st.ok
+			case strings.HasPrefix(a.Availability, "no"), strings.HasPrefix(a.Availability, "needs a model server"):
 				mark, style = "✗", st.fail
-			case a.Availability != "yes":
-				mark, style = "↓", st.warn
 			}
 			// Made safe first, then styled: a style made safe would show as text.
 			words := toolui.SafeText(a.Availability)
-			if words == "yes" {
-				words = "runs here"
+			if rest, ok := strings.CutPrefix(words, "yes"); ok {
+				words = "runs here" + rest
 			}
 			if a.About != "" && a.Name != w.agent {
 				words += st.dim.Render(" · " + toolui.SafeText(a.About))

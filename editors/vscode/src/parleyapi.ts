@@ -665,6 +665,16 @@ export interface ToolCallMeta {
    */
   started?: string;
   ended?: string;
+  /**
+   * Outcome is how the call ended, once it has (toolstate.Outcome): "done", "failed",
+   * "refused_by_you", "refused_by_rule", "refused_by_always", "no_one_to_ask",
+   * "refused_by_parley", "cancelled". A refused call never ran, whatever the agent's
+   * status says. OutcomeText is the same in the words parley's other views show ("not
+   * run: refused by a rule"). A decision made without a question comes as an update
+   * with only the call's id and this _meta.
+   */
+  outcome?: string;
+  outcomeText?: string;
 }
 
 /** The requests, by method: what each takes and answers. */
