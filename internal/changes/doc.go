@@ -32,7 +32,11 @@
 // that began a turn is reused, its files stat'ed afresh, while everything it depends on
 // (the directories it shows, their .gitignore files, git's index, configuration and
 // excludes) is as it was (reuse.go says why that misses nothing): a turn that creates
-// and deletes nothing runs no git at either end (BenchmarkQuietTurn). Each side of
+// and deletes nothing runs no git at either end (BenchmarkQuietTurn). Such a turn's
+// start is then taken while its prompt is on its way (late.go): BeginTurn only proves
+// the kept listings current, and a change found after is the turn's when its change
+// time is within racyWindow of the turn's start or later (late.go says what that gives
+// up: a hand edit made in that second before the prompt is shown as the turn's). Each side of
 // a change has its permission bits: `chmod +x` alone is a change (shown as a mode
 // change), and an undo restores the mode.
 //

@@ -270,7 +270,12 @@ func (r *Record) BeginTurn(ctx context.Context, label string) error {
 	if err := r.t.lock(ctx); err != nil {
 		return err
 	}
-	defer r.t.unlock()
+	unlock := true
+	defer func() {
+		if unlock {
+			r.t.unlock()
+		}
+	}()
 	r.mu.Lock()
 	prev := r.open
 	r.mu.Unlock()
@@ -282,8 +287,18 @@ func (r *Record) BeginTurn(ctx context.Context, label string) error {
 	if r.t.walk {
 		errs = append(errs, r.log.prune(ctx))
 	}
-	errs = append(errs, r.t.snapshot(ctx, true))
 	ot := &openTurn{rec: r, label: oneLine(label, 200), started: time.Now(), files: map[string]*turnFile{}}
+	if late := r.t.startLate(ot); late != nil {
+		// The rest of the snapshot is taken while the prompt is on its way (late.go); the
+		// lock goes with it.
+		r.mu.Lock()
+		r.open = ot
+		r.mu.Unlock()
+		unlock = false
+		r.t.takeLate(ctx, late)
+		return errors.Join(errs...)
+	}
+	errs = append(errs, r.t.snapshot(ctx, true))
 	r.mu.Lock()
 	r.open = ot
 	r.mu.Unlock()
@@ -323,7 +338,7 @@ func (r *Record) endLocked(ctx context.Context) (Turn, error) {
 		r.t.view = nil // the next turn takes its own
 	}
 	turn, err := r.finish(ctx, ot)
-	return turn, errors.Join(snapErr, err)
+	return turn, errors.Join(ot.beginErr, snapErr, err)
 }
 
 // finish completes a turn's record: files it left as it found them are forgotten, the

@@ -47,6 +47,7 @@ type tracker struct {
 	// depend on is unchanged (reuse.go).
 	listings map[string]*reusable
 	reused   int // listings reused, for tests
+	late     int // starts taken late (late.go), for tests
 }
 
 // list lists the root dir: the kept listing when it is still current (it answers every
@@ -143,6 +144,9 @@ type openTurn struct {
 	started time.Time
 	turn    store.ChangeTurn // ID 0 until it changed something
 	files   map[string]*turnFile
+	// beginErr: the snapshot that began it, taken while its prompt was on its way
+	// (lateStart), failed; EndTurn reports it.
+	beginErr error
 }
 
 type turnFile struct {
@@ -201,6 +205,10 @@ type scanResult struct {
 	blobs    []store.Blob
 	deltas   []delta
 	contents map[string][]byte // the new content of changed files, for their line counts
+	// turn and its deltas: for a start taken late, the changes made since the turn
+	// began (the others only update the snapshot).
+	turn       *openTurn
+	turnDeltas []delta
 }
 
 type delta struct {
@@ -233,10 +241,19 @@ type readResult struct {
 // compared, ignored now or not, and a file ignored now that the rules of the start would
 // not have ignored (below a directory newly ignored, or newly a repository of its own) is
 // followed as well. The files git runs (hooks, its configuration) are compared too.
-func (t *tracker) scan(ctx context.Context, start bool) (scanResult, error) {
+//
+// late is the start of a turn taken while its prompt is on its way (lateStart): its
+// listings and views were proven current when the turn began, and what changed since is
+// the turn's.
+func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanResult, error) {
 	r := scanResult{started: time.Now(), put: map[string]*entry{}, contents: map[string][]byte{}}
 	pinned := len(t.open) > 0 // the record's files stay in the view of the turns running
 	start = start && !pinned  // a turn beginning beside another keeps the older view
+	var since int64           // late: a change time from here on may be the turn's
+	if late != nil {
+		r.started, r.turn, start, pinned = late.began, late.turn, true, false
+		since = late.began.Add(-lateSlack).UnixNano()
+	}
 	if start {
 		r.view = map[string]*rootView{}
 	}
@@ -285,8 +302,11 @@ func (t *tracker) scan(ctx context.Context, start bool) (scanResult, error) {
 		trees = append(trees, tree)
 		treeOf[dir] = tree
 		view := t.view[dir]
-		l, err := t.list(ctx, dir, tree, filelist.Options{Ignored: start || pinned && view != nil, Rules: start})
-		if err != nil {
+		var l filelist.Listing
+		if late != nil {
+			l = late.listings[dir].fresh(tree)
+			t.reused++
+		} else if l, err = t.list(ctx, dir, tree, filelist.Options{Ignored: start || pinned && view != nil, Rules: start}); err != nil {
 			return r, fmt.Errorf("listing %s: %w", dir, err)
 		}
 		prefix := dir
@@ -305,7 +325,9 @@ func (t *tracker) scan(ctx context.Context, start bool) (scanResult, error) {
 				}
 			}
 		}
-		if start {
+		if late != nil {
+			r.view[dir] = late.views[dir]
+		} else if start {
 			r.view[dir] = viewOf(l)
 		}
 		if pinned && view != nil {
@@ -346,7 +368,7 @@ func (t *tracker) scan(ctx context.Context, start bool) (scanResult, error) {
 			toRead = append(toRead, f)
 		}
 	}
-	read, err := t.readAll(ctx, toRead)
+	read, err := t.readAll(ctx, toRead, late != nil)
 	if err != nil {
 		return r, err
 	}
@@ -372,6 +394,12 @@ func (t *tracker) scan(ctx context.Context, start bool) (scanResult, error) {
 		}
 		keep := content != nil && v.kind == kindText && !s.Linked
 		switch {
+		case changed && late != nil && s.stat.ctime >= since:
+			// Changed since the turn began (or within lateSlack before): the turn's.
+			r.turnDeltas = append(r.turnDeltas, delta{path: f.abs, before: old.version(), after: v})
+			if keep {
+				r.contents[f.abs] = content
+			}
 		case changed && !baseline:
 			r.deltas = append(r.deltas, delta{path: f.abs, before: old.version(), after: v})
 			if keep {
@@ -396,12 +424,19 @@ func (t *tracker) scan(ctx context.Context, start bool) (scanResult, error) {
 		if s, err := t.stateOf(path); err == nil && s.Exists {
 			continue
 		}
+		if late != nil {
+			// Deleted since the turn began: its directory was as the listing saw it
+			// then (lateStart), and deleting a file changes its directory.
+			r.turnDeltas = append(r.turnDeltas, delta{path: path, before: e.version(), after: none})
+			continue
+		}
 		if !baseline {
 			r.deltas = append(r.deltas, delta{path: path, before: e.version(), after: none})
 		}
 	}
 	slices.Sort(r.del)
 	slices.SortFunc(r.deltas, func(a, b delta) int { return cmpString(a.path, b.path) })
+	slices.SortFunc(r.turnDeltas, func(a, b delta) int { return cmpString(a.path, b.path) })
 	return r, nil
 }
 
@@ -418,7 +453,11 @@ func cmpString(a, b string) int {
 // readAll reads the files with a few workers, a directory at a time: reading is most of
 // a snapshot's cost when files changed, and the first snapshot reads every file. Each
 // directory is opened once (through its tree) and its files named in one step.
-func (t *tracker) readAll(ctx context.Context, files []listed) ([]readResult, error) {
+//
+// recheck: each file is stat'ed again once read, and a file that changed meanwhile keeps
+// the later state (a start taken late reads while the agent may write: a read torn by a
+// write must not pass for what the file held before the turn).
+func (t *tracker) readAll(ctx context.Context, files []listed, recheck bool) ([]readResult, error) {
 	type group struct {
 		tree  *workspace.Tree
 		dir   string
@@ -452,6 +491,13 @@ func (t *tracker) readAll(ctx context.Context, files []listed) ([]readResult, er
 					s, err := readIn(sub.FS(), path.Base(f.rel), f.abs, t.log.limits.MaxFileBytes)
 					if err != nil {
 						s = State{} // no longer a regular file: as if it were gone
+					}
+					if recheck && s.Exists {
+						if info, err := fs.Stat(sub.FS(), path.Base(f.rel)); err == nil {
+							if now := statOf(info); !now.same(s.stat) {
+								s.stat = now // changed while read: the turn's (and read again next time)
+							}
+						}
 					}
 					v, content := versionOfState(s) // hashed here: the workers share the cost
 					states[i] = readResult{state: s, v: v, content: content}
@@ -521,8 +567,13 @@ func (t *tracker) commit(ctx context.Context, r scanResult) error {
 	if err := t.ensureSessions(ctx, len(r.deltas) > 0); err != nil {
 		return err
 	}
+	if len(r.turnDeltas) > 0 {
+		if _, err := r.turn.rec.session(ctx); err != nil {
+			return err
+		}
+	}
 	created := map[*openTurn]store.ChangeTurn{}
-	if len(r.blobs) == 0 && len(r.put) == 0 && len(r.del) == 0 && len(r.deltas) == 0 {
+	if len(r.blobs) == 0 && len(r.put) == 0 && len(r.del) == 0 && len(r.deltas) == 0 && len(r.turnDeltas) == 0 {
 		t.lastScan = r.started // nothing to write: a transaction (and its sync) would cost more than the snapshot
 		if r.view != nil {
 			t.view = r.view
@@ -554,6 +605,11 @@ func (t *tracker) commit(ctx context.Context, r scanResult) error {
 				}
 			}
 		}
+		for _, d := range r.turnDeltas {
+			if err := r.turn.record(tx, created, d.path, d.before, d.after, false); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
 	if err != nil {
@@ -566,6 +622,9 @@ func (t *tracker) commit(ctx context.Context, r scanResult) error {
 		for _, d := range r.deltas {
 			ot.apply(d.path, d.before, d.after, false)
 		}
+	}
+	for _, d := range r.turnDeltas {
+		r.turn.apply(d.path, d.before, d.after, false)
 	}
 	for path, e := range r.put {
 		t.files[path] = e
@@ -690,10 +749,15 @@ func setOf(list []string) map[string]bool {
 // snapshot scans and commits; start: it begins a turn. A workspace with too many files
 // stops being followed (the error says so once; later snapshots do nothing).
 func (t *tracker) snapshot(ctx context.Context, start bool) error {
+	return t.snapshotLate(ctx, start, nil)
+}
+
+// snapshotLate is snapshot, for a start taken late when late is set.
+func (t *tracker) snapshotLate(ctx context.Context, start bool, late *lateStart) error {
 	if !t.walk || t.walkErr != nil {
 		return nil
 	}
-	r, err := t.scan(ctx, start)
+	r, err := t.scan(ctx, start, late)
 	if _, ok := errors.AsType[errTooManyFiles](err); ok {
 		t.walkErr = err
 		return err

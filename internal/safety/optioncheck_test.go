@@ -10,8 +10,8 @@ import (
 	"testing"
 )
 
-// Every option table of the judge is well formed (see opts.problems): the named ones,
-// which the package also checks when it starts, and every opts literal written inside a
+// Every option table of the judge is well formed (see opts.problems): the named ones
+// and every opts literal written inside a
 // judge's function, read here from the package's source.
 func TestOptionTablesAreWellFormed(t *testing.T) {
 	for name, o := range namedOptionTables() {
