@@ -144,7 +144,7 @@ func runLineChat(cmd *cobra.Command, g *globals, opts sessionOptions) error {
 		case <-stopWaiting:
 		}
 	}()
-	session, err := waitReady(con, sub, interrupted, opts.remote != nil)
+	session, err := waitReady(con, sub, interrupted, true)
 	close(stopWaiting)
 	if opts.remote != nil && err == nil && session.Cwd != "" {
 		con.Say("parley chat: on the server, the agent works in %s (its files, its commands)", session.Cwd)

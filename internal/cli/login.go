@@ -89,7 +89,7 @@ type loginView struct {
 }
 
 func (l *loginView) run(ctx context.Context, id acp.AuthMethodID) error {
-	session, err := waitReady(l.con, l.sub, ctx.Done(), false)
+	session, err := waitReady(l.con, l.sub, ctx.Done(), true)
 	ae, needed := errors.AsType[*conversation.AuthRequiredError](err)
 	if err != nil && !needed {
 		return err

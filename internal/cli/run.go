@@ -191,7 +191,7 @@ was cancelled), 130 cancelled (Ctrl-C sends session/cancel).` + unconfinedHelp()
 			defer s.close()
 			sub := &events{Subscription: s.conv.Subscribe()}
 			defer sub.Close()
-			session, err := waitReady(con, sub, ctx.Done(), false)
+			session, err := waitReady(con, sub, ctx.Done(), opts.carried == nil)
 			if ae, ok := errors.AsType[*conversation.AuthRequiredError](err); ok {
 				return signInNeeded(opts, ae)
 			}

@@ -217,10 +217,10 @@ func (e *events) Take() []conversation.Event {
 }
 
 // waitReady shows the events of the conversation's start until its session is open; the
-// events after that one are left for the next Take. showReplay shows what the agent
-// replays of a session it loads (a chat attaching to a server's conversation); run
-// --continue does not print it again.
-func waitReady(con *linechat.Console, sub *events, stop <-chan struct{}, showReplay bool) (conversation.Session, error) {
+// events after that one are left for the next Take. showEarly shows the updates the
+// agent sends before the session is open (a chat attaching to a server's conversation
+// shows its history); a run that carries a conversation on does not print it again.
+func waitReady(con *linechat.Console, sub *events, stop <-chan struct{}, showEarly bool) (conversation.Session, error) {
 	for {
 		batch := sub.Take()
 		for i, ev := range batch {
@@ -246,9 +246,10 @@ func waitReady(con *linechat.Console, sub *events, stop <-chan struct{}, showRep
 			case conversation.SignInRequired:
 				// Shown by the caller, from StartFailed's error.
 			case conversation.TurnUpdate:
-				// No turn runs before the session opens: this is the agent's replay of a
-				// session it loads, which the conversation kept already.
-				if showReplay {
+				// What the agent sent before its session opened: updates before the
+				// session/new answer, or the history of a session it loads (which the
+				// conversation kept already, and parley run --continue does not print).
+				if showEarly {
 					con.Show(ev)
 				}
 			default:
