@@ -133,7 +133,7 @@ type keptTurn struct {
 	id     int
 	prompt string
 	reply  strings.Builder
-	tools  []*toolstate.ToolCall
+	tools  []store.TranscriptTool
 	byID   map[acp.ToolCallID]int
 	stop   string
 	ended  bool
@@ -228,21 +228,48 @@ func (k *Keeper) handle(evs []Event) bool {
 	return false
 }
 
+// What a kept turn holds at most: a transcript is for reading back and for seeding a
+// new session (which summarises far below this), and an agent's flood must not grow it
+// (or the process) without end.
+const (
+	maxKeptReply = 256 << 10 // bytes of the agent's text
+	maxKeptTools = 512       // tool calls
+)
+
+// cutNote ends a reply the keeper stopped taking.
+const cutNote = "\n[… the rest of the reply is not kept]"
+
 func (t *keptTurn) apply(u toolstate.Event) {
 	switch u.Kind {
 	case toolstate.TextDelta:
-		t.reply.WriteString(u.Text)
+		switch room := maxKeptReply - t.reply.Len(); {
+		case room <= 0:
+		case len(u.Text) < room:
+			t.reply.WriteString(u.Text)
+		default:
+			t.reply.WriteString(u.Text[:room])
+			t.reply.WriteString(cutNote)
+		}
 	case toolstate.ToolStarted, toolstate.ToolUpdated, toolstate.PermissionRequested, toolstate.PermissionDecided:
 		if u.Tool == nil {
 			return
 		}
 		if i, ok := t.byID[u.Tool.ID]; ok {
-			t.tools[i] = u.Tool
+			t.tools[i] = keptTool(u.Tool)
+			return
+		}
+		if len(t.tools) >= maxKeptTools {
 			return
 		}
 		t.byID[u.Tool.ID] = len(t.tools)
-		t.tools = append(t.tools, u.Tool)
+		t.tools = append(t.tools, keptTool(u.Tool))
 	}
+}
+
+// keptTool is what a transcript keeps of a tool call: its title, kind and outcome, not
+// its content (which the conversation's own bounded transcript holds while it runs).
+func keptTool(c *toolstate.ToolCall) store.TranscriptTool {
+	return store.TranscriptTool{Title: c.Title, Kind: string(c.Kind), Status: toolOutcome(c)}
 }
 
 // sessionIs follows the session: another one is another transcript (found when its
@@ -312,10 +339,7 @@ func (k *Keeper) write(t *keptTurn, changeTurn int) {
 	s := k.session
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	kept := store.TranscriptTurn{Prompt: t.prompt, Reply: t.reply.String(), Stop: t.stop, ChangeTurn: changeTurn, EndedAt: time.Now()}
-	for _, tool := range t.tools {
-		kept.Tools = append(kept.Tools, store.TranscriptTool{Title: tool.Title, Kind: string(tool.Kind), Status: toolOutcome(tool)})
-	}
+	kept := store.TranscriptTurn{Prompt: t.prompt, Reply: t.reply.String(), Tools: t.tools, Stop: t.stop, ChangeTurn: changeTurn, EndedAt: time.Now()}
 	title := firstLine(t.prompt)
 	if s.Title != "" {
 		title = s.Title
