@@ -6,7 +6,7 @@ import (
 	"bufio"
 	"os"
 	"path/filepath"
-	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -75,11 +75,11 @@ func TestRealAgentsHandoff(t *testing.T) {
 			t.Errorf("%s is %q after its turn", f, data)
 		}
 	}
-	out, errOut, code := sb.parleyCommand(t, "changes")
-	got := strings.Fields(out)
-	for _, f := range files {
-		if !slices.Contains(got, f) {
-			t.Errorf("parley changes lacks %s: exit %d\n%s%s", f, code, out, errOut)
+	// One record: turn N of it is the Nth agent's edit, whichever agent made it.
+	for i, f := range files {
+		out, errOut, code := sb.parleyCommand(t, "changes", "--turn", strconv.Itoa(i+1))
+		if code != 0 || strings.TrimSpace(out) != "M "+f+" +1 −1" {
+			t.Errorf("parley changes --turn %d: exit %d\n%s%s\nwant M %s +1 −1", i+1, code, out, errOut, f)
 		}
 	}
 }
