@@ -12,6 +12,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/jsonrpc2"
+	"github.com/parley-acp/parley/internal/wsline"
 )
 
 // MaxLine bounds one line from the client: the server reads no larger message
@@ -142,14 +143,7 @@ func (r *relay) down(ctx context.Context) error {
 		if typ != websocket.MessageText {
 			continue // ACP's WebSocket transport ignores binary messages
 		}
-		msg := buf.Bytes()
-		if bytes.IndexByte(msg, '\n') >= 0 { // a message written over several lines
-			if compact, err := json.Compact(msg); err == nil {
-				msg = compact
-			} else {
-				msg = bytes.ReplaceAll(msg, []byte("\n"), []byte(" "))
-			}
-		}
+		msg := wsline.OneLine(buf.Bytes())
 		if id, ok := responseID(msg); ok {
 			r.mu.Lock()
 			delete(r.pending, id)

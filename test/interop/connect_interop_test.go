@@ -15,15 +15,15 @@ import (
 	"github.com/parley-acp/parley/internal/testbin"
 )
 
-// acpx (npm, pinned in package.json), a real ACP client, runs a prompt against a parley
+// acpx (npm, pinned in acpx/package.json), a real ACP client, runs a prompt against a parley
 // server elsewhere through `parley acp --connect`: its agent command is the relay, the
 // token in $PARLEY_TOKEN, and Eliza's reply comes back.
 func TestAcpxThroughConnect(t *testing.T) {
 	requirePeers(t)
-	cli := filepath.Join(interopDir(t), "node_modules", "acpx", "dist", "cli.js")
+	cli := filepath.Join(interopDir(t), "acpx", "node_modules", "acpx", "dist", "cli.js")
 	if _, err := os.Stat(cli); err != nil {
 		if os.Getenv("PARLEY_INTEROP") == "1" {
-			t.Fatalf("acpx is not installed (%v): run `npm ci --prefix test/interop`", err)
+			t.Fatalf("acpx is not installed (%v): run `npm install --prefix test/interop/acpx`", err)
 		}
 		t.Skipf("acpx is not installed (%v); set PARLEY_INTEROP=1 to make this a failure", err)
 	}
