@@ -91,7 +91,7 @@ func (w *welcomeItem) render(r *renderCtx, width int) []string {
 			if why := notChoosable(a); why != "" {
 				add(st.fail.Render(toolui.SafeText(a.Name) + " cannot run here: " + toolui.SafeText(why)))
 			} else {
-				add(st.accent.Render("enter starts a conversation with " + toolui.SafeText(a.Name)) + st.dim.Render(" (this one stays: /agent switches back) · esc: none"))
+				add(st.accent.Render("enter starts a conversation with "+toolui.SafeText(a.Name)) + st.dim.Render(" (this one stays: /agent switches back) · esc: none"))
 			}
 		}
 	}
