@@ -48,9 +48,6 @@ var apiKeys = map[string][]string{
 // which keeps its credentials in the Keychain.
 func (a Agent) SignIn() string {
 	p := a.Profile
-	if p == nil {
-		p = ProfileOf(a.Name, a.Spec)
-	}
 	if p == nil || len(p.Secrets) == 0 || a.NotRunnable != "" {
 		return ""
 	}
