@@ -166,6 +166,13 @@ func TestTUIFirstScreenChoosesAnAgent(t *testing.T) {
 			if !has(screen, "tab chooses one, enter starts a conversation with it") {
 				t.Errorf("the first screen does not say how to choose an agent:\n%s", screen)
 			}
+			// In this empty home no agent has signed in: those with credential files say so.
+			if has(screen, "↓ codex") && !has(screen, "(ChatGPT or an API key) · no sign-in found here: parley login --agent codex") {
+				t.Errorf("the first screen does not say codex has no sign-in here:\n%s", screen)
+			}
+			if has(screen, "--agent eliza") || has(screen, "--agent mine") {
+				t.Errorf("the first screen says an agent without credentials needs a sign-in:\n%s", screen)
+			}
 			// highlighted is the agent the first screen highlights ("" for none).
 			highlighted := func(screen string) string {
 				for _, l := range strings.Split(screen, "\n") {

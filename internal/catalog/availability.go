@@ -40,7 +40,7 @@ var apiKeys = map[string][]string{
 	"gemini": {"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"},
 }
 
-// SignIn says "may need a sign-in: parley login --agent NAME" when parley can tell,
+// SignIn says "no sign-in found here: parley login --agent NAME" when parley can tell,
 // cheaply and without starting it, that a has not signed in here: its profile names its
 // credential files, none of them exists, and no variable that signs it in is set (in
 // the process's environment or the agent's own). It says "" when a is signed in, needs
@@ -70,5 +70,5 @@ func (a Agent) SignIn() string {
 			return "" // there, or parley cannot look
 		}
 	}
-	return "may need a sign-in: parley login --agent " + a.Name
+	return "no sign-in found here: parley login --agent " + a.Name
 }

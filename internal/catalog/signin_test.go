@@ -27,7 +27,7 @@ func TestSignInSaysWhenNoCredentialsAreThere(t *testing.T) {
 	}}
 	c := NewIn(cfg, t.TempDir())
 	mine, keyed := c.agents["mine"], c.agents["mine-keyed"]
-	if got := mine.SignIn(); got != "may need a sign-in: parley login --agent mine" {
+	if got := mine.SignIn(); got != "no sign-in found here: parley login --agent mine" {
 		t.Errorf("codex with no auth.json: %q", got)
 	}
 	if got := keyed.SignIn(); got != "" {

@@ -69,11 +69,11 @@ func (w *welcomeItem) render(r *renderCtx, width int) []string {
 			if rest, ok := strings.CutPrefix(words, "yes"); ok {
 				words = "runs here" + rest
 			}
-			if a.SignIn != "" {
-				words += st.dim.Render(" · ") + st.warn.Render(toolui.SafeText(a.SignIn))
-			}
 			if a.About != "" && a.Name != w.agent {
 				words += st.dim.Render(" · " + toolui.SafeText(a.About))
+			}
+			if a.SignIn != "" { // after what it is, which says what it signs in with
+				words += st.dim.Render(" · ") + st.warn.Render(toolui.SafeText(a.SignIn))
 			}
 			name := toolui.SafeText(a.Name)
 			pad := strings.Repeat(" ", max(nameW-len(a.Name), 0))

@@ -120,7 +120,7 @@ export interface AgentEntry {
   /** what a built-in agent is */
   about?: string;
   /**
-   * SignIn is "may need a sign-in: parley login --agent NAME" when parley sees no
+   * SignIn is "no sign-in found here: parley login --agent NAME" when parley sees no
    * credentials of the agent here (none of its files, no API key); "" when it is signed
    * in, needs none, or parley cannot tell.
    */

@@ -27,7 +27,7 @@ test("an agent clicked on the first screen opens a conversation with it", async 
       // Every agent with credential files, in this empty home, may need a sign-in.
       for (const a of ["claude", "codex", "gemini"]) {
         const li = welcome.locator(`li[data-agent=${a}]`);
-        if (await li.count()) assert.match(await li.innerText(), new RegExp(`may need a sign-in: parley login --agent ${a}`));
+        if (await li.count()) assert.match(await li.innerText(), new RegExp(`needs a sign-in .* · no sign-in found here: parley login --agent ${a}`));
       }
       assert.doesNotMatch(await welcome.locator("li[data-agent=eliza]").innerText(), /sign-in: parley login/);
       await shot(page, `first-screen-choose-${name}`);

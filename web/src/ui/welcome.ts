@@ -63,8 +63,8 @@ function agentLine(a: AgentEntry, startWith: (agent: string) => Promise<void>): 
     name,
     " ",
     h("span", { text: state === "ok" ? "runs here" : words }),
-    a.signIn ? h("span", { class: "welcome-signin", text: " · " + a.signIn }) : null,
     a.about ? h("span", { class: "muted", text: " · " + a.about }) : null,
+    a.signIn ? h("span", { class: "welcome-signin", text: " · " + a.signIn }) : null,
     error,
   );
 }
