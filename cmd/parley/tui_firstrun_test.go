@@ -109,13 +109,13 @@ func completionOpen(screen string) bool {
 func TestTUIFirstScreenSaysWhatIsHere(t *testing.T) {
 	w := newWorkspace(t)
 	for _, cols := range []int{100, 50} {
-		s := startTUI(t, w.dir, w.env, cols, 40, "chat", "--agent", "eliza")
+		s := startTUI(t, w.dir, w.env, cols, 50, "chat", "--agent", "eliza")
 		screen := s.WaitText("agents parley knows")
 		screen = s.WaitText("esc stops a turn")
 		shot(t, s, fmt.Sprintf("first-screen-%d", cols))
 		// Wrapped where the screen likes: compared without white space.
 		flat := strings.Join(strings.Fields(screen), "")
-		for _, want := range []string{"workspace " + w.dir, "agent eliza — a built-in demo agent", "✓ eliza runs here", "claude", "codex", "gemini", "/agent starts one", "ctrl+c twice quits"} {
+		for _, want := range []string{"workspace " + w.dir, "agent eliza — a built-in demo agent", "✓ eliza runs here", "claude", "codex", "gemini", "tab chooses one, enter starts a conversation with it; /agent too", "ctrl+c twice quits"} {
 			if !strings.Contains(flat, strings.Join(strings.Fields(want), "")) {
 				t.Errorf("at %d columns the first screen lacks %q:\n%s", cols, want, screen)
 			}
@@ -143,5 +143,81 @@ func TestTUIFirstScreenSaysWhetherParleyReachesItsModelServer(t *testing.T) {
 	}
 	if strings.Contains(flat, "parley runs here") {
 		t.Errorf("the first screen says parley's agent runs here without a model server:\n%s", screen)
+	}
+}
+
+// TestTUIFirstScreenChoosesAnAgent: on the first screen, with nothing typed, Tab
+// highlights an agent parley knows and Enter starts a conversation with it (as /agent
+// does: the first stays); typed text is never taken for a choice; an agent that cannot
+// run here is highlighted but says why instead of starting.
+func TestTUIFirstScreenChoosesAnAgent(t *testing.T) {
+	t.Parallel()
+	for _, cols := range []int{100, 50} {
+		t.Run(fmt.Sprint(cols), func(t *testing.T) {
+			t.Parallel()
+			w := newWorkspace(t)
+			plant(t, map[string]string{filepath.Join(parleyConfigDir(w.env), "config.json"): `{"agent_servers": {"mine": {"command": "env", "args": ["PARLEY_TEST_ROLE=fake-agent", "` + self(t) + `", "tui"]}}}`})
+			env := append(w.env, "OLLAMA_HOST=127.0.0.1:9", "PARLEY_MODEL=")
+			s := startTUI(t, w.dir, env, cols, 40, "chat", "--agent", "eliza")
+			s.WaitText("esc stops a turn")
+			flat := func(screen string) string { return strings.Join(strings.Fields(screen), "") }
+			has := func(screen, want string) bool { return strings.Contains(flat(screen), flat(want)) }
+			screen := s.WaitFor("the agents listed", func(screen string) bool { return has(screen, "✓ mine") })
+			if !has(screen, "tab chooses one, enter starts a conversation with it") {
+				t.Errorf("the first screen does not say how to choose an agent:\n%s", screen)
+			}
+			// In this empty home no agent has signed in: those with credential files say so.
+			if has(screen, "↓ codex") && !has(screen, "(ChatGPT or an API key) · no sign-in found here: parley login --agent codex") {
+				t.Errorf("the first screen does not say codex has no sign-in here:\n%s", screen)
+			}
+			if has(screen, "--agent eliza") || has(screen, "--agent mine") {
+				t.Errorf("the first screen says an agent without credentials needs a sign-in:\n%s", screen)
+			}
+			// highlighted is the agent the first screen highlights ("" for none).
+			highlighted := func(screen string) string {
+				for _, l := range strings.Split(screen, "\n") {
+					if rest, ok := strings.CutPrefix(strings.TrimLeft(l, " "), "› "); ok && strings.HasPrefix(l, " ") && len(strings.Fields(rest)) > 1 {
+						return strings.Fields(rest)[1]
+					}
+				}
+				return ""
+			}
+			// Typed text: Tab is the composer's, Enter sends it; nothing is chosen.
+			s.Type("hi\t")
+			s.WaitFor("hi in the composer", func(screen string) bool { return strings.HasPrefix(composerLine(screen), "› hi") })
+			if highlighted(s.Text()) != "" {
+				t.Errorf("Tab with text typed chose an agent:\n%s", s.Text())
+			}
+			s.Type("\x15")
+			// parley's own agent has no model server here: highlighted, it says why, and
+			// Enter starts nothing.
+			tabTo := func(name, says string) string {
+				for range 12 {
+					was := highlighted(s.Text())
+					s.Type("\t")
+					screen := s.WaitFor("the highlight moved", func(screen string) bool { return highlighted(screen) != was })
+					if highlighted(screen) == name {
+						if !has(screen, says) {
+							t.Errorf("%s highlighted, the first screen does not say %q:\n%s", name, says, screen)
+						}
+						return screen
+					}
+				}
+				t.Fatalf("Tab never highlighted %s:\n%s", name, s.Text())
+				return ""
+			}
+			tabTo("parley", "parley cannot run here: needs a model server")
+			s.Type("\r")
+			s.WaitFor("why, in the status line", func(screen string) bool { return strings.Count(flat(screen), "parleycannotrunhere") >= 2 })
+			screen = tabTo("mine", "enter starts a conversation with mine")
+			shot(t, s, fmt.Sprintf("first-screen-choice-%d", cols))
+			s.Type("\r")
+			s.WaitText("TUI test agent [2/2]") // the status line: a second conversation, with mine
+			s.Type("hello\r")
+			screen = s.WaitText("prompt 1: 1 lines") // the tui test agent answers, not Eliza
+			shot(t, s, fmt.Sprintf("first-screen-chosen-%d", cols))
+			s.Type("/quit\r")
+			s.Wait()
+		})
 	}
 }

@@ -162,8 +162,9 @@ func Load(path string) (*Catalog, error) {
 	return New(cfg), nil
 }
 
-func (b builtin) resolve() Agent {
-	a := Agent{Name: b.name, Source: "built-in"}
+func (b builtin) resolve() (a Agent) {
+	a = Agent{Name: b.name, Source: "built-in"}
+	// On every return: a named result, or the profile set here would be lost.
 	defer func() { a.Profile = ProfileOf(b.name, a.Spec) }()
 	if b.self != nil {
 		self, err := os.Executable()

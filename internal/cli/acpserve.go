@@ -196,7 +196,7 @@ func (l *launcher) Agents() []acpserver.AgentEntry {
 	}
 	cwd, _ := os.Getwd() // where npx would find a package installed locally, as for `parley agents`
 	for _, a := range l.catalog.All() {
-		out = append(out, acpserver.AgentEntry{Name: a.Name, Source: a.Source, NotRunnable: a.NotRunnable, Availability: agentAvailability(context.Background(), a, cwd), About: catalog.About(a.Name)})
+		out = append(out, acpserver.AgentEntry{Name: a.Name, Source: a.Source, NotRunnable: a.NotRunnable, Availability: agentAvailability(context.Background(), a, cwd), About: catalog.About(a.Name), SignIn: a.SignIn()})
 	}
 	return out
 }

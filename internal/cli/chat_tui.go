@@ -95,7 +95,7 @@ func runChatTUI(cmd *cobra.Command, g *globals, af *agentFlags, opts sessionOpti
 		}
 		var out []tui.AgentChoice
 		for _, a := range catalog.New(cfg).All() {
-			out = append(out, tui.AgentChoice{Name: a.Name, Description: a.Spec.String(), Availability: agentAvailability(cmd.Context(), a, opts.dir), About: catalog.About(a.Name)})
+			out = append(out, tui.AgentChoice{Name: a.Name, Description: a.Spec.String(), Availability: agentAvailability(cmd.Context(), a, opts.dir), About: catalog.About(a.Name), SignIn: a.SignIn()})
 		}
 		return out
 	}

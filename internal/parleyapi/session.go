@@ -21,7 +21,10 @@ type AgentEntry struct {
 	// why", "needs a download (…)".
 	Availability string `json:"availability,omitempty"`
 	About        string `json:"about,omitempty"` // what a built-in agent is
-
+	// SignIn is "no sign-in found here: parley login --agent NAME" when parley sees no
+	// credentials of the agent here (none of its files, no API key); "" when it is signed
+	// in, needs none, or parley cannot tell.
+	SignIn string `json:"signIn,omitempty"`
 }
 
 // FilesParams is the params of _parley/files: the workspace's files (those git would not

@@ -78,7 +78,7 @@ func newModel(ctx context.Context, o Options) *model {
 	m.comp = newComposer(m.st, loadHistory(o.HistoryFile))
 	m.convs = []*convView{newConvView(0, o.First, m.st, m.md)}
 	m.convs[0].tr.ctx.root = o.Workspace
-	m.welcome = &welcomeItem{workspace: o.Workspace, agent: o.First.Name}
+	m.welcome = &welcomeItem{workspace: o.Workspace, agent: o.First.Name, sel: -1, choosable: o.Start != nil}
 	m.welcomeAt = m.convs[0].tr.add(m.welcome)
 	return m
 }
@@ -330,6 +330,11 @@ func (m *model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.finding {
 		return m.findKey(k)
+	}
+	if !m.comp.comp.active {
+		if cmd, ok := m.welcomeKey(s); ok {
+			return cmd
+		}
 	}
 	switch s {
 	case "pgup":

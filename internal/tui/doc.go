@@ -26,6 +26,10 @@
 //     open only on consent) and sign-in (its methods as a picker; a terminal method's
 //     program gets the terminal through tea.ExecProcess; variables asked masked).
 //   - changes.go: what each turn changed, and /changes, /diff, /undo, /rewind, /keep.
+//   - welcome.go: the first screen, until something is sent: the workspace, the agent and
+//     what it is, the agents parley knows (runs here, needs a download, cannot run, no
+//     sign-in found); with the composer empty, Tab highlights one and Enter starts a
+//     conversation with it as /agent does, so nothing typed is taken for a choice.
 //   - picker.go, commands.go: filterable lists for agents and conversations, sessions,
 //     modes, models and config options, and parley's slash commands.
 //   - status.go: what happens (moving from the moment a prompt is sent until the turn

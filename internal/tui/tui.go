@@ -35,6 +35,8 @@ type AgentChoice struct {
 	// Availability says whether it can start here ("yes", "no: why", "needs a
 	// download …"); About what it is, for a built-in ("" otherwise).
 	Availability, About string
+	// SignIn says the agent may need a sign-in, and how ("" when parley cannot tell).
+	SignIn string
 }
 
 // Options configure Run.

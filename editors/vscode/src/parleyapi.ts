@@ -119,6 +119,12 @@ export interface AgentEntry {
   availability?: string;
   /** what a built-in agent is */
   about?: string;
+  /**
+   * SignIn is "no sign-in found here: parley login --agent NAME" when parley sees no
+   * credentials of the agent here (none of its files, no API key); "" when it is signed
+   * in, needs none, or parley cannot tell.
+   */
+  signIn?: string;
 }
 
 /**

@@ -106,7 +106,7 @@ export class App {
     const log = new Log(s, this.actions, this.parley, this.promptActions(s));
     const settings = new Settings(this.parley, s);
     const composer = new Composer(this.parley, s, (next) => this.select(next.id));
-    const el = h("section", { class: "conversation", "aria-label": s.meta.agent }, welcomeView(this.parley, s, () => this.newMenu()), log.el, settings.queue, composer.el, settings.el);
+    const el = h("section", { class: "conversation", "aria-label": s.meta.agent }, welcomeView(this.parley, s, () => this.newMenu(), (agent) => this.startWith(agent)), log.el, settings.queue, composer.el, settings.el);
     s.onChange(() => {
       if (s.title) this.drawTabsSoon();
     });
@@ -199,6 +199,13 @@ export class App {
       if (next) this.select(next);
       else this.drawTabs();
     }
+  }
+
+  // startWith opens a conversation with agent in a tab of its own (the first screen's
+  // buttons); a failure is the caller's to show.
+  private async startWith(agent: string) {
+    const s = await this.parley.newSession(agent);
+    this.select(s.id);
   }
 
   private async newMenu() {
