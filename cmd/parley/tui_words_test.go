@@ -114,7 +114,7 @@ func TestTUIHelpColumnsAlign(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
 	for _, cols := range []int{100, 50} {
-		s := startTUI(t, w.dir, w.env, cols, 60, "chat", "--agent", "eliza")
+		s := startTUI(t, w.dir, w.env, cols, 120, "chat", "--agent", "eliza") // tall enough for the whole help at 50 columns
 		s.Type("/help\r")
 		screen := s.WaitText("parley's commands")
 		shot(t, s, fmt.Sprintf("help-%d", cols))
