@@ -20,21 +20,10 @@ func TestACPAgentServersFlagDefinesAgents(t *testing.T) {
 	w := newWorkspace(t)
 	servers := fmt.Sprintf(`{"my-eliza":{"command":%q,"args":["eliza"],"env":{}}}`, self(t))
 	// In the environment, as the extension gives them (the flag is the same JSON).
-	cmd := exec.Command(self(t), "acp", "--agent", "my-eliza", "--cwd", w.dir)
-	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley", "PARLEY_AGENT_SERVERS="+servers), w.env...)
-	cmd.Dir = w.dir
-	cmd.Stderr = os.Stderr
 	client := &acpClient{}
-	conn, err := acp.StartAgent(cmd, func(*acp.ClientConn) acp.Client { return client }, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn, _ := startACP(t, w, client, acp.ClientCapabilities{}, []string{"PARLEY_AGENT_SERVERS=" + servers}, "--agent", "my-eliza")
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
 	defer cancel()
-	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersion}); err != nil {
-		t.Fatal(err)
-	}
 	s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: w.dir, MCPServers: []acp.MCPServer{}, Meta: acp.Meta{"parley": []byte(`{"agent":"my-eliza"}`)}})
 	if err != nil {
 		t.Fatalf("a session with the agent of --agent-servers: %v", err)

@@ -61,11 +61,19 @@ func (c *acpClient) extensions() []string {
 // startParleyACP runs `parley acp --agent eliza` in w and initializes it with caps.
 func startParleyACP(t *testing.T, w workspaceFixture, caps acp.ClientCapabilities) (*acp.ClientConn, *acpClient, *acp.InitializeResponse) {
 	t.Helper()
-	cmd := exec.Command(self(t), "acp", "--agent", "eliza", "--cwd", w.dir)
-	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), w.env...)
+	client := &acpClient{}
+	conn, init := startACP(t, w, client, caps, nil, "--agent", "eliza")
+	return conn, client, init
+}
+
+// startACP runs `parley acp --cwd w.dir args...` (env added to the workspace's) with
+// client answering it, and initializes it with caps.
+func startACP(t *testing.T, w workspaceFixture, client acp.Client, caps acp.ClientCapabilities, env []string, args ...string) (*acp.ClientConn, *acp.InitializeResponse) {
+	t.Helper()
+	cmd := exec.Command(self(t), append(append([]string{"acp"}, args...), "--cwd", w.dir)...)
+	cmd.Env = append(append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), env...), w.env...)
 	cmd.Dir = w.dir
 	cmd.Stderr = os.Stderr
-	client := &acpClient{}
 	conn, err := acp.StartAgent(cmd, func(*acp.ClientConn) acp.Client { return client }, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +85,7 @@ func startParleyACP(t *testing.T, w workspaceFixture, caps acp.ClientCapabilitie
 	if err != nil {
 		t.Fatal(err)
 	}
-	return conn, client, init
+	return conn, init
 }
 
 // promptACP sends text and waits for the turn's end.
@@ -241,21 +249,10 @@ type pipes struct {
 func TestACPPlainClientIsToldTheAgentWantsASignIn(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
-	cmd := exec.Command(self(t), "acp", "--agent-command", fakeAgentCommand(t, "signin-agent"), "--cwd", w.dir)
-	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), w.env...)
-	cmd.Dir = w.dir
-	cmd.Stderr = os.Stderr
-	conn, err := acp.StartAgent(cmd, func(*acp.ClientConn) acp.Client { return &acpClient{} }, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn, _ := startACP(t, w, &acpClient{}, acp.ClientCapabilities{}, nil, "--agent-command", fakeAgentCommand(t, "signin-agent"))
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
 	defer cancel()
-	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{}); err != nil {
-		t.Fatal(err)
-	}
-	_, err = conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: w.dir, MCPServers: []acp.MCPServer{}})
+	_, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: w.dir, MCPServers: []acp.MCPServer{}})
 	var ae *acp.Error
 	if !errors.As(err, &ae) || ae.Code != acp.CodeAuthRequired {
 		t.Errorf("session/new: %v; want the agent's auth_required (%d)", err, acp.CodeAuthRequired)

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -21,21 +19,10 @@ func TestACPToolCallOutcomeSaysARuleRefusedIt(t *testing.T) {
 	t.Parallel()
 	w := newWorkspace(t)
 	w.config(t, `{"permissions":[{"tool":"execute:rm*","action":"reject"}]}`)
-	cmd := exec.Command(self(t), "acp", "--agent-command", fakeAgentCommand(t, "scripted"), "--cwd", w.dir, "--sandbox", "off")
-	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), w.env...)
-	cmd.Dir = w.dir
-	cmd.Stderr = os.Stderr
 	client := &acpClient{}
-	conn, err := acp.StartAgent(cmd, func(*acp.ClientConn) acp.Client { return client }, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn, _ := startACP(t, w, client, acp.ClientCapabilities{}, nil, "--agent-command", fakeAgentCommand(t, "scripted"), "--sandbox", "off")
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
 	defer cancel()
-	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersion}); err != nil {
-		t.Fatal(err)
-	}
 	s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: w.dir, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatal(err)
@@ -122,21 +109,10 @@ func TestACPOffersAllowWhileConfined(t *testing.T) {
 		t.Skip("nothing confines commands here")
 	}
 	w := newWorkspace(t)
-	cmd := exec.Command(self(t), "acp", "--agent-command", fakeAgentCommand(t, "scripted"), "--cwd", w.dir)
-	cmd.Env = append(append(os.Environ(), "PARLEY_TEST_ROLE=parley"), w.env...)
-	cmd.Dir = w.dir
-	cmd.Stderr = os.Stderr
 	client := &confinedChooser{}
-	conn, err := acp.StartAgent(cmd, func(*acp.ClientConn) acp.Client { return client }, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn, _ := startACP(t, w, client, acp.ClientCapabilities{}, nil, "--agent-command", fakeAgentCommand(t, "scripted"))
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second) // a hang guard
 	defer cancel()
-	if _, err := conn.Initialize(ctx, &acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersion}); err != nil {
-		t.Fatal(err)
-	}
 	s, err := conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: w.dir, MCPServers: []acp.MCPServer{}})
 	if err != nil {
 		t.Fatal(err)
