@@ -2,9 +2,11 @@ package acpserver
 
 import (
 	"maps"
+	"time"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/json"
 	"github.com/parley-acp/parley/internal/parleyapi"
 	"github.com/parley-acp/parley/internal/toolstate"
 	"github.com/parley-acp/parley/internal/toolui"
@@ -41,12 +43,31 @@ func (m *toolMessages) add(u acp.SessionUpdate) acp.SessionUpdate {
 	if tc == nil {
 		return u
 	}
+	said := callMeta(tc)
+	said.Started, said.Ended = replayTimes((*meta)["parley"])
 	*meta = maps.Clone(*meta)
 	if *meta == nil {
 		*meta = acp.Meta{}
 	}
-	(*meta)["parley"] = parleyMeta(callMeta(tc))["parley"]
+	(*meta)["parley"] = parleyMeta(said)["parley"]
 	return u
+}
+
+// replayTimes are the times a replayed call carries (the conversation's transcript
+// stamps when parley saw it begin and end): kept, when they are times, so that a
+// reloaded page shows the call's duration. Anything else the agent put there is not.
+func replayTimes(raw json.RawMessage) (started, ended string) {
+	var m parleyapi.ToolCallMeta
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return "", ""
+	}
+	keep := func(s string) string {
+		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+			return ""
+		}
+		return s
+	}
+	return keep(m.Started), keep(m.Ended)
 }
 
 func callMeta(tc *toolstate.ToolCall) parleyapi.ToolCallMeta {

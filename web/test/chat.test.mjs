@@ -100,7 +100,11 @@ test("a permission asked by Eliza is allowed by a click, and one is rejected", a
     await send(page, "request permission rm -rf dist");
     await page.locator(".card.tool.asking button[data-option=reject_once]").click();
     await page.locator(".msg.agent", { hasText: "permission: reject_once" }).waitFor();
-    assert.equal(await page.locator(".card.tool.failed").count(), 1, "the rejected call failed");
+    // Rejected, it never ran: refused by you, in parley's one wording of outcomes (not "failed").
+    const refused = page.locator(".card.tool.refused");
+    assert.equal(await refused.count(), 1, "the rejected call is shown refused");
+    assert.match(await refused.innerText(), /refused by you/);
+    assert.equal(await page.locator(".card.tool.failed").count(), 0, "nothing reads failed");
     await shot(page, "permission-answered");
   } finally {
     await web.stop();
