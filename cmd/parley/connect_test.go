@@ -166,6 +166,17 @@ func newRemoteSession(t *testing.T, c connected) acp.SessionID {
 	return s.SessionID
 }
 
+// twoOnOneConversation starts a parley web server and two --connect clients: a opens a
+// conversation and b attaches to it.
+func twoOnOneConversation(t *testing.T) (*webServer, connected, connected, acp.SessionID) {
+	srv := startWeb(t, nil, "--no-open")
+	a := connect(t, srv)
+	id := newRemoteSession(t, a)
+	b := connect(t, srv)
+	b.attach(t, id)
+	return srv, a, b, id
+}
+
 // clientDir is a directory of the client's machine, not in the server's workspace: the
 // server opens the session in its workspace all the same.
 var clientDir = func(t *testing.T) string { return t.TempDir() }
@@ -176,11 +187,7 @@ const slowReply = "one two three four five six seven eight nine ten eleven twelv
 // reply as it streams.
 func TestConnectSecondClientSeesTheSameReply(t *testing.T) {
 	t.Parallel()
-	srv := startWeb(t, nil, "--no-open")
-	a := connect(t, srv)
-	id := newRemoteSession(t, a)
-	b := connect(t, srv)
-	b.attach(t, id)
+	_, a, b, id := twoOnOneConversation(t)
 	resp, err := promptACP(t, a.conn, id, acp.TextBlock("slowly "+slowReply))
 	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
 		t.Fatalf("prompt through --connect: %v, %v", resp, err)
@@ -198,11 +205,7 @@ func TestConnectSecondClientSeesTheSameReply(t *testing.T) {
 // first.
 func TestConnectQuestionInBothFirstAnswerWins(t *testing.T) {
 	t.Parallel()
-	srv := startWeb(t, nil, "--no-open")
-	a := connect(t, srv)
-	id := newRemoteSession(t, a)
-	b := connect(t, srv)
-	b.attach(t, id)
+	_, a, b, id := twoOnOneConversation(t)
 	type result struct {
 		resp *acp.PromptResponse
 		err  error
@@ -236,11 +239,7 @@ func TestConnectQuestionInBothFirstAnswerWins(t *testing.T) {
 // third attaching afterwards gets the whole turn, once.
 func TestConnectClientKilledMidTurn(t *testing.T) {
 	t.Parallel()
-	srv := startWeb(t, nil, "--no-open")
-	a := connect(t, srv)
-	id := newRemoteSession(t, a)
-	b := connect(t, srv)
-	b.attach(t, id)
+	srv, a, b, id := twoOnOneConversation(t)
 	long := strings.Repeat("word ", 60) + "last"
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second) // a hang guard

@@ -42,7 +42,7 @@ func (c *conn) carry(ctx context.Context, method string, params json.RawMessage)
 	case parleyapi.MethodFork:
 		if req.Turn > 0 {
 			turns = ss.numbered(ctx, turns)
-			turns = turnsBefore(turns, req.Turn) // a fork at a turn cannot be the agent's
+			turns = conversation.TurnsBefore(turns, req.Turn) // a fork at a turn cannot be the agent's
 		} else {
 			carry.Fork = state.ID
 		}
@@ -55,7 +55,7 @@ func (c *conn) carry(ctx context.Context, method string, params json.RawMessage)
 		if req.Turn < 1 {
 			return nil, acp.Errorf(parleyapi.CodeInvalidParams, "_parley/rewind needs the turn to go back to before (1 or more)")
 		}
-		turns = turnsBefore(ss.numbered(ctx, turns), req.Turn)
+		turns = conversation.TurnsBefore(ss.numbered(ctx, turns), req.Turn)
 		undo, err := ss.rewindFiles(ctx, req.Turn)
 		if err != nil {
 			return nil, err
@@ -137,24 +137,6 @@ func (ss *session) numbered(ctx context.Context, turns []store.TranscriptTurn) [
 		}
 	}
 	return turns
-}
-
-// turnsBefore is the turns before turn n of the record of changes (see
-// conversation.PlanCarry); turns the record did not number count by their place.
-func turnsBefore(turns []store.TranscriptTurn, n int) []store.TranscriptTurn {
-	numbered := false
-	for i, t := range turns {
-		if t.ChangeTurn != 0 {
-			numbered = true
-			if t.ChangeTurn >= n {
-				return turns[:i]
-			}
-		}
-	}
-	if numbered {
-		return turns
-	}
-	return turns[:min(n-1, len(turns))]
 }
 
 // rewindFiles undoes every turn from turn on (as _parley/undo with rewind), when some

@@ -65,26 +65,11 @@ func Launch(ctx context.Context, spec Spec, opts LaunchOptions) (*Server, error)
 			opts.Logger.Warn("the agent wrote something that is not ACP", "error", err)
 		}
 	}
-	acp.NewClientConn(proc.Stream(), func(conn *acp.ClientConn) acp.Client { a.Conn = conn; return opts.Client }, &connOpts)
-	timeout := opts.InitializeTimeout
-	if timeout <= 0 {
-		timeout = DefaultInitializeTimeout
-	}
-	initCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	info, err := a.Conn.Initialize(initCtx, &acp.InitializeRequest{
-		ClientCapabilities: opts.Capabilities,
-		ClientInfo:         &acp.Implementation{Name: "parley", Version: version.String()},
-	})
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			err = fmt.Errorf("%w: it did not answer within %v", err, timeout)
-		}
+	if err := a.open(ctx, proc.Stream(), connOpts, opts); err != nil {
 		err = a.notAnAgent(spec, a.Explain(fmt.Errorf("initializing %s: %w", spec, err)))
 		a.Close()
 		return nil, err
 	}
-	a.Info = info
 	return a, nil
 }
 
@@ -95,6 +80,16 @@ func Connect(ctx context.Context, stream io.ReadWriteCloser, name string, opts L
 	a := &Server{}
 	connOpts := opts.Conn
 	connOpts.Logger = opts.Logger
+	if err := a.open(ctx, stream, connOpts, opts); err != nil {
+		a.Close()
+		return nil, fmt.Errorf("initializing %s: %w", name, err)
+	}
+	return a, nil
+}
+
+// open connects to the agent over stream and initializes it, waiting at most
+// opts.InitializeTimeout for its answer.
+func (a *Server) open(ctx context.Context, stream io.ReadWriteCloser, connOpts acp.ConnOptions, opts LaunchOptions) error {
 	acp.NewClientConn(stream, func(conn *acp.ClientConn) acp.Client { a.Conn = conn; return opts.Client }, &connOpts)
 	timeout := opts.InitializeTimeout
 	if timeout <= 0 {
@@ -110,11 +105,10 @@ func Connect(ctx context.Context, stream io.ReadWriteCloser, name string, opts L
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			err = fmt.Errorf("%w: it did not answer within %v", err, timeout)
 		}
-		a.Close()
-		return nil, fmt.Errorf("initializing %s: %w", name, err)
+		return err
 	}
 	a.Info = info
-	return a, nil
+	return nil
 }
 
 // Explain adds what is known about the agent's state to an error from the connection:

@@ -28,37 +28,22 @@ func (f *fixture) quietTurn() {
 // a file changed in place, a file deleted, a file created; each from what it was before.
 // Run it with -race and a high -count: both orders happen.
 func TestALateStartMissesNothing(t *testing.T) {
-	for _, git := range []bool{false, true} {
-		name := "walk"
-		if git {
-			name = "git"
+	inWalkAndGit(t, func(t *testing.T, f *fixture) {
+		f.quietTurn()
+		f.begin("at once")
+		writeFile(t, f.path("dir/b.txt"), "b\nchanged at once\n")
+		if err := os.Remove(f.path("a.txt")); err != nil {
+			t.Fatal(err)
 		}
-		t.Run(name, func(t *testing.T) {
-			isolateGit(t)
-			f := newFixture(t, map[string]string{".gitignore": "*.log\n", "a.txt": "a\n", "dir/b.txt": "b\n"})
-			if git {
-				gitInit(t, f.dir)
-			}
-			settle(t)
-			if err := f.rec.Prepare(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			f.quietTurn()
-			f.begin("at once")
-			writeFile(t, f.path("dir/b.txt"), "b\nchanged at once\n")
-			if err := os.Remove(f.path("a.txt")); err != nil {
-				t.Fatal(err)
-			}
-			writeFile(t, f.path("dir/new.txt"), "new\n")
-			got := f.end()
-			if diff := cmp.Diff([]string{"D a.txt +0 -1", "M dir/b.txt +1 -0", "A dir/new.txt +1 -0"}, summary(got)); diff != "" {
-				t.Errorf("the turn (-want +got):\n%s", diff)
-			}
-			if n := f.lateStarts(); n != 1 {
-				t.Errorf("%d starts were taken late, want 1 (the second turn's)", n)
-			}
-		})
-	}
+		writeFile(t, f.path("dir/new.txt"), "new\n")
+		got := f.end()
+		if diff := cmp.Diff([]string{"D a.txt +0 -1", "M dir/b.txt +1 -0", "A dir/new.txt +1 -0"}, summary(got)); diff != "" {
+			t.Errorf("the turn (-want +got):\n%s", diff)
+		}
+		if n := f.lateStarts(); n != 1 {
+			t.Errorf("%d starts were taken late, want 1 (the second turn's)", n)
+		}
+	})
 }
 
 // TestALateStartKeepsAnOlderHandEditOut: a hand edit in place made before the turn (more

@@ -30,46 +30,31 @@ func (f *fixture) reused() int {
 // turn's start (nothing it depends on changed) finds what a fresh listing would: a file
 // changed in place, and, since creating one changes its directory, a file created.
 func TestAKeptListingMissesNothing(t *testing.T) {
-	for _, git := range []bool{false, true} {
-		name := "walk"
-		if git {
-			name = "git"
+	inWalkAndGit(t, func(t *testing.T, f *fixture) {
+		f.begin("quiet") // lists, and keeps the listing
+		if got := f.end(); len(got.Changes) != 0 {
+			t.Fatalf("a quiet turn changed %v", summary(got))
 		}
-		t.Run(name, func(t *testing.T) {
-			isolateGit(t)
-			f := newFixture(t, map[string]string{".gitignore": "*.log\n", "a.txt": "a\n", "dir/b.txt": "b\n"})
-			if git {
-				gitInit(t, f.dir)
-			}
-			settle(t)
-			if err := f.rec.Prepare(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			f.begin("quiet") // lists, and keeps the listing
-			if got := f.end(); len(got.Changes) != 0 {
-				t.Fatalf("a quiet turn changed %v", summary(got))
-			}
-			if f.reused() != 1 {
-				t.Fatalf("the end of a quiet turn reused %d listings, want 1", f.reused())
-			}
-			f.begin("edit in place")
-			writeFile(t, f.path("dir/b.txt"), "b changed\n")
-			got := f.end()
-			if diff := cmp.Diff([]string{"M dir/b.txt +1 -1"}, summary(got)); diff != "" {
-				t.Errorf("the turn (-want +got):\n%s", diff)
-			}
-			if f.reused() != 3 {
-				t.Errorf("reused %d listings, want 3 (both ends of the second turn)", f.reused())
-			}
-			f.begin("create")
-			writeFile(t, f.path("dir/new.txt"), "new\n")
-			writeFile(t, f.path("a.log"), "ignored\n")
-			got = f.end()
-			if diff := cmp.Diff([]string{"A dir/new.txt +1 -0"}, summary(got)); diff != "" {
-				t.Errorf("the turn (-want +got):\n%s", diff)
-			}
-		})
-	}
+		if f.reused() != 1 {
+			t.Fatalf("the end of a quiet turn reused %d listings, want 1", f.reused())
+		}
+		f.begin("edit in place")
+		writeFile(t, f.path("dir/b.txt"), "b changed\n")
+		got := f.end()
+		if diff := cmp.Diff([]string{"M dir/b.txt +1 -1"}, summary(got)); diff != "" {
+			t.Errorf("the turn (-want +got):\n%s", diff)
+		}
+		if f.reused() != 3 {
+			t.Errorf("reused %d listings, want 3 (both ends of the second turn)", f.reused())
+		}
+		f.begin("create")
+		writeFile(t, f.path("dir/new.txt"), "new\n")
+		writeFile(t, f.path("a.log"), "ignored\n")
+		got = f.end()
+		if diff := cmp.Diff([]string{"A dir/new.txt +1 -0"}, summary(got)); diff != "" {
+			t.Errorf("the turn (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // TestAHandEditBetweenTurnsIsNotTheTurns: what changes between turns makes the next
@@ -108,5 +93,28 @@ func TestARuleRemovedBetweenTurnsNoLongerHides(t *testing.T) {
 	got := kinds(f.end())
 	if got["evil.sh"] != Added {
 		t.Errorf("evil.sh is not in the review: %v", got)
+	}
+}
+
+// inWalkAndGit runs test twice, with a prepared record of a small workspace (a.txt,
+// dir/b.txt, *.log ignored) listed by a walk, then in a git work tree.
+func inWalkAndGit(t *testing.T, test func(t *testing.T, f *fixture)) {
+	for _, git := range []bool{false, true} {
+		name := "walk"
+		if git {
+			name = "git"
+		}
+		t.Run(name, func(t *testing.T) {
+			isolateGit(t)
+			f := newFixture(t, map[string]string{".gitignore": "*.log\n", "a.txt": "a\n", "dir/b.txt": "b\n"})
+			if git {
+				gitInit(t, f.dir)
+			}
+			settle(t)
+			if err := f.rec.Prepare(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			test(t, f)
+		})
 	}
 }

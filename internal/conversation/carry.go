@@ -174,7 +174,7 @@ func PlanCarry(ctx context.Context, st *store.Store, t store.Transcript, p Carry
 		if p.Before < 1 {
 			return Carried{}, errors.New("rewind to before which turn? (a number from 1)")
 		}
-		turns = turnsBefore(turns, p.Before)
+		turns = TurnsBefore(turns, p.Before)
 	}
 	seed := MakeSeed(turns, SeedOptions{Budget: p.Budget, Agent: t.Agent})
 	c := Carried{Seed: seed, From: CarryFrom{ID: t.ID, Turns: turns, Agent: t.Agent, AgentSession: t.AgentSession,
@@ -195,9 +195,9 @@ func PlanCarry(ctx context.Context, st *store.Store, t store.Transcript, p Carry
 	return c, nil
 }
 
-// turnsBefore is the turns before turn n of the record of changes: those the record
+// TurnsBefore is the turns before turn n of the record of changes: those the record
 // numbered below n, or, for a conversation whose turns it did not number, the first n-1.
-func turnsBefore(turns []store.TranscriptTurn, n int) []store.TranscriptTurn {
+func TurnsBefore(turns []store.TranscriptTurn, n int) []store.TranscriptTurn {
 	numbered := false
 	for i, t := range turns {
 		if t.ChangeTurn != 0 {

@@ -323,15 +323,22 @@ func (k *Keeper) carried(ctx context.Context, s Session, from CarryFrom) {
 		}
 		turns[i] = t
 	}
-	id, err := k.store.CreateTranscript(ctx, store.Transcript{Workspace: k.workspace, Agent: k.agent, AgentSession: string(s.ID),
+	k.create(ctx, store.Transcript{Workspace: k.workspace, Agent: k.agent, AgentSession: string(s.ID),
 		Title: title, FromID: from.ID, FromTurn: len(from.Turns), How: s.Carried}, turns)
+}
+
+// create starts the session's transcript and makes it the one the Keeper writes to; ""
+// when it could not be kept (said in the log).
+func (k *Keeper) create(ctx context.Context, t store.Transcript, turns []store.TranscriptTurn) string {
+	id, err := k.store.CreateTranscript(ctx, t, turns)
 	if err != nil {
 		k.logger.Warn("the conversation's transcript is not kept", "error", err)
-		return
+		return ""
 	}
 	k.mu.Lock()
 	k.id = id
 	k.mu.Unlock()
+	return id
 }
 
 // write adds the turn to the session's transcript, which it creates first if need be.
@@ -346,15 +353,9 @@ func (k *Keeper) write(t *keptTurn, changeTurn int) {
 	}
 	id := k.ID()
 	if id == "" {
-		var err error
-		id, err = k.store.CreateTranscript(ctx, store.Transcript{Workspace: k.workspace, Agent: k.agent, AgentSession: string(s.ID), Title: title}, nil)
-		if err != nil {
-			k.logger.Warn("the conversation's transcript is not kept", "error", err)
+		if id = k.create(ctx, store.Transcript{Workspace: k.workspace, Agent: k.agent, AgentSession: string(s.ID), Title: title}, nil); id == "" {
 			return
 		}
-		k.mu.Lock()
-		k.id = id
-		k.mu.Unlock()
 	}
 	if err := k.store.AppendTranscriptTurn(ctx, id, title, kept); err != nil {
 		k.logger.Warn("a turn of the conversation is not kept", "error", err)

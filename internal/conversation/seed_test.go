@@ -70,12 +70,12 @@ func TestSeedIsSummarisedWithinTheBudget(t *testing.T) {
 func TestTurnsBeforeARewind(t *testing.T) {
 	turns := []store.TranscriptTurn{{Prompt: "a"}, {Prompt: "b", ChangeTurn: 1}, {Prompt: "c"}, {Prompt: "d", ChangeTurn: 3}}
 	for n, want := range map[int]int{1: 1, 2: 3, 3: 3, 4: 4} {
-		if got := len(turnsBefore(turns, n)); got != want {
+		if got := len(TurnsBefore(turns, n)); got != want {
 			t.Errorf("before turn %d: %d turns, want %d", n, got, want)
 		}
 	}
 	plain := []store.TranscriptTurn{{Prompt: "a"}, {Prompt: "b"}}
-	if got := len(turnsBefore(plain, 2)); got != 1 {
+	if got := len(TurnsBefore(plain, 2)); got != 1 {
 		t.Errorf("unnumbered, before turn 2: %d turns, want 1", got)
 	}
 }

@@ -149,17 +149,11 @@ func (a *agent) LoadSession(ctx context.Context, req *acp.LoadSessionRequest) (*
 	if a.opts.NoReopen {
 		return nil, acp.ErrMethodNotFound
 	}
-	if err := checkCwd(req.Cwd); err != nil {
+	s, err := a.reopenIn(req.SessionID, req.Cwd, req.MCPServers)
+	if err != nil {
 		return nil, err
 	}
-	s := a.reopen(req.SessionID)
-	if s == nil {
-		return nil, acp.ErrSessionNotFound(req.SessionID)
-	}
-	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.cwd, s.servers = req.Cwd, req.MCPServers
-	s.closeMCP()
 	for _, t := range s.history {
 		a.conn.Update(ctx, s.id, acp.UserMessageChunk(acp.TextBlock(t.user)))
 		a.conn.Update(ctx, s.id, acp.AgentMessageChunk(acp.TextBlock(t.agent)))

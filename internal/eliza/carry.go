@@ -126,18 +126,28 @@ func (a *agent) ResumeSession(ctx context.Context, req *acp.ResumeSessionRequest
 	if a.opts.NoReopen || a.opts.NoResume {
 		return nil, acp.ErrMethodNotFound
 	}
-	if err := checkCwd(req.Cwd); err != nil {
+	s, err := a.reopenIn(req.SessionID, req.Cwd, req.MCPServers)
+	if err != nil {
 		return nil, err
 	}
-	s := a.reopen(req.SessionID)
+	s.mu.Unlock()
+	return &acp.ResumeSessionResponse{}, nil
+}
+
+// reopenIn reopens session id (of this process or a kept one) in cwd with its MCP servers,
+// and returns it locked.
+func (a *agent) reopenIn(id acp.SessionID, cwd string, servers []acp.MCPServer) (*session, error) {
+	if err := checkCwd(cwd); err != nil {
+		return nil, err
+	}
+	s := a.reopen(id)
 	if s == nil {
-		return nil, acp.ErrSessionNotFound(req.SessionID)
+		return nil, acp.ErrSessionNotFound(id)
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.cwd, s.servers = req.Cwd, req.MCPServers
+	s.cwd, s.servers = cwd, servers
 	s.closeMCP()
-	return &acp.ResumeSessionResponse{}, nil
+	return s, nil
 }
 
 // ForkSession opens a new session that starts with the conversation of another.
