@@ -174,7 +174,7 @@ test("against parley: fork, hand-off and rewind open the conversation in a new t
     assert.ok(!existsSync(join(web.workspace, "hello.txt")), "the rewind brought the files back");
     // What came before stays reachable.
     await page.locator("button", { hasText: "Sessions" }).click();
-    assert.ok((await page.locator(".session-list li").count()) >= 4);
+    await page.locator(".session-list li").nth(3).waitFor(); // the list is fetched after the click: at least four
     await shot(page, "carry-real");
     assert.deepEqual(page.errors, []);
   } finally {
