@@ -17,7 +17,7 @@ func TestAgentSpecComposesProfileConfigAndFlags(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, ".cache"))
 	t.Setenv("CODEX_HOME", "")
-	cfg := &config.File{Sandbox: config.Sandbox{DenyRead: []string{"~/work/secrets"}, ReadSecret: []string{"~/.aws"}}}
+	cfg := &config.File{Sandbox: config.Sandbox{DenyRead: []string{"~/private/secrets"}, ReadSecret: []string{"~/.aws"}}}
 	r := confineRequest{name: "codex", spec: agentproc.Spec{Command: "codex-acp"}, roots: []string{"/ws"}, cfg: cfg,
 		write: []string{"~/go"}, read: []string{"~/.kube"}, net: []string{"api.openai.com:443", "127.0.0.1:8080"}}
 	spec := agentSpec(r, &config.AgentSandbox{Write: []string{"~/.codex-extra"}})
@@ -27,7 +27,7 @@ func TestAgentSpecComposesProfileConfigAndFlags(t *testing.T) {
 			t.Errorf("write %v lacks ~/%s", spec.Write, w)
 		}
 	}
-	for _, d := range []string{".ssh", "work/secrets", ".claude/.credentials.json", ".gemini/oauth_creds.json"} {
+	for _, d := range []string{".ssh", "private/secrets", ".claude/.credentials.json", ".gemini/oauth_creds.json"} {
 		if !in(spec.DenyRead, d) {
 			t.Errorf("deny_read %v lacks ~/%s", spec.DenyRead, d)
 		}
