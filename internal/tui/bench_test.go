@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,5 +65,27 @@ func BenchmarkKeyDuringLongTranscript(b *testing.B) {
 	for b.Loop() {
 		m.comp.update(keyPress('x'))
 		m.View()
+	}
+}
+
+// benchReply is a reply of the usual kinds of Markdown: headings, paragraphs with inline
+// styles, lists, a code block and a table.
+const benchReply = "# Summary\n\nThe change moves **startup work** to first use, so that `parley --version` " +
+	"pays only for what it prints. See [the issue](https://example.com/issues/32) for the figures.\n\n" +
+	"## Steps\n\n1. Measure with *inittrace*.\n2. Move each ~~table~~ map literal behind a `sync.OnceValue`.\n" +
+	"   - nested item one\n   - nested item two\n3. Measure again.\n\n" +
+	"```go\nvar words = sync.OnceValue(func() map[string]int {\n\treturn map[string]int{\"a\": 1}\n})\n```\n\n" +
+	"> A quoted remark that runs long enough to be wrapped over more than one line of the screen.\n\n" +
+	"| package | before | after |\n|---------|-------:|------:|\n| styles | 5 ms | 0 |\n| lexers | 4 ms | 0 |\n\n" +
+	"---\n\nThat is all: a paragraph at the end, with some words to wrap at the width of the transcript.\n"
+
+// BenchmarkRenderMarkdown is one reply rendered whole at 80 columns, as a finished reply
+// is, by a renderer kept across renders as the transcript keeps it.
+func BenchmarkRenderMarkdown(b *testing.B) {
+	md := newMarkdown(true)
+	text := strings.Repeat(benchReply+"\n", 4)
+	b.ReportAllocs()
+	for b.Loop() {
+		md.render(text, 80)
 	}
 }
