@@ -12,9 +12,12 @@
 //     Each item is rendered at the width once and kept until it changes; a frame costs
 //     the lines on screen, not the conversation's length. It scrolls, keeps still while
 //     the user reads back, selects and expands items, and finds text.
-//   - markdown.go: glamour, with a renderer per width and theme. A reply that streams is
-//     rendered block by block: complete blocks once, the growing one each frame (as
-//     plain wrapped text while it is larger than a frame can render).
+//   - markdown.go, mdblocks.go, mdinline.go: parley's own Markdown renderer over
+//     goldmark's parser (headings, emphasis, code, quotes, lists and tasks, links,
+//     tables; code is not highlighted), wrapped at the width in terminal cells, in the
+//     theme's colours. A reply that streams is rendered block by block: complete blocks
+//     once, the growing one each frame (as plain wrapped text while it is larger than a
+//     frame can render).
 //   - composer.go, completion.go, history.go, attach.go: the editor, its @file and
 //     /command completion, the prompts sent in the workspace (kept across runs, Ctrl+R),
 //     and the blocks a prompt carries (files as embedded text or links, images) as the

@@ -3,68 +3,51 @@ package tui
 import (
 	"regexp"
 	"strings"
+	"sync"
 
-	"charm.land/glamour/v2"
-	gstyles "charm.land/glamour/v2/styles"
 	xansi "github.com/charmbracelet/x/ansi"
+	"github.com/parley-acp/parley/internal/toolui"
+	"github.com/yuin/goldmark/parser"
+	gtext "github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
-// markdown renders the agent's Markdown for the transcript: glamour, wrapped to a width,
-// without the document's own margins (the transcript indents). One renderer per width
-// and theme is kept: making one costs more than a small render.
+// markdown renders the agent's Markdown for the transcript, wrapped to a width, without
+// margins of its own (the transcript indents). It is parley's own renderer over
+// goldmark's CommonMark parser: the blocks in mdblocks.go, the inline text and its
+// wrapping in mdinline.go. GitHub's additions are recognised here, not by goldmark's
+// extension package (whose patterns cost every parley command time at start): tables
+// are cut out of the text before parsing (splitTables), strikethrough is an inline
+// parser of a few lines, a task list item is seen by its "[ ]".
+//
+// The text it is given is already made safe to print (toolui.SafeText); what it adds to
+// it are SGR sequences (colours, bold…) of its own, never a sequence from the text. An
+// entity reference that would decode to a control character is made visible again.
 type markdown struct {
 	dark bool
-	rs   map[int]*glamour.TermRenderer // by width: a table is rendered at its own
+	sgr  map[mdStyle]string // each style's SGR sequence, made on first use
 }
 
-func newMarkdown(dark bool) *markdown { return &markdown{dark: dark} }
+func newMarkdown(dark bool) *markdown { return &markdown{dark: dark, sgr: map[mdStyle]string{}} }
 
-// maxRenderers bounds the renderers kept (one per width seen lately).
-const maxRenderers = 8
-
-func (m *markdown) renderer(width int) *glamour.TermRenderer {
-	if r := m.rs[width]; r != nil {
-		return r
-	}
-	cfg := gstyles.DarkStyleConfig
-	if !m.dark {
-		cfg = gstyles.LightStyleConfig
-		// glamour registers a style's code colours under one name, once a process, so a
-		// theme changed after the first code block would keep the first theme's colours;
-		// and the light ones are too pale on white. A chroma style of its own for light.
-		cfg.CodeBlock.Chroma = nil
-		cfg.CodeBlock.Theme = "github"
-		inlineCode := "#af005f" // the light style's pink is 2.3:1 on its grey
-		cfg.Code.Color = &inlineCode
-	}
-	// The transcript sets messages apart itself: no blank lines around the document, no
-	// margin, and no default text colour (the terminal's own reads best).
-	cfg.Document.BlockPrefix, cfg.Document.BlockSuffix = "", ""
-	cfg.Document.Margin = nil
-	cfg.Document.Color = nil
-	zero := uint(0)
-	cfg.CodeBlock.Margin = &zero
-	r, err := glamour.NewTermRenderer(glamour.WithStyles(cfg), glamour.WithWordWrap(width), glamour.WithChromaFormatter("terminal256"))
-	if err != nil {
-		return nil
-	}
-	if m.rs == nil || len(m.rs) >= maxRenderers {
-		m.rs = map[int]*glamour.TermRenderer{}
-	}
-	m.rs[width] = r
-	return r
-}
+// mdParser is goldmark's CommonMark parser with strikethrough, made on first use.
+var mdParser = sync.OnceValue(func() parser.Parser {
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(append(parser.DefaultInlineParsers(), util.Prioritized(strikeParser{}, 500))...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)
+})
 
 // render returns text (already made safe to print) as lines of at most width cells.
-// What glamour cannot render is shown as plain wrapped text. glamour draws a table as
-// wide as the text around it, however little it holds: each table is rendered on its
-// own, at the width its cells need.
+// Each table is rendered on its own, at the width its cells need (or the width, if that
+// is less), not as wide as the text around it.
 func (m *markdown) render(text string, width int) []string {
 	width = max(width, 10)
-	text = expandTabs(text)
+	text = toolui.SafeText(expandTabs(text)) // safe already: this keeps the renderer safe on its own
 	parts := splitTables(text)
 	if len(parts) == 1 && parts[0].width == 0 {
-		return m.renderPart(text, width)
+		return m.renderPart(parts[0], width)
 	}
 	var out []string
 	for _, p := range parts {
@@ -72,7 +55,7 @@ func (m *markdown) render(text string, width int) []string {
 		if p.width > 0 {
 			w = min(width, p.width)
 		}
-		lines := m.renderPart(p.text, w)
+		lines := m.renderPart(p, w)
 		if len(out) > 0 && len(lines) > 0 {
 			out = append(out, "")
 		}
@@ -81,25 +64,25 @@ func (m *markdown) render(text string, width int) []string {
 	return out
 }
 
-func (m *markdown) renderPart(text string, width int) []string {
-	r := m.renderer(width)
-	if r == nil {
-		return plainLines(text, width)
+// renderPart renders a table or the text between tables. What the parser cannot take is
+// shown as plain wrapped text.
+func (m *markdown) renderPart(p mdPart, width int) (lines []string) {
+	defer func() {
+		if recover() != nil {
+			lines = plainLines(p.text, width)
+		}
+	}()
+	r := &mdRender{md: m}
+	if p.width > 0 {
+		lines = r.table(p.text, width)
+	} else {
+		r.src = []byte(p.text)
+		lines = r.blocks(mdParser().Parse(gtext.NewReader(r.src)), width, false)
 	}
-	out, err := r.Render(text)
-	if err != nil {
-		return plainLines(text, width)
-	}
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	// glamour pads lines with spaces to the wrap width; the padding only costs cells.
 	for i, l := range lines {
-		lines[i] = trimRightSpace(l)
-	}
-	for len(lines) > 0 && strings.TrimSpace(xansi.Strip(lines[0])) == "" {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && strings.TrimSpace(xansi.Strip(lines[len(lines)-1])) == "" {
-		lines = lines[:len(lines)-1]
+		if xansi.StringWidth(l) > width { // a nesting deeper than the width leaves room for
+			lines[i] = xansi.Truncate(l, width, "")
+		}
 	}
 	return lines
 }
@@ -111,7 +94,10 @@ type mdPart struct {
 	width int
 }
 
-var tableDelimiter = regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
+// tableDelimiter is a table's second line: | --- | :-: | ---: |.
+var tableDelimiter = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
+})
 
 // splitTables cuts text into its tables (outside code fences) and what lies between.
 func splitTables(text string) []mdPart {
@@ -133,7 +119,7 @@ func splitTables(text string) []mdPart {
 			fence = t[:3]
 			continue
 		}
-		if !strings.Contains(t, "|") || i+1 >= len(lines) || !strings.Contains(lines[i+1], "-") || !tableDelimiter.MatchString(lines[i+1]) {
+		if !strings.Contains(t, "|") || i+1 >= len(lines) || !strings.Contains(lines[i+1], "-") || !tableDelimiter().MatchString(lines[i+1]) {
 			continue
 		}
 		end := i + 2
@@ -158,13 +144,11 @@ func splitTables(text string) []mdPart {
 func tableWidth(rows []string) int {
 	var cols []int
 	for _, row := range rows {
-		row = strings.TrimSpace(row)
-		row = strings.TrimSuffix(strings.TrimPrefix(row, "|"), "|")
-		for j, cell := range strings.Split(row, "|") {
+		for j, cell := range tableCells(row) {
 			if j >= len(cols) {
 				cols = append(cols, 0)
 			}
-			cols[j] = max(cols[j], xansi.StringWidth(strings.TrimSpace(cell)))
+			cols[j] = max(cols[j], xansi.StringWidth(cell))
 		}
 	}
 	w := 0
@@ -174,18 +158,25 @@ func tableWidth(rows []string) int {
 	return w + 1
 }
 
-// trimRightSpace drops trailing spaces, also those inside a trailing style sequence.
-func trimRightSpace(l string) string {
-	trimmed := strings.TrimRight(l, " ")
-	if !strings.HasSuffix(trimmed, "m") || !strings.Contains(l, "\x1b") {
-		return trimmed
+// tableCells splits a table's row at its pipes (not at an escaped \|), the cells trimmed.
+func tableCells(row string) []string {
+	row = strings.TrimSpace(row)
+	row = strings.TrimPrefix(row, "|")
+	if strings.HasSuffix(row, "|") && !strings.HasSuffix(row, `\|`) {
+		row = row[:len(row)-1]
 	}
-	// Styled padding: "text\x1b[0m    \x1b[0m" — cut the visible width back.
-	w := xansi.StringWidth(strings.TrimRight(xansi.Strip(l), " "))
-	if w == xansi.StringWidth(l) {
-		return l
+	var cells []string
+	start := 0
+	for i := 0; i < len(row); i++ {
+		switch row[i] {
+		case '\\':
+			i++
+		case '|':
+			cells = append(cells, strings.TrimSpace(row[start:i]))
+			start = i + 1
+		}
 	}
-	return xansi.Truncate(l, w, "") + "\x1b[0m"
+	return append(cells, strings.TrimSpace(row[start:]))
 }
 
 // plainLines wraps plain text to width, keeping its own line breaks.
