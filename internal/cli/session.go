@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/parley-acp/parley/internal/changes"
 	"github.com/parley-acp/parley/internal/config"
 	"github.com/parley-acp/parley/internal/conversation"
+	"github.com/parley-acp/parley/internal/lazy"
 	"github.com/parley-acp/parley/internal/linechat"
 	"github.com/parley-acp/parley/internal/logfile"
 	"github.com/parley-acp/parley/internal/permission"
@@ -330,7 +330,7 @@ func stopError(stop acp.StopReason) error {
 	return &exitError{code: exitFailure, err: fmt.Errorf("the agent stopped for an unknown reason %q", stop)}
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeName = lazy.Regexp(`[^A-Za-z0-9._-]+`)
 
 // agentLogLimit bounds an agent's stderr log; past it the log is rotated (one previous
 // file is kept), so an agent writing to its stderr without end costs little disk.
@@ -375,7 +375,7 @@ func shortAgentName(opts sessionOptions) string {
 
 // openAgentLog opens the file the agent's stderr is appended to.
 func openAgentLog(agent string) (*logfile.File, error) {
-	name := unsafeName.ReplaceAllString(agent, "_")
+	name := unsafeName().ReplaceAllString(agent, "_")
 	if len(name) > 60 {
 		name = name[:60]
 	}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync/atomic"
 
 	"github.com/parley-acp/parley/acp"
+	"github.com/parley-acp/parley/internal/lazy"
 	"github.com/parley-acp/parley/internal/llm"
 )
 
@@ -249,7 +249,7 @@ func (k *compactor) summarize(ctx context.Context, msgs []llm.Message, target in
 }
 
 // thinkBlock is reasoning a model wrote into its text.
-var thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
+var thinkBlock = lazy.Regexp(`(?s)<think>.*?</think>`)
 
 func (k *compactor) summarizeOnce(ctx context.Context, system, earlier, part string, target int) (string, error) {
 	user := "The conversation:\n" + part
@@ -276,7 +276,7 @@ func (k *compactor) summarizeOnce(ctx context.Context, system, earlier, part str
 	if stop == llm.StopFiltered {
 		return "", fmt.Errorf("the server withheld the summary: %s", refusal)
 	}
-	out := strings.TrimSpace(thinkBlock.ReplaceAllString(text.String(), ""))
+	out := strings.TrimSpace(thinkBlock().ReplaceAllString(text.String(), ""))
 	if out == "" {
 		return "", errors.New("the model wrote no summary")
 	}

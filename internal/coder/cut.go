@@ -2,9 +2,10 @@ package coder
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/parley-acp/parley/internal/lazy"
 )
 
 // Cutting a text that is too large for the window to a head and a tail, with a note in
@@ -12,7 +13,7 @@ import (
 // numbers (read_file shows them), a command's or a search's output by narrowing it.
 
 // numberedLine is a line as read_file shows it: its number, a tab, the text.
-var numberedLine = regexp.MustCompile(`^\s*(\d+)\t`)
+var numberedLine = lazy.Regexp(`^\s*(\d+)\t`)
 
 // cutToFit returns text cut to about limit tokens: the first and last lines that fit
 // (two fifths of the limit each, so the note and the estimate's error have room) with
@@ -101,7 +102,7 @@ func cutNote(left []string, total int, tool string) string {
 }
 
 func lineNumber(line string) int {
-	m := numberedLine.FindStringSubmatch(line)
+	m := numberedLine().FindStringSubmatch(line)
 	if m == nil {
 		return 0
 	}

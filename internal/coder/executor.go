@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/lazy"
 	"github.com/parley-acp/parley/internal/llm"
 )
 
@@ -39,13 +39,13 @@ type executor struct {
 
 // editVerbs mark a task that should change files; such a task is not accepted as done
 // while nothing was written (a nudge, once: it is a heuristic).
-var editVerbs = regexp.MustCompile(`(?i)\b(rename|change|modify|edit|update|add|create|write|fix|refactor|remove|delete|implement)\b`)
+var editVerbs = lazy.Regexp(`(?i)\b(rename|change|modify|edit|update|add|create|write|fix|refactor|remove|delete|implement)\b`)
 
 func (e *executor) run(ctx context.Context, task string, images []llm.Image) (acp.StopReason, error) {
 	e.fixed = newFixedPart(e.system, e.requestTools())
 	e.conv.messages = append(e.conv.messages, llm.Message{Role: "user", Content: task, Images: images})
 	e.task, e.taskText = len(e.conv.messages)-1, task
-	wantsWrite := editVerbs.MatchString(task)
+	wantsWrite := editVerbs().MatchString(task)
 	wrote, nudged, loopWarned, resized := false, false, false, false
 	var loops loopDetector
 	for range e.maxTurns {

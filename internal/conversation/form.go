@@ -15,6 +15,7 @@ import (
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/lazy"
 )
 
 // A form elicitation's schema becomes a Form: its fields in the order to ask them, each
@@ -217,12 +218,12 @@ func uint64Ptr(p *uint64) *int {
 }
 
 // secretWords in a field's name or title make it secret.
-var secretWords = regexp.MustCompile(`(?i)pass(word|phrase|code)?|secret|token|api[ _-]?key|private[ _-]?key|credential|\bpin\b|\botp\b`)
+var secretWords = lazy.Regexp(`(?i)pass(word|phrase|code)?|secret|token|api[ _-]?key|private[ _-]?key|credential|\bpin\b|\botp\b`)
 
 // secretField decides whether what is typed for a text field must not be shown: it errs
 // on the side of hiding.
 func secretField(name, title, format string, meta acp.Meta, extra acp.Extra) bool {
-	if format == "password" || secretWords.MatchString(name) || secretWords.MatchString(title) {
+	if format == "password" || secretWords().MatchString(name) || secretWords().MatchString(title) {
 		return true
 	}
 	for _, key := range []string{"secret", "sensitive", "password"} {

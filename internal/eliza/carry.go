@@ -7,12 +7,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/lazy"
 )
 
 // Sessions that outlive the process: with Options.SessionDir set, each session's
@@ -32,12 +32,12 @@ type savedTurn struct {
 	Agent string `json:"agent"`
 }
 
-var sessionIDPattern = regexp.MustCompile(`^eliza-[0-9]+$`)
+var sessionIDPattern = lazy.Regexp(`^eliza-[0-9]+$`)
 
 // sessionPath is the file of session id, or "" when sessions are not kept or id is not
 // one of Eliza's (nothing from a request names a path of its own).
 func (a *agent) sessionPath(id acp.SessionID) string {
-	if a.opts.SessionDir == "" || !sessionIDPattern.MatchString(string(id)) {
+	if a.opts.SessionDir == "" || !sessionIDPattern().MatchString(string(id)) {
 		return ""
 	}
 	return filepath.Join(a.opts.SessionDir, string(id)+".json")

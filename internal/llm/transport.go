@@ -8,13 +8,13 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/lazy"
 )
 
 // maxLine bounds one streamed line: a tool call with a whole file as its argument is one
@@ -172,7 +172,7 @@ func (c *client) statusError(status int, model, path string, body []byte) error 
 
 // windowInMessage finds the window in the servers' words: vLLM's "maximum context length
 // is 4096 tokens", OpenAI's "maximum context length is 8192 tokens".
-var windowInMessage = regexp.MustCompile(`(?i)maximum context length is (\d+)`)
+var windowInMessage = lazy.Regexp(`(?i)maximum context length is (\d+)`)
 
 // contextOverflow reports whether a refusal says the prompt is too long for the window,
 // and the window when it says that too: llama.cpp answers 400 with type
@@ -201,7 +201,7 @@ func contextOverflow(status int, body []byte) (int, bool) {
 	if e.Error.NCtx > 0 {
 		return e.Error.NCtx, true
 	}
-	if m := windowInMessage.FindStringSubmatch(string(body)); m != nil {
+	if m := windowInMessage().FindStringSubmatch(string(body)); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n, true
 	}

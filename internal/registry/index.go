@@ -3,12 +3,12 @@ package registry
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/lazy"
 )
 
 // Index is the registry's registry.json.
@@ -53,11 +53,11 @@ type Package struct {
 }
 
 var (
-	idPattern     = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
-	sha256Pattern = regexp.MustCompile(`^[0-9a-fA-F]{64}$`)
+	idPattern     = lazy.Regexp(`^[a-z][a-z0-9-]*$`)
+	sha256Pattern = lazy.Regexp(`^[0-9a-fA-F]{64}$`)
 	// semverExact and pep440Exact are versions npm and uv cannot read as a range or a tag.
-	semverExact = regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
-	pep440Exact = regexp.MustCompile(`^([0-9]+!)?[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?(\+[0-9A-Za-z.]+)?$`)
+	semverExact = lazy.Regexp(`^v?[0-9]+\.[0-9]+\.[0-9]+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+	pep440Exact = lazy.Regexp(`^([0-9]+!)?[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?(\+[0-9A-Za-z.]+)?$`)
 )
 
 // ParseIndex decodes and checks registry.json. Entries that break the format are left
@@ -99,7 +99,7 @@ func ParseIndex(data []byte) (idx *Index, skipped []string, err error) {
 
 // check is what parley needs of an entry before it shows or installs it.
 func (e *Entry) check() error {
-	if !idPattern.MatchString(e.ID) {
+	if !idPattern().MatchString(e.ID) {
 		return fmt.Errorf("id %q is not lower-case letters, digits and dashes", e.ID)
 	}
 	if e.Version == "" {
@@ -113,7 +113,7 @@ func (e *Entry) check() error {
 		if t.Archive == "" || t.Cmd == "" {
 			return fmt.Errorf("binary %s: archive and cmd are required", platform)
 		}
-		if t.SHA256 != "" && !sha256Pattern.MatchString(t.SHA256) {
+		if t.SHA256 != "" && !sha256Pattern().MatchString(t.SHA256) {
 			return fmt.Errorf("binary %s: sha256 %q is not 64 hex digits", platform, t.SHA256)
 		}
 	}
@@ -183,9 +183,9 @@ func PackageName(spec string) string {
 func Pinned(runner, spec string) bool {
 	v := PackageVersion(spec)
 	if runner == "uvx" {
-		return pep440Exact.MatchString(v)
+		return pep440Exact().MatchString(v)
 	}
-	return semverExact.MatchString(v)
+	return semverExact().MatchString(v)
 }
 
 // PackageVersion is the version a runner's spec pins ("1.2.3" of "name@1.2.3" or

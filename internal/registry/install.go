@@ -230,7 +230,7 @@ func (in *Installer) installBinary(ctx context.Context, e Entry, rec *Installed)
 	if err != nil || cmd == "" {
 		return fmt.Errorf("%s: the registry's cmd %q is not a path inside the archive", e.ID, t.Cmd)
 	}
-	if !idPattern.MatchString(e.ID) || !filepath.IsLocal(e.Version) || strings.ContainsAny(e.Version, `/\`) {
+	if !idPattern().MatchString(e.ID) || !filepath.IsLocal(e.Version) || strings.ContainsAny(e.Version, `/\`) {
 		return fmt.Errorf("%s: version %q cannot name a directory", e.ID, e.Version)
 	}
 	work, err := os.MkdirTemp(in.dir(), ".install-"+e.ID+"-")
@@ -292,7 +292,7 @@ func (in *Installer) installBinary(ctx context.Context, e Entry, rec *Installed)
 // case they are told what it means.
 func (in *Installer) checkSum(id, sum string) error {
 	switch {
-	case sum != "" && !sha256Pattern.MatchString(sum):
+	case sum != "" && !sha256Pattern().MatchString(sum):
 		return fmt.Errorf("refusing %s: the registry's sha256 for its %s archive, %q, is not 64 hex digits, so the download cannot be checked (nothing was downloaded)", id, Platform(), sum)
 	case sum != "":
 		return nil

@@ -1,11 +1,12 @@
 package safety
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/parley-acp/parley/internal/lazy"
 )
 
 // Bash evaluates text as arithmetic in many places: let, (( )), $(( )), $[ ], for ((;;)),
@@ -34,7 +35,7 @@ func (a *analyzer) arithmetic(cmd string, n syntax.Node) {
 		case *syntax.BinaryArithm:
 			if assignment(x.Op) {
 				if w, ok := x.X.(*syntax.Word); ok {
-					if name := w.Lit(); plainName.MatchString(name) {
+					if name := w.Lit(); plainName().MatchString(name) {
 						a.arithmetic(cmd, x.Y)
 						a.shell.setVar(name, "0", true)
 						return false
@@ -49,7 +50,7 @@ func (a *analyzer) arithmetic(cmd string, n syntax.Node) {
 			}
 		case *syntax.UnaryArithm:
 			if w, ok := x.X.(*syntax.Word); ok {
-				if name := w.Lit(); plainName.MatchString(name) && (x.Op == syntax.Inc || x.Op == syntax.Dec) {
+				if name := w.Lit(); plainName().MatchString(name) && (x.Op == syntax.Inc || x.Op == syntax.Dec) {
 					a.arithVariable(cmd, name)
 					a.shell.setVar(name, "0", true)
 					return false
@@ -100,7 +101,7 @@ func assignment(op syntax.BinAritOperator) bool {
 }
 
 // numberLike is a literal arithmetic reads as a number (42, 0x1F, 2#101, 64#_@).
-var numberLike = regexp.MustCompile(`^[0-9][0-9A-Za-z#@_]*$`)
+var numberLike = lazy.Regexp(`^[0-9][0-9A-Za-z#@_]*$`)
 
 // letClause judges let: each word, once the shell has expanded it and removed its
 // quotes, is an expression. The words are read as the shell reads any command's (the
@@ -126,7 +127,7 @@ func (a *analyzer) letClause(c *syntax.LetClause) {
 }
 
 // letWord is let where a command's name can be.
-var letWord = regexp.MustCompile(`(^|[\s;&|(){}!` + "`" + `])let[ \t]`)
+var letWord = lazy.Regexp(`(^|[\s;&|(){}!` + "`" + `])let[ \t]`)
 
 // parseLetAsWords parses src, which the parser refused, with each let read as a
 // command's name rather than a keyword: the parser reads let's words as arithmetic and
@@ -135,7 +136,7 @@ var letWord = regexp.MustCompile(`(^|[\s;&|(){}!` + "`" + `])let[ \t]`)
 // reached is given its own text back, so that the file is src's with let run as a
 // command (judged by the builtin let).
 func parseLetAsWords(src string) (*syntax.File, bool) {
-	locs := letWord.FindAllStringSubmatchIndex(src, -1)
+	locs := letWord().FindAllStringSubmatchIndex(src, -1)
 	if len(locs) == 0 {
 		return nil, false
 	}
@@ -187,9 +188,9 @@ func (a *analyzer) letArgs(cmd string, args []word) {
 // or an integer variable's value) an expression whose variables are read.
 func (a *analyzer) arithLiteral(cmd, lit string) {
 	switch {
-	case plainName.MatchString(lit):
+	case plainName().MatchString(lit):
 		a.arithVariable(cmd, lit)
-	case numberLike.MatchString(lit):
+	case numberLike().MatchString(lit):
 	default:
 		a.arithText(cmd, lit, "arithmetic")
 	}
@@ -273,13 +274,13 @@ func (a *analyzer) arithText(cmd, text, what string) {
 	x, ok := parseArithmetic(text)
 	if !ok || a.depth >= maxDepth {
 		// Bash refuses what does not parse; a name in it may still be read first.
-		for _, m := range arithNames.FindAllStringSubmatch(text, -1) {
+		for _, m := range arithNames().FindAllStringSubmatch(text, -1) {
 			a.arithVariable(cmd, m[2])
 		}
 		return
 	}
 	if w, ok := x.(*syntax.Word); ok && w.Lit() == text {
-		if plainName.MatchString(text) {
+		if plainName().MatchString(text) {
 			a.arithVariable(cmd, text)
 		}
 		return // a number, or what no parse splits further
@@ -287,7 +288,7 @@ func (a *analyzer) arithText(cmd, text, what string) {
 	a.inArithmetic(text, func() { a.arithmetic(cmd, x) })
 }
 
-var arithNames = regexp.MustCompile(`(^|[^0-9A-Za-z_#@])([A-Za-z_][A-Za-z0-9_]*)`)
+var arithNames = lazy.Regexp(`(^|[^0-9A-Za-z_#@])([A-Za-z_][A-Za-z0-9_]*)`)
 
 // arithCode judges arithmetic text with a $ or a backquote in it: Bash expands it
 // (a subscript, at least) and runs the commands in it, which the line's own shell
@@ -396,7 +397,7 @@ func (a *analyzer) arithValue(cmd, value string) {
 // subscript as arithmetic, and expands it again, so a $ or a backquote there is code.
 func (a *analyzer) nameText(cmd, text string) {
 	name, _, _ := splitAssignment(text)
-	if plainName.MatchString(name) {
+	if plainName().MatchString(name) {
 		return
 	}
 	base, sub, ok := subscript(name)

@@ -1,14 +1,16 @@
 package safety
 
 import (
-	"regexp"
 	"strings"
+	"sync"
+
+	"github.com/parley-acp/parley/internal/lazy"
 )
 
 // plainProgram judges a program of plainTable: its options must all be known, its file
 // operands are reads (outside the workspace: Medium), and an output operand is a write.
 func plainProgram(a *analyzer, c *call) {
-	pl := plainTable[c.name]
+	pl := plainTable()[c.name]
 	if c.name == "echo" {
 		return // echo prints what it is given, options it does not know too
 	}
@@ -96,28 +98,30 @@ func mktemp(a *analyzer, c *call) {
 // projectCode are programs whose job is to run the project's own code: its builds,
 // tests, task files and their plugins. The agent can change that code with an
 // ordinary edit, so they are Medium, and an "always" about them cannot bind what runs.
-var projectCode = map[string]string{
-	"ninja": "the commands of build.ninja", "meson": "the project's meson.build",
-	"ctest": "the project's tests (ctest)", "bazel": "the project's BUILD files", "bazelisk": "the project's BUILD files",
-	"pytest": "the project's tests (pytest)", "py.test": "the project's tests (pytest)", "tox": "the project's tox.ini",
-	"nox": "the project's noxfile.py", "jest": "the project's tests (jest)", "vitest": "the project's tests (vitest)",
-	"mocha": "the project's tests (mocha)", "rake": "the project's Rakefile", "mix": "the project's mix.exs",
-	"stack": "the project's Haskell build", "cabal": "the project's Haskell build", "dune": "the project's dune files",
-	"sbt": "the project's build.sbt", "lein": "the project's project.clj", "mypy": "mypy with the project's plugins",
-	"golangci-lint": "golangci-lint with the project's configuration", "cargo-clippy": "the crate's build scripts",
-	"pre-commit": "the project's pre-commit hooks", "webpack": "the project's webpack configuration",
-	"vite": "the project's vite configuration", "rollup": "the project's rollup configuration",
-	"esbuild": "esbuild (it writes what it builds)", "turbo": "the project's tasks (turbo)", "nx": "the project's tasks (nx)",
-	"ant": "the project's build.xml", "gradle": "the project's Gradle build", "gradlew": "the project's Gradle build",
-	"mvn": "the project's Maven build", "mvnw": "the project's Maven build", "just": "the project's justfile",
-	"task": "the project's Taskfile", "invoke": "the project's tasks.py", "fab": "the project's fabfile",
-	"phpunit": "the project's tests (phpunit)", "rspec": "the project's tests (rspec)", "bundle": "the project's Gemfile",
-	"playwright": "the project's tests (playwright)", "cypress": "the project's tests (cypress)", "karma": "the project's tests (karma)",
-	"prettier": "prettier with the project's configuration (which may be JavaScript)", "tsx": "a TypeScript program", "ts-node": "a TypeScript program", "eslint": "ESLint with the project's configuration",
-	"pyright": "pyright with the project's configuration", "staticcheck": "staticcheck", "dotnet": "the project's .NET build",
-	"scons": "the project's SConstruct", "waf": "the project's wscript", "xcodebuild": "the project's Xcode build",
-	"hatch": "the project's hatch environment",
-}
+var projectCode = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"ninja": "the commands of build.ninja", "meson": "the project's meson.build",
+		"ctest": "the project's tests (ctest)", "bazel": "the project's BUILD files", "bazelisk": "the project's BUILD files",
+		"pytest": "the project's tests (pytest)", "py.test": "the project's tests (pytest)", "tox": "the project's tox.ini",
+		"nox": "the project's noxfile.py", "jest": "the project's tests (jest)", "vitest": "the project's tests (vitest)",
+		"mocha": "the project's tests (mocha)", "rake": "the project's Rakefile", "mix": "the project's mix.exs",
+		"stack": "the project's Haskell build", "cabal": "the project's Haskell build", "dune": "the project's dune files",
+		"sbt": "the project's build.sbt", "lein": "the project's project.clj", "mypy": "mypy with the project's plugins",
+		"golangci-lint": "golangci-lint with the project's configuration", "cargo-clippy": "the crate's build scripts",
+		"pre-commit": "the project's pre-commit hooks", "webpack": "the project's webpack configuration",
+		"vite": "the project's vite configuration", "rollup": "the project's rollup configuration",
+		"esbuild": "esbuild (it writes what it builds)", "turbo": "the project's tasks (turbo)", "nx": "the project's tasks (nx)",
+		"ant": "the project's build.xml", "gradle": "the project's Gradle build", "gradlew": "the project's Gradle build",
+		"mvn": "the project's Maven build", "mvnw": "the project's Maven build", "just": "the project's justfile",
+		"task": "the project's Taskfile", "invoke": "the project's tasks.py", "fab": "the project's fabfile",
+		"phpunit": "the project's tests (phpunit)", "rspec": "the project's tests (rspec)", "bundle": "the project's Gemfile",
+		"playwright": "the project's tests (playwright)", "cypress": "the project's tests (cypress)", "karma": "the project's tests (karma)",
+		"prettier": "prettier with the project's configuration (which may be JavaScript)", "tsx": "a TypeScript program", "ts-node": "a TypeScript program", "eslint": "ESLint with the project's configuration",
+		"pyright": "pyright with the project's configuration", "staticcheck": "staticcheck", "dotnet": "the project's .NET build",
+		"scons": "the project's SConstruct", "waf": "the project's wscript", "xcodebuild": "the project's Xcode build",
+		"hatch": "the project's hatch environment",
+	}
+})
 
 // runsProjectCode judges a program of projectCode.
 func runsProjectCode(what string) judge {
@@ -137,7 +141,7 @@ func runsProjectCode(what string) judge {
 		}
 		a.add(Medium, c.text, "runs "+what+", which the agent can change")
 		a.codeFile(what)
-		if o, ok := projectWrites[c.name]; ok {
+		if o, ok := projectWrites()[c.name]; ok {
 			a.optionEffects(c, &o)
 		}
 		if c.name == "pytest" || c.name == "py.test" {
@@ -152,16 +156,18 @@ func runsProjectCode(what string) judge {
 
 // projectWrites are the options of the programs of projectCode that write a file
 // (reports, caches, outputs): judged like redirections.
-var projectWrites = map[string]opts{
-	"pytest":   {writes: "junitxml junit-xml basetemp log-file report-log resultlog html result-log"},
-	"jest":     {writes: "outputFile coverageDirectory cacheDirectory"},
-	"vitest":   {writes: "outputFile"},
-	"mypy":     {writes: "cache-dir junit-xml html-report txt-report xml-report linecount-report linecoverage-report lineprecision-report any-exprs-report cobertura-xml-report xslt-html-report xslt-txt-report"},
-	"eslint":   {writes: "o output-file cache-location"},
-	"prettier": {writes: "cache-location"},
-	"esbuild":  {writes: "outfile outdir metafile"},
-	"webpack":  {writes: "o output-path"},
-}
+var projectWrites = sync.OnceValue(func() map[string]opts {
+	return map[string]opts{
+		"pytest":   {writes: "junitxml junit-xml basetemp log-file report-log resultlog html result-log"},
+		"jest":     {writes: "outputFile coverageDirectory cacheDirectory"},
+		"vitest":   {writes: "outputFile"},
+		"mypy":     {writes: "cache-dir junit-xml html-report txt-report xml-report linecount-report linecoverage-report lineprecision-report any-exprs-report cobertura-xml-report xslt-html-report xslt-txt-report"},
+		"eslint":   {writes: "o output-file cache-location"},
+		"prettier": {writes: "cache-location"},
+		"esbuild":  {writes: "outfile outdir metafile"},
+		"webpack":  {writes: "o output-path"},
+	}
+})
 
 var publishVerbs = map[string][]string{"hatch": {"publish"}, "gradle": {"publish"}, "gradlew": {"publish"}}
 
@@ -181,7 +187,7 @@ var compilers = []string{"gcc", "g++", "cc", "c++", "clang", "clang++", "rustc",
 
 // compilerRuns are compiler options that make it run or load a program of the
 // command's choice.
-var compilerRuns = regexp.MustCompile(`^(-wrapper|-fplugin|-fpass-plugin|-B|--specs|-specs|-fuse-ld=.*/|--ld-path|-Xclang$|-load$|--gcc-toolchain|-ccc-|-Wl,.*plugin|-Xlinker$|-C$|-Clinker|-Z|--extern|-processor|-processorpath|--processor-path|-J|-pgmL|-pgmF|-pgm|-F)`)
+var compilerRuns = lazy.Regexp(`^(-wrapper|-fplugin|-fpass-plugin|-B|--specs|-specs|-fuse-ld=.*/|--ld-path|-Xclang$|-load$|--gcc-toolchain|-ccc-|-Wl,.*plugin|-Xlinker$|-C$|-Clinker|-Z|--extern|-processor|-processorpath|--processor-path|-J|-pgmL|-pgmF|-pgm|-F)`)
 
 // compiler judges a compiler: Medium, since it writes its output (-o is judged like a
 // redirection); options that make it run or load another program are High (-wrapper's
@@ -241,7 +247,7 @@ func compiler(a *analyzer, c *call) {
 			a.nestedRun(c.text, splitComma(c.args[i]))
 			continue
 		}
-		if compilerRuns.MatchString(v) && !(c.name == "rustc" && v == "-C" && i+1 < len(c.args) && !strings.HasPrefix(c.args[i+1].val, "linker")) {
+		if compilerRuns().MatchString(v) && !(c.name == "rustc" && v == "-C" && i+1 < len(c.args) && !strings.HasPrefix(c.args[i+1].val, "linker")) {
 			a.add(High, c.text, "makes "+c.name+" run or load a program of its choice ("+v+")")
 		}
 	}
@@ -343,7 +349,7 @@ func makeProgram(a *analyzer, c *call) {
 	}
 	for _, w := range p.operandWords(c.args) {
 		name, value, ok := strings.Cut(w.val, "=")
-		if !ok || !envName.MatchString(name+"=") {
+		if !ok || !envName().MatchString(name+"=") {
 			continue
 		}
 		name = strings.TrimSuffix(strings.TrimSuffix(name, ":"), "+")
@@ -394,8 +400,8 @@ func (a *analyzer) makeCode(c *call, in stdinSource, what string) {
 }
 
 var (
-	makeVarRef = regexp.MustCompile(`\$[({]([^(){}$]*)[)}]|\$[@<^?*%+|]`)
-	makeShell  = regexp.MustCompile(`\$[({]shell\s`)
+	makeVarRef = lazy.Regexp(`\$[({]([^(){}$]*)[)}]|\$[@<^?*%+|]`)
+	makeShell  = lazy.Regexp(`\$[({]shell\s`)
 )
 
 // makeText judges the shell code in make text: recipe lines (a tab first, or after
@@ -419,7 +425,7 @@ func (a *analyzer) makeText(c *call, text string) {
 		}
 	}
 	for _, src := range code {
-		src = makeVarRef.ReplaceAllStringFunc(src, func(ref string) string {
+		src = makeVarRef().ReplaceAllStringFunc(src, func(ref string) string {
 			if strings.HasPrefix(ref, "$(shell") || strings.HasPrefix(ref, "${shell") {
 				return ref
 			}
@@ -434,7 +440,7 @@ func (a *analyzer) makeText(c *call, text string) {
 func shellCalls(line string) []string {
 	var out []string
 	for {
-		loc := makeShell.FindStringIndex(line)
+		loc := makeShell().FindStringIndex(line)
 		if loc == nil {
 			return out
 		}

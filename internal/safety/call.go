@@ -72,7 +72,7 @@ func (a *analyzer) run(env, wrappers []string, words []word, extraInput bool) {
 			a.dynamicProgram(env, wrappers, words)
 			return
 		}
-		w, ok := wrapperTable[programName(prog.val)]
+		w, ok := wrapperTableOf()[programName(prog.val)]
 		if !ok {
 			break
 		}
@@ -160,7 +160,7 @@ func (a *analyzer) program(env, wrappers []string, words []word, extraInput bool
 		a.shell.positional = a.shell.positional[min(n, len(a.shell.positional)):]
 		return
 	}
-	if j, ok := programTable[c.name]; ok {
+	if j, ok := programs()[c.name]; ok {
 		j(a, c)
 		return
 	}
@@ -273,8 +273,8 @@ func (a *analyzer) mayRun(c *call) {
 			}
 		}
 		name := programName(w.val)
-		_, known := programTable[name]
-		_, wraps := wrapperTable[name]
+		_, known := programs()[name]
+		_, wraps := wrapperTableOf()[name]
 		if known || wraps {
 			if why := a.probe(w.val, c.args[i+1:]); why != "" {
 				a.add(Critical, c.text, "may run "+wordsText(c.args[i:])+", which "+why)

@@ -2,6 +2,7 @@ package safety
 
 import (
 	"strings"
+	"sync"
 )
 
 // gitGlobalValue are git's global options that take a value.
@@ -22,7 +23,7 @@ var gitGlobalOther = map[string]bool{"--version": true, "-v": true, "--help": tr
 
 // gitBuiltins are git's own subcommands: git runs them before any alias of the same
 // name. Any other name is an alias or a git-NAME program found on PATH.
-var gitBuiltins = func() map[string]bool {
+var gitBuiltins = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, name := range strings.Fields(`add am annotate apply archive bisect blame branch bugreport bundle cat-file check-attr
 		check-ignore check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit
@@ -39,7 +40,7 @@ var gitBuiltins = func() map[string]bool {
 		m[name] = true
 	}
 	return m
-}()
+})
 
 // gitReadOptions are the options of git's read-only subcommands (log, show, diff,
 // status, grep, blame, ls-files, rev-parse…) known to run nothing and write nothing.
@@ -181,7 +182,7 @@ func git(a *analyzer, c *call) {
 	saved := a.dir
 	a.dir = dir
 	defer func() { a.dir = saved }()
-	if v, ok := aliases[strings.ToLower(sub.val)]; ok && !gitBuiltins[sub.val] {
+	if v, ok := aliases[strings.ToLower(sub.val)]; ok && !gitBuiltins()[sub.val] {
 		// git -c alias.p=push p: p is push. Judged as what it expands to, so that rules
 		// about git push see it.
 		c.cmd.RunTime = true
@@ -191,7 +192,7 @@ func git(a *analyzer, c *call) {
 		a.code(c.text, "git "+v+" "+wordsText(c.args[i+1:]))
 		return
 	}
-	if !gitBuiltins[sub.val] {
+	if !gitBuiltins()[sub.val] {
 		// An alias from the configuration, or a git-NAME program: either may run anything.
 		c.cmd.RunTime, c.cmd.anything = true, true
 	}
@@ -246,15 +247,17 @@ func (a *analyzer) gitGlobal(c *call, name, value, dir string) string {
 }
 
 // gitReadOnly are subcommands that only read (with their default options).
-var gitReadOnly = map[string]bool{
-	"status": true, "diff": true, "log": true, "show": true, "blame": true, "annotate": true, "shortlog": true,
-	"describe": true, "rev-parse": true, "rev-list": true, "ls-files": true, "ls-tree": true, "ls-remote": false,
-	"cat-file": true, "grep": true, "whatchanged": true, "show-ref": true, "show-branch": true, "name-rev": true,
-	"merge-base": true, "for-each-ref": true, "count-objects": true, "cherry": true, "range-diff": true,
-	"version": true, "help": true, "check-ignore": true, "check-attr": true, "diff-tree": true, "diff-files": true,
-	"diff-index": true, "verify-commit": true, "verify-tag": true, "fsck": true, "var": true, "archive": true,
-	"bundle": false, "format-patch": false, "request-pull": true,
-}
+var gitReadOnly = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"status": true, "diff": true, "log": true, "show": true, "blame": true, "annotate": true, "shortlog": true,
+		"describe": true, "rev-parse": true, "rev-list": true, "ls-files": true, "ls-tree": true, "ls-remote": false,
+		"cat-file": true, "grep": true, "whatchanged": true, "show-ref": true, "show-branch": true, "name-rev": true,
+		"merge-base": true, "for-each-ref": true, "count-objects": true, "cherry": true, "range-diff": true,
+		"version": true, "help": true, "check-ignore": true, "check-attr": true, "diff-tree": true, "diff-files": true,
+		"diff-index": true, "verify-commit": true, "verify-tag": true, "fsck": true, "var": true, "archive": true,
+		"bundle": false, "format-patch": false, "request-pull": true,
+	}
+})
 
 // gitSubcommand judges what the subcommand does.
 func gitSubcommand(a *analyzer, c *call, sub string, args []word) {
@@ -383,7 +386,7 @@ func gitSubcommand(a *analyzer, c *call, sub string, args []word) {
 			a.add(Medium, c.text, "fetches the archive from a remote (git archive --remote)")
 		}
 	default:
-		if gitReadOnly[sub] {
+		if gitReadOnly()[sub] {
 			a.gitRead(c, sub, args)
 			return
 		}
@@ -394,7 +397,7 @@ func gitSubcommand(a *analyzer, c *call, sub string, args []word) {
 			}
 			return
 		}
-		if gitBuiltins[sub] {
+		if gitBuiltins()[sub] {
 			a.add(Medium, c.text, "changes the repository (git "+sub+")")
 			return
 		}

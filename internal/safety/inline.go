@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/parley-acp/parley/internal/lazy"
 )
 
 // Code in another language (python -c, perl -e, node -e…) is not parsed: it is judged by
@@ -44,88 +46,88 @@ func (s *languageSigns) compile() {
 	})
 }
 
-var languages = map[string]*languageSigns{
-	"Python": signs(
-		`\b(eval|exec|compile|execfile|__import__|importlib|getattr|setattr|delattr|globals|locals|vars|breakpoint|runpy|ctypes|cffi|pickle|marshal|dill|shelve|timeit|pdb|attrgetter|methodcaller|sys\.modules)\b|__(?:[a-z]+_?)+__|\bcode\.(interact|Interactive\w+|compile_command)|\bfrom\s+(os|shutil|subprocess|pathlib|pty)\s+import\s+\*`,
-		`\b(system|popen|spawn\w*|exec[lv]p?e?|posix_spawnp?|subprocess|Popen|check_output|check_call|getoutput|getstatusoutput|startfile|webbrowser|pty)\b`,
-		`\b(os\.(remove|unlink|rmdir|removedirs|truncate)|rmtree|send2trash)\b|\.(unlink|rmdir)\s*\(|\bfrom\s+(os|shutil|pathlib)\s+import\s+[^\n;]*\b(remove|unlink|rmdir|removedirs|rmtree)\b`,
-		`\b(rmtree|removedirs)\b`,
-		`\b(os\.(rename|renames|replace)|shutil\.move)\b|\.rename\s*\(`,
-		`\bopen\s*\([^)]*,\s*(mode\s*=\s*)?['"][^'"]*[wax+]|\.write_(text|bytes)\s*\(|\bshutil\.(copy\w*|copytree)\b|\bos\.(symlink|link|chmod|chown|mkfifo|mknod|write)\b|\.(symlink_to|hardlink_to|chmod|touch)\s*\(`,
-		`\b(urllib|requests|http\.client|httpx|aiohttp|socket|ftplib|smtplib|paramiko)\b|https?://`,
-		false),
-	"JavaScript": signs(
-		`\b(eval|Function|constructor|Reflect|Proxy|vm|worker_threads|binding|dlopen|globalThis|mainModule|import)\b|\brequire\s*\(\s*[^'"`+"`"+`\s]|\]\s*\(|\bset(Timeout|Interval)\s*\(\s*['"`+"`"+`]`,
-		`\b(child_process|exec|execSync|execFile|execFileSync|spawn|spawnSync|fork|Deno\.run|Deno\.Command|Bun\.spawn\w*)\b|\$`+"`",
-		`\b(rmSync|rmdirSync|unlinkSync|rimraf|removeSync|emptyDir\w*|deleteSync)\b|\b(fs|fsp|promises)\.(rm|rmdir|unlink)\b|\.(rm|rmdir|unlink|remove)\s*\(`,
-		`\brecursive\s*:\s*true\b|\b(rimraf|removeSync|emptyDir\w*|remove)\b`,
-		`\brename(Sync)?\b|\bmove(Sync)?\b`,
-		`\b(writeFile\w*|appendFile\w*|createWriteStream|copyFile\w*|cpSync|symlink\w*|chmod\w*|chown\w*|truncate\w*|outputFile\w*)\b|\bDeno\.write\w*|\bBun\.write\b`,
-		`\b(http|https|net|dgram|fetch|XMLHttpRequest|WebSocket|axios)\b|https?://`,
-		false),
-	"Perl": signs(
-		`\b(eval|pack|unpack|syscall|CORE::GLOBAL)\b|\bdo\s*[\('"$]|\brequire\s*[\('"$]|&\{|&\$|\*\{|->\s*\$|->\s*can\b|\bs[/|#!,{][^;]*[/|#!,}][a-z]*e[a-z]*\s*($|[;})\n])`,
-		`\b(system|exec|qx|fork|readpipe|open3|open2)\b|IPC::|\bopen\w*\s*\(?[^;]*['"]\s*(-?\||[^'"]*\|\s*['"])`,
-		`\b(unlink|rmdir|rmtree|remove_tree)\b|File::Path|File::Remove`,
-		`\b(rmtree|remove_tree)\b|File::Path|File::Remove`,
-		`\b(rename|move)\b|File::Copy`,
-		`\bopen\w*\s*\(?[^;]*['"]\s*\+?>|\b(copy|symlink|link|chmod|chown|utime|truncate)\b`,
-		`\b(LWP|HTTP::|IO::Socket|Net::|Socket)\b|https?://`,
-		true),
-	"Ruby": signs(
-		`\b(eval|instance_eval|class_eval|module_eval|instance_exec|binding|send|__send__|public_send|const_get|define_method|ObjectSpace|Fiddle|FFI)\b|\brequire\s*\(?\s*[^'"\s(]|\bmethod\s*\(`,
-		`\b(system|exec|spawn|fork|popen\w*|syscall|Open3|PTY)\b|%x|\bIO\.popen|\bopen\s*\(?\s*['"]\|`,
-		`\b(File\.(delete|unlink|truncate)|Dir\.(delete|rmdir|unlink)|FileUtils\.(rm\w*|remove\w*)|rm_rf|rm_r|rmtree)\b|\.(delete|unlink|rmtree)\b`,
-		`\b(rm_rf|rm_r|rmtree|remove_dir|remove_entry\w*)\b`,
-		`\b(File\.rename|FileUtils\.(mv|move))\b`,
-		`\b(File\.write|IO\.write|FileUtils\.(cp\w*|copy\w*|ln\w*|touch|chmod\w*|chown\w*|install))\b|\bFile\.open\s*\([^)]*['"][wa]`,
-		`\b(Net::HTTP|open-uri|Socket|URI\.open)\b|https?://`,
-		true),
-	"PHP": signs(
-		`\b(eval|assert|create_function|call_user_func\w*|include|require|include_once|require_once|preg_replace|extract|parse_str)\b|\$\w+\s*\(`,
-		`\b(system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec|mail)\b`,
-		`\b(unlink|rmdir)\b`, "",
-		`\brename\b`,
-		`\b(file_put_contents|copy|symlink|link|chmod|chown|touch|fputs|fwrite)\b|\bfopen\s*\([^)]*['"][wax]`,
-		`\b(curl_\w+|fsockopen|stream_socket_client|file_get_contents\s*\(\s*['"]https?:)`,
-		true),
-	"Lua": signs(
-		`\b(load|loadstring|loadfile|dofile|require|debug|package\.loadlib|setfenv|getfenv|rawget|_G|_ENV)\b`,
-		`\b(os\.execute|io\.popen)\b`,
-		`\bos\.remove\b`, "",
-		`\bos\.rename\b`,
-		`\bio\.open\s*\([^)]*['"][wa]|\bio\.output\b`,
-		`\b(socket|http)\b`,
-		false),
-	"PowerShell": signs(
-		`(?i)\b(Invoke-Expression|iex|ScriptBlock|Add-Type|Invoke-Command|icm|EncodedCommand|FromBase64String)\b|\[Reflection`,
-		`(?i)\b(Start-Process|saps|Invoke-Item|ii|cmd|Process\]::Start|Start-Job)\b|&\s*['"$(]`,
-		`(?i)\b(Remove-Item|ri|rm|rmdir|del|erase|rd|Clear-Content|clc)\b`,
-		`(?i)-Recurse\b|-r\b`,
-		`(?i)\b(Move-Item|mi|mv|move|Rename-Item|rni|ren)\b`,
-		`(?i)\b(Set-Content|sc|Add-Content|ac|Out-File|New-Item|ni|Copy-Item|cpi|cp|copy)\b|>`,
-		`(?i)\b(Invoke-WebRequest|iwr|Invoke-RestMethod|irm|WebClient|Net\.Sockets)\b|https?://`,
-		false),
-	"AppleScript": signs(`\b(run script|load script)\b`, `\bdo shell script\b`, `\bdelete\b`, `\bdelete\b`, `\bmove\b`, `\bwrite\b`, `\bopen location\b`, false),
-	"Tcl":         signs(`\b(eval|uplevel|subst|source|load|interp|namespace\s+eval)\b`, `\b(exec|spawn)\b|\bopen\s+"\|`, `\bfile\s+delete\b`, `-force`, `\bfile\s+rename\b`, `\bopen\s+\S+\s+[wa]`, `\bsocket\b`, false),
-}
-
-func init() {
-	for _, l := range []string{"Lua", "PowerShell", "AppleScript", "Tcl"} {
-		languages[l].bare = true
+var languages = sync.OnceValue(func() map[string]*languageSigns {
+	m := map[string]*languageSigns{
+		"Python": signs(
+			`\b(eval|exec|compile|execfile|__import__|importlib|getattr|setattr|delattr|globals|locals|vars|breakpoint|runpy|ctypes|cffi|pickle|marshal|dill|shelve|timeit|pdb|attrgetter|methodcaller|sys\.modules)\b|__(?:[a-z]+_?)+__|\bcode\.(interact|Interactive\w+|compile_command)|\bfrom\s+(os|shutil|subprocess|pathlib|pty)\s+import\s+\*`,
+			`\b(system|popen|spawn\w*|exec[lv]p?e?|posix_spawnp?|subprocess|Popen|check_output|check_call|getoutput|getstatusoutput|startfile|webbrowser|pty)\b`,
+			`\b(os\.(remove|unlink|rmdir|removedirs|truncate)|rmtree|send2trash)\b|\.(unlink|rmdir)\s*\(|\bfrom\s+(os|shutil|pathlib)\s+import\s+[^\n;]*\b(remove|unlink|rmdir|removedirs|rmtree)\b`,
+			`\b(rmtree|removedirs)\b`,
+			`\b(os\.(rename|renames|replace)|shutil\.move)\b|\.rename\s*\(`,
+			`\bopen\s*\([^)]*,\s*(mode\s*=\s*)?['"][^'"]*[wax+]|\.write_(text|bytes)\s*\(|\bshutil\.(copy\w*|copytree)\b|\bos\.(symlink|link|chmod|chown|mkfifo|mknod|write)\b|\.(symlink_to|hardlink_to|chmod|touch)\s*\(`,
+			`\b(urllib|requests|http\.client|httpx|aiohttp|socket|ftplib|smtplib|paramiko)\b|https?://`,
+			false),
+		"JavaScript": signs(
+			`\b(eval|Function|constructor|Reflect|Proxy|vm|worker_threads|binding|dlopen|globalThis|mainModule|import)\b|\brequire\s*\(\s*[^'"`+"`"+`\s]|\]\s*\(|\bset(Timeout|Interval)\s*\(\s*['"`+"`"+`]`,
+			`\b(child_process|exec|execSync|execFile|execFileSync|spawn|spawnSync|fork|Deno\.run|Deno\.Command|Bun\.spawn\w*)\b|\$`+"`",
+			`\b(rmSync|rmdirSync|unlinkSync|rimraf|removeSync|emptyDir\w*|deleteSync)\b|\b(fs|fsp|promises)\.(rm|rmdir|unlink)\b|\.(rm|rmdir|unlink|remove)\s*\(`,
+			`\brecursive\s*:\s*true\b|\b(rimraf|removeSync|emptyDir\w*|remove)\b`,
+			`\brename(Sync)?\b|\bmove(Sync)?\b`,
+			`\b(writeFile\w*|appendFile\w*|createWriteStream|copyFile\w*|cpSync|symlink\w*|chmod\w*|chown\w*|truncate\w*|outputFile\w*)\b|\bDeno\.write\w*|\bBun\.write\b`,
+			`\b(http|https|net|dgram|fetch|XMLHttpRequest|WebSocket|axios)\b|https?://`,
+			false),
+		"Perl": signs(
+			`\b(eval|pack|unpack|syscall|CORE::GLOBAL)\b|\bdo\s*[\('"$]|\brequire\s*[\('"$]|&\{|&\$|\*\{|->\s*\$|->\s*can\b|\bs[/|#!,{][^;]*[/|#!,}][a-z]*e[a-z]*\s*($|[;})\n])`,
+			`\b(system|exec|qx|fork|readpipe|open3|open2)\b|IPC::|\bopen\w*\s*\(?[^;]*['"]\s*(-?\||[^'"]*\|\s*['"])`,
+			`\b(unlink|rmdir|rmtree|remove_tree)\b|File::Path|File::Remove`,
+			`\b(rmtree|remove_tree)\b|File::Path|File::Remove`,
+			`\b(rename|move)\b|File::Copy`,
+			`\bopen\w*\s*\(?[^;]*['"]\s*\+?>|\b(copy|symlink|link|chmod|chown|utime|truncate)\b`,
+			`\b(LWP|HTTP::|IO::Socket|Net::|Socket)\b|https?://`,
+			true),
+		"Ruby": signs(
+			`\b(eval|instance_eval|class_eval|module_eval|instance_exec|binding|send|__send__|public_send|const_get|define_method|ObjectSpace|Fiddle|FFI)\b|\brequire\s*\(?\s*[^'"\s(]|\bmethod\s*\(`,
+			`\b(system|exec|spawn|fork|popen\w*|syscall|Open3|PTY)\b|%x|\bIO\.popen|\bopen\s*\(?\s*['"]\|`,
+			`\b(File\.(delete|unlink|truncate)|Dir\.(delete|rmdir|unlink)|FileUtils\.(rm\w*|remove\w*)|rm_rf|rm_r|rmtree)\b|\.(delete|unlink|rmtree)\b`,
+			`\b(rm_rf|rm_r|rmtree|remove_dir|remove_entry\w*)\b`,
+			`\b(File\.rename|FileUtils\.(mv|move))\b`,
+			`\b(File\.write|IO\.write|FileUtils\.(cp\w*|copy\w*|ln\w*|touch|chmod\w*|chown\w*|install))\b|\bFile\.open\s*\([^)]*['"][wa]`,
+			`\b(Net::HTTP|open-uri|Socket|URI\.open)\b|https?://`,
+			true),
+		"PHP": signs(
+			`\b(eval|assert|create_function|call_user_func\w*|include|require|include_once|require_once|preg_replace|extract|parse_str)\b|\$\w+\s*\(`,
+			`\b(system|exec|shell_exec|passthru|popen|proc_open|pcntl_exec|mail)\b`,
+			`\b(unlink|rmdir)\b`, "",
+			`\brename\b`,
+			`\b(file_put_contents|copy|symlink|link|chmod|chown|touch|fputs|fwrite)\b|\bfopen\s*\([^)]*['"][wax]`,
+			`\b(curl_\w+|fsockopen|stream_socket_client|file_get_contents\s*\(\s*['"]https?:)`,
+			true),
+		"Lua": signs(
+			`\b(load|loadstring|loadfile|dofile|require|debug|package\.loadlib|setfenv|getfenv|rawget|_G|_ENV)\b`,
+			`\b(os\.execute|io\.popen)\b`,
+			`\bos\.remove\b`, "",
+			`\bos\.rename\b`,
+			`\bio\.open\s*\([^)]*['"][wa]|\bio\.output\b`,
+			`\b(socket|http)\b`,
+			false),
+		"PowerShell": signs(
+			`(?i)\b(Invoke-Expression|iex|ScriptBlock|Add-Type|Invoke-Command|icm|EncodedCommand|FromBase64String)\b|\[Reflection`,
+			`(?i)\b(Start-Process|saps|Invoke-Item|ii|cmd|Process\]::Start|Start-Job)\b|&\s*['"$(]`,
+			`(?i)\b(Remove-Item|ri|rm|rmdir|del|erase|rd|Clear-Content|clc)\b`,
+			`(?i)-Recurse\b|-r\b`,
+			`(?i)\b(Move-Item|mi|mv|move|Rename-Item|rni|ren)\b`,
+			`(?i)\b(Set-Content|sc|Add-Content|ac|Out-File|New-Item|ni|Copy-Item|cpi|cp|copy)\b|>`,
+			`(?i)\b(Invoke-WebRequest|iwr|Invoke-RestMethod|irm|WebClient|Net\.Sockets)\b|https?://`,
+			false),
+		"AppleScript": signs(`\b(run script|load script)\b`, `\bdo shell script\b`, `\bdelete\b`, `\bdelete\b`, `\bmove\b`, `\bwrite\b`, `\bopen location\b`, false),
+		"Tcl":         signs(`\b(eval|uplevel|subst|source|load|interp|namespace\s+eval)\b`, `\b(exec|spawn)\b|\bopen\s+"\|`, `\bfile\s+delete\b`, `-force`, `\bfile\s+rename\b`, `\bopen\s+\S+\s+[wa]`, `\bsocket\b`, false),
 	}
-}
+	for _, l := range []string{"Lua", "PowerShell", "AppleScript", "Tcl"} {
+		m[l].bare = true
+	}
+	return m
+})
 
 // unknownLanguageEffects are words that, in code of a language parley has no words
 // for, may mean any of the effects above.
-var unknownLanguageEffects = regexp.MustCompile(`(?i)\b(rm|rmdir|delete|remove|unlink|rmtree|recursive|system|exec|spawn|shell|popen|run|eval|process|command|cmd|kill|write|rename|move|os|file|dir|sh|bash|sudo|curl|wget)\b|[!` + "`" + `]`)
+var unknownLanguageEffects = lazy.Regexp(`(?i)\b(rm|rmdir|delete|remove|unlink|rmtree|recursive|system|exec|spawn|shell|popen|run|eval|process|command|cmd|kill|write|rename|move|os|file|dir|sh|bash|sudo|curl|wget)\b|[!` + "`" + `]`)
 
 // inlineCode judges code in another language, given on the command line or read from a
 // heredoc or a pipe (see languageSigns).
 func (a *analyzer) inlineCode(c *call, language, code string) {
-	s, known := languages[language]
+	s, known := languages()[language]
 	if !known {
-		if unknownLanguageEffects.MatchString(code) {
+		if unknownLanguageEffects().MatchString(code) {
 			a.add(Critical, c.text, "runs "+language+" code that may start programs or delete files, which parley cannot read")
 			return
 		}
@@ -239,7 +241,7 @@ type codeCall struct {
 
 // harmlessArgument are the words a call may hold besides literals and still be
 // literal: keyword arguments that do not change what runs or where.
-var harmlessArgument = regexp.MustCompile(`(?i)\b(shell|check|capture_output|text|universal_newlines|ignore_errors|recursive|force|true|false|none|nil|undef|exist_ok|missing_ok|parents|stdio|inherit|encoding|utf-?8|T|F|TRUE|FALSE|Recurse|Force)\b`)
+var harmlessArgument = lazy.Regexp(`(?i)\b(shell|check|capture_output|text|universal_newlines|ignore_errors|recursive|force|true|false|none|nil|undef|exist_ok|missing_ok|parents|stdio|inherit|encoding|utf-?8|T|F|TRUE|FALSE|Recurse|Force)\b`)
 
 // callsOf returns, for each call in code whose name re matches, its arguments: what
 // follows in parentheses, or, in a language where calls need none (bare), up to the end
@@ -361,7 +363,7 @@ func argumentsAt(code string, i int) codeCall {
 		}
 		rest.WriteByte(args[j])
 	}
-	residue := harmlessArgument.ReplaceAllString(rest.String(), "")
+	residue := harmlessArgument().ReplaceAllString(rest.String(), "")
 	call.plain = strings.Trim(residue, " \t\n()[]{},:=>;") == "" || strings.Trim(residue, " \t\n()[]{},:=>;.") == ""
 	if strings.ContainsAny(strings.Trim(residue, " \t\n()[]{},:=>;"), "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ$@%&*+?") {
 		call.plain = false

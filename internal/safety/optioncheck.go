@@ -89,10 +89,10 @@ func namedOptionTables() map[string]*opts {
 		"osQueryOptions": &osQueryOptions, "sedOptions": &sedOptions, "awkOptions": &awkOptions, "tarListOptions": &tarListOptions,
 		"lsOptions": &lsOptions.opts, "sumOptions": &sumOptions.opts, "grepOptions": &grepOptions.opts,
 	}
-	for name, p := range plainTable {
+	for name, p := range plainTable() {
 		t["plainTable["+name+"]"] = &p.opts
 	}
-	for name, o := range projectWrites {
+	for name, o := range projectWrites() {
 		t["projectWrites["+name+"]"] = &o
 	}
 	for name, o := range createOptions {

@@ -2,6 +2,7 @@ package safety
 
 import (
 	"strings"
+	"sync"
 )
 
 // nodePackages judges npm, pnpm, yarn and bun: publishing is High, installing Medium
@@ -259,23 +260,25 @@ var cargoQueryOptions = opts{short: "vqhV", long: "verbose quiet help version li
 // goBuildFlags are the go command's build flags (go help build), with whether each
 // takes a value. -toolexec, -exec and -vettool run a program of the command's choice;
 // -ldflags may name an external linker (-extld).
-var goBuildFlags = map[string]bool{
-	"a": false, "n": false, "p": true, "race": false, "msan": false, "asan": false, "cover": false, "covermode": true,
-	"coverpkg": true, "v": false, "work": false, "x": false, "asmflags": true, "buildmode": true, "buildvcs": true,
-	"compiler": true, "gccgoflags": true, "gcflags": true, "installsuffix": true, "ldflags": true, "linkshared": false,
-	"mod": true, "modcacherw": false, "modfile": true, "overlay": true, "pgo": true, "pkgdir": true, "tags": true,
-	"trimpath": false, "toolexec": true, "o": true, "C": true, "json": false, "e": false, "f": true, "deps": false,
-	"find": false, "export": false, "test": false, "compiled": false, "m": false, "u": false, "retracted": false,
-	"reuse": true, "exec": true, "vettool": true, "i": false, "fix": false,
-	// go test's own flags.
-	"run": true, "bench": true, "count": true, "short": false, "timeout": true, "failfast": false, "shuffle": true,
-	"fuzz": true, "fuzztime": true, "fuzzminimizetime": true, "list": true, "parallel": true, "cpu": true,
-	"benchtime": true, "benchmem": false, "skip": true, "args": false, "coverprofile": true, "cpuprofile": true,
-	"memprofile": true, "blockprofile": true, "mutexprofile": true, "trace": true, "outputdir": true, "fullpath": false,
-	"vet": true, "memprofilerate": true, "blockprofilerate": true, "mutexprofilefraction": true,
-	// go doc's own flags.
-	"src": false, "all": false, "cmd": false,
-}
+var goBuildFlags = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"a": false, "n": false, "p": true, "race": false, "msan": false, "asan": false, "cover": false, "covermode": true,
+		"coverpkg": true, "v": false, "work": false, "x": false, "asmflags": true, "buildmode": true, "buildvcs": true,
+		"compiler": true, "gccgoflags": true, "gcflags": true, "installsuffix": true, "ldflags": true, "linkshared": false,
+		"mod": true, "modcacherw": false, "modfile": true, "overlay": true, "pgo": true, "pkgdir": true, "tags": true,
+		"trimpath": false, "toolexec": true, "o": true, "C": true, "json": false, "e": false, "f": true, "deps": false,
+		"find": false, "export": false, "test": false, "compiled": false, "m": false, "u": false, "retracted": false,
+		"reuse": true, "exec": true, "vettool": true, "i": false, "fix": false,
+		// go test's own flags.
+		"run": true, "bench": true, "count": true, "short": false, "timeout": true, "failfast": false, "shuffle": true,
+		"fuzz": true, "fuzztime": true, "fuzzminimizetime": true, "list": true, "parallel": true, "cpu": true,
+		"benchtime": true, "benchmem": false, "skip": true, "args": false, "coverprofile": true, "cpuprofile": true,
+		"memprofile": true, "blockprofile": true, "mutexprofile": true, "trace": true, "outputdir": true, "fullpath": false,
+		"vet": true, "memprofilerate": true, "blockprofilerate": true, "mutexprofilefraction": true,
+		// go doc's own flags.
+		"src": false, "all": false, "cmd": false,
+	}
+})
 
 // goWrites are the go flags whose value is a file (or directory) it writes: -pkgdir
 // installs packages there, -modfile may rewrite the go.mod it names (and the go.sum
@@ -358,7 +361,7 @@ func (a *analyzer) goFlags(c *call, args []word) {
 			continue
 		}
 		name, value, has := strings.Cut(strings.TrimLeft(w.val, "-"), "=")
-		takes, known := goBuildFlags[name]
+		takes, known := goBuildFlags()[name]
 		if !known {
 			a.add(Medium, c.text, "gives go the flag -"+name+", which parley does not know to be harmless")
 			continue

@@ -50,7 +50,7 @@ func (c Context) normalized() Context {
 	}
 	c.Protected = protected
 	if c.Files == nil {
-		c.Files = defaultFiles
+		c.Files = defaultFiles()
 	}
 	return c
 }

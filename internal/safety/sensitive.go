@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -90,13 +91,13 @@ func DefaultFileRules() []FileRule {
 	return rules
 }
 
-var defaultFiles = func() *FileRules {
+var defaultFiles = sync.OnceValue(func() *FileRules {
 	f, err := NewFileRules(DefaultFileRules())
 	if err != nil {
 		panic(err) // the defaults are constants: a bad one is a bug caught by any test
 	}
 	return f
-}()
+})
 
 // NewFileRules checks rules (a valid pattern, the action "ask" or "allow") and returns
 // them ready to match, in the given order.

@@ -1,9 +1,11 @@
 package safety
 
 import (
-	"regexp"
 	"slices"
 	"strings"
+	"sync"
+
+	"github.com/parley-acp/parley/internal/lazy"
 )
 
 // downloaders fetch from the network; what they print must not become code.
@@ -202,52 +204,54 @@ type interpreter struct {
 	module   string // the option that runs a module ("m" for python)
 }
 
-var interpreters = map[string]interpreter{
-	"python":    {language: "Python", code: []string{"c"}, spec: flagSpec{short: "cmWXQ"}, module: "m"},
-	"node":      {language: "JavaScript", code: []string{"e", "eval", "p", "print"}, spec: flagSpec{short: "eprC", long: []string{"eval", "print", "require", "import", "loader", "input-type", "experimental-loader", "conditions"}}},
-	"deno":      {language: "JavaScript", code: []string{"eval"}, spec: flagSpec{}},
-	"bun":       {language: "JavaScript", code: []string{"e", "eval", "p", "print"}, spec: flagSpec{short: "ep", long: []string{"eval", "print"}}},
-	"perl":      {language: "Perl", code: []string{"e", "E"}, spec: flagSpec{short: "eEIMmxd"}},
-	"ruby":      {language: "Ruby", code: []string{"e"}, spec: flagSpec{short: "eIrC"}},
-	"php":       {language: "PHP", code: []string{"r"}, spec: flagSpec{short: "rdcfBRFEz"}},
-	"lua":       {language: "Lua", code: []string{"e"}, spec: flagSpec{short: "el"}},
-	"luajit":    {language: "Lua", code: []string{"e"}, spec: flagSpec{short: "elbjO"}},
-	"rscript":   {language: "R", code: []string{"e"}, spec: flagSpec{short: "e"}},
-	"r":         {language: "R", code: []string{"e"}, spec: flagSpec{short: "e"}},
-	"pwsh":      {language: "PowerShell", code: []string{"c", "command", "encodedcommand", "ec"}, spec: flagSpec{short: "c", long: []string{"command", "encodedcommand", "file"}}},
-	"osascript": {language: "AppleScript", code: []string{"e"}, spec: flagSpec{short: "e"}},
-	"tclsh":     {language: "Tcl", spec: flagSpec{}},
-	"wish":      {language: "Tcl", spec: flagSpec{}},
-	"expect":    {language: "Tcl", code: []string{"c"}, spec: flagSpec{short: "cf"}},
-	"julia":     {language: "Julia", code: []string{"e", "eval", "E", "print"}, spec: flagSpec{short: "eEpLJ", long: []string{"eval", "print", "load", "project"}}},
-	"octave":    {language: "Octave", code: []string{"eval"}, spec: flagSpec{long: []string{"eval"}}},
-	"erl":       {language: "Erlang", code: []string{"eval"}, spec: flagSpec{long: []string{"eval"}}},
-	"elixir":    {language: "Elixir", code: []string{"e", "eval"}, spec: flagSpec{short: "er", long: []string{"eval"}}},
-	"groovy":    {language: "Groovy", code: []string{"e"}, spec: flagSpec{short: "e"}},
-	"scala":     {language: "Scala", code: []string{"e"}, spec: flagSpec{short: "e"}},
-	"kotlin":    {language: "Kotlin", code: []string{"e"}, spec: flagSpec{short: "e"}},
-	"guile":     {language: "Scheme", code: []string{"c"}, spec: flagSpec{short: "cels"}},
-	"racket":    {language: "Racket", code: []string{"e"}, spec: flagSpec{short: "efrl", long: []string{"eval"}}},
-	"sbcl":      {language: "Lisp", code: []string{"eval"}, spec: flagSpec{long: []string{"eval", "load", "script"}}},
-	"emacs":     {language: "Emacs Lisp", code: []string{"eval"}, spec: flagSpec{long: []string{"eval", "load", "script"}}},
-	"swift":     {language: "Swift", code: []string{"e"}, spec: flagSpec{short: "e"}},
-	"dart":      {language: "Dart", spec: flagSpec{}},
-	"jshell":    {language: "Java", spec: flagSpec{}},
-	"pypy":      {language: "Python", code: []string{"c"}, spec: flagSpec{short: "cmWXQ"}, module: "m"},
-	"gdb":       {language: "GDB commands", code: []string{"ex", "eval-command", "iex", "init-eval-command"}, spec: flagSpec{long: []string{"ex", "eval-command", "iex", "init-eval-command", "x", "command", "ix", "init-command", "batch"}}},
-	"vim":       {language: "Vim script", code: []string{"c", "cmd"}, spec: flagSpec{short: "cSsuUTwW", long: []string{"cmd"}}},
-	"nvim":      {language: "Vim script", code: []string{"c", "cmd"}, spec: flagSpec{short: "cSsuUwW", long: []string{"cmd"}}},
-	"vi":        {language: "Vim script", code: []string{"c", "cmd"}, spec: flagSpec{short: "cSsuUwW", long: []string{"cmd"}}},
-	"ex":        {language: "Vim script", code: []string{"c", "cmd"}, spec: flagSpec{short: "cSsuUwW", long: []string{"cmd"}}},
-	"sqlite3":   {language: "SQLite commands", code: []string{"cmd"}, spec: flagSpec{long: []string{"cmd", "init", "separator", "newline", "nullvalue"}}},
-}
+var interpreters = sync.OnceValue(func() map[string]interpreter {
+	return map[string]interpreter{
+		"python":    {language: "Python", code: []string{"c"}, spec: flagSpec{short: "cmWXQ"}, module: "m"},
+		"node":      {language: "JavaScript", code: []string{"e", "eval", "p", "print"}, spec: flagSpec{short: "eprC", long: []string{"eval", "print", "require", "import", "loader", "input-type", "experimental-loader", "conditions"}}},
+		"deno":      {language: "JavaScript", code: []string{"eval"}, spec: flagSpec{}},
+		"bun":       {language: "JavaScript", code: []string{"e", "eval", "p", "print"}, spec: flagSpec{short: "ep", long: []string{"eval", "print"}}},
+		"perl":      {language: "Perl", code: []string{"e", "E"}, spec: flagSpec{short: "eEIMmxd"}},
+		"ruby":      {language: "Ruby", code: []string{"e"}, spec: flagSpec{short: "eIrC"}},
+		"php":       {language: "PHP", code: []string{"r"}, spec: flagSpec{short: "rdcfBRFEz"}},
+		"lua":       {language: "Lua", code: []string{"e"}, spec: flagSpec{short: "el"}},
+		"luajit":    {language: "Lua", code: []string{"e"}, spec: flagSpec{short: "elbjO"}},
+		"rscript":   {language: "R", code: []string{"e"}, spec: flagSpec{short: "e"}},
+		"r":         {language: "R", code: []string{"e"}, spec: flagSpec{short: "e"}},
+		"pwsh":      {language: "PowerShell", code: []string{"c", "command", "encodedcommand", "ec"}, spec: flagSpec{short: "c", long: []string{"command", "encodedcommand", "file"}}},
+		"osascript": {language: "AppleScript", code: []string{"e"}, spec: flagSpec{short: "e"}},
+		"tclsh":     {language: "Tcl", spec: flagSpec{}},
+		"wish":      {language: "Tcl", spec: flagSpec{}},
+		"expect":    {language: "Tcl", code: []string{"c"}, spec: flagSpec{short: "cf"}},
+		"julia":     {language: "Julia", code: []string{"e", "eval", "E", "print"}, spec: flagSpec{short: "eEpLJ", long: []string{"eval", "print", "load", "project"}}},
+		"octave":    {language: "Octave", code: []string{"eval"}, spec: flagSpec{long: []string{"eval"}}},
+		"erl":       {language: "Erlang", code: []string{"eval"}, spec: flagSpec{long: []string{"eval"}}},
+		"elixir":    {language: "Elixir", code: []string{"e", "eval"}, spec: flagSpec{short: "er", long: []string{"eval"}}},
+		"groovy":    {language: "Groovy", code: []string{"e"}, spec: flagSpec{short: "e"}},
+		"scala":     {language: "Scala", code: []string{"e"}, spec: flagSpec{short: "e"}},
+		"kotlin":    {language: "Kotlin", code: []string{"e"}, spec: flagSpec{short: "e"}},
+		"guile":     {language: "Scheme", code: []string{"c"}, spec: flagSpec{short: "cels"}},
+		"racket":    {language: "Racket", code: []string{"e"}, spec: flagSpec{short: "efrl", long: []string{"eval"}}},
+		"sbcl":      {language: "Lisp", code: []string{"eval"}, spec: flagSpec{long: []string{"eval", "load", "script"}}},
+		"emacs":     {language: "Emacs Lisp", code: []string{"eval"}, spec: flagSpec{long: []string{"eval", "load", "script"}}},
+		"swift":     {language: "Swift", code: []string{"e"}, spec: flagSpec{short: "e"}},
+		"dart":      {language: "Dart", spec: flagSpec{}},
+		"jshell":    {language: "Java", spec: flagSpec{}},
+		"pypy":      {language: "Python", code: []string{"c"}, spec: flagSpec{short: "cmWXQ"}, module: "m"},
+		"gdb":       {language: "GDB commands", code: []string{"ex", "eval-command", "iex", "init-eval-command"}, spec: flagSpec{long: []string{"ex", "eval-command", "iex", "init-eval-command", "x", "command", "ix", "init-command", "batch"}}},
+		"vim":       {language: "Vim script", code: []string{"c", "cmd"}, spec: flagSpec{short: "cSsuUTwW", long: []string{"cmd"}}},
+		"nvim":      {language: "Vim script", code: []string{"c", "cmd"}, spec: flagSpec{short: "cSsuUwW", long: []string{"cmd"}}},
+		"vi":        {language: "Vim script", code: []string{"c", "cmd"}, spec: flagSpec{short: "cSsuUwW", long: []string{"cmd"}}},
+		"ex":        {language: "Vim script", code: []string{"c", "cmd"}, spec: flagSpec{short: "cSsuUwW", long: []string{"cmd"}}},
+		"sqlite3":   {language: "SQLite commands", code: []string{"cmd"}, spec: flagSpec{long: []string{"cmd", "init", "separator", "newline", "nullvalue"}}},
+	}
+})
 
-var pythonVersion = regexp.MustCompile(`^(python|pypy)[0-9.]*$`)
+var pythonVersion = lazy.Regexp(`^(python|pypy)[0-9.]*$`)
 
 // interpreterFor returns the interpreter a program name is, if any.
 func interpreterFor(name string) (interpreter, bool) {
-	if pythonVersion.MatchString(name) {
-		return interpreters["python"], true
+	if pythonVersion().MatchString(name) {
+		return interpreters()["python"], true
 	}
 	switch name {
 	case "nodejs":
@@ -257,7 +261,7 @@ func interpreterFor(name string) (interpreter, bool) {
 	case "gawk", "awk":
 		return interpreter{}, false
 	}
-	in, ok := interpreters[name]
+	in, ok := interpreters()[name]
 	return in, ok
 }
 

@@ -1,10 +1,11 @@
 package safety
 
 import (
-	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/parley-acp/parley/internal/lazy"
 )
 
 // shellState is what the line's shell learns as it runs: functions, aliases and names
@@ -52,10 +53,10 @@ var specialNumbers = map[string]bool{
 // shadowed are names that, defined as a function or alias, replace what the analysis
 // takes them for.
 func shadowed(name string) bool {
-	if _, ok := programTable[name]; ok {
+	if _, ok := programs()[name]; ok {
 		return true
 	}
-	if _, ok := wrapperTable[name]; ok {
+	if _, ok := wrapperTableOf()[name]; ok {
 		return true
 	}
 	_, builtin := builtinTable[name]
@@ -156,12 +157,12 @@ func (a *analyzer) shellName(cmd string, w word) {
 	a.nameText(cmd, w.val)
 }
 
-var plainName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+var plainName = lazy.Regexp(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // hiddenCode judges text Bash will expand again (a subscript, a prompt, a value used
 // in arithmetic): command substitutions in it run.
 func (a *analyzer) hiddenCode(cmd, text, what string) {
-	if plainName.MatchString(text) || !strings.ContainsAny(text, "$`[") {
+	if plainName().MatchString(text) || !strings.ContainsAny(text, "$`[") {
 		return
 	}
 	if !strings.Contains(text, "$(") && !strings.Contains(text, "`") && !strings.Contains(text, "<(") && !strings.Contains(text, ">(") {

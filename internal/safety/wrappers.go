@@ -1,71 +1,80 @@
 package safety
 
 import (
-	"regexp"
 	"strings"
+	"sync"
+
+	"github.com/parley-acp/parley/internal/lazy"
 )
 
 // wrapperTable maps the programs that start another program to how to strip them.
-var wrapperTable map[string]wrapper
+var (
+	wrapperTable     map[string]wrapper
+	wrapperTableOnce sync.Once
+)
 
-func init() {
-	wrapperTable = map[string]wrapper{
-		"env":      unwrapEnv,
-		"command":  unwrapCommand,
-		"builtin":  unwrapSimple(flagSpec{}),
-		"exec":     unwrapSimple(flagSpec{short: "a"}),
-		"nohup":    unwrapSimple(flagSpec{}),
-		"time":     unwrapTime,
-		"nice":     unwrapNice,
-		"ionice":   unwrapSimple(flagSpec{short: "cnp", long: []string{"class", "classdata", "pid", "pgid", "uid"}}),
-		"timeout":  unwrapTimeout,
-		"stdbuf":   unwrapSimple(flagSpec{short: "ioe", long: []string{"input", "output", "error"}}),
-		"setsid":   unwrapSimple(flagSpec{}),
-		"unbuffer": unwrapSimple(flagSpec{}),
-		"chrt":     unwrapOperands(1, flagSpec{short: "T", long: []string{"sched-runtime", "sched-deadline", "sched-period"}}),
-		"taskset":  unwrapTaskset,
-		"flock":    unwrapFlock,
-		"sudo":     unwrapPrivileged("sudo", flagSpec{short: "CghpRTuDrtU", long: []string{"close-from", "group", "host", "prompt", "chroot", "command-timeout", "user", "chdir", "role", "type", "other-user"}}),
-		"doas":     unwrapPrivileged("doas", flagSpec{short: "Cu"}),
-		"pkexec":   unwrapPrivileged("pkexec", flagSpec{long: []string{"user"}}),
-		"run0":     unwrapPrivileged("run0", flagSpec{short: "uDg", long: []string{"user", "group", "chdir", "setenv", "unit", "property", "description", "slice", "nice", "machine"}}),
-		"runuser":  unwrapPrivileged("runuser", flagSpec{short: "ugGsw", long: []string{"user", "group", "supp-group", "shell", "whitelist-environment"}}),
-		"xargs":    unwrapXargs,
-		"watch":    unwrapWatch,
-		"busybox":  unwrapBusybox,
-		"toybox":   unwrapBusybox,
-		"script":   unwrapScript,
-		"parallel": unwrapParallel,
-		"entr":     unwrapEntr,
-		"sg":       unwrapSg,
-		"chroot":   outsideTracking("chroot", "runs a command in another root directory (chroot)", 1, flagSpec{long: []string{"userspec", "groups"}}),
-		"systemd-run": outsideTracking("systemd-run", "runs a command as a service of its own, outside parley's tracking and any sandbox (systemd-run)", 0,
-			flagSpec{short: "pEHMu", long: []string{"property", "unit", "description", "slice", "uid", "gid", "nice", "setenv", "working-directory", "on-active", "on-boot",
-				"on-startup", "on-unit-active", "on-unit-inactive", "on-calendar", "on-clock-change", "on-timezone-change", "path-property", "socket-property",
-				"timer-property", "service-type", "machine", "host", "background", "slice-inherit"}}),
-		"unshare":          unwrapSimple(flagSpec{short: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "map-user", "map-group", "map-users", "map-groups"}}),
-		"nsenter":          unwrapSimple(flagSpec{short: "tSGrw", long: []string{"target", "setuid", "setgid", "root", "wd"}}),
-		"firejail":         unwrapSimple(flagSpec{}),
-		"fakeroot":         unwrapSimple(flagSpec{short: "lsi", long: []string{"lib", "faked"}}),
-		"fakechroot":       unwrapSimple(flagSpec{short: "lsce", long: []string{"lib", "config-dir", "environment"}}),
-		"strace":           unwrapTracer(flagSpec{short: "eoOpPuIsSbXaE", long: []string{"output", "trace", "signal", "status", "user", "string-limit"}}),
-		"ltrace":           unwrapTracer(flagSpec{short: "eoOpPusnaADL", long: []string{"output", "library"}}),
-		"valgrind":         unwrapSimple(flagSpec{}),
-		"numactl":          unwrapSimple(flagSpec{short: "NmCpPi", long: []string{"cpunodebind", "membind", "physcpubind", "preferred", "interleave"}}),
-		"xvfb-run":         unwrapSimple(flagSpec{short: "nsfepw", long: []string{"server-num", "server-args", "auth-file", "error-file", "xauth-protocol", "wait"}}),
-		"dbus-run-session": unwrapSimple(flagSpec{long: []string{"config-file", "dbus-daemon"}}),
-		"catchsegv":        unwrapSimple(flagSpec{}),
-		"caffeinate":       unwrapSimple(flagSpec{short: "t", long: nil}),
-		"systemd-inhibit":  unwrapSimple(flagSpec{long: []string{"what", "who", "why", "mode"}}),
-		"prlimit":          unwrapSimple(flagSpec{short: "p", long: []string{"pid", "output"}}),
-		"setpriv":          unwrapSimple(flagSpec{long: []string{"reuid", "regid", "groups", "inh-caps", "ambient-caps", "bounding-set", "securebits", "selinux-label", "apparmor-profile", "pdeathsig"}}),
-		"runcon":           unwrapSimple(flagSpec{short: "turl", long: []string{"type", "user", "role", "range"}}),
-		"cgexec":           unwrapSimple(flagSpec{short: "g", long: []string{"sticky"}}),
-		"proxychains":      unwrapSimple(flagSpec{short: "f"}),
-		"proxychains4":     unwrapSimple(flagSpec{short: "f"}),
-		"torsocks":         unwrapSimple(flagSpec{short: "uapP", long: []string{"user", "pass", "address", "port"}}),
-		"daemonize":        outsideTracking("daemonize", "starts a daemon that outlives the command (daemonize)", 0, flagSpec{short: "acepluE"}),
-	}
+// wrapperTableOf returns wrapperTable, made on first use.
+func wrapperTableOf() map[string]wrapper {
+	wrapperTableOnce.Do(func() {
+		wrapperTable = map[string]wrapper{
+			"env":      unwrapEnv,
+			"command":  unwrapCommand,
+			"builtin":  unwrapSimple(flagSpec{}),
+			"exec":     unwrapSimple(flagSpec{short: "a"}),
+			"nohup":    unwrapSimple(flagSpec{}),
+			"time":     unwrapTime,
+			"nice":     unwrapNice,
+			"ionice":   unwrapSimple(flagSpec{short: "cnp", long: []string{"class", "classdata", "pid", "pgid", "uid"}}),
+			"timeout":  unwrapTimeout,
+			"stdbuf":   unwrapSimple(flagSpec{short: "ioe", long: []string{"input", "output", "error"}}),
+			"setsid":   unwrapSimple(flagSpec{}),
+			"unbuffer": unwrapSimple(flagSpec{}),
+			"chrt":     unwrapOperands(1, flagSpec{short: "T", long: []string{"sched-runtime", "sched-deadline", "sched-period"}}),
+			"taskset":  unwrapTaskset,
+			"flock":    unwrapFlock,
+			"sudo":     unwrapPrivileged("sudo", flagSpec{short: "CghpRTuDrtU", long: []string{"close-from", "group", "host", "prompt", "chroot", "command-timeout", "user", "chdir", "role", "type", "other-user"}}),
+			"doas":     unwrapPrivileged("doas", flagSpec{short: "Cu"}),
+			"pkexec":   unwrapPrivileged("pkexec", flagSpec{long: []string{"user"}}),
+			"run0":     unwrapPrivileged("run0", flagSpec{short: "uDg", long: []string{"user", "group", "chdir", "setenv", "unit", "property", "description", "slice", "nice", "machine"}}),
+			"runuser":  unwrapPrivileged("runuser", flagSpec{short: "ugGsw", long: []string{"user", "group", "supp-group", "shell", "whitelist-environment"}}),
+			"xargs":    unwrapXargs,
+			"watch":    unwrapWatch,
+			"busybox":  unwrapBusybox,
+			"toybox":   unwrapBusybox,
+			"script":   unwrapScript,
+			"parallel": unwrapParallel,
+			"entr":     unwrapEntr,
+			"sg":       unwrapSg,
+			"chroot":   outsideTracking("chroot", "runs a command in another root directory (chroot)", 1, flagSpec{long: []string{"userspec", "groups"}}),
+			"systemd-run": outsideTracking("systemd-run", "runs a command as a service of its own, outside parley's tracking and any sandbox (systemd-run)", 0,
+				flagSpec{short: "pEHMu", long: []string{"property", "unit", "description", "slice", "uid", "gid", "nice", "setenv", "working-directory", "on-active", "on-boot",
+					"on-startup", "on-unit-active", "on-unit-inactive", "on-calendar", "on-clock-change", "on-timezone-change", "path-property", "socket-property",
+					"timer-property", "service-type", "machine", "host", "background", "slice-inherit"}}),
+			"unshare":          unwrapSimple(flagSpec{short: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "map-user", "map-group", "map-users", "map-groups"}}),
+			"nsenter":          unwrapSimple(flagSpec{short: "tSGrw", long: []string{"target", "setuid", "setgid", "root", "wd"}}),
+			"firejail":         unwrapSimple(flagSpec{}),
+			"fakeroot":         unwrapSimple(flagSpec{short: "lsi", long: []string{"lib", "faked"}}),
+			"fakechroot":       unwrapSimple(flagSpec{short: "lsce", long: []string{"lib", "config-dir", "environment"}}),
+			"strace":           unwrapTracer(flagSpec{short: "eoOpPuIsSbXaE", long: []string{"output", "trace", "signal", "status", "user", "string-limit"}}),
+			"ltrace":           unwrapTracer(flagSpec{short: "eoOpPusnaADL", long: []string{"output", "library"}}),
+			"valgrind":         unwrapSimple(flagSpec{}),
+			"numactl":          unwrapSimple(flagSpec{short: "NmCpPi", long: []string{"cpunodebind", "membind", "physcpubind", "preferred", "interleave"}}),
+			"xvfb-run":         unwrapSimple(flagSpec{short: "nsfepw", long: []string{"server-num", "server-args", "auth-file", "error-file", "xauth-protocol", "wait"}}),
+			"dbus-run-session": unwrapSimple(flagSpec{long: []string{"config-file", "dbus-daemon"}}),
+			"catchsegv":        unwrapSimple(flagSpec{}),
+			"caffeinate":       unwrapSimple(flagSpec{short: "t", long: nil}),
+			"systemd-inhibit":  unwrapSimple(flagSpec{long: []string{"what", "who", "why", "mode"}}),
+			"prlimit":          unwrapSimple(flagSpec{short: "p", long: []string{"pid", "output"}}),
+			"setpriv":          unwrapSimple(flagSpec{long: []string{"reuid", "regid", "groups", "inh-caps", "ambient-caps", "bounding-set", "securebits", "selinux-label", "apparmor-profile", "pdeathsig"}}),
+			"runcon":           unwrapSimple(flagSpec{short: "turl", long: []string{"type", "user", "role", "range"}}),
+			"cgexec":           unwrapSimple(flagSpec{short: "g", long: []string{"sticky"}}),
+			"proxychains":      unwrapSimple(flagSpec{short: "f"}),
+			"proxychains4":     unwrapSimple(flagSpec{short: "f"}),
+			"torsocks":         unwrapSimple(flagSpec{short: "uapP", long: []string{"user", "pass", "address", "port"}}),
+			"daemonize":        outsideTracking("daemonize", "starts a daemon that outlives the command (daemonize)", 0, flagSpec{short: "acepluE"}),
+		}
+	})
+	return wrapperTable
 }
 
 // outsideTracking strips a wrapper that starts its command somewhere parley's tracking
@@ -205,7 +214,7 @@ func unwrapOperands(skip int, spec flagSpec) wrapper {
 	}
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*=`)
+var envName = lazy.Regexp(`^[A-Za-z_][A-Za-z0-9_]*=`)
 
 func unwrapEnv(a *analyzer, words []word) unwrapped {
 	args := words[1:]
@@ -358,7 +367,7 @@ func unwrapPrivileged(name string, spec flagSpec) wrapper {
 		start := len(args)
 		for _, i := range p.operands {
 			w := args[i]
-			if w.lit && envName.MatchString(w.val) {
+			if w.lit && envName().MatchString(w.val) {
 				env = append(env, w.val)
 				continue
 			}

@@ -1,8 +1,9 @@
 package safety
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/parley-acp/parley/internal/lazy"
 )
 
 // Programs that write files through an option or an operand: the files they write are
@@ -73,7 +74,7 @@ func openssl(a *analyzer, c *call) {
 			a.add(High, c.text, "makes openssl load code or a configuration that can load it (-"+name+")")
 			i++
 		default:
-			if !opensslHarmless[name] && !opensslAlgorithm.MatchString(name) {
+			if !opensslHarmless[name] && !opensslAlgorithm().MatchString(name) {
 				a.add(Medium, c.text, "gives openssl the option -"+name+", which parley does not know to be harmless")
 			}
 		}
@@ -101,7 +102,7 @@ var opensslHarmless = wordSet(`noout text pubin pubout inform outform certform C
 	token_in queryfile section help version outform_der pubcheck param_check check_pub text_pub trusted CApath noCApath noCAfile
 	no-CAfile no-CApath no-CAstore CAstore ext_type propquery n cert_only pkeyopt_passin keyform_in cmp_no_dups 4`)
 
-var opensslAlgorithm = regexp.MustCompile(`^(aes|des|camellia|aria|chacha|sm4|bf|cast|rc2|rc4|rc5|idea|seed|id-aes|sha|md|sm3|blake|shake|ripemd|whirlpool|mdc2|rmd|ssl3|sha3)[-0-9a-z]*$`)
+var opensslAlgorithm = lazy.Regexp(`^(aes|des|camellia|aria|chacha|sm4|bf|cast|rc2|rc4|rc5|idea|seed|id-aes|sha|md|sm3|blake|shake|ripemd|whirlpool|mdc2|rmd|ssl3|sha3)[-0-9a-z]*$`)
 
 // dos2unix judges dos2unix and unix2dos: they rewrite their files in place, or write
 // the second of each pair with -n.
@@ -155,7 +156,7 @@ func yq(a *analyzer, c *call) {
 // tree judges tree: -o writes its listing (plainTable says so); -R, which writes an
 // HTML file in every directory, is not listed.
 func tree(a *analyzer, c *call) {
-	o := plainTable["tree"].opts
+	o := plainTable()["tree"].opts
 	p := a.checkOptions(c, &o)
 	for _, w := range p.operandWords(c.args) {
 		a.reads(c.text, w, a.dir)

@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"time"
 
 	"github.com/parley-acp/parley/internal/json"
+	"github.com/parley-acp/parley/internal/lazy"
 )
 
 // Tokens is the file of named tokens: one per device or person, added, listed and
@@ -54,11 +54,11 @@ func NewTokens(path string) *Tokens { return &Tokens{path: path} }
 // Path is where the file is.
 func (t *Tokens) Path() string { return t.path }
 
-var tokenName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
+var tokenName = lazy.Regexp(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
 
 // CheckTokenName says what is wrong with name as a token's name, or nil.
 func CheckTokenName(name string) error {
-	if !tokenName.MatchString(name) {
+	if !tokenName().MatchString(name) {
 		return fmt.Errorf("%q is not a token name: use up to 64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit (for example laptop or ana@team)", name)
 	}
 	if name == RunTokenName {

@@ -2,18 +2,19 @@ package tools
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/parley-acp/parley/internal/lazy"
 )
 
 // ansiPattern matches terminal escape sequences: CSI, OSC ended by BEL or ST, VS Code's
 // bare shell-integration markers, and two-byte escapes.
-var ansiPattern = regexp.MustCompile(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\]633;[A-Za-z](?:;[^\n\x07]*)?\x07?|\x1b[@-Z\\-_]`)
+var ansiPattern = lazy.Regexp(`\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\]633;[A-Za-z](?:;[^\n\x07]*)?\x07?|\x1b[@-Z\\-_]`)
 
 // cleanTerminal strips escape sequences and control characters (but newline and tab) and
 // applies carriage returns the way a terminal shows them: a progress bar keeps its last state.
 func cleanTerminal(s string) string {
-	s = ansiPattern.ReplaceAllString(s, "")
+	s = ansiPattern().ReplaceAllString(s, "")
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	lines := strings.Split(s, "\n")
 	for i, line := range lines {
