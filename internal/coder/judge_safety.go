@@ -3,6 +3,7 @@ package coder
 import (
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/parley-acp/parley/internal/coder/tools"
 	"github.com/parley-acp/parley/internal/permission"
@@ -29,17 +30,17 @@ func (j safetyJudge) command(c tools.Command, roots []string) verdict {
 func (j safetyJudge) sensitive(path string, roots []string) bool {
 	files := j.files
 	if files == nil {
-		files = defaultFiles
+		files = defaultFiles()
 	}
 	ok, _ := files.SensitivePath(path, roots)
 	return ok
 }
 
 // defaultFiles are safety's default sensitive-file rules, compiled once.
-var defaultFiles = func() *safety.FileRules {
+var defaultFiles = sync.OnceValue(func() *safety.FileRules {
 	f, err := safety.NewFileRules(safety.DefaultFileRules())
 	if err != nil {
 		panic("the default sensitive-file rules do not compile: " + err.Error())
 	}
 	return f
-}()
+})

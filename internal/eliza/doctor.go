@@ -3,11 +3,13 @@ package eliza
 import (
 	"math/rand/v2"
 	"slices"
+	"sync"
 )
 
-// compiledDoctorScript is the DOCTOR script in the form Respond runs. It is read-only after
-// init, so every Therapist shares it; everything a conversation changes lives in the Therapist.
-var compiledDoctorScript = mustCompileDoctorScript()
+// compiledDoctorScript is the DOCTOR script in the form Respond runs, compiled on first
+// use. It is read-only after, so every Therapist shares it; everything a conversation
+// changes lives in the Therapist.
+var compiledDoctorScript = sync.OnceValue(mustCompileDoctorScript)
 
 // doctorMemoryLimit bounds the memory queue; past it the oldest memory is forgotten, as a
 // patient who talks only of their own things would otherwise grow it without end.
@@ -33,23 +35,23 @@ type TherapistOptions struct {
 
 func NewTherapist(opts TherapistOptions) *Therapist {
 	t := &Therapist{
-		nextReassembly:   make([]int, len(compiledDoctorScript.decompositions)),
+		nextReassembly:   make([]int, len(compiledDoctorScript().decompositions)),
 		recallMemoryNext: true,
 	}
 	if !opts.Deterministic {
 		r := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
-		for _, d := range compiledDoctorScript.decompositions {
+		for _, d := range compiledDoctorScript().decompositions {
 			t.nextReassembly[d.id] = r.IntN(len(d.reassemblies))
 		}
-		t.nextGreeting = r.IntN(len(compiledDoctorScript.greetings))
+		t.nextGreeting = r.IntN(len(compiledDoctorScript().greetings))
 	}
 	return t
 }
 
 // Greeting opens the session. Successive calls cycle through the greetings.
 func (t *Therapist) Greeting() string {
-	g := compiledDoctorScript.greetings[t.nextGreeting]
-	t.nextGreeting = (t.nextGreeting + 1) % len(compiledDoctorScript.greetings)
+	g := compiledDoctorScript().greetings[t.nextGreeting]
+	t.nextGreeting = (t.nextGreeting + 1) % len(compiledDoctorScript().greetings)
 	return g
 }
 
@@ -60,7 +62,7 @@ func (t *Therapist) Greeting() string {
 // the order they were said. When no keyword yields a reply, every other such turn recalls
 // the oldest memory, if there is one; the rest get a fallback reply.
 func (t *Therapist) Respond(input string) string {
-	words, keywords := compiledDoctorScript.firstClauseWithKeywords(input)
+	words, keywords := compiledDoctorScript().firstClauseWithKeywords(input)
 	for _, k := range keywords {
 		if reply, ok := t.replyFor(k, words); ok {
 			return reply
@@ -73,7 +75,7 @@ func (t *Therapist) Respond(input string) string {
 		return memory
 	}
 	t.recallMemoryNext = true
-	reply, _ := t.replyFor(compiledDoctorScript.fallback, nil)
+	reply, _ := t.replyFor(compiledDoctorScript().fallback, nil)
 	return reply
 }
 

@@ -83,7 +83,7 @@ type doctorTemplatePart struct {
 }
 
 func mustCompileDoctorScript() *doctorScript {
-	s, err := compileDoctorScript(doctorKeywords, doctorGroups, doctorPreSubstitutions, doctorGreetings)
+	s, err := compileDoctorScript(doctorKeywords, doctorGroups(), doctorPreSubstitutions(), doctorGreetings)
 	if err != nil {
 		panic("eliza: the DOCTOR script is invalid:\n" + err.Error())
 	}
@@ -404,7 +404,7 @@ func reflectDoctorWords(words []string) []string {
 	out := make([]string, 0, len(words))
 	for i := 0; i < len(words); i++ {
 		if i+1 < len(words) {
-			if pair, ok := doctorPostPairs[[2]string{words[i], words[i+1]}]; ok {
+			if pair, ok := doctorPostPairs()[[2]string{words[i], words[i+1]}]; ok {
 				out = append(out, pair[0], pair[1])
 				i++
 				continue
@@ -412,12 +412,12 @@ func reflectDoctorWords(words []string) []string {
 		}
 		w := words[i]
 		switch {
-		case w == "you" && (i == 0 || doctorSubjectMarkers[words[i-1]]):
+		case w == "you" && (i == 0 || doctorSubjectMarkers()[words[i-1]]):
 			out = append(out, "I")
 		case w == "you":
 			out = append(out, "me")
-		case doctorPostSubstitutions[w] != "":
-			out = append(out, doctorPostSubstitutions[w])
+		case doctorPostSubstitutions()[w] != "":
+			out = append(out, doctorPostSubstitutions()[w])
 		default:
 			out = append(out, w)
 		}

@@ -1,5 +1,7 @@
 package eliza
 
+import "sync"
+
 // The DOCTOR script: the data the engine in doctor.go runs. It is written afresh in the
 // spirit of Weizenbaum's 1966 script, in the same notation:
 //
@@ -28,70 +30,80 @@ var doctorGreetings = []string{
 // doctorPreSubstitutions rewrite input words before keywords are looked for. They only
 // normalise spelling; a word that merely means the same as a keyword is a link instead, so
 // the patient's own word survives into the reply.
-var doctorPreSubstitutions = map[string]string{
-	"dont":      "don't",
-	"cant":      "can't",
-	"wont":      "won't",
-	"im":        "i am",
-	"i'm":       "i am",
-	"youre":     "you are",
-	"you're":    "you are",
-	"recollect": "remember",
-	"dreamt":    "dreamed",
-	"machine":   "computer",
-}
+var doctorPreSubstitutions = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"dont":      "don't",
+		"cant":      "can't",
+		"wont":      "won't",
+		"im":        "i am",
+		"i'm":       "i am",
+		"youre":     "you are",
+		"you're":    "you are",
+		"recollect": "remember",
+		"dreamt":    "dreamed",
+		"machine":   "computer",
+	}
+})
 
 // doctorPostSubstitutions reflect captured words from the patient's point of view to the
 // therapist's. "you" is not here: it becomes "I" or "me" depending on its position (see
 // doctorSubjectMarkers).
-var doctorPostSubstitutions = map[string]string{
-	"i":        "you",
-	"me":       "you",
-	"my":       "your",
-	"your":     "my",
-	"mine":     "yours",
-	"yours":    "mine",
-	"myself":   "yourself",
-	"yourself": "myself",
-	"am":       "are",
-	"i've":     "you've",
-	"you've":   "I've",
-	"i'll":     "you'll",
-	"you'll":   "I'll",
-	"i'd":      "you'd",
-	"you'd":    "I'd",
-}
+var doctorPostSubstitutions = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"i":        "you",
+		"me":       "you",
+		"my":       "your",
+		"your":     "my",
+		"mine":     "yours",
+		"yours":    "mine",
+		"myself":   "yourself",
+		"yourself": "myself",
+		"am":       "are",
+		"i've":     "you've",
+		"you've":   "I've",
+		"i'll":     "you'll",
+		"you'll":   "I'll",
+		"i'd":      "you'd",
+		"you'd":    "I'd",
+	}
+})
 
 // doctorPostPairs reflect a pronoun and its verb together, because the verb's person
 // follows the pronoun: "I am" is "you are", but a lone "are" ("they are") must stay.
-var doctorPostPairs = map[[2]string][2]string{
-	{"i", "am"}:     {"you", "are"},
-	{"am", "i"}:     {"are", "you"},
-	{"you", "are"}:  {"I", "am"},
-	{"are", "you"}:  {"am", "I"},
-	{"i", "was"}:    {"you", "were"},
-	{"was", "i"}:    {"were", "you"},
-	{"you", "were"}: {"I", "was"},
-	{"were", "you"}: {"was", "I"},
-}
+var doctorPostPairs = sync.OnceValue(func() map[[2]string][2]string {
+	return map[[2]string][2]string{
+		{"i", "am"}:     {"you", "are"},
+		{"am", "i"}:     {"are", "you"},
+		{"you", "are"}:  {"I", "am"},
+		{"are", "you"}:  {"am", "I"},
+		{"i", "was"}:    {"you", "were"},
+		{"was", "i"}:    {"were", "you"},
+		{"you", "were"}: {"I", "was"},
+		{"were", "you"}: {"was", "I"},
+	}
+})
 
 // doctorSubjectMarkers are the words after which "you" starts a clause and so reflects to
 // "I" rather than "me": "you hate me" → "I hate you", "he hates you" → "he hates me".
-var doctorSubjectMarkers = map[string]bool{
-	"that": true, "and": true, "or": true, "so": true, "because": true, "if": true,
-	"when": true, "since": true, "until": true, "unless": true, "while": true,
-}
+var doctorSubjectMarkers = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"that": true, "and": true, "or": true, "so": true, "because": true, "if": true,
+		"when": true, "since": true, "until": true, "unless": true, "while": true,
+	}
+})
 
-var doctorGroups = map[string][]string{
-	"belief":   {"feel", "think", "believe", "wish"},
-	"family":   {"mother", "mom", "mum", "mommy", "father", "dad", "daddy", "sister", "brother", "wife", "husband", "children", "child", "son", "daughter"},
-	"desire":   {"want", "need"},
-	"sad":      {"sad", "unhappy", "depressed", "sick", "miserable", "lonely"},
-	"happy":    {"happy", "elated", "glad", "better", "delighted"},
-	"cannot":   {"can't", "cannot"},
-	"everyone": {"everyone", "everybody", "nobody", "noone"},
-	"be":       {"am", "is", "are", "was", "were"},
-}
+var doctorGroups = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"belief":   {"feel", "think", "believe", "wish"},
+		"family":   {"mother", "mom", "mum", "mommy", "father", "dad", "daddy", "sister", "brother", "wife", "husband", "children", "child", "son", "daughter"},
+		"desire":   {"want", "need"},
+		"sad":      {"sad", "unhappy", "depressed", "sick", "miserable", "lonely"},
+		"happy":    {"happy", "elated", "glad", "better", "delighted"},
+		"cannot":   {"can't", "cannot"},
+		"everyone": {"everyone", "everybody", "nobody", "noone"},
+		"be":       {"am", "is", "are", "was", "were"},
+	}
+})
 
 // doctorFallbackKeyword answers when no keyword does and no memory is due.
 const doctorFallbackKeyword = "xnone"

@@ -85,7 +85,7 @@ func isDoctorReplyLine(line string) bool {
 }
 
 func TestDoctorScriptCompiles(t *testing.T) {
-	s, err := compileDoctorScript(doctorKeywords, doctorGroups, doctorPreSubstitutions, doctorGreetings)
+	s, err := compileDoctorScript(doctorKeywords, doctorGroups(), doctorPreSubstitutions(), doctorGreetings)
 	if err != nil {
 		t.Fatalf("the DOCTOR script does not compile:\n%v", err)
 	}
@@ -285,7 +285,7 @@ func TestDoctorFirstClauseWithKeywords(t *testing.T) {
 		{"Nothing here.", "", ""},
 	}
 	for _, tt := range tests {
-		words, keywords := compiledDoctorScript.firstClauseWithKeywords(tt.input)
+		words, keywords := compiledDoctorScript().firstClauseWithKeywords(tt.input)
 		first := ""
 		if len(keywords) > 0 {
 			first = keywords[0].word
@@ -311,7 +311,7 @@ func TestDoctorMatch(t *testing.T) {
 		{"* if *", "", nil},
 	}
 	groups := make(map[string]map[string]bool)
-	for name, words := range doctorGroups {
+	for name, words := range doctorGroups() {
 		groups[name] = make(map[string]bool)
 		for _, w := range words {
 			groups[name][w] = true

@@ -371,7 +371,7 @@ func (a *analyzer) binary(c *syntax.BinaryCmd) {
 // downloads reports whether a command recorded since start fetches from the network.
 func (a *analyzer) downloads(start int) bool {
 	for _, c := range a.commands[start:] {
-		if downloaders[c.Name()] {
+		if downloaders()[c.Name()] {
 			return true
 		}
 	}

@@ -360,7 +360,7 @@ func (a *analyzer) arithVariable(cmd, name string) {
 		} else {
 			return
 		}
-	} else if specialNumbers[name] || isNumber(name) {
+	} else if specialNumbers()[name] || isNumber(name) {
 		return
 	}
 	if v, ok := a.shell.vars[name]; ok && v.known {

@@ -131,7 +131,7 @@ func runsProjectCode(what string) judge {
 		}
 		switch c.name {
 		case "gradle", "gradlew", "mvn", "mvnw", "dotnet", "hatch":
-			publisher(publishVerbs[c.name]...)(a, c)
+			publisher(publishVerbs()[c.name]...)(a, c)
 		case "bundle":
 			if firstOperand(c.args) == "exec" {
 				a.add(Medium, c.text, "runs "+what+"'s programs (bundle exec)")
@@ -169,7 +169,9 @@ var projectWrites = sync.OnceValue(func() map[string]opts {
 	}
 })
 
-var publishVerbs = map[string][]string{"hatch": {"publish"}, "gradle": {"publish"}, "gradlew": {"publish"}}
+var publishVerbs = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{"hatch": {"publish"}, "gradle": {"publish"}, "gradlew": {"publish"}}
+})
 
 // unwrapAfter judges the words after the operand verb ("exec" in bundle exec CMD) as
 // the command they run.
@@ -360,11 +362,13 @@ func makeProgram(a *analyzer, c *call) {
 }
 
 // makeCommandVariables are the variables make's built-in rules run as programs.
-var makeCommandVariables = map[string]bool{
-	"SHELL": true, "CC": true, "CXX": true, "CPP": true, "LD": true, "AR": true, "AS": true, "FC": true, "PC": true,
-	"LEX": true, "YACC": true, "M4": true, "RM": true, "MAKE": true, "INSTALL": true, "GO": true, "CARGO": true,
-	"PYTHON": true, "NPM": true, "MAKEINFO": true, "TEX": true, "GET": true, "CO": true, "CTANGLE": true, "CWEAVE": true,
-}
+var makeCommandVariables = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"SHELL": true, "CC": true, "CXX": true, "CPP": true, "LD": true, "AR": true, "AS": true, "FC": true, "PC": true,
+		"LEX": true, "YACC": true, "M4": true, "RM": true, "MAKE": true, "INSTALL": true, "GO": true, "CARGO": true,
+		"PYTHON": true, "NPM": true, "MAKEINFO": true, "TEX": true, "GET": true, "CO": true, "CTANGLE": true, "CWEAVE": true,
+	}
+})
 
 // makeVariable judges NAME=value given to make: recipes expand it where the makefile
 // says, so a value with shell syntax (or any value of a variable make runs as a
@@ -375,7 +379,7 @@ func (a *analyzer) makeVariable(c *call, name, value string, lit bool) {
 		a.add(High, c.text, "sets the make variable "+name+" to a value only known when it runs, which recipes may run")
 	case name == "SHELL" || name == ".SHELLFLAGS" || name == "MAKEFILES" || name == "MAKEFLAGS":
 		a.add(High, c.text, "sets make's "+name+", which changes how every recipe runs")
-	case makeCommandVariables[name]:
+	case makeCommandVariables()[name]:
 		a.makeText(c, "\t"+value)
 	case strings.ContainsAny(value, ";|&`$<>\n"):
 		a.add(High, c.text, "sets the make variable "+name+" to shell syntax, which recipes run")

@@ -334,7 +334,7 @@ func (a *analyzer) judgeVariable(cmd, name, value string) {
 	if why, ok := CodeVariable(name); ok {
 		a.add(High, cmd, "sets "+name+", which "+why)
 		switch {
-		case commandVariables[name]:
+		case commandVariables()[name]:
 			a.code(cmd, value)
 		case name == "PS4" || name == "PROMPT_COMMAND":
 			a.hiddenCode(cmd, value, "the value of "+name)

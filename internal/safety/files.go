@@ -2,6 +2,7 @@ package safety
 
 import (
 	"strings"
+	"sync"
 )
 
 // reads judges reading the path w: outside the workspace it is Medium (secrets live
@@ -12,7 +13,7 @@ func (a *analyzer) reads(cmd string, w word, dir string) {
 		a.add(Medium, cmd, "reads from the network ("+loc.shown+")")
 		return
 	}
-	if harmlessDevices[loc.path] {
+	if harmlessDevices()[loc.path] {
 		return
 	}
 	switch loc.place {
@@ -36,7 +37,7 @@ func (a *analyzer) writesAt(cmd string, w word, dir, verb string, inside Tier) {
 		a.add(Medium, cmd, "sends data over the network ("+loc.shown+")")
 		return
 	}
-	if harmlessDevices[loc.path] || strings.HasPrefix(loc.path, "/dev/fd/") {
+	if harmlessDevices()[loc.path] || strings.HasPrefix(loc.path, "/dev/fd/") {
 		return
 	}
 	if a.protected(cmd, loc, verb+" "+loc.shown) {
@@ -145,16 +146,18 @@ func (a *analyzer) deleteInside(cmd string, loc location, reason string, tier Ti
 }
 
 // vitalDirs hold the system: moving or deleting them breaks the machine.
-var vitalDirs = map[string]bool{
-	"/": true, "/bin": true, "/boot": true, "/dev": true, "/etc": true, "/home": true, "/lib": true, "/lib64": true,
-	"/opt": true, "/proc": true, "/root": true, "/sbin": true, "/srv": true, "/sys": true, "/usr": true, "/var": true,
-	"/Users": true, "/System": true, "/Library": true, "/Applications": true,
-}
+var vitalDirs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"/": true, "/bin": true, "/boot": true, "/dev": true, "/etc": true, "/home": true, "/lib": true, "/lib64": true,
+		"/opt": true, "/proc": true, "/root": true, "/sbin": true, "/srv": true, "/sys": true, "/usr": true, "/var": true,
+		"/Users": true, "/System": true, "/Library": true, "/Applications": true,
+	}
+})
 
 // vital reports whether p is a system directory, the home directory, or a directory
 // that holds the workspace or the home directory.
 func (a *analyzer) vital(p string) bool {
-	if p == "" || vitalDirs[p] {
+	if p == "" || vitalDirs()[p] {
 		return true
 	}
 	holds := func(dir string) bool { return dir != "" && relativeTo(p, dir) != "" }
@@ -256,7 +259,7 @@ func copyMove(a *analyzer, c *call) {
 // touchMkdir judges programs that create files or directories: nothing to ask inside
 // the workspace, unless the file is sensitive.
 func touchMkdir(a *analyzer, c *call) {
-	o := createOptions[c.name]
+	o := createOptions()[c.name]
 	p := a.checkOptions(c, &o)
 	for _, w := range p.operandWords(c.args) {
 		a.writesAt(c.text, w, a.dir, "creates", None)
@@ -265,11 +268,13 @@ func touchMkdir(a *analyzer, c *call) {
 
 // createOptions are the options of touch, mkdir and mkfifo known to be harmless
 // (touch -r reads the file whose times it copies).
-var createOptions = map[string]opts{
-	"touch":  {globSafe: true, short: "acfhm", shortArg: "dt", long: "no-create no-dereference help version", longArg: "date time", reads: "r reference"},
-	"mkdir":  {globSafe: true, short: "pvZ", shortArg: "m", long: "parents verbose help version", longArg: "mode context"},
-	"mkfifo": {globSafe: true, short: "Z", shortArg: "m", long: "help version", longArg: "mode context"},
-}
+var createOptions = sync.OnceValue(func() map[string]opts {
+	return map[string]opts{
+		"touch":  {globSafe: true, short: "acfhm", shortArg: "dt", long: "no-create no-dereference help version", longArg: "date time", reads: "r reference"},
+		"mkdir":  {globSafe: true, short: "pvZ", shortArg: "m", long: "parents verbose help version", longArg: "mode context"},
+		"mkfifo": {globSafe: true, short: "Z", shortArg: "m", long: "help version", longArg: "mode context"},
+	}
+})
 
 // chmod judges permission changes: world-writable modes, recursion, and where.
 func chmod(a *analyzer, c *call) {

@@ -6,20 +6,26 @@ import (
 )
 
 // gitGlobalValue are git's global options that take a value.
-var gitGlobalValue = map[string]bool{
-	"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
-	"--exec-path": true, "--config-env": true, "--super-prefix": true, "--list-cmds": true, "--attr-source": true,
-}
+var gitGlobalValue = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
+		"--exec-path": true, "--config-env": true, "--super-prefix": true, "--list-cmds": true, "--attr-source": true,
+	}
+})
 
 // gitGlobalFlag are git's global options without a value that only say how it runs.
-var gitGlobalFlag = map[string]bool{
-	"--no-pager": true, "-p": true, "--paginate": true, "-P": true, "--bare": true, "--no-replace-objects": true,
-	"--literal-pathspecs": true, "--glob-pathspecs": true, "--noglob-pathspecs": true, "--icase-pathspecs": true,
-	"--no-optional-locks": true, "--no-lazy-fetch": true, "--no-advice": true,
-}
+var gitGlobalFlag = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"--no-pager": true, "-p": true, "--paginate": true, "-P": true, "--bare": true, "--no-replace-objects": true,
+		"--literal-pathspecs": true, "--glob-pathspecs": true, "--noglob-pathspecs": true, "--icase-pathspecs": true,
+		"--no-optional-locks": true, "--no-lazy-fetch": true, "--no-advice": true,
+	}
+})
 
 // gitGlobalOther are git's other global options: they print something and run nothing.
-var gitGlobalOther = map[string]bool{"--version": true, "-v": true, "--help": true, "-h": true, "--html-path": true, "--man-path": true, "--info-path": true}
+var gitGlobalOther = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"--version": true, "-v": true, "--help": true, "-h": true, "--html-path": true, "--man-path": true, "--info-path": true}
+})
 
 // gitBuiltins are git's own subcommands: git runs them before any alias of the same
 // name. Any other name is an alias or a git-NAME program found on PATH.
@@ -143,10 +149,10 @@ func git(a *analyzer, c *call) {
 			break
 		}
 		name, value, has := strings.Cut(v, "=")
-		if len(name) > 2 && name[1] != '-' && gitGlobalValue[name[:2]] { // -Cdir, -ckey=v
+		if len(name) > 2 && name[1] != '-' && gitGlobalValue()[name[:2]] { // -Cdir, -ckey=v
 			name, value, has = name[:2], v[2:], true
 		}
-		if gitGlobalValue[name] && !has {
+		if gitGlobalValue()[name] && !has {
 			if i+1 >= len(c.args) {
 				break
 			}
@@ -157,9 +163,9 @@ func git(a *analyzer, c *call) {
 				a.add(High, c.text, "gives git "+name+" a value only known when it runs")
 			}
 		}
-		if gitGlobalValue[name] || gitGlobalFlag[name] {
+		if gitGlobalValue()[name] || gitGlobalFlag()[name] {
 			c.cmd.core = append(c.cmd.core, i)
-		} else if !gitGlobalOther[name] {
+		} else if !gitGlobalOther()[name] {
 			a.add(Medium, c.text, "gives git the option "+name+", which parley does not know to be harmless")
 		}
 		if name == "-c" {

@@ -3,6 +3,7 @@ package safety
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // problems lists what is wrong with o as written, each saying which option: a name
@@ -57,7 +58,7 @@ func (o *opts) problems() []string {
 	}
 	for _, k := range o.kinds() {
 		for n := range strings.FieldsSeq(k.names) {
-			add(n, kindField[k.kind])
+			add(n, kindField()[k.kind])
 		}
 	}
 	return out
@@ -72,7 +73,9 @@ func shownOption(name string) string {
 }
 
 // kindField names the field of opts each kind is listed in.
-var kindField = map[optionKind]string{kindWrites: "writes", kindReads: "reads", kindRuns: "runs", kindConfig: "config"}
+var kindField = sync.OnceValue(func() map[optionKind]string {
+	return map[optionKind]string{kindWrites: "writes", kindReads: "reads", kindRuns: "runs", kindConfig: "config"}
+})
 
 // namedOptionTables are the option tables kept in package variables, by a name that
 // finds them. TestOptionTablesAreWellFormed checks them, and every opts literal written
@@ -95,7 +98,7 @@ func namedOptionTables() map[string]*opts {
 	for name, o := range projectWrites() {
 		t["projectWrites["+name+"]"] = &o
 	}
-	for name, o := range createOptions {
+	for name, o := range createOptions() {
 		t["createOptions["+name+"]"] = &o
 	}
 	return t

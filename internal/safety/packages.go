@@ -283,10 +283,12 @@ var goBuildFlags = sync.OnceValue(func() map[string]bool {
 // goWrites are the go flags whose value is a file (or directory) it writes: -pkgdir
 // installs packages there, -modfile may rewrite the go.mod it names (and the go.sum
 // beside it).
-var goWrites = map[string]bool{"o": true, "coverprofile": true, "cpuprofile": true, "memprofile": true, "blockprofile": true, "mutexprofile": true, "trace": true, "outputdir": true, "pkgdir": true, "modfile": true}
+var goWrites = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"o": true, "coverprofile": true, "cpuprofile": true, "memprofile": true, "blockprofile": true, "mutexprofile": true, "trace": true, "outputdir": true, "pkgdir": true, "modfile": true}
+})
 
 // goReads are the go flags whose value is a file it reads.
-var goReads = map[string]bool{"overlay": true, "pgo": true}
+var goReads = sync.OnceValue(func() map[string]bool { return map[string]bool{"overlay": true, "pgo": true} })
 
 // goToolWrites are the flags of the compiler, the assembler and the linker (given
 // through -gcflags, -asmflags, -ldflags) whose value is a file they write.
@@ -379,14 +381,14 @@ func (a *analyzer) goFlags(c *call, args []word) {
 			a.add(High, c.text, "makes go link with a program of its choice (-ldflags -extld)")
 		case name == "gcflags" || name == "asmflags" || name == "ldflags" || name == "gccgoflags":
 			a.goToolFlags(c, name, valueWord)
-		case goWrites[name]:
+		case goWrites()[name]:
 			a.writes(c.text, valueWord, a.dir, "writes (-"+name+")")
 			if name == "modfile" && strings.HasSuffix(valueWord.val, ".mod") {
 				sum := valueWord
 				sum.val = strings.TrimSuffix(sum.val, ".mod") + ".sum"
 				a.writes(c.text, sum, a.dir, "writes (-modfile)")
 			}
-		case goReads[name]:
+		case goReads()[name]:
 			a.reads(c.text, valueWord, a.dir)
 		case name == "mod" && value == "mod":
 			// go may update go.mod and go.sum as it builds.

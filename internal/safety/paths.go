@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // Context says where a command runs. Paths are judged lexically: no file is looked at.
@@ -85,10 +86,12 @@ func (l location) outside() bool {
 }
 
 // harmlessDevices can be written without changing anything.
-var harmlessDevices = map[string]bool{
-	"/dev/null": true, "/dev/zero": true, "/dev/random": true, "/dev/urandom": true,
-	"/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true, "/dev/full": true,
-}
+var harmlessDevices = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"/dev/null": true, "/dev/zero": true, "/dev/random": true, "/dev/urandom": true,
+		"/dev/stdin": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true, "/dev/full": true,
+	}
+})
 
 var tempDirs = func() []string {
 	dirs := []string{"/tmp", "/var/tmp"}
@@ -248,7 +251,7 @@ func (a *analyzer) placeOf(path string) (place, string) {
 			return placeInside, rel
 		}
 	}
-	if strings.HasPrefix(path, "/dev/") && !harmlessDevices[path] && !strings.HasPrefix(path, "/dev/fd/") && !strings.HasPrefix(path, "/dev/shm/") {
+	if strings.HasPrefix(path, "/dev/") && !harmlessDevices()[path] && !strings.HasPrefix(path, "/dev/fd/") && !strings.HasPrefix(path, "/dev/shm/") {
 		return placeDevice, ""
 	}
 	for _, t := range tempDirs {

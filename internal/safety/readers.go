@@ -1,6 +1,9 @@
 package safety
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // sortOptions are sort's options: -o writes its output, -T its temporary files,
 // --compress-program runs a program.
@@ -20,20 +23,24 @@ func sortProgram(a *analyzer, c *call) {
 
 // findTests are find's tests and options known to be harmless, and how many words
 // each takes.
-var findTests = map[string]int{
-	"-name": 1, "-iname": 1, "-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1,
-	"-lname": 1, "-ilname": 1, "-type": 1, "-xtype": 1, "-size": 1, "-mtime": 1, "-mmin": 1, "-atime": 1, "-amin": 1,
-	"-ctime": 1, "-cmin": 1, "-newer": 1, "-anewer": 1, "-cnewer": 1, "-newerXY": 1, "-user": 1, "-group": 1, "-uid": 1,
-	"-gid": 1, "-perm": 1, "-links": 1, "-inum": 1, "-samefile": 1, "-maxdepth": 1, "-mindepth": 1, "-regextype": 1,
-	"-fstype": 1, "-used": 1, "-printf": 1, "-context": 1, "-empty": 0, "-readable": 0, "-writable": 0, "-executable": 0,
-	"-depth": 0, "-prune": 0, "-print": 0, "-print0": 0, "-ls": 0, "-quit": 0, "-true": 0, "-false": 0, "-not": 0, "!": 0,
-	"-a": 0, "-and": 0, "-o": 0, "-or": 0, "(": 0, ")": 0, ",": 0, "-follow": 0, "-xdev": 0, "-mount": 0, "-noleaf": 0,
-	"-daystart": 0, "-ignore_readdir_race": 0, "-noignore_readdir_race": 0, "-nouser": 0, "-nogroup": 0, "-nowarn": 0,
-	"-warn": 0, "-help": 0, "--help": 0, "-version": 0, "--version": 0,
-}
+var findTests = sync.OnceValue(func() map[string]int {
+	return map[string]int{
+		"-name": 1, "-iname": 1, "-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1,
+		"-lname": 1, "-ilname": 1, "-type": 1, "-xtype": 1, "-size": 1, "-mtime": 1, "-mmin": 1, "-atime": 1, "-amin": 1,
+		"-ctime": 1, "-cmin": 1, "-newer": 1, "-anewer": 1, "-cnewer": 1, "-newerXY": 1, "-user": 1, "-group": 1, "-uid": 1,
+		"-gid": 1, "-perm": 1, "-links": 1, "-inum": 1, "-samefile": 1, "-maxdepth": 1, "-mindepth": 1, "-regextype": 1,
+		"-fstype": 1, "-used": 1, "-printf": 1, "-context": 1, "-empty": 0, "-readable": 0, "-writable": 0, "-executable": 0,
+		"-depth": 0, "-prune": 0, "-print": 0, "-print0": 0, "-ls": 0, "-quit": 0, "-true": 0, "-false": 0, "-not": 0, "!": 0,
+		"-a": 0, "-and": 0, "-o": 0, "-or": 0, "(": 0, ")": 0, ",": 0, "-follow": 0, "-xdev": 0, "-mount": 0, "-noleaf": 0,
+		"-daystart": 0, "-ignore_readdir_race": 0, "-noignore_readdir_race": 0, "-nouser": 0, "-nogroup": 0, "-nowarn": 0,
+		"-warn": 0, "-help": 0, "--help": 0, "-version": 0, "--version": 0,
+	}
+})
 
 // findNames are the tests that narrow what find matches by name.
-var findNames = map[string]bool{"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true, "-iwholename": true, "-regex": true, "-iregex": true}
+var findNames = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"-name": true, "-iname": true, "-path": true, "-ipath": true, "-wholename": true, "-iwholename": true, "-regex": true, "-iregex": true}
+})
 
 // find judges find: its tests must be known; -delete is a recursive delete of where it
 // starts (narrowed by a name test, it deletes what matches: High inside the workspace);
@@ -102,7 +109,7 @@ func find(a *analyzer, c *call) {
 		case "-o", "-or", ",", "-not", "!":
 			alternatives = true
 		}
-		n, known := findTests[w.val]
+		n, known := findTests()[w.val]
 		if !known {
 			if strings.HasPrefix(w.val, "-newer") {
 				n, known = 1, true
@@ -111,7 +118,7 @@ func find(a *analyzer, c *call) {
 				continue
 			}
 		}
-		if findNames[w.val] && i+1 < len(c.args) && strings.Trim(c.args[i+1].val, "*?.") != "" {
+		if findNames()[w.val] && i+1 < len(c.args) && strings.Trim(c.args[i+1].val, "*?.") != "" {
 			narrowed = true
 		}
 		i += n

@@ -2,6 +2,7 @@ package safety
 
 import (
 	"strings"
+	"sync"
 )
 
 // Programs that hand a command to a process parley did not start (a terminal
@@ -10,20 +11,24 @@ import (
 // command handed over is judged as the command it is.
 
 // tmuxRuns are tmux commands that run a shell command or type keys into a pane.
-var tmuxRuns = map[string]bool{
-	"new-session": true, "new": true, "new-window": true, "neww": true, "split-window": true, "splitw": true,
-	"respawn-pane": true, "respawnp": true, "respawn-window": true, "respawnw": true, "run-shell": true, "run": true,
-	"if-shell": true, "if": true, "pipe-pane": true, "pipep": true, "display-popup": true, "popup": true,
-	"send-keys": true, "send": true, "new-pane": true,
-}
+var tmuxRuns = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"new-session": true, "new": true, "new-window": true, "neww": true, "split-window": true, "splitw": true,
+		"respawn-pane": true, "respawnp": true, "respawn-window": true, "respawnw": true, "run-shell": true, "run": true,
+		"if-shell": true, "if": true, "pipe-pane": true, "pipep": true, "display-popup": true, "popup": true,
+		"send-keys": true, "send": true, "new-pane": true,
+	}
+})
 
 // tmuxReads are tmux commands that only list or show.
-var tmuxReads = map[string]bool{
-	"ls": true, "list-sessions": true, "list-windows": true, "lsw": true, "list-panes": true, "lsp": true,
-	"list-clients": true, "lsc": true, "list-buffers": true, "lsb": true, "list-keys": true, "lsk": true,
-	"list-commands": true, "lscm": true, "show-options": true, "show": true, "show-environment": true, "showenv": true,
-	"has-session": true, "has": true, "info": true, "capture-pane": true, "capturep": true, "-V": true,
-}
+var tmuxReads = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"ls": true, "list-sessions": true, "list-windows": true, "lsw": true, "list-panes": true, "lsp": true,
+		"list-clients": true, "lsc": true, "list-buffers": true, "lsb": true, "list-keys": true, "lsk": true,
+		"list-commands": true, "lscm": true, "show-options": true, "show": true, "show-environment": true, "showenv": true,
+		"has-session": true, "has": true, "info": true, "capture-pane": true, "capturep": true, "-V": true,
+	}
+})
 
 // tmuxValue are tmux command options that take a value.
 const tmuxValue = "cFnstTxyelwpNSbBrCHWE"
@@ -80,7 +85,7 @@ func (a *analyzer) tmuxCommand(c *call, words []word) {
 		a.add(Critical, c.text, "runs a tmux command only known when it runs")
 		return
 	}
-	if tmuxReads[name.val] {
+	if tmuxReads()[name.val] {
 		a.add(Medium, c.text, "asks the tmux server about its sessions")
 		return
 	}
@@ -88,7 +93,7 @@ func (a *analyzer) tmuxCommand(c *call, words []word) {
 		a.add(High, c.text, "runs the tmux commands of a file, which can run any program")
 		return
 	}
-	if !tmuxRuns[name.val] {
+	if !tmuxRuns()[name.val] {
 		a.add(High, c.text, "changes the tmux server ("+name.val+"), which can make it run programs")
 		return
 	}

@@ -9,11 +9,13 @@ import (
 )
 
 // downloaders fetch from the network; what they print must not become code.
-var downloaders = map[string]bool{
-	"curl": true, "wget": true, "fetch": true, "aria2c": true, "http": true, "https": true,
-	"xh": true, "xhs": true, "lwp-request": true, "lwp-download": true, "get": true, "axel": true,
-	"nc": true, "ncat": true, "netcat": true, "socat": true, "tftp": true, "ftp": true,
-}
+var downloaders = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"curl": true, "wget": true, "fetch": true, "aria2c": true, "http": true, "https": true,
+		"xh": true, "xhs": true, "lwp-request": true, "lwp-download": true, "get": true, "axel": true,
+		"nc": true, "ncat": true, "netcat": true, "socat": true, "tftp": true, "ftp": true,
+	}
+})
 
 var shellNames = []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh", "fish", "csh", "tcsh", "rbash", "ksh93", "pdksh", "oksh", "loksh"}
 

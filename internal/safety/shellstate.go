@@ -2,6 +2,7 @@ package safety
 
 import (
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 
@@ -44,11 +45,13 @@ func (s *shellState) setVar(name, value string, known bool) {
 }
 
 // specialNumbers are parameters that always hold a number.
-var specialNumbers = map[string]bool{
-	"#": true, "?": true, "$": true, "!": true, "RANDOM": true, "LINENO": true, "SECONDS": true, "BASHPID": true,
-	"PPID": true, "UID": true, "EUID": true, "SHLVL": true, "OPTIND": true, "HISTCMD": true, "EPOCHSECONDS": true,
-	"SRANDOM": true, "COLUMNS": true, "LINES": true, "0": true,
-}
+var specialNumbers = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"#": true, "?": true, "$": true, "!": true, "RANDOM": true, "LINENO": true, "SECONDS": true, "BASHPID": true,
+		"PPID": true, "UID": true, "EUID": true, "SHLVL": true, "OPTIND": true, "HISTCMD": true, "EPOCHSECONDS": true,
+		"SRANDOM": true, "COLUMNS": true, "LINES": true, "0": true,
+	}
+})
 
 // shadowed are names that, defined as a function or alias, replace what the analysis
 // takes them for.
@@ -246,7 +249,7 @@ func (a *analyzer) valueExpanded(cmd, name, why string, judge func(value string)
 		judge(v.value)
 		return
 	}
-	if specialNumbers[name] {
+	if specialNumbers()[name] {
 		return
 	}
 	a.add(Medium, cmd, why+"; its value is only known when it runs")

@@ -2,6 +2,7 @@ package safety
 
 import (
 	"strings"
+	"sync"
 )
 
 // fixed returns a judge that always gives the same finding.
@@ -404,7 +405,7 @@ func osPackages(a *analyzer, c *call) {
 		} else if strings.Contains(all, "-S") || strings.Contains(all, "-U") {
 			a.add(High, c.text, "installs system packages (pacman)")
 		} else {
-			a.queryWords(c, "-", "QVTh", "Qiqlsedtmkgnpoc", pacmanQueryWords)
+			a.queryWords(c, "-", "QVTh", "Qiqlsedtmkgnpoc", pacmanQueryWords())
 		}
 		return
 	case c.name == "rpm" && hasPrefixWord(c.args, "-E", "--eval", "-D", "--define", "--macros", "--rcfile", "--load", "--pipe", "--dbpath", "--root"):
@@ -424,9 +425,9 @@ func osPackages(a *analyzer, c *call) {
 			return
 		}
 		if c.name == "rpm" {
-			a.queryWords(c, "-", "qV", "qailfpRcdsV", rpmQueryWords)
+			a.queryWords(c, "-", "qV", "qailfpRcdsV", rpmQueryWords())
 		} else {
-			a.queryWords(c, "-", "lLsSpcIfC", "", dpkgQueryWords)
+			a.queryWords(c, "-", "lLsSpcIfC", "", dpkgQueryWords())
 		}
 		return
 	}
@@ -452,13 +453,19 @@ var osQueryOptions = opts{short: "aqvhVnfiCl1", long: `installed upgradable all-
 
 // The options of pacman's, rpm's and dpkg's queries known to be harmless.
 var (
-	pacmanQueryWords = wordSet(`--query --info --list --search --owns --explicit --deps --unrequired --foreign --native --quiet
+	pacmanQueryWords = sync.OnceValue(func() map[string]bool {
+		return wordSet(`--query --info --list --search --owns --explicit --deps --unrequired --foreign --native --quiet
 		--check --groups --changelog --upgrades --file --color --help --version --deptest --noconfirm`)
-	rpmQueryWords = wordSet(`--query --all --info --list --file --package --requires --provides --whatprovides --whatrequires
+	})
+	rpmQueryWords = sync.OnceValue(func() map[string]bool {
+		return wordSet(`--query --all --info --list --file --package --requires --provides --whatprovides --whatrequires
 		--qf --queryformat --changelog --scripts --triggers --last --state --dump --conflicts --obsoletes --verify --version
 		--help --showrc --configfiles --docfiles --nosignature --nodigest --quiet`)
-	dpkgQueryWords = wordSet(`--list --listfiles --status --search --print-avail --print-architecture --print-foreign-architectures
+	})
+	dpkgQueryWords = sync.OnceValue(func() map[string]bool {
+		return wordSet(`--list --listfiles --status --search --print-avail --print-architecture --print-foreign-architectures
 		--get-selections --contents --info --field --help --version --audit --verify --compare-versions --no-pager`)
+	})
 )
 
 func wordSet(s string) map[string]bool {

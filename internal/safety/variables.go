@@ -80,9 +80,11 @@ var codeVariables = sync.OnceValue(func() map[string]string {
 })
 
 // commandVariables hold a command line that programs run.
-var commandVariables = map[string]bool{
-	"GIT_SSH_COMMAND": true, "GIT_PAGER": true, "GIT_EDITOR": true, "GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true,
-	"GIT_PROXY_COMMAND": true, "GIT_SSH": true, "PAGER": true, "EDITOR": true, "VISUAL": true, "SSH_ASKPASS": true,
-	"MANPAGER": true, "BROWSER": true, "LESSOPEN": true, "SYSTEMD_PAGER": true, "CC": true, "CXX": true, "RUSTC_WRAPPER": true,
-	"SUDO_ASKPASS": true, "GIT_SEQUENCE_EDITOR": true,
-}
+var commandVariables = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"GIT_SSH_COMMAND": true, "GIT_PAGER": true, "GIT_EDITOR": true, "GIT_EXTERNAL_DIFF": true, "GIT_ASKPASS": true,
+		"GIT_PROXY_COMMAND": true, "GIT_SSH": true, "PAGER": true, "EDITOR": true, "VISUAL": true, "SSH_ASKPASS": true,
+		"MANPAGER": true, "BROWSER": true, "LESSOPEN": true, "SYSTEMD_PAGER": true, "CC": true, "CXX": true, "RUSTC_WRAPPER": true,
+		"SUDO_ASKPASS": true, "GIT_SEQUENCE_EDITOR": true,
+	}
+})

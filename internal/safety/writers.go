@@ -2,6 +2,7 @@ package safety
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/parley-acp/parley/internal/lazy"
 )
@@ -74,7 +75,7 @@ func openssl(a *analyzer, c *call) {
 			a.add(High, c.text, "makes openssl load code or a configuration that can load it (-"+name+")")
 			i++
 		default:
-			if !opensslHarmless[name] && !opensslAlgorithm().MatchString(name) {
+			if !opensslHarmless()[name] && !opensslAlgorithm().MatchString(name) {
 				a.add(Medium, c.text, "gives openssl the option -"+name+", which parley does not know to be harmless")
 			}
 		}
@@ -84,7 +85,8 @@ func openssl(a *analyzer, c *call) {
 // opensslHarmless are the options of openssl's subcommands known to write nothing and
 // load nothing (the files they read and write are judged above); opensslAlgorithm
 // matches the names of ciphers and digests given as options (-aes-256-cbc, -sha256).
-var opensslHarmless = wordSet(`noout text pubin pubout inform outform certform CAform CAkeyform passin passout pass nodes noenc
+var opensslHarmless = sync.OnceValue(func() map[string]bool {
+	return wordSet(`noout text pubin pubout inform outform certform CAform CAkeyform passin passout pass nodes noenc
 	new newkey x509 x509v1 days subj set_serial serial extfile extensions ext reqexts copy_extensions addext sigopt vfyopt pkeyopt
 	nameopt certopt fingerprint subject issuer dates enddate startdate hash subject_hash issuer_hash subject_hash_old
 	issuer_hash_old email purpose alias modulus ocspid ocsp_uri pubkey checkend checkhost checkemail checkip req CAcreateserial
@@ -101,6 +103,7 @@ var opensslHarmless = wordSet(`noout text pubin pubout inform outform certform C
 	bytes mr aead mlock testmode digest size certs keys crls xoflen fips-fingerprint query reply data tspolicy no_nonce
 	token_in queryfile section help version outform_der pubcheck param_check check_pub text_pub trusted CApath noCApath noCAfile
 	no-CAfile no-CApath no-CAstore CAstore ext_type propquery n cert_only pkeyopt_passin keyform_in cmp_no_dups 4`)
+})
 
 var opensslAlgorithm = lazy.Regexp(`^(aes|des|camellia|aria|chacha|sm4|bf|cast|rc2|rc4|rc5|idea|seed|id-aes|sha|md|sm3|blake|shake|ripemd|whirlpool|mdc2|rmd|ssl3|sha3)[-0-9a-z]*$`)
 

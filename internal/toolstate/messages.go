@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -31,9 +32,8 @@ var kindVerbs = map[acp.ToolKind]tenses{
 
 // titleVerbs turns an agent's title into both tenses when it starts with one of these
 // verbs, in the imperative ("Run tests") or the present participle ("Running tests").
-var titleVerbs = map[string]tenses{}
-
-func init() {
+var titleVerbs = sync.OnceValue(func() map[string]tenses {
+	m := map[string]tenses{}
 	for _, v := range []struct{ base, present, past string }{
 		{"add", "adding", "added"}, {"analyze", "analyzing", "analyzed"},
 		{"apply", "applying", "applied"}, {"browse", "browsing", "browsed"},
@@ -53,10 +53,11 @@ func init() {
 		{"test", "testing", "tested"}, {"update", "updating", "updated"},
 		{"view", "viewing", "viewed"}, {"write", "writing", "wrote"},
 	} {
-		titleVerbs[v.base] = tenses{v.present, v.past}
-		titleVerbs[v.present] = tenses{v.present, v.past}
+		m[v.base] = tenses{v.present, v.past}
+		m[v.present] = tenses{v.present, v.past}
 	}
-}
+	return m
+})
 
 // messages derives the present and past tense messages of a call. A terse title (empty,
 // one word, or just the command or path) is replaced by the kind's verb and the call's
@@ -114,7 +115,7 @@ func isTerse(title string, tc *ToolCall, names []string) bool {
 		return true
 	}
 	verb, rest, _ := strings.Cut(title, " ")
-	_, ok := titleVerbs[strings.ToLower(verb)]
+	_, ok := titleVerbs()[strings.ToLower(verb)]
 	return ok && isName(rest)
 }
 
@@ -132,7 +133,7 @@ func fallbackObject(tc *ToolCall, title string) string {
 		}
 		return ""
 	}
-	if _, ok := titleVerbs[strings.ToLower(name)]; ok && tc.Kind != acp.ToolKindOther {
+	if _, ok := titleVerbs()[strings.ToLower(name)]; ok && tc.Kind != acp.ToolKindOther {
 		return ""
 	}
 	return Code(name)
@@ -233,7 +234,7 @@ func displayPath(p, root string) string {
 // retense puts a title's leading verb in both tenses, keeping its capitalisation.
 func retense(title string) (tenses, bool) {
 	word, rest, _ := strings.Cut(title, " ")
-	v, ok := titleVerbs[strings.ToLower(word)]
+	v, ok := titleVerbs()[strings.ToLower(word)]
 	if !ok {
 		return tenses{}, false
 	}

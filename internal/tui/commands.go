@@ -138,7 +138,7 @@ func (m *model) helpText(name string) string {
 		{"ctrl+d", "quit on an empty prompt"},
 	}
 	var ours, theirs [][2]string
-	for _, c := range parleyCommands {
+	for _, c := range parleyCommands() {
 		ours = append(ours, [2]string{strings.TrimSpace("/" + c.name + " " + c.hint), c.desc})
 	}
 	for _, c := range m.cur().session.Commands {

@@ -3,6 +3,7 @@ package tui
 import (
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/parley-acp/parley/internal/chatcmd"
 	"github.com/parley-acp/parley/internal/filelist"
@@ -45,19 +46,19 @@ type command struct {
 }
 
 // parleyCommands are handled by parley itself: the table's that the terminal UI offers.
-var parleyCommands = func() []command {
+var parleyCommands = sync.OnceValue(func() []command {
 	var out []command
 	for _, c := range chatcmd.For(chatcmd.TUI) {
 		hint := strings.TrimSpace(strings.TrimPrefix(c.Usage(), "/"+c.Name))
 		out = append(out, command{name: c.Name, desc: c.Summary, hint: hint, needsArg: len(c.Args) > 0 && !c.Args[0].Optional})
 	}
 	return out
-}()
+})
 
 // commandsFor lists parley's commands, then the agent's (parley's own win a name both
 // have).
 func commandsFor(agentCmds []acp.AvailableCommand) []command {
-	out := append([]command(nil), parleyCommands...)
+	out := append([]command(nil), parleyCommands()...)
 	for _, c := range agentCmds {
 		cmd := command{name: toolui.SafeText(c.Name), desc: toolui.SafeText(c.Description), agent: true}
 		if c.Input != nil && c.Input.Unstructured != nil {
