@@ -22,6 +22,7 @@ func TestMarkdownConstructs(t *testing.T) {
 	}{
 		{"headings", "# One\n\n## Two\n\n### Three", []string{"One", "", "Two", "", "Three"}},
 		{"emphasis", "*it* **bold** ~~gone~~ ~one~ `code`", []string{"it bold gone one code"}},
+		{"tildes that do not pair", "a ~~b~ c ~", []string{"a ~~b~ c ~"}},
 		{"escapes and entities", `\*not\* &amp; &copy; &#x41;`, []string{"*not* & © A"}},
 		{"link", "see [the docs](https://example.com/d) now", []string{"see the docs (https://example.com/d) now"}},
 		{"link that is its address", "[https://go.dev](https://go.dev) and <https://x.org>", []string{"https://go.dev and https://x.org"}},

@@ -35,6 +35,9 @@ func (m *markdown) style(s mdStyle) string {
 	if s == 0 {
 		return ""
 	}
+	if m.sgr == nil {
+		m.sgr = map[mdStyle]string{}
+	}
 	if v, ok := m.sgr[s]; ok {
 		return v
 	}
@@ -283,23 +286,15 @@ type strikeNode struct{ ast.BaseInline }
 
 var kindStrike = ast.NewNodeKind("Strikethrough")
 
-func (n *strikeNode) Kind() ast.NodeKind                 { return kindStrike }
-func (n *strikeNode) Dump(source []byte, level int)      { ast.DumpHelper(n, source, level, nil, nil) }
-func (strikeDelimiter) IsDelimiter(b byte) bool          { return b == '~' }
-func (strikeDelimiter) OnMatch(consumes int) ast.Node    { return &strikeNode{} }
-func (strikeParser) Trigger() []byte                     { return []byte{'~'} }
-func (strikeParser) CloseBlock(ast.Node, parser.Context) {}
-
-// strikeDelimiter pairs runs of one or two tildes of the same length, as GitHub does.
-type strikeDelimiter struct{}
-
-func (strikeDelimiter) CanOpenCloser(opener, closer *parser.Delimiter) bool {
-	return opener.Char == closer.Char && opener.OriginalLength == closer.OriginalLength
-}
+func (n *strikeNode) Kind() ast.NodeKind            { return kindStrike }
+func (n *strikeNode) Dump(source []byte, level int) { ast.DumpHelper(n, source, level, nil, nil) }
 
 // strikeParser finds ~~ (or ~) and leaves the pairing to goldmark's delimiter stack, as
 // its emphasis does.
 type strikeParser struct{}
+
+func (strikeParser) Trigger() []byte                     { return []byte{'~'} }
+func (strikeParser) CloseBlock(ast.Node, parser.Context) {}
 
 func (strikeParser) Parse(parent ast.Node, block gtext.Reader, pc parser.Context) ast.Node {
 	before := block.PrecendingCharacter()
@@ -312,4 +307,14 @@ func (strikeParser) Parse(parent ast.Node, block gtext.Reader, pc parser.Context
 	block.Advance(d.OriginalLength)
 	pc.PushDelimiter(d)
 	return d
+}
+
+// strikeDelimiter pairs runs of one or two tildes of the same length, as GitHub does.
+type strikeDelimiter struct{}
+
+func (strikeDelimiter) IsDelimiter(b byte) bool       { return b == '~' }
+func (strikeDelimiter) OnMatch(consumes int) ast.Node { return &strikeNode{} }
+
+func (strikeDelimiter) CanOpenCloser(opener, closer *parser.Delimiter) bool {
+	return opener.Char == closer.Char && opener.OriginalLength == closer.OriginalLength
 }
