@@ -68,7 +68,7 @@ func unmarshalObject(data []byte, v any, skip string) (Extra, error) {
 			return true
 		}
 		if f == nil {
-			if !json.Valid(value) {
+			if !Valid(value) {
 				decodeErr = fmt.Errorf("json: member %q: malformed value", name)
 				return false
 			}
@@ -80,7 +80,7 @@ func unmarshalObject(data []byte, v any, skip string) (Extra, error) {
 			err = f.decode(fv, value)
 		}
 		if err != nil {
-			if f.optional && fv.CanSet() && json.Valid(value) {
+			if f.optional && fv.CanSet() && Valid(value) {
 				fv.SetZero()
 				keep(string(name), value)
 				return true
@@ -323,7 +323,7 @@ func decodeStd(v reflect.Value, data []byte) error {
 }
 
 func decodeRaw(v reflect.Value, data []byte) error {
-	if !json.Valid(data) {
+	if !Valid(data) {
 		return errors.New("json: malformed value")
 	}
 	v.SetBytes(append([]byte(nil), data...))

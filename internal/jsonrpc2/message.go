@@ -170,14 +170,12 @@ func (e *decodeError) Error() string { return e.msg }
 // stay raw (sub-slices of line, which the caller must not reuse).
 func decodeMessage(line []byte) (message, error) {
 	var m message
-	if !json.Valid(line) { // also JSON nested deeper than the decoder allows
-		p := readPrefix(line)
-		return m, &decodeError{code: CodeParseError, msg: "parse error: the line is not valid JSON (or is nested too deeply)", id: p.id, prefix: p}
-	}
-	var version, rawID, rawMethod, rawErr []byte
+	var version, rawID, rawMethod, rawErr, params, result []byte
 	var hasResult bool
-	err := json.EachMember(line, func(name string, value []byte) bool {
-		switch name {
+	// One pass checks the line (also JSON nested deeper than the decoder allows) and
+	// finds its members; what it found is used only once the whole line proved valid.
+	object, valid := json.ValidMembers(line, func(quotedName, value []byte) {
+		switch memberName(quotedName) {
 		case "jsonrpc":
 			version = value
 		case "id":
@@ -185,17 +183,21 @@ func decodeMessage(line []byte) (message, error) {
 		case "method":
 			rawMethod = value
 		case "params":
-			m.params = value
+			params = value
 		case "result":
-			m.result, hasResult = value, true
+			result, hasResult = value, true
 		case "error":
 			rawErr = value
 		}
-		return true
 	})
-	if err != nil {
-		return m, &decodeError{code: CodeInvalidRequest, msg: "invalid request: a message must be a JSON object"}
+	if !valid {
+		p := readPrefix(line)
+		return message{}, &decodeError{code: CodeParseError, msg: "parse error: the line is not valid JSON (or is nested too deeply)", id: p.id, prefix: p}
 	}
+	if !object {
+		return message{}, &decodeError{code: CodeInvalidRequest, msg: "invalid request: a message must be a JSON object"}
+	}
+	m.params, m.result = params, result
 	if rawID != nil {
 		id, err := parseID(rawID)
 		if err != nil {
@@ -207,7 +209,8 @@ func decodeMessage(line []byte) (message, error) {
 		return m, &decodeError{code: CodeInvalidRequest, msg: `invalid request: "jsonrpc" must be "2.0"`, id: m.id}
 	}
 	if rawMethod != nil {
-		if err := json.Unmarshal(rawMethod, &m.method); err != nil || m.method == "" {
+		var err error
+		if m.method, err = json.DecodeString(rawMethod); err != nil || m.method == "" {
 			return m, &decodeError{code: CodeInvalidRequest, msg: "invalid request: \"method\" must be a non-empty string", id: m.id}
 		}
 		if len(m.params) > 0 && m.params[0] != '{' && m.params[0] != '[' && string(m.params) != "null" {
@@ -229,6 +232,18 @@ func decodeMessage(line []byte) (message, error) {
 		return m, &decodeError{code: CodeInvalidRequest, msg: "invalid response: it needs a \"result\" or an \"error\""}
 	}
 	return m, nil
+}
+
+// memberName is the name of a member given quoted, which needs decoding only when it has
+// escapes (a peer may spell "method" as "\u006dethod"); the common case allocates nothing
+// (the compiler does not copy a string converted only to be compared).
+func memberName(quoted []byte) string {
+	inner := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner)
+	}
+	name, _ := json.DecodeString(quoted)
+	return name
 }
 
 // prefixInfo is what the top-level members of a line that cannot be decoded whole
