@@ -121,3 +121,18 @@ func TestLineReaderCRLFAcrossTheBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeMessageEscapedNames: member names are compared decoded, as encoding/json
+// would, so an escaped spelling of "method" is still the method.
+func TestDecodeMessageEscapedNames(t *testing.T) {
+	m, err := decodeMessage([]byte(`{"jsonrpc":"2.0","\u006dethod":"a\/b","par\u0061ms":{"x":1},"id":7}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.method != "a/b" || string(m.params) != `{"x":1}` || m.id != Int64ID(7) {
+		t.Fatalf("decoded %+v", m)
+	}
+	if _, err := decodeMessage([]byte(`{"jsonrpc":"2.0","method":"m"`)); err == nil {
+		t.Fatal("a line cut off decoded")
+	}
+}

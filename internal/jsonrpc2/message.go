@@ -175,7 +175,13 @@ func decodeMessage(line []byte) (message, error) {
 	// One pass checks the line (also JSON nested deeper than the decoder allows) and
 	// finds its members; what it found is used only once the whole line proved valid.
 	object, valid := json.ValidMembers(line, func(quotedName, value []byte) {
-		switch memberName(quotedName) {
+		name := quotedName[1 : len(quotedName)-1]
+		if bytes.IndexByte(name, '\\') >= 0 { // a peer may spell "method" as "\u006dethod"
+			decoded, _ := json.DecodeString(quotedName)
+			name = []byte(decoded)
+		}
+		switch string(name) { // compared, not copied
+
 		case "jsonrpc":
 			version = value
 		case "id":
@@ -232,18 +238,6 @@ func decodeMessage(line []byte) (message, error) {
 		return m, &decodeError{code: CodeInvalidRequest, msg: "invalid response: it needs a \"result\" or an \"error\""}
 	}
 	return m, nil
-}
-
-// memberName is the name of a member given quoted, which needs decoding only when it has
-// escapes (a peer may spell "method" as "\u006dethod"); the common case allocates nothing
-// (the compiler does not copy a string converted only to be compared).
-func memberName(quoted []byte) string {
-	inner := quoted[1 : len(quoted)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
-		return string(inner)
-	}
-	name, _ := json.DecodeString(quoted)
-	return name
 }
 
 // prefixInfo is what the top-level members of a line that cannot be decoded whole
