@@ -4,6 +4,7 @@ import (
 	stdjson "encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // point has its own UnmarshalJSON, as every protocol type does, so Unmarshal and
@@ -115,4 +116,27 @@ func BenchmarkValid(b *testing.B) {
 			stdjson.Valid(line)
 		}
 	})
+}
+
+func TestPlainStringAndSkipString(t *testing.T) {
+	naive := func(b []byte) bool {
+		for _, c := range b {
+			if c < 0x20 || c == '\\' || c == '"' {
+				return false
+			}
+		}
+		return utf8.Valid(b)
+	}
+	for _, s := range []string{"", "a", "abcdefgh", "abcdefghi", "abcdefg\"", "abcdefgh\\", "abc\x1fdefgh",
+		"0123456789abcdef\x7f", "é tout à fait", "abcdefgh\xff", "\x20\x20\x20\x20\x20\x20\x20\x20", "~~~~~~~~!"} {
+		if got, want := plainString([]byte(s)), naive([]byte(s)); got != want {
+			t.Errorf("plainString(%q) = %v, want %v", s, got, want)
+		}
+	}
+	for s, want := range map[string]int{`"abc"x`: 5, `"a\"b"`: 6, `"a\\"b`: 5, `"a\\\"b"`: 8, `"\\\\"`: 6, `"abc`: 0, `"a\"`: 0} {
+		end, err := skipString([]byte(s), 0)
+		if end != want || (err != nil) != (want == 0) {
+			t.Errorf("skipString(%q) = %d, %v; want %d", s, end, err, want)
+		}
+	}
 }
