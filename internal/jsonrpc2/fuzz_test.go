@@ -136,3 +136,22 @@ func TestDecodeMessageEscapedNames(t *testing.T) {
 		t.Fatal("a line cut off decoded")
 	}
 }
+
+// TestDecodeReusing: the previous line's method is reused only for the same name spelt
+// plainly, never for another value that reads alike.
+func TestDecodeReusing(t *testing.T) {
+	for _, c := range []struct{ line, reuse, want string }{
+		{`{"jsonrpc":"2.0","method":"a/b"}`, "a/b", "a/b"},
+		{`{"jsonrpc":"2.0","method":"a\/b"}`, "a/b", "a/b"},
+		{`{"jsonrpc":"2.0","method":"\\n"}`, `\n`, `\n`},
+		{`{"jsonrpc":"2.0","method":"a"}`, "b", "a"},
+	} {
+		m, err := decodeReusing([]byte(c.line), c.reuse)
+		if err != nil || m.method != c.want {
+			t.Errorf("decodeReusing(%s, %q) = %q, %v; want %q", c.line, c.reuse, m.method, err, c.want)
+		}
+	}
+	if _, err := decodeReusing([]byte(`{"jsonrpc":"2.0","method":123}`), "2"); err == nil {
+		t.Error("a number taken for the method")
+	}
+}

@@ -168,7 +168,12 @@ func (e *decodeError) Error() string { return e.msg }
 
 // decodeMessage parses one line. It validates the JSON and the envelope; params and result
 // stay raw (sub-slices of line, which the caller must not reuse).
-func decodeMessage(line []byte) (message, error) {
+func decodeMessage(line []byte) (message, error) { return decodeReusing(line, "") }
+
+// decodeReusing is decodeMessage that takes the method name method, rather than a copy,
+// for a line whose method is spelt as that name without escapes: the reader passes the
+// previous line's, and a flood of session/update notifications copies none.
+func decodeReusing(line []byte, method string) (message, error) {
 	var m message
 	var version, rawID, rawMethod, rawErr, params, result []byte
 	var hasResult bool
@@ -216,7 +221,9 @@ func decodeMessage(line []byte) (message, error) {
 	}
 	if rawMethod != nil {
 		var err error
-		if m.method, err = json.DecodeString(rawMethod); err != nil || m.method == "" {
+		if inner := rawMethod[1:max(1, len(rawMethod)-1)]; method != "" && rawMethod[0] == '"' && string(inner) == method && bytes.IndexByte(inner, '\\') < 0 {
+			m.method = method
+		} else if m.method, err = json.DecodeString(rawMethod); err != nil || m.method == "" {
 			return m, &decodeError{code: CodeInvalidRequest, msg: "invalid request: \"method\" must be a non-empty string", id: m.id}
 		}
 		if len(m.params) > 0 && m.params[0] != '{' && m.params[0] != '[' && string(m.params) != "null" {
