@@ -8,8 +8,38 @@ func (x *AgentAuthCapabilities) UnmarshalJSON(b []byte) error { return x.decodeM
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *AgentAuthCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain AgentAuthCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "logout":
+			if json.IsNull(value) {
+				x.Logout = nil
+				return true, nil
+			}
+			if x.Logout == nil {
+				x.Logout = new(LogoutCapabilities)
+			}
+			if err := json.DecodeValue(value, x.Logout); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *LogoutCapabilities
+				x.Logout = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -62,8 +92,71 @@ func (x *AgentCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *AgentCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain AgentCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "loadSession":
+			if err := json.DecodeValue(value, &x.LoadSession); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero bool
+				x.LoadSession = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "promptCapabilities":
+			if err := json.DecodeValue(value, &x.PromptCapabilities); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero PromptCapabilities
+				x.PromptCapabilities = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "mcpCapabilities":
+			if err := json.DecodeValue(value, &x.MCPCapabilities); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero MCPCapabilities
+				x.MCPCapabilities = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "sessionCapabilities":
+			if err := json.DecodeValue(value, &x.SessionCapabilities); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero SessionCapabilities
+				x.SessionCapabilities = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "auth":
+			if err := json.DecodeValue(value, &x.Auth); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero AgentAuthCapabilities
+				x.Auth = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -104,8 +197,58 @@ func (x *Annotations) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, 
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *Annotations) decodeMembers(b []byte, tag string) error {
-	type plain Annotations
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "audience":
+			if err := json.DecodeValue(value, &x.Audience); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []Role
+				x.Audience = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "lastModified":
+			if err := json.DecodeValue(value, &x.LastModified); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.LastModified = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "priority":
+			if json.IsNull(value) {
+				x.Priority = nil
+				return true, nil
+			}
+			if x.Priority == nil {
+				x.Priority = new(float64)
+			}
+			if err := json.DecodeValue(value, x.Priority); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *float64
+				x.Priority = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -162,8 +305,42 @@ func (x *AudioContent) UnmarshalJSON(b []byte) error { return x.decodeMembers(b,
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *AudioContent) decodeMembers(b []byte, tag string) error {
-	type plain AudioContent
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "data":
+			return true, json.DecodeValue(value, &x.Data)
+		case "mimeType":
+			return true, json.DecodeValue(value, &x.MIMEType)
+		case "annotations":
+			if json.IsNull(value) {
+				x.Annotations = nil
+				return true, nil
+			}
+			if x.Annotations == nil {
+				x.Annotations = new(Annotations)
+			}
+			if err := json.DecodeValue(value, x.Annotations); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *Annotations
+				x.Annotations = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -216,8 +393,31 @@ func (x *AuthCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMember
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *AuthCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain AuthCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "terminal":
+			if err := json.DecodeValue(value, &x.Terminal); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero bool
+				x.Terminal = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -264,8 +464,35 @@ func (x *AuthMethodAgent) UnmarshalJSON(b []byte) error { return x.decodeMembers
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *AuthMethodAgent) decodeMembers(b []byte, tag string) error {
-	type plain AuthMethodAgent
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "id":
+			return true, json.DecodeValue(value, (*string)(&x.ID))
+		case "name":
+			return true, json.DecodeValue(value, &x.Name)
+		case "description":
+			if err := json.DecodeValue(value, &x.Description); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Description = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -314,8 +541,55 @@ func (x *AuthMethodTerminal) UnmarshalJSON(b []byte) error { return x.decodeMemb
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *AuthMethodTerminal) decodeMembers(b []byte, tag string) error {
-	type plain AuthMethodTerminal
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "id":
+			return true, json.DecodeValue(value, (*string)(&x.ID))
+		case "name":
+			return true, json.DecodeValue(value, &x.Name)
+		case "description":
+			if err := json.DecodeValue(value, &x.Description); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Description = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "args":
+			if err := json.DecodeValue(value, &x.Args); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []string
+				x.Args = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "env":
+			if err := json.DecodeValue(value, &x.Env); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero map[string]string
+				x.Env = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -380,8 +654,23 @@ func (x *AuthenticateRequest) UnmarshalJSON(b []byte) error { return x.decodeMem
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *AuthenticateRequest) decodeMembers(b []byte, tag string) error {
-	type plain AuthenticateRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "methodId":
+			return true, json.DecodeValue(value, (*string)(&x.MethodID))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -428,8 +717,21 @@ func (x *AuthenticateResponse) UnmarshalJSON(b []byte) error { return x.decodeMe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *AuthenticateResponse) decodeMembers(b []byte, tag string) error {
-	type plain AuthenticateResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -474,8 +776,42 @@ func (x *AvailableCommand) UnmarshalJSON(b []byte) error { return x.decodeMember
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *AvailableCommand) decodeMembers(b []byte, tag string) error {
-	type plain AvailableCommand
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "name":
+			return true, json.DecodeValue(value, &x.Name)
+		case "description":
+			return true, json.DecodeValue(value, &x.Description)
+		case "input":
+			if json.IsNull(value) {
+				x.Input = nil
+				return true, nil
+			}
+			if x.Input == nil {
+				x.Input = new(AvailableCommandInput)
+			}
+			if err := json.DecodeValue(value, x.Input); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *AvailableCommandInput
+				x.Input = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -526,8 +862,23 @@ func (x *AvailableCommandsUpdate) UnmarshalJSON(b []byte) error { return x.decod
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *AvailableCommandsUpdate) decodeMembers(b []byte, tag string) error {
-	type plain AvailableCommandsUpdate
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "availableCommands":
+			return true, json.DecodeValue(value, &x.AvailableCommands)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -579,8 +930,35 @@ func (x *BlobResourceContents) UnmarshalJSON(b []byte) error { return x.decodeMe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *BlobResourceContents) decodeMembers(b []byte, tag string) error {
-	type plain BlobResourceContents
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "uri":
+			return true, json.DecodeValue(value, &x.URI)
+		case "blob":
+			return true, json.DecodeValue(value, &x.Blob)
+		case "mimeType":
+			if err := json.DecodeValue(value, &x.MIMEType); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.MIMEType = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -635,8 +1013,21 @@ func (x *BooleanConfigOptionCapabilities) UnmarshalJSON(b []byte) error {
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *BooleanConfigOptionCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain BooleanConfigOptionCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -681,8 +1072,58 @@ func (x *BooleanPropertySchema) UnmarshalJSON(b []byte) error { return x.decodeM
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *BooleanPropertySchema) decodeMembers(b []byte, tag string) error {
-	type plain BooleanPropertySchema
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "title":
+			if err := json.DecodeValue(value, &x.Title); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Title = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "description":
+			if err := json.DecodeValue(value, &x.Description); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Description = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "default":
+			if json.IsNull(value) {
+				x.Default = nil
+				return true, nil
+			}
+			if x.Default == nil {
+				x.Default = new(bool)
+			}
+			if err := json.DecodeValue(value, x.Default); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *bool
+				x.Default = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -741,8 +1182,23 @@ func (x *CancelNotification) UnmarshalJSON(b []byte) error { return x.decodeMemb
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *CancelNotification) decodeMembers(b []byte, tag string) error {
-	type plain CancelNotification
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -789,8 +1245,23 @@ func (x *CancelRequestNotification) UnmarshalJSON(b []byte) error { return x.dec
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *CancelRequestNotification) decodeMembers(b []byte, tag string) error {
-	type plain CancelRequestNotification
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "requestId":
+			return true, json.DecodeValue(value, &x.RequestID)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -839,8 +1310,21 @@ func (x *CancelledPermissionOutcome) UnmarshalJSON(b []byte) error { return x.de
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *CancelledPermissionOutcome) decodeMembers(b []byte, tag string) error {
-	type plain CancelledPermissionOutcome
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -885,8 +1369,85 @@ func (x *ClientCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMemb
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ClientCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain ClientCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "fs":
+			if err := json.DecodeValue(value, &x.FS); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero FileSystemCapabilities
+				x.FS = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "terminal":
+			if err := json.DecodeValue(value, &x.Terminal); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero bool
+				x.Terminal = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "session":
+			if json.IsNull(value) {
+				x.Session = nil
+				return true, nil
+			}
+			if x.Session == nil {
+				x.Session = new(ClientSessionCapabilities)
+			}
+			if err := json.DecodeValue(value, x.Session); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *ClientSessionCapabilities
+				x.Session = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "auth":
+			if err := json.DecodeValue(value, &x.Auth); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero AuthCapabilities
+				x.Auth = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "elicitation":
+			if json.IsNull(value) {
+				x.Elicitation = nil
+				return true, nil
+			}
+			if x.Elicitation == nil {
+				x.Elicitation = new(ElicitationCapabilities)
+			}
+			if err := json.DecodeValue(value, x.Elicitation); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *ElicitationCapabilities
+				x.Elicitation = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -929,8 +1490,72 @@ func (x *ClientSessionCapabilities) UnmarshalJSON(b []byte) error { return x.dec
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ClientSessionCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain ClientSessionCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "configOptions":
+			if json.IsNull(value) {
+				x.ConfigOptions = nil
+				return true, nil
+			}
+			if x.ConfigOptions == nil {
+				x.ConfigOptions = new(SessionConfigOptionsCapabilities)
+			}
+			if err := json.DecodeValue(value, x.ConfigOptions); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *SessionConfigOptionsCapabilities
+				x.ConfigOptions = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "notices":
+			if json.IsNull(value) {
+				x.Notices = nil
+				return true, nil
+			}
+			if x.Notices == nil {
+				x.Notices = new(NoticeCapabilities)
+			}
+			if err := json.DecodeValue(value, x.Notices); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *NoticeCapabilities
+				x.Notices = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "compaction":
+			if json.IsNull(value) {
+				x.Compaction = nil
+				return true, nil
+			}
+			if x.Compaction == nil {
+				x.Compaction = new(CompactionCapabilities)
+			}
+			if err := json.DecodeValue(value, x.Compaction); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *CompactionCapabilities
+				x.Compaction = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -999,8 +1624,23 @@ func (x *CloseSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMem
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *CloseSessionRequest) decodeMembers(b []byte, tag string) error {
-	type plain CloseSessionRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1047,8 +1687,21 @@ func (x *CloseSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeMe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *CloseSessionResponse) decodeMembers(b []byte, tag string) error {
-	type plain CloseSessionResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1093,8 +1746,7 @@ func (x *CompactionCapabilities) UnmarshalJSON(b []byte) error { return x.decode
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *CompactionCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain CompactionCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) { return false, nil })
 	if err != nil {
 		return err
 	}
@@ -1132,8 +1784,25 @@ func (x *CompactionSummaryChunk) UnmarshalJSON(b []byte) error { return x.decode
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *CompactionSummaryChunk) decodeMembers(b []byte, tag string) error {
-	type plain CompactionSummaryChunk
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "compactionId":
+			return true, json.DecodeValue(value, (*string)(&x.CompactionID))
+		case "content":
+			return true, json.DecodeValue(value, &x.Content)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1187,8 +1856,45 @@ func (x *CompactionUpdate) UnmarshalJSON(b []byte) error { return x.decodeMember
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *CompactionUpdate) decodeMembers(b []byte, tag string) error {
-	type plain CompactionUpdate
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "compactionId":
+			return true, json.DecodeValue(value, (*string)(&x.CompactionID))
+		case "status":
+			return true, json.DecodeValue(value, (*string)(&x.Status))
+		case "summary":
+			if err := json.DecodeValue(value, &x.Summary); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []ContentBlock
+				x.Summary = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "error":
+			if err := json.DecodeValue(value, &x.Error); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Error = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1245,8 +1951,23 @@ func (x *CompleteElicitationNotification) UnmarshalJSON(b []byte) error {
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *CompleteElicitationNotification) decodeMembers(b []byte, tag string) error {
-	type plain CompleteElicitationNotification
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "elicitationId":
+			return true, json.DecodeValue(value, (*string)(&x.ElicitationID))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1293,8 +2014,23 @@ func (x *ConfigOptionUpdate) UnmarshalJSON(b []byte) error { return x.decodeMemb
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ConfigOptionUpdate) decodeMembers(b []byte, tag string) error {
-	type plain ConfigOptionUpdate
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "configOptions":
+			return true, json.DecodeValue(value, &x.ConfigOptions)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1346,8 +2082,23 @@ func (x *Content) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") 
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *Content) decodeMembers(b []byte, tag string) error {
-	type plain Content
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "content":
+			return true, json.DecodeValue(value, &x.Content)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1395,8 +2146,33 @@ func (x *ContentChunk) UnmarshalJSON(b []byte) error { return x.decodeMembers(b,
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ContentChunk) decodeMembers(b []byte, tag string) error {
-	type plain ContentChunk
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "content":
+			return true, json.DecodeValue(value, &x.Content)
+		case "messageId":
+			if err := json.DecodeValue(value, (*string)(&x.MessageID)); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero MessageID
+				x.MessageID = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1448,8 +2224,25 @@ func (x *Cost) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *Cost) decodeMembers(b []byte, tag string) error {
-	type plain Cost
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "amount":
+			return true, json.DecodeValue(value, &x.Amount)
+		case "currency":
+			return true, json.DecodeValue(value, &x.Currency)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1584,8 +2377,72 @@ func (x *CreateTerminalRequest) UnmarshalJSON(b []byte) error { return x.decodeM
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *CreateTerminalRequest) decodeMembers(b []byte, tag string) error {
-	type plain CreateTerminalRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "command":
+			return true, json.DecodeValue(value, &x.Command)
+		case "args":
+			if err := json.DecodeValue(value, &x.Args); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []string
+				x.Args = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "env":
+			if err := json.DecodeValue(value, &x.Env); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []EnvVariable
+				x.Env = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "cwd":
+			if err := json.DecodeValue(value, &x.Cwd); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Cwd = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "outputByteLimit":
+			if json.IsNull(value) {
+				x.OutputByteLimit = nil
+				return true, nil
+			}
+			if x.OutputByteLimit == nil {
+				x.OutputByteLimit = new(uint64)
+			}
+			if err := json.DecodeValue(value, x.OutputByteLimit); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *uint64
+				x.OutputByteLimit = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1656,8 +2513,23 @@ func (x *CreateTerminalResponse) UnmarshalJSON(b []byte) error { return x.decode
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *CreateTerminalResponse) decodeMembers(b []byte, tag string) error {
-	type plain CreateTerminalResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "terminalId":
+			return true, json.DecodeValue(value, (*string)(&x.TerminalID))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1704,8 +2576,23 @@ func (x *CurrentModeUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *CurrentModeUpdate) decodeMembers(b []byte, tag string) error {
-	type plain CurrentModeUpdate
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "currentModeId":
+			return true, json.DecodeValue(value, (*string)(&x.CurrentModeID))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1750,8 +2637,23 @@ func (x *DeleteSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *DeleteSessionRequest) decodeMembers(b []byte, tag string) error {
-	type plain DeleteSessionRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1798,8 +2700,21 @@ func (x *DeleteSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeM
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *DeleteSessionResponse) decodeMembers(b []byte, tag string) error {
-	type plain DeleteSessionResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1844,8 +2759,42 @@ func (x *Diff) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *Diff) decodeMembers(b []byte, tag string) error {
-	type plain Diff
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "path":
+			return true, json.DecodeValue(value, &x.Path)
+		case "oldText":
+			if json.IsNull(value) {
+				x.OldText = nil
+				return true, nil
+			}
+			if x.OldText == nil {
+				x.OldText = new(string)
+			}
+			if err := json.DecodeValue(value, x.OldText); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *string
+				x.OldText = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "newText":
+			return true, json.DecodeValue(value, &x.NewText)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1896,8 +2845,55 @@ func (x *ElicitationCapabilities) UnmarshalJSON(b []byte) error { return x.decod
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ElicitationCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain ElicitationCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "form":
+			if json.IsNull(value) {
+				x.Form = nil
+				return true, nil
+			}
+			if x.Form == nil {
+				x.Form = new(ElicitationFormCapabilities)
+			}
+			if err := json.DecodeValue(value, x.Form); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *ElicitationFormCapabilities
+				x.Form = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "url":
+			if json.IsNull(value) {
+				x.URL = nil
+				return true, nil
+			}
+			if x.URL == nil {
+				x.URL = new(ElicitationURLCapabilities)
+			}
+			if err := json.DecodeValue(value, x.URL); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *ElicitationURLCapabilities
+				x.URL = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -1958,8 +2954,21 @@ func (x *ElicitationFormCapabilities) UnmarshalJSON(b []byte) error { return x.d
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ElicitationFormCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain ElicitationFormCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2004,8 +3013,21 @@ func (x *ElicitationURLCapabilities) UnmarshalJSON(b []byte) error { return x.de
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ElicitationURLCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain ElicitationURLCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2050,8 +3072,40 @@ func (x *EmbeddedResource) UnmarshalJSON(b []byte) error { return x.decodeMember
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *EmbeddedResource) decodeMembers(b []byte, tag string) error {
-	type plain EmbeddedResource
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "resource":
+			return true, json.DecodeValue(value, &x.Resource)
+		case "annotations":
+			if json.IsNull(value) {
+				x.Annotations = nil
+				return true, nil
+			}
+			if x.Annotations == nil {
+				x.Annotations = new(Annotations)
+			}
+			if err := json.DecodeValue(value, x.Annotations); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *Annotations
+				x.Annotations = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2107,8 +3161,35 @@ func (x *EnumOption) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *EnumOption) decodeMembers(b []byte, tag string) error {
-	type plain EnumOption
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "const":
+			return true, json.DecodeValue(value, &x.Const)
+		case "title":
+			return true, json.DecodeValue(value, &x.Title)
+		case "description":
+			if err := json.DecodeValue(value, &x.Description); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Description = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2157,8 +3238,25 @@ func (x *EnvVariable) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, 
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *EnvVariable) decodeMembers(b []byte, tag string) error {
-	type plain EnvVariable
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "name":
+			return true, json.DecodeValue(value, &x.Name)
+		case "value":
+			return true, json.DecodeValue(value, &x.Value)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2203,8 +3301,41 @@ func (x *FileSystemCapabilities) UnmarshalJSON(b []byte) error { return x.decode
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *FileSystemCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain FileSystemCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "readTextFile":
+			if err := json.DecodeValue(value, &x.ReadTextFile); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero bool
+				x.ReadTextFile = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "writeTextFile":
+			if err := json.DecodeValue(value, &x.WriteTextFile); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero bool
+				x.WriteTextFile = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2261,8 +3392,45 @@ func (x *ForkSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMemb
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ForkSessionRequest) decodeMembers(b []byte, tag string) error {
-	type plain ForkSessionRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "cwd":
+			return true, json.DecodeValue(value, &x.Cwd)
+		case "additionalDirectories":
+			if err := json.DecodeValue(value, &x.AdditionalDirectories); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []string
+				x.AdditionalDirectories = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "mcpServers":
+			if err := json.DecodeValue(value, &x.MCPServers); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []MCPServer
+				x.MCPServers = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2323,8 +3491,67 @@ func (x *ForkSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeMem
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ForkSessionResponse) decodeMembers(b []byte, tag string) error {
-	type plain ForkSessionResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "modes":
+			if json.IsNull(value) {
+				x.Modes = nil
+				return true, nil
+			}
+			if x.Modes == nil {
+				x.Modes = new(SessionModeState)
+			}
+			if err := json.DecodeValue(value, x.Modes); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *SessionModeState
+				x.Modes = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "configOptions":
+			if err := json.DecodeValue(value, &x.ConfigOptions); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []SessionConfigOption
+				x.ConfigOptions = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "models":
+			if json.IsNull(value) {
+				x.Models = nil
+				return true, nil
+			}
+			if x.Models == nil {
+				x.Models = new(SessionModelState)
+			}
+			if err := json.DecodeValue(value, x.Models); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *SessionModelState
+				x.Models = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2393,8 +3620,25 @@ func (x *HTTPHeader) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *HTTPHeader) decodeMembers(b []byte, tag string) error {
-	type plain HTTPHeader
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "name":
+			return true, json.DecodeValue(value, &x.Name)
+		case "value":
+			return true, json.DecodeValue(value, &x.Value)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2439,8 +3683,52 @@ func (x *ImageContent) UnmarshalJSON(b []byte) error { return x.decodeMembers(b,
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ImageContent) decodeMembers(b []byte, tag string) error {
-	type plain ImageContent
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "data":
+			return true, json.DecodeValue(value, &x.Data)
+		case "mimeType":
+			return true, json.DecodeValue(value, &x.MIMEType)
+		case "uri":
+			if err := json.DecodeValue(value, &x.URI); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.URI = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "annotations":
+			if json.IsNull(value) {
+				x.Annotations = nil
+				return true, nil
+			}
+			if x.Annotations == nil {
+				x.Annotations = new(Annotations)
+			}
+			if err := json.DecodeValue(value, x.Annotations); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *Annotations
+				x.Annotations = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2497,8 +3785,35 @@ func (x *Implementation) UnmarshalJSON(b []byte) error { return x.decodeMembers(
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *Implementation) decodeMembers(b []byte, tag string) error {
-	type plain Implementation
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "name":
+			return true, json.DecodeValue(value, &x.Name)
+		case "title":
+			if err := json.DecodeValue(value, &x.Title); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Title = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "version":
+			return true, json.DecodeValue(value, &x.Version)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2547,8 +3862,50 @@ func (x *InitializeRequest) UnmarshalJSON(b []byte) error { return x.decodeMembe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *InitializeRequest) decodeMembers(b []byte, tag string) error {
-	type plain InitializeRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "protocolVersion":
+			return true, json.DecodeValue(value, &x.ProtocolVersion)
+		case "clientCapabilities":
+			if err := json.DecodeValue(value, &x.ClientCapabilities); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero ClientCapabilities
+				x.ClientCapabilities = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "clientInfo":
+			if json.IsNull(value) {
+				x.ClientInfo = nil
+				return true, nil
+			}
+			if x.ClientInfo == nil {
+				x.ClientInfo = new(Implementation)
+			}
+			if err := json.DecodeValue(value, x.ClientInfo); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *Implementation
+				x.ClientInfo = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2589,8 +3946,60 @@ func (x *InitializeResponse) UnmarshalJSON(b []byte) error { return x.decodeMemb
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *InitializeResponse) decodeMembers(b []byte, tag string) error {
-	type plain InitializeResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "protocolVersion":
+			return true, json.DecodeValue(value, &x.ProtocolVersion)
+		case "agentCapabilities":
+			if err := json.DecodeValue(value, &x.AgentCapabilities); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero AgentCapabilities
+				x.AgentCapabilities = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "authMethods":
+			if err := json.DecodeValue(value, &x.AuthMethods); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []AuthMethod
+				x.AuthMethods = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "agentInfo":
+			if json.IsNull(value) {
+				x.AgentInfo = nil
+				return true, nil
+			}
+			if x.AgentInfo == nil {
+				x.AgentInfo = new(Implementation)
+			}
+			if err := json.DecodeValue(value, x.AgentInfo); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *Implementation
+				x.AgentInfo = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2633,8 +4042,92 @@ func (x *IntegerPropertySchema) UnmarshalJSON(b []byte) error { return x.decodeM
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *IntegerPropertySchema) decodeMembers(b []byte, tag string) error {
-	type plain IntegerPropertySchema
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "title":
+			if err := json.DecodeValue(value, &x.Title); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Title = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "description":
+			if err := json.DecodeValue(value, &x.Description); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Description = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "minimum":
+			if json.IsNull(value) {
+				x.Minimum = nil
+				return true, nil
+			}
+			if x.Minimum == nil {
+				x.Minimum = new(int64)
+			}
+			if err := json.DecodeValue(value, x.Minimum); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *int64
+				x.Minimum = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "maximum":
+			if json.IsNull(value) {
+				x.Maximum = nil
+				return true, nil
+			}
+			if x.Maximum == nil {
+				x.Maximum = new(int64)
+			}
+			if err := json.DecodeValue(value, x.Maximum); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *int64
+				x.Maximum = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "default":
+			if json.IsNull(value) {
+				x.Default = nil
+				return true, nil
+			}
+			if x.Default == nil {
+				x.Default = new(int64)
+			}
+			if err := json.DecodeValue(value, x.Default); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *int64
+				x.Default = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2705,8 +4198,25 @@ func (x *KillTerminalRequest) UnmarshalJSON(b []byte) error { return x.decodeMem
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *KillTerminalRequest) decodeMembers(b []byte, tag string) error {
-	type plain KillTerminalRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "terminalId":
+			return true, json.DecodeValue(value, (*string)(&x.TerminalID))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2755,8 +4265,21 @@ func (x *KillTerminalResponse) UnmarshalJSON(b []byte) error { return x.decodeMe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *KillTerminalResponse) decodeMembers(b []byte, tag string) error {
-	type plain KillTerminalResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2801,8 +4324,41 @@ func (x *ListSessionsRequest) UnmarshalJSON(b []byte) error { return x.decodeMem
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ListSessionsRequest) decodeMembers(b []byte, tag string) error {
-	type plain ListSessionsRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "cwd":
+			if err := json.DecodeValue(value, &x.Cwd); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Cwd = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "cursor":
+			if err := json.DecodeValue(value, &x.Cursor); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Cursor = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2855,8 +4411,33 @@ func (x *ListSessionsResponse) UnmarshalJSON(b []byte) error { return x.decodeMe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ListSessionsResponse) decodeMembers(b []byte, tag string) error {
-	type plain ListSessionsResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessions":
+			return true, json.DecodeValue(value, &x.Sessions)
+		case "nextCursor":
+			if err := json.DecodeValue(value, &x.NextCursor); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.NextCursor = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2912,8 +4493,37 @@ func (x *LoadSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMemb
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *LoadSessionRequest) decodeMembers(b []byte, tag string) error {
-	type plain LoadSessionRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "cwd":
+			return true, json.DecodeValue(value, &x.Cwd)
+		case "additionalDirectories":
+			if err := json.DecodeValue(value, &x.AdditionalDirectories); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []string
+				x.AdditionalDirectories = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "mcpServers":
+			return true, json.DecodeValue(value, &x.MCPServers)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -2975,8 +4585,65 @@ func (x *LoadSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeMem
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *LoadSessionResponse) decodeMembers(b []byte, tag string) error {
-	type plain LoadSessionResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "modes":
+			if json.IsNull(value) {
+				x.Modes = nil
+				return true, nil
+			}
+			if x.Modes == nil {
+				x.Modes = new(SessionModeState)
+			}
+			if err := json.DecodeValue(value, x.Modes); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *SessionModeState
+				x.Modes = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "configOptions":
+			if err := json.DecodeValue(value, &x.ConfigOptions); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []SessionConfigOption
+				x.ConfigOptions = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "models":
+			if json.IsNull(value) {
+				x.Models = nil
+				return true, nil
+			}
+			if x.Models == nil {
+				x.Models = new(SessionModelState)
+			}
+			if err := json.DecodeValue(value, x.Models); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *SessionModelState
+				x.Models = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3043,8 +4710,21 @@ func (x *LogoutCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMemb
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *LogoutCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain LogoutCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3089,8 +4769,21 @@ func (x *LogoutRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *LogoutRequest) decodeMembers(b []byte, tag string) error {
-	type plain LogoutRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3131,8 +4824,21 @@ func (x *LogoutResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *LogoutResponse) decodeMembers(b []byte, tag string) error {
-	type plain LogoutResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3173,8 +4879,41 @@ func (x *MCPCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMembers
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *MCPCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain MCPCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "http":
+			if err := json.DecodeValue(value, &x.HTTP); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero bool
+				x.HTTP = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "sse":
+			if err := json.DecodeValue(value, &x.SSE); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero bool
+				x.SSE = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3227,8 +4966,27 @@ func (x *MCPServerHTTP) UnmarshalJSON(b []byte) error { return x.decodeMembers(b
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *MCPServerHTTP) decodeMembers(b []byte, tag string) error {
-	type plain MCPServerHTTP
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "name":
+			return true, json.DecodeValue(value, &x.Name)
+		case "url":
+			return true, json.DecodeValue(value, &x.URL)
+		case "headers":
+			return true, json.DecodeValue(value, &x.Headers)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3280,8 +5038,27 @@ func (x *MCPServerSSE) UnmarshalJSON(b []byte) error { return x.decodeMembers(b,
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *MCPServerSSE) decodeMembers(b []byte, tag string) error {
-	type plain MCPServerSSE
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "name":
+			return true, json.DecodeValue(value, &x.Name)
+		case "url":
+			return true, json.DecodeValue(value, &x.URL)
+		case "headers":
+			return true, json.DecodeValue(value, &x.Headers)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3333,8 +5110,29 @@ func (x *MCPServerStdio) UnmarshalJSON(b []byte) error { return x.decodeMembers(
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *MCPServerStdio) decodeMembers(b []byte, tag string) error {
-	type plain MCPServerStdio
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "name":
+			return true, json.DecodeValue(value, &x.Name)
+		case "command":
+			return true, json.DecodeValue(value, &x.Command)
+		case "args":
+			return true, json.DecodeValue(value, &x.Args)
+		case "env":
+			return true, json.DecodeValue(value, &x.Env)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3393,8 +5191,35 @@ func (x *ModelInfo) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, ""
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ModelInfo) decodeMembers(b []byte, tag string) error {
-	type plain ModelInfo
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "modelId":
+			return true, json.DecodeValue(value, (*string)(&x.ModelID))
+		case "name":
+			return true, json.DecodeValue(value, &x.Name)
+		case "description":
+			if err := json.DecodeValue(value, &x.Description); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Description = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3443,8 +5268,87 @@ func (x *MultiSelectPropertySchema) UnmarshalJSON(b []byte) error { return x.dec
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *MultiSelectPropertySchema) decodeMembers(b []byte, tag string) error {
-	type plain MultiSelectPropertySchema
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "title":
+			if err := json.DecodeValue(value, &x.Title); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Title = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "description":
+			if err := json.DecodeValue(value, &x.Description); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Description = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "minItems":
+			if json.IsNull(value) {
+				x.MinItems = nil
+				return true, nil
+			}
+			if x.MinItems == nil {
+				x.MinItems = new(uint64)
+			}
+			if err := json.DecodeValue(value, x.MinItems); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *uint64
+				x.MinItems = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "maxItems":
+			if json.IsNull(value) {
+				x.MaxItems = nil
+				return true, nil
+			}
+			if x.MaxItems == nil {
+				x.MaxItems = new(uint64)
+			}
+			if err := json.DecodeValue(value, x.MaxItems); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *uint64
+				x.MaxItems = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "items":
+			return true, json.DecodeValue(value, &x.Items)
+		case "default":
+			if err := json.DecodeValue(value, &x.Default); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []string
+				x.Default = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3522,8 +5426,35 @@ func (x *NewSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMembe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *NewSessionRequest) decodeMembers(b []byte, tag string) error {
-	type plain NewSessionRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "cwd":
+			return true, json.DecodeValue(value, &x.Cwd)
+		case "additionalDirectories":
+			if err := json.DecodeValue(value, &x.AdditionalDirectories); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []string
+				x.AdditionalDirectories = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "mcpServers":
+			return true, json.DecodeValue(value, &x.MCPServers)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3581,8 +5512,67 @@ func (x *NewSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeMemb
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *NewSessionResponse) decodeMembers(b []byte, tag string) error {
-	type plain NewSessionResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "modes":
+			if json.IsNull(value) {
+				x.Modes = nil
+				return true, nil
+			}
+			if x.Modes == nil {
+				x.Modes = new(SessionModeState)
+			}
+			if err := json.DecodeValue(value, x.Modes); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *SessionModeState
+				x.Modes = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "configOptions":
+			if err := json.DecodeValue(value, &x.ConfigOptions); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []SessionConfigOption
+				x.ConfigOptions = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "models":
+			if json.IsNull(value) {
+				x.Models = nil
+				return true, nil
+			}
+			if x.Models == nil {
+				x.Models = new(SessionModelState)
+			}
+			if err := json.DecodeValue(value, x.Models); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *SessionModelState
+				x.Models = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3651,8 +5641,35 @@ func (x *Notice) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *Notice) decodeMembers(b []byte, tag string) error {
-	type plain Notice
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "severity":
+			return true, json.DecodeValue(value, (*string)(&x.Severity))
+		case "title":
+			return true, json.DecodeValue(value, &x.Title)
+		case "description":
+			if err := json.DecodeValue(value, &x.Description); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Description = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3701,8 +5718,7 @@ func (x *NoticeCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMemb
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *NoticeCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain NoticeCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) { return false, nil })
 	if err != nil {
 		return err
 	}
@@ -3740,8 +5756,92 @@ func (x *NumberPropertySchema) UnmarshalJSON(b []byte) error { return x.decodeMe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *NumberPropertySchema) decodeMembers(b []byte, tag string) error {
-	type plain NumberPropertySchema
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "title":
+			if err := json.DecodeValue(value, &x.Title); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Title = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "description":
+			if err := json.DecodeValue(value, &x.Description); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Description = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "minimum":
+			if json.IsNull(value) {
+				x.Minimum = nil
+				return true, nil
+			}
+			if x.Minimum == nil {
+				x.Minimum = new(float64)
+			}
+			if err := json.DecodeValue(value, x.Minimum); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *float64
+				x.Minimum = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "maximum":
+			if json.IsNull(value) {
+				x.Maximum = nil
+				return true, nil
+			}
+			if x.Maximum == nil {
+				x.Maximum = new(float64)
+			}
+			if err := json.DecodeValue(value, x.Maximum); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *float64
+				x.Maximum = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "default":
+			if json.IsNull(value) {
+				x.Default = nil
+				return true, nil
+			}
+			if x.Default == nil {
+				x.Default = new(float64)
+			}
+			if err := json.DecodeValue(value, x.Default); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *float64
+				x.Default = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3812,8 +5912,27 @@ func (x *PermissionOption) UnmarshalJSON(b []byte) error { return x.decodeMember
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *PermissionOption) decodeMembers(b []byte, tag string) error {
-	type plain PermissionOption
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "optionId":
+			return true, json.DecodeValue(value, (*string)(&x.OptionID))
+		case "name":
+			return true, json.DecodeValue(value, &x.Name)
+		case "kind":
+			return true, json.DecodeValue(value, (*string)(&x.Kind))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3860,8 +5979,23 @@ func (x *Plan) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *Plan) decodeMembers(b []byte, tag string) error {
-	type plain Plan
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "entries":
+			return true, json.DecodeValue(value, &x.Entries)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3909,8 +6043,27 @@ func (x *PlanEntry) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, ""
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *PlanEntry) decodeMembers(b []byte, tag string) error {
-	type plain PlanEntry
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "content":
+			return true, json.DecodeValue(value, &x.Content)
+		case "priority":
+			return true, json.DecodeValue(value, (*string)(&x.Priority))
+		case "status":
+			return true, json.DecodeValue(value, (*string)(&x.Status))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -3957,8 +6110,51 @@ func (x *PromptCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMemb
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *PromptCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain PromptCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "image":
+			if err := json.DecodeValue(value, &x.Image); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero bool
+				x.Image = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "audio":
+			if err := json.DecodeValue(value, &x.Audio); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero bool
+				x.Audio = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "embeddedContext":
+			if err := json.DecodeValue(value, &x.EmbeddedContext); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero bool
+				x.EmbeddedContext = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4021,8 +6217,25 @@ func (x *PromptRequest) UnmarshalJSON(b []byte) error { return x.decodeMembers(b
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *PromptRequest) decodeMembers(b []byte, tag string) error {
-	type plain PromptRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "prompt":
+			return true, json.DecodeValue(value, &x.Prompt)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4072,8 +6285,40 @@ func (x *PromptResponse) UnmarshalJSON(b []byte) error { return x.decodeMembers(
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *PromptResponse) decodeMembers(b []byte, tag string) error {
-	type plain PromptResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "stopReason":
+			return true, json.DecodeValue(value, (*string)(&x.StopReason))
+		case "usage":
+			if json.IsNull(value) {
+				x.Usage = nil
+				return true, nil
+			}
+			if x.Usage == nil {
+				x.Usage = new(Usage)
+			}
+			if err := json.DecodeValue(value, x.Usage); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *Usage
+				x.Usage = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4124,8 +6369,45 @@ func (x *ReadTextFileRequest) UnmarshalJSON(b []byte) error { return x.decodeMem
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ReadTextFileRequest) decodeMembers(b []byte, tag string) error {
-	type plain ReadTextFileRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "path":
+			return true, json.DecodeValue(value, &x.Path)
+		case "line":
+			if err := json.DecodeValue(value, &x.Line); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero uint32
+				x.Line = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "limit":
+			if err := json.DecodeValue(value, &x.Limit); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero uint32
+				x.Limit = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4186,8 +6468,23 @@ func (x *ReadTextFileResponse) UnmarshalJSON(b []byte) error { return x.decodeMe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ReadTextFileResponse) decodeMembers(b []byte, tag string) error {
-	type plain ReadTextFileResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "content":
+			return true, json.DecodeValue(value, &x.Content)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4234,8 +6531,25 @@ func (x *ReleaseTerminalRequest) UnmarshalJSON(b []byte) error { return x.decode
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ReleaseTerminalRequest) decodeMembers(b []byte, tag string) error {
-	type plain ReleaseTerminalRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "terminalId":
+			return true, json.DecodeValue(value, (*string)(&x.TerminalID))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4284,8 +6598,21 @@ func (x *ReleaseTerminalResponse) UnmarshalJSON(b []byte) error { return x.decod
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ReleaseTerminalResponse) decodeMembers(b []byte, tag string) error {
-	type plain ReleaseTerminalResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4330,8 +6657,27 @@ func (x *RequestPermissionRequest) UnmarshalJSON(b []byte) error { return x.deco
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *RequestPermissionRequest) decodeMembers(b []byte, tag string) error {
-	type plain RequestPermissionRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "toolCall":
+			return true, json.DecodeValue(value, &x.ToolCall)
+		case "options":
+			return true, json.DecodeValue(value, &x.Options)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4389,8 +6735,23 @@ func (x *RequestPermissionResponse) UnmarshalJSON(b []byte) error { return x.dec
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *RequestPermissionResponse) decodeMembers(b []byte, tag string) error {
-	type plain RequestPermissionResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "outcome":
+			return true, json.DecodeValue(value, &x.Outcome)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4442,8 +6803,89 @@ func (x *ResourceLink) UnmarshalJSON(b []byte) error { return x.decodeMembers(b,
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ResourceLink) decodeMembers(b []byte, tag string) error {
-	type plain ResourceLink
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "uri":
+			return true, json.DecodeValue(value, &x.URI)
+		case "name":
+			return true, json.DecodeValue(value, &x.Name)
+		case "title":
+			if err := json.DecodeValue(value, &x.Title); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Title = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "description":
+			if err := json.DecodeValue(value, &x.Description); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Description = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "mimeType":
+			if err := json.DecodeValue(value, &x.MIMEType); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.MIMEType = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "size":
+			if json.IsNull(value) {
+				x.Size = nil
+				return true, nil
+			}
+			if x.Size == nil {
+				x.Size = new(int64)
+			}
+			if err := json.DecodeValue(value, x.Size); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *int64
+				x.Size = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "annotations":
+			if json.IsNull(value) {
+				x.Annotations = nil
+				return true, nil
+			}
+			if x.Annotations == nil {
+				x.Annotations = new(Annotations)
+			}
+			if err := json.DecodeValue(value, x.Annotations); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *Annotations
+				x.Annotations = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4514,8 +6956,45 @@ func (x *ResumeSessionRequest) UnmarshalJSON(b []byte) error { return x.decodeMe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ResumeSessionRequest) decodeMembers(b []byte, tag string) error {
-	type plain ResumeSessionRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "cwd":
+			return true, json.DecodeValue(value, &x.Cwd)
+		case "additionalDirectories":
+			if err := json.DecodeValue(value, &x.AdditionalDirectories); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []string
+				x.AdditionalDirectories = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "mcpServers":
+			if err := json.DecodeValue(value, &x.MCPServers); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []MCPServer
+				x.MCPServers = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4576,8 +7055,65 @@ func (x *ResumeSessionResponse) UnmarshalJSON(b []byte) error { return x.decodeM
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ResumeSessionResponse) decodeMembers(b []byte, tag string) error {
-	type plain ResumeSessionResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "modes":
+			if json.IsNull(value) {
+				x.Modes = nil
+				return true, nil
+			}
+			if x.Modes == nil {
+				x.Modes = new(SessionModeState)
+			}
+			if err := json.DecodeValue(value, x.Modes); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *SessionModeState
+				x.Modes = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "configOptions":
+			if err := json.DecodeValue(value, &x.ConfigOptions); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []SessionConfigOption
+				x.ConfigOptions = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "models":
+			if json.IsNull(value) {
+				x.Models = nil
+				return true, nil
+			}
+			if x.Models == nil {
+				x.Models = new(SessionModelState)
+			}
+			if err := json.DecodeValue(value, x.Models); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *SessionModelState
+				x.Models = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4644,8 +7180,23 @@ func (x *SelectedPermissionOutcome) UnmarshalJSON(b []byte) error { return x.dec
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SelectedPermissionOutcome) decodeMembers(b []byte, tag string) error {
-	type plain SelectedPermissionOutcome
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "optionId":
+			return true, json.DecodeValue(value, (*string)(&x.OptionID))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4694,8 +7245,21 @@ func (x *SessionAdditionalDirectoriesCapabilities) UnmarshalJSON(b []byte) error
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionAdditionalDirectoriesCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain SessionAdditionalDirectoriesCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4740,8 +7304,123 @@ func (x *SessionCapabilities) UnmarshalJSON(b []byte) error { return x.decodeMem
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain SessionCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "list":
+			if json.IsNull(value) {
+				x.List = nil
+				return true, nil
+			}
+			if x.List == nil {
+				x.List = new(SessionListCapabilities)
+			}
+			if err := json.DecodeValue(value, x.List); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *SessionListCapabilities
+				x.List = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "delete":
+			if json.IsNull(value) {
+				x.Delete = nil
+				return true, nil
+			}
+			if x.Delete == nil {
+				x.Delete = new(SessionDeleteCapabilities)
+			}
+			if err := json.DecodeValue(value, x.Delete); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *SessionDeleteCapabilities
+				x.Delete = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "additionalDirectories":
+			if json.IsNull(value) {
+				x.AdditionalDirectories = nil
+				return true, nil
+			}
+			if x.AdditionalDirectories == nil {
+				x.AdditionalDirectories = new(SessionAdditionalDirectoriesCapabilities)
+			}
+			if err := json.DecodeValue(value, x.AdditionalDirectories); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *SessionAdditionalDirectoriesCapabilities
+				x.AdditionalDirectories = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "resume":
+			if json.IsNull(value) {
+				x.Resume = nil
+				return true, nil
+			}
+			if x.Resume == nil {
+				x.Resume = new(SessionResumeCapabilities)
+			}
+			if err := json.DecodeValue(value, x.Resume); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *SessionResumeCapabilities
+				x.Resume = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "close":
+			if json.IsNull(value) {
+				x.Close = nil
+				return true, nil
+			}
+			if x.Close == nil {
+				x.Close = new(SessionCloseCapabilities)
+			}
+			if err := json.DecodeValue(value, x.Close); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *SessionCloseCapabilities
+				x.Close = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "fork":
+			if json.IsNull(value) {
+				x.Fork = nil
+				return true, nil
+			}
+			if x.Fork == nil {
+				x.Fork = new(SessionForkCapabilities)
+			}
+			if err := json.DecodeValue(value, x.Fork); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *SessionForkCapabilities
+				x.Fork = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4834,8 +7513,21 @@ func (x *SessionCloseCapabilities) UnmarshalJSON(b []byte) error { return x.deco
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionCloseCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain SessionCloseCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4882,8 +7574,38 @@ func (x *SessionConfigOptionsCapabilities) UnmarshalJSON(b []byte) error {
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionConfigOptionsCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain SessionConfigOptionsCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "boolean":
+			if json.IsNull(value) {
+				x.Boolean = nil
+				return true, nil
+			}
+			if x.Boolean == nil {
+				x.Boolean = new(BooleanConfigOptionCapabilities)
+			}
+			if err := json.DecodeValue(value, x.Boolean); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *BooleanConfigOptionCapabilities
+				x.Boolean = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4936,8 +7658,27 @@ func (x *SessionConfigSelectGroup) UnmarshalJSON(b []byte) error { return x.deco
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionConfigSelectGroup) decodeMembers(b []byte, tag string) error {
-	type plain SessionConfigSelectGroup
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "group":
+			return true, json.DecodeValue(value, (*string)(&x.Group))
+		case "name":
+			return true, json.DecodeValue(value, &x.Name)
+		case "options":
+			return true, json.DecodeValue(value, &x.Options)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -4993,8 +7734,35 @@ func (x *SessionConfigSelectOption) UnmarshalJSON(b []byte) error { return x.dec
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionConfigSelectOption) decodeMembers(b []byte, tag string) error {
-	type plain SessionConfigSelectOption
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "value":
+			return true, json.DecodeValue(value, (*string)(&x.Value))
+		case "name":
+			return true, json.DecodeValue(value, &x.Name)
+		case "description":
+			if err := json.DecodeValue(value, &x.Description); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Description = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5047,8 +7815,21 @@ func (x *SessionDeleteCapabilities) UnmarshalJSON(b []byte) error { return x.dec
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionDeleteCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain SessionDeleteCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5093,8 +7874,21 @@ func (x *SessionForkCapabilities) UnmarshalJSON(b []byte) error { return x.decod
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionForkCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain SessionForkCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5139,8 +7933,55 @@ func (x *SessionInfo) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, 
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionInfo) decodeMembers(b []byte, tag string) error {
-	type plain SessionInfo
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "cwd":
+			return true, json.DecodeValue(value, &x.Cwd)
+		case "additionalDirectories":
+			if err := json.DecodeValue(value, &x.AdditionalDirectories); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []string
+				x.AdditionalDirectories = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "title":
+			if err := json.DecodeValue(value, &x.Title); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Title = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "updatedAt":
+			if err := json.DecodeValue(value, &x.UpdatedAt); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.UpdatedAt = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5199,8 +8040,41 @@ func (x *SessionInfoUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionInfoUpdate) decodeMembers(b []byte, tag string) error {
-	type plain SessionInfoUpdate
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "title":
+			if err := json.DecodeValue(value, &x.Title); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Patch[string]
+				x.Title = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "updatedAt":
+			if err := json.DecodeValue(value, &x.UpdatedAt); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Patch[string]
+				x.UpdatedAt = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5241,8 +8115,21 @@ func (x *SessionListCapabilities) UnmarshalJSON(b []byte) error { return x.decod
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionListCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain SessionListCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5287,8 +8174,35 @@ func (x *SessionMode) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, 
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionMode) decodeMembers(b []byte, tag string) error {
-	type plain SessionMode
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "id":
+			return true, json.DecodeValue(value, (*string)(&x.ID))
+		case "name":
+			return true, json.DecodeValue(value, &x.Name)
+		case "description":
+			if err := json.DecodeValue(value, &x.Description); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Description = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5337,8 +8251,25 @@ func (x *SessionModeState) UnmarshalJSON(b []byte) error { return x.decodeMember
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionModeState) decodeMembers(b []byte, tag string) error {
-	type plain SessionModeState
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "currentModeId":
+			return true, json.DecodeValue(value, (*string)(&x.CurrentModeID))
+		case "availableModes":
+			return true, json.DecodeValue(value, &x.AvailableModes)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5388,8 +8319,25 @@ func (x *SessionModelState) UnmarshalJSON(b []byte) error { return x.decodeMembe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionModelState) decodeMembers(b []byte, tag string) error {
-	type plain SessionModelState
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "currentModelId":
+			return true, json.DecodeValue(value, (*string)(&x.CurrentModelID))
+		case "availableModels":
+			return true, json.DecodeValue(value, &x.AvailableModels)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5441,8 +8389,25 @@ func (x *SessionNotification) UnmarshalJSON(b []byte) error { return x.decodeMem
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionNotification) decodeMembers(b []byte, tag string) error {
-	type plain SessionNotification
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "update":
+			return true, json.DecodeValue(value, &x.Update)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5496,8 +8461,21 @@ func (x *SessionResumeCapabilities) UnmarshalJSON(b []byte) error { return x.dec
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SessionResumeCapabilities) decodeMembers(b []byte, tag string) error {
-	type plain SessionResumeCapabilities
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5542,8 +8520,23 @@ func (x *SetSessionConfigOptionResponse) UnmarshalJSON(b []byte) error { return 
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SetSessionConfigOptionResponse) decodeMembers(b []byte, tag string) error {
-	type plain SetSessionConfigOptionResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "configOptions":
+			return true, json.DecodeValue(value, &x.ConfigOptions)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5595,8 +8588,25 @@ func (x *SetSessionModeRequest) UnmarshalJSON(b []byte) error { return x.decodeM
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SetSessionModeRequest) decodeMembers(b []byte, tag string) error {
-	type plain SetSessionModeRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "modeId":
+			return true, json.DecodeValue(value, (*string)(&x.ModeID))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5645,8 +8655,21 @@ func (x *SetSessionModeResponse) UnmarshalJSON(b []byte) error { return x.decode
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SetSessionModeResponse) decodeMembers(b []byte, tag string) error {
-	type plain SetSessionModeResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5691,8 +8714,25 @@ func (x *SetSessionModelRequest) UnmarshalJSON(b []byte) error { return x.decode
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SetSessionModelRequest) decodeMembers(b []byte, tag string) error {
-	type plain SetSessionModelRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "modelId":
+			return true, json.DecodeValue(value, (*string)(&x.ModelID))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5741,8 +8781,21 @@ func (x *SetSessionModelResponse) UnmarshalJSON(b []byte) error { return x.decod
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *SetSessionModelResponse) decodeMembers(b []byte, tag string) error {
-	type plain SetSessionModelResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5787,8 +8840,23 @@ func (x *StringMultiSelectItems) UnmarshalJSON(b []byte) error { return x.decode
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *StringMultiSelectItems) decodeMembers(b []byte, tag string) error {
-	type plain StringMultiSelectItems
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "enum":
+			return true, json.DecodeValue(value, &x.Enum)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5840,8 +8908,132 @@ func (x *StringPropertySchema) UnmarshalJSON(b []byte) error { return x.decodeMe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *StringPropertySchema) decodeMembers(b []byte, tag string) error {
-	type plain StringPropertySchema
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "title":
+			if err := json.DecodeValue(value, &x.Title); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Title = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "description":
+			if err := json.DecodeValue(value, &x.Description); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Description = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "minLength":
+			if json.IsNull(value) {
+				x.MinLength = nil
+				return true, nil
+			}
+			if x.MinLength == nil {
+				x.MinLength = new(uint32)
+			}
+			if err := json.DecodeValue(value, x.MinLength); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *uint32
+				x.MinLength = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "maxLength":
+			if json.IsNull(value) {
+				x.MaxLength = nil
+				return true, nil
+			}
+			if x.MaxLength == nil {
+				x.MaxLength = new(uint32)
+			}
+			if err := json.DecodeValue(value, x.MaxLength); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *uint32
+				x.MaxLength = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "pattern":
+			if err := json.DecodeValue(value, &x.Pattern); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Pattern = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "format":
+			if err := json.DecodeValue(value, (*string)(&x.Format)); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero StringFormat
+				x.Format = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "default":
+			if json.IsNull(value) {
+				x.Default = nil
+				return true, nil
+			}
+			if x.Default == nil {
+				x.Default = new(string)
+			}
+			if err := json.DecodeValue(value, x.Default); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *string
+				x.Default = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "enum":
+			if err := json.DecodeValue(value, &x.Enum); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []string
+				x.Enum = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "oneOf":
+			if err := json.DecodeValue(value, &x.OneOf); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []EnumOption
+				x.OneOf = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5932,8 +9124,23 @@ func (x *Terminal) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "")
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *Terminal) decodeMembers(b []byte, tag string) error {
-	type plain Terminal
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "terminalId":
+			return true, json.DecodeValue(value, (*string)(&x.TerminalID))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -5976,8 +9183,48 @@ func (x *TerminalExitStatus) UnmarshalJSON(b []byte) error { return x.decodeMemb
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *TerminalExitStatus) decodeMembers(b []byte, tag string) error {
-	type plain TerminalExitStatus
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "exitCode":
+			if json.IsNull(value) {
+				x.ExitCode = nil
+				return true, nil
+			}
+			if x.ExitCode == nil {
+				x.ExitCode = new(uint32)
+			}
+			if err := json.DecodeValue(value, x.ExitCode); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *uint32
+				x.ExitCode = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "signal":
+			if err := json.DecodeValue(value, &x.Signal); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Signal = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -6032,8 +9279,25 @@ func (x *TerminalOutputRequest) UnmarshalJSON(b []byte) error { return x.decodeM
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *TerminalOutputRequest) decodeMembers(b []byte, tag string) error {
-	type plain TerminalOutputRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "terminalId":
+			return true, json.DecodeValue(value, (*string)(&x.TerminalID))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -6082,8 +9346,42 @@ func (x *TerminalOutputResponse) UnmarshalJSON(b []byte) error { return x.decode
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *TerminalOutputResponse) decodeMembers(b []byte, tag string) error {
-	type plain TerminalOutputResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "output":
+			return true, json.DecodeValue(value, &x.Output)
+		case "truncated":
+			return true, json.DecodeValue(value, &x.Truncated)
+		case "exitStatus":
+			if json.IsNull(value) {
+				x.ExitStatus = nil
+				return true, nil
+			}
+			if x.ExitStatus == nil {
+				x.ExitStatus = new(TerminalExitStatus)
+			}
+			if err := json.DecodeValue(value, x.ExitStatus); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *TerminalExitStatus
+				x.ExitStatus = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -6142,8 +9440,40 @@ func (x *TextContent) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, 
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *TextContent) decodeMembers(b []byte, tag string) error {
-	type plain TextContent
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "text":
+			return true, json.DecodeValue(value, &x.Text)
+		case "annotations":
+			if json.IsNull(value) {
+				x.Annotations = nil
+				return true, nil
+			}
+			if x.Annotations == nil {
+				x.Annotations = new(Annotations)
+			}
+			if err := json.DecodeValue(value, x.Annotations); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *Annotations
+				x.Annotations = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -6194,8 +9524,35 @@ func (x *TextResourceContents) UnmarshalJSON(b []byte) error { return x.decodeMe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *TextResourceContents) decodeMembers(b []byte, tag string) error {
-	type plain TextResourceContents
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "uri":
+			return true, json.DecodeValue(value, &x.URI)
+		case "text":
+			return true, json.DecodeValue(value, &x.Text)
+		case "mimeType":
+			if err := json.DecodeValue(value, &x.MIMEType); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.MIMEType = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -6248,8 +9605,23 @@ func (x *TitledMultiSelectItems) UnmarshalJSON(b []byte) error { return x.decode
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *TitledMultiSelectItems) decodeMembers(b []byte, tag string) error {
-	type plain TitledMultiSelectItems
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "anyOf":
+			return true, json.DecodeValue(value, &x.AnyOf)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -6301,8 +9673,95 @@ func (x *ToolCall) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "")
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ToolCall) decodeMembers(b []byte, tag string) error {
-	type plain ToolCall
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "toolCallId":
+			return true, json.DecodeValue(value, (*string)(&x.ToolCallID))
+		case "title":
+			return true, json.DecodeValue(value, &x.Title)
+		case "name":
+			if err := json.DecodeValue(value, &x.Name); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Name = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "kind":
+			if err := json.DecodeValue(value, (*string)(&x.Kind)); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero ToolKind
+				x.Kind = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "status":
+			if err := json.DecodeValue(value, (*string)(&x.Status)); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero ToolCallStatus
+				x.Status = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "content":
+			if err := json.DecodeValue(value, &x.Content); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []ToolCallContent
+				x.Content = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "locations":
+			if err := json.DecodeValue(value, &x.Locations); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []ToolCallLocation
+				x.Locations = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "rawInput":
+			if err := json.DecodeValue(value, &x.RawInput); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero json.RawMessage
+				x.RawInput = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "rawOutput":
+			if err := json.DecodeValue(value, &x.RawOutput); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero json.RawMessage
+				x.RawOutput = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -6383,8 +9842,33 @@ func (x *ToolCallLocation) UnmarshalJSON(b []byte) error { return x.decodeMember
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ToolCallLocation) decodeMembers(b []byte, tag string) error {
-	type plain ToolCallLocation
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "path":
+			return true, json.DecodeValue(value, &x.Path)
+		case "line":
+			if err := json.DecodeValue(value, &x.Line); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero uint32
+				x.Line = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -6433,8 +9917,103 @@ func (x *ToolCallUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *ToolCallUpdate) decodeMembers(b []byte, tag string) error {
-	type plain ToolCallUpdate
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "toolCallId":
+			return true, json.DecodeValue(value, (*string)(&x.ToolCallID))
+		case "title":
+			if err := json.DecodeValue(value, &x.Title); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Title = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "name":
+			if err := json.DecodeValue(value, &x.Name); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Name = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "kind":
+			if err := json.DecodeValue(value, (*string)(&x.Kind)); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero ToolKind
+				x.Kind = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "status":
+			if err := json.DecodeValue(value, (*string)(&x.Status)); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero ToolCallStatus
+				x.Status = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "content":
+			if err := json.DecodeValue(value, &x.Content); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []ToolCallContent
+				x.Content = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "locations":
+			if err := json.DecodeValue(value, &x.Locations); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero []ToolCallLocation
+				x.Locations = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "rawInput":
+			if err := json.DecodeValue(value, &x.RawInput); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero json.RawMessage
+				x.RawInput = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "rawOutput":
+			if err := json.DecodeValue(value, &x.RawOutput); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero json.RawMessage
+				x.RawOutput = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -6517,8 +10096,23 @@ func (x *UnstructuredCommandInput) UnmarshalJSON(b []byte) error { return x.deco
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *UnstructuredCommandInput) decodeMembers(b []byte, tag string) error {
-	type plain UnstructuredCommandInput
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "hint":
+			return true, json.DecodeValue(value, &x.Hint)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -6565,8 +10159,78 @@ func (x *Usage) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *Usage) decodeMembers(b []byte, tag string) error {
-	type plain Usage
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "totalTokens":
+			return true, json.DecodeValue(value, &x.TotalTokens)
+		case "inputTokens":
+			return true, json.DecodeValue(value, &x.InputTokens)
+		case "outputTokens":
+			return true, json.DecodeValue(value, &x.OutputTokens)
+		case "thoughtTokens":
+			if json.IsNull(value) {
+				x.ThoughtTokens = nil
+				return true, nil
+			}
+			if x.ThoughtTokens == nil {
+				x.ThoughtTokens = new(uint64)
+			}
+			if err := json.DecodeValue(value, x.ThoughtTokens); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *uint64
+				x.ThoughtTokens = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "cachedReadTokens":
+			if json.IsNull(value) {
+				x.CachedReadTokens = nil
+				return true, nil
+			}
+			if x.CachedReadTokens == nil {
+				x.CachedReadTokens = new(uint64)
+			}
+			if err := json.DecodeValue(value, x.CachedReadTokens); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *uint64
+				x.CachedReadTokens = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "cachedWriteTokens":
+			if json.IsNull(value) {
+				x.CachedWriteTokens = nil
+				return true, nil
+			}
+			if x.CachedWriteTokens == nil {
+				x.CachedWriteTokens = new(uint64)
+			}
+			if err := json.DecodeValue(value, x.CachedWriteTokens); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *uint64
+				x.CachedWriteTokens = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -6637,8 +10301,42 @@ func (x *UsageUpdate) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, 
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *UsageUpdate) decodeMembers(b []byte, tag string) error {
-	type plain UsageUpdate
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "used":
+			return true, json.DecodeValue(value, &x.Used)
+		case "size":
+			return true, json.DecodeValue(value, &x.Size)
+		case "cost":
+			if json.IsNull(value) {
+				x.Cost = nil
+				return true, nil
+			}
+			if x.Cost == nil {
+				x.Cost = new(Cost)
+			}
+			if err := json.DecodeValue(value, x.Cost); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *Cost
+				x.Cost = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -6695,8 +10393,25 @@ func (x *WaitForTerminalExitRequest) UnmarshalJSON(b []byte) error { return x.de
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *WaitForTerminalExitRequest) decodeMembers(b []byte, tag string) error {
-	type plain WaitForTerminalExitRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "terminalId":
+			return true, json.DecodeValue(value, (*string)(&x.TerminalID))
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -6745,8 +10460,48 @@ func (x *WaitForTerminalExitResponse) UnmarshalJSON(b []byte) error { return x.d
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *WaitForTerminalExitResponse) decodeMembers(b []byte, tag string) error {
-	type plain WaitForTerminalExitResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "exitCode":
+			if json.IsNull(value) {
+				x.ExitCode = nil
+				return true, nil
+			}
+			if x.ExitCode == nil {
+				x.ExitCode = new(uint32)
+			}
+			if err := json.DecodeValue(value, x.ExitCode); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero *uint32
+				x.ExitCode = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "signal":
+			if err := json.DecodeValue(value, &x.Signal); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero string
+				x.Signal = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -6801,8 +10556,27 @@ func (x *WriteTextFileRequest) UnmarshalJSON(b []byte) error { return x.decodeMe
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *WriteTextFileRequest) decodeMembers(b []byte, tag string) error {
-	type plain WriteTextFileRequest
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "sessionId":
+			return true, json.DecodeValue(value, (*string)(&x.SessionID))
+		case "path":
+			return true, json.DecodeValue(value, &x.Path)
+		case "content":
+			return true, json.DecodeValue(value, &x.Content)
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}
@@ -6853,8 +10627,21 @@ func (x *WriteTextFileResponse) UnmarshalJSON(b []byte) error { return x.decodeM
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *WriteTextFileResponse) decodeMembers(b []byte, tag string) error {
-	type plain WriteTextFileResponse
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
+	extra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {
+		switch string(name) {
+		case "_meta":
+			if err := json.DecodeValue(value, &x.Meta); err != nil {
+				if !json.Valid(value) {
+					return true, err
+				}
+				var zero Meta
+				x.Meta = zero
+				return false, nil // kept in Extra
+			}
+			return true, nil
+		}
+		return false, nil
+	})
 	if err != nil {
 		return err
 	}

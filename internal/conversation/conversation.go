@@ -104,6 +104,7 @@ type state struct {
 
 	turn     *runningTurn
 	shown    *toolstate.Turn // the turn updates are folded into: the running one, else the last
+	text     heldText        // text deltas not sent yet (heldtext.go)
 	lastTurn int
 	queue    []Prompt
 	// fresh: the session was opened by session/new and has not been sent a prompt (see
@@ -174,7 +175,13 @@ func newConversation(opts Options) *Conversation {
 func (c *Conversation) run() {
 	defer close(c.done)
 	for m := range c.inbox {
+		if _, update := m.(updateMsg); !update {
+			c.flushText() // held text goes out before anything else is handled (heldtext.go)
+		}
 		m.handle(c)
+		if len(c.inbox) == 0 {
+			c.flushText()
+		}
 		if c.st.closed && c.st.helpers == 0 {
 			c.finish()
 			return
@@ -247,8 +254,14 @@ func (c *Conversation) goHelper(f func()) {
 
 func (c *Conversation) helperDone() { c.st.helpers-- }
 
-// emit sends ev to every view (a TurnUpdate only to those that draw toolui's model).
+// emit sends ev to every view (a TurnUpdate only to those that draw toolui's model),
+// after the text held (heldtext.go).
 func (c *Conversation) emit(ev Event) {
+	c.flushText()
+	c.emitNow(ev)
+}
+
+func (c *Conversation) emitNow(ev Event) {
 	_, turnUpdate := ev.(TurnUpdate)
 	for s := range c.st.subs {
 		if turnUpdate && s.kind != modelSub {
@@ -825,6 +838,10 @@ func (c *Conversation) applyUpdate(n *acp.SessionNotification) {
 func (c *Conversation) emitTurn(evs []toolstate.Event) {
 	for _, ev := range evs {
 		if ev.Kind == toolstate.NoEvent {
+			continue
+		}
+		if ev.Kind == toolstate.TextDelta && ev.Tool == nil && ev.Plan == nil && ev.Usage == nil {
+			c.holdText(ev)
 			continue
 		}
 		if ev.Tool != nil {

@@ -56,7 +56,9 @@ type TurnStarted struct {
 }
 
 // TurnUpdate is one thing that changed in the running turn. Update.Tool, Plan and Usage
-// are copies the view may keep.
+// are copies the view may keep. A text delta may hold the text of several consecutive
+// chunks of one agent message, joined while the agent sent faster than the conversation
+// handled them (heldtext.go).
 type TurnUpdate struct {
 	Turn   int // the Prompt.ID of the turn
 	Update toolstate.Event

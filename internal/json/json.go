@@ -102,7 +102,7 @@ func MarshalIndent(v any, prefix, indent string) ([]byte, error) {
 // and calls it directly, as encoding/json would, but without encoding/json's per-call
 // decoder state: on the session/update hot path that is a third of the allocations.
 func Unmarshal(data []byte, v any) error {
-	if json.Valid(data) {
+	if Valid(data) {
 		if u, ok := direct(v); ok {
 			return u.UnmarshalJSON(trimSpace(data))
 		}
@@ -119,6 +119,17 @@ func UnmarshalValid(data []byte, v any) error {
 		return u.UnmarshalJSON(trimSpace(data))
 	}
 	return json.Unmarshal(data, v)
+}
+
+// DecodeString decodes the JSON string data. A string without escapes is copied as it
+// is, without encoding/json's decoder.
+func DecodeString(data []byte) (string, error) {
+	if len(data) >= 2 && data[0] == '"' && data[len(data)-1] == '"' && plainString(data[1:len(data)-1]) {
+		return string(data[1 : len(data)-1]), nil
+	}
+	var s string
+	err := Unmarshal(data, &s)
+	return s, err
 }
 
 // direct returns v's own UnmarshalJSON when encoding/json would call it directly: v is a
@@ -147,9 +158,6 @@ func trimSpace(data []byte) []byte {
 	}
 	return data[i:j]
 }
-
-// Valid reports whether data is valid JSON.
-func Valid(data []byte) bool { return json.Valid(data) }
 
 // Compact returns data without insignificant whitespace (and so without newlines).
 func Compact(data []byte) ([]byte, error) {

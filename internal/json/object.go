@@ -2,6 +2,7 @@ package json
 
 import (
 	"encoding"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,7 +69,7 @@ func unmarshalObject(data []byte, v any, skip string) (Extra, error) {
 			return true
 		}
 		if f == nil {
-			if !json.Valid(value) {
+			if !Valid(value) {
 				decodeErr = fmt.Errorf("json: member %q: malformed value", name)
 				return false
 			}
@@ -80,7 +81,7 @@ func unmarshalObject(data []byte, v any, skip string) (Extra, error) {
 			err = f.decode(fv, value)
 		}
 		if err != nil {
-			if f.optional && fv.CanSet() && json.Valid(value) {
+			if f.optional && fv.CanSet() && Valid(value) {
 				fv.SetZero()
 				keep(string(name), value)
 				return true
@@ -137,10 +138,17 @@ func (o *objectType) lookup(quoted []byte) (*field, []byte, error) {
 }
 
 // plainString reports whether the inside of a JSON string needs no decoding: no escapes,
-// no control characters, valid UTF-8.
+// no control characters, valid UTF-8. It looks at eight bytes at a time while they are
+// plain ASCII.
 func plainString(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if !plainASCII8(binary.LittleEndian.Uint64(b[i:])) {
+			break
+		}
+	}
 	ascii := true
-	for _, c := range b {
+	for _, c := range b[i:] {
 		if c < 0x20 || c == '\\' || c == '"' {
 			return false
 		}
@@ -149,6 +157,17 @@ func plainString(b []byte) bool {
 		}
 	}
 	return ascii || utf8.Valid(b)
+}
+
+// plainASCII8 reports whether the eight bytes of x are all printable ASCII other than
+// '"' and '\\' (the usual test for a zero byte, for each kind of byte to find).
+func plainASCII8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	hasZero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	special := x&highs | // not ASCII
+		(x-ones*0x20)&^x&highs | // below 0x20
+		hasZero(x^(ones*'"')) | hasZero(x^(ones*'\\'))
+	return special == 0
 }
 
 // fieldByIndex returns the field at index, allocating nil embedded structs on the way.
@@ -323,7 +342,7 @@ func decodeStd(v reflect.Value, data []byte) error {
 }
 
 func decodeRaw(v reflect.Value, data []byte) error {
-	if !json.Valid(data) {
+	if !Valid(data) {
 		return errors.New("json: malformed value")
 	}
 	v.SetBytes(append([]byte(nil), data...))

@@ -1,6 +1,9 @@
 package json
 
-import "errors"
+import (
+	"bytes"
+	"errors"
+)
 
 // errSyntax is returned by the scanner for input that is not a JSON object.
 var errSyntax = errors.New("json: not a well-formed object")
@@ -116,15 +119,24 @@ func skipSpace(data []byte, i int) int {
 	return i
 }
 
-// skipString returns the index just past the string starting at data[i] == '"'.
+// skipString returns the index just past the string starting at data[i] == '"'. It
+// finds each quote with bytes.IndexByte and takes the first one not escaped (preceded by
+// an even number of backslashes).
 func skipString(data []byte, i int) (int, error) {
-	for j := i + 1; j < len(data); j++ {
-		switch data[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1, nil
+	for j := i + 1; j < len(data); {
+		k := bytes.IndexByte(data[j:], '"')
+		if k < 0 {
+			break
 		}
+		q := j + k
+		backslashes := 0
+		for b := q - 1; b > i && data[b] == '\\'; b-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
+			return q + 1, nil
+		}
+		j = q + 1
 	}
 	return 0, errSyntax
 }

@@ -502,6 +502,7 @@ func (c *Conn) readErr() error {
 
 func (c *Conn) readLoop() {
 	defer close(c.readDone)
+	var method string // the last line's, to reuse
 	for {
 		line, err := c.lines.ReadLine()
 		if err != nil {
@@ -517,7 +518,10 @@ func (c *Conn) readLoop() {
 			c.mu.Unlock()
 			return
 		}
-		m, err := decodeMessage(line)
+		m, err := decodeReusing(line, method)
+		if m.method != "" {
+			method = m.method
+		}
 		if err != nil {
 			de := err.(*decodeError)
 			c.logger.Warn("jsonrpc2: bad message", "error", de.msg, "line", truncate(line, 200))

@@ -121,3 +121,37 @@ func TestLineReaderCRLFAcrossTheBuffer(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeMessageEscapedNames: member names are compared decoded, as encoding/json
+// would, so an escaped spelling of "method" is still the method.
+func TestDecodeMessageEscapedNames(t *testing.T) {
+	m, err := decodeMessage([]byte(`{"jsonrpc":"2.0","\u006dethod":"a\/b","par\u0061ms":{"x":1},"id":7}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.method != "a/b" || string(m.params) != `{"x":1}` || m.id != Int64ID(7) {
+		t.Fatalf("decoded %+v", m)
+	}
+	if _, err := decodeMessage([]byte(`{"jsonrpc":"2.0","method":"m"`)); err == nil {
+		t.Fatal("a line cut off decoded")
+	}
+}
+
+// TestDecodeReusing: the previous line's method is reused only for the same name spelt
+// plainly, never for another value that reads alike.
+func TestDecodeReusing(t *testing.T) {
+	for _, c := range []struct{ line, reuse, want string }{
+		{`{"jsonrpc":"2.0","method":"a/b"}`, "a/b", "a/b"},
+		{`{"jsonrpc":"2.0","method":"a\/b"}`, "a/b", "a/b"},
+		{`{"jsonrpc":"2.0","method":"\\n"}`, `\n`, `\n`},
+		{`{"jsonrpc":"2.0","method":"a"}`, "b", "a"},
+	} {
+		m, err := decodeReusing([]byte(c.line), c.reuse)
+		if err != nil || m.method != c.want {
+			t.Errorf("decodeReusing(%s, %q) = %q, %v; want %q", c.line, c.reuse, m.method, err, c.want)
+		}
+	}
+	if _, err := decodeReusing([]byte(`{"jsonrpc":"2.0","method":123}`), "2"); err == nil {
+		t.Error("a number taken for the method")
+	}
+}

@@ -168,16 +168,25 @@ func (e *decodeError) Error() string { return e.msg }
 
 // decodeMessage parses one line. It validates the JSON and the envelope; params and result
 // stay raw (sub-slices of line, which the caller must not reuse).
-func decodeMessage(line []byte) (message, error) {
+func decodeMessage(line []byte) (message, error) { return decodeReusing(line, "") }
+
+// decodeReusing is decodeMessage that takes the method name method, rather than a copy,
+// for a line whose method is spelt as that name without escapes: the reader passes the
+// previous line's, and a flood of session/update notifications copies none.
+func decodeReusing(line []byte, method string) (message, error) {
 	var m message
-	if !json.Valid(line) { // also JSON nested deeper than the decoder allows
-		p := readPrefix(line)
-		return m, &decodeError{code: CodeParseError, msg: "parse error: the line is not valid JSON (or is nested too deeply)", id: p.id, prefix: p}
-	}
-	var version, rawID, rawMethod, rawErr []byte
+	var version, rawID, rawMethod, rawErr, params, result []byte
 	var hasResult bool
-	err := json.EachMember(line, func(name string, value []byte) bool {
-		switch name {
+	// One pass checks the line (also JSON nested deeper than the decoder allows) and
+	// finds its members; what it found is used only once the whole line proved valid.
+	object, valid := json.ValidMembers(line, func(quotedName, value []byte) {
+		name := quotedName[1 : len(quotedName)-1]
+		if bytes.IndexByte(name, '\\') >= 0 { // a peer may spell "method" as "\u006dethod"
+			decoded, _ := json.DecodeString(quotedName)
+			name = []byte(decoded)
+		}
+		switch string(name) { // compared, not copied
+
 		case "jsonrpc":
 			version = value
 		case "id":
@@ -185,17 +194,21 @@ func decodeMessage(line []byte) (message, error) {
 		case "method":
 			rawMethod = value
 		case "params":
-			m.params = value
+			params = value
 		case "result":
-			m.result, hasResult = value, true
+			result, hasResult = value, true
 		case "error":
 			rawErr = value
 		}
-		return true
 	})
-	if err != nil {
-		return m, &decodeError{code: CodeInvalidRequest, msg: "invalid request: a message must be a JSON object"}
+	if !valid {
+		p := readPrefix(line)
+		return message{}, &decodeError{code: CodeParseError, msg: "parse error: the line is not valid JSON (or is nested too deeply)", id: p.id, prefix: p}
 	}
+	if !object {
+		return message{}, &decodeError{code: CodeInvalidRequest, msg: "invalid request: a message must be a JSON object"}
+	}
+	m.params, m.result = params, result
 	if rawID != nil {
 		id, err := parseID(rawID)
 		if err != nil {
@@ -207,7 +220,10 @@ func decodeMessage(line []byte) (message, error) {
 		return m, &decodeError{code: CodeInvalidRequest, msg: `invalid request: "jsonrpc" must be "2.0"`, id: m.id}
 	}
 	if rawMethod != nil {
-		if err := json.Unmarshal(rawMethod, &m.method); err != nil || m.method == "" {
+		var err error
+		if inner := rawMethod[1:max(1, len(rawMethod)-1)]; method != "" && rawMethod[0] == '"' && string(inner) == method && bytes.IndexByte(inner, '\\') < 0 {
+			m.method = method
+		} else if m.method, err = json.DecodeString(rawMethod); err != nil || m.method == "" {
 			return m, &decodeError{code: CodeInvalidRequest, msg: "invalid request: \"method\" must be a non-empty string", id: m.id}
 		}
 		if len(m.params) > 0 && m.params[0] != '{' && m.params[0] != '[' && string(m.params) != "null" {

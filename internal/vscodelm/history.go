@@ -369,18 +369,32 @@ func needsJoin(msg Message) bool {
 	return false
 }
 
-// normalize joins consecutive text parts of msg by plain concatenation.
+// normalize joins consecutive text parts of msg by plain concatenation. A run of parts
+// is joined in one buffer: a streamed answer has thousands.
 func normalize(msg Message) Message {
 	if !needsJoin(msg) {
 		return msg
 	}
 	parts := make([]ContentPart, 0, len(msg.Content))
-	for _, p := range msg.Content {
-		if n := len(parts); n > 0 && p.Type == PartText && parts[n-1].Type == PartText {
-			parts[n-1].Value += p.Value
-			continue
+	for i := 0; i < len(msg.Content); {
+		p, j := msg.Content[i], i+1
+		for p.Type == PartText && j < len(msg.Content) && msg.Content[j].Type == PartText {
+			j++
+		}
+		if j > i+1 {
+			var joined strings.Builder
+			size := 0
+			for _, q := range msg.Content[i:j] {
+				size += len(q.Value)
+			}
+			joined.Grow(size)
+			for _, q := range msg.Content[i:j] {
+				joined.WriteString(q.Value)
+			}
+			p.Value = joined.String()
 		}
 		parts = append(parts, p)
+		i = j
 	}
 	return Message{Role: msg.Role, Content: parts}
 }

@@ -93,6 +93,7 @@ func generate(dir string) ([]byte, error) {
 		}
 	}
 
+	currentTypes = types
 	unions := map[string]bool{}
 	var lossless []*typeInfo
 	for _, t := range types {
@@ -122,7 +123,7 @@ import "github.com/parley-acp/parley/internal/json"
 	}
 	for _, t := range lossless {
 		if !t.methods["UnmarshalJSON"] {
-			writeDecode(&buf, t, unions)
+			writeDecode(&buf, t, unions, types)
 		}
 		if !t.methods["MarshalJSON"] {
 			writeEncode(&buf, t, types)
@@ -135,19 +136,21 @@ import "github.com/parley-acp/parley/internal/json"
 	return src, nil
 }
 
-func writeDecode(buf *bytes.Buffer, t *typeInfo, unions map[string]bool) {
+func writeDecode(buf *bytes.Buffer, t *typeInfo, unions map[string]bool, types map[string]*typeInfo) {
 	fmt.Fprintf(buf, `
 func (x *%[1]s) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
 
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *%[1]s) decodeMembers(b []byte, tag string) error {
-	type plain %[1]s
-	extra, err := json.UnmarshalVariant(b, (*plain)(x), tag)
-	if err != nil {
-		return err
-	}
-	x.Extra = Extra(extra)
 `, t.name)
+	if fields, ok := decodedFields(t.fields, types); ok {
+		writeMemberDecoder(buf, fields)
+	} else {
+		// A field this generator cannot decode as UnmarshalObject would: it decodes the
+		// whole object.
+		fmt.Fprintf(buf, "\ttype plain %s\n\textra, err := json.UnmarshalVariant(b, (*plain)(x), tag)\n", t.name)
+	}
+	buf.WriteString("\tif err != nil {\n\t\treturn err\n\t}\n\tx.Extra = Extra(extra)\n")
 	for _, f := range requiredFields(t.fields) {
 		if id, ok := f.typ.(*ast.Ident); ok && unions[id.Name] {
 			fmt.Fprintf(buf, "\tif x.%s.IsZero() {\n\t\treturn errMissing(%q, %q)\n\t}\n", f.name, t.name, f.member)
@@ -155,6 +158,121 @@ func (x *%[1]s) decodeMembers(b []byte, tag string) error {
 	}
 	buf.WriteString("\treturn nil\n}\n")
 }
+
+// decodedField is one field as the generated decoder reads it.
+type decodedField struct {
+	field, name string
+	typ         ast.Expr
+	optional    bool
+}
+
+// decodedFields returns the members of a struct as UnmarshalObject finds them, and false
+// when it must decode the struct itself (embedded structs, options other than omitempty
+// and omitzero, two fields of one name).
+func decodedFields(fields *ast.FieldList, types map[string]*typeInfo) ([]decodedField, bool) {
+	var out []decodedField
+	seen := map[string]bool{}
+	for _, f := range fields.List {
+		if len(f.Names) == 0 {
+			return nil, false
+		}
+		var tag string
+		if f.Tag != nil {
+			unquoted, err := strconv.Unquote(f.Tag.Value)
+			if err != nil {
+				return nil, false
+			}
+			tag = reflect.StructTag(unquoted).Get("json")
+		}
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		optional := false
+		for _, o := range strings.Split(opts, ",") {
+			switch o {
+			case "":
+			case "omitempty", "omitzero":
+				optional = true
+			default:
+				return nil, false
+			}
+		}
+		for _, id := range f.Names {
+			if !id.IsExported() {
+				continue
+			}
+			member := name
+			if member == "" {
+				member = id.Name
+			}
+			if seen[member] {
+				return nil, false
+			}
+			seen[member] = true
+			out = append(out, decodedField{field: id.Name, name: member, typ: f.Type, optional: optional})
+		}
+	}
+	return out, true
+}
+
+// writeMemberDecoder writes the decoding of each member through json.DecodeMembers: a
+// case for each field, its value decoded with json.DecodeValue (a string type as a
+// string, a pointer allocated unless the value is null). A value that does not fit an
+// optional field leaves the field zero and the member is kept in Extra, as
+// UnmarshalObject does.
+func writeMemberDecoder(buf *bytes.Buffer, fields []decodedField) {
+	if len(fields) == 0 {
+		buf.WriteString("\textra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) { return false, nil })\n")
+		return
+	}
+	buf.WriteString("\textra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) {\n\t\tswitch string(name) {\n")
+	for _, f := range fields {
+		fmt.Fprintf(buf, "\t\tcase %q:\n", f.name)
+		target := "&x." + f.field
+		typ := f.typ
+		if star, ok := typ.(*ast.StarExpr); ok {
+			fmt.Fprintf(buf, "\t\t\tif json.IsNull(value) {\n\t\t\t\tx.%[1]s = nil\n\t\t\t\treturn true, nil\n\t\t\t}\n", f.field)
+			fmt.Fprintf(buf, "\t\t\tif x.%[1]s == nil {\n\t\t\t\tx.%[1]s = new(%[2]s)\n\t\t\t}\n", f.field, exprString(star.X))
+			target, typ = "x."+f.field, star.X
+		}
+		if id, ok := typ.(*ast.Ident); ok && id.Name != "string" && plainStringType(typ) {
+			target = "(*string)(" + target + ")"
+		}
+		if !f.optional {
+			fmt.Fprintf(buf, "\t\t\treturn true, json.DecodeValue(value, %s)\n", target)
+			continue
+		}
+		fmt.Fprintf(buf, "\t\t\tif err := json.DecodeValue(value, %s); err != nil {\n", target)
+		{
+			fmt.Fprintf(buf, "\t\t\t\tif !json.Valid(value) {\n\t\t\t\t\treturn true, err\n\t\t\t\t}\n")
+			fmt.Fprintf(buf, "\t\t\t\tvar zero %s\n\t\t\t\tx.%s = zero\n\t\t\t\treturn false, nil // kept in Extra\n", exprString(f.typ), f.field)
+		}
+		buf.WriteString("\t\t\t}\n\t\t\treturn true, nil\n")
+	}
+	buf.WriteString("\t\t}\n\t\treturn false, nil\n\t})\n")
+}
+
+// plainStringType reports whether typ is string or a type of this package declared as a
+// string without methods of its own to decode it: decoded as a *string, without reflection.
+func plainStringType(typ ast.Expr) bool {
+	id, ok := typ.(*ast.Ident)
+	if !ok {
+		return false
+	}
+	if id.Name == "string" {
+		return true
+	}
+	t := currentTypes[id.Name]
+	if t == nil || t.methods["UnmarshalJSON"] || t.methods["UnmarshalText"] {
+		return false
+	}
+	under, ok := t.under.(*ast.Ident)
+	return ok && under.Name == "string"
+}
+
+// currentTypes is the package's types while generate runs (for plainStringType).
+var currentTypes map[string]*typeInfo
 
 func writeEncode(buf *bytes.Buffer, t *typeInfo, types map[string]*typeInfo) {
 	fmt.Fprintf(buf, `
