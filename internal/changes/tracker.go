@@ -112,6 +112,11 @@ type entry struct {
 	stat fileStat
 	kind string
 	hash string
+	// blob: the file was not read, git vouched for it (gitindex.go): its content is this
+	// object of repo's, and kind and hash are not known until resolve reads it. Such an
+	// entry is not in the database.
+	blob string
+	repo *gitRepo
 	// racy: it changed so shortly before the snapshot that a later change within the
 	// file system's clock tick could keep its times; the next snapshot reads it again.
 	racy bool
@@ -122,7 +127,15 @@ func (e *entry) version() version {
 	if e == nil {
 		return none
 	}
+	if e.blob != "" {
+		return e.unknown() // resolve tells what it is
+	}
 	return version{kind: e.kind, hash: e.hash, size: e.stat.size, sig: e.stat.sig(), mode: permOf(e.stat.mode)}
+}
+
+// unknown is the version of the file when what it holds is not known.
+func (e *entry) unknown() version {
+	return version{kind: kindText, size: e.stat.size, sig: e.stat.sig(), mode: permOf(e.stat.mode)}
 }
 
 func (e *entry) stored(path string) store.ChangeFile {
@@ -368,9 +381,41 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 			toRead = append(toRead, f)
 		}
 	}
+	if late == nil {
+		var vouched map[string]*entry
+		toRead, vouched = t.vouch(ctx, toRead, r.started, baseline)
+		for path, e := range vouched {
+			r.put[path] = e
+		}
+	}
 	read, err := t.readAll(ctx, toRead, late != nil)
 	if err != nil {
 		return r, err
+	}
+	// What a file git vouched for held is read from git when a turn records its change.
+	var res map[*entry]resolved
+	if late != nil || !baseline && len(t.open) > 0 {
+		var need []*entry
+		for i, f := range toRead {
+			if f.old != nil && f.old.blob != "" && read[i].state.Exists {
+				need = append(need, f.old)
+			}
+		}
+		for path, e := range t.files {
+			if e.blob != "" && e.seen != gen && t.inRoots(path) {
+				need = append(need, e) // deleted, or no longer followed
+			}
+		}
+		if len(need) > 0 {
+			res = t.resolve(ctx, need)
+			r.blobs = keepResolved(r.blobs, res)
+		}
+	}
+	before := func(e *entry) version {
+		if rv, ok := res[e]; ok {
+			return rv.v
+		}
+		return e.version()
 	}
 	budget := t.log.limits.baselineBytes() - t.kept
 	for i, f := range toRead {
@@ -381,10 +426,20 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 			}
 			continue
 		}
-		old := f.old
+		old, oldV := f.old, before(f.old)
 		e := &entry{stat: s.stat, kind: v.kind, hash: v.hash, racy: s.stat.mtime >= r.started.Add(-racyWindow).UnixNano() || s.stat.ctime >= r.started.Add(-racyWindow).UnixNano()}
 		r.put[f.abs] = e
-		changed := !old.version().same(v)
+		changed := !oldV.same(v)
+		if old != nil && old.blob != "" {
+			sameBlob := content != nil && !s.Linked && gitBlobID(content) == old.blob
+			if _, ok := res[old]; !ok {
+				changed = !sameBlob || v.mode != permOf(old.stat.mode)
+			}
+			if sameBlob { // what git holds still: it stays vouched for
+				e.kind, e.hash, e.blob, e.repo = "", "", old.blob, old.repo
+				oldV.hash, oldV.kind = v.hash, v.kind
+			}
+		}
 		// A file that is new to the record but did not change since well before the last
 		// snapshot was there all along (no longer ignored, say): it is not a change. (File
 		// times come from a coarse clock: a margin keeps a file made just after the
@@ -396,17 +451,17 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 		switch {
 		case changed && late != nil && s.stat.ctime >= since:
 			// Changed since the turn began (or within lateSlack before): the turn's.
-			r.turnDeltas = append(r.turnDeltas, delta{path: f.abs, before: old.version(), after: v})
+			r.turnDeltas = append(r.turnDeltas, delta{path: f.abs, before: oldV, after: v})
 			if keep {
 				r.contents[f.abs] = content
 			}
 		case changed && !baseline:
-			r.deltas = append(r.deltas, delta{path: f.abs, before: old.version(), after: v})
+			r.deltas = append(r.deltas, delta{path: f.abs, before: oldV, after: v})
 			if keep {
 				r.contents[f.abs] = content
 			}
-		case old.version().same(v):
-			keep = false // the same content: kept already, if it could be
+		case oldV.same(v):
+			keep = false // the same content: kept already (or git has it), if it could be
 		default:
 			keep = keep && int64(len(content)) <= budget // the first look at it: within the budget
 		}
@@ -427,11 +482,11 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 		if late != nil {
 			// Deleted since the turn began: its directory was as the listing saw it
 			// then (lateStart), and deleting a file changes its directory.
-			r.turnDeltas = append(r.turnDeltas, delta{path: path, before: e.version(), after: none})
+			r.turnDeltas = append(r.turnDeltas, delta{path: path, before: before(e), after: none})
 			continue
 		}
 		if !baseline {
-			r.deltas = append(r.deltas, delta{path: path, before: e.version(), after: none})
+			r.deltas = append(r.deltas, delta{path: path, before: before(e), after: none})
 		}
 	}
 	slices.Sort(r.del)
@@ -587,15 +642,26 @@ func (t *tracker) commit(ctx context.Context, r scanResult) error {
 		}
 		// In key order: tables are kept in that order, and rows inserted in it cost a
 		// fraction of rows inserted at random (the first snapshot: 6 s to 2 s).
+		// Files git vouched for are not in the database (a row they replace goes).
 		put := make([]store.ChangeFile, 0, len(r.put))
+		var del []string
 		for path, e := range r.put {
-			put = append(put, e.stored(path))
+			if e.blob == "" {
+				put = append(put, e.stored(path))
+			} else if old := t.files[path]; old != nil && old.blob == "" {
+				del = append(del, path)
+			}
 		}
 		slices.SortFunc(put, func(a, b store.ChangeFile) int { return cmpString(a.Path, b.Path) })
 		if err := tx.PutFiles(t.ws, put); err != nil {
 			return err
 		}
-		if err := tx.DeleteFiles(t.ws, r.del); err != nil {
+		for _, path := range r.del {
+			if e := t.files[path]; e == nil || e.blob == "" {
+				del = append(del, path)
+			}
+		}
+		if err := tx.DeleteFiles(t.ws, del); err != nil {
 			return err
 		}
 		for _, ot := range t.open {
