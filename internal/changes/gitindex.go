@@ -403,8 +403,8 @@ func (t *tracker) vouch(ctx context.Context, files []listed, started time.Time, 
 	if len(views) == 0 {
 		return files, nil
 	}
-	vouched := map[string]*entry{}
-	rest := files[:0:0]
+	vouched := make(map[string]*entry, len(files))
+	var rest []listed
 	for _, f := range files {
 		if g := views[f.tree]; g != nil && candidate(f) {
 			if e := g.vouch(f); e != nil {

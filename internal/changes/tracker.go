@@ -51,7 +51,8 @@ type tracker struct {
 }
 
 // list lists the root dir: the kept listing when it is still current (it answers every
-// opts), else git or a walk; a listing with its rules is kept for the next snapshots.
+// opts), else git or a walk; a listing with its rules is kept for the next snapshots
+// (every listing but this process's first asks for them).
 func (t *tracker) list(ctx context.Context, dir string, tree *workspace.Tree, opts filelist.Options) (filelist.Listing, error) {
 	if k := t.listings[dir]; k != nil {
 		if k.current() {
@@ -59,6 +60,12 @@ func (t *tracker) list(ctx context.Context, dir string, tree *workspace.Tree, op
 			return k.fresh(tree), nil
 		}
 		delete(t.listings, dir)
+	}
+	if !t.lastScan.IsZero() {
+		// Asked for what is ignored and the rules, a listing can be kept: the next
+		// snapshots reuse it while it is current (a later one, not only a turn's start).
+		// The first look is left as it is asked: the turn's start lists again anyway.
+		opts = filelist.Options{Ignored: true, Rules: true}
 	}
 	began := time.Now()
 	l, err := filelist.ListAll(ctx, t.roots, dir, tree, opts)
@@ -283,27 +290,36 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 	own := t.ownDirs()
 	t.scans++
 	gen := t.scans
-	seen := map[string]bool{} // listed files the record has no entry for yet
-	var all []listed
-	// consider adds a file to those compared, once.
+	var seen map[string]bool // listed files the record has no entry for yet
+	var all []listed         // the files to read: new to the record, or not as it saw them
+	listedFiles := 0
+	var buf []byte
+	// consider adds a file to those compared, once. The path is built in buf: most files
+	// are as the record saw them, and need no string of their own.
 	consider := func(tree *workspace.Tree, prefix, rel string, info fs.FileInfo) error {
 		if info.Mode()&fs.ModeSymlink != 0 || !info.Mode().IsRegular() {
 			return nil // links and special files are not followed
 		}
-		abs := prefix + filepath.FromSlash(rel) // rel is clean: no Join needed
-		e := t.files[abs]
-		if e != nil && e.seen == gen || e == nil && seen[abs] || len(own) > 0 && inAny(own, abs) {
+		buf = append(append(buf[:0], prefix...), filepath.FromSlash(rel)...) // rel is clean: no Join needed
+		e := t.files[string(buf)]
+		if e != nil && e.seen == gen || e == nil && seen[string(buf)] || len(own) > 0 && inAny(own, string(buf)) {
 			return nil // a root inside another; parley's own database and logs
 		}
-		if e != nil {
-			e.seen = gen
-		} else {
-			seen[abs] = true
-		}
-		all = append(all, listed{abs: abs, rel: rel, tree: tree, stat: statOf(info), old: e})
-		if len(all) > t.log.limits.MaxFiles {
+		if listedFiles++; listedFiles > t.log.limits.MaxFiles {
 			return errTooManyFiles{root: t.root, max: t.log.limits.MaxFiles}
 		}
+		st := statOf(info)
+		if e != nil {
+			e.seen = gen
+			if !e.racy && e.stat.same(st) {
+				return nil // as the record saw it: not read
+			}
+		}
+		abs := string(buf)
+		if e == nil {
+			seen[abs] = true
+		}
+		all = append(all, listed{abs: abs, rel: rel, tree: tree, stat: st, old: e})
 		return nil
 	}
 	treeOf := map[string]*workspace.Tree{}
@@ -325,6 +341,10 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 		prefix := dir
 		if !strings.HasSuffix(prefix, string(filepath.Separator)) {
 			prefix += string(filepath.Separator)
+		}
+		if seen == nil { // sized once: a first snapshot grows them by tens of thousands
+			all = make([]listed, 0, max(0, len(l.Files)-len(t.files)))
+			seen = make(map[string]bool, max(0, len(l.Files)-len(t.files)))
 		}
 		for _, f := range l.Files {
 			if err := consider(tree, prefix, f.Rel, f.Info); err != nil {
@@ -375,17 +395,12 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 			}
 		}
 	}
-	var toRead []listed
-	for _, f := range all {
-		if e := f.old; e == nil || e.racy || !e.stat.same(f.stat) {
-			toRead = append(toRead, f)
-		}
-	}
+	toRead := all
 	if late == nil {
 		var vouched map[string]*entry
 		toRead, vouched = t.vouch(ctx, toRead, r.started, baseline)
-		for path, e := range vouched {
-			r.put[path] = e
+		if vouched != nil {
+			r.put = vouched // the first thing put
 		}
 	}
 	read, err := t.readAll(ctx, toRead, late != nil)
@@ -692,8 +707,12 @@ func (t *tracker) commit(ctx context.Context, r scanResult) error {
 	for _, d := range r.turnDeltas {
 		r.turn.apply(d.path, d.before, d.after, false)
 	}
-	for path, e := range r.put {
-		t.files[path] = e
+	if len(t.files) == 0 {
+		t.files = r.put // a first snapshot: no copy of tens of thousands of entries
+	} else {
+		for path, e := range r.put {
+			t.files[path] = e
+		}
 	}
 	for _, path := range r.del {
 		delete(t.files, path)
