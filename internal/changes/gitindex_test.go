@@ -216,3 +216,38 @@ func TestReadIndexVersions(t *testing.T) {
 		t.Errorf("under dir/ with b skip-worktree: %v", got)
 	}
 }
+
+// A workspace recorded before git vouched for files (every file a row, its content kept)
+// goes on: its rows are compared as they were, and what they kept is what an undo restores.
+func TestARecordMadeBeforeGitVouchedGoesOn(t *testing.T) {
+	isolateGit(t)
+	old := indexMinFiles
+	indexMinFiles = 1 << 30 // as parley did before
+	t.Cleanup(func() { indexMinFiles = old })
+	f := newFixture(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	gitInit(t, f.dir)
+	time.Sleep(racyWindow + 100*time.Millisecond)
+	if err := f.rec.Prepare(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.vouched(); len(got) != 0 {
+		t.Fatalf("vouched for %q", got)
+	}
+	indexMinFiles = 1
+	f.log = NewLog(f.st, Limits{})
+	f.rec = f.conversation("scripted", "s-2")
+	f.begin("edit")
+	if got := f.vouched(); len(got) != 0 {
+		t.Errorf("vouched for %q: the rows as they were should serve", got)
+	}
+	writeFile(t, f.path("a.txt"), "A\n")
+	if got := summary(f.end()); !slices.Equal(got, []string{"M a.txt +1 -1"}) {
+		t.Errorf("changes %q", got)
+	}
+	if _, err := f.rec.Undo(t.Context(), UndoRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.read("a.txt"); got != "a\n" {
+		t.Errorf("a.txt = %q after the undo", got)
+	}
+}

@@ -51,8 +51,7 @@ type tracker struct {
 }
 
 // list lists the root dir: the kept listing when it is still current (it answers every
-// opts), else git or a walk; a listing with its rules is kept for the next snapshots
-// (every listing but this process's first asks for them).
+// opts), else git or a walk, kept for the next snapshots.
 func (t *tracker) list(ctx context.Context, dir string, tree *workspace.Tree, opts filelist.Options) (filelist.Listing, error) {
 	if k := t.listings[dir]; k != nil {
 		if k.current() {
@@ -61,12 +60,10 @@ func (t *tracker) list(ctx context.Context, dir string, tree *workspace.Tree, op
 		}
 		delete(t.listings, dir)
 	}
-	if !t.lastScan.IsZero() {
-		// Asked for what is ignored and the rules, a listing can be kept: the next
-		// snapshots reuse it while it is current (a later one, not only a turn's start).
-		// The first look is left as it is asked: the turn's start lists again anyway.
-		opts = filelist.Options{Ignored: true, Rules: true}
-	}
+	// Asked for what is ignored and the rules (git's second listing runs beside the
+	// first), a listing can be kept: the next snapshots reuse it while it is current,
+	// whether they begin a turn or not (a first turn's start reuses what Prepare listed).
+	opts = filelist.Options{Ignored: true, Rules: true}
 	began := time.Now()
 	l, err := filelist.ListAll(ctx, t.roots, dir, tree, opts)
 	if err == nil && opts.Rules && opts.Ignored {
@@ -407,18 +404,24 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 	if err != nil {
 		return r, err
 	}
+	var gone []string // followed but not listed: deleted, or no longer followed
+	for path, e := range t.files {
+		if e.seen != gen && t.inRoots(path) {
+			gone = append(gone, path)
+		}
+	}
 	// What a file git vouched for held is read from git when a turn records its change.
 	var res map[*entry]resolved
 	if late != nil || !baseline && len(t.open) > 0 {
 		var need []*entry
-		for i, f := range toRead {
-			if f.old != nil && f.old.blob != "" && read[i].state.Exists {
+		for _, f := range toRead {
+			if f.old != nil && f.old.blob != "" {
 				need = append(need, f.old)
 			}
 		}
-		for path, e := range t.files {
-			if e.blob != "" && e.seen != gen && t.inRoots(path) {
-				need = append(need, e) // deleted, or no longer followed
+		for _, path := range gone {
+			if e := t.files[path]; e.blob != "" {
+				need = append(need, e)
 			}
 		}
 		if len(need) > 0 {
@@ -438,6 +441,7 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 		if !s.Exists {
 			if f.old != nil {
 				f.old.seen = 0 // gone meanwhile: as if it had not been listed
+				gone = append(gone, f.abs)
 			}
 			continue
 		}
@@ -485,10 +489,8 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 			budget -= int64(len(content))
 		}
 	}
-	for path, e := range t.files {
-		if e.seen == gen || !t.inRoots(path) {
-			continue
-		}
+	for _, path := range gone {
+		e := t.files[path]
 		// Not listed: deleted, or now ignored (then it is simply no longer followed).
 		r.del = append(r.del, path)
 		if s, err := t.stateOf(path); err == nil && s.Exists {
