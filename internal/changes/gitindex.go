@@ -291,7 +291,7 @@ func readIndex(name, prefix string) (map[string]indexEntry, int64, error) {
 		}
 		var p []byte
 		if version == 4 {
-			strip, k := indexVarint(b[n:])
+			strip, k := indexVarint(b[n : end-pos])
 			if k <= 0 || strip > uint64(len(last)) {
 				return nil, 0, bad
 			}

@@ -251,3 +251,22 @@ func TestARecordMadeBeforeGitVouchedGoesOn(t *testing.T) {
 		t.Errorf("a.txt = %q after the undo", got)
 	}
 }
+
+func TestReadIndexRefusesWhatItCannotRead(t *testing.T) {
+	isolateGit(t)
+	f := newFixture(t, map[string]string{"a.txt": "a\n", "dir/b.txt": "b\n"})
+	gitInit(t, f.dir)
+	index := filepath.Join(f.dir, ".git", "index")
+	for _, v := range []string{"2", "4"} {
+		gitIn(t, f.dir, "update-index", "--index-version", v)
+		data, err := os.ReadFile(index)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut := filepath.Join(t.TempDir(), "index")
+		for n := range len(data) - 20 {
+			os.WriteFile(cut, data[:n], 0o644)
+			readIndex(cut, "") // an error, never a panic
+		}
+	}
+}
