@@ -110,9 +110,33 @@ func (g *gitView) noAttributes(dir string) bool {
 	return ok
 }
 
+// pendingView is a gitViewOf running beside the listing (a first look: the index will be
+// asked, and the listing spends most of its time waiting for git).
+type pendingView struct {
+	done chan struct{}
+	g    *gitView
+}
+
+func startGitView(ctx context.Context, dir string) *pendingView {
+	p := &pendingView{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.g = gitViewOf(ctx, dir)
+	}()
+	return p
+}
+
+func (p *pendingView) wait() *gitView {
+	<-p.done
+	return p.g
+}
+
 // gitViewOf returns what the repository of the root dir says of its files, or nil when
 // git is not to be trusted there (see above) or cannot tell.
-func gitViewOf(ctx context.Context, dir string, tree *workspace.Tree) *gitView {
+func gitViewOf(ctx context.Context, dir string) *gitView {
+	if !inGitWorkTree(dir) {
+		return nil // starting git only to hear "not a git repository" costs milliseconds
+	}
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return nil
@@ -149,11 +173,25 @@ func gitViewOf(ctx context.Context, dir string, tree *workspace.Tree) *gitView {
 			}
 		}
 	}
-	g := &gitView{repo: &gitRepo{top: top}, prefix: prefix, tree: tree, attrs: map[string]bool{}}
+	g := &gitView{repo: &gitRepo{top: top}, prefix: prefix, attrs: map[string]bool{}}
 	if g.entries, g.written, err = readIndex(index, prefix); err != nil {
 		return nil
 	}
 	return g
+}
+
+// inGitWorkTree reports whether dir or one of its ancestors has a .git.
+func inGitWorkTree(dir string) bool {
+	for {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
 }
 
 // gitConvertsNothing reports whether nothing in git's configuration or attributes outside
@@ -374,8 +412,9 @@ type resolved struct {
 
 // vouch takes out of files (those a snapshot is to read) the ones git vouches for, with
 // their entries: files new to the record that are not changes (baseline: this process's
-// first look), in roots with at least indexMinFiles of them.
-func (t *tracker) vouch(ctx context.Context, files []listed, started time.Time, baseline bool) ([]listed, map[string]*entry) {
+// first look), in roots with at least indexMinFiles of them. early are the roots' views
+// started beside the listing, if any.
+func (t *tracker) vouch(ctx context.Context, files []listed, started time.Time, baseline bool, early map[string]*pendingView) ([]listed, map[string]*entry) {
 	recent := started.Add(-racyWindow).UnixNano()
 	var since int64 // a file new to the record changed before this was there all along
 	if !baseline {
@@ -394,10 +433,18 @@ func (t *tracker) vouch(ctx context.Context, files []listed, started time.Time, 
 	}
 	views := map[*workspace.Tree]*gitView{}
 	for tree, n := range count {
-		if n >= indexMinFiles {
-			if g := gitViewOf(ctx, tree.Path(), tree); g != nil {
-				views[tree] = g
-			}
+		if n < indexMinFiles {
+			continue
+		}
+		var g *gitView
+		if p := early[tree.Path()]; p != nil {
+			g = p.wait()
+		} else {
+			g = gitViewOf(ctx, tree.Path())
+		}
+		if g != nil {
+			g.tree = tree
+			views[tree] = g
 		}
 	}
 	if len(views) == 0 {

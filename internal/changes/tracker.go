@@ -285,6 +285,18 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 		}
 	}()
 	own := t.ownDirs()
+	var early map[string]*pendingView // git's index, read beside a first look's listing
+	if baseline && late == nil && len(t.files) == 0 {
+		early = map[string]*pendingView{}
+		for _, dir := range t.roots.Dirs() {
+			early[dir] = startGitView(ctx, dir)
+		}
+		defer func() {
+			for _, p := range early {
+				p.wait()
+			}
+		}()
+	}
 	t.scans++
 	gen := t.scans
 	var seen map[string]bool // listed files the record has no entry for yet
@@ -395,7 +407,7 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 	toRead := all
 	if late == nil {
 		var vouched map[string]*entry
-		toRead, vouched = t.vouch(ctx, toRead, r.started, baseline)
+		toRead, vouched = t.vouch(ctx, toRead, r.started, baseline, early)
 		if vouched != nil {
 			r.put = vouched // the first thing put
 		}
