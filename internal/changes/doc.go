@@ -17,8 +17,9 @@
 // it holds is git's object, read from git's object store when a turn changes or deletes
 // it (gitindex.go says when git is not trusted: a file git would convert, an entry git
 // does not check, a racily clean one). That is what a process's first snapshot of a
-// large work tree mostly is. What changed between the start and the end of a turn is the turn's; what
-// changed between turns is not (a hand edit, another tool) and only updates the snapshot.
+// large work tree mostly is. What changed between the start and the end of a turn is the
+// turn's; what changed between turns is not (a hand edit, another tool) and only updates
+// the snapshot.
 //
 // What is ignored is decided when a turn begins, not by what the turn writes: an agent
 // that adds *.sh to .gitignore (or to .git/info/exclude, an excludes file, the global
@@ -32,12 +33,12 @@
 // of its own, each judged by the rules of the start (and, in a directory the turn itself
 // created, by that directory's own .gitignore, which is listed: a virtualenv's "*", a new
 // crate's target/). A file the turn un-ignores is listed too: showing more hides nothing.
-// That costs a second listing by git
-// at each listing, run beside the first (BenchmarkSnapshot's "turn"). A listing is
-// reused by the next snapshots, its files stat'ed afresh by a worker per core, while
-// everything it depends on
-// (the directories it shows, their .gitignore files, git's index, configuration and
-// excludes) is as it was (reuse.go says why that misses nothing): a turn that creates
+// That costs a second listing by git at each listing, run beside the first. A listing is
+// reused by the next snapshots (whether they begin a turn or not: a first turn's start
+// reuses what Prepare listed), its files stat'ed afresh by a worker per core, while
+// everything it depends on (the directories it shows, their .gitignore files, git's
+// index, configuration and excludes) is as it was (reuse.go says why that misses
+// nothing): a turn that creates
 // and deletes nothing runs no git at either end (BenchmarkQuietTurn). Such a turn's
 // start is then taken while its prompt is on its way (late.go): BeginTurn only proves
 // the kept listings current, and a change found after is the turn's when its change
@@ -61,8 +62,8 @@
 // row and nothing kept: git's object store holds what it was, by the object id the entry
 // keeps in memory, and the snapshot that finds a turn changed it copies that content into
 // the database (as if it had been kept: a diff and an undo do not know the difference);
-// a later process asks git's index again. Limits bound it: a file
-// larger than Limits.MaxFileBytes (1 MiB) is recorded by its size and times only, a
+// a later process asks git's index again. Limits bound it: a file larger than
+// Limits.MaxFileBytes (1 MiB) is recorded by its size and times only, a
 // binary file (a NUL byte in its first 8000 bytes) and a file with other names (hard
 // links, whose other names may be outside the workspace) by hash only, and the first
 // snapshot keeps content until three quarters of Limits.MaxBytes (256 MiB per workspace)
@@ -92,18 +93,19 @@
 //	go test -run '^$' -bench BenchmarkSnapshotGit -benchtime 3x -count 5 ./internal/changes/
 //
 // On this project's 2-core machine, shared with other work (load average 7 to 10), the
-// median of 5:
+// median of 5 (the code before, in the same session, in brackets):
 //
-//	                   first snapshot                  later (10 files changed)
-//	git work tree      FIRST_S = FIRST_X × git status  LATER_S = LATER_X × git status
+//	                   first snapshot                 later (10 files changed)
+//	git work tree      0.34 s = 2.5 × git status      0.13 s = 1.36 × git status
+//	                   (2.8 s = 18.1 × git status)    (0.36 s = 2.04 × git status)
 //
-// A first snapshot in a git work tree costs a listing by git, an lstat per file, two
-// small git runs and a read of git's index (before files were vouched for it cost 13.8 ×
-// git status: every file read, hashed and stored, half of it SQLite storing 65 MB in
-// 50,000 rows; outside a git work tree it still does). A later one costs a few dozen
-// lstats proving the kept listing current, an lstat per file on both cores, and the
-// reading of what changed (it cost 2.25 × git status when every later snapshot ran git
-// to list, and the lstat of each file was on one core).
+// A first snapshot in a git work tree costs a listing by git (what is ignored listed
+// beside it), an lstat per file, and git's index read beside the listing; before files
+// were vouched for, every file was read, hashed and stored, over half of it SQLite
+// storing 65 MB in 50,000 rows (outside a git work tree it still is). A later one costs
+// a few dozen lstats proving the kept listing current, an lstat per file on both cores,
+// and the reading of what changed; before, each ran git to list, and the lstat of each
+// file was on one core.
 //
 // # Turns
 //
@@ -155,8 +157,11 @@
 // output, node_modules, .env when ignored) and files inside .git other than those above
 // (its index, refs and objects: what git itself writes); symbolic links, directories
 // themselves (an empty directory created or removed), permissions other than a regular
-// file's mode bits; a workspace over Limits.MaxFiles files; and, for files over the limits,
-// their content. A change made while no turn runs is the user's, not the agent's (so an
+// file's mode bits; a workspace over Limits.MaxFiles files; for files over the limits,
+// their content; and what a file git vouched for held when git no longer has its object
+// by the time a turn changes the file (staged only, replaced in the index and pruned at
+// once: `git add` then `git gc --prune=now`): the change is listed, not undoable. A
+// change made while no turn runs is the user's, not the agent's (so an
 // agent's background process that writes after its turn ended is not attributed to it,
 // and its later changes are found only at the next turn). Two parley processes in one
 // workspace each keep their own snapshot: one's turn may include the other's concurrent

@@ -52,9 +52,10 @@ func TestFilesGitVouchesForAreUndoneExactly(t *testing.T) {
 		"run.sh":      "#!/bin/sh\n",
 		"written.txt": "one\n",
 		"touched.txt": "t\n",
+		"twice.txt":   "1\n",
 		"sub/deep.go": "package sub\n",
 	}, func(dir string) { os.Chmod(filepath.Join(dir, "run.sh"), 0o755) })
-	want := []string{"doomed.txt", "edited.txt", "moved.txt", "run.sh", "sub/deep.go", "touched.txt", "written.txt"}
+	want := []string{"doomed.txt", "edited.txt", "moved.txt", "run.sh", "sub/deep.go", "touched.txt", "twice.txt", "written.txt"}
 	if diff := cmp.Diff(want, f.vouched()); diff != "" {
 		t.Fatalf("the files git vouched for (-want +got):\n%s", diff)
 	}
@@ -76,10 +77,12 @@ func TestFilesGitVouchesForAreUndoneExactly(t *testing.T) {
 	now := time.Now()
 	os.Chtimes(f.path("touched.txt"), now, now) // times, not content: no change
 	f.write("written.txt", "two\n")
+	writeFile(t, f.path("twice.txt"), "2\n") // on disk, then through parley
+	f.write("twice.txt", "3\n")
 	writeFile(t, f.path("sub/deep.go"), "package deep\n")
 	turn := f.end()
 	wantSummary := []string{"D doomed.txt +0 -2", "M edited.txt +1 -1", "D moved.txt +0 -1", "A moved2.txt +1 -0",
-		"M run.sh", "M sub/deep.go +1 -1", "M written.txt +1 -1 (written)"}
+		"M run.sh", "M sub/deep.go +1 -1", "M twice.txt +1 -1 (written)", "M written.txt +1 -1 (written)"}
 	if diff := cmp.Diff(wantSummary, summary(turn)); diff != "" {
 		t.Errorf("the turn's changes (-want +got):\n%s", diff)
 	}
@@ -100,7 +103,7 @@ func TestFilesGitVouchesForAreUndoneExactly(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{"edited.txt": "a\nb\nc\n", "doomed.txt": "x\ny\n", "moved.txt": "m\n",
-		"run.sh": "#!/bin/sh\n", "written.txt": "one\n", "sub/deep.go": "package sub\n"} {
+		"run.sh": "#!/bin/sh\n", "written.txt": "one\n", "twice.txt": "1\n", "sub/deep.go": "package sub\n"} {
 		if got, _ := f.read(name); got != want {
 			t.Errorf("after the undo %s = %q, want %q", name, got, want)
 		}
