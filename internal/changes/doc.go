@@ -12,8 +12,14 @@
 // inode and mode are what the last snapshot saw is not read; the others are read and
 // hashed (SHA-256), and a file that changed less than a second before a snapshot is read
 // again by the next one (a later change within the file system's clock tick could keep
-// its times). What changed between the start and the end of a turn is the turn's; what
-// changed between turns is not (a hand edit, another tool) and only updates the snapshot.
+// its times). In a git work tree, a file new to the record whose stat is what git's index
+// recorded (the test `git status` makes) is not read either: git vouches for it, and what
+// it holds is git's object, read from git's object store when a turn changes or deletes
+// it (gitindex.go says when git is not trusted: a file git would convert, an entry git
+// does not check, a racily clean one). That is what a process's first snapshot of a
+// large work tree mostly is. What changed between the start and the end of a turn is the
+// turn's; what changed between turns is not (a hand edit, another tool) and only updates
+// the snapshot.
 //
 // What is ignored is decided when a turn begins, not by what the turn writes: an agent
 // that adds *.sh to .gitignore (or to .git/info/exclude, an excludes file, the global
@@ -27,11 +33,12 @@
 // of its own, each judged by the rules of the start (and, in a directory the turn itself
 // created, by that directory's own .gitignore, which is listed: a virtualenv's "*", a new
 // crate's target/). A file the turn un-ignores is listed too: showing more hides nothing.
-// That costs a second listing by git
-// at each end of a turn, run beside the first (BenchmarkSnapshot's "turn"). A listing
-// that began a turn is reused, its files stat'ed afresh, while everything it depends on
-// (the directories it shows, their .gitignore files, git's index, configuration and
-// excludes) is as it was (reuse.go says why that misses nothing): a turn that creates
+// That costs a second listing by git at each listing, run beside the first. A listing is
+// reused by the next snapshots (whether they begin a turn or not: a first turn's start
+// reuses what Prepare listed), its files stat'ed afresh by a worker per core, while
+// everything it depends on (the directories it shows, their .gitignore files, git's
+// index, configuration and excludes) is as it was (reuse.go says why that misses
+// nothing): a turn that creates
 // and deletes nothing runs no git at either end (BenchmarkQuietTurn). Such a turn's
 // start is then taken while its prompt is on its way (late.go): BeginTurn only proves
 // the kept listings current, and a change found after is the turn's when its change
@@ -51,8 +58,12 @@
 // per file (path, size, times, inode, mode, kind, hash), and the content of its text
 // files, kept once per hash. That copy is what an undo restores from, and what a diff
 // is made from: the content a turn replaced must have been kept before the turn, since
-// nothing else holds it once the agent has overwritten it. Limits bound it: a file
-// larger than Limits.MaxFileBytes (1 MiB) is recorded by its size and times only, a
+// nothing else holds it once the agent has overwritten it. A file git vouched for has no
+// row and nothing kept: git's object store holds what it was, by the object id the entry
+// keeps in memory, and the snapshot that finds a turn changed it copies that content into
+// the database (as if it had been kept: a diff and an undo do not know the difference);
+// a later process asks git's index again. Limits bound it: a file larger than
+// Limits.MaxFileBytes (1 MiB) is recorded by its size and times only, a
 // binary file (a NUL byte in its first 8000 bytes) and a file with other names (hard
 // links, whose other names may be outside the workspace) by hash only, and the first
 // snapshot keeps content until three quarters of Limits.MaxBytes (256 MiB per workspace)
@@ -68,32 +79,33 @@
 // one after the other on the same 50,000-file tree (500 directories of 100 files of
 // about 1.3 KB, a plain directory, this machine loaded): the shadow git's first snapshot
 // took 11.9 s and a later one (add -A, write-tree, one file changed) 0.26 to 0.42 s; this
-// package's first took 3.2 s and a later one 0.30 to 0.61 s. Later snapshots cost about
-// the same (git's index is the same stat cache, in C); the first is four times cheaper,
-// and no git is needed: outside a work tree the files are walked here. Comparing by
-// metadata also needs no watcher (inotify's watch per directory runs out on large trees,
-// and misses what happened while parley was not running).
+// package's first took 3.2 s and a later one 0.30 to 0.61 s. Where the workspace is a git
+// work tree, its own repository already is that object store, at no cost: the record
+// only reads from it. Comparing by metadata also needs no watcher (inotify's watch per
+// directory runs out on large trees, and misses what happened while parley was not
+// running).
 //
 // BenchmarkSnapshot and BenchmarkSnapshotGit (bench_test.go) measure both snapshots on
-// such a tree built in a temporary directory, each with its ratio to baselines measured
-// just before each snapshot on the same tree (a walk that lstats every file; in a git
-// work tree, `git status` too):
+// such a tree built in a temporary directory (older than racyWindow, as a workspace in
+// use is), each with its ratio to baselines measured just before each snapshot on the
+// same tree (a walk that lstats every file; in a git work tree, `git status` too):
 //
-//	go test -run '^$' -bench BenchmarkSnapshot -benchtime 3x ./internal/changes/
+//	go test -run '^$' -bench BenchmarkSnapshotGit -benchtime 3x -count 5 ./internal/changes/
 //
-// On this project's 2-core machine, shared (load average 23 while it ran), so that wall
-// times were about three times the CPU time:
+// On this project's 2-core machine, shared with other work (load average 7 to 10), the
+// median of 5 (the code before, in the same session, in brackets):
 //
-//	                   first snapshot                  later (10 files changed)
-//	plain directory    4.37 s = 20.0 × walk            0.85 s = 1.77 × walk
-//	git work tree      6.70 s = 12.8 × git status      0.90 s = 1.88 × git status
-//	                          (12.1 × walk)                   (1.47 × walk)
+//	                   first snapshot                 later (10 files changed)
+//	git work tree      0.34 s = 2.5 × git status      0.13 s = 1.36 × git status
+//	                   (2.8 s = 18.1 × git status)    (0.36 s = 2.04 × git status)
 //
-// A first snapshot took about 1.4 s of CPU (half of it SQLite storing 65 MB in 50,000
-// rows); a later one costs what listing the files costs (a walk, or git ls-files, and an
-// lstat per file) and little more. On the machine unloaded, where a walk of that tree
-// takes 0.12 s, those ratios make a later snapshot about 0.2 s and a first one 1.5 to
-// 2.5 s.
+// A first snapshot in a git work tree costs a listing by git (what is ignored listed
+// beside it), an lstat per file, and git's index read beside the listing; before files
+// were vouched for, every file was read, hashed and stored, over half of it SQLite
+// storing 65 MB in 50,000 rows (outside a git work tree it still is). A later one costs
+// a few dozen lstats proving the kept listing current, an lstat per file on both cores,
+// and the reading of what changed; before, each ran git to list, and the lstat of each
+// file was on one core.
 //
 // # Turns
 //
@@ -145,8 +157,11 @@
 // output, node_modules, .env when ignored) and files inside .git other than those above
 // (its index, refs and objects: what git itself writes); symbolic links, directories
 // themselves (an empty directory created or removed), permissions other than a regular
-// file's mode bits; a workspace over Limits.MaxFiles files; and, for files over the limits,
-// their content. A change made while no turn runs is the user's, not the agent's (so an
+// file's mode bits; a workspace over Limits.MaxFiles files; for files over the limits,
+// their content; and what a file git vouched for held when git no longer has its object
+// by the time a turn changes the file (staged only, replaced in the index and pruned at
+// once: `git add` then `git gc --prune=now`): the change is listed, not undoable. A
+// change made while no turn runs is the user's, not the agent's (so an
 // agent's background process that writes after its turn ended is not attributed to it,
 // and its later changes are found only at the next turn). Two parley processes in one
 // workspace each keep their own snapshot: one's turn may include the other's concurrent

@@ -40,8 +40,8 @@ func TestALateStartMissesNothing(t *testing.T) {
 		if diff := cmp.Diff([]string{"D a.txt +0 -1", "M dir/b.txt +1 -0", "A dir/new.txt +1 -0"}, summary(got)); diff != "" {
 			t.Errorf("the turn (-want +got):\n%s", diff)
 		}
-		if n := f.lateStarts(); n != 1 {
-			t.Errorf("%d starts were taken late, want 1 (the second turn's)", n)
+		if n := f.lateStarts(); n != 2 {
+			t.Errorf("%d starts were taken late, want 2 (both turns': the first reuses what Prepare listed)", n)
 		}
 	})
 }
@@ -64,8 +64,8 @@ func TestALateStartKeepsAnOlderHandEditOut(t *testing.T) {
 	if got := f.end(); len(got.Changes) != 0 {
 		t.Fatalf("the hand edit is in the turn: %v", summary(got))
 	}
-	if n := f.lateStarts(); n != 1 {
-		t.Fatalf("%d starts were taken late, want 1", n)
+	if n := f.lateStarts(); n != 2 {
+		t.Fatalf("%d starts were taken late, want 2 (the quiet turn's reuses what Prepare listed)", n)
 	}
 	f.begin("the agent's")
 	appendFile(t, f.path("dir/b.txt"), "the agent's\n")

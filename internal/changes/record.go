@@ -439,12 +439,22 @@ func (r *Record) Write(ctx context.Context, path string, content []byte, write f
 	}
 	// What changed on disk since the last snapshot is the running turns' (or nobody's).
 	var prior *delta
+	var blobs []store.Blob
 	if r.t.files != nil {
-		if e := r.t.files[abs]; !e.version().same(curV) {
-			prior = &delta{path: abs, before: e.version(), after: curV}
+		e := r.t.files[abs]
+		ev := e.version()
+		if e != nil && e.blob != "" { // vouched for by git: what it held is git's
+			if curContent != nil && !cur.Linked && cur.stat.same(e.stat) && gitBlobID(curContent) == e.blob {
+				ev = curV
+			} else {
+				res := r.t.resolve(ctx, []*entry{e})
+				ev, blobs = res[e].v, keepResolved(blobs, res)
+			}
+		}
+		if !ev.same(curV) {
+			prior = &delta{path: abs, before: ev, after: curV}
 		}
 	}
-	var blobs []store.Blob
 	if curContent != nil && !cur.Linked {
 		blobs = append(blobs, store.Blob{Hash: curV.hash, Content: curContent})
 	}

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
+	"sync"
 	"time"
 
 	"github.com/parley-acp/parley/internal/filelist"
@@ -129,13 +131,37 @@ func (r *reusable) current() bool {
 }
 
 // fresh is the kept listing with each file stat'ed now (one gone meanwhile is left out).
-// Each directory is opened once, through tree, as filelist does.
+// Each directory is opened once per worker, through tree, as filelist does; the files are
+// split among a few workers in runs of the listing's order (git lists a directory's files
+// together), since the lstat of each file is most of what a snapshot costs.
 func (r *reusable) fresh(tree *workspace.Tree) filelist.Listing {
 	l := r.listing
+	infos := make([]fs.FileInfo, len(l.Files))
+	workers := min(runtime.GOMAXPROCS(0), 1+len(l.Files)/freshPerWorker)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*len(l.Files)/workers, (w+1)*len(l.Files)/workers
+		wg.Go(func() { statRun(tree, l.Files[lo:hi], infos[lo:hi]) })
+	}
+	wg.Wait()
 	files := make([]filelist.File, 0, len(l.Files))
+	for i, f := range l.Files {
+		if info := infos[i]; info != nil {
+			files = append(files, filelist.File{Rel: f.Rel, Symlink: info.Mode()&fs.ModeSymlink != 0, Info: info})
+		}
+	}
+	l.Files = files
+	return l
+}
+
+// freshPerWorker is how many files make another worker worth starting.
+const freshPerWorker = 2000
+
+// statRun lstats files into infos (nil for one gone), opening each directory once.
+func statRun(tree *workspace.Tree, files []filelist.File, infos []fs.FileInfo) {
 	var sub *workspace.Tree
 	subDir := ""
-	for _, f := range l.Files {
+	for i, f := range files {
 		if d := path.Dir(f.Rel); sub == nil || d != subDir {
 			if sub != nil {
 				sub.Close()
@@ -147,15 +173,11 @@ func (r *reusable) fresh(tree *workspace.Tree) filelist.Listing {
 				continue
 			}
 		}
-		info, err := fs.Stat(sub.FS(), path.Base(f.Rel))
-		if err != nil {
-			continue
+		if info, err := fs.Stat(sub.FS(), path.Base(f.Rel)); err == nil {
+			infos[i] = info
 		}
-		files = append(files, filelist.File{Rel: f.Rel, Symlink: info.Mode()&fs.ModeSymlink != 0, Info: info})
 	}
 	if sub != nil {
 		sub.Close()
 	}
-	l.Files = files
-	return l
 }

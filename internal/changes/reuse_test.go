@@ -31,12 +31,12 @@ func (f *fixture) reused() int {
 // changed in place, and, since creating one changes its directory, a file created.
 func TestAKeptListingMissesNothing(t *testing.T) {
 	inWalkAndGit(t, func(t *testing.T, f *fixture) {
-		f.begin("quiet") // lists, and keeps the listing
+		f.begin("quiet") // reuses what Prepare listed, and kept
 		if got := f.end(); len(got.Changes) != 0 {
 			t.Fatalf("a quiet turn changed %v", summary(got))
 		}
-		if f.reused() != 1 {
-			t.Fatalf("the end of a quiet turn reused %d listings, want 1", f.reused())
+		if f.reused() != 2 {
+			t.Fatalf("a quiet turn reused %d listings, want 2 (Prepare's, at both ends)", f.reused())
 		}
 		f.begin("edit in place")
 		writeFile(t, f.path("dir/b.txt"), "b changed\n")
@@ -44,8 +44,8 @@ func TestAKeptListingMissesNothing(t *testing.T) {
 		if diff := cmp.Diff([]string{"M dir/b.txt +1 -1"}, summary(got)); diff != "" {
 			t.Errorf("the turn (-want +got):\n%s", diff)
 		}
-		if f.reused() != 3 {
-			t.Errorf("reused %d listings, want 3 (both ends of the second turn)", f.reused())
+		if f.reused() != 4 {
+			t.Errorf("reused %d listings, want 4 (both ends of the second turn too)", f.reused())
 		}
 		f.begin("create")
 		writeFile(t, f.path("dir/new.txt"), "new\n")

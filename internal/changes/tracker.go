@@ -51,7 +51,7 @@ type tracker struct {
 }
 
 // list lists the root dir: the kept listing when it is still current (it answers every
-// opts), else git or a walk; a listing with its rules is kept for the next snapshots.
+// opts), else git or a walk, kept for the next snapshots.
 func (t *tracker) list(ctx context.Context, dir string, tree *workspace.Tree, opts filelist.Options) (filelist.Listing, error) {
 	if k := t.listings[dir]; k != nil {
 		if k.current() {
@@ -60,6 +60,10 @@ func (t *tracker) list(ctx context.Context, dir string, tree *workspace.Tree, op
 		}
 		delete(t.listings, dir)
 	}
+	// Asked for what is ignored and the rules (git's second listing runs beside the
+	// first), a listing can be kept: the next snapshots reuse it while it is current,
+	// whether they begin a turn or not (a first turn's start reuses what Prepare listed).
+	opts = filelist.Options{Ignored: true, Rules: true}
 	began := time.Now()
 	l, err := filelist.ListAll(ctx, t.roots, dir, tree, opts)
 	if err == nil && opts.Rules && opts.Ignored {
@@ -112,6 +116,11 @@ type entry struct {
 	stat fileStat
 	kind string
 	hash string
+	// blob: the file was not read, git vouched for it (gitindex.go): its content is this
+	// object of repo's, and kind and hash are not known until resolve reads it. Such an
+	// entry is not in the database.
+	blob string
+	repo *gitRepo
 	// racy: it changed so shortly before the snapshot that a later change within the
 	// file system's clock tick could keep its times; the next snapshot reads it again.
 	racy bool
@@ -122,7 +131,15 @@ func (e *entry) version() version {
 	if e == nil {
 		return none
 	}
+	if e.blob != "" {
+		return e.unknown() // resolve tells what it is
+	}
 	return version{kind: e.kind, hash: e.hash, size: e.stat.size, sig: e.stat.sig(), mode: permOf(e.stat.mode)}
+}
+
+// unknown is the version of the file when what it holds is not known.
+func (e *entry) unknown() version {
+	return version{kind: kindText, size: e.stat.size, sig: e.stat.sig(), mode: permOf(e.stat.mode)}
 }
 
 func (e *entry) stored(path string) store.ChangeFile {
@@ -268,29 +285,50 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 		}
 	}()
 	own := t.ownDirs()
+	var early map[string]*pendingView // git's index, read beside a first look's listing
+	if baseline && late == nil && len(t.files) == 0 {
+		early = map[string]*pendingView{}
+		for _, dir := range t.roots.Dirs() {
+			early[dir] = startGitView(ctx, dir)
+		}
+		defer func() {
+			for _, p := range early {
+				p.wait()
+			}
+		}()
+	}
 	t.scans++
 	gen := t.scans
-	seen := map[string]bool{} // listed files the record has no entry for yet
-	var all []listed
-	// consider adds a file to those compared, once.
+	var seen map[string]bool // listed files the record has no entry for yet
+	var all []listed         // the files to read: new to the record, or not as it saw them
+	listedFiles := 0
+	var buf []byte
+	// consider adds a file to those compared, once. The path is built in buf: most files
+	// are as the record saw them, and need no string of their own.
 	consider := func(tree *workspace.Tree, prefix, rel string, info fs.FileInfo) error {
 		if info.Mode()&fs.ModeSymlink != 0 || !info.Mode().IsRegular() {
 			return nil // links and special files are not followed
 		}
-		abs := prefix + filepath.FromSlash(rel) // rel is clean: no Join needed
-		e := t.files[abs]
-		if e != nil && e.seen == gen || e == nil && seen[abs] || len(own) > 0 && inAny(own, abs) {
+		buf = append(append(buf[:0], prefix...), filepath.FromSlash(rel)...) // rel is clean: no Join needed
+		e := t.files[string(buf)]
+		if e != nil && e.seen == gen || e == nil && seen[string(buf)] || len(own) > 0 && inAny(own, string(buf)) {
 			return nil // a root inside another; parley's own database and logs
 		}
-		if e != nil {
-			e.seen = gen
-		} else {
-			seen[abs] = true
-		}
-		all = append(all, listed{abs: abs, rel: rel, tree: tree, stat: statOf(info), old: e})
-		if len(all) > t.log.limits.MaxFiles {
+		if listedFiles++; listedFiles > t.log.limits.MaxFiles {
 			return errTooManyFiles{root: t.root, max: t.log.limits.MaxFiles}
 		}
+		st := statOf(info)
+		if e != nil {
+			e.seen = gen
+			if !e.racy && e.stat.same(st) {
+				return nil // as the record saw it: not read
+			}
+		}
+		abs := string(buf)
+		if e == nil {
+			seen[abs] = true
+		}
+		all = append(all, listed{abs: abs, rel: rel, tree: tree, stat: st, old: e})
 		return nil
 	}
 	treeOf := map[string]*workspace.Tree{}
@@ -312,6 +350,10 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 		prefix := dir
 		if !strings.HasSuffix(prefix, string(filepath.Separator)) {
 			prefix += string(filepath.Separator)
+		}
+		if seen == nil { // sized once: a first snapshot grows them by tens of thousands
+			all = make([]listed, 0, max(0, len(l.Files)-len(t.files)))
+			seen = make(map[string]bool, max(0, len(l.Files)-len(t.files)))
 		}
 		for _, f := range l.Files {
 			if err := consider(tree, prefix, f.Rel, f.Info); err != nil {
@@ -362,15 +404,48 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 			}
 		}
 	}
-	var toRead []listed
-	for _, f := range all {
-		if e := f.old; e == nil || e.racy || !e.stat.same(f.stat) {
-			toRead = append(toRead, f)
+	toRead := all
+	if late == nil {
+		var vouched map[string]*entry
+		toRead, vouched = t.vouch(ctx, toRead, r.started, baseline, early)
+		if vouched != nil {
+			r.put = vouched // the first thing put
 		}
 	}
 	read, err := t.readAll(ctx, toRead, late != nil)
 	if err != nil {
 		return r, err
+	}
+	var gone []string // followed but not listed: deleted, or no longer followed
+	for path, e := range t.files {
+		if e.seen != gen && t.inRoots(path) {
+			gone = append(gone, path)
+		}
+	}
+	// What a file git vouched for held is read from git when a turn records its change.
+	var res map[*entry]resolved
+	if late != nil || !baseline && len(t.open) > 0 {
+		var need []*entry
+		for _, f := range toRead {
+			if f.old != nil && f.old.blob != "" {
+				need = append(need, f.old)
+			}
+		}
+		for _, path := range gone {
+			if e := t.files[path]; e.blob != "" {
+				need = append(need, e)
+			}
+		}
+		if len(need) > 0 {
+			res = t.resolve(ctx, need)
+			r.blobs = keepResolved(r.blobs, res)
+		}
+	}
+	before := func(e *entry) version {
+		if rv, ok := res[e]; ok {
+			return rv.v
+		}
+		return e.version()
 	}
 	budget := t.log.limits.baselineBytes() - t.kept
 	for i, f := range toRead {
@@ -378,13 +453,24 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 		if !s.Exists {
 			if f.old != nil {
 				f.old.seen = 0 // gone meanwhile: as if it had not been listed
+				gone = append(gone, f.abs)
 			}
 			continue
 		}
-		old := f.old
+		old, oldV := f.old, before(f.old)
 		e := &entry{stat: s.stat, kind: v.kind, hash: v.hash, racy: s.stat.mtime >= r.started.Add(-racyWindow).UnixNano() || s.stat.ctime >= r.started.Add(-racyWindow).UnixNano()}
 		r.put[f.abs] = e
-		changed := !old.version().same(v)
+		changed := !oldV.same(v)
+		if old != nil && old.blob != "" {
+			sameBlob := content != nil && !s.Linked && gitBlobID(content) == old.blob
+			if _, ok := res[old]; !ok {
+				changed = !sameBlob || v.mode != permOf(old.stat.mode)
+			}
+			if sameBlob { // what git holds still: it stays vouched for
+				e.kind, e.hash, e.blob, e.repo = "", "", old.blob, old.repo
+				oldV.hash, oldV.kind = v.hash, v.kind
+			}
+		}
 		// A file that is new to the record but did not change since well before the last
 		// snapshot was there all along (no longer ignored, say): it is not a change. (File
 		// times come from a coarse clock: a margin keeps a file made just after the
@@ -396,17 +482,17 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 		switch {
 		case changed && late != nil && s.stat.ctime >= since:
 			// Changed since the turn began (or within lateSlack before): the turn's.
-			r.turnDeltas = append(r.turnDeltas, delta{path: f.abs, before: old.version(), after: v})
+			r.turnDeltas = append(r.turnDeltas, delta{path: f.abs, before: oldV, after: v})
 			if keep {
 				r.contents[f.abs] = content
 			}
 		case changed && !baseline:
-			r.deltas = append(r.deltas, delta{path: f.abs, before: old.version(), after: v})
+			r.deltas = append(r.deltas, delta{path: f.abs, before: oldV, after: v})
 			if keep {
 				r.contents[f.abs] = content
 			}
-		case old.version().same(v):
-			keep = false // the same content: kept already, if it could be
+		case oldV.same(v):
+			keep = false // the same content: kept already (or git has it), if it could be
 		default:
 			keep = keep && int64(len(content)) <= budget // the first look at it: within the budget
 		}
@@ -415,10 +501,8 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 			budget -= int64(len(content))
 		}
 	}
-	for path, e := range t.files {
-		if e.seen == gen || !t.inRoots(path) {
-			continue
-		}
+	for _, path := range gone {
+		e := t.files[path]
 		// Not listed: deleted, or now ignored (then it is simply no longer followed).
 		r.del = append(r.del, path)
 		if s, err := t.stateOf(path); err == nil && s.Exists {
@@ -427,11 +511,11 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 		if late != nil {
 			// Deleted since the turn began: its directory was as the listing saw it
 			// then (lateStart), and deleting a file changes its directory.
-			r.turnDeltas = append(r.turnDeltas, delta{path: path, before: e.version(), after: none})
+			r.turnDeltas = append(r.turnDeltas, delta{path: path, before: before(e), after: none})
 			continue
 		}
 		if !baseline {
-			r.deltas = append(r.deltas, delta{path: path, before: e.version(), after: none})
+			r.deltas = append(r.deltas, delta{path: path, before: before(e), after: none})
 		}
 	}
 	slices.Sort(r.del)
@@ -587,15 +671,26 @@ func (t *tracker) commit(ctx context.Context, r scanResult) error {
 		}
 		// In key order: tables are kept in that order, and rows inserted in it cost a
 		// fraction of rows inserted at random (the first snapshot: 6 s to 2 s).
+		// Files git vouched for are not in the database (a row they replace goes).
 		put := make([]store.ChangeFile, 0, len(r.put))
+		var del []string
 		for path, e := range r.put {
-			put = append(put, e.stored(path))
+			if e.blob == "" {
+				put = append(put, e.stored(path))
+			} else if old := t.files[path]; old != nil && old.blob == "" {
+				del = append(del, path)
+			}
 		}
 		slices.SortFunc(put, func(a, b store.ChangeFile) int { return cmpString(a.Path, b.Path) })
 		if err := tx.PutFiles(t.ws, put); err != nil {
 			return err
 		}
-		if err := tx.DeleteFiles(t.ws, r.del); err != nil {
+		for _, path := range r.del {
+			if e := t.files[path]; e == nil || e.blob == "" {
+				del = append(del, path)
+			}
+		}
+		if err := tx.DeleteFiles(t.ws, del); err != nil {
 			return err
 		}
 		for _, ot := range t.open {
@@ -626,8 +721,12 @@ func (t *tracker) commit(ctx context.Context, r scanResult) error {
 	for _, d := range r.turnDeltas {
 		r.turn.apply(d.path, d.before, d.after, false)
 	}
-	for path, e := range r.put {
-		t.files[path] = e
+	if len(t.files) == 0 {
+		t.files = r.put // a first snapshot: no copy of tens of thousands of entries
+	} else {
+		for path, e := range r.put {
+			t.files[path] = e
+		}
 	}
 	for _, path := range r.del {
 		delete(t.files, path)
