@@ -1,6 +1,7 @@
 // Package startup measures what every parley command pays before it does anything:
 // `parley --version` against a Go hello world, both built here, run alternately in the
-// same benchmark so that both see the same load.
+// same benchmark so that both see the same load. parley is built as a release builds it
+// (.goreleaser.yaml: static, -trimpath, stripped), since that is the binary users start.
 //
 //	go test -run '^$' -bench . -count 5 ./bench/startup/
 //
@@ -27,9 +28,12 @@ func main() { fmt.Println("hello, world") }
 
 func BenchmarkVersion(b *testing.B) {
 	dir := b.TempDir()
-	parley, err := testbin.Build(dir)
-	if err != nil {
-		b.Fatal(err)
+	parley := filepath.Join(dir, "parley")
+	testbin.NoteSources()
+	release := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", parley, "github.com/parley-acp/parley/cmd/parley")
+	release.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := release.CombinedOutput(); err != nil {
+		b.Fatalf("building parley: %v\n%s", err, out)
 	}
 	src := filepath.Join(dir, "hello")
 	if err := os.MkdirAll(src, 0o755); err != nil {
