@@ -78,7 +78,9 @@ web), VS Code (parley vscodelm, parley acp), and its own agents (parley agent, p
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	root.AddCommand(newElizaCommand(g), newAgentCommand(g), newRunCommand(g), newSessionsCommand(g), newChatCommand(g), newWebCommand(g), newACPCommand(g), newLoginCommand(g), newLogoutCommand(g), newAgentsCommand(g), newPermissionsCommand(g), newChangesCommand(g), newUndoCommand(g), newMCPShimCommand(g), newVSCodeLMCommand(g), newSandboxExecCommand())
+	for _, sub := range subcommandsFor(args) {
+		root.AddCommand(sub.build(g))
+	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
@@ -93,6 +95,57 @@ web), VS Code (parley vscodelm, parley acp), and its own agents (parley agent, p
 	}
 	fmt.Fprintln(stderr, "parley:", toolui.SafeText(err.Error()))
 	return 2
+}
+
+// subcommands are parley's commands, by name. Building one registers its flags and
+// help, which for all of them together costs more than the rest of a start: run builds
+// only the one its arguments name (subcommandsFor). TestSubcommandNames keeps each name
+// its command's.
+var subcommands = []subcommand{
+	{"eliza", newElizaCommand}, {"agent", newAgentCommand}, {"run", newRunCommand},
+	{"sessions", newSessionsCommand}, {"chat", newChatCommand}, {"web", newWebCommand},
+	{"acp", newACPCommand}, {"login", newLoginCommand}, {"logout", newLogoutCommand},
+	{"agents", newAgentsCommand}, {"permissions", newPermissionsCommand},
+	{"changes", newChangesCommand}, {"undo", newUndoCommand}, {"mcp-shim", newMCPShimCommand},
+	{"vscodelm", newVSCodeLMCommand},
+	{"sandbox-exec", func(*globals) *cobra.Command { return newSandboxExecCommand() }},
+}
+
+type subcommand struct {
+	name  string
+	build func(*globals) *cobra.Command
+}
+
+// subcommandsFor returns the subcommands run must build for args: the one the first
+// argument that is not a flag names; none for --version without a command; every one
+// otherwise (the root's help lists them, help and completion take a command's name
+// after them, and an unknown name is answered with the nearest ones).
+func subcommandsFor(args []string) []subcommand {
+	version := false
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return subcommands
+		case a == "--log" || a == "--trace-dir": // the root's flags that take a value
+			i++
+		case a == "--version" || a == "-v":
+			version = true
+		case a == "--help" || a == "-h":
+			return subcommands
+		case strings.HasPrefix(a, "-"):
+		default:
+			for i, sub := range subcommands {
+				if sub.name == a {
+					return subcommands[i : i+1]
+				}
+			}
+			return subcommands
+		}
+	}
+	if version {
+		return nil
+	}
+	return subcommands
 }
 
 func (g *globals) setup(stderr io.Writer) error {
