@@ -122,16 +122,7 @@ func TestGitVouchesAcrossProcesses(t *testing.T) {
 	f.log = NewLog(f.st, Limits{})
 	f.rec = f.conversation("scripted", "s-2")
 	f.begin("edit")
-	writeFile(t, f.path("a.txt"), "A\n")
-	if got := summary(f.end()); !slices.Equal(got, []string{"M a.txt +1 -1"}) {
-		t.Errorf("changes %q", got)
-	}
-	if _, err := f.rec.Undo(t.Context(), UndoRequest{}); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := f.read("a.txt"); got != "a\n" {
-		t.Errorf("a.txt = %q after the undo", got)
-	}
+	editAndUndo(t, f)
 }
 
 func TestBinaryAndLargeFilesGitVouchesForAreRecordedNotKept(t *testing.T) {
@@ -243,16 +234,7 @@ func TestARecordMadeBeforeGitVouchedGoesOn(t *testing.T) {
 	if got := f.vouched(); len(got) != 0 {
 		t.Errorf("vouched for %q: the rows as they were should serve", got)
 	}
-	writeFile(t, f.path("a.txt"), "A\n")
-	if got := summary(f.end()); !slices.Equal(got, []string{"M a.txt +1 -1"}) {
-		t.Errorf("changes %q", got)
-	}
-	if _, err := f.rec.Undo(t.Context(), UndoRequest{}); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := f.read("a.txt"); got != "a\n" {
-		t.Errorf("a.txt = %q after the undo", got)
-	}
+	editAndUndo(t, f)
 }
 
 func TestReadIndexRefusesWhatItCannotRead(t *testing.T) {
@@ -271,5 +253,21 @@ func TestReadIndexRefusesWhatItCannotRead(t *testing.T) {
 			os.WriteFile(cut, data[:n], 0o644)
 			readIndex(cut, "") // an error, never a panic
 		}
+	}
+}
+
+// editAndUndo ends f's turn with a.txt ("a\n") edited, and undoes it: the change listed,
+// the content back.
+func editAndUndo(t *testing.T, f *fixture) {
+	t.Helper()
+	writeFile(t, f.path("a.txt"), "A\n")
+	if got := summary(f.end()); !slices.Equal(got, []string{"M a.txt +1 -1"}) {
+		t.Errorf("changes %q", got)
+	}
+	if _, err := f.rec.Undo(t.Context(), UndoRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.read("a.txt"); got != "a\n" {
+		t.Errorf("a.txt = %q after the undo", got)
 	}
 }

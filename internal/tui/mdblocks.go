@@ -19,13 +19,7 @@ func (r *mdRender) blocks(n ast.Node, width int, tight bool) []string {
 	var out []string
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		lines := r.block(c, width)
-		if len(lines) == 0 {
-			continue
-		}
-		if len(out) > 0 && !tight {
-			out = append(out, "")
-		}
-		out = append(out, lines...)
+		out = appendBlock(out, lines, tight)
 	}
 	return out
 }
@@ -205,13 +199,7 @@ func (r *mdRender) item(item ast.Node, width int, tight bool, mark *string) []st
 		} else {
 			lines = r.block(c, room)
 		}
-		if len(lines) == 0 {
-			continue
-		}
-		if len(out) > 0 && !tight {
-			out = append(out, "")
-		}
-		out = append(out, lines...)
+		out = appendBlock(out, lines, tight)
 	}
 	return out
 }
@@ -356,4 +344,16 @@ func sum(xs []int) int {
 		n += x
 	}
 	return n
+}
+
+// appendBlock appends a block's lines to out, after a blank line unless tight (or the
+// block or out is empty).
+func appendBlock(out, lines []string, tight bool) []string {
+	if len(lines) == 0 {
+		return out
+	}
+	if len(out) > 0 && !tight {
+		out = append(out, "")
+	}
+	return append(out, lines...)
 }

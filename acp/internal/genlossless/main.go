@@ -176,13 +176,9 @@ func decodedFields(fields *ast.FieldList, types map[string]*typeInfo) ([]decoded
 		if len(f.Names) == 0 {
 			return nil, false
 		}
-		var tag string
-		if f.Tag != nil {
-			unquoted, err := strconv.Unquote(f.Tag.Value)
-			if err != nil {
-				return nil, false
-			}
-			tag = reflect.StructTag(unquoted).Get("json")
+		tag, ok := jsonTag(f)
+		if !ok {
+			return nil, false
 		}
 		if tag == "-" {
 			continue
@@ -370,13 +366,9 @@ func encodedMembers(fields *ast.FieldList, types map[string]*typeInfo) ([]member
 		if len(f.Names) == 0 {
 			return nil, false
 		}
-		var tag string
-		if f.Tag != nil {
-			unquoted, err := strconv.Unquote(f.Tag.Value)
-			if err != nil {
-				return nil, false
-			}
-			tag = reflect.StructTag(unquoted).Get("json")
+		tag, ok := jsonTag(f)
+		if !ok {
+			return nil, false
 		}
 		name, opts, _ := strings.Cut(tag, ",")
 		if name == "-" && opts == "" {
@@ -534,4 +526,16 @@ func exprString(expr ast.Expr) string {
 	var buf bytes.Buffer
 	format.Node(&buf, token.NewFileSet(), expr)
 	return buf.String()
+}
+
+// jsonTag is f's json struct tag ("" without one); false when its tag cannot be read.
+func jsonTag(f *ast.Field) (string, bool) {
+	if f.Tag == nil {
+		return "", true
+	}
+	unquoted, err := strconv.Unquote(f.Tag.Value)
+	if err != nil {
+		return "", false
+	}
+	return reflect.StructTag(unquoted).Get("json"), true
 }
