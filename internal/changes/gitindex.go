@@ -134,7 +134,7 @@ func (p *pendingView) wait() *gitView {
 // gitViewOf returns what the repository of the root dir says of its files, or nil when
 // git is not to be trusted there (see above) or cannot tell.
 func gitViewOf(ctx context.Context, dir string) *gitView {
-	if !inGitWorkTree(dir) {
+	if !filelist.InWorkTree(dir) {
 		return nil // starting git only to hear "not a git repository" costs milliseconds
 	}
 	git, err := exec.LookPath("git")
@@ -178,20 +178,6 @@ func gitViewOf(ctx context.Context, dir string) *gitView {
 		return nil
 	}
 	return g
-}
-
-// inGitWorkTree reports whether dir or one of its ancestors has a .git.
-func inGitWorkTree(dir string) bool {
-	for {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return true
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return false
-		}
-		dir = parent
-	}
 }
 
 // gitConvertsNothing reports whether nothing in git's configuration or attributes outside
@@ -283,11 +269,16 @@ func convertsContent(data []byte) bool {
 // path starts with prefix, by path, and when the index was written. A split or sparse
 // index, or one it cannot read, is an error.
 func readIndex(name, prefix string) (map[string]indexEntry, int64, error) {
-	data, err := os.ReadFile(name)
+	f, err := os.Open(name) // one open: the time is the one of the bytes read (git renames a new index in)
 	if err != nil {
 		return nil, 0, err
 	}
-	info, err := os.Stat(name)
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -15,7 +15,7 @@ import (
 
 // Reusing a listing. Listing a root costs a git run or two (about 1 ms each, more on a
 // loaded machine) at the start and the end of every turn, where the lstat of each file
-// the record follows costs microseconds. So the listing that began a turn is kept with
+// the record follows costs microseconds. So each listing is kept with
 // stamps (size, times, inode and mode) of everything it depended on, and a later
 // snapshot that finds every stamp as it was uses it again, with a fresh lstat of each of
 // its files, instead of asking git.
@@ -44,7 +44,7 @@ import (
 //     and the rules kept with the listing are those of the start that listed it, as the
 //     stamps prove them unchanged since.
 //
-// When any stamp differs, git lists again (and a turn's start keeps that listing).
+// When any stamp differs, git lists again (and that listing is kept).
 
 // listingSettle is how long before a listing began what it depends on must have last
 // changed for it to be kept: more than a file system's clock tick (racyWindow); a test

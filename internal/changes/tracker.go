@@ -43,16 +43,16 @@ type tracker struct {
 	// writes (a rule in .gitignore, a `git init`) cannot hide anything from its review.
 	// nil between turns.
 	view map[string]*rootView
-	// listings are the roots' last listings that began a turn, reused while what they
-	// depend on is unchanged (reuse.go).
+	// listings are the roots' last listings, reused while what they depend on is
+	// unchanged (reuse.go).
 	listings map[string]*reusable
 	reused   int // listings reused, for tests
 	late     int // starts taken late (late.go), for tests
 }
 
-// list lists the root dir: the kept listing when it is still current (it answers every
-// opts), else git or a walk, kept for the next snapshots.
-func (t *tracker) list(ctx context.Context, dir string, tree *workspace.Tree, opts filelist.Options) (filelist.Listing, error) {
+// list lists the root dir, with what is ignored and the rules: the kept listing when it
+// is still current, else git or a walk, kept for the next snapshots.
+func (t *tracker) list(ctx context.Context, dir string, tree *workspace.Tree) (filelist.Listing, error) {
 	if k := t.listings[dir]; k != nil {
 		if k.current() {
 			t.reused++
@@ -63,10 +63,9 @@ func (t *tracker) list(ctx context.Context, dir string, tree *workspace.Tree, op
 	// Asked for what is ignored and the rules (git's second listing runs beside the
 	// first), a listing can be kept: the next snapshots reuse it while it is current,
 	// whether they begin a turn or not (a first turn's start reuses what Prepare listed).
-	opts = filelist.Options{Ignored: true, Rules: true}
 	began := time.Now()
-	l, err := filelist.ListAll(ctx, t.roots, dir, tree, opts)
-	if err == nil && opts.Rules && opts.Ignored {
+	l, err := filelist.ListAll(ctx, t.roots, dir, tree, filelist.Options{Ignored: true, Rules: true})
+	if err == nil {
 		if k := keepListing(dir, l, began); k != nil {
 			if t.listings == nil {
 				t.listings = map[string]*reusable{}
@@ -344,7 +343,7 @@ func (t *tracker) scan(ctx context.Context, start bool, late *lateStart) (scanRe
 		if late != nil {
 			l = late.listings[dir].fresh(tree)
 			t.reused++
-		} else if l, err = t.list(ctx, dir, tree, filelist.Options{Ignored: start || pinned && view != nil, Rules: start}); err != nil {
+		} else if l, err = t.list(ctx, dir, tree); err != nil {
 			return r, fmt.Errorf("listing %s: %w", dir, err)
 		}
 		prefix := dir

@@ -15,6 +15,7 @@ import (
 	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/parley-acp/parley/internal/version"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // exitError carries a process exit status out of a subcommand. Its message, if any, has
@@ -71,14 +72,12 @@ web), VS Code (parley vscodelm, parley acp), and its own agents (parley agent, p
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.PersistentFlags().StringVar(&g.logLevel, "log", "warn", "log `LEVEL` on stderr: debug, info, warn or error")
-	root.PersistentFlags().StringVar(&g.traceDir, "trace-dir", "", "vscodelm: record the protocol traffic in this directory `DIR`")
-	root.PersistentFlags().MarkHidden("trace-dir")
+	registerGlobalFlags(root.PersistentFlags(), g)
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
 	})
-	for _, sub := range subcommandsFor(args) {
+	for _, sub := range subcommandsFor(root.PersistentFlags(), args) {
 		root.AddCommand(sub.build(g))
 	}
 	root.SetArgs(args)
@@ -111,6 +110,24 @@ var subcommands = []subcommand{
 	{"sandbox-exec", func(*globals) *cobra.Command { return newSandboxExecCommand() }},
 }
 
+// registerGlobalFlags registers the flags every command has.
+func registerGlobalFlags(fs *pflag.FlagSet, g *globals) {
+	fs.StringVar(&g.logLevel, "log", "warn", "log `LEVEL` on stderr: debug, info, warn or error")
+	fs.StringVar(&g.traceDir, "trace-dir", "", "vscodelm: record the protocol traffic in this directory `DIR`")
+	fs.MarkHidden("trace-dir")
+}
+
+// takesValue says whether arg is one of flags written as "--name" whose value is the
+// next argument.
+func takesValue(flags *pflag.FlagSet, arg string) bool {
+	name, ok := strings.CutPrefix(arg, "--")
+	if !ok || strings.Contains(name, "=") {
+		return false
+	}
+	f := flags.Lookup(name)
+	return f != nil && f.NoOptDefVal == ""
+}
+
 type subcommand struct {
 	name  string
 	build func(*globals) *cobra.Command
@@ -120,13 +137,13 @@ type subcommand struct {
 // argument that is not a flag names; none for --version without a command; every one
 // otherwise (the root's help lists them, help and completion take a command's name
 // after them, and an unknown name is answered with the nearest ones).
-func subcommandsFor(args []string) []subcommand {
+func subcommandsFor(global *pflag.FlagSet, args []string) []subcommand {
 	version := false
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case a == "--":
 			return subcommands
-		case a == "--log" || a == "--trace-dir": // the root's flags that take a value
+		case takesValue(global, a):
 			i++
 		case a == "--version" || a == "-v":
 			version = true

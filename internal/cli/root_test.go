@@ -3,6 +3,8 @@ package cli
 import (
 	"slices"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 func TestSubcommandNames(t *testing.T) {
@@ -22,6 +24,8 @@ func TestSubcommandsFor(t *testing.T) {
 		}
 		return out
 	}
+	flags := pflag.NewFlagSet("parley", pflag.ContinueOnError)
+	registerGlobalFlags(flags, &globals{})
 	all := names(subcommands)
 	for _, c := range []struct {
 		args []string
@@ -43,7 +47,7 @@ func TestSubcommandsFor(t *testing.T) {
 		{[]string{"--", "chat"}, all},
 		{[]string{"--help"}, all},
 	} {
-		if got := names(subcommandsFor(c.args)); !slices.Equal(got, c.want) {
+		if got := names(subcommandsFor(flags, c.args)); !slices.Equal(got, c.want) {
 			t.Errorf("subcommandsFor(%q) = %v, want %v", c.args, got, c.want)
 		}
 	}

@@ -70,7 +70,7 @@ func ListAll(ctx context.Context, roots *workspace.Roots, base string, tree *wor
 }
 
 func gitList(ctx context.Context, tree *workspace.Tree, opts Options) (Listing, bool) {
-	if !inWorkTree(tree.Path()) {
+	if !InWorkTree(tree.Path()) {
 		return Listing{}, false // starting git only to hear "not a git repository" costs milliseconds a snapshot
 	}
 	git, err := exec.LookPath("git")
@@ -288,10 +288,10 @@ func splitPath(rel string) []string {
 	return strings.Split(filepath.ToSlash(rel), "/")
 }
 
-// inWorkTree reports whether dir may be in a git work tree: it or one of its ancestors
+// InWorkTree reports whether dir may be in a git work tree: it or one of its ancestors
 // holds a .git (a directory, or the file of a worktree or submodule). Git decides the
 // rest (a bare repository, GIT_DIR); without a .git it would only say no.
-func inWorkTree(dir string) bool {
+func InWorkTree(dir string) bool {
 	for {
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
 			return true

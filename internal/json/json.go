@@ -124,11 +124,8 @@ func UnmarshalValid(data []byte, v any) error {
 // DecodeString decodes the JSON string data. A string without escapes is copied as it
 // is, without encoding/json's decoder.
 func DecodeString(data []byte) (string, error) {
-	if len(data) >= 2 && data[0] == '"' && data[len(data)-1] == '"' && plainString(data[1:len(data)-1]) {
-		return string(data[1 : len(data)-1]), nil
-	}
 	var s string
-	err := Unmarshal(data, &s)
+	err := decodeStringInto(data, &s)
 	return s, err
 }
 

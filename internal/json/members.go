@@ -45,23 +45,11 @@ func DecodeMembers(data []byte, tag string, member func(name, value []byte) (tak
 				decodeErr = fmt.Errorf("json: member %q: malformed value", name)
 				return false
 			}
-			if extra == nil {
-				extra = Extra{}
-			}
-			extra[string(name)] = append(RawMessage(nil), value...)
+			extra = keepMember(extra, string(name), value)
 		}
 		return true
 	})
-	if decodeErr != nil {
-		return nil, decodeErr
-	}
-	if err != nil {
-		return nil, err
-	}
-	if skipSpace(data, end) != len(data) {
-		return nil, errSyntax
-	}
-	return extra, nil
+	return objectEnd(data, end, extra, decodeErr, err)
 }
 
 // DecodeValue decodes the value of one member into the field p points to, as

@@ -53,12 +53,6 @@ func unmarshalObject(data []byte, v any, skip string) (Extra, error) {
 	s := rv.Elem()
 	var extra Extra
 	var decodeErr error
-	keep := func(name string, value []byte) {
-		if extra == nil {
-			extra = Extra{}
-		}
-		extra[name] = append(RawMessage(nil), value...)
-	}
 	end, err := scanObject(data, func(quotedName, value []byte) bool {
 		f, name, err := obj.lookup(quotedName)
 		if err != nil {
@@ -73,7 +67,7 @@ func unmarshalObject(data []byte, v any, skip string) (Extra, error) {
 				decodeErr = fmt.Errorf("json: member %q: malformed value", name)
 				return false
 			}
-			keep(string(name), value)
+			extra = keepMember(extra, string(name), value)
 			return true
 		}
 		fv, err := fieldByIndex(s, f.index)
@@ -83,7 +77,7 @@ func unmarshalObject(data []byte, v any, skip string) (Extra, error) {
 		if err != nil {
 			if f.optional && fv.CanSet() && Valid(value) {
 				fv.SetZero()
-				keep(string(name), value)
+				extra = keepMember(extra, string(name), value)
 				return true
 			}
 			decodeErr = fmt.Errorf("member %q: %w", name, err)
@@ -91,16 +85,7 @@ func unmarshalObject(data []byte, v any, skip string) (Extra, error) {
 		}
 		return true
 	})
-	if decodeErr != nil {
-		return nil, decodeErr
-	}
-	if err != nil {
-		return nil, err
-	}
-	if skipSpace(data, end) != len(data) {
-		return nil, errSyntax
-	}
-	return extra, nil
+	return objectEnd(data, end, extra, decodeErr, err)
 }
 
 func isNull(data []byte) bool {
@@ -427,4 +412,28 @@ func WithoutMember(v any, name string) any {
 		return out
 	}
 	return v
+}
+
+// objectEnd is what decoding an object returns once scanObject has ended at end: the
+// first error (a member's, then the scan's), or trailing bytes, else the members kept.
+func objectEnd(data []byte, end int, extra Extra, decodeErr, err error) (Extra, error) {
+	if decodeErr != nil {
+		return nil, decodeErr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if skipSpace(data, end) != len(data) {
+		return nil, errSyntax
+	}
+	return extra, nil
+}
+
+// keepMember adds a copy of a member no field took to extra, made when missing.
+func keepMember(extra Extra, name string, value []byte) Extra {
+	if extra == nil {
+		extra = Extra{}
+	}
+	extra[name] = append(RawMessage(nil), value...)
+	return extra
 }

@@ -1,11 +1,11 @@
 package tui
 
 import (
-	"regexp"
 	"strings"
 	"sync"
 
 	xansi "github.com/charmbracelet/x/ansi"
+	"github.com/parley-acp/parley/internal/lazy"
 	"github.com/parley-acp/parley/internal/toolui"
 	"github.com/yuin/goldmark/parser"
 	gtext "github.com/yuin/goldmark/text"
@@ -95,9 +95,7 @@ type mdPart struct {
 }
 
 // tableDelimiter is a table's second line: | --- | :-: | ---: |.
-var tableDelimiter = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
-})
+var tableDelimiter = lazy.Regexp(`^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$`)
 
 // splitTables cuts text into its tables (outside code fences) and what lies between.
 func splitTables(text string) []mdPart {

@@ -35,9 +35,6 @@ func (m *markdown) style(s mdStyle) string {
 	if s == 0 {
 		return ""
 	}
-	if m.sgr == nil {
-		m.sgr = map[mdStyle]string{}
-	}
 	if v, ok := m.sgr[s]; ok {
 		return v
 	}

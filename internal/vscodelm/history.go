@@ -378,18 +378,11 @@ func normalize(msg Message) Message {
 	parts := make([]ContentPart, 0, len(msg.Content))
 	for i := 0; i < len(msg.Content); {
 		p, j := msg.Content[i], i+1
-		for p.Type == PartText && j < len(msg.Content) && msg.Content[j].Type == PartText {
-			j++
-		}
-		if j > i+1 {
+		if p.Type == PartText {
 			var joined strings.Builder
-			size := 0
-			for _, q := range msg.Content[i:j] {
-				size += len(q.Value)
-			}
-			joined.Grow(size)
-			for _, q := range msg.Content[i:j] {
-				joined.WriteString(q.Value)
+			joined.WriteString(p.Value)
+			for ; j < len(msg.Content) && msg.Content[j].Type == PartText; j++ {
+				joined.WriteString(msg.Content[j].Value)
 			}
 			p.Value = joined.String()
 		}

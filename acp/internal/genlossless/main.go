@@ -93,7 +93,6 @@ func generate(dir string) ([]byte, error) {
 		}
 	}
 
-	currentTypes = types
 	unions := map[string]bool{}
 	var lossless []*typeInfo
 	for _, t := range types {
@@ -143,8 +142,8 @@ func (x *%[1]s) UnmarshalJSON(b []byte) error { return x.decodeMembers(b, "") }
 // decodeMembers decodes b, ignoring the member tag (a union's discriminator) if not "".
 func (x *%[1]s) decodeMembers(b []byte, tag string) error {
 `, t.name)
-	if fields, ok := decodedFields(t.fields, types); ok {
-		writeMemberDecoder(buf, fields)
+	if fields, ok := decodedFields(t.fields); ok {
+		writeMemberDecoder(buf, fields, types)
 	} else {
 		// A field this generator cannot decode as UnmarshalObject would: it decodes the
 		// whole object.
@@ -169,7 +168,7 @@ type decodedField struct {
 // decodedFields returns the members of a struct as UnmarshalObject finds them, and false
 // when it must decode the struct itself (embedded structs, options other than omitempty
 // and omitzero, two fields of one name).
-func decodedFields(fields *ast.FieldList, types map[string]*typeInfo) ([]decodedField, bool) {
+func decodedFields(fields *ast.FieldList) ([]decodedField, bool) {
 	var out []decodedField
 	seen := map[string]bool{}
 	for _, f := range fields.List {
@@ -217,7 +216,7 @@ func decodedFields(fields *ast.FieldList, types map[string]*typeInfo) ([]decoded
 // string, a pointer allocated unless the value is null). A value that does not fit an
 // optional field leaves the field zero and the member is kept in Extra, as
 // UnmarshalObject does.
-func writeMemberDecoder(buf *bytes.Buffer, fields []decodedField) {
+func writeMemberDecoder(buf *bytes.Buffer, fields []decodedField, types map[string]*typeInfo) {
 	if len(fields) == 0 {
 		buf.WriteString("\textra, err := json.DecodeMembers(b, tag, func(name, value []byte) (bool, error) { return false, nil })\n")
 		return
@@ -232,7 +231,7 @@ func writeMemberDecoder(buf *bytes.Buffer, fields []decodedField) {
 			fmt.Fprintf(buf, "\t\t\tif x.%[1]s == nil {\n\t\t\t\tx.%[1]s = new(%[2]s)\n\t\t\t}\n", f.field, exprString(star.X))
 			target, typ = "x."+f.field, star.X
 		}
-		if id, ok := typ.(*ast.Ident); ok && id.Name != "string" && plainStringType(typ) {
+		if id, ok := typ.(*ast.Ident); ok && id.Name != "string" && plainStringType(typ, types) {
 			target = "(*string)(" + target + ")"
 		}
 		if !f.optional {
@@ -240,10 +239,8 @@ func writeMemberDecoder(buf *bytes.Buffer, fields []decodedField) {
 			continue
 		}
 		fmt.Fprintf(buf, "\t\t\tif err := json.DecodeValue(value, %s); err != nil {\n", target)
-		{
-			fmt.Fprintf(buf, "\t\t\t\tif !json.Valid(value) {\n\t\t\t\t\treturn true, err\n\t\t\t\t}\n")
-			fmt.Fprintf(buf, "\t\t\t\tvar zero %s\n\t\t\t\tx.%s = zero\n\t\t\t\treturn false, nil // kept in Extra\n", exprString(f.typ), f.field)
-		}
+		buf.WriteString("\t\t\t\tif !json.Valid(value) {\n\t\t\t\t\treturn true, err\n\t\t\t\t}\n")
+		fmt.Fprintf(buf, "\t\t\t\tvar zero %s\n\t\t\t\tx.%s = zero\n\t\t\t\treturn false, nil // kept in Extra\n", exprString(f.typ), f.field)
 		buf.WriteString("\t\t\t}\n\t\t\treturn true, nil\n")
 	}
 	buf.WriteString("\t\t}\n\t\treturn false, nil\n\t})\n")
@@ -251,7 +248,7 @@ func writeMemberDecoder(buf *bytes.Buffer, fields []decodedField) {
 
 // plainStringType reports whether typ is string or a type of this package declared as a
 // string without methods of its own to decode it: decoded as a *string, without reflection.
-func plainStringType(typ ast.Expr) bool {
+func plainStringType(typ ast.Expr, types map[string]*typeInfo) bool {
 	id, ok := typ.(*ast.Ident)
 	if !ok {
 		return false
@@ -259,16 +256,13 @@ func plainStringType(typ ast.Expr) bool {
 	if id.Name == "string" {
 		return true
 	}
-	t := currentTypes[id.Name]
+	t := types[id.Name]
 	if t == nil || t.methods["UnmarshalJSON"] || t.methods["UnmarshalText"] {
 		return false
 	}
 	under, ok := t.under.(*ast.Ident)
 	return ok && under.Name == "string"
 }
-
-// currentTypes is the package's types while generate runs (for plainStringType).
-var currentTypes map[string]*typeInfo
 
 func writeEncode(buf *bytes.Buffer, t *typeInfo, types map[string]*typeInfo) {
 	fmt.Fprintf(buf, `
