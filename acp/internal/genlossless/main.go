@@ -183,16 +183,11 @@ func decodedFields(fields *ast.FieldList) ([]decodedField, bool) {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		optional := false
-		for _, o := range strings.Split(opts, ",") {
-			switch o {
-			case "":
-			case "omitempty", "omitzero":
-				optional = true
-			default:
-				return nil, false
-			}
+		omitEmpty, omitZero, ok := tagOptions(opts)
+		if !ok {
+			return nil, false
 		}
+		optional := omitEmpty || omitZero
 		for _, id := range f.Names {
 			if !id.IsExported() {
 				continue
@@ -368,17 +363,9 @@ func encodedMembers(fields *ast.FieldList, types map[string]*typeInfo) ([]member
 		if name == "-" && opts == "" {
 			continue
 		}
-		omitEmpty, omitZero := false, false
-		for _, o := range strings.Split(opts, ",") {
-			switch o {
-			case "":
-			case "omitempty":
-				omitEmpty = true
-			case "omitzero":
-				omitZero = true
-			default:
-				return nil, false
-			}
+		omitEmpty, omitZero, ok := tagOptions(opts)
+		if !ok {
+			return nil, false
 		}
 		for _, id := range f.Names {
 			if !id.IsExported() {
@@ -532,4 +519,20 @@ func jsonTag(f *ast.Field) (string, bool) {
 		return "", false
 	}
 	return reflect.StructTag(unquoted).Get("json"), true
+}
+
+// tagOptions reads a json tag's options; false for any but omitempty and omitzero.
+func tagOptions(opts string) (omitEmpty, omitZero, ok bool) {
+	for _, o := range strings.Split(opts, ",") {
+		switch o {
+		case "":
+		case "omitempty":
+			omitEmpty = true
+		case "omitzero":
+			omitZero = true
+		default:
+			return false, false, false
+		}
+	}
+	return omitEmpty, omitZero, true
 }
