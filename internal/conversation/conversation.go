@@ -99,6 +99,7 @@ type state struct {
 	// and when it last changed
 	transcript *transcript
 	updated    time.Time
+	stale      bool              // updates were applied since updated was set (touch)
 	released   releasedTerminals // the last output of terminals the agent released
 	refusals   []Decided         // the last refusals, for a relaying view that comes late
 
@@ -121,7 +122,7 @@ type state struct {
 	signInWith *AuthMethod        // its method
 	wantSignIn *SignInRequired    // the agent wants a sign-in: until the session opens or one succeeds
 
-	subs      map[*Subscription]bool
+	subs      []*Subscription
 	replaying bool // attach is applying a loaded session's replay
 	helpers   int  // goroutines that will post one message each
 	closed    bool
@@ -160,7 +161,6 @@ func newConversation(opts Options) *Conversation {
 	opts.Policy = opts.Policy.Clone()
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Conversation{opts: opts, agent: opts.Agent, inbox: make(chan message, inboxSize), done: make(chan struct{}), ctx: ctx, cancel: cancel}
-	c.st.subs = map[*Subscription]bool{}
 	c.st.shown = c.newToolTurn()
 	c.st.transcript = newTranscript()
 	c.st.updated = time.Now()
@@ -181,11 +181,19 @@ func (c *Conversation) run() {
 		m.handle(c)
 		if len(c.inbox) == 0 {
 			c.flushText()
+			c.touch()
 		}
 		if c.st.closed && c.st.helpers == 0 {
 			c.finish()
 			return
 		}
+	}
+}
+
+// touch sets the time of the last activity, when updates were applied since it was set.
+func (c *Conversation) touch() {
+	if c.st.stale {
+		c.st.updated, c.st.stale = time.Now(), false
 	}
 }
 
@@ -201,6 +209,11 @@ func (c *Conversation) postCtx(ctx context.Context, m message) bool {
 	select {
 	case <-c.done: // first: a select picks at random among the ready cases
 		return false
+	default:
+	}
+	select {
+	case c.inbox <- m: // the common case, without a select over three channels
+		return true
 	default:
 	}
 	select {
@@ -263,7 +276,7 @@ func (c *Conversation) emit(ev Event) {
 
 func (c *Conversation) emitNow(ev Event) {
 	_, turnUpdate := ev.(TurnUpdate)
-	for s := range c.st.subs {
+	for _, s := range c.st.subs {
 		if turnUpdate && s.kind != modelSub {
 			continue
 		}
@@ -275,7 +288,7 @@ type terminalReleasedMsg struct{ ev TerminalReleased }
 
 func (m terminalReleasedMsg) handle(c *Conversation) {
 	c.st.released.add(m.ev)
-	for s := range c.st.subs {
+	for _, s := range c.st.subs {
 		if s.kind == relaySub {
 			s.box.Post(m.ev)
 		}
@@ -318,7 +331,7 @@ func (r *releasedTerminals) copy() map[acp.TerminalID]*acp.TerminalOutputRespons
 
 // emitRelay sends the agent's update as it came to the views that relay it.
 func (c *Conversation) emitRelay(u acp.SessionUpdate) {
-	for s := range c.st.subs {
+	for _, s := range c.st.subs {
 		if s.kind == relaySub {
 			s.box.Post(AgentUpdate{Turn: c.st.lastTurn, Update: u, Replay: c.st.replaying})
 		}
@@ -804,7 +817,7 @@ func (m updateMsg) handle(c *Conversation) {
 func (c *Conversation) applyUpdate(n *acp.SessionNotification) {
 	u := n.Update
 	c.st.transcript.add(u)
-	c.st.updated = time.Now()
+	c.st.stale = true // c.st.updated is set once the inbox is empty: not a clock read per chunk
 	s := &c.st.session
 	changed := true
 	switch {
@@ -914,7 +927,7 @@ func (c *Conversation) finish() {
 	}
 	c.agent.forgetURLs(c)
 	c.emit(Closed{Err: c.st.closeErr})
-	for s := range c.st.subs {
+	for _, s := range c.st.subs {
 		s.box.Close()
 	}
 	c.st.subs = nil

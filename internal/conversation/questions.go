@@ -283,7 +283,7 @@ func (m decidedMsg) handle(c *Conversation) {
 	updated, decided := c.st.shown.Decide(m.req, m.resp.Outcome, string(m.by))
 	c.emitTurn([]toolstate.Event{updated, decided})
 	d := Decided{Request: m.req, Outcome: m.resp.Outcome, By: m.by}
-	for s := range c.st.subs {
+	for _, s := range c.st.subs {
 		if s.kind == relaySub {
 			s.box.Post(d)
 		}

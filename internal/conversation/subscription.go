@@ -73,7 +73,7 @@ type subscribeMsg struct {
 func (m subscribeMsg) handle(c *Conversation) {
 	defer func() { m.added <- struct{}{} }()
 	m.s.box.Post(c.snapshot(m.s.kind))
-	c.st.subs[m.s] = true
+	c.st.subs = append(c.st.subs, m.s)
 }
 
 // snapshot is where the conversation stands, for a subscription of kind.
@@ -120,8 +120,13 @@ func (c *Conversation) LastActive(ctx context.Context) (time.Time, error) {
 
 type lastActiveMsg struct{ reply chan<- time.Time }
 
-func (m lastActiveMsg) handle(c *Conversation) { m.reply <- c.st.updated }
+func (m lastActiveMsg) handle(c *Conversation) {
+	c.touch()
+	m.reply <- c.st.updated
+}
 
 type unsubscribeMsg struct{ s *Subscription }
 
-func (m unsubscribeMsg) handle(c *Conversation) { delete(c.st.subs, m.s) }
+func (m unsubscribeMsg) handle(c *Conversation) {
+	c.st.subs = slices.DeleteFunc(c.st.subs, func(s *Subscription) bool { return s == m.s })
+}

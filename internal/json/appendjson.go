@@ -63,6 +63,10 @@ func AppendExtra(buf []byte, start int, tag string, extra Extra) ([]byte, error)
 	return append(buf, '}'), nil
 }
 
+// AppenderOf returns v as an Appender when it is one and not a nil pointer: what
+// Marshal would encode through AppendJSON.
+func AppenderOf(v any) (Appender, bool) { return appender(v) }
+
 // appender returns v's AppendJSON unless v is a nil pointer (which encodes as null).
 func appender(v any) (Appender, bool) {
 	a, ok := v.(Appender)

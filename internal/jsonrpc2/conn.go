@@ -285,18 +285,32 @@ func (c *Conn) forget(id ID) {
 // Notify sends a notification. It returns once the message is queued for writing, which
 // keeps the order of everything sent from one goroutine.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
-	p, err := encodeValue(params)
-	if err != nil {
-		return fmt.Errorf("encoding %s params: %w", method, err)
-	}
 	c.mu.Lock()
 	closing := c.closing
 	c.mu.Unlock()
 	if closing {
 		return fmt.Errorf("%s: %w", method, ErrClosed)
 	}
-	return c.write(ctx, appendRequest(nil, ID{}, method, p))
+	line := linePool.Get().(*[]byte)
+	defer linePool.Put(line)
+	var err error
+	*line, err = appendNotification((*line)[:0], method, params)
+	if err != nil {
+		return fmt.Errorf("encoding %s params: %w", method, err)
+	}
+	err = c.write(ctx, *line) // write keeps a copy
+	if cap(*line) > keptLine {
+		*line = nil
+	}
+	return err
 }
+
+// linePool holds the buffers notifications are encoded in: write copies a line, so on a
+// flood of notifications (an agent streaming its answer) the buffer is reused, not
+// allocated for each. keptLine is the largest one kept.
+var linePool = sync.Pool{New: func() any { return new([]byte) }}
+
+const keptLine = 64 << 10
 
 // Flush waits until every line queued before it has been written to the stream: a
 // notification's return only means it is queued, and a peer that stopped reading leaves

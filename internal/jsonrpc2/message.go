@@ -296,6 +296,27 @@ func appendRequest(buf []byte, id ID, method string, params json.RawMessage) []b
 	return append(buf, "}\n"...)
 }
 
+// appendNotification encodes a notification as one line, its params appended in place
+// when they encode themselves (json.Appender) and through encodeValue otherwise.
+func appendNotification(buf []byte, method string, params any) ([]byte, error) {
+	a, ok := json.AppenderOf(params)
+	if !ok {
+		p, err := encodeValue(params)
+		if err != nil {
+			return nil, err
+		}
+		return appendRequest(buf, ID{}, method, p), nil
+	}
+	buf = append(buf, `{"jsonrpc":"2.0","method":`...)
+	buf = appendString(buf, method)
+	buf = append(buf, `,"params":`...)
+	buf, err := a.AppendJSON(buf)
+	if err != nil {
+		return nil, err
+	}
+	return append(buf, "}\n"...), nil
+}
+
 // appendResponse encodes a response as one line.
 func appendResponse(buf []byte, id ID, result json.RawMessage, rerr *Error) []byte {
 	buf = append(buf, `{"jsonrpc":"2.0","id":`...)

@@ -1,7 +1,6 @@
 package jsonrpc2
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -14,33 +13,53 @@ import (
 // not at all cannot make parley hold its answers in memory without limit.
 const maxQueuedBytes = 64 << 20
 
+// keptBuffer is the largest buffer the writer keeps for the next batch once a batch is
+// written; a larger one (a burst of big lines) goes back to the garbage collector.
+const keptBuffer = 1 << 20
+
 // lineWriter is a connection's write side: one goroutine (run) that owns the stream's
-// writing, a bounded queue of encoded lines in front of it, and the failure that ends it.
-// Every line a Conn sends goes through send; the lines go out in the order they were
-// queued, batched into few system calls and flushed whenever the queue runs dry.
+// writing, and in front of it one buffer of encoded lines, bounded by maxQueuedBytes.
+//
+// A sender appends its line to the buffer under mu and wakes run only when the buffer was
+// empty; run takes the whole buffer at once (leaving it a spare) and writes it with one
+// call. So a burst costs one append per line and one wake and one system call per batch,
+// not a hand-off between goroutines per line; the lines go out in the order they were
+// appended, and a lone line goes out at once.
 type lineWriter struct {
 	logger    *slog.Logger
 	abandoned <-chan struct{} // the connection's close deadline passed: waits give up
 	onFail    func()          // called once writing has failed (closes the stream under the reader)
 
-	lines   chan []byte        // encoded lines for run; bounded, so senders wait
-	mu      sync.Mutex         // guards queued and freed
-	queued  int                // bytes in lines and not yet written: see maxQueuedBytes
-	freed   chan struct{}      // when senders wait for room: closed when run frees some
-	flushes chan chan struct{} // flush's waiters, closed once what was queued before is written
-	stop    chan struct{}      // closed when no more lines will be written
-	done    chan struct{}      // closed when run has returned
+	wake chan struct{} // buffered (1): the buffer is no longer empty
+	stop chan struct{} // closed when no more lines will be written
+	done chan struct{} // closed when run has returned
+
+	mu      sync.Mutex
+	buf     []byte        // lines appended and not yet taken by run
+	spare   []byte        // the buffer of the batch run wrote last, for the next one
+	writing int           // bytes run took and has not finished writing
+	room    chan struct{} // when senders wait for room: closed when run frees some
+	queued  int64         // bytes ever appended
+	written int64         // bytes ever written (or dropped after a failure)
+	flushes []flushWaiter // flush's waiters, by the mark they wait for
+	ended   bool          // run has taken its last batch: nothing appended now is written
 
 	failOnce sync.Once
 	failed   chan struct{} // closed when writing to the stream has failed
 	err      error         // why; set before failed is closed
 }
 
+// flushWaiter is a flush waiting for the bytes queued before it (up to mark) to be written.
+type flushWaiter struct {
+	mark    int64
+	written chan struct{}
+}
+
 func newLineWriter(logger *slog.Logger, abandoned <-chan struct{}, onFail func()) *lineWriter {
 	return &lineWriter{
 		logger: logger, abandoned: abandoned, onFail: onFail,
-		lines: make(chan []byte, 256), flushes: make(chan chan struct{}),
-		stop: make(chan struct{}), done: make(chan struct{}), failed: make(chan struct{}),
+		wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		failed: make(chan struct{}),
 	}
 }
 
@@ -54,65 +73,48 @@ func (w *lineWriter) failure() error {
 	}
 }
 
-// send queues one encoded line, waiting while the writer is behind. ctx bounds only the
-// wait: a line that fits in the queue goes even when ctx has ended (an agent reports how
-// a cancelled turn ended with the turn's context).
+// send queues one encoded line (a copy: line is the caller's again when send returns),
+// waiting while the writer is behind. ctx bounds only the wait: a line that fits goes even
+// when ctx has ended (an agent reports how a cancelled turn ended with the turn's context).
 func (w *lineWriter) send(ctx context.Context, line []byte) error {
-	if err := w.failure(); err != nil { // a failed stream fails every send, even with room
-		return err
-	}
-	if err := w.reserve(ctx, len(line)); err != nil {
-		return err
-	}
-	if ctx.Err() != nil {
-		select {
-		case <-w.done:
-		case <-w.abandoned:
-		default:
-			select {
-			case w.lines <- line:
-				return nil
-			default:
-			}
-		}
-	}
-	var err error
-	select {
-	case w.lines <- line:
-		return nil
-	case <-w.done:
-		err = ErrClosed
-	case <-w.failed:
-		err = fmt.Errorf("%w: %v", ErrClosed, w.err)
-	case <-w.abandoned:
-		err = ErrClosed
-	case <-ctx.Done():
-		err = context.Cause(ctx)
-	}
-	w.release(len(line))
-	return err
-}
-
-// reserve counts n bytes as queued, waiting while that would pass maxQueuedBytes.
-func (w *lineWriter) reserve(ctx context.Context, n int) error {
 	for {
+		if err := w.failure(); err != nil { // a failed stream fails every send, even with room
+			return err
+		}
+		select {
+		case <-w.abandoned:
+			return ErrClosed
+		default:
+		}
 		w.mu.Lock()
-		if w.queued == 0 || w.queued+n <= maxQueuedBytes {
-			w.queued += n
+		if w.ended {
 			w.mu.Unlock()
+			return ErrClosed
+		}
+		queued := len(w.buf) + w.writing
+		if queued == 0 || queued+len(line) <= maxQueuedBytes {
+			wasEmpty := len(w.buf) == 0
+			w.buf = append(w.buf, line...)
+			w.queued += int64(len(line))
+			w.mu.Unlock()
+			if wasEmpty {
+				select {
+				case w.wake <- struct{}{}:
+				default: // already woken
+				}
+			}
 			return nil
 		}
-		if w.freed == nil {
-			w.freed = make(chan struct{})
+		if w.room == nil {
+			w.room = make(chan struct{})
 		}
-		freed := w.freed
+		room := w.room
 		w.mu.Unlock()
 		select {
-		case <-freed:
+		case <-room:
 		case <-w.done:
 			return ErrClosed
 		case <-w.failed:
-			return fmt.Errorf("%w: %v", ErrClosed, w.err)
 		case <-w.abandoned:
 			return ErrClosed
 		case <-ctx.Done():
@@ -121,36 +123,40 @@ func (w *lineWriter) reserve(ctx context.Context, n int) error {
 	}
 }
 
-// release uncounts n queued bytes (written, or never queued) and wakes the senders waiting.
-func (w *lineWriter) release(n int) {
-	w.mu.Lock()
-	w.queued -= n
-	if w.freed != nil {
-		close(w.freed)
-		w.freed = nil
-	}
-	w.mu.Unlock()
-}
-
 // flush waits until every line queued before it has been written to the stream. ctx
 // bounds the wait.
 func (w *lineWriter) flush(ctx context.Context) error {
-	written := make(chan struct{})
+	if err := w.failure(); err != nil {
+		return err
+	}
+	w.mu.Lock()
+	if w.written >= w.queued {
+		w.mu.Unlock()
+		return nil
+	}
+	if w.ended {
+		w.mu.Unlock()
+		return ErrClosed
+	}
+	f := flushWaiter{mark: w.queued, written: make(chan struct{})}
+	w.flushes = append(w.flushes, f)
+	w.mu.Unlock()
 	select {
-	case w.flushes <- written:
+	case <-f.written:
+		return nil
 	case <-w.failed:
 		return fmt.Errorf("%w: %v", ErrClosed, w.err)
 	case <-w.done:
 		return ErrClosed
 	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
-	select {
-	case <-written:
-		return nil
-	case <-w.failed:
-		return fmt.Errorf("%w: %v", ErrClosed, w.err)
-	case <-ctx.Done():
+		w.mu.Lock()
+		for i, g := range w.flushes {
+			if g.written == f.written {
+				w.flushes = append(w.flushes[:i], w.flushes[i+1:]...)
+				break
+			}
+		}
+		w.mu.Unlock()
 		return context.Cause(ctx)
 	}
 }
@@ -161,69 +167,82 @@ func (w *lineWriter) finish() {
 	<-w.done
 }
 
-// run writes queued lines to out until finish, flushing whenever the queue runs dry so
-// that a burst goes out in few system calls and a lone message goes out at once.
+// run writes what is queued to out until finish: each time it is woken, batch after batch
+// until the buffer is empty.
 func (w *lineWriter) run(out io.Writer) {
 	defer close(w.done)
-	bw := bufio.NewWriterSize(out, 64<<10)
-	var failed error
-	fail := func(err error) {
-		failed = err
-		select {
-		case <-w.abandoned: // the close deadline passed: the failure was ours
-		default:
-			if peerGone(err) {
-				w.logger.Debug("jsonrpc2: the peer is gone; closing", "error", err)
-			} else {
-				w.logger.Warn("jsonrpc2: write failed; closing", "error", err)
-			}
-		}
-		w.failOnce.Do(func() {
-			w.err = err
-			close(w.failed) // senders fail from now on, and the connection is taken down
-		})
-		go w.onFail()
-	}
-	put := func(line []byte) {
-		defer w.release(len(line))
-		if failed != nil {
-			return
-		}
-		if _, err := bw.Write(line); err != nil {
-			fail(err)
-		}
-	}
-	flush := func() {
-		if failed == nil {
-			if err := bw.Flush(); err != nil {
-				fail(err)
-			}
-		}
-	}
-	drain := func() { // writes every line queued by now, then flushes
-		for {
-			select {
-			case line := <-w.lines:
-				put(line)
-			default:
-				flush()
-				return
-			}
-		}
-	}
 	for {
 		select {
-		case line := <-w.lines:
-			put(line)
-			drain()
-		case written := <-w.flushes:
-			drain()
-			if failed == nil {
-				close(written)
-			}
+		case <-w.wake:
+			w.drain(out, false)
 		case <-w.stop:
-			drain()
+			w.drain(out, true)
 			return
 		}
 	}
+}
+
+// drain writes batches until the buffer is empty; last marks the end (no later line is
+// taken) once it is.
+func (w *lineWriter) drain(out io.Writer, last bool) {
+	for {
+		w.mu.Lock()
+		batch := w.buf
+		if len(batch) == 0 {
+			w.ended = last
+			w.mu.Unlock()
+			return
+		}
+		w.buf, w.spare = w.spare[:0], nil
+		w.writing = len(batch)
+		w.mu.Unlock()
+
+		if w.failure() == nil {
+			if _, err := out.Write(batch); err != nil {
+				w.fail(err)
+			}
+		}
+
+		w.mu.Lock()
+		w.writing = 0
+		w.written += int64(len(batch))
+		if cap(batch) <= keptBuffer && w.spare == nil {
+			w.spare = batch[:0]
+		}
+		if w.room != nil {
+			close(w.room)
+			w.room = nil
+		}
+		if w.failure() == nil {
+			kept := w.flushes[:0]
+			for _, f := range w.flushes {
+				if f.mark <= w.written {
+					close(f.written)
+				} else {
+					kept = append(kept, f)
+				}
+			}
+			w.flushes = kept
+		}
+		w.mu.Unlock()
+	}
+}
+
+// fail records that writing failed: senders fail from now on, and the connection is taken
+// down.
+func (w *lineWriter) fail(err error) {
+	select {
+	case <-w.abandoned: // the close deadline passed: the failure was ours
+	default:
+		if peerGone(err) {
+			w.logger.Debug("jsonrpc2: the peer is gone; closing", "error", err)
+		} else {
+			w.logger.Warn("jsonrpc2: write failed; closing", "error", err)
+		}
+	}
+	w.failOnce.Do(func() {
+		w.err = err
+		close(w.failed)
+	})
+	go w.onFail()
 }
