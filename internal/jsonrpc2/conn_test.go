@@ -641,6 +641,31 @@ func TestQueuedBytesAreBounded(t *testing.T) {
 	})
 }
 
+// TestQueuedLinesAreBounded: a sender that outruns the stream waits after maxQueuedLines
+// small lines (besides the batch being written), not after maxQueuedBytes of them.
+func TestQueuedLinesAreBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ours, peer := net.Pipe()
+		defer peer.Close()
+		c := NewConn(ours, Options{Handler: echo, CloseTimeout: time.Second})
+		defer c.Close()
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		queued := 0
+		for ; queued < 10*maxQueuedLines; queued++ {
+			if err := c.Notify(ctx, "small", queued); err != nil {
+				if !errors.Is(err, context.DeadlineExceeded) {
+					t.Fatalf("Notify: %v", err)
+				}
+				break
+			}
+		}
+		if queued > 2*maxQueuedLines || queued < maxQueuedLines {
+			t.Errorf("%d small lines queued for a peer that reads nothing, want %d to %d", queued, maxQueuedLines, 2*maxQueuedLines)
+		}
+	})
+}
+
 // TestWhenQueuedWaitsForTheWriter: what a handler arranges with WhenQueued runs once its
 // response is queued for writing, which waits while the queue is full, not when it returns.
 func TestWhenQueuedWaitsForTheWriter(t *testing.T) {

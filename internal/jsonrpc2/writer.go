@@ -13,12 +13,18 @@ import (
 // not at all cannot make parley hold its answers in memory without limit.
 const maxQueuedBytes = 64 << 20
 
+// maxQueuedLines bounds the lines waiting in the buffer (those run is writing aside): a
+// sender that outruns the stream waits there, so a flood holds a few hundred lines, not
+// maxQueuedBytes of them, and the buffers are reused, not grown.
+const maxQueuedLines = 256
+
 // keptBuffer is the largest buffer the writer keeps for the next batch once a batch is
 // written; a larger one (a burst of big lines) goes back to the garbage collector.
 const keptBuffer = 1 << 20
 
 // lineWriter is a connection's write side: one goroutine (run) that owns the stream's
-// writing, and in front of it one buffer of encoded lines, bounded by maxQueuedBytes.
+// writing, and in front of it one buffer of encoded lines, bounded by maxQueuedBytes and
+// maxQueuedLines.
 //
 // A sender appends its line to the buffer under mu and wakes run only when the buffer was
 // empty; run takes the whole buffer at once (leaving it a spare) and writes it with one
@@ -37,6 +43,7 @@ type lineWriter struct {
 	mu      sync.Mutex
 	buf     []byte        // lines appended and not yet taken by run
 	spare   []byte        // the buffer of the batch run wrote last, for the next one
+	lines   int           // lines in buf
 	writing int           // bytes run took and has not finished writing
 	room    chan struct{} // when senders wait for room: closed when run frees some
 	queued  int64         // bytes ever appended
@@ -92,9 +99,10 @@ func (w *lineWriter) send(ctx context.Context, line []byte) error {
 			return ErrClosed
 		}
 		queued := len(w.buf) + w.writing
-		if queued == 0 || queued+len(line) <= maxQueuedBytes {
+		if queued == 0 || queued+len(line) <= maxQueuedBytes && w.lines < maxQueuedLines {
 			wasEmpty := len(w.buf) == 0
 			w.buf = append(w.buf, line...)
+			w.lines++
 			w.queued += int64(len(line))
 			w.mu.Unlock()
 			if wasEmpty {
@@ -194,7 +202,8 @@ func (w *lineWriter) drain(out io.Writer, last bool) {
 			return
 		}
 		w.buf, w.spare = w.spare[:0], nil
-		w.writing = len(batch)
+		w.lines, w.writing = 0, len(batch)
+		w.freeRoom() // the lines taken are room for as many
 		w.mu.Unlock()
 
 		if w.failure() == nil {
@@ -209,10 +218,7 @@ func (w *lineWriter) drain(out io.Writer, last bool) {
 		if cap(batch) <= keptBuffer && w.spare == nil {
 			w.spare = batch[:0]
 		}
-		if w.room != nil {
-			close(w.room)
-			w.room = nil
-		}
+		w.freeRoom()
 		if w.failure() == nil {
 			kept := w.flushes[:0]
 			for _, f := range w.flushes {
@@ -225,6 +231,14 @@ func (w *lineWriter) drain(out io.Writer, last bool) {
 			w.flushes = kept
 		}
 		w.mu.Unlock()
+	}
+}
+
+// freeRoom wakes the senders waiting for room. w.mu is held.
+func (w *lineWriter) freeRoom() {
+	if w.room != nil {
+		close(w.room)
+		w.room = nil
 	}
 }
 
