@@ -214,6 +214,26 @@ type ResponsePartParams struct {
 	Part      ContentPart     `json:"part"`
 }
 
+// AppendJSON encodes p as encoding/json would, a text part without reflection: a
+// streamed answer is mostly text parts (json.Appender).
+func (p ResponsePartParams) AppendJSON(buf []byte) ([]byte, error) {
+	if p.Part.Type != PartText {
+		b, err := json.Marshal(responsePartWire(p))
+		return append(buf, b...), err
+	}
+	buf = append(buf, `{"requestId":`...)
+	buf, err := json.AppendCompact(buf, p.RequestID)
+	if err != nil {
+		return nil, err
+	}
+	buf = append(buf, `,"part":{"type":"text","value":`...)
+	buf = json.AppendString(buf, p.Part.Value)
+	return append(buf, "}}"...), nil
+}
+
+// responsePartWire is ResponsePartParams without its AppendJSON.
+type responsePartWire ResponsePartParams
+
 // ResponseCompleteParams is the params of lm/responseComplete.
 type ResponseCompleteParams struct {
 	RequestID json.RawMessage `json:"requestId"`

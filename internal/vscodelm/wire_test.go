@@ -99,3 +99,26 @@ func TestCountTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestResponsePartAppendsAsMarshalled: the text part's own encoder writes what encoding
+// through reflection does, escapes and all.
+func TestResponsePartAppendsAsMarshalled(t *testing.T) {
+	for _, p := range []ResponsePartParams{
+		{RequestID: json.RawMessage(`7`), Part: TextPart("plain")},
+		{RequestID: json.RawMessage(`"a\"b"`), Part: TextPart("line\nnext \"quoted\" <tag> & \u2028 \x01")},
+		{RequestID: json.RawMessage(`3`), Part: TextPart("")},
+		{RequestID: json.RawMessage(`4`), Part: ContentPart{Type: PartToolCall, ToolCallID: "c1", ToolName: "t"}},
+	} {
+		got, err := p.AppendJSON(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(responsePartWire(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("AppendJSON: %s\nwant      %s", got, want)
+		}
+	}
+}
