@@ -611,26 +611,34 @@ func TestFlushTellsAReadingPeerFromADeafOne(t *testing.T) {
 	})
 }
 
+// queuedForADeafPeer is how many notifications with params a connection queues, up to
+// limit, for a peer that reads nothing, before a sender waits out its ctx. Call it inside
+// a synctest bubble.
+func queuedForADeafPeer(t *testing.T, params any, limit int) int {
+	t.Helper()
+	ours, peer := net.Pipe()
+	defer peer.Close()
+	c := NewConn(ours, Options{Handler: echo, CloseTimeout: time.Second})
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	queued := 0
+	for ; queued < limit; queued++ {
+		if err := c.Notify(ctx, "note", params); err != nil {
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("Notify: %v", err)
+			}
+			break
+		}
+	}
+	return queued
+}
+
 // TestQueuedBytesAreBounded: with a peer that reads nothing, the lines queued for it stop at
 // maxQueuedBytes, however few lines that is, and the next writer waits (here, for its ctx).
 func TestQueuedBytesAreBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ours, peer := net.Pipe()
-		defer peer.Close()
-		c := NewConn(ours, Options{Handler: echo, CloseTimeout: time.Second})
-		defer c.Close()
-		big := strings.Repeat("x", 1<<20)
-		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-		defer cancel()
-		queued := 0
-		for ; queued < 300; queued++ {
-			if err := c.Notify(ctx, "big", big); err != nil {
-				if !errors.Is(err, context.DeadlineExceeded) {
-					t.Fatalf("Notify: %v", err)
-				}
-				break
-			}
-		}
+		queued := queuedForADeafPeer(t, strings.Repeat("x", 1<<20), 300)
 		// One line is with the writer (blocked on the pipe); the rest wait in the queue.
 		if want := maxQueuedBytes>>20 + 1; queued > want {
 			t.Errorf("%d lines of 1 MiB queued for a peer that reads nothing, want at most %d", queued, want)
@@ -645,21 +653,7 @@ func TestQueuedBytesAreBounded(t *testing.T) {
 // small lines (besides the batch being written), not after maxQueuedBytes of them.
 func TestQueuedLinesAreBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ours, peer := net.Pipe()
-		defer peer.Close()
-		c := NewConn(ours, Options{Handler: echo, CloseTimeout: time.Second})
-		defer c.Close()
-		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-		defer cancel()
-		queued := 0
-		for ; queued < 10*maxQueuedLines; queued++ {
-			if err := c.Notify(ctx, "small", queued); err != nil {
-				if !errors.Is(err, context.DeadlineExceeded) {
-					t.Fatalf("Notify: %v", err)
-				}
-				break
-			}
-		}
+		queued := queuedForADeafPeer(t, "small", 10*maxQueuedLines)
 		if queued > 2*maxQueuedLines || queued < maxQueuedLines {
 			t.Errorf("%d small lines queued for a peer that reads nothing, want %d to %d", queued, maxQueuedLines, 2*maxQueuedLines)
 		}
