@@ -6,7 +6,7 @@
 //	reader goroutine ──► ordered queue ──► dispatcher goroutine ──► notification handlers (in order)
 //	      │                                        └──────────────► request handlers (one goroutine each)
 //	      └─► $/cancel_request (pre-empted: cancels the handler's context at once)
-//	callers / handlers ──► write queue ──► writer goroutine (batches lines, flushes when idle)
+//	callers / handlers ──► write buffer ──► writer goroutine (takes the buffer whole: a batch per write)
 //
 // Guarantees, and which channel gives them:
 //   - Notifications are handled one at a time in arrival order. Requests are started in
