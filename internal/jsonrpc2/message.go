@@ -281,6 +281,16 @@ func readPrefix(prefix []byte) prefixInfo {
 
 // appendRequest encodes a request (id valid) or notification (id invalid) as one line.
 func appendRequest(buf []byte, id ID, method string, params json.RawMessage) []byte {
+	buf = appendRequestHead(buf, id, method)
+	if len(params) > 0 {
+		buf = append(buf, `,"params":`...)
+		buf = append(buf, params...)
+	}
+	return append(buf, "}\n"...)
+}
+
+// appendRequestHead begins a request's line: everything before its params.
+func appendRequestHead(buf []byte, id ID, method string) []byte {
 	buf = append(buf, `{"jsonrpc":"2.0",`...)
 	if id.IsValid() {
 		buf = append(buf, `"id":`...)
@@ -288,12 +298,7 @@ func appendRequest(buf []byte, id ID, method string, params json.RawMessage) []b
 		buf = append(buf, ',')
 	}
 	buf = append(buf, `"method":`...)
-	buf = appendString(buf, method)
-	if len(params) > 0 {
-		buf = append(buf, `,"params":`...)
-		buf = append(buf, params...)
-	}
-	return append(buf, "}\n"...)
+	return appendString(buf, method)
 }
 
 // appendNotification encodes a notification as one line, its params appended in place
@@ -307,9 +312,7 @@ func appendNotification(buf []byte, method string, params any) ([]byte, error) {
 		}
 		return appendRequest(buf, ID{}, method, p), nil
 	}
-	buf = append(buf, `{"jsonrpc":"2.0","method":`...)
-	buf = appendString(buf, method)
-	buf = append(buf, `,"params":`...)
+	buf = append(appendRequestHead(buf, ID{}, method), `,"params":`...)
 	buf, err := a.AppendJSON(buf)
 	if err != nil {
 		return nil, err

@@ -236,16 +236,8 @@ func (c *Client) handle(line string, at time.Time) {
 	defer c.mu.Unlock()
 	defer c.notify()
 	c.note("<- " + line)
-	// Each line is checked once and decoded with parley's own decoder (json.UnmarshalObject):
-	// in the benchmarks this client shares the machine with the bridge and its agent, and
-	// decoding a streamed part four times through encoding/json took a tenth of it.
-	var f Frame
-	data := []byte(line)
-	if !json.Valid(data) || !strings.HasPrefix(strings.TrimSpace(line), "{") {
-		c.violate("stdout line is not a JSON-RPC object (stdout is for protocol messages only)")
-		return
-	}
-	if _, err := json.UnmarshalObject(data, &f); err != nil {
+	f, ok := frameOf(line)
+	if !ok {
 		c.violate("stdout line is not a JSON-RPC object (stdout is for protocol messages only)")
 		return
 	}
@@ -262,6 +254,19 @@ func (c *Client) handle(line string, at time.Time) {
 	default:
 		c.violate("frame is neither a notification nor a response")
 	}
+}
+
+// frameOf decodes a stdout line, which must be one JSON object. It is checked once and
+// decoded with parley's own decoder (json.UnmarshalObject): in the benchmarks this client
+// shares the machine with the bridge and its agent, and decoding a streamed part four times
+// through encoding/json took a tenth of it.
+func frameOf(line string) (f Frame, ok bool) {
+	data := []byte(line)
+	if !json.Valid(data) || !strings.HasPrefix(strings.TrimSpace(line), "{") {
+		return f, false
+	}
+	_, err := json.UnmarshalObject(data, &f)
+	return f, err == nil
 }
 
 func (c *Client) notification(f Frame, at time.Time) {
