@@ -7,12 +7,12 @@ import (
 	"github.com/parley-acp/parley/internal/toolstate"
 )
 
-// Text held back while the agent floods. When the actor is behind the agent (its inbox
-// holds more session/updates), the text deltas of consecutive message chunks are joined
+// Text held back while the agent floods. When the actor is behind the agent (its inflow
+// holds more session/updates, or its inbox more messages), the text deltas of consecutive message chunks are joined
 // into one TurnUpdate instead of one each: the views get the same text, in the same
 // order, in fewer events (on a flood of chunks, each event was an allocation, a post and
 // a wake of every view). What is held goes out before any other event, before the actor
-// handles anything but an update, as soon as its inbox is empty, and at maxHeldDeltas or
+// handles anything but updates, as soon as its inbox and inflow are empty, and at maxHeldDeltas or
 // maxHeldBytes, so a view never waits for text behind more than that.
 
 const (

@@ -138,13 +138,51 @@ func startUnrecorded(b *testing.B) *bridge {
 	return &bridge{vscodetest.Start(b, vscodetest.Options{Binary: parleyBin, Home: home, Quiet: true, HangGuard: waitLimit})}
 }
 
-// reply is what parley streamed for one chat request.
+// reply is what parley streamed for one chat request. await does no more than count the
+// words: it runs inside the bridge's timed turn, while the direct client's counter only
+// counts chunks, so what the latency and history benchmarks need is worked out on demand.
 type reply struct {
-	words     int             // words of the text parts
-	latencies []time.Duration // for stamped chunks: arrival minus the agent's send time
-	arrivals  []time.Time     // arrival of each lm/responsePart line
-	text      string          // the text parts, joined
-	sent      time.Time       // when the request was written
+	words    int         // words of the text parts
+	arrivals []time.Time // arrival of each lm/responsePart line
+	texts    []textPart  // the text parts, in order
+	sent     time.Time   // when the request was written
+}
+
+// textPart is a text part and when it arrived.
+type textPart struct {
+	value string
+	at    time.Time
+}
+
+// latencies is, for each stamped chunk, its arrival minus the agent's send time.
+func (r *reply) latencies() []time.Duration {
+	var lat []time.Duration
+	for _, t := range r.texts {
+		lat = appendLatencies(lat, t.value, t.at)
+	}
+	return lat
+}
+
+// text is the text parts, joined.
+func (r *reply) text() string {
+	var b strings.Builder
+	for _, t := range r.texts {
+		b.WriteString(t.value)
+	}
+	return b.String()
+}
+
+// countWords is len(strings.Fields(s)) for ASCII text, without building the fields.
+func countWords(s string) int {
+	n, inWord := 0, false
+	for i := 0; i < len(s); i++ {
+		space := s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r'
+		if !space && !inWord {
+			n++
+		}
+		inWord = !space
+	}
+	return n
 }
 
 // chat sends a chat request with messages to Eliza and returns its id, to be awaited.
@@ -163,18 +201,13 @@ func (br *bridge) await(id int64) *reply {
 	br.T.Helper()
 	parts := br.OK(id)
 	r := &reply{}
-	var arrivals []time.Time
-	r.sent, arrivals = br.Timing(id)
-	var text strings.Builder
+	r.sent, r.arrivals = br.Timing(id)
 	for i, p := range parts {
-		r.arrivals = append(r.arrivals, arrivals[i])
 		if p.Type == vscodelm.PartText {
-			r.words += len(strings.Fields(p.Value))
-			r.latencies = appendLatencies(r.latencies, p.Value, arrivals[i])
-			text.WriteString(p.Value)
+			r.words += countWords(p.Value)
+			r.texts = append(r.texts, textPart{p.Value, r.arrivals[i]})
 		}
 	}
-	r.text = text.String()
 	return r
 }
 

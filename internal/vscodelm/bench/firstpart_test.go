@@ -106,7 +106,7 @@ func firstPartNext(b *testing.B, br *bridge) {
 	for i := range b.N {
 		u1 := vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{vscodelm.TextPart(fmt.Sprintf("Hello, I am visitor %d.", i))}}
 		r1 := br.await(br.chat([]vscodelm.Message{u1}))
-		a1 := vscodelm.Message{Role: vscodelm.RoleAssistant, Content: []vscodelm.ContentPart{vscodelm.TextPart(r1.text)}}
+		a1 := vscodelm.Message{Role: vscodelm.RoleAssistant, Content: []vscodelm.ContentPart{vscodelm.TextPart(r1.text())}}
 		u2 := vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{vscodelm.TextPart("I feel tired today.")}}
 		r2 := br.await(br.chat([]vscodelm.Message{u1, a1, u2}))
 		firsts = append(firsts, r2.first())

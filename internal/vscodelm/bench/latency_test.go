@@ -41,10 +41,11 @@ func BenchmarkChunkLatency(b *testing.B) {
 		for i := range b.N {
 			text := "stamp" + strings.Repeat("\n", i+1) // a new conversation each time
 			r := br.await(br.chatWith(agent, []vscodelm.Message{{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{vscodelm.TextPart(text)}}}))
-			if len(r.latencies) != stampChunks {
-				b.Fatalf("%d stamped chunks arrived, want %d", len(r.latencies), stampChunks)
+			stamped := r.latencies()
+			if len(stamped) != stampChunks {
+				b.Fatalf("%d stamped chunks arrived, want %d", len(stamped), stampChunks)
 			}
-			lat = append(lat, r.latencies...)
+			lat = append(lat, stamped...)
 		}
 		reportLatency(b, lat)
 	})
