@@ -83,7 +83,7 @@ var closeRacers = map[string]closeRacer{
 	},
 }
 
-func unstartedConversation(t *testing.T, dir string) *Conversation {
+func unstartedConversation(t testing.TB, dir string) *Conversation {
 	t.Helper()
 	roots, err := workspace.NewRoots(dir)
 	if err != nil {
