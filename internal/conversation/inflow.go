@@ -47,6 +47,8 @@ func (c *Conversation) postUpdate(ctx context.Context, n *acp.SessionNotificatio
 	in.queue = append(in.queue, n)
 	in.mu.Unlock()
 	if wake {
+		// Should ctx end before the wake is posted (the connection is closing), the update
+		// still goes out with the next message the actor handles.
 		c.postCtx(ctx, updatesMsg{})
 	}
 }

@@ -138,6 +138,15 @@ func startUnrecorded(b *testing.B) *bridge {
 	return &bridge{vscodetest.Start(b, vscodetest.Options{Binary: parleyBin, Home: home, Quiet: true, HangGuard: waitLimit})}
 }
 
+// startUnconfined is startBridge with the agent not confined (--sandbox off): what the
+// confinement costs each turn is the difference (the direct baseline's agent is not
+// confined).
+func startUnconfined(b *testing.B) *bridge {
+	b.Helper()
+	requireBinary(b)
+	return &bridge{vscodetest.Start(b, vscodetest.Options{Binary: parleyBin, Args: []string{"vscodelm", "--sandbox", "off"}, Quiet: true, HangGuard: waitLimit})}
+}
+
 // reply is what parley streamed for one chat request. await does no more than count the
 // words: it runs inside the bridge's timed turn, while the direct client's counter only
 // counts chunks, so what the latency and history benchmarks need is worked out on demand.

@@ -32,6 +32,7 @@ func BenchmarkFirstPart(b *testing.B) {
 	b.Run("bridge-next", func(b *testing.B) { firstPartNext(b, startBridge(b)) })
 	b.Run("bridge-next-git", func(b *testing.B) { firstPartNext(b, startBridgeInGit(b)) })
 	b.Run("bridge-next-unrecorded", func(b *testing.B) { firstPartNext(b, startUnrecorded(b)) })
+	b.Run("bridge-next-unconfined", func(b *testing.B) { firstPartNext(b, startUnconfined(b)) })
 	b.Run("direct-new", func(b *testing.B) {
 		d := startDirect(b)
 		d.prompt("hello", false)
