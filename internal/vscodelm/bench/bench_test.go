@@ -339,17 +339,27 @@ func BenchmarkDirectChunks(b *testing.B) {
 // that both see the same load: on a shared machine the load changes from one second to
 // the next, and a ratio of figures taken one after the other (all the bridge's, then all
 // the direct client's) spread from 33% to 210% over 50 runs. It reports bridge/direct as
-// %-of-direct (target ≥ 95%).
+// %-of-direct (target ≥ 95%), and on Linux the CPU time per chunk of each path (its
+// processes' user and system time during its floods): cpu-bridged (the bridge, its agent
+// and this process as the fake VS Code) against cpu-direct (this process as the client,
+// and its agent), and cpu-bridge against cpu-client. Three processes share the cores the
+// direct path's two have, so where the cores are few, throughput follows CPU per chunk.
 func BenchmarkBridgeChunks(b *testing.B) {
 	br := startBridge(b)
 	br.turn("hello") // starts the agent process
 	d := startDirect(b)
 	d.prompt("flood 10", false)
+	bridgePid := br.Cmd.Process.Pid
+	var bridgeCPU, directCPU pathCPU
+	bridgeCPU.relays, bridgeCPU.agents = []int{bridgePid}, childrenOf(bridgePid)
+	directCPU.agents = slices.DeleteFunc(childrenOf(os.Getpid()), func(pid int) bool { return pid == bridgePid })
 	var bridgeTime, directTime time.Duration
 	bridgeFlood := func(i int) {
+		before := bridgeCPU.read()
 		start := time.Now()
 		r := br.turn(floodPrompt(floodChunks, i+1))
 		bridgeTime += time.Since(start)
+		bridgeCPU.add(before)
 		if r.words != floodChunks {
 			b.Fatalf("bridge delivered %d words, want %d", r.words, floodChunks)
 		}
@@ -357,9 +367,11 @@ func BenchmarkBridgeChunks(b *testing.B) {
 	directFlood := func() {
 		b.StopTimer()
 		defer b.StartTimer()
+		before := directCPU.read()
 		start := time.Now()
 		got, _ := d.prompt(fmt.Sprintf("flood %d", floodChunks), false)
 		directTime += time.Since(start)
+		directCPU.add(before)
 		if got != floodChunks {
 			b.Fatalf("direct client got %d chunks, want %d", got, floodChunks)
 		}
@@ -382,6 +394,61 @@ func BenchmarkBridgeChunks(b *testing.B) {
 	b.ReportMetric(ratio, "%-of-direct")
 	b.Logf("N=%d bridge %.0f chunks/s, direct %.0f chunks/s: bridge/direct = %.1f%% (target ≥ 95%%)",
 		b.N, bridgeRate, directRate, ratio)
+	if bridgeCPU.ok && directCPU.ok {
+		perChunk := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / total }
+		b.ReportMetric(perChunk(bridgeCPU.relay), "cpu-bridge-ns/chunk")
+		b.ReportMetric(perChunk(directCPU.self), "cpu-client-ns/chunk")
+		b.ReportMetric(perChunk(bridgeCPU.total()), "cpu-bridged-ns/chunk")
+		b.ReportMetric(perChunk(directCPU.total()), "cpu-direct-ns/chunk")
+		b.Logf("CPU per chunk: bridged %.0f ns (bridge %.0f, its agent %.0f, the fake VS Code %.0f), direct %.0f ns (client %.0f, its agent %.0f): %.2fx",
+			perChunk(bridgeCPU.total()), perChunk(bridgeCPU.relay), perChunk(bridgeCPU.agent), perChunk(bridgeCPU.self),
+			perChunk(directCPU.total()), perChunk(directCPU.self), perChunk(directCPU.agent),
+			float64(bridgeCPU.total())/float64(directCPU.total()))
+	}
+}
+
+// pathCPU adds up the CPU time the processes of one path (this process, which is the
+// direct client or the fake VS Code client; the bridge; the agent) use during its floods,
+// where the system says (Linux: ok). On two cores the three processes of the bridged path
+// share what the direct path's two have, so its throughput follows its CPU per chunk.
+type pathCPU struct {
+	relays, agents     []int // the bridge (none on the direct path), the agent
+	relay, agent, self time.Duration
+	ok                 bool
+}
+
+// cpuSample is the CPU time of a path's processes at one moment.
+type cpuSample struct{ relay, agent, self time.Duration }
+
+func (p *pathCPU) read() (s cpuSample) {
+	var ok1, ok2 bool
+	s.self, ok1 = selfCPU()
+	s.relay, ok2 = sumCPU(p.relays)
+	s.agent, p.ok = sumCPU(p.agents)
+	p.ok = p.ok && ok1 && ok2 && len(p.agents) > 0
+	return s
+}
+
+func (p *pathCPU) add(before cpuSample) {
+	after := p.read()
+	p.relay += after.relay - before.relay
+	p.agent += after.agent - before.agent
+	p.self += after.self - before.self
+}
+
+func (p *pathCPU) total() time.Duration { return p.relay + p.agent + p.self }
+
+// sumCPU is the CPU time the processes pids have used.
+func sumCPU(pids []int) (time.Duration, bool) {
+	var sum time.Duration
+	for _, pid := range pids {
+		t, ok := cpuTime(pid)
+		if !ok {
+			return 0, false
+		}
+		sum += t
+	}
+	return sum, true
 }
 
 // ---- inter-arrival gaps ----
