@@ -182,8 +182,10 @@ func (c *Conversation) run() {
 		}
 		m.handle(c)
 		if len(c.inbox) == 0 && c.inflowEmpty() {
-			c.flushText()
+			c.settleText()
 			c.touch()
+		} else {
+			c.flushOldText()
 		}
 		if c.st.closed && c.st.helpers == 0 {
 			c.finish()

@@ -2,22 +2,28 @@ package conversation
 
 import (
 	"strings"
+	"time"
 
 	"github.com/parley-acp/parley/acp"
 	"github.com/parley-acp/parley/internal/toolstate"
 )
 
 // Text held back while the agent floods. When the actor is behind the agent (its inflow
-// holds more session/updates, or its inbox more messages), the text deltas of consecutive message chunks are joined
-// into one TurnUpdate instead of one each: the views get the same text, in the same
-// order, in fewer events (on a flood of chunks, each event was an allocation, a post and
-// a wake of every view). What is held goes out before any other event, before the actor
-// handles anything but updates, as soon as its inbox and inflow are empty, and at maxHeldDeltas or
-// maxHeldBytes, so a view never waits for text behind more than that.
+// holds more session/updates, or its inbox more messages), the text deltas of
+// consecutive message chunks are joined into one TurnUpdate instead of one each: the
+// views get the same text, in the same order, in fewer events (on a flood of chunks,
+// each event was an allocation, a post and a wake of every view, and in vscodelm a
+// notification to VS Code and a wake of it). What is held goes out before any other
+// event, before the actor handles anything but updates, at maxHeldBytes, and once the
+// actor has caught up with the agent: at once when it holds a single delta (an agent
+// that streams at a reader's pace is shown chunk by chunk, as it came), else once the
+// first of them is maxHeldFor old (a timer posts heldTextDueMsg), so that a flood gives
+// the views a few events per millisecond, not one per catch-up, and no view waits for
+// text longer than that, far less than a frame of a screen.
 
 const (
-	maxHeldDeltas = 64
-	maxHeldBytes  = 16 << 10
+	maxHeldFor   = time.Millisecond
+	maxHeldBytes = 64 << 10
 )
 
 // heldText is the text deltas held, all of one turn and one agent message.
@@ -27,6 +33,8 @@ type heldText struct {
 	id     acp.MessageID
 	text   strings.Builder
 	deltas int
+	since  time.Time   // when the first of them came
+	due    *time.Timer // armed by settleText
 }
 
 // holdText holds a text delta of the current turn, after what is held when it is of the
@@ -37,20 +45,57 @@ func (c *Conversation) holdText(ev toolstate.Event) {
 		c.flushText()
 	}
 	if !h.held {
-		h.held, h.turn, h.id = true, c.st.lastTurn, ev.MessageID
+		h.held, h.turn, h.id, h.since = true, c.st.lastTurn, ev.MessageID, time.Now()
 	}
 	h.text.WriteString(ev.Text)
 	h.deltas++
-	if h.deltas >= maxHeldDeltas || h.text.Len() >= maxHeldBytes {
+	if h.text.Len() >= maxHeldBytes {
 		c.flushText()
 	}
 }
+
+// settleText runs once the actor has caught up with the agent: what it holds goes out,
+// unless it is text of a flood (more than one delta) younger than maxHeldFor, which waits
+// for more until then.
+func (c *Conversation) settleText() {
+	h := &c.st.text
+	if !h.held {
+		return
+	}
+	age := time.Since(h.since)
+	if h.deltas == 1 || age >= maxHeldFor {
+		c.flushText()
+		return
+	}
+	if h.due == nil {
+		h.due = time.AfterFunc(maxHeldFor-age, func() { c.postCtx(c.ctx, heldTextDueMsg{}) })
+	}
+}
+
+// flushOldText sends what is held once it is maxHeldFor old; the actor calls it while it
+// is behind the agent (once per message or batch of updates, not per chunk).
+func (c *Conversation) flushOldText() {
+	if h := &c.st.text; h.held && time.Since(h.since) >= maxHeldFor {
+		c.flushText()
+	}
+}
+
+// heldTextDueMsg: held text is maxHeldFor old. The actor sends what is held before it
+// handles any message but updates (run), so handling it is nothing more; one that comes
+// after the text went out otherwise finds nothing held, or newer text, which goes out a
+// little early.
+type heldTextDueMsg struct{}
+
+func (heldTextDueMsg) handle(*Conversation) {}
 
 // flushText sends what is held.
 func (c *Conversation) flushText() {
 	h := &c.st.text
 	if !h.held {
 		return
+	}
+	if h.due != nil {
+		h.due.Stop()
 	}
 	ev := TurnUpdate{Turn: h.turn, Update: toolstate.Event{Kind: toolstate.TextDelta, Text: h.text.String(), MessageID: h.id}}
 	c.st.text = heldText{}
