@@ -17,13 +17,7 @@ const clockTick = 10 * time.Millisecond
 // cpuTime is the CPU time, user and system over every thread, that process pid has used
 // (/proc/PID/stat), and false when it cannot be read.
 func cpuTime(pid int) (time.Duration, bool) {
-	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
-	if err != nil {
-		return 0, false
-	}
-	// The command name, in parentheses, may hold spaces: the fields start after its end.
-	s := string(b)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	fields := statFields(strconv.Itoa(pid))
 	if len(fields) < 13 {
 		return 0, false
 	}
@@ -53,15 +47,20 @@ func childrenOf(pid int) []int {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+		if fields := statFields(e.Name()); len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
 			kids = append(kids, child)
 		}
 	}
 	return kids
+}
+
+// statFields is /proc/PID/stat's fields after the command name (state, ppid, …), or nil.
+func statFields(pid string) []string {
+	b, err := os.ReadFile(filepath.Join("/proc", pid, "stat"))
+	if err != nil {
+		return nil
+	}
+	// The command name, in parentheses, may hold spaces: the fields start after its end.
+	s := string(b)
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
 }
