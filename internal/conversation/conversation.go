@@ -107,6 +107,7 @@ type state struct {
 	turn     *runningTurn
 	shown    *toolstate.Turn // the turn updates are folded into: the running one, else the last
 	text     heldText        // text deltas not sent yet (heldtext.go)
+	textTurn int             // the turn whose text went out last
 	lastTurn int
 	queue    []Prompt
 	// fresh: the session was opened by session/new and has not been sent a prompt (see

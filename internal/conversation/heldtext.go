@@ -15,15 +15,19 @@ import (
 // each event was an allocation, a post and a wake of every view, and in vscodelm a
 // notification to VS Code and a wake of it). What is held goes out before any other
 // event, before the actor handles anything but updates, at maxHeldBytes, and once the
-// actor has caught up with the agent: at once when it holds a single delta (an agent
-// that streams at a reader's pace is shown chunk by chunk, as it came), else once the
-// first of them is maxHeldFor old (a timer posts heldTextDueMsg), so that a flood gives
-// the views a few events per millisecond, not one per catch-up, and no view waits for
-// text longer than that, far less than a frame of a screen.
+// actor has caught up with the agent: at once when it is a turn's first text (the first
+// part of a reply is never held) or fewer than floodDeltas (an agent that streams at a
+// reader's pace is shown chunk by chunk, as it came), else once the first of them is maxHeldFor
+// old (a timer posts heldTextDueMsg), so that a flood gives the views a few events per
+// millisecond, not one per catch-up, and no view waits for text longer than that, far
+// less than a frame of a screen.
 
 const (
 	maxHeldFor   = time.Millisecond
 	maxHeldBytes = 64 << 10
+	// floodDeltas is how many deltas found waiting together make a flood: a reply an
+	// agent sends in a few chunks at once is not one.
+	floodDeltas = 16
 )
 
 // heldText is the text deltas held, all of one turn and one agent message.
@@ -55,15 +59,15 @@ func (c *Conversation) holdText(ev toolstate.Event) {
 }
 
 // settleText runs once the actor has caught up with the agent: what it holds goes out,
-// unless it is text of a flood (more than one delta) younger than maxHeldFor, which waits
-// for more until then.
+// unless it is text of a flood (floodDeltas or more, and not the turn's first text)
+// younger than maxHeldFor, which waits for more until then.
 func (c *Conversation) settleText() {
 	h := &c.st.text
 	if !h.held {
 		return
 	}
 	age := time.Since(h.since)
-	if h.deltas == 1 || age >= maxHeldFor {
+	if h.deltas < floodDeltas || h.turn != c.st.textTurn || age >= maxHeldFor {
 		c.flushText()
 		return
 	}
@@ -98,6 +102,6 @@ func (c *Conversation) flushText() {
 		h.due.Stop()
 	}
 	ev := TurnUpdate{Turn: h.turn, Update: toolstate.Event{Kind: toolstate.TextDelta, Text: h.text.String(), MessageID: h.id}}
-	c.st.text = heldText{}
+	c.st.text, c.st.textTurn = heldText{}, h.turn
 	c.emitNow(ev)
 }
