@@ -148,11 +148,10 @@ func TestCallsRacingCloseEnd(t *testing.T) {
 // Agent's own start.
 func TestOnlyRoundTripWaitsForTheActor(t *testing.T) {
 	allowed := map[string]bool{
-		"roundTrip":  true, // the one place
-		"running":    true, // Agent: the start under way (with ctx)
-		"exited":     true, // the process's end
-		"Close":      true, // Conversation.Close waits for the end; Agent.Close for a start
-		"postUpdate": true, // the inflow's room (with ctx and the conversation's end)
+		"roundTrip": true, // the one place
+		"running":   true, // Agent: the start under way (with ctx)
+		"exited":    true, // the process's end
+		"Close":     true, // Conversation.Close waits for the end; Agent.Close for a start
 	}
 	files, err := filepath.Glob("*.go")
 	if err != nil {

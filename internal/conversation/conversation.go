@@ -65,7 +65,6 @@ type Conversation struct {
 	opts   Options
 	agent  *Agent
 	inbox  chan message
-	in     inflow        // the agent's session/updates (inflow.go)
 	done   chan struct{} // closed when the actor has ended
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -162,7 +161,7 @@ func newConversation(opts Options) *Conversation {
 	// does not change the caller's.
 	opts.Policy = opts.Policy.Clone()
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Conversation{opts: opts, agent: opts.Agent, inbox: make(chan message, inboxSize), in: inflow{room: make(chan struct{}, 1)}, done: make(chan struct{}), ctx: ctx, cancel: cancel}
+	c := &Conversation{opts: opts, agent: opts.Agent, inbox: make(chan message, inboxSize), done: make(chan struct{}), ctx: ctx, cancel: cancel}
 	c.st.shown = c.newToolTurn()
 	c.st.transcript = newTranscript()
 	c.st.updated = time.Now()
@@ -177,16 +176,13 @@ func newConversation(opts Options) *Conversation {
 func (c *Conversation) run() {
 	defer close(c.done)
 	for m := range c.inbox {
-		c.applyInflow() // the agent's updates first, in order (inflow.go)
-		if _, updates := m.(updatesMsg); !updates {
+		if _, update := m.(updateMsg); !update {
 			c.flushText() // held text goes out before anything else is handled (heldtext.go)
 		}
 		m.handle(c)
-		if len(c.inbox) == 0 && c.inflowEmpty() {
+		if len(c.inbox) == 0 {
 			c.settleText()
 			c.touch()
-		} else {
-			c.flushOldText()
 		}
 		if c.st.closed && c.st.helpers == 0 {
 			c.finish()
@@ -801,6 +797,22 @@ func (startAgainMsg) handle(c *Conversation) {
 }
 
 // What the agent sends.
+
+// postUpdate hands an update to the actor, in the order the agent sent it (it is called
+// from the connection's one dispatcher goroutine). It waits while the actor's inbox is
+// full.
+func (c *Conversation) postUpdate(ctx context.Context, n *acp.SessionNotification) {
+	c.postCtx(ctx, updateMsg{n})
+}
+
+type updateMsg struct{ n *acp.SessionNotification }
+
+func (m updateMsg) handle(c *Conversation) {
+	if m.n.SessionID != c.st.session.ID {
+		return // an update of a session this conversation left (after load or new)
+	}
+	c.applyUpdate(m.n)
+}
 
 // applyUpdate keeps the session's settings current and shows the update.
 func (c *Conversation) applyUpdate(n *acp.SessionNotification) {

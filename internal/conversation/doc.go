@@ -20,8 +20,7 @@
 //
 // A Conversation is one ACP session on an Agent. It is an actor: one goroutine (run) owns
 // all of its state and changes it only in answer to messages on its inbox, which come
-// from the views (commands) and from the Agent (what the agent sent; its session/updates
-// come through the inflow, inflow.go, applied in order before any other message):
+// from the views (commands) and from the Agent (what the agent sent):
 //
 //   - the session: its id, and its settings as the agent last reported them (modes,
 //     models, config options, available commands, title, usage, the last turn's usage);

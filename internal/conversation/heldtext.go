@@ -8,13 +8,13 @@ import (
 	"github.com/parley-acp/parley/internal/toolstate"
 )
 
-// Text held back while the agent floods. When the actor is behind the agent (its inflow
-// holds more session/updates, or its inbox more messages), the text deltas of
+// Text held back while the agent floods. When the actor is behind the agent (its inbox
+// holds more session/updates), the text deltas of
 // consecutive message chunks are joined into one TurnUpdate instead of one each: the
 // views get the same text, in the same order, in fewer events (on a flood of chunks,
 // each event was an allocation, a post and a wake of every view, and in vscodelm a
 // notification to VS Code and a wake of it). What is held goes out before any other
-// event, before the actor handles anything but updates, at maxHeldBytes, and once the
+// event, before the actor handles anything but an update, at maxHeldBytes, and once the
 // actor has caught up with the agent: at once when it is a turn's first text (the first
 // part of a reply is never held) or fewer than floodDeltas (an agent that streams at a
 // reader's pace is shown chunk by chunk, as it came), else once the first of them is maxHeldFor
@@ -28,6 +28,7 @@ const (
 	// floodDeltas is how many deltas found waiting together make a flood: a reply an
 	// agent sends in a few chunks at once is not one.
 	floodDeltas = 16
+	ageCheck    = 64
 )
 
 // heldText is the text deltas held, all of one turn and one agent message.
@@ -53,7 +54,9 @@ func (c *Conversation) holdText(ev toolstate.Event) {
 	}
 	h.text.WriteString(ev.Text)
 	h.deltas++
-	if h.text.Len() >= maxHeldBytes {
+	// While the actor stays behind it does not settle: the age is checked here, every
+	// ageCheck deltas (a clock read, not one per chunk).
+	if h.text.Len() >= maxHeldBytes || h.deltas%ageCheck == 0 && time.Since(h.since) >= maxHeldFor {
 		c.flushText()
 	}
 }
@@ -76,16 +79,8 @@ func (c *Conversation) settleText() {
 	}
 }
 
-// flushOldText sends what is held once it is maxHeldFor old; the actor calls it while it
-// is behind the agent (once per message or batch of updates, not per chunk).
-func (c *Conversation) flushOldText() {
-	if h := &c.st.text; h.held && time.Since(h.since) >= maxHeldFor {
-		c.flushText()
-	}
-}
-
 // heldTextDueMsg: held text is maxHeldFor old. The actor sends what is held before it
-// handles any message but updates (run), so handling it is nothing more; one that comes
+// handles any message but an update (run), so handling it is nothing more; one that comes
 // after the text went out otherwise finds nothing held, or newer text, which goes out a
 // little early.
 type heldTextDueMsg struct{}

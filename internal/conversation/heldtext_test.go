@@ -22,15 +22,20 @@ func turnTexts(s *Subscription) []string {
 	return texts
 }
 
-// waitingTogether puts updates in the inflow at once, as a dispatcher faster than the
-// actor leaves them, and wakes the actor.
+// holdMsg keeps the actor busy until released.
+type holdMsg struct{ release <-chan struct{} }
+
+func (m holdMsg) handle(*Conversation) { <-m.release }
+
+// waitingTogether puts updates in the actor's inbox at once, as a dispatcher faster than
+// the actor leaves them: the actor is held busy while they are posted.
 func waitingTogether(c *Conversation, texts ...string) {
-	c.in.mu.Lock()
+	release := make(chan struct{})
+	c.post(holdMsg{release})
 	for _, text := range texts {
-		c.in.queue = append(c.in.queue, chunkOf("s", text))
+		c.postUpdate(context.Background(), chunkOf("s", text))
 	}
-	c.in.mu.Unlock()
-	c.post(updatesMsg{})
+	close(release)
 }
 
 // TestHeldTextOfAFloodGoesOutWithinMaxHeldFor: deltas the actor found waiting together (a
