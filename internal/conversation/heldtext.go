@@ -9,18 +9,17 @@ import (
 )
 
 // Text held back while the agent floods. When the actor is behind the agent (its inbox
-// holds more session/updates), the text deltas of
-// consecutive message chunks are joined into one TurnUpdate instead of one each: the
-// views get the same text, in the same order, in fewer events (on a flood of chunks,
-// each event was an allocation, a post and a wake of every view, and in vscodelm a
-// notification to VS Code and a wake of it). What is held goes out before any other
-// event, before the actor handles anything but an update, at maxHeldBytes, and once the
-// actor has caught up with the agent: at once when it is a turn's first text (the first
-// part of a reply is never held) or fewer than floodDeltas (an agent that streams at a
-// reader's pace is shown chunk by chunk, as it came), else once the first of them is maxHeldFor
-// old (a timer posts heldTextDueMsg), so that a flood gives the views a few events per
-// millisecond, not one per catch-up, and no view waits for text longer than that, far
-// less than a frame of a screen.
+// holds more session/updates), the text deltas of consecutive message chunks are joined
+// into one TurnUpdate instead of one each: the views get the same text, in the same
+// order, in fewer events (on a flood of chunks, each event was an allocation, a post and
+// a wake of every view, and in vscodelm a notification to VS Code and a wake of it).
+// What is held goes out before any other event, before the actor handles anything but
+// an update, at maxHeldBytes, and once the actor has caught up with the agent: at once
+// when it is a turn's first text (the first part of a reply is never held) or fewer than
+// floodDeltas (an agent that streams at a reader's pace is shown chunk by chunk, as it
+// came), else once the first of them is maxHeldFor old (a timer posts heldTextDueMsg).
+// So a flood gives the views a few events per millisecond, not one per catch-up, and no
+// view waits for text longer than that, far less than a frame of a screen.
 
 const (
 	maxHeldFor   = time.Millisecond
@@ -28,7 +27,9 @@ const (
 	// floodDeltas is how many deltas found waiting together make a flood: a reply an
 	// agent sends in a few chunks at once is not one.
 	floodDeltas = 16
-	ageCheck    = 64
+	// ageCheck: while the actor stays behind (it never settles), the age of what it
+	// holds is read every ageCheck deltas.
+	ageCheck = 64
 )
 
 // heldText is the text deltas held, all of one turn and one agent message.
@@ -54,9 +55,7 @@ func (c *Conversation) holdText(ev toolstate.Event) {
 	}
 	h.text.WriteString(ev.Text)
 	h.deltas++
-	// While the actor stays behind it does not settle: the age is checked here, every
-	// ageCheck deltas (a clock read, not one per chunk).
-	if h.text.Len() >= maxHeldBytes || h.deltas%ageCheck == 0 && time.Since(h.since) >= maxHeldFor {
+	if h.text.Len() >= maxHeldBytes || (h.deltas%ageCheck == 0 && time.Since(h.since) >= maxHeldFor) {
 		c.flushText()
 	}
 }

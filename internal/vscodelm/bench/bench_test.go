@@ -395,48 +395,48 @@ func BenchmarkBridgeChunks(b *testing.B) {
 	b.Logf("N=%d bridge %.0f chunks/s, direct %.0f chunks/s: bridge/direct = %.1f%% (target ≥ 95%%)",
 		b.N, bridgeRate, directRate, ratio)
 	if bridgeCPU.ok && directCPU.ok {
+		bridged, direct := bridgeCPU.used, directCPU.used
 		perChunk := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / total }
-		b.ReportMetric(perChunk(bridgeCPU.relay), "cpu-bridge-ns/chunk")
-		b.ReportMetric(perChunk(directCPU.self), "cpu-client-ns/chunk")
-		b.ReportMetric(perChunk(bridgeCPU.total()), "cpu-bridged-ns/chunk")
-		b.ReportMetric(perChunk(directCPU.total()), "cpu-direct-ns/chunk")
+		b.ReportMetric(perChunk(bridged.relay), "cpu-bridge-ns/chunk")
+		b.ReportMetric(perChunk(direct.self), "cpu-client-ns/chunk")
+		b.ReportMetric(perChunk(bridged.total()), "cpu-bridged-ns/chunk")
+		b.ReportMetric(perChunk(direct.total()), "cpu-direct-ns/chunk")
 		b.Logf("CPU per chunk: bridged %.0f ns (bridge %.0f, its agent %.0f, the fake VS Code %.0f), direct %.0f ns (client %.0f, its agent %.0f): %.2fx",
-			perChunk(bridgeCPU.total()), perChunk(bridgeCPU.relay), perChunk(bridgeCPU.agent), perChunk(bridgeCPU.self),
-			perChunk(directCPU.total()), perChunk(directCPU.self), perChunk(directCPU.agent),
-			float64(bridgeCPU.total())/float64(directCPU.total()))
+			perChunk(bridged.total()), perChunk(bridged.relay), perChunk(bridged.agent), perChunk(bridged.self),
+			perChunk(direct.total()), perChunk(direct.self), perChunk(direct.agent),
+			float64(bridged.total())/float64(direct.total()))
 	}
 }
 
 // pathCPU adds up the CPU time the processes of one path (this process, which is the
 // direct client or the fake VS Code client; the bridge; the agent) use during its floods,
-// where the system says (Linux: ok). On two cores the three processes of the bridged path
-// share what the direct path's two have, so its throughput follows its CPU per chunk.
+// where the system says (Linux: ok).
 type pathCPU struct {
-	relays, agents     []int // the bridge (none on the direct path), the agent
-	relay, agent, self time.Duration
-	ok                 bool
+	relays, agents []int     // the bridge (none on the direct path), the agent
+	used           cpuSample // over the floods measured
+	ok             bool
 }
 
-// cpuSample is the CPU time of a path's processes at one moment.
+// cpuSample is CPU time of a path's processes: used so far, or over some floods.
 type cpuSample struct{ relay, agent, self time.Duration }
 
-func (p *pathCPU) read() (s cpuSample) {
-	var ok1, ok2 bool
-	s.self, ok1 = selfCPU()
-	s.relay, ok2 = sumCPU(p.relays)
-	s.agent, p.ok = sumCPU(p.agents)
-	p.ok = p.ok && ok1 && ok2 && len(p.agents) > 0
-	return s
+func (s cpuSample) total() time.Duration { return s.relay + s.agent + s.self }
+
+func (p *pathCPU) read() cpuSample {
+	self, okSelf := selfCPU()
+	relay, okRelay := sumCPU(p.relays)
+	agent, okAgent := sumCPU(p.agents)
+	p.ok = okSelf && okRelay && okAgent && len(p.agents) > 0
+	return cpuSample{relay, agent, self}
 }
 
+// add adds what the path used since before was read.
 func (p *pathCPU) add(before cpuSample) {
 	after := p.read()
-	p.relay += after.relay - before.relay
-	p.agent += after.agent - before.agent
-	p.self += after.self - before.self
+	p.used.relay += after.relay - before.relay
+	p.used.agent += after.agent - before.agent
+	p.used.self += after.self - before.self
 }
-
-func (p *pathCPU) total() time.Duration { return p.relay + p.agent + p.self }
 
 // sumCPU is the CPU time the processes pids have used.
 func sumCPU(pids []int) (time.Duration, bool) {

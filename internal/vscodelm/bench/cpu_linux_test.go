@@ -41,13 +41,14 @@ func selfCPU() (time.Duration, bool) {
 // childrenOf lists the processes whose parent is pid.
 func childrenOf(pid int) []int {
 	entries, _ := os.ReadDir("/proc")
+	parent := strconv.Itoa(pid)
 	var kids []int
 	for _, e := range entries {
 		child, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
-		if fields := statFields(e.Name()); len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+		if fields := statFields(e.Name()); len(fields) > 1 && fields[1] == parent {
 			kids = append(kids, child)
 		}
 	}
