@@ -47,7 +47,7 @@ type transcriptEntry struct {
 	// A run of joinable chunks: their kind, message id and text.
 	kind  string
 	msgID acp.MessageID
-	text  *strings.Builder
+	text  *textRun
 	size  int
 	// A tool call's: when it was first seen, and when it was seen completed or failed.
 	started, ended time.Time
@@ -111,9 +111,9 @@ func (t *transcript) add(u acp.SessionUpdate) {
 				return
 			}
 		}
-		b := &strings.Builder{}
-		b.WriteString(text)
-		t.append(transcriptEntry{kind: kind, msgID: ch.MessageID, text: b, size: len(text)})
+		run := &textRun{}
+		run.WriteString(text)
+		t.append(transcriptEntry{kind: kind, msgID: ch.MessageID, text: run, size: len(text)})
 		return
 	}
 	switch {
@@ -239,6 +239,48 @@ func (t *transcript) updates() []acp.SessionUpdate {
 		out = append(out, ChunkUpdate(e.kind, &acp.ContentChunk{Content: acp.TextBlock(e.text.String()), MessageID: e.msgID}))
 	}
 	return out
+}
+
+// textRun is the text of a run of chunks, kept in blocks that are filled and never
+// moved: a reply streamed in 100,000 chunks is written once, where one growing buffer
+// would be copied again at each growth (about five times over, in fresh memory).
+type textRun struct {
+	blocks [][]byte
+	size   int
+}
+
+// Blocks grow with the run from minTextBlock to maxTextBlock.
+const (
+	minTextBlock = 256
+	maxTextBlock = 64 << 10
+)
+
+func (r *textRun) WriteString(s string) {
+	r.size += len(s)
+	for len(s) > 0 {
+		n := len(r.blocks)
+		if n == 0 || len(r.blocks[n-1]) == cap(r.blocks[n-1]) {
+			r.blocks = append(r.blocks, make([]byte, 0, min(max(r.size, minTextBlock), maxTextBlock)))
+			n++
+		}
+		last := &r.blocks[n-1]
+		k := min(len(s), cap(*last)-len(*last))
+		*last = append(*last, s[:k]...)
+		s = s[k:]
+	}
+}
+
+// String is the run's text, joined.
+func (r *textRun) String() string {
+	if len(r.blocks) == 1 {
+		return string(r.blocks[0])
+	}
+	var b strings.Builder
+	b.Grow(r.size)
+	for _, block := range r.blocks {
+		b.Write(block)
+	}
+	return b.String()
 }
 
 // callSize is about what a tool call holds: its content's text and diffs, its raw

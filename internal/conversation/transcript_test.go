@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,4 +94,41 @@ func callTimes(t *testing.T, tc *acp.ToolCall) parleyapi.ToolCallMeta {
 func parseTime(s string) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, s)
 	return t
+}
+
+// TestTranscriptJoinsALongReply: a reply streamed in chunks of every size, across the
+// text's blocks and past the largest of them, replays as one chunk with all of its text;
+// a replay taken part way is not changed by what comes after.
+func TestTranscriptJoinsALongReply(t *testing.T) {
+	tr := newTranscript()
+	var want strings.Builder
+	var early []acp.SessionUpdate
+	earlyLen := 0
+	for i := range 300 {
+		piece := strings.Repeat(string(rune('a'+i%26)), i*i%(3*maxTextBlock/2)+1)
+		want.WriteString(piece)
+		tr.add(acp.AgentMessageChunk(acp.TextBlock(piece)))
+		if i == 10 {
+			early, earlyLen = tr.updates(), want.Len()
+		}
+	}
+	got := tr.updates()
+	if len(got) != 1 || got[0].AgentMessageChunk == nil {
+		t.Fatalf("replay = %d updates, want one agent chunk", len(got))
+	}
+	if text := got[0].AgentMessageChunk.Content.Text.Text; text != want.String() {
+		t.Fatalf("replayed %d bytes, want %d (first difference at %d)", len(text), want.Len(), firstDiff(text, want.String()))
+	}
+	if n := len(early[0].AgentMessageChunk.Content.Text.Text); n != earlyLen {
+		t.Fatalf("the replay taken after 11 chunks now has %d bytes", n)
+	}
+}
+
+func firstDiff(a, b string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }
