@@ -63,6 +63,7 @@ type Conversation struct {
 	keys        []string  // lenient match keys of committed, computed on demand
 	provisional []Message // the exchange in flight: user message(s), then parts streamed
 	first       Message   // the first user message, for affinity
+	firstKey    *string   // its lenient match key, once computed
 	display     []string  // display text parley emitted, trimmed and made visible
 }
 
@@ -89,9 +90,10 @@ func (m *Matcher) Match(key AgentKey, messages []Message) Match {
 	messages = normalizeAll(messages)
 	var best Match
 	found := false
+	first := requestFirst{at: slices.IndexFunc(messages, func(m Message) bool { return m.Role == RoleUser })}
 	convs := m.conversations[key]
 	for i := len(convs) - 1; i >= 0; i-- { // most recently used first: it wins ties
-		mt, takes := convs[i].match(messages)
+		mt, takes := convs[i].match(messages, &first)
 		if takes && (!found || mt.Shared > best.Shared || mt.Shared == best.Shared && best.Cancelled && !mt.Cancelled) {
 			best, found = mt, true
 		}
@@ -191,19 +193,9 @@ func (c *Conversation) Provisional() []Message { return c.provisional }
 // match compares messages with c's committed history, then with as much of its
 // provisional exchange as they repeat, and reports whether c's session can take the
 // request (see Matcher).
-func (c *Conversation) match(messages []Message) (mt Match, takes bool) {
-	if len(c.committed) == 0 {
-		// Affinity: the first user message must be ours.
-		first := -1
-		for i, msg := range messages {
-			if msg.Role == RoleUser {
-				first = i
-				break
-			}
-		}
-		if first < 0 || !c.same(messages[first], c.first) {
-			return Match{}, false
-		}
+func (c *Conversation) match(messages []Message, first *requestFirst) (mt Match, takes bool) {
+	if len(c.committed) == 0 && !c.hasFirst(messages, first) {
+		return Match{}, false
 	}
 	keys := func(i int) *string {
 		for len(c.keys) < len(c.committed) {
@@ -268,8 +260,32 @@ func (c *Conversation) walk(messages []Message, from int, stored []Message, key 
 	return i, j
 }
 
-func (c *Conversation) same(a, b Message) bool {
-	return equalExact(a, b) || c.matchKey(a) == c.matchKey(b)
+// requestFirst is where a request's first user message is (-1: it has none), and its
+// lenient match key once a conversation needed it: a request is compared with every
+// conversation, and the key of a user message is the same for all of them.
+type requestFirst struct {
+	at  int
+	key *string
+}
+
+// hasFirst reports whether the request's first user message is c's (affinity).
+func (c *Conversation) hasFirst(messages []Message, first *requestFirst) bool {
+	if first.at < 0 {
+		return false
+	}
+	msg := messages[first.at]
+	if equalExact(msg, c.first) {
+		return true
+	}
+	if first.key == nil {
+		key := c.matchKey(msg)
+		first.key = &key
+	}
+	if c.firstKey == nil {
+		key := c.matchKey(c.first)
+		c.firstKey = &key
+	}
+	return *first.key == *c.firstKey
 }
 
 func equalExact(a, b Message) bool {

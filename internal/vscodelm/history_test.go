@@ -29,7 +29,7 @@ func toolResult(id, result string) ContentPart {
 
 // turn runs one request through the matcher as the router and worker would, streaming
 // reply (if any) and completing, and returns the match.
-func turn(t *testing.T, m *Matcher, key AgentKey, history []Message, reply ...ContentPart) (Match, *Conversation) {
+func turn(t testing.TB, m *Matcher, key AgentKey, history []Message, reply ...ContentPart) (Match, *Conversation) {
 	t.Helper()
 	mt := m.Match(key, history)
 	c := mt.Conversation
@@ -379,5 +379,21 @@ func TestHiddenCharactersInTheReplyStillMatch(t *testing.T) {
 				t.Errorf("New (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// BenchmarkMatchAmong1000 is a request for a new chat while a thousand one-turn chats are
+// open (each a candidate, none with committed history): every one is compared with the
+// request's first user message, whose lenient key is worked out once for all of them.
+func BenchmarkMatchAmong1000(b *testing.B) {
+	m := NewMatcher()
+	for i := range 1000 {
+		turn(b, m, eliza, []Message{u(fmt.Sprintf("chat %d: %s", i, strings.Repeat("words ", 10)))}, TextPart("reply"))
+	}
+	req := []Message{u("a new chat: " + strings.Repeat("words ", 10))}
+	for b.Loop() {
+		if mt := m.Match(eliza, req); mt.Conversation != nil {
+			b.Fatal("a new chat matched an open one")
+		}
 	}
 }
