@@ -41,6 +41,7 @@ says so, and parley exits with status 1. See docs/remote.md.`,
   parley acp --connect https://devbox.example/parley/ --tls-ca ca.pem`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			tuneHostGC()
 			if err := cf.localOnly(cmd); err != nil {
 				return err
 			}

@@ -68,6 +68,7 @@ asks here only what a person must answer. See docs/remote.md.` + unconfinedHelp(
   PARLEY_TOKEN=… parley chat --connect http://devbox:8123/ --session parley-4f…`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			tuneHostGC()
 			if err := cf.localOnly(cmd); err != nil {
 				return err
 			}

@@ -144,6 +144,7 @@ was cancelled), 130 cancelled (Ctrl-C sends session/cancel).` + unconfinedHelp()
   parley run --from 3f9a2c41 --agent claude --allow read --timeout 10m "review what we did"`,
 		Args: needArgs(1, "the PROMPT"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			tuneHostGC()
 			if turnTimeout < 0 {
 				return &exitError{code: exitUsage, err: errors.New("--timeout must not be negative")}
 			}

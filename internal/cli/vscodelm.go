@@ -44,6 +44,7 @@ says, for each request, which conversation it continues and what was new.
 and direction, in DIR.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			tuneHostGC()
 			stdio := commandStdio(cmd)
 			stdio.in = interruptibleStdin(stdio.in)
 			var stream io.ReadWriteCloser = stdio

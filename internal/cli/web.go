@@ -71,6 +71,7 @@ tested with.`,
   parley web --no-open --port 8123 --public-url https://dev.example/parley/`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			tuneHostGC()
 			host, err := listenHost(listen)
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
