@@ -10,6 +10,7 @@ package vscodetest
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -205,7 +206,7 @@ func (c *Client) readStdout() {
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 {
-			c.handle(strings.TrimRight(string(line), "\r\n"), time.Now())
+			c.handle(bytes.TrimRight(line, "\r\n"), time.Now())
 		}
 		if err != nil {
 			c.mu.Lock()
@@ -231,11 +232,13 @@ func (c *Client) readStderr() {
 }
 
 // handle checks one stdout line and files it under its request.
-func (c *Client) handle(line string, at time.Time) {
+func (c *Client) handle(line []byte, at time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	defer c.notify()
-	c.note("<- " + line)
+	if !c.opts.Quiet {
+		c.note("<- " + string(line))
+	}
 	f, ok := frameOf(line)
 	if !ok {
 		c.violate("stdout line is not a JSON-RPC object (stdout is for protocol messages only)")
@@ -259,13 +262,13 @@ func (c *Client) handle(line string, at time.Time) {
 // frameOf decodes a stdout line, which must be one JSON object. It is checked once and
 // decoded with parley's own decoder (json.UnmarshalObject): in the benchmarks this client
 // shares the machine with the bridge and its agent, and decoding a streamed part four times
-// through encoding/json took a tenth of it.
-func frameOf(line string) (f Frame, ok bool) {
-	data := []byte(line)
-	if !json.Valid(data) || !strings.HasPrefix(strings.TrimSpace(line), "{") {
+// through encoding/json took a tenth of it. The line is ReadBytes' own copy, which the
+// frame's raw members share.
+func frameOf(line []byte) (f Frame, ok bool) {
+	if !json.Valid(line) || !bytes.HasPrefix(bytes.TrimSpace(line), []byte("{")) {
 		return f, false
 	}
-	_, err := json.UnmarshalObject(data, &f)
+	_, err := json.UnmarshalObject(line, &f)
 	return f, err == nil
 }
 

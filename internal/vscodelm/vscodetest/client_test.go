@@ -32,7 +32,7 @@ func TestClientChecksFrames(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := checker(t)
 			for _, line := range tt.lines {
-				c.handle(line, time.Now())
+				c.handle([]byte(line), time.Now())
 			}
 			if !slices.ContainsFunc(c.violations, func(v string) bool { return strings.Contains(v, tt.want) }) {
 				t.Errorf("violations %q, want one mentioning %q", c.violations, tt.want)
@@ -47,7 +47,7 @@ func TestClientChecksFrames(t *testing.T) {
 			`{"jsonrpc":"2.0","method":"lm/responseComplete","params":{"requestId":1}}`,
 			`{"jsonrpc":"2.0","id":1,"result":{}}`,
 		} {
-			c.handle(line, time.Now())
+			c.handle([]byte(line), time.Now())
 		}
 		if len(c.violations) > 0 {
 			t.Errorf("violations %q, want none", c.violations)
