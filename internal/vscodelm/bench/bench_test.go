@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -354,7 +355,10 @@ func BenchmarkBridgeChunks(b *testing.B) {
 	bridgeCPU.relays, bridgeCPU.agents = []int{bridgePid}, childrenOf(bridgePid)
 	directCPU.agents = slices.DeleteFunc(childrenOf(os.Getpid()), func(pid int) bool { return pid == bridgePid })
 	var bridgeTime, directTime time.Duration
+	// Each flood starts with this process's heap collected: it is both the direct client
+	// and the fake VS Code, so neither path pays for garbage the other left.
 	bridgeFlood := func(i int) {
+		runtime.GC()
 		before := bridgeCPU.read()
 		start := time.Now()
 		r := br.turn(floodPrompt(floodChunks, i+1))
@@ -367,6 +371,7 @@ func BenchmarkBridgeChunks(b *testing.B) {
 	directFlood := func() {
 		b.StopTimer()
 		defer b.StartTimer()
+		runtime.GC()
 		before := directCPU.read()
 		start := time.Now()
 		got, _ := d.prompt(fmt.Sprintf("flood %d", floodChunks), false)
