@@ -51,32 +51,64 @@ func BenchmarkFirstPart(b *testing.B) {
 		d := startDirect(b)
 		var firsts []time.Duration
 		for i := range b.N {
-			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
-			sess, err := d.agent.Conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: d.cwd, MCPServers: []acp.MCPServer{}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			for turn, text := range []string{fmt.Sprintf("Hello, I am visitor %d.", i), "I feel tired today."} {
-				d.cnt.mu.Lock()
-				d.cnt.chunks, d.cnt.arrivals, d.cnt.record = 0, nil, true
-				d.cnt.mu.Unlock()
-				start := time.Now()
-				if _, err := d.agent.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock(text)}}); err != nil {
-					b.Fatal(err)
-				}
-				d.cnt.mu.Lock()
-				if turn == 1 {
-					if len(d.cnt.arrivals) == 0 {
-						b.Fatal("no chunk")
-					}
-					firsts = append(firsts, d.cnt.arrivals[0].Sub(start))
-				}
-				d.cnt.mu.Unlock()
-			}
-			cancel()
+			firsts = append(firsts, d.nextFirst(i))
 		}
 		reportFirst(b, firsts)
 	})
+}
+
+// BenchmarkNextTurnVsDirect is bridge-next-git and direct-next of BenchmarkFirstPart
+// taken in turns, one op of each at a time, so that both see the same load (on a shared
+// machine the load moves within seconds, and the two sub-benchmarks run one after the
+// other): x-direct is the ratio of their medians. The same bridge with the record of
+// changes off (unrecorded-p50) says what the record costs.
+func BenchmarkNextTurnVsDirect(b *testing.B) {
+	br, off, d := startBridgeInGit(b), startUnrecorded(b), startDirect(b)
+	b.ResetTimer()
+	var bridged, unrecorded, direct []time.Duration
+	for i := range b.N {
+		bridged = append(bridged, br.nextFirst(i))
+		unrecorded = append(unrecorded, off.nextFirst(i))
+		direct = append(direct, d.nextFirst(i))
+	}
+	median := func(d []time.Duration) time.Duration { sortDurations(d); return d[len(d)/2] }
+	bp, up, dp := median(bridged), median(unrecorded), median(direct)
+	b.ReportMetric(float64(bp), "ns/bridge-p50")
+	b.ReportMetric(float64(up), "ns/unrecorded-p50")
+	b.ReportMetric(float64(dp), "ns/direct-p50")
+	b.ReportMetric(float64(bp)/float64(dp), "x-direct")
+	b.Logf("%d turns each: the next turn's first part after %v through the bridge in a git work tree (%v with the record of changes off), %v direct: %.2fx (target ≤ 3x)",
+		b.N, bp, up, dp, float64(bp)/float64(dp))
+}
+
+// nextFirst is the first part of the second turn of a new session, after its prompt.
+func (d *direct) nextFirst(i int) time.Duration {
+	d.b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	sess, err := d.agent.Conn.NewSession(ctx, &acp.NewSessionRequest{Cwd: d.cwd, MCPServers: []acp.MCPServer{}})
+	if err != nil {
+		d.b.Fatal(err)
+	}
+	var first time.Duration
+	for turn, text := range []string{fmt.Sprintf("Hello, I am visitor %d.", i), "I feel tired today."} {
+		d.cnt.mu.Lock()
+		d.cnt.chunks, d.cnt.arrivals, d.cnt.record = 0, nil, true
+		d.cnt.mu.Unlock()
+		start := time.Now()
+		if _, err := d.agent.Conn.Prompt(ctx, &acp.PromptRequest{SessionID: sess.SessionID, Prompt: []acp.ContentBlock{acp.TextBlock(text)}}); err != nil {
+			d.b.Fatal(err)
+		}
+		d.cnt.mu.Lock()
+		if turn == 1 {
+			if len(d.cnt.arrivals) == 0 {
+				d.b.Fatal("no chunk")
+			}
+			first = d.cnt.arrivals[0].Sub(start)
+		}
+		d.cnt.mu.Unlock()
+	}
+	return first
 }
 
 // first is how long the first part took to arrive after the request was written.
@@ -105,12 +137,17 @@ func firstPartNext(b *testing.B, br *bridge) {
 	b.ResetTimer()
 	var firsts []time.Duration
 	for i := range b.N {
-		u1 := vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{vscodelm.TextPart(fmt.Sprintf("Hello, I am visitor %d.", i))}}
-		r1 := br.await(br.chat([]vscodelm.Message{u1}))
-		a1 := vscodelm.Message{Role: vscodelm.RoleAssistant, Content: []vscodelm.ContentPart{vscodelm.TextPart(r1.text())}}
-		u2 := vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{vscodelm.TextPart("I feel tired today.")}}
-		r2 := br.await(br.chat([]vscodelm.Message{u1, a1, u2}))
-		firsts = append(firsts, r2.first())
+		firsts = append(firsts, br.nextFirst(i))
 	}
 	reportFirst(b, firsts)
+}
+
+// nextFirst is the first part of the second turn of a new conversation, after its
+// request (with the first turn's history, as VS Code sends it).
+func (br *bridge) nextFirst(i int) time.Duration {
+	u1 := vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{vscodelm.TextPart(fmt.Sprintf("Hello, I am visitor %d.", i))}}
+	r1 := br.await(br.chat([]vscodelm.Message{u1}))
+	a1 := vscodelm.Message{Role: vscodelm.RoleAssistant, Content: []vscodelm.ContentPart{vscodelm.TextPart(r1.text())}}
+	u2 := vscodelm.Message{Role: vscodelm.RoleUser, Content: []vscodelm.ContentPart{vscodelm.TextPart("I feel tired today.")}}
+	return br.await(br.chat([]vscodelm.Message{u1, a1, u2})).first()
 }
