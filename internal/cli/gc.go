@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 )
 
 // The commands that host an agent (chat, run, web, acp, vscodelm) keep their
@@ -19,8 +20,8 @@ import (
 const hostHeapFloor = 16 << 20
 
 // tuneHostGC keeps the heap target at hostHeapFloor or more, unless GOGC was set: the
-// user's choice stands.
-func tuneHostGC() {
+// user's choice stands. Once per process, however many commands run in it (tests).
+var tuneHostGC = sync.OnceFunc(func() {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return
 	}
@@ -34,7 +35,7 @@ func tuneHostGC() {
 		runtime.AddCleanup(&struct{ _ *byte }{}, retune, struct{}{})
 	}
 	retune(struct{}{})
-}
+})
 
 // hostGCPercent is the GOGC that puts the next collection at hostHeapFloor with live
 // bytes live (0 before the first collection). The runtime's target is the larger of
