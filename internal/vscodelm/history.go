@@ -90,10 +90,10 @@ func (m *Matcher) Match(key AgentKey, messages []Message) Match {
 	messages = normalizeAll(messages)
 	var best Match
 	found := false
-	first := requestFirst{at: slices.IndexFunc(messages, func(m Message) bool { return m.Role == RoleUser })}
+	req := &request{messages: messages, first: slices.IndexFunc(messages, func(m Message) bool { return m.Role == RoleUser })}
 	convs := m.conversations[key]
 	for i := len(convs) - 1; i >= 0; i-- { // most recently used first: it wins ties
-		mt, takes := convs[i].match(messages, &first)
+		mt, takes := convs[i].match(req)
 		if takes && (!found || mt.Shared > best.Shared || mt.Shared == best.Shared && best.Cancelled && !mt.Cancelled) {
 			best, found = mt, true
 		}
@@ -193,8 +193,9 @@ func (c *Conversation) Provisional() []Message { return c.provisional }
 // match compares messages with c's committed history, then with as much of its
 // provisional exchange as they repeat, and reports whether c's session can take the
 // request (see Matcher).
-func (c *Conversation) match(messages []Message, first *requestFirst) (mt Match, takes bool) {
-	if len(c.committed) == 0 && !c.hasFirst(messages, first) {
+func (c *Conversation) match(req *request) (mt Match, takes bool) {
+	messages := req.messages
+	if len(c.committed) == 0 && !c.hasFirst(req) {
 		return Match{}, false
 	}
 	keys := func(i int) *string {
@@ -206,11 +207,11 @@ func (c *Conversation) match(messages []Message, first *requestFirst) (mt Match,
 		}
 		return &c.keys[i]
 	}
-	i, k := c.walk(messages, 0, c.committed, keys)
+	i, k := c.walk(req, 0, c.committed, keys)
 	if k < len(c.committed) {
 		return Match{}, false
 	}
-	j, k := c.walk(messages, i, c.provisional, nil)
+	j, k := c.walk(req, i, c.provisional, nil)
 	mt = Match{
 		Conversation: c, New: messages[j:], Context: messages[:j], Shared: j,
 		Cancelled: k < len(c.provisional), echo: messages[i:j],
@@ -223,7 +224,8 @@ func (c *Conversation) match(messages []Message, first *requestFirst) (mt Match,
 // walk matches stored against messages[from:] for as long as they agree, skipping
 // messages whose match key is empty (display-only assistant messages) on either side. It
 // returns the index in messages after the match and how many stored messages matched.
-func (c *Conversation) walk(messages []Message, from int, stored []Message, key func(int) *string) (int, int) {
+func (c *Conversation) walk(req *request, from int, stored []Message, key func(int) *string) (int, int) {
+	messages := req.messages
 	i, j := from, 0
 	for j < len(stored) {
 		if i < len(messages) && equalExact(messages[i], stored[j]) {
@@ -243,7 +245,7 @@ func (c *Conversation) walk(messages []Message, from int, stored []Message, key 
 		if i >= len(messages) {
 			return i, j
 		}
-		mk := c.matchKey(messages[i])
+		mk := c.requestKey(req, i)
 		switch {
 		case mk == sk:
 			i, j = i+1, j+1
@@ -260,32 +262,46 @@ func (c *Conversation) walk(messages []Message, from int, stored []Message, key 
 	return i, j
 }
 
-// requestFirst is where a request's first user message is (-1: it has none), and its
-// lenient match key once a conversation needed it: a request is compared with every
-// conversation, and the key of a user message is the same for all of them.
-type requestFirst struct {
-	at  int
-	key *string
+// request is a request being matched, with what is worked out once for every
+// conversation it is compared with: where its first user message is (-1: none), and the
+// lenient keys of its user messages (a user message's key is the same in every
+// conversation; an assistant message's depends on the display text each one made).
+type request struct {
+	messages []Message
+	first    int
+	keys     map[int]string
+}
+
+// requestKey is the lenient key of the request's message i.
+func (c *Conversation) requestKey(req *request, i int) string {
+	msg := req.messages[i]
+	if msg.Role != RoleUser {
+		return c.matchKey(msg)
+	}
+	key, ok := req.keys[i]
+	if !ok {
+		key = c.matchKey(msg)
+		if req.keys == nil {
+			req.keys = map[int]string{}
+		}
+		req.keys[i] = key
+	}
+	return key
 }
 
 // hasFirst reports whether the request's first user message is c's (affinity).
-func (c *Conversation) hasFirst(messages []Message, first *requestFirst) bool {
-	if first.at < 0 {
+func (c *Conversation) hasFirst(req *request) bool {
+	if req.first < 0 {
 		return false
 	}
-	msg := messages[first.at]
-	if equalExact(msg, c.first) {
+	if equalExact(req.messages[req.first], c.first) {
 		return true
-	}
-	if first.key == nil {
-		key := c.matchKey(msg)
-		first.key = &key
 	}
 	if c.firstKey == nil {
 		key := c.matchKey(c.first)
 		c.firstKey = &key
 	}
-	return *first.key == *c.firstKey
+	return c.requestKey(req, req.first) == *c.firstKey
 }
 
 func equalExact(a, b Message) bool {

@@ -382,18 +382,40 @@ func TestHiddenCharactersInTheReplyStillMatch(t *testing.T) {
 	}
 }
 
-// BenchmarkMatchAmong1000 is a request for a new chat while a thousand one-turn chats are
-// open (each a candidate, none with committed history): every one is compared with the
-// request's first user message, whose lenient key is worked out once for all of them.
+// BenchmarkMatchAmong1000 is a request while a thousand chats are open, each a candidate:
+// a new chat among one-turn chats (none with committed history, so each is compared with
+// the request's first user message), and a chat's next turn among two-turn ones (each
+// walks the request's history). A user message's lenient key is worked out once for all
+// of them.
 func BenchmarkMatchAmong1000(b *testing.B) {
-	m := NewMatcher()
-	for i := range 1000 {
-		turn(b, m, eliza, []Message{u(fmt.Sprintf("chat %d: %s", i, strings.Repeat("words ", 10)))}, TextPart("reply"))
-	}
-	req := []Message{u("a new chat: " + strings.Repeat("words ", 10))}
-	for b.Loop() {
-		if mt := m.Match(eliza, req); mt.Conversation != nil {
-			b.Fatal("a new chat matched an open one")
+	words := strings.Repeat("words ", 10)
+	b.Run("new-chat", func(b *testing.B) {
+		m := NewMatcher()
+		for i := range 1000 {
+			turn(b, m, eliza, []Message{u(fmt.Sprintf("chat %d: %s", i, words))}, TextPart("reply"))
 		}
-	}
+		req := []Message{u("a new chat: " + words)}
+		for b.Loop() {
+			if mt := m.Match(eliza, req); mt.Conversation != nil {
+				b.Fatal("a new chat matched an open one")
+			}
+		}
+	})
+	b.Run("next-turn", func(b *testing.B) {
+		m := NewMatcher()
+		var last *Conversation
+		var history []Message
+		for i := range 1000 {
+			first := []Message{u(fmt.Sprintf("chat %d: %s", i, words))}
+			turn(b, m, eliza, first, TextPart("reply"))
+			history = append(first, a("reply"), u("more "+words))
+			_, last = turn(b, m, eliza, history, TextPart("more reply"))
+		}
+		req := append(slices.Clone(history), a("more reply"), u("and more"))
+		for b.Loop() {
+			if mt := m.Match(eliza, req); mt.Conversation != last || len(mt.New) != 1 {
+				b.Fatalf("the next turn matched %v, new %d", mt.Conversation, len(mt.New))
+			}
+		}
+	})
 }
