@@ -63,7 +63,7 @@ type Conversation struct {
 	keys        []string  // lenient match keys of committed, computed on demand
 	provisional []Message // the exchange in flight: user message(s), then parts streamed
 	first       Message   // the first user message, for affinity
-	firstKey    *string   // its lenient match key, once computed
+	firstKey    string    // its lenient match key
 	display     []string  // display text parley emitted, trimmed and made visible
 }
 
@@ -121,6 +121,7 @@ func (m *Matcher) Start(key AgentKey, mt Match) *Conversation {
 			break
 		}
 	}
+	c.firstKey = c.matchKey(c.first)
 	m.conversations[key] = append(m.conversations[key], c)
 	return c
 }
@@ -269,7 +270,7 @@ func (c *Conversation) walk(req *request, from int, stored []Message, key func(i
 type request struct {
 	messages []Message
 	first    int
-	keys     map[int]string
+	keys     []string // "\x00": not yet computed (as Conversation.keys)
 }
 
 // requestKey is the lenient key of the request's message i.
@@ -278,15 +279,16 @@ func (c *Conversation) requestKey(req *request, i int) string {
 	if msg.Role != RoleUser {
 		return c.matchKey(msg)
 	}
-	key, ok := req.keys[i]
-	if !ok {
-		key = c.matchKey(msg)
-		if req.keys == nil {
-			req.keys = map[int]string{}
+	if req.keys == nil {
+		req.keys = make([]string, len(req.messages))
+		for k := range req.keys {
+			req.keys[k] = "\x00"
 		}
-		req.keys[i] = key
 	}
-	return key
+	if req.keys[i] == "\x00" {
+		req.keys[i] = c.matchKey(msg)
+	}
+	return req.keys[i]
 }
 
 // hasFirst reports whether the request's first user message is c's (affinity).
@@ -294,14 +296,7 @@ func (c *Conversation) hasFirst(req *request) bool {
 	if req.first < 0 {
 		return false
 	}
-	if equalExact(req.messages[req.first], c.first) {
-		return true
-	}
-	if c.firstKey == nil {
-		key := c.matchKey(c.first)
-		c.firstKey = &key
-	}
-	return c.requestKey(req, req.first) == *c.firstKey
+	return equalExact(req.messages[req.first], c.first) || c.requestKey(req, req.first) == c.firstKey
 }
 
 func equalExact(a, b Message) bool {

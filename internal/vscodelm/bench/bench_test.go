@@ -515,7 +515,7 @@ func reportGaps(b *testing.B, gaps []time.Duration) {
 		return
 	}
 	slices.Sort(gaps)
-	p := func(q float64) time.Duration { return gaps[min(len(gaps)-1, int(q*float64(len(gaps))))] }
+	p := func(q float64) time.Duration { return quantile(gaps, q) }
 	b.ReportMetric(float64(p(0.50)), "ns/gap-p50")
 	b.ReportMetric(float64(p(0.99)), "ns/gap-p99")
 	b.Logf("%d gaps: p50 %v, p99 %v", len(gaps), p(0.50), p(0.99))

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -71,7 +72,7 @@ func BenchmarkNextTurnVsDirect(b *testing.B) {
 		unrecorded = append(unrecorded, off.nextFirst(i))
 		direct = append(direct, d.nextFirst(i))
 	}
-	median := func(d []time.Duration) time.Duration { sortDurations(d); return d[len(d)/2] }
+	median := func(d []time.Duration) time.Duration { slices.Sort(d); return quantile(d, 0.5) }
 	bp, up, dp := median(bridged), median(unrecorded), median(direct)
 	b.ReportMetric(float64(bp), "ns/bridge-p50")
 	b.ReportMetric(float64(up), "ns/unrecorded-p50")
@@ -123,8 +124,8 @@ func reportFirst(b *testing.B, d []time.Duration) {
 	if len(d) == 0 {
 		return
 	}
-	sortDurations(d)
-	p := func(q float64) time.Duration { return d[min(len(d)-1, int(q*float64(len(d))))] }
+	slices.Sort(d)
+	p := func(q float64) time.Duration { return quantile(d, q) }
 	b.ReportMetric(float64(p(0.50)), "ns/first-part-p50")
 	b.ReportMetric(float64(p(0.99)), "ns/first-part-p99")
 	b.Logf("%d answers: first part after p50 %v, p99 %v", len(d), p(0.50), p(0.99))

@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,19 +85,16 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 	if len(lat) == 0 {
 		return
 	}
-	sortDurations(lat)
-	p := func(q float64) time.Duration { return lat[min(len(lat)-1, int(q*float64(len(lat))))] }
+	slices.Sort(lat)
+	p := func(q float64) time.Duration { return quantile(lat, q) }
 	b.ReportMetric(float64(p(0.50)), "ns/chunk-p50")
 	b.ReportMetric(float64(p(0.99)), "ns/chunk-p99")
 	b.Logf("%d chunks: latency p50 %v, p99 %v", len(lat), p(0.50), p(0.99))
 }
 
-func sortDurations(d []time.Duration) {
-	for i := 1; i < len(d); i++ {
-		for j := i; j > 0 && d[j] < d[j-1]; j-- {
-			d[j], d[j-1] = d[j-1], d[j]
-		}
-	}
+// quantile is the q-quantile of sorted, which is not empty.
+func quantile(sorted []time.Duration, q float64) time.Duration {
+	return sorted[min(len(sorted)-1, int(q*float64(len(sorted))))]
 }
 
 // appendLatencies reads the stamps in a text part (several when the bridge joined
